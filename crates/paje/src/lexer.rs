@@ -1,0 +1,263 @@
+//! Splitting text into lines and words, exactly as PajeNG does.
+//!
+//! Rules (per line; a line ends at `\n`):
+//! - words are separated by C `isspace` bytes (space, `\t`, `\v`, `\f`, `\r`);
+//! - `#` outside a quoted word starts a comment that runs to the end of the
+//!   line, even in the middle of a word (`abc#x` is the word `abc`);
+//! - a word that *starts* with `"` is quoted: it runs to the next `"` and may
+//!   contain spaces and `#`; an unterminated quoted word runs to the end of
+//!   the line. A `"` inside an unquoted word (`a"b`) is an ordinary byte;
+//! - in [`QuoteMode::Keep`] (PajeNG HEAD) the quotes stay part of the word
+//!   and a quoted word goes on until the next space (`"a b"c` is one word);
+//!   in [`QuoteMode::Strip`] (PajeNG 1.3.10) the quotes are removed and the
+//!   byte after the closing quote starts a new word.
+
+use trama_events::Span;
+
+/// How quoted words are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum QuoteMode {
+    /// Quotes are part of the value (PajeNG HEAD): `"MPI State"` stays quoted.
+    #[default]
+    Keep,
+    /// Quotes are syntax and are removed (PajeNG 1.3.10): `MPI State`.
+    Strip,
+}
+
+const SPACE: u8 = 1;
+const QUOTE: u8 = 2;
+const HASH: u8 = 3;
+const NEWLINE: u8 = 4;
+const OTHER: u8 = 0;
+
+static CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    t[b' ' as usize] = SPACE;
+    t[b'\t' as usize] = SPACE;
+    t[0x0b] = SPACE;
+    t[0x0c] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t[b'"' as usize] = QUOTE;
+    t[b'#' as usize] = HASH;
+    t[b'\n' as usize] = NEWLINE;
+    t
+};
+
+/// One non-empty line found by [`lex_chunk`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineRec {
+    /// Line index relative to the start of the chunk (0-based).
+    pub rel: u32,
+    /// Index of the first word in the word list.
+    pub first: u32,
+    /// Number of words.
+    pub count: u32,
+}
+
+/// Splits `buf` (complete lines; the last one may lack its `\n`) into words.
+/// Lines with no word (blank or comment-only) are skipped. Returns the
+/// number of lines in `buf`, counting a final line without `\n`.
+///
+/// A NUL byte is reported through `nul` (offset of the first one) so the
+/// reader can reject binary input with a clear message.
+pub fn lex_chunk(
+    buf: &[u8],
+    mode: QuoteMode,
+    words: &mut Vec<Span>,
+    lines: &mut Vec<LineRec>,
+    nul: &mut Option<u32>,
+) -> u32 {
+    words.clear();
+    lines.clear();
+    *nul = None;
+    if let Some(p) = memchr::memchr(0, buf) {
+        *nul = Some(p as u32);
+    }
+    let n = buf.len();
+    let mut i = 0usize;
+    let mut rel: u32 = 0;
+    while i < n {
+        let first = words.len() as u32;
+        i = lex_line(buf, i, mode, words);
+        let count = words.len() as u32 - first;
+        if count > 0 {
+            lines.push(LineRec { rel, first, count });
+        }
+        rel += 1;
+    }
+    rel
+}
+
+/// Lexes the line starting at `start`; returns the offset just after its
+/// `\n` (or `buf.len()`).
+#[inline]
+fn lex_line(buf: &[u8], start: usize, mode: QuoteMode, words: &mut Vec<Span>) -> usize {
+    let n = buf.len();
+    let mut i = start;
+    loop {
+        // Skip separators.
+        while i < n && CLASS[buf[i] as usize] == SPACE {
+            i += 1;
+        }
+        if i >= n {
+            return n;
+        }
+        match CLASS[buf[i] as usize] {
+            NEWLINE => return i + 1,
+            HASH => {
+                return match memchr::memchr(b'\n', &buf[i..]) {
+                    Some(p) => i + p + 1,
+                    None => n,
+                };
+            }
+            QUOTE => {
+                let open = i;
+                i += 1;
+                // Find the closing quote or the end of the line.
+                let rest = &buf[i..];
+                match memchr::memchr2(b'"', b'\n', rest) {
+                    Some(p) if rest[p] == b'"' => {
+                        let close = i + p;
+                        match mode {
+                            QuoteMode::Strip => {
+                                words.push(span(open + 1, close));
+                                i = close + 1;
+                            }
+                            QuoteMode::Keep => {
+                                // The word goes on after the closing quote
+                                // until a separator, a comment or the end.
+                                // Further quotes are ordinary bytes there.
+                                let mut j = close + 1;
+                                while j < n && matches!(CLASS[buf[j] as usize], OTHER | QUOTE) {
+                                    j += 1;
+                                }
+                                words.push(span(open, j));
+                                i = j;
+                            }
+                        }
+                    }
+                    Some(p) => {
+                        // Unterminated: the word runs to the end of the line.
+                        let nl = i + p;
+                        let from = if mode == QuoteMode::Strip { open + 1 } else { open };
+                        words.push(span(from, nl));
+                        return nl + 1;
+                    }
+                    None => {
+                        let from = if mode == QuoteMode::Strip { open + 1 } else { open };
+                        words.push(span(from, n));
+                        return n;
+                    }
+                }
+            }
+            _ => {
+                let s = i;
+                // Unquoted word: quotes are ordinary bytes here.
+                while i < n && matches!(CLASS[buf[i] as usize], OTHER | QUOTE) {
+                    i += 1;
+                }
+                words.push(span(s, i));
+            }
+        }
+    }
+}
+
+#[inline]
+fn span(a: usize, b: usize) -> Span {
+    Span {
+        start: a as u32,
+        end: b as u32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lex(s: &str, mode: QuoteMode) -> Vec<Vec<String>> {
+        let mut words = Vec::new();
+        let mut lines = Vec::new();
+        let mut nul = None;
+        lex_chunk(s.as_bytes(), mode, &mut words, &mut lines, &mut nul);
+        lines
+            .iter()
+            .map(|l| {
+                words[l.first as usize..(l.first + l.count) as usize]
+                    .iter()
+                    .map(|w| s[w.start as usize..w.end as usize].to_string())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn plain_words_and_separators() {
+        assert_eq!(
+            lex("1\tP  0\r\n\n  \n2 0.5 p1 P 0", QuoteMode::Keep),
+            vec![vec!["1", "P", "0"], vec!["2", "0.5", "p1", "P", "0"]]
+        );
+    }
+
+    #[test]
+    fn comments_anywhere_outside_quotes() {
+        assert_eq!(
+            lex("   # indented\n1 a#b c\n2 \"u#v\" x # tail\n", QuoteMode::Keep),
+            vec![vec!["1", "a"], vec!["2", "\"u#v\"", "x"]]
+        );
+        assert_eq!(
+            lex("2 \"u#v\" x # tail\n", QuoteMode::Strip),
+            vec![vec!["2", "u#v", "x"]]
+        );
+    }
+
+    #[test]
+    fn quotes_kept_or_stripped() {
+        let t = "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n";
+        assert_eq!(
+            lex(t, QuoteMode::Keep),
+            vec![
+                vec!["2", "0", "a\"b", "\"Proc Type\"", "0"],
+                vec!["1", "\"\"", "0"]
+            ]
+        );
+        assert_eq!(
+            lex(t, QuoteMode::Strip),
+            vec![vec!["2", "0", "a\"b", "Proc Type", "0"], vec!["1", "", "0"]]
+        );
+    }
+
+    #[test]
+    fn unterminated_quote_runs_to_end_of_line() {
+        let t = "2 0 \"abc P 0\n2 1 d P 0\n";
+        assert_eq!(
+            lex(t, QuoteMode::Keep),
+            vec![vec!["2", "0", "\"abc P 0"], vec!["2", "1", "d", "P", "0"]]
+        );
+        assert_eq!(lex(t, QuoteMode::Strip)[0], vec!["2", "0", "abc P 0"]);
+    }
+
+    #[test]
+    fn text_after_closing_quote() {
+        assert_eq!(lex("\"a b\"c d", QuoteMode::Keep), vec![vec!["\"a b\"c", "d"]]);
+        assert_eq!(
+            lex("\"a b\"c d", QuoteMode::Strip),
+            vec![vec!["a b", "c", "d"]]
+        );
+    }
+
+    #[test]
+    fn line_numbers_count_every_line() {
+        let mut words = Vec::new();
+        let mut lines = Vec::new();
+        let mut nul = None;
+        let n = lex_chunk(b"a\n\n# c\nb\nc", QuoteMode::Keep, &mut words, &mut lines, &mut nul);
+        assert_eq!(n, 5);
+        assert_eq!(
+            lines.iter().map(|l| l.rel).collect::<Vec<_>>(),
+            vec![0, 3, 4]
+        );
+        assert_eq!(nul, None);
+        lex_chunk(b"a\0b\n", QuoteMode::Keep, &mut words, &mut lines, &mut nul);
+        assert_eq!(nul, Some(1));
+    }
+}

@@ -1,0 +1,35 @@
+//! Reader of the Pajé text trace format, the dialect PajeNG reads.
+//!
+//! - `%EventDef NAME ID` / `% FIELD TYPE` / `%EndEventDef` headers may
+//!   appear anywhere; identifiers are arbitrary words; one event name may
+//!   have several identifiers with different field lists;
+//! - unknown field names are kept as user-defined extra fields; old field
+//!   names (`ContainerType`, `SourceContainer`, …) are accepted with
+//!   [`ReaderOptions::strict`] set to false;
+//! - `#` comments (also in the middle of a word), quoted words, CRLF and
+//!   blank lines are handled as described in [`QuoteMode`];
+//! - input of any size is streamed in chunks that are lexed on several
+//!   threads while the caller's thread receives events in file order.
+//!
+//! ```
+//! use trama_paje::{read_paje, ReaderOptions};
+//! let text = "%EventDef PajeDefineContainerType 1\n% Name string\n% Type string\n%EndEventDef\n1 Proc 0\n";
+//! let mut kinds = Vec::new();
+//! let stats = read_paje(text.as_bytes(), &ReaderOptions::default(), |ev| -> Result<(), ()> {
+//!     kinds.push(ev.kind());
+//!     Ok(())
+//! }).unwrap();
+//! assert_eq!(stats.events, 1);
+//! assert_eq!(kinds, [trama_events::EventKind::DefineContainerType]);
+//! ```
+#![deny(missing_docs)]
+
+mod defs;
+mod error;
+mod lexer;
+mod reader;
+
+pub use defs::Definitions;
+pub use error::{ReadError, SyntaxError};
+pub use lexer::{lex_chunk, LineRec, QuoteMode};
+pub use reader::{read_paje, ReadStats, ReaderOptions, MAX_FIELDS};

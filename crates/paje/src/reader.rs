@@ -1,0 +1,502 @@
+//! The streaming reader: chunks of lines are lexed in parallel while the
+//! caller's thread checks definitions and hands events over in file order.
+//!
+//! Data flow with `threads >= 2`:
+//!
+//! ```text
+//! reader thread ──chunks──▶ lexer workers ──(in order)──▶ caller: definitions + handler
+//!        ▲                                                   │
+//!        └────────────────── recycled buffers ◀──────────────┘
+//! ```
+//!
+//! Memory is bounded by `chunk_size × (in-flight chunks)`: the input is never
+//! held whole. A line longer than `chunk_size` simply makes its chunk bigger.
+
+use std::io::{self, Read};
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+use trama_events::{Event, EventDef, Span};
+
+use crate::defs::{lossy, Definitions};
+use crate::error::{ReadError, SyntaxError};
+use crate::lexer::{lex_chunk, LineRec, QuoteMode};
+
+/// Maximum number of words on an event line (PajeNG's `PAJE_MAX_FIELDS`).
+pub const MAX_FIELDS: usize = 20;
+
+/// Options of the text reader.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ReaderOptions {
+    /// Reject old field names (`ContainerType`, `SourceContainer`, …). Default true.
+    pub strict: bool,
+    /// How quoted words are read. Default [`QuoteMode::Keep`].
+    pub quotes: QuoteMode,
+    /// Threads to use: 1 reads and lexes on the caller's thread; N ≥ 2 uses
+    /// one reading thread and N-1 lexing threads besides the caller's.
+    /// 0 means "as many as there are cores".
+    pub threads: usize,
+    /// Approximate size of the chunks handed to lexers, in bytes.
+    pub chunk_size: usize,
+}
+
+impl Default for ReaderOptions {
+    fn default() -> Self {
+        ReaderOptions {
+            strict: true,
+            quotes: QuoteMode::Keep,
+            threads: 0,
+            chunk_size: 1 << 20,
+        }
+    }
+}
+
+/// What a finished read saw.
+#[derive(Clone, Debug, Default)]
+pub struct ReadStats {
+    /// Lines in the input.
+    pub lines: u64,
+    /// Bytes of (decompressed) text.
+    pub bytes: u64,
+    /// Events handed to the handler.
+    pub events: u64,
+    /// Every event definition, in declaration order.
+    pub definitions: Vec<EventDef>,
+    /// Remarks about accepted but suspicious input (e.g. an unclosed definition).
+    pub warnings: Vec<String>,
+}
+
+struct Chunk {
+    buf: Vec<u8>,
+    words: Vec<Span>,
+    lines: Vec<LineRec>,
+    nlines: u32,
+    nul: Option<u32>,
+}
+
+impl Chunk {
+    fn new() -> Chunk {
+        Chunk {
+            buf: Vec::new(),
+            words: Vec::new(),
+            lines: Vec::new(),
+            nlines: 0,
+            nul: None,
+        }
+    }
+
+    fn lex(&mut self, mode: QuoteMode) {
+        self.nlines = lex_chunk(
+            &self.buf,
+            mode,
+            &mut self.words,
+            &mut self.lines,
+            &mut self.nul,
+        );
+    }
+}
+
+/// Fills `chunk.buf` with `carry` and then input until about `size` bytes,
+/// cut after the last newline; the rest goes back to `carry`. Returns false
+/// when the input is exhausted and nothing was produced.
+fn fill_chunk<R: Read>(
+    input: &mut R,
+    chunk: &mut Chunk,
+    carry: &mut Vec<u8>,
+    size: usize,
+    eof: &mut bool,
+) -> io::Result<bool> {
+    let buf = &mut chunk.buf;
+    buf.clear();
+    buf.extend_from_slice(carry);
+    carry.clear();
+    let mut search_from = 0;
+    loop {
+        while !*eof && buf.len() < size {
+            let len = buf.len();
+            let want = (size - len).max(64 * 1024);
+            buf.resize(len + want, 0);
+            match input.read(&mut buf[len..]) {
+                Ok(0) => {
+                    buf.truncate(len);
+                    *eof = true;
+                }
+                Ok(n) => buf.truncate(len + n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(len),
+                Err(e) => {
+                    buf.truncate(len);
+                    return Err(e);
+                }
+            }
+        }
+        if *eof {
+            return Ok(!buf.is_empty());
+        }
+        match memchr::memrchr(b'\n', &buf[search_from..]) {
+            Some(p) => {
+                let cut = search_from + p + 1;
+                carry.extend_from_slice(&buf[cut..]);
+                buf.truncate(cut);
+                return Ok(true);
+            }
+            None => {
+                // A very long line: read more.
+                search_from = buf.len();
+                let target = buf.len() + size;
+                while !*eof && buf.len() < target {
+                    let len = buf.len();
+                    buf.resize(target, 0);
+                    match input.read(&mut buf[len..]) {
+                        Ok(0) => {
+                            buf.truncate(len);
+                            *eof = true;
+                        }
+                        Ok(n) => buf.truncate(len + n),
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(len),
+                        Err(e) => {
+                            buf.truncate(len);
+                            return Err(e);
+                        }
+                    }
+                }
+                if *eof {
+                    return Ok(!buf.is_empty());
+                }
+            }
+        }
+    }
+}
+
+/// Consumes lexed chunks in order: definitions, event lookup, field counts.
+struct Consumer<'h, F> {
+    defs: Definitions,
+    handler: &'h mut F,
+    base_line: u64,
+    stats: ReadStats,
+}
+
+impl<F, E> Consumer<'_, F>
+where
+    F: FnMut(Event<'_>) -> Result<(), E>,
+{
+    fn chunk(&mut self, chunk: &Chunk) -> Result<(), ReadError<E>> {
+        if let Some(off) = chunk.nul {
+            let line = self.base_line
+                + memchr::memchr_iter(b'\n', &chunk.buf[..off as usize]).count() as u64
+                + 1;
+            return Err(ReadError::Syntax {
+                line,
+                error: SyntaxError::NulByte,
+                contents: String::new(),
+            });
+        }
+        let buf = &chunk.buf[..];
+        for rec in &chunk.lines {
+            let line = self.base_line + rec.rel as u64 + 1;
+            let words = &chunk.words[rec.first as usize..(rec.first + rec.count) as usize];
+            let w0 = &buf[words[0].start as usize..words[0].end as usize];
+            if w0.first() == Some(&b'%') {
+                self.definition(buf, words, line)?;
+                continue;
+            }
+            let Some(def) = self.defs.lookup(w0) else {
+                return Err(syntax(
+                    line,
+                    SyntaxError::UnknownEventId { id: lossy(w0) },
+                    buf,
+                    words,
+                ));
+            };
+            if words.len() != def.field_count() || words.len() > MAX_FIELDS {
+                let error = if words.len() > MAX_FIELDS {
+                    SyntaxError::TooManyFields {
+                        found: words.len(),
+                        max: MAX_FIELDS,
+                    }
+                } else {
+                    SyntaxError::FieldCount {
+                        kind: def.kind(),
+                        id: lossy(def.id()),
+                        def_line: def.line(),
+                        expected: def.field_count(),
+                        found: words.len(),
+                        layout: layout(def),
+                    }
+                };
+                return Err(syntax(line, error, buf, words));
+            }
+            self.stats.events += 1;
+            (self.handler)(Event::new(def, line, buf, words)).map_err(ReadError::Handler)?;
+        }
+        self.base_line += chunk.nlines as u64;
+        self.stats.lines = self.base_line;
+        self.stats.bytes += chunk.buf.len() as u64;
+        Ok(())
+    }
+
+    fn definition(&mut self, buf: &[u8], words: &[Span], line: u64) -> Result<(), ReadError<E>> {
+        // Definition lines are rare: a small allocation is fine here.
+        let v: Vec<&[u8]> = words
+            .iter()
+            .map(|w| &buf[w.start as usize..w.end as usize])
+            .collect();
+        self.defs
+            .definition_line(&v, line)
+            .map_err(|e| syntax(line, e, buf, words))
+    }
+
+    fn finish(mut self) -> ReadStats {
+        if let Some(def) = self.defs.open_definition() {
+            self.stats.warnings.push(format!(
+                "the definition of {} '{}' (line {}) is not closed by %EndEventDef",
+                def.kind(),
+                lossy(def.id()),
+                def.line()
+            ));
+        }
+        self.stats.definitions = self.defs.all().to_vec();
+        self.stats
+    }
+}
+
+fn layout(def: &EventDef) -> String {
+    let mut extra = def.extra_names().iter();
+    def.fields()
+        .iter()
+        .map(|(f, _)| match f {
+            trama_events::Field::Extra => extra.next().map(|s| s.to_string()).unwrap_or_default(),
+            f => f.name().to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn syntax<E>(line: u64, error: SyntaxError, buf: &[u8], words: &[Span]) -> ReadError<E> {
+    let contents = words
+        .iter()
+        .map(|w| lossy(&buf[w.start as usize..w.end as usize]))
+        .collect::<Vec<_>>()
+        .join(" ");
+    ReadError::Syntax {
+        line,
+        error,
+        contents,
+    }
+}
+
+/// Reads a Pajé text trace from `input` and calls `handler` with every event,
+/// in file order. Definitions are checked and consumed here; the handler sees
+/// only events. Stops at the first error (syntax, I/O or handler).
+pub fn read_paje<R, F, E>(
+    input: R,
+    options: &ReaderOptions,
+    mut handler: F,
+) -> Result<ReadStats, ReadError<E>>
+where
+    R: Read + Send,
+    F: FnMut(Event<'_>) -> Result<(), E>,
+{
+    let threads = if options.threads == 0 {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    } else {
+        options.threads
+    };
+    let mut consumer = Consumer {
+        defs: Definitions::new(options.strict),
+        handler: &mut handler,
+        base_line: 0,
+        stats: ReadStats::default(),
+    };
+    let size = options.chunk_size.max(4096);
+    if threads <= 1 {
+        read_sequential(input, options.quotes, size, &mut consumer)?;
+    } else {
+        read_parallel(input, options.quotes, size, threads - 1, &mut consumer)?;
+    }
+    Ok(consumer.finish())
+}
+
+fn read_sequential<R: Read, F, E>(
+    mut input: R,
+    mode: QuoteMode,
+    size: usize,
+    consumer: &mut Consumer<'_, F>,
+) -> Result<(), ReadError<E>>
+where
+    F: FnMut(Event<'_>) -> Result<(), E>,
+{
+    let mut chunk = Chunk::new();
+    let mut carry = Vec::new();
+    let mut eof = false;
+    while fill_chunk(&mut input, &mut chunk, &mut carry, size, &mut eof)? {
+        chunk.lex(mode);
+        consumer.chunk(&chunk)?;
+    }
+    Ok(())
+}
+
+type Ordered = Result<Receiver<Chunk>, io::Error>;
+
+fn read_parallel<R: Read + Send, F, E>(
+    mut input: R,
+    mode: QuoteMode,
+    size: usize,
+    lexers: usize,
+    consumer: &mut Consumer<'_, F>,
+) -> Result<(), ReadError<E>>
+where
+    F: FnMut(Event<'_>) -> Result<(), E>,
+{
+    let in_flight = 2 * lexers + 2;
+    let (job_tx, job_rx) = bounded::<(Chunk, Sender<Chunk>)>(in_flight);
+    let (order_tx, order_rx) = bounded::<Ordered>(in_flight);
+    let (free_tx, free_rx) = bounded::<Chunk>(in_flight + 2);
+    std::thread::scope(|scope| {
+        // Reader.
+        let free_rx2 = free_rx.clone();
+        scope.spawn(move || {
+            let mut carry = Vec::new();
+            let mut eof = false;
+            loop {
+                let mut chunk = free_rx2.try_recv().unwrap_or_else(|_| Chunk::new());
+                match fill_chunk(&mut input, &mut chunk, &mut carry, size, &mut eof) {
+                    Ok(true) => {
+                        let (tx, rx) = bounded(1);
+                        if order_tx.send(Ok(rx)).is_err() || job_tx.send((chunk, tx)).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(false) => return,
+                    Err(e) => {
+                        let _ = order_tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+        });
+        // Lexers.
+        for _ in 0..lexers {
+            let job_rx = job_rx.clone();
+            scope.spawn(move || {
+                for (mut chunk, done) in job_rx.iter() {
+                    chunk.lex(mode);
+                    if done.send(chunk).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(job_rx);
+        // Consumer on this thread.
+        let result = (|| {
+            for next in order_rx.iter() {
+                let rx = next?;
+                let Ok(chunk) = rx.recv() else { break };
+                consumer.chunk(&chunk)?;
+                let _ = free_tx.try_send(chunk);
+            }
+            Ok(())
+        })();
+        // Unblock the other threads whatever happened.
+        drop(order_rx);
+        drop(free_rx);
+        result
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n%EventDef PajeCreateContainer 6\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n";
+
+    fn collect(text: &str, threads: usize, chunk: usize) -> Result<Vec<(u64, String)>, String> {
+        let opts = ReaderOptions {
+            threads,
+            chunk_size: chunk,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        read_paje(text.as_bytes(), &opts, |ev: Event<'_>| -> Result<(), String> {
+            out.push((ev.line(), ev.contents()));
+            Ok(())
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    #[test]
+    fn events_in_order_with_line_numbers_in_every_mode() {
+        let mut text = String::from(HEADER);
+        text.push_str("0 P 0 Proc\n\n# comment\n");
+        for i in 0..2000 {
+            text.push_str(&format!("6 {i}.5 p{i} P 0 \"proc {i}\"\n"));
+        }
+        let reference = collect(&text, 1, 1 << 20).unwrap();
+        assert_eq!(reference.len(), 2001);
+        assert_eq!(reference[0], (13, "0 P 0 Proc".to_string()));
+        assert_eq!(reference[1].0, 16);
+        assert_eq!(reference[2000].1, "6 1999.5 p1999 P 0 \"proc 1999\"");
+        for threads in [1, 2, 3, 4] {
+            for chunk in [4096, 10_000, 1 << 20] {
+                assert_eq!(collect(&text, threads, chunk).unwrap(), reference);
+            }
+        }
+    }
+
+    #[test]
+    fn long_lines_grow_the_chunk() {
+        let mut text = String::from(HEADER);
+        let long = "x".repeat(20_000);
+        text.push_str(&format!("0 P 0 {long}\n0 Q 0 {long}"));
+        for threads in [1, 2] {
+            let got = collect(&text, threads, 4096).unwrap();
+            assert_eq!(got.len(), 2);
+            assert_eq!(got[1].0, 14);
+        }
+    }
+
+    #[test]
+    fn errors_name_the_line_and_token() {
+        let text = format!("{HEADER}0 P 0 Proc\n7 P 0\n");
+        for threads in [1, 2] {
+            let e = collect(&text, threads, 4096).unwrap_err();
+            assert!(e.contains("line 14"), "{e}");
+            assert!(e.contains("event id '7'"), "{e}");
+        }
+        let text = format!("{HEADER}6 0 p1 P 0\n");
+        let e = collect(&text, 1, 4096).unwrap_err();
+        assert!(e.contains("expects 6 fields") && e.contains("found 5"), "{e}");
+        let text = format!("{HEADER}0 P\0 0 Proc\n");
+        let e = collect(&text, 2, 4096).unwrap_err();
+        assert!(e.contains("line 13") && e.contains("NUL"), "{e}");
+    }
+
+    #[test]
+    fn handler_errors_stop_the_read() {
+        let mut text = String::from(HEADER);
+        for i in 0..5000 {
+            text.push_str(&format!("0 T{i} 0 Proc\n"));
+        }
+        for threads in [1, 2, 4] {
+            let opts = ReaderOptions {
+                threads,
+                chunk_size: 4096,
+                ..Default::default()
+            };
+            let mut n = 0;
+            let r = read_paje(text.as_bytes(), &opts, |_ev| {
+                n += 1;
+                if n == 100 {
+                    Err("stop")
+                } else {
+                    Ok(())
+                }
+            });
+            assert!(matches!(r, Err(ReadError::Handler("stop"))));
+            assert_eq!(n, 100);
+        }
+    }
+}
