@@ -548,7 +548,10 @@ impl<'a> Event<'a> {
 
     /// Values of the user-defined fields, in definition order.
     pub fn extras(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + '_ {
-        self.def.extra_slots.iter().map(move |&s| self.word(s as usize))
+        self.def
+            .extra_slots
+            .iter()
+            .map(move |&s| self.word(s as usize))
     }
 
     /// The line as PajeNG shows it in messages: words joined by one space.

@@ -81,9 +81,8 @@ impl Definitions {
                         previous_line: prev.line(),
                     });
                 }
-                let kind = EventKind::from_name(name).ok_or_else(|| {
-                    SyntaxError::UnknownEventName { name: lossy(name) }
-                })?;
+                let kind = EventKind::from_name(name)
+                    .ok_or_else(|| SyntaxError::UnknownEventName { name: lossy(name) })?;
                 let idx = self.defs.len() as u32;
                 self.defs.push(EventDef::new(kind, id, line));
                 match small_key(id) {
@@ -130,13 +129,14 @@ impl Definitions {
                     }
                 })?;
                 match Field::from_name(field_name, self.strict) {
-                    Some(field) => def.add_field(field, ty).map_err(|_| {
-                        SyntaxError::DuplicateField {
-                            field,
-                            kind: def.kind(),
-                            id: lossy(def.id()),
-                        }
-                    }),
+                    Some(field) => {
+                        def.add_field(field, ty)
+                            .map_err(|_| SyntaxError::DuplicateField {
+                                field,
+                                kind: def.kind(),
+                                id: lossy(def.id()),
+                            })
+                    }
                     None => {
                         def.add_extra(&lossy(field_name), ty);
                         Ok(())

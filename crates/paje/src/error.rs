@@ -89,7 +89,9 @@ pub enum SyntaxError {
         layout: String,
     },
     /// More words on a line than any Pajé reader accepts.
-    #[error("line has {found} fields; Pajé event lines carry at most {max} fields (PajeNG's limit)")]
+    #[error(
+        "line has {found} fields; Pajé event lines carry at most {max} fields (PajeNG's limit)"
+    )]
     TooManyFields {
         /// Words found.
         found: usize,

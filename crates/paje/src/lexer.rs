@@ -139,12 +139,20 @@ fn lex_line(buf: &[u8], start: usize, mode: QuoteMode, words: &mut Vec<Span>) ->
                     Some(p) => {
                         // Unterminated: the word runs to the end of the line.
                         let nl = i + p;
-                        let from = if mode == QuoteMode::Strip { open + 1 } else { open };
+                        let from = if mode == QuoteMode::Strip {
+                            open + 1
+                        } else {
+                            open
+                        };
                         words.push(span(from, nl));
                         return nl + 1;
                     }
                     None => {
-                        let from = if mode == QuoteMode::Strip { open + 1 } else { open };
+                        let from = if mode == QuoteMode::Strip {
+                            open + 1
+                        } else {
+                            open
+                        };
                         words.push(span(from, n));
                         return n;
                     }
@@ -201,7 +209,10 @@ mod tests {
     #[test]
     fn comments_anywhere_outside_quotes() {
         assert_eq!(
-            lex("   # indented\n1 a#b c\n2 \"u#v\" x # tail\n", QuoteMode::Keep),
+            lex(
+                "   # indented\n1 a#b c\n2 \"u#v\" x # tail\n",
+                QuoteMode::Keep
+            ),
             vec![vec!["1", "a"], vec!["2", "\"u#v\"", "x"]]
         );
         assert_eq!(
@@ -238,7 +249,10 @@ mod tests {
 
     #[test]
     fn text_after_closing_quote() {
-        assert_eq!(lex("\"a b\"c d", QuoteMode::Keep), vec![vec!["\"a b\"c", "d"]]);
+        assert_eq!(
+            lex("\"a b\"c d", QuoteMode::Keep),
+            vec![vec!["\"a b\"c", "d"]]
+        );
         assert_eq!(
             lex("\"a b\"c d", QuoteMode::Strip),
             vec![vec!["a b", "c", "d"]]
@@ -250,7 +264,13 @@ mod tests {
         let mut words = Vec::new();
         let mut lines = Vec::new();
         let mut nul = None;
-        let n = lex_chunk(b"a\n\n# c\nb\nc", QuoteMode::Keep, &mut words, &mut lines, &mut nul);
+        let n = lex_chunk(
+            b"a\n\n# c\nb\nc",
+            QuoteMode::Keep,
+            &mut words,
+            &mut lines,
+            &mut nul,
+        );
         assert_eq!(n, 5);
         assert_eq!(
             lines.iter().map(|l| l.rel).collect::<Vec<_>>(),

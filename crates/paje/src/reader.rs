@@ -419,10 +419,14 @@ mod tests {
             ..Default::default()
         };
         let mut out = Vec::new();
-        read_paje(text.as_bytes(), &opts, |ev: Event<'_>| -> Result<(), String> {
-            out.push((ev.line(), ev.contents()));
-            Ok(())
-        })
+        read_paje(
+            text.as_bytes(),
+            &opts,
+            |ev: Event<'_>| -> Result<(), String> {
+                out.push((ev.line(), ev.contents()));
+                Ok(())
+            },
+        )
         .map_err(|e| e.to_string())?;
         Ok(out)
     }
@@ -468,7 +472,10 @@ mod tests {
         }
         let text = format!("{HEADER}6 0 p1 P 0\n");
         let e = collect(&text, 1, 4096).unwrap_err();
-        assert!(e.contains("expects 6 fields") && e.contains("found 5"), "{e}");
+        assert!(
+            e.contains("expects 6 fields") && e.contains("found 5"),
+            "{e}"
+        );
         let text = format!("{HEADER}0 P\0 0 Proc\n");
         let e = collect(&text, 2, 4096).unwrap_err();
         assert!(e.contains("line 13") && e.contains("NUL"), "{e}");

@@ -1,0 +1,166 @@
+//! `trama`: post-mortem analysis of execution traces.
+
+use std::ffi::OsString;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+mod run;
+
+/// Post-mortem performance analysis of parallel and distributed programs.
+///
+/// trama reads Pajé traces (text, optionally gzip- or zstd-compressed),
+/// simulates them with PajeNG's semantics and writes what they contain.
+#[derive(Parser, Debug)]
+#[command(name = "trama", version, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Dump a Pajé trace in pj_dump's CSV-like format (a drop-in for PajeNG's pj_dump).
+    ///
+    /// Output lines, in PajeNG's order (depth-first over containers):
+    ///   Container, Parent, Type, Start, End, Duration, Name
+    ///   State, Container, Type, Start, End, Duration, Imbrication, Value
+    ///   Event, Container, Type, Time, Value
+    ///   Variable, Container, Type, Start, End, Duration, Value
+    ///   Link, Container, Type, Start, End, Duration, Value, StartContainer, EndContainer, Key
+    ///
+    /// Nothing is written to the output unless the whole trace is valid
+    /// (except with --stream, where lines are written as they complete and
+    /// the exit status tells whether the trace was valid).
+    #[command(disable_help_flag = true)]
+    Dump(DumpArgs),
+    /// Validate a Pajé trace and print a short summary; exit status 0 when valid, 1 otherwise.
+    Check(CheckArgs),
+}
+
+/// Options shared by every command that reads a Pajé trace.
+#[derive(Args, Debug, Clone)]
+pub struct ReadArgs {
+    /// Trace file (text, .gz or .zst; detected from content). Standard input when absent or "-".
+    #[arg(value_name = "FILE")]
+    pub file: Option<OsString>,
+    /// Accept the old field names of Pajé 1.x (ContainerType, EntityType, SourceContainer, DestContainer, …).
+    #[arg(short = 'n', long)]
+    pub no_strict: bool,
+    /// Behave like PajeNG 1.3.10: quotes are syntax and are removed ("MPI State" → MPI State),
+    /// and the -h header of event lines uses 1.3.10's wording. By default quotes stay part of
+    /// values, as in PajeNG's current version.
+    #[arg(long)]
+    pub strip_quotes: bool,
+    /// Stop the simulation at TIME: containers alive then are destroyed at TIME.
+    #[arg(short = 'a', long, value_name = "TIME", allow_negative_numbers = true)]
+    pub stop_at: Option<f64>,
+    /// Drop links that never got their other end instead of failing (not recommended).
+    #[arg(short = 'z', long)]
+    pub ignore_incomplete_links: bool,
+    /// No imbrication: popping a state resumes the state below as a new entity.
+    #[arg(short = 'i', long)]
+    pub no_imbrication: bool,
+    /// Threads to use (0 = one per core).
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// Never show a progress bar (it is shown on a terminal for long reads).
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+#[derive(Args, Debug)]
+struct DumpArgs {
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Dump only entities that end at or after START.
+    #[arg(short = 's', long, value_name = "START", allow_negative_numbers = true)]
+    start: Option<f64>,
+    /// Dump only entities that start at or before END.
+    #[arg(short = 'e', long, value_name = "END", allow_negative_numbers = true)]
+    end: Option<f64>,
+    /// Append the values of user-defined fields (extra fields of event definitions).
+    #[arg(short = 'u', long)]
+    user_defined: bool,
+    /// Print a header line naming the columns of each kind of line.
+    #[arg(short = 'h', long)]
+    header: bool,
+    /// Decimals of entity times and values.
+    #[arg(short = 'l', long, value_name = "PRECISION", default_value_t = 6)]
+    float_precision: usize,
+    /// Check only: simulate without dumping (like pj_dump -q).
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// Write entities as soon as they are complete, in completion order, with
+    /// memory bounded independently of the trace size.
+    #[arg(long)]
+    stream: bool,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Print help.
+    #[arg(long, action = ArgAction::Help)]
+    help: Option<bool>,
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Dump(a) => dump(a),
+        Command::Check(a) => run::check(&a.read),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            let _ = writeln!(io::stderr(), "trama: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {
+    let opts = run::DumpSettings {
+        start: a.start,
+        end: a.end,
+        user_defined: a.user_defined,
+        header: a.header,
+        precision: a.float_precision,
+        quiet: a.quiet,
+        stream: a.stream,
+    };
+    match &a.output {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
+            let mut w = BufWriter::with_capacity(1 << 20, file);
+            let code = run::dump(&a.read, &opts, &mut w)?;
+            w.flush()?;
+            Ok(code)
+        }
+        None => {
+            let stdout = io::stdout();
+            let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
+            let code = run::dump(&a.read, &opts, &mut w)?;
+            w.flush()?;
+            Ok(code)
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Reading, simulating and reporting, shared by the subcommands.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context};
+use trama_dump::{dump_trace, DumpOptions, StreamDump};
+use trama_input::{Input, Source};
+use trama_paje::{read_paje, QuoteMode, ReadError, ReadStats, ReaderOptions};
+use trama_sim::{
+    CountingSink, Model, SimError, SimOptions, Simulator, Sink, TraceBuilder, TypeKind,
+};
+
+use crate::ReadArgs;
+
+/// What `trama dump` was asked to do.
+pub struct DumpSettings {
+    pub start: Option<f64>,
+    pub end: Option<f64>,
+    pub user_defined: bool,
+    pub header: bool,
+    pub precision: usize,
+    pub quiet: bool,
+    pub stream: bool,
+}
+
+/// A stop requested by the sink (its output is closed).
+#[derive(Debug)]
+enum Stop {
+    Sim(SimError),
+    OutputClosed,
+}
+
+struct Simulated<S> {
+    model: Model,
+    sink: S,
+    warnings: Vec<String>,
+    stats: ReadStats,
+}
+
+/// Shows a progress bar on a terminal while the input is read.
+struct Progress {
+    done: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    fn start(input: &Input, enabled: bool) -> Progress {
+        let done = Arc::new(AtomicBool::new(false));
+        let handle = match (enabled, input.len_hint()) {
+            (true, Some(len)) if len > 64 << 20 => {
+                let counter = input.progress_counter();
+                let done2 = done.clone();
+                let name = input.name().to_string();
+                Some(std::thread::spawn(move || {
+                    let bar = indicatif::ProgressBar::with_draw_target(
+                        Some(len),
+                        indicatif::ProgressDrawTarget::stderr_with_hz(4),
+                    );
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                        )
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                        .progress_chars("=> "),
+                    );
+                    bar.set_message(name);
+                    while !done2.load(Ordering::Relaxed) {
+                        bar.set_position(counter.load(Ordering::Relaxed));
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                    bar.finish_and_clear();
+                }))
+            }
+            _ => None,
+        };
+        Progress { done, handle }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn open(args: &ReadArgs) -> anyhow::Result<Input> {
+    let source = Source::from_arg(args.file.as_deref());
+    Ok(Input::open(&source)?)
+}
+
+fn reader_options(args: &ReadArgs) -> ReaderOptions {
+    let mut o = ReaderOptions::default();
+    o.strict = !args.no_strict;
+    o.quotes = if args.strip_quotes {
+        QuoteMode::Strip
+    } else {
+        QuoteMode::Keep
+    };
+    o.threads = args.threads;
+    o
+}
+
+fn sim_options(args: &ReadArgs, keep_extras: bool) -> SimOptions {
+    let mut o = SimOptions::default();
+    o.stop_at = args.stop_at;
+    o.ignore_incomplete_links = args.ignore_incomplete_links;
+    o.no_imbrication = args.no_imbrication;
+    o.keep_extras = keep_extras;
+    o
+}
+
+/// Reads and simulates the whole input into `sink`.
+fn simulate<S: Sink>(
+    args: &ReadArgs,
+    sink: S,
+    keep_extras: bool,
+    stop_early: impl Fn(&S) -> bool,
+) -> anyhow::Result<Simulated<S>> {
+    let input = open(args)?;
+    let name = input.name().to_string();
+    let progress = Progress::start(&input, !args.no_progress);
+    let mut sim = Simulator::new(sink, sim_options(args, keep_extras));
+    let result = read_paje(input, &reader_options(args), |ev| {
+        sim.event(&ev).map_err(Stop::Sim)?;
+        if stop_early(sim.sink()) {
+            return Err(Stop::OutputClosed);
+        }
+        Ok(())
+    });
+    drop(progress);
+    let stats = match result {
+        Ok(stats) => stats,
+        Err(ReadError::Handler(Stop::OutputClosed)) => {
+            return Err(anyhow!(std::io::Error::from(
+                std::io::ErrorKind::BrokenPipe
+            )))
+        }
+        Err(ReadError::Handler(Stop::Sim(e))) => return Err(sim_error(&name, e)),
+        Err(ReadError::Syntax {
+            line,
+            error,
+            contents,
+        }) => return Err(anyhow!("{name}:{line}: {error}\n  | {contents}")),
+        Err(ReadError::Io(e)) => return Err(anyhow!(e).context(format!("reading {name}"))),
+    };
+    let (model, sink, mut warnings) = sim.finish().map_err(|e| sim_error(&name, e))?;
+    warnings.extend(stats.warnings.iter().cloned());
+    for w in &warnings {
+        eprintln!("trama: warning: {name}: {w}");
+    }
+    Ok(Simulated {
+        model,
+        sink,
+        warnings,
+        stats,
+    })
+}
+
+fn sim_error(name: &str, e: SimError) -> anyhow::Error {
+    if e.line == 0 {
+        anyhow!("{name}: at the end of the trace: {}", e.kind)
+    } else {
+        anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents)
+    }
+}
+
+pub fn dump(args: &ReadArgs, s: &DumpSettings, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let mut opts = DumpOptions::default();
+    opts.start = s.start;
+    opts.end = s.end;
+    opts.precision = s.precision;
+    opts.user_defined = s.user_defined;
+    opts.header = s.header;
+    opts.threads = args.threads;
+    opts.legacy_event_header = args.strip_quotes;
+    let keep_extras = s.user_defined;
+    if s.quiet {
+        simulate(args, CountingSink::default(), false, |_| false)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if s.stream {
+        let sink = StreamDump::new(out, &opts);
+        let done = simulate(args, sink, keep_extras, |d| d.failed())?;
+        done.sink.finish().context("writing the dump")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let done = simulate(args, TraceBuilder::default(), keep_extras, |_| false)?;
+    let trace = done.sink.into_trace(done.model, done.warnings);
+    dump_trace(&trace, &opts, out).context("writing the dump")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {
+    let done = simulate(args, CountingSink::default(), false, |_| false)?;
+    let m = &done.model;
+    let c = &done.sink;
+    let mut types = [0usize; 5];
+    for t in &m.types[1..] {
+        types[match t.kind {
+            TypeKind::Container => 0,
+            TypeKind::State => 1,
+            TypeKind::Event => 2,
+            TypeKind::Variable => 3,
+            TypeKind::Link => 4,
+        }] += 1;
+    }
+    let root = m.container(trama_sim::ContainerId::ROOT);
+    let name = Source::from_arg(args.file.as_deref()).display_name();
+    let mut o = std::io::stdout().lock();
+    writeln!(o, "{name}: valid Pajé trace")?;
+    writeln!(
+        o,
+        "  input       {} lines, {} bytes, {} events, {} event definitions",
+        done.stats.lines,
+        done.stats.bytes,
+        done.stats.events,
+        done.stats.definitions.len()
+    )?;
+    writeln!(
+        o,
+        "  types       {} ({} container, {} state, {} event, {} variable, {} link)",
+        m.types.len() - 1,
+        types[0],
+        types[1],
+        types[2],
+        types[3],
+        types[4]
+    )?;
+    writeln!(o, "  containers  {} (root included)", m.containers.len())?;
+    writeln!(
+        o,
+        "  entities    {} ({} states, {} events, {} variable values, {} links)",
+        c.states + c.events + c.variables + c.links,
+        c.states,
+        c.events,
+        c.variables,
+        c.links
+    )?;
+    let mut span = Vec::new();
+    trama_num::write_general(&mut span, root.start);
+    span.extend_from_slice(b" .. ");
+    trama_num::write_general(&mut span, root.end);
+    writeln!(o, "  time span   {}", String::from_utf8_lossy(&span))?;
+    if !done.warnings.is_empty() {
+        writeln!(o, "  warnings    {}", done.warnings.len())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

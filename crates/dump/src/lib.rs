@@ -1,0 +1,485 @@
+//! The CSV-like text format of PajeNG's `pj_dump`, byte for byte.
+//!
+//! One line per container and per entity:
+//!
+//! ```text
+//! Container, <parent>, <type>, <start>, <end>, <duration>, <name>
+//! State, <container>, <type>, <start>, <end>, <duration>, <imbrication>, <value>
+//! Event, <container>, <type>, <time>, <value>
+//! Variable, <container>, <type>, <start>, <end>, <duration>, <value>
+//! Link, <container>, <type>, <start>, <end>, <duration>, <value>, <start container>, <end container>, <key>
+//! ```
+//!
+//! Containers print their times like C's `%g`; entities print times,
+//! durations, imbrication levels and variable values like `%.6f` (or
+//! `%.Nf` with another precision). Names are printed as they are, quotes
+//! included when the reader kept them. With user-defined fields on, their
+//! values follow, comma-separated.
+//!
+//! Two ways to dump:
+//! - [`dump_trace`]: PajeNG's order, from a complete in-memory [`Trace`]:
+//!   depth-first from the root; at each container its child types in byte
+//!   order of identifier; entities of a type in stored order; child
+//!   containers pushed on a stack in identifier order (so siblings come out
+//!   in reverse order). Lines are formatted on several threads.
+//! - [`StreamDump`]: a [`Sink`] that writes each entity as soon as the
+//!   simulator finalizes it, and each container when it is destroyed:
+//!   memory does not grow with the trace.
+#![deny(missing_docs)]
+
+use std::io::{self, Write};
+
+use rayon::prelude::*;
+use trama_sim::{ContainerId, Entity, ListId, Model, Sink, StrId, Trace, TypeKind, ValueId};
+
+/// Options of the dump.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct DumpOptions {
+    /// Only entities overlapping `[start, end]`; `None` bounds default to the
+    /// trace's start and end. When both are `None`, every entity is dumped.
+    pub start: Option<f64>,
+    /// See [`DumpOptions::start`].
+    pub end: Option<f64>,
+    /// Decimals of entity numbers (pj_dump `-l`, default 6).
+    pub precision: usize,
+    /// Print user-defined fields (pj_dump `-u`).
+    pub user_defined: bool,
+    /// Print a header line per kind of line (pj_dump `-h`).
+    pub header: bool,
+    /// Threads for formatting (0 = all cores).
+    pub threads: usize,
+    /// Write the header of event lines as PajeNG 1.3.10 did
+    /// (`Event, Container, Variable, Value, Start, Value`).
+    pub legacy_event_header: bool,
+}
+
+impl Default for DumpOptions {
+    fn default() -> Self {
+        DumpOptions {
+            start: None,
+            end: None,
+            precision: 6,
+            user_defined: false,
+            header: false,
+            threads: 0,
+            legacy_event_header: false,
+        }
+    }
+}
+
+const HEADERS: [(TypeKind, &str); 5] = [
+    (
+        TypeKind::Container,
+        "Container, Parent, Type, Start, End, Duration, Name",
+    ),
+    (
+        TypeKind::Link,
+        "Link, Container, Type, Start, End, Duration, Value, StartContainer, EndContainer",
+    ),
+    (
+        TypeKind::Variable,
+        "Variable, Container, Type, Start, End, Duration, Value",
+    ),
+    (TypeKind::Event, "Event, Container, Type, Time, Value"),
+    (
+        TypeKind::State,
+        "State, Container, Type, Start, End, Duration, Imbrication, Value",
+    ),
+];
+
+fn header_text(kind: TypeKind) -> &'static str {
+    HEADERS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, h)| *h)
+        .unwrap_or("")
+}
+
+/// Formats lines; shared by both dump modes.
+#[derive(Clone, Copy, Debug)]
+struct Fmt {
+    precision: usize,
+    user_defined: bool,
+    legacy_event_header: bool,
+}
+
+fn duration(start: f64, end: f64) -> f64 {
+    if end >= 0.0 && start >= 0.0 {
+        end - start
+    } else {
+        0.0
+    }
+}
+
+impl Fmt {
+    #[inline]
+    fn num(&self, out: &mut Vec<u8>, v: f64) {
+        trama_num::write_fixed(out, v, self.precision);
+    }
+
+    fn extras(&self, out: &mut Vec<u8>, m: &Model, extras: &[StrId]) {
+        if self.user_defined {
+            for pair in extras.chunks_exact(2) {
+                out.extend_from_slice(b", ");
+                out.extend_from_slice(m.str(pair[1]));
+            }
+        }
+    }
+
+    fn container(&self, out: &mut Vec<u8>, m: &Model, c: ContainerId) {
+        let info = m.container(c);
+        out.extend_from_slice(b"Container, ");
+        match info.parent {
+            Some(p) => out.extend_from_slice(m.str(m.container(p).name)),
+            None => out.push(b'0'),
+        }
+        out.extend_from_slice(b", ");
+        out.extend_from_slice(m.str(m.ty(info.ty).name));
+        out.extend_from_slice(b", ");
+        trama_num::write_general(out, info.start);
+        out.extend_from_slice(b", ");
+        trama_num::write_general(out, info.end);
+        out.extend_from_slice(b", ");
+        trama_num::write_general(out, info.end - info.start);
+        out.extend_from_slice(b", ");
+        out.extend_from_slice(m.str(info.name));
+        self.extras(out, m, &info.extras);
+        out.push(b'\n');
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn entity(
+        &self,
+        out: &mut Vec<u8>,
+        m: &Model,
+        kind: TypeKind,
+        cont_name: &[u8],
+        type_name: &[u8],
+        start: f64,
+        end: f64,
+        value: ValueId,
+        number: f64,
+        level: u32,
+        link: Option<(&[u8], Option<ContainerId>, Option<ContainerId>)>,
+        extras: &[StrId],
+    ) {
+        out.extend_from_slice(kind.label().as_bytes());
+        out.extend_from_slice(b", ");
+        out.extend_from_slice(cont_name);
+        out.extend_from_slice(b", ");
+        out.extend_from_slice(type_name);
+        out.extend_from_slice(b", ");
+        self.num(out, start);
+        if kind == TypeKind::Event {
+            out.extend_from_slice(b", ");
+            out.extend_from_slice(m.str(m.value(value).name));
+        } else {
+            out.extend_from_slice(b", ");
+            self.num(out, end);
+            out.extend_from_slice(b", ");
+            self.num(out, duration(start, end));
+            out.extend_from_slice(b", ");
+            match kind {
+                TypeKind::State => {
+                    self.num(out, level as f64);
+                    out.extend_from_slice(b", ");
+                    out.extend_from_slice(m.str(m.value(value).name));
+                }
+                TypeKind::Variable => self.num(out, number),
+                _ => {
+                    out.extend_from_slice(m.str(m.value(value).name));
+                    let (key, from, to) = link.unwrap_or((&[], None, None));
+                    for c in [from, to] {
+                        out.extend_from_slice(b", ");
+                        match c {
+                            Some(c) => out.extend_from_slice(m.str(m.container(c).name)),
+                            None => out.extend_from_slice(b"NULL"),
+                        }
+                    }
+                    out.extend_from_slice(b", ");
+                    out.extend_from_slice(key);
+                }
+            }
+        }
+        self.extras(out, m, extras);
+        out.push(b'\n');
+    }
+
+    fn header(&self, out: &mut Vec<u8>, m: &Model, kind: TypeKind, extras: &[StrId]) {
+        if kind == TypeKind::Event && self.legacy_event_header {
+            out.extend_from_slice(b"Event, Container, Variable, Value, Start, Value");
+        } else {
+            out.extend_from_slice(header_text(kind).as_bytes());
+        }
+        if self.user_defined {
+            for pair in extras.chunks_exact(2) {
+                out.extend_from_slice(b", ");
+                out.extend_from_slice(m.str(pair[0]));
+            }
+        }
+        out.push(b'\n');
+    }
+}
+
+enum Job {
+    Container(ContainerId),
+    Entities(ListId, usize, usize),
+}
+
+const JOB_ENTITIES: usize = 32 * 1024;
+
+/// Dumps a whole trace in PajeNG's order.
+pub fn dump_trace<W: Write + ?Sized>(
+    trace: &Trace,
+    opts: &DumpOptions,
+    out: &mut W,
+) -> io::Result<()> {
+    let m = &trace.model;
+    let f = Fmt {
+        precision: opts.precision,
+        user_defined: opts.user_defined,
+        legacy_event_header: opts.legacy_event_header,
+    };
+    let filter = if opts.start.is_none() && opts.end.is_none() {
+        None
+    } else {
+        Some((
+            opts.start.unwrap_or_else(|| trace.start_time()),
+            opts.end.unwrap_or_else(|| trace.end_time()),
+        ))
+    };
+    // Plan the jobs in output order.
+    let mut jobs = Vec::new();
+    let mut stack = vec![ContainerId::ROOT];
+    while let Some(c) = stack.pop() {
+        jobs.push(Job::Container(c));
+        let info = m.container(c);
+        for &t in &m.ty(info.ty).children {
+            if m.ty(t).kind == TypeKind::Container {
+                for &child in &info.children {
+                    if m.container(child).ty == t {
+                        stack.push(child);
+                    }
+                }
+            } else if let Some(l) = m.list_of(c, t) {
+                let n = trace.columns(l).len();
+                let mut i = 0;
+                while i < n {
+                    let j = (i + JOB_ENTITIES).min(n);
+                    jobs.push(Job::Entities(l, i, j));
+                    i = j;
+                }
+            }
+        }
+    }
+    if opts.header {
+        let mut buf = Vec::new();
+        let mut seen: Vec<TypeKind> = vec![TypeKind::Container];
+        f.header(&mut buf, m, TypeKind::Container, &[]);
+        for job in &jobs {
+            if let Job::Entities(l, 0, _) = job {
+                let kind = m.list(*l).kind;
+                if !seen.contains(&kind) {
+                    seen.push(kind);
+                    f.header(&mut buf, m, kind, trace.entity(*l, 0).extras);
+                }
+            }
+        }
+        out.write_all(&buf)?;
+    }
+    let run = |job: &Job| -> Vec<u8> {
+        let mut buf = Vec::new();
+        match *job {
+            Job::Container(c) => f.container(&mut buf, m, c),
+            Job::Entities(l, i, j) => {
+                buf.reserve((j - i) * 72);
+                let info = m.list(l);
+                let cname = m.str(m.container(info.container).name);
+                let tname = m.str(m.ty(info.ty).name);
+                let cols = trace.columns(l);
+                for k in i..j {
+                    if let Some((s, e)) = filter {
+                        if cols.end[k] < s || cols.start[k] > e {
+                            continue;
+                        }
+                    }
+                    let ent = trace.entity(l, k);
+                    f.entity(
+                        &mut buf,
+                        m,
+                        info.kind,
+                        cname,
+                        tname,
+                        ent.start,
+                        ent.end,
+                        ent.value.unwrap_or(ValueId(0)),
+                        ent.number,
+                        ent.level,
+                        Some((ent.key, ent.from, ent.to)),
+                        ent.extras,
+                    );
+                }
+            }
+        }
+        buf
+    };
+    let threads = if opts.threads == 0 {
+        rayon::current_num_threads()
+    } else {
+        opts.threads
+    };
+    if threads <= 1 {
+        let mut buf = Vec::new();
+        for job in &jobs {
+            let b = run(job);
+            buf.extend_from_slice(&b);
+            if buf.len() > 1 << 20 {
+                out.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+        out.write_all(&buf)?;
+    } else {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(io::Error::other)?;
+        // Format a window of jobs in parallel, write it, go on.
+        let window = 8 * threads;
+        let mut small = Vec::new();
+        for group in jobs.chunks(window) {
+            let bufs: Vec<Vec<u8>> = pool.install(|| group.par_iter().map(run).collect());
+            for b in bufs {
+                if b.len() < 64 * 1024 {
+                    small.extend_from_slice(&b);
+                    if small.len() > 1 << 20 {
+                        out.write_all(&small)?;
+                        small.clear();
+                    }
+                } else {
+                    out.write_all(&small)?;
+                    small.clear();
+                    out.write_all(&b)?;
+                }
+            }
+        }
+        out.write_all(&small)?;
+    }
+    Ok(())
+}
+
+/// A [`Sink`] that writes every entity when it is final, and every container
+/// when it is destroyed, in that (completion) order.
+///
+/// With a header requested, the header of a kind of line is written just
+/// before the first line of that kind. Write errors are kept and reported by
+/// [`StreamDump::finish`]; after one, nothing more is written.
+pub struct StreamDump<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+    fmt: Fmt,
+    start: f64,
+    end: f64,
+    header: bool,
+    seen: Vec<TypeKind>,
+    error: Option<io::Error>,
+    lines: u64,
+}
+
+impl<W: Write> StreamDump<W> {
+    /// A streaming dump into `out`. The window end defaults to +∞ since the
+    /// trace end is not known while streaming.
+    pub fn new(out: W, opts: &DumpOptions) -> StreamDump<W> {
+        StreamDump {
+            out,
+            buf: Vec::with_capacity(1 << 16),
+            fmt: Fmt {
+                precision: opts.precision,
+                user_defined: opts.user_defined,
+                legacy_event_header: opts.legacy_event_header,
+            },
+            start: opts.start.unwrap_or(f64::NEG_INFINITY),
+            end: opts.end.unwrap_or(f64::INFINITY),
+            header: opts.header,
+            seen: Vec::new(),
+            error: None,
+            lines: 0,
+        }
+    }
+
+    /// True once a write failed (e.g. a closed pipe): the caller may stop early.
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// Lines written so far.
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+
+    fn flush_if_big(&mut self) {
+        if self.buf.len() >= 1 << 16 && self.error.is_none() {
+            if let Err(e) = self.out.write_all(&self.buf) {
+                self.error = Some(e);
+            }
+            self.buf.clear();
+        }
+    }
+
+    fn header_for(&mut self, m: &Model, kind: TypeKind, extras: &[StrId]) {
+        if self.header && !self.seen.contains(&kind) {
+            self.seen.push(kind);
+            self.fmt.header(&mut self.buf, m, kind, extras);
+        }
+    }
+
+    /// Flushes and returns the writer, or the first write error.
+    pub fn finish(mut self) -> io::Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.write_all(&self.buf)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write> Sink for StreamDump<W> {
+    fn entity(&mut self, m: &Model, list: ListId, _idx: u32, e: &Entity<'_>) {
+        if self.error.is_some() || e.end < self.start || e.start > self.end {
+            return;
+        }
+        let info = m.list(list);
+        self.header_for(m, info.kind, e.extras);
+        let cname = m.str(m.container(info.container).name);
+        let tname = m.str(m.ty(info.ty).name);
+        self.fmt.entity(
+            &mut self.buf,
+            m,
+            info.kind,
+            cname,
+            tname,
+            e.start,
+            e.end,
+            e.value,
+            e.number,
+            e.level,
+            Some((e.key, e.from, e.to)),
+            e.extras,
+        );
+        self.lines += 1;
+        self.flush_if_big();
+    }
+
+    fn container(&mut self, m: &Model, id: ContainerId) {
+        if self.error.is_some() {
+            return;
+        }
+        let extras = &m.container(id).extras;
+        self.header_for(m, TypeKind::Container, extras);
+        self.fmt.container(&mut self.buf, m, id);
+        self.lines += 1;
+        self.flush_if_big();
+    }
+}

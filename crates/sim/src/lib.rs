@@ -1,0 +1,27 @@
+//! Simulation of Pajé traces and the in-memory trace store.
+//!
+//! [`Simulator`] replays a stream of [`trama_events::Event`]s with PajeNG's
+//! semantics and hands each entity to a [`Sink`] when it is final:
+//! [`TraceBuilder`] keeps them in a columnar [`Trace`]; other sinks count
+//! them or write them out at once (bounded memory).
+//!
+//! The [`Trace`] serves analyses and renderers: the type tree and container
+//! tree ([`Model::types_depth_first`], [`Model::containers_depth_first`]),
+//! the entity lists of a container ([`Trace::lists_of`]) and the entities of
+//! a list in a time window ([`Trace::window`]).
+#![deny(missing_docs)]
+
+mod error;
+mod intern;
+mod model;
+mod sim;
+mod store;
+
+pub use error::{SimError, SimErrorKind};
+pub use intern::{Interner, StrId};
+pub use model::{
+    ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind, ValueId,
+    ValueInfo,
+};
+pub use sim::{CountingSink, Entity, SimOptions, Simulator, Sink};
+pub use store::{Columns, EntityRef, Trace, TraceBuilder};

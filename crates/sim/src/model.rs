@@ -1,0 +1,329 @@
+//! The type hierarchy, the container tree and the entity values: the part of
+//! a trace that the simulator builds and every consumer reads.
+
+use hashbrown::HashMap;
+
+use crate::intern::{Interner, StrId};
+
+macro_rules! id_type {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+        impl $name {
+            /// The index of this handle.
+            #[inline]
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Handle of a type (container, state, event, variable or link type).
+    TypeId
+);
+id_type!(
+    /// Handle of a container.
+    ContainerId
+);
+id_type!(
+    /// Handle of a value of a state, event or link type.
+    ValueId
+);
+id_type!(
+    /// Handle of an entity list: the entities of one type in one container.
+    ListId
+);
+
+impl TypeId {
+    /// The root container type `0`.
+    pub const ROOT: TypeId = TypeId(0);
+}
+
+impl ContainerId {
+    /// The root container `0`.
+    pub const ROOT: ContainerId = ContainerId(0);
+}
+
+/// The nature of a type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeKind {
+    /// Containers (nodes, processes, threads…).
+    Container,
+    /// States, nested in stacks.
+    State,
+    /// Punctual events.
+    Event,
+    /// Variables: step functions of time.
+    Variable,
+    /// Links between two containers.
+    Link,
+}
+
+impl TypeKind {
+    /// The word pj_dump prints for entities of this kind.
+    pub fn label(self) -> &'static str {
+        match self {
+            TypeKind::Container => "Container",
+            TypeKind::State => "State",
+            TypeKind::Event => "Event",
+            TypeKind::Variable => "Variable",
+            TypeKind::Link => "Link",
+        }
+    }
+}
+
+/// A type of the hierarchy.
+#[derive(Clone, Debug)]
+pub struct TypeInfo {
+    /// Its name.
+    pub name: StrId,
+    /// Its alias ([`StrId::EMPTY`] when none).
+    pub alias: StrId,
+    /// Its nature.
+    pub kind: TypeKind,
+    /// The container type it belongs to (none for the root type).
+    pub parent: Option<TypeId>,
+    /// Depth in the hierarchy (root type = 0).
+    pub depth: u32,
+    /// For link types: the type of start containers.
+    pub start_type: Option<TypeId>,
+    /// For link types: the type of end containers.
+    pub end_type: Option<TypeId>,
+    /// The color given at definition ([`StrId::EMPTY`] when none).
+    pub color: StrId,
+    /// Child types, in byte order of their identifier.
+    pub children: Vec<TypeId>,
+}
+
+impl TypeInfo {
+    /// The identifier: the alias if any, else the name.
+    pub fn ident(&self) -> StrId {
+        if self.alias == StrId::EMPTY {
+            self.name
+        } else {
+            self.alias
+        }
+    }
+}
+
+/// A value of a state, event or link type.
+#[derive(Clone, Debug)]
+pub struct ValueInfo {
+    /// The type it belongs to.
+    pub ty: TypeId,
+    /// Its name (what dumps print).
+    pub name: StrId,
+    /// Its alias ([`StrId::EMPTY`] when none).
+    pub alias: StrId,
+    /// Its color ([`StrId::EMPTY`] when none).
+    pub color: StrId,
+}
+
+/// A container.
+#[derive(Clone, Debug)]
+pub struct ContainerInfo {
+    /// Its name.
+    pub name: StrId,
+    /// Its alias ([`StrId::EMPTY`] when none).
+    pub alias: StrId,
+    /// Its type.
+    pub ty: TypeId,
+    /// Its parent (none for the root).
+    pub parent: Option<ContainerId>,
+    /// Creation time.
+    pub start: f64,
+    /// Destruction time (-1 while alive).
+    pub end: f64,
+    /// Depth in the tree (root = 0).
+    pub depth: u32,
+    /// User-defined fields of the creating event, as flat (name, value) pairs.
+    pub extras: Vec<StrId>,
+    /// Children, in byte order of their identifier.
+    pub children: Vec<ContainerId>,
+    /// Entity lists of this container, one per type that has entities.
+    pub lists: Vec<(TypeId, ListId)>,
+}
+
+impl ContainerInfo {
+    /// The identifier: the alias if any, else the name.
+    pub fn ident(&self) -> StrId {
+        if self.alias == StrId::EMPTY {
+            self.name
+        } else {
+            self.alias
+        }
+    }
+}
+
+/// The entities of one type in one container.
+#[derive(Clone, Copy, Debug)]
+pub struct ListInfo {
+    /// The container.
+    pub container: ContainerId,
+    /// The type.
+    pub ty: TypeId,
+    /// The nature of the type.
+    pub kind: TypeKind,
+}
+
+/// Types, values, containers and strings of a trace.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// Every string.
+    pub strings: Interner,
+    /// Every type; [`TypeId::ROOT`] is the root type `0`.
+    pub types: Vec<TypeInfo>,
+    /// Every value of every categorized type.
+    pub values: Vec<ValueInfo>,
+    /// Every container; [`ContainerId::ROOT`] is the root `0`.
+    pub containers: Vec<ContainerInfo>,
+    /// Every entity list.
+    pub lists: Vec<ListInfo>,
+    pub(crate) type_by_ident: HashMap<Box<[u8]>, TypeId>,
+    pub(crate) container_by_ident: HashMap<Box<[u8]>, ContainerId>,
+    pub(crate) values_by_type: Vec<HashMap<Box<[u8]>, ValueId>>,
+}
+
+impl Default for Model {
+    fn default() -> Self {
+        let mut strings = Interner::default();
+        let zero = strings.intern(b"0");
+        let mut m = Model {
+            strings,
+            types: vec![TypeInfo {
+                name: zero,
+                alias: zero,
+                kind: TypeKind::Container,
+                parent: None,
+                depth: 0,
+                start_type: None,
+                end_type: None,
+                color: StrId::EMPTY,
+                children: Vec::new(),
+            }],
+            values: Vec::new(),
+            containers: vec![ContainerInfo {
+                name: zero,
+                alias: zero,
+                ty: TypeId::ROOT,
+                parent: None,
+                start: 0.0,
+                end: -1.0,
+                depth: 0,
+                extras: Vec::new(),
+                children: Vec::new(),
+                lists: Vec::new(),
+            }],
+            lists: Vec::new(),
+            type_by_ident: HashMap::new(),
+            container_by_ident: HashMap::new(),
+            values_by_type: vec![HashMap::new()],
+        };
+        m.type_by_ident.insert(b"0"[..].into(), TypeId::ROOT);
+        m.container_by_ident
+            .insert(b"0"[..].into(), ContainerId::ROOT);
+        m
+    }
+}
+
+impl Model {
+    /// A string's bytes.
+    #[inline]
+    pub fn str(&self, id: StrId) -> &[u8] {
+        self.strings.get(id)
+    }
+
+    /// A type.
+    #[inline]
+    pub fn ty(&self, id: TypeId) -> &TypeInfo {
+        &self.types[id.index()]
+    }
+
+    /// A container.
+    #[inline]
+    pub fn container(&self, id: ContainerId) -> &ContainerInfo {
+        &self.containers[id.index()]
+    }
+
+    /// A value.
+    #[inline]
+    pub fn value(&self, id: ValueId) -> &ValueInfo {
+        &self.values[id.index()]
+    }
+
+    /// A list.
+    #[inline]
+    pub fn list(&self, id: ListId) -> &ListInfo {
+        &self.lists[id.index()]
+    }
+
+    /// The type with this identifier (alias, or name when it has no alias).
+    pub fn type_by_ident(&self, ident: &[u8]) -> Option<TypeId> {
+        self.type_by_ident.get(ident).copied()
+    }
+
+    /// The container with this identifier (alias, or name when it has no alias).
+    pub fn container_by_ident(&self, ident: &[u8]) -> Option<ContainerId> {
+        self.container_by_ident.get(ident).copied()
+    }
+
+    /// The value of `ty` with this identifier.
+    pub fn value_by_ident(&self, ty: TypeId, ident: &[u8]) -> Option<ValueId> {
+        self.values_by_type.get(ty.index())?.get(ident).copied()
+    }
+
+    /// Values of a type, in definition order.
+    pub fn values_of(&self, ty: TypeId) -> impl Iterator<Item = ValueId> + '_ {
+        self.values
+            .iter()
+            .enumerate()
+            .filter(move |(_, v)| v.ty == ty)
+            .map(|(i, _)| ValueId(i as u32))
+    }
+
+    /// The list of entities of `ty` in `container`, if it has any.
+    pub fn list_of(&self, container: ContainerId, ty: TypeId) -> Option<ListId> {
+        self.containers[container.index()]
+            .lists
+            .iter()
+            .find(|(t, _)| *t == ty)
+            .map(|(_, l)| *l)
+    }
+
+    /// Containers in depth-first order from the root, children in identifier order.
+    pub fn containers_depth_first(&self) -> Vec<ContainerId> {
+        let mut out = Vec::with_capacity(self.containers.len());
+        let mut stack = vec![ContainerId::ROOT];
+        while let Some(c) = stack.pop() {
+            out.push(c);
+            stack.extend(self.containers[c.index()].children.iter().rev());
+        }
+        out
+    }
+
+    /// Types in depth-first order from the root type, children in identifier order.
+    pub fn types_depth_first(&self) -> Vec<TypeId> {
+        let mut out = Vec::with_capacity(self.types.len());
+        let mut stack = vec![TypeId::ROOT];
+        while let Some(t) = stack.pop() {
+            out.push(t);
+            stack.extend(self.types[t.index()].children.iter().rev());
+        }
+        out
+    }
+
+    /// Sorts `ids` by the identifier bytes given by `key`.
+    pub(crate) fn insert_sorted<T: Copy>(
+        strings: &Interner,
+        v: &mut Vec<T>,
+        item: T,
+        key: impl Fn(T) -> StrId,
+    ) {
+        let k = strings.get(key(item));
+        let pos = v.partition_point(|&x| strings.get(key(x)) < k);
+        v.insert(pos, item);
+    }
+}

@@ -1,0 +1,230 @@
+//! The in-memory trace store: one set of columns per entity list.
+//!
+//! Entities of one type in one container are kept in *stored order*: the
+//! order in which the simulator created them (for links: the order in which
+//! they were completed), which is what PajeNG's dump prints. Each list is a
+//! set of parallel columns (`start`, `end`, `value`, …), so a window query is
+//! a binary search on `start` plus a scan, and the memory per state is about
+//! 24 bytes.
+
+use crate::intern::{Interner, StrId};
+use crate::model::{ContainerId, ListId, Model, TypeId, TypeKind, ValueId};
+use crate::sim::{Entity, Sink};
+
+/// Columns of one entity list. Only the columns of the list's kind are filled.
+#[derive(Clone, Debug, Default)]
+pub struct Columns {
+    /// Start times (event times for events).
+    pub start: Vec<f64>,
+    /// End times (for events, equal to start).
+    pub end: Vec<f64>,
+    /// Values of states, events and links.
+    pub value: Vec<ValueId>,
+    /// Values of variables.
+    pub number: Vec<f64>,
+    /// Nesting levels of states.
+    pub level: Vec<u32>,
+    /// Start container of links (`u32::MAX` when unknown).
+    pub from: Vec<u32>,
+    /// End container of links (`u32::MAX` when unknown).
+    pub to: Vec<u32>,
+    /// Keys of links (in [`Trace::keys`]).
+    pub key: Vec<StrId>,
+    /// Ranges into [`Trace::extras_pool`]; empty when no entity has extras.
+    pub extras: Vec<(u32, u32)>,
+}
+
+impl Columns {
+    /// Number of entities.
+    pub fn len(&self) -> usize {
+        self.start.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.start.is_empty()
+    }
+}
+
+/// One entity read back from the store.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EntityRef<'a> {
+    /// Start (or event) time.
+    pub start: f64,
+    /// End time.
+    pub end: f64,
+    /// Value of a state, event or link.
+    pub value: Option<ValueId>,
+    /// Value of a variable.
+    pub number: f64,
+    /// State nesting level.
+    pub level: u32,
+    /// Link key.
+    pub key: &'a [u8],
+    /// Link start container.
+    pub from: Option<ContainerId>,
+    /// Link end container.
+    pub to: Option<ContainerId>,
+    /// User-defined fields, as flat (name, value) pairs.
+    pub extras: &'a [StrId],
+}
+
+/// A whole simulated trace in memory: the model plus every entity.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    /// Types, containers, values and strings.
+    pub model: Model,
+    /// Entity columns, indexed by [`ListId`].
+    pub lists: Vec<Columns>,
+    /// Link keys.
+    pub keys: Interner,
+    /// User-defined field values of all entities.
+    pub extras_pool: Vec<StrId>,
+    /// Warnings of the simulation.
+    pub warnings: Vec<String>,
+}
+
+/// A [`Sink`] that fills a [`Trace`].
+#[derive(Debug, Default)]
+pub struct TraceBuilder {
+    lists: Vec<Columns>,
+    keys: Interner,
+    extras_pool: Vec<StrId>,
+}
+
+impl TraceBuilder {
+    /// Assembles the trace once the simulation is finished.
+    pub fn into_trace(self, model: Model, warnings: Vec<String>) -> Trace {
+        Trace {
+            model,
+            lists: self.lists,
+            keys: self.keys,
+            extras_pool: self.extras_pool,
+            warnings,
+        }
+    }
+}
+
+#[inline]
+fn put<T: Copy>(v: &mut Vec<T>, idx: usize, x: T, fill: T) {
+    if idx == v.len() {
+        v.push(x);
+    } else {
+        if idx > v.len() {
+            v.resize(idx + 1, fill);
+        }
+        v[idx] = x;
+    }
+}
+
+impl Sink for TraceBuilder {
+    fn list(&mut self, _model: &Model, list: ListId) {
+        debug_assert_eq!(list.index(), self.lists.len());
+        self.lists.push(Columns::default());
+    }
+
+    fn entity(&mut self, model: &Model, list: ListId, idx: u32, e: &Entity<'_>) {
+        let kind = model.list(list).kind;
+        let cols = &mut self.lists[list.index()];
+        let i = idx as usize;
+        put(&mut cols.start, i, e.start, -1.0);
+        put(&mut cols.end, i, e.end, -1.0);
+        match kind {
+            TypeKind::State => {
+                put(&mut cols.value, i, e.value, ValueId(0));
+                put(&mut cols.level, i, e.level, 0);
+            }
+            TypeKind::Event => put(&mut cols.value, i, e.value, ValueId(0)),
+            TypeKind::Variable => put(&mut cols.number, i, e.number, 0.0),
+            TypeKind::Link => {
+                put(&mut cols.value, i, e.value, ValueId(0));
+                let k = self.keys.intern(e.key);
+                put(&mut cols.key, i, k, StrId::EMPTY);
+                put(
+                    &mut cols.from,
+                    i,
+                    e.from.map_or(u32::MAX, |c| c.0),
+                    u32::MAX,
+                );
+                put(&mut cols.to, i, e.to.map_or(u32::MAX, |c| c.0), u32::MAX);
+            }
+            TypeKind::Container => {}
+        }
+        if !e.extras.is_empty() || !cols.extras.is_empty() {
+            let range = if e.extras.is_empty() {
+                (0, 0)
+            } else {
+                let s = self.extras_pool.len() as u32;
+                self.extras_pool.extend_from_slice(e.extras);
+                (s, e.extras.len() as u32)
+            };
+            put(&mut cols.extras, i, range, (0, 0));
+        }
+    }
+}
+
+impl Trace {
+    /// The columns of a list.
+    pub fn columns(&self, list: ListId) -> &Columns {
+        &self.lists[list.index()]
+    }
+
+    /// Entity `i` of a list.
+    pub fn entity(&self, list: ListId, i: usize) -> EntityRef<'_> {
+        let c = &self.lists[list.index()];
+        let kind = self.model.list(list).kind;
+        let extras = match c.extras.get(i) {
+            Some(&(s, n)) => &self.extras_pool[s as usize..(s + n) as usize],
+            None => &[],
+        };
+        let cont = |v: &Vec<u32>| {
+            v.get(i)
+                .and_then(|&x| (x != u32::MAX).then_some(ContainerId(x)))
+        };
+        EntityRef {
+            start: c.start[i],
+            end: c.end[i],
+            value: match kind {
+                TypeKind::State | TypeKind::Event | TypeKind::Link => c.value.get(i).copied(),
+                _ => None,
+            },
+            number: c.number.get(i).copied().unwrap_or(0.0),
+            level: c.level.get(i).copied().unwrap_or(0),
+            key: c.key.get(i).map_or(&[][..], |k| self.keys.get(*k)),
+            from: cont(&c.from),
+            to: cont(&c.to),
+            extras,
+        }
+    }
+
+    /// Indexes of the entities of a list that overlap `[start, end]`
+    /// (an entity overlaps when it does not end before `start` nor begin
+    /// after `end`).
+    pub fn window(&self, list: ListId, start: f64, end: f64) -> impl Iterator<Item = usize> + '_ {
+        let c = &self.lists[list.index()];
+        (0..c.len()).filter(move |&i| !(c.end[i] < start || c.start[i] > end))
+    }
+
+    /// The lists of a container, in byte order of their type identifier.
+    pub fn lists_of(&self, container: ContainerId) -> Vec<(TypeId, ListId)> {
+        let m = &self.model;
+        let mut v = m.container(container).lists.clone();
+        v.sort_by(|a, b| m.str(m.ty(a.0).ident()).cmp(m.str(m.ty(b.0).ident())));
+        v
+    }
+
+    /// Total number of entities.
+    pub fn entity_count(&self) -> usize {
+        self.lists.iter().map(|c| c.len()).sum()
+    }
+
+    /// Start of the trace (the root's creation, 0).
+    pub fn start_time(&self) -> f64 {
+        self.model.container(ContainerId::ROOT).start
+    }
+
+    /// End of the trace (the root's end).
+    pub fn end_time(&self) -> f64 {
+        self.model.container(ContainerId::ROOT).end
+    }
+}
