@@ -1,0 +1,282 @@
+//! PajeNG conformance: every case of `../shared/conformance/pajeng` (both
+//! quote modes, 1 and N threads, in-memory and streaming) and the real traces
+//! of `../shared/samples/paje-real` must give PajeNG's verdict and, when
+//! accepted, its exact output.
+//!
+//! The cases are read from the shared folder beside the repository (or from
+//! `$TRAMA_SHARED`). Without it the tests print a note and pass, unless
+//! `TRAMA_REQUIRE_SHARED=1` (set by `.ci/run`), which makes absence a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn shared_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("TRAMA_SHARED") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    };
+    if dir.join("conformance/pajeng/MANIFEST.tsv").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("TRAMA_REQUIRE_SHARED").as_deref() == Ok("1") {
+        panic!(
+            "shared test material not found at {} (TRAMA_REQUIRE_SHARED=1)",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "NOTE: shared test material not found at {}: conformance cases SKIPPED",
+        dir.display()
+    );
+    None
+}
+
+fn trama(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args(args)
+        .output()
+        .expect("run trama")
+}
+
+fn sorted_lines(b: &[u8]) -> Vec<&[u8]> {
+    let mut v: Vec<&[u8]> = b.split(|&c| c == b'\n').collect();
+    v.sort();
+    v
+}
+
+struct Case {
+    name: String,
+    trace: String,
+    args: Vec<String>,
+    rc_head: String,
+    rc_1310: String,
+    note: String,
+}
+
+fn cases(dir: &Path) -> Vec<Case> {
+    let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("manifest");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Case {
+                name: f[0].to_string(),
+                trace: f[1].to_string(),
+                args: f[2].split_whitespace().map(String::from).collect(),
+                rc_head: f[3].to_string(),
+                rc_1310: f[4].to_string(),
+                note: f.get(5).unwrap_or(&"").to_string(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn pajeng_conformance_cases() {
+    let Some(shared) = shared_dir() else { return };
+    let dir = shared.join("conformance/pajeng");
+    let all = cases(&dir);
+    assert!(
+        all.len() >= 69,
+        "expected at least 69 cases, found {}",
+        all.len()
+    );
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for case in &all {
+        if case.note.contains("undefined-behaviour-in-pajeng") {
+            continue;
+        }
+        for (mode, rc, extra) in [
+            ("head", &case.rc_head, None),
+            ("v1310", &case.rc_1310, Some("--strip-quotes")),
+        ] {
+            let expected = std::fs::read(dir.join(format!("{}.{mode}.out", case.name))).unwrap();
+            let trace = dir.join(&case.trace);
+            for threads in ["1", "4"] {
+                for stream in [false, true] {
+                    let mut args: Vec<&str> = vec!["dump", "--no-progress", "-j", threads];
+                    args.extend(extra);
+                    if stream {
+                        args.push("--stream");
+                    }
+                    args.extend(case.args.iter().map(|s| s.as_str()));
+                    args.push(trace.to_str().unwrap());
+                    let out = trama(&args);
+                    checked += 1;
+                    let what = format!(
+                        "{} [{mode}, -j {threads}{}]",
+                        case.name,
+                        if stream { ", --stream" } else { "" }
+                    );
+                    if rc == "0" {
+                        if !out.status.success() {
+                            failures.push(format!(
+                                "{what}: rejected but PajeNG accepts: {}",
+                                String::from_utf8_lossy(&out.stderr)
+                            ));
+                        } else if stream && !case.args.iter().any(|a| a == "-h") {
+                            if sorted_lines(&out.stdout) != sorted_lines(&expected) {
+                                failures
+                                    .push(format!("{what}: streamed lines differ from PajeNG's"));
+                            }
+                        } else if !stream && out.stdout != expected {
+                            failures.push(format!(
+                                "{what}: output differs\n--- expected\n{}--- got\n{}",
+                                String::from_utf8_lossy(&expected),
+                                String::from_utf8_lossy(&out.stdout)
+                            ));
+                        }
+                    } else {
+                        let err = String::from_utf8_lossy(&out.stderr);
+                        if out.status.code() != Some(1) {
+                            failures.push(format!(
+                                "{what}: PajeNG rejects (rc {rc}); we exit with {:?}",
+                                out.status.code()
+                            ));
+                        } else if !stream && !out.stdout.is_empty() {
+                            failures.push(format!(
+                                "{what}: partial dump on stdout for a rejected trace"
+                            ));
+                        } else if !err.contains(case.trace.as_str())
+                            || !err.starts_with("trama: error: ")
+                        {
+                            failures.push(format!(
+                                "{what}: error message does not name the file: {err}"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} runs failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn rejected_cases_name_the_line_and_token() {
+    let Some(shared) = shared_dir() else { return };
+    let dir = shared.join("conformance/pajeng");
+    // (case, line, token that must appear in the message)
+    let expect = [
+        ("bad_start", "1", "EventDef"),
+        ("by_name_when_alias", "112", "'Proc'"),
+        ("container_by_name", "114", "'proc1'"),
+        ("destroy_before_last", "115", "p1"),
+        ("dup_field", "3", "'Name'"),
+        ("dup_id", "5", "'1'"),
+        ("incomplete_link", "", "k1"),
+        ("key_reuse", "117", "'k1'"),
+        ("link_value_mismatch", "116", "'w'"),
+        ("many", "32", "20"),
+        ("missing_obligatory", "5", "Container"),
+        ("missing_type_in_def", "2", "'Name'"),
+        ("not_time_ordered", "115", "1.000000"),
+        ("oldnames", "4", "ContainerType"),
+        ("pop_empty", "114", "PajePopState"),
+        ("type_zero", "111", "'0'"),
+        ("undefined_id", "5", "'7'"),
+        ("unknown_event_name", "1", "'PajeFooBar'"),
+        ("unterminated", "12", "\"abc P 0"),
+        ("var_add_first", "114", "PajeAddVariable"),
+        ("zero_name", "112", "'0'"),
+    ];
+    let mut failures = Vec::new();
+    for (case, line, token) in expect {
+        let path = dir.join(format!("{case}.trace"));
+        let out = trama(&["dump", path.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let located = line.is_empty() || err.contains(&format!("{case}.trace:{line}:"));
+        if out.status.code() != Some(1) || !located || !err.contains(token) {
+            failures.push(format!("{case}: want line {line} and {token:?} in: {err}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn real_traces_from_real_tools() {
+    let Some(shared) = shared_dir() else { return };
+    let dir = shared.join("samples/paje-real");
+    let exp = dir.join("expected-pj_dump");
+    let accepted = [
+        "simgrid/s4u-trace-platform.paje",
+        "simgrid/s4u-trace-process-migration.paje",
+        "simgrid/smpi-replay.paje",
+        "simgrid/pajengr-simgrid-3.20.90-masterworkers.trace",
+        "starpu/starvz-lu_test-header-only-paje.trace",
+    ];
+    for rel in accepted {
+        let base = Path::new(rel).file_name().unwrap().to_str().unwrap();
+        let path = dir.join(rel);
+        for (flag, suffix) in [
+            (None, "pj_dump.csv"),
+            (Some("--strip-quotes"), "pj_dump-1.3.10.csv"),
+        ] {
+            let expected = std::fs::read(exp.join(format!("{base}.{suffix}"))).unwrap();
+            for threads in ["1", "2"] {
+                let mut args = vec!["dump", "-j", threads];
+                args.extend(flag);
+                args.push(path.to_str().unwrap());
+                let out = trama(&args);
+                assert!(
+                    out.status.success(),
+                    "{rel}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                assert!(
+                    out.stdout == expected,
+                    "{rel} ({suffix}, -j {threads}): output differs"
+                );
+            }
+        }
+    }
+    // Negative cases: PajeNG rejects them at these lines.
+    let buggy = dir.join("starpu/pajengr-starpu.buggy.trace");
+    let out = trama(&["dump", buggy.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(err.contains(":377:") && err.contains("'mm0'"), "{err}");
+
+    let java = dir.join("paje-2005/JavaTest.trace");
+    let out = trama(&["dump", java.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.contains("JavaTest.trace:5:") && err.contains("--no-strict"),
+        "{err}"
+    );
+    let out = trama(&["dump", "-n", java.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.contains("JavaTest.trace:45:") && err.contains("Name"),
+        "{err}"
+    );
+}
+
+#[test]
+fn check_summarizes_a_valid_trace_and_rejects_an_invalid_one() {
+    let Some(shared) = shared_dir() else { return };
+    let dir = shared.join("conformance/pajeng");
+    let ok = trama(&["check", dir.join("example.trace").to_str().unwrap()]);
+    assert!(ok.status.success());
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert!(text.contains("valid"), "{text}");
+    assert!(text.contains("containers  5"), "{text}");
+    assert!(
+        text.contains("4 states, 1 events, 3 variable values, 2 links"),
+        "{text}"
+    );
+    assert!(text.contains("time span   0 .. 4"), "{text}");
+    let bad = trama(&["check", dir.join("pop_empty.trace").to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(bad.stdout.is_empty());
+}
