@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 mod error;
+mod idmap;
 mod intern;
 mod model;
 mod sim;

@@ -1,8 +1,7 @@
 //! The type hierarchy, the container tree and the entity values: the part of
 //! a trace that the simulator builds and every consumer reads.
 
-use hashbrown::HashMap;
-
+use crate::idmap::IdMap;
 use crate::intern::{Interner, StrId};
 
 macro_rules! id_type {
@@ -182,9 +181,9 @@ pub struct Model {
     pub containers: Vec<ContainerInfo>,
     /// Every entity list.
     pub lists: Vec<ListInfo>,
-    pub(crate) type_by_ident: HashMap<Box<[u8]>, TypeId>,
-    pub(crate) container_by_ident: HashMap<Box<[u8]>, ContainerId>,
-    pub(crate) values_by_type: Vec<HashMap<Box<[u8]>, ValueId>>,
+    pub(crate) type_by_ident: IdMap<TypeId>,
+    pub(crate) container_by_ident: IdMap<ContainerId>,
+    pub(crate) values_by_type: Vec<IdMap<ValueId>>,
 }
 
 impl Default for Model {
@@ -218,13 +217,12 @@ impl Default for Model {
                 lists: Vec::new(),
             }],
             lists: Vec::new(),
-            type_by_ident: HashMap::new(),
-            container_by_ident: HashMap::new(),
-            values_by_type: vec![HashMap::new()],
+            type_by_ident: IdMap::default(),
+            container_by_ident: IdMap::default(),
+            values_by_type: vec![IdMap::default()],
         };
-        m.type_by_ident.insert(b"0"[..].into(), TypeId::ROOT);
-        m.container_by_ident
-            .insert(b"0"[..].into(), ContainerId::ROOT);
+        m.type_by_ident.insert(b"0", TypeId::ROOT);
+        m.container_by_ident.insert(b"0", ContainerId::ROOT);
         m
     }
 }

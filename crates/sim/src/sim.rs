@@ -24,12 +24,11 @@
 //! plus one entity per list is kept alive, so memory does not depend on the
 //! trace length.
 
-use hashbrown::{HashMap, HashSet};
-use std::hash::{BuildHasher, Hash, Hasher};
-
 use trama_events::{Event, EventKind, Field};
 
 use crate::error::{SimError, SimErrorKind};
+use crate::idmap::{pack, unpack, IdMap, KeySet};
+
 use crate::intern::StrId;
 use crate::model::{
     ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind, ValueId,
@@ -117,17 +116,45 @@ const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Debug, Default)]
 struct Live {
-    idx: u32,
     start: f64,
     end: f64,
-    value: u32,
     number: f64,
+    /// Link key packed by [`pack`] (0 when empty or long).
+    key: u128,
+    idx: u32,
+    value: u32,
     level: u32,
-    stacked: bool,
-    extras: Vec<StrId>,
-    key: Box<[u8]>,
     from: u32,
     to: u32,
+    stacked: bool,
+    /// Rare data: user-defined fields, long link keys.
+    more: Option<Box<More>>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct More {
+    extras: Vec<StrId>,
+    key_long: Box<[u8]>,
+}
+
+impl Live {
+    fn extras(&self) -> &[StrId] {
+        self.more.as_ref().map_or(&[], |m| &m.extras)
+    }
+
+    fn set_key(&mut self, key: &[u8]) {
+        match pack(key) {
+            Some(k) => self.key = k,
+            None => self.more.get_or_insert_with(Default::default).key_long = key.into(),
+        }
+    }
+
+    fn with_extras(mut self, extras: Vec<StrId>) -> Live {
+        if !extras.is_empty() {
+            self.more.get_or_insert_with(Default::default).extras = extras;
+        }
+        self
+    }
 }
 
 #[derive(Debug, Default)]
@@ -135,8 +162,8 @@ struct ListLive {
     next_idx: u32,
     live: Vec<Live>,
     stack: Vec<u32>,
-    pending: HashMap<Box<[u8]>, Live>,
-    used_keys: HashSet<u64>,
+    pending: IdMap<Live>,
+    used_keys: KeySet,
 }
 
 #[derive(Debug, Default)]
@@ -152,7 +179,6 @@ pub struct Simulator<S> {
     lists: Vec<ListLive>,
     conts: Vec<ContainerLive>,
     last_time: f64,
-    key_hasher: std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>,
     events: u64,
     warnings: Vec<String>,
 }
@@ -183,7 +209,6 @@ impl<S: Sink> Simulator<S> {
             lists: Vec::new(),
             conts: vec![ContainerLive::default()],
             last_time: -1.0,
-            key_hasher: Default::default(),
             events: 0,
             warnings: Vec::new(),
         }
@@ -362,8 +387,8 @@ impl<S: Sink> Simulator<S> {
             color,
             children: Vec::new(),
         });
-        m.values_by_type.push(HashMap::new());
-        m.type_by_ident.insert(ident.into(), id);
+        m.values_by_type.push(IdMap::default());
+        m.type_by_ident.insert(ident, id);
         let mut children = std::mem::take(&mut m.types[parent.index()].children);
         let types = &m.types;
         Model::insert_sorted(&m.strings, &mut children, id, |t| types[t.index()].ident());
@@ -412,7 +437,7 @@ impl<S: Sink> Simulator<S> {
             color,
         });
         let ident = if alias.is_empty() { name } else { alias };
-        m.values_by_type[ty.index()].insert(ident.into(), id);
+        m.values_by_type[ty.index()].insert(ident, id);
         id
     }
 
@@ -477,7 +502,7 @@ impl<S: Sink> Simulator<S> {
             lists: Vec::new(),
         });
         m.containers[parent.index()].children.push(id);
-        m.container_by_ident.insert(ident.into(), id);
+        m.container_by_ident.insert(ident, id);
         self.conts.push(ContainerLive::default());
         Ok(())
     }
@@ -606,10 +631,11 @@ impl<S: Sink> Simulator<S> {
     fn incomplete_links(&self, c: ContainerId, l: ListId) -> SimErrorKind {
         let ll = &self.lists[l.index()];
         let info = self.model.list(l);
-        let mut pending: Vec<&Live> = ll.pending.values().collect();
-        pending.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut pending: Vec<(Vec<u8>, &Live)> =
+            ll.pending.values().map(|p| (key_bytes(p).to_vec(), p)).collect();
+        pending.sort_by(|a, b| a.0.cmp(&b.0));
         let mut list = String::new();
-        for p in &pending {
+        for (key, p) in &pending {
             let name = |x: u32| {
                 if x == NONE {
                     "NULL".to_string()
@@ -626,7 +652,7 @@ impl<S: Sink> Simulator<S> {
                 s(self.model.str(self.model.value(ValueId(p.value)).name)),
                 name(p.from),
                 name(p.to),
-                s(&p.key)
+                s(key)
             ));
         }
         list.pop();
@@ -721,9 +747,9 @@ impl<S: Sink> Simulator<S> {
                         start: time,
                         end: time,
                         value: value.0,
-                        extras,
                         ..Live::default()
-                    },
+                    }
+                    .with_extras(extras),
                 );
             }
             EventKind::SetState | EventKind::PushState => {
@@ -751,9 +777,9 @@ impl<S: Sink> Simulator<S> {
                         value: value.0,
                         level,
                         stacked: true,
-                        extras,
                         ..Live::default()
-                    },
+                    }
+                    .with_extras(extras),
                 );
                 self.lists[l.index()].stack.push(idx);
             }
@@ -884,15 +910,17 @@ impl<S: Sink> Simulator<S> {
                 if let Some(e) = ll.live.iter_mut().find(|e| e.idx == below) {
                     e.end = top_start;
                     e.stacked = false;
-                    resumed = Some(Live {
-                        start: time,
-                        end: -1.0,
-                        value: e.value,
-                        level: e.level,
-                        stacked: true,
-                        extras: e.extras.clone(),
-                        ..Live::default()
-                    });
+                    resumed = Some(
+                        Live {
+                            start: time,
+                            end: -1.0,
+                            value: e.value,
+                            level: e.level,
+                            stacked: true,
+                            ..Live::default()
+                        }
+                        .with_extras(e.extras().to_vec()),
+                    );
                 }
                 ll.stack.pop();
                 if let Some(r) = resumed {
@@ -949,17 +977,11 @@ impl<S: Sink> Simulator<S> {
                 start: time,
                 end: -1.0,
                 number,
-                extras,
                 ..Live::default()
-            },
+            }
+            .with_extras(extras),
         );
         Ok(())
-    }
-
-    fn key_hash(&self, key: &[u8]) -> u64 {
-        let mut h = self.key_hasher.build_hasher();
-        key.hash(&mut h);
-        h.finish()
     }
 
     fn link(
@@ -972,9 +994,8 @@ impl<S: Sink> Simulator<S> {
         other: ContainerId,
     ) -> R {
         let key = ev.get(Field::Key);
-        let h = self.key_hash(key);
         let is_start = kind == EventKind::StartLink;
-        if self.lists[l.index()].used_keys.contains(&h) {
+        if self.lists[l.index()].used_keys.contains(key) {
             let info = self.model.list(l);
             return Err(SimErrorKind::KeyReused {
                 key: s(key),
@@ -986,30 +1007,17 @@ impl<S: Sink> Simulator<S> {
         let ll = &mut self.lists[l.index()];
         match ll.pending.remove(key) {
             None => {
-                let p = if is_start {
-                    Live {
-                        start: time,
-                        end: -1.0,
-                        value: value.0,
-                        extras,
-                        key: key.into(),
-                        from: other.0,
-                        to: NONE,
-                        ..Live::default()
-                    }
-                } else {
-                    Live {
-                        start: -1.0,
-                        end: time,
-                        value: value.0,
-                        extras,
-                        key: key.into(),
-                        from: NONE,
-                        to: other.0,
-                        ..Live::default()
-                    }
-                };
-                ll.pending.insert(key.into(), p);
+                let mut p = Live {
+                    start: if is_start { time } else { -1.0 },
+                    end: if is_start { -1.0 } else { time },
+                    value: value.0,
+                    from: if is_start { other.0 } else { NONE },
+                    to: if is_start { NONE } else { other.0 },
+                    ..Live::default()
+                }
+                .with_extras(extras);
+                p.set_key(key);
+                ll.pending.insert(key, p);
                 Ok(())
             }
             Some(mut p) => {
@@ -1020,7 +1028,9 @@ impl<S: Sink> Simulator<S> {
                     p.end = time;
                     p.to = other.0;
                 }
-                p.extras.extend(extras);
+                if !extras.is_empty() {
+                    p.more.get_or_insert_with(Default::default).extras.extend(extras);
+                }
                 if p.value != value.0 {
                     let m = &self.model;
                     return Err(SimErrorKind::LinkValueMismatch {
@@ -1040,7 +1050,7 @@ impl<S: Sink> Simulator<S> {
                     });
                 }
                 self.check_order(l, if is_start { p.start } else { p.end })?;
-                self.lists[l.index()].used_keys.insert(h);
+                self.lists[l.index()].used_keys.insert(key);
                 self.append(l, p);
                 Ok(())
             }
@@ -1048,7 +1058,23 @@ impl<S: Sink> Simulator<S> {
     }
 }
 
+fn key_bytes(e: &Live) -> std::borrow::Cow<'_, [u8]> {
+    match &e.more {
+        Some(m) if !m.key_long.is_empty() => std::borrow::Cow::Borrowed(&m.key_long),
+        _ => {
+            let mut buf = [0u8; 16];
+            std::borrow::Cow::Owned(unpack(e.key, &mut buf).to_vec())
+        }
+    }
+}
+
 fn emit<S: Sink>(model: &Model, sink: &mut S, l: ListId, e: &Live) {
+    let mut buf = [0u8; 16];
+    let key: &[u8] = match &e.more {
+        Some(m) if !m.key_long.is_empty() => &m.key_long,
+        _ if e.key != 0 => unpack(e.key, &mut buf),
+        _ => &[],
+    };
     sink.entity(
         model,
         l,
@@ -1059,8 +1085,8 @@ fn emit<S: Sink>(model: &Model, sink: &mut S, l: ListId, e: &Live) {
             value: ValueId(e.value),
             number: e.number,
             level: e.level,
-            extras: &e.extras,
-            key: &e.key,
+            extras: e.extras(),
+            key,
             from: (e.from != NONE).then_some(ContainerId(e.from)),
             to: (e.to != NONE).then_some(ContainerId(e.to)),
         },

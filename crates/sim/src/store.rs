@@ -7,7 +7,7 @@
 //! a binary search on `start` plus a scan, and the memory per state is about
 //! 24 bytes.
 
-use crate::intern::{Interner, StrId};
+use crate::intern::StrId;
 use crate::model::{ContainerId, ListId, Model, TypeId, TypeKind, ValueId};
 use crate::sim::{Entity, Sink};
 
@@ -28,8 +28,8 @@ pub struct Columns {
     pub from: Vec<u32>,
     /// End container of links (`u32::MAX` when unknown).
     pub to: Vec<u32>,
-    /// Keys of links (in [`Trace::keys`]).
-    pub key: Vec<StrId>,
+    /// Keys of links: (offset, length) in [`Trace::key_bytes`].
+    pub key: Vec<(u64, u32)>,
     /// Ranges into [`Trace::extras_pool`]; empty when no entity has extras.
     pub extras: Vec<(u32, u32)>,
 }
@@ -76,8 +76,8 @@ pub struct Trace {
     pub model: Model,
     /// Entity columns, indexed by [`ListId`].
     pub lists: Vec<Columns>,
-    /// Link keys.
-    pub keys: Interner,
+    /// Bytes of all link keys, one after the other.
+    pub key_bytes: Vec<u8>,
     /// User-defined field values of all entities.
     pub extras_pool: Vec<StrId>,
     /// Warnings of the simulation.
@@ -88,7 +88,7 @@ pub struct Trace {
 #[derive(Debug, Default)]
 pub struct TraceBuilder {
     lists: Vec<Columns>,
-    keys: Interner,
+    key_bytes: Vec<u8>,
     extras_pool: Vec<StrId>,
 }
 
@@ -98,7 +98,7 @@ impl TraceBuilder {
         Trace {
             model,
             lists: self.lists,
-            keys: self.keys,
+            key_bytes: self.key_bytes,
             extras_pool: self.extras_pool,
             warnings,
         }
@@ -138,8 +138,9 @@ impl Sink for TraceBuilder {
             TypeKind::Variable => put(&mut cols.number, i, e.number, 0.0),
             TypeKind::Link => {
                 put(&mut cols.value, i, e.value, ValueId(0));
-                let k = self.keys.intern(e.key);
-                put(&mut cols.key, i, k, StrId::EMPTY);
+                let k = (self.key_bytes.len() as u64, e.key.len() as u32);
+                self.key_bytes.extend_from_slice(e.key);
+                put(&mut cols.key, i, k, (0, 0));
                 put(
                     &mut cols.from,
                     i,
@@ -190,7 +191,10 @@ impl Trace {
             },
             number: c.number.get(i).copied().unwrap_or(0.0),
             level: c.level.get(i).copied().unwrap_or(0),
-            key: c.key.get(i).map_or(&[][..], |k| self.keys.get(*k)),
+            key: c
+                .key
+                .get(i)
+                .map_or(&[][..], |&(o, n)| &self.key_bytes[o as usize..o as usize + n as usize]),
             from: cont(&c.from),
             to: cont(&c.to),
             extras,
