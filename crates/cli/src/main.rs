@@ -156,8 +156,7 @@ fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {
             Ok(code)
         }
         None => {
-            let stdout = io::stdout();
-            let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
+            let mut w = BufWriter::with_capacity(1 << 20, io::stdout());
             let code = run::dump(&a.read, &opts, &mut w)?;
             w.flush()?;
             Ok(code)

@@ -11,7 +11,7 @@ use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_input::{Input, Source};
 use trama_paje::{read_paje, QuoteMode, ReadError, ReadStats, ReaderOptions};
 use trama_sim::{
-    CountingSink, Model, SimError, SimOptions, Simulator, Sink, TraceBuilder, TypeKind,
+    CountingSink, Model, Pipeline, SimError, SimOptions, Simulator, Sink, TraceBuilder, TypeKind,
 };
 
 use crate::ReadArgs;
@@ -32,6 +32,8 @@ pub struct DumpSettings {
 enum Stop {
     Sim(SimError),
     OutputClosed,
+    /// The two-thread pipeline closed; its error comes with its result.
+    Engine,
 }
 
 struct Simulated<S> {
@@ -116,8 +118,9 @@ fn sim_options(args: &ReadArgs, keep_extras: bool) -> SimOptions {
     o
 }
 
-/// Reads and simulates the whole input into `sink`.
-fn simulate<S: Sink>(
+/// Reads and simulates the whole input into `sink`: on the caller's thread
+/// with one thread, else with the engine on a thread of its own.
+fn simulate<S: Sink + Send>(
     args: &ReadArgs,
     sink: S,
     keep_extras: bool,
@@ -126,16 +129,36 @@ fn simulate<S: Sink>(
     let input = open(args)?;
     let name = input.name().to_string();
     let progress = Progress::start(&input, !args.no_progress);
-    let mut sim = Simulator::new(sink, sim_options(args, keep_extras));
-    let result = read_paje(input, &reader_options(args), |ev| {
-        sim.event(&ev).map_err(Stop::Sim)?;
-        if stop_early(sim.sink()) {
-            return Err(Stop::OutputClosed);
+    let ropts = reader_options(args);
+    let sopts = sim_options(args, keep_extras);
+    let (read, finished) = if args.threads == 1 {
+        let mut sim = Simulator::new(sink, sopts);
+        let read = read_paje(input, &ropts, |ev| {
+            sim.event(&ev).map_err(Stop::Sim)?;
+            if stop_early(sim.sink()) {
+                return Err(Stop::OutputClosed);
+            }
+            Ok(())
+        });
+        let finished = match &read {
+            Ok(_) => Some(sim.finish()),
+            Err(_) => None,
+        };
+        (read, finished)
+    } else {
+        let (read, finished) = Pipeline::run(sink, sopts, |front| {
+            read_paje(input, &ropts, |ev| {
+                front.event(&ev).map_err(|()| Stop::Engine)
+            })
+        });
+        match read {
+            // The engine's error (or the resolver's) comes out of `finished`.
+            Err(ReadError::Handler(Stop::Engine)) => (Ok(ReadStats::default()), Some(finished)),
+            other => (other, Some(finished)),
         }
-        Ok(())
-    });
+    };
     drop(progress);
-    let stats = match result {
+    let stats = match read {
         Ok(stats) => stats,
         Err(ReadError::Handler(Stop::OutputClosed)) => {
             return Err(anyhow!(std::io::Error::from(
@@ -143,14 +166,32 @@ fn simulate<S: Sink>(
             )))
         }
         Err(ReadError::Handler(Stop::Sim(e))) => return Err(sim_error(&name, e)),
+        Err(ReadError::Handler(Stop::Engine)) => unreachable_stop(),
         Err(ReadError::Syntax {
             line,
             error,
             contents,
-        }) => return Err(anyhow!("{name}:{line}: {error}\n  | {contents}")),
+        }) => {
+            // An engine error earlier in the trace wins over this one.
+            if let Some(Err(e)) = finished {
+                if e.line != 0 && e.line < line {
+                    return Err(sim_error(&name, e));
+                }
+            }
+            return Err(anyhow!("{name}:{line}: {error}\n  | {contents}"));
+        }
         Err(ReadError::Io(e)) => return Err(anyhow!(e).context(format!("reading {name}"))),
     };
-    let (model, sink, mut warnings) = sim.finish().map_err(|e| sim_error(&name, e))?;
+    let (model, sink, mut warnings) = match finished {
+        Some(Ok(f)) => f,
+        Some(Err(e)) => return Err(sim_error(&name, e)),
+        None => unreachable_stop(),
+    };
+    if stop_early(&sink) {
+        return Err(anyhow!(std::io::Error::from(
+            std::io::ErrorKind::BrokenPipe
+        )));
+    }
     warnings.extend(stats.warnings.iter().cloned());
     for w in &warnings {
         eprintln!("trama: warning: {name}: {w}");
@@ -163,6 +204,10 @@ fn simulate<S: Sink>(
     })
 }
 
+fn unreachable_stop() -> ! {
+    panic!("internal error: simulation stopped without an error")
+}
+
 fn sim_error(name: &str, e: SimError) -> anyhow::Error {
     if e.line == 0 {
         anyhow!("{name}: at the end of the trace: {}", e.kind)
@@ -171,7 +216,11 @@ fn sim_error(name: &str, e: SimError) -> anyhow::Error {
     }
 }
 
-pub fn dump(args: &ReadArgs, s: &DumpSettings, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+pub fn dump(
+    args: &ReadArgs,
+    s: &DumpSettings,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<ExitCode> {
     let mut opts = DumpOptions::default();
     opts.start = s.start;
     opts.end = s.end;

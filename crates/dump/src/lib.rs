@@ -446,6 +446,10 @@ impl<W: Write> StreamDump<W> {
 }
 
 impl<W: Write> Sink for StreamDump<W> {
+    fn stopped(&self) -> bool {
+        self.error.is_some()
+    }
+
     fn entity(&mut self, m: &Model, list: ListId, _idx: u32, e: &Entity<'_>) {
         if self.error.is_some() || e.end < self.start || e.start > self.end {
             return;

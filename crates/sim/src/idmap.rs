@@ -24,12 +24,20 @@ pub fn pack(s: &[u8]) -> Option<u128> {
         let a = u64::from_le_bytes(s[..8].try_into().unwrap()) as u128;
         let b = u64::from_le_bytes(s[n - 8..].try_into().unwrap());
         // Bytes 8..n are the top n-8 bytes of b.
-        let hi = if n == 8 { 0 } else { (b >> (8 * (16 - n))) as u128 };
+        let hi = if n == 8 {
+            0
+        } else {
+            (b >> (8 * (16 - n))) as u128
+        };
         a | hi << 64
     } else if n >= 4 {
         let a = u32::from_le_bytes(s[..4].try_into().unwrap()) as u128;
         let b = u32::from_le_bytes(s[n - 4..].try_into().unwrap());
-        let hi = if n == 4 { 0 } else { (b >> (8 * (8 - n))) as u128 };
+        let hi = if n == 4 {
+            0
+        } else {
+            (b >> (8 * (8 - n))) as u128
+        };
         a | hi << 32
     } else if n > 0 {
         s[0] as u128 | (s[n / 2] as u128) << 8 | (s[n - 1] as u128) << 16

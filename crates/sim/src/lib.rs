@@ -11,10 +11,13 @@
 //! a list in a time window ([`Trace::window`]).
 #![deny(missing_docs)]
 
+mod engine;
 mod error;
 mod idmap;
 mod intern;
 mod model;
+mod op;
+mod resolve;
 mod sim;
 mod store;
 
@@ -24,5 +27,5 @@ pub use model::{
     ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind, ValueId,
     ValueInfo,
 };
-pub use sim::{CountingSink, Entity, SimOptions, Simulator, Sink};
+pub use sim::{CountingSink, Entity, Finished, Pipeline, SimOptions, Simulator, Sink};
 pub use store::{Columns, EntityRef, Trace, TraceBuilder};

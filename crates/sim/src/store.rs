@@ -191,10 +191,9 @@ impl Trace {
             },
             number: c.number.get(i).copied().unwrap_or(0.0),
             level: c.level.get(i).copied().unwrap_or(0),
-            key: c
-                .key
-                .get(i)
-                .map_or(&[][..], |&(o, n)| &self.key_bytes[o as usize..o as usize + n as usize]),
+            key: c.key.get(i).map_or(&[][..], |&(o, n)| {
+                &self.key_bytes[o as usize..o as usize + n as usize]
+            }),
             from: cont(&c.from),
             to: cont(&c.to),
             extras,

@@ -1,0 +1,924 @@
+//! Stage two of the simulation: the semantics of entities.
+//!
+//! The engine receives resolved [`Op`]s in trace order and keeps, per
+//! (container, type) list, the state stack, the last entity, pending links
+//! and used link keys. An entity is *final* once it is not the last of its
+//! list and not on a state stack (or when its container is destroyed): at
+//! most the stack depth plus one entity per list is alive, so memory does
+//! not depend on the trace length. Final entities go to the [`Sink`].
+
+use trama_events::EventKind;
+
+use crate::error::{SimError, SimErrorKind};
+use crate::idmap::{pack, unpack, IdMap, KeySet};
+use crate::op::{Batch, EntityOp, Extras, Op, SmallOp};
+use crate::resolve::text;
+
+use crate::intern::StrId;
+use crate::model::{
+    ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind, ValueId,
+    ValueInfo,
+};
+
+/// Options of the simulation.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct SimOptions {
+    /// Stop the simulation at this time (pj_dump `-a`).
+    pub stop_at: Option<f64>,
+    /// Drop links that never got their other end instead of failing (pj_dump `-z`).
+    pub ignore_incomplete_links: bool,
+    /// Push and pop do not nest: popping resumes the state below as a new entity (pj_dump `-i`).
+    pub no_imbrication: bool,
+    /// Keep the user-defined fields of events (needed to show them, e.g. pj_dump `-u`).
+    pub keep_extras: bool,
+}
+
+/// A final entity, as handed to a [`Sink`].
+#[derive(Clone, Debug)]
+pub struct Entity<'a> {
+    /// Start time (the time of an event).
+    pub start: f64,
+    /// End time (equal to `start` for events; -1 when never set).
+    pub end: f64,
+    /// Value of a state, event or link.
+    pub value: ValueId,
+    /// Value of a variable.
+    pub number: f64,
+    /// Nesting level of a state.
+    pub level: u32,
+    /// User-defined fields as (name, value) pairs laid flat: `[name0,
+    /// value0, name1, value1, …]` (empty unless [`SimOptions::keep_extras`]).
+    pub extras: &'a [StrId],
+    /// Key of a link.
+    pub key: &'a [u8],
+    /// Start container of a link.
+    pub from: Option<ContainerId>,
+    /// End container of a link.
+    pub to: Option<ContainerId>,
+}
+
+/// Receives what the simulator produces, as soon as it is final.
+pub trait Sink {
+    /// Entity number `idx` (creation order within its list) of `list` is final.
+    fn entity(&mut self, model: &Model, list: ListId, idx: u32, entity: &Entity<'_>);
+    /// A container has been destroyed (its end time is final).
+    fn container(&mut self, model: &Model, id: ContainerId) {
+        let _ = (model, id);
+    }
+    /// A new entity list was created.
+    fn list(&mut self, model: &Model, list: ListId) {
+        let _ = (model, list);
+    }
+    /// True when the sink cannot take more (e.g. its output is closed): a
+    /// simulation may then stop early.
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// Counts entities per kind and discards them.
+#[derive(Clone, Debug, Default)]
+pub struct CountingSink {
+    /// States.
+    pub states: u64,
+    /// Events.
+    pub events: u64,
+    /// Variable values.
+    pub variables: u64,
+    /// Links.
+    pub links: u64,
+}
+
+impl Sink for CountingSink {
+    fn entity(&mut self, model: &Model, list: ListId, _idx: u32, _e: &Entity<'_>) {
+        match model.list(list).kind {
+            TypeKind::State => self.states += 1,
+            TypeKind::Event => self.events += 1,
+            TypeKind::Variable => self.variables += 1,
+            TypeKind::Link => self.links += 1,
+            TypeKind::Container => {}
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Debug, Default)]
+struct Live {
+    start: f64,
+    end: f64,
+    number: f64,
+    /// Link key packed by [`pack`] (0 when empty or long).
+    key: u128,
+    idx: u32,
+    value: u32,
+    level: u32,
+    from: u32,
+    to: u32,
+    stacked: bool,
+    /// Rare data: user-defined fields, long link keys.
+    more: Option<Box<More>>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct More {
+    extras: Vec<StrId>,
+    key_long: Box<[u8]>,
+}
+
+impl Live {
+    fn extras(&self) -> &[StrId] {
+        self.more.as_ref().map_or(&[], |m| &m.extras)
+    }
+
+    fn set_key(&mut self, key: &[u8]) {
+        match pack(key) {
+            Some(k) => self.key = k,
+            None => self.more.get_or_insert_with(Default::default).key_long = key.into(),
+        }
+    }
+
+    fn with_extras(mut self, extras: Vec<StrId>) -> Live {
+        if !extras.is_empty() {
+            self.more.get_or_insert_with(Default::default).extras = extras;
+        }
+        self
+    }
+}
+
+#[derive(Debug, Default)]
+struct ListLive {
+    next_idx: u32,
+    live: Vec<Live>,
+    stack: Vec<u32>,
+    pending: IdMap<Live>,
+    used_keys: KeySet,
+}
+
+#[derive(Debug, Default)]
+struct ContainerLive {
+    destroyed: bool,
+}
+
+/// Stage two of the simulation: entity semantics, fed with resolved operations.
+pub(crate) struct Engine<S> {
+    model: Model,
+    sink: S,
+    opts: SimOptions,
+    lists: Vec<ListLive>,
+    conts: Vec<ContainerLive>,
+    last_time: f64,
+    events: u64,
+    warnings: Vec<String>,
+}
+
+type R<T = ()> = Result<T, SimErrorKind>;
+
+fn s(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+impl<S: Sink> Engine<S> {
+    /// An engine with only the root type and container.
+    pub fn new(sink: S, opts: SimOptions) -> Engine<S> {
+        Engine {
+            model: Model::default(),
+            sink,
+            opts,
+            lists: Vec::new(),
+            conts: vec![ContainerLive::default()],
+            last_time: -1.0,
+            events: 0,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Applies the operations of a batch, in order.
+    pub fn apply_batch(&mut self, batch: &Batch) -> Result<(), SimError> {
+        for op in &batch.ops {
+            self.apply(op, batch)?;
+        }
+        Ok(())
+    }
+
+    /// Applies one operation.
+    pub fn apply(&mut self, op: &Op, batch: &Batch) -> Result<(), SimError> {
+        match op {
+            Op::Time { time } => {
+                self.events += 1;
+                self.last_time = *time;
+                Ok(())
+            }
+            Op::NewType {
+                kind,
+                parent,
+                start_type,
+                end_type,
+                name,
+                alias,
+                color,
+            } => {
+                self.events += 1;
+                self.last_time = 0.0;
+                let m = &mut self.model;
+                let name_id = m.strings.intern(text(batch, *name));
+                let alias_id = m.strings.intern(text(batch, *alias));
+                let color = m.strings.intern(text(batch, *color));
+                let ident = if alias.len == 0 { *name } else { *alias };
+                let id = TypeId(m.types.len() as u32);
+                m.types.push(TypeInfo {
+                    name: name_id,
+                    alias: alias_id,
+                    kind: *kind,
+                    parent: Some(*parent),
+                    depth: m.types[parent.index()].depth + 1,
+                    start_type: *start_type,
+                    end_type: *end_type,
+                    color,
+                    children: Vec::new(),
+                });
+                m.values_by_type.push(IdMap::default());
+                m.type_by_ident.insert(text(batch, ident), id);
+                let mut children = std::mem::take(&mut m.types[parent.index()].children);
+                let types = &m.types;
+                Model::insert_sorted(&m.strings, &mut children, id, |t| types[t.index()].ident());
+                m.types[parent.index()].children = children;
+                Ok(())
+            }
+            Op::NewValue {
+                ty,
+                name,
+                alias,
+                color,
+                defined,
+            } => {
+                if *defined {
+                    self.events += 1;
+                    self.last_time = 0.0;
+                }
+                let m = &mut self.model;
+                let id = ValueId(m.values.len() as u32);
+                let name_id = m.strings.intern(text(batch, *name));
+                let alias_id = m.strings.intern(text(batch, *alias));
+                let color = m.strings.intern(text(batch, *color));
+                m.values.push(ValueInfo {
+                    ty: *ty,
+                    name: name_id,
+                    alias: alias_id,
+                    color,
+                });
+                let ident = if alias.len == 0 { *name } else { *alias };
+                m.values_by_type[ty.index()].insert(text(batch, ident), id);
+                Ok(())
+            }
+            Op::NewContainer {
+                time,
+                ty,
+                parent,
+                name,
+                alias,
+                extras,
+            } => {
+                self.events += 1;
+                self.last_time = *time;
+                let extras = self.extras(batch, *extras);
+                let m = &mut self.model;
+                let id = ContainerId(m.containers.len() as u32);
+                let name_id = m.strings.intern(text(batch, *name));
+                let alias_id = m.strings.intern(text(batch, *alias));
+                let depth = m.containers[parent.index()].depth + 1;
+                m.containers.push(ContainerInfo {
+                    name: name_id,
+                    alias: alias_id,
+                    ty: *ty,
+                    parent: Some(*parent),
+                    start: *time,
+                    end: -1.0,
+                    depth,
+                    extras,
+                    children: Vec::new(),
+                    lists: Vec::new(),
+                });
+                m.containers[parent.index()].children.push(id);
+                let ident = if alias.len == 0 { *name } else { *alias };
+                m.container_by_ident.insert(text(batch, ident), id);
+                self.conts.push(ContainerLive::default());
+                Ok(())
+            }
+            Op::Destroy { line, time, c } => {
+                self.events += 1;
+                self.last_time = *time;
+                self.destroy_event(*c, *time).map_err(|kind| SimError {
+                    line: *line,
+                    kind,
+                    contents: String::new(),
+                })
+            }
+            Op::Small(e) => {
+                self.events += 1;
+                self.last_time = e.time;
+                self.entity(e, None, batch).map_err(|kind| SimError {
+                    line: e.line,
+                    kind,
+                    contents: String::new(),
+                })
+            }
+            Op::Entity(e) => {
+                self.events += 1;
+                self.last_time = e.small.time;
+                self.entity(&e.small, Some(e), batch)
+                    .map_err(|kind| SimError {
+                        line: e.small.line,
+                        kind,
+                        contents: String::new(),
+                    })
+            }
+            Op::Fail(e) => Err((**e).clone()),
+        }
+    }
+
+    fn extras(&mut self, batch: &Batch, x: Extras) -> Vec<StrId> {
+        if x.count == 0 {
+            return Vec::new();
+        }
+        let strings = &mut self.model.strings;
+        let mut v = Vec::with_capacity(2 * x.count as usize);
+        for &(n, val) in &batch.extras[x.start as usize..(x.start + x.count) as usize] {
+            v.push(strings.intern(text(batch, n)));
+            v.push(strings.intern(text(batch, val)));
+        }
+        v
+    }
+
+    fn destroy_event(&mut self, c: ContainerId, time: f64) -> R {
+        let end = self.model.container(c).end;
+        if time < end {
+            return Err(SimErrorKind::DestroyNotTimeOrdered {
+                container: self.cname(c),
+                time: fmt_time(time),
+                last: fmt_time(end),
+            });
+        }
+        if self.conts[c.index()].destroyed {
+            return Ok(());
+        }
+        if let Some(stop) = self.stop_for(c, time) {
+            return self.destroy(c, stop);
+        }
+        self.destroy(c, time)
+    }
+
+    #[inline]
+    fn entity(&mut self, e: &SmallOp, big: Option<&EntityOp>, batch: &Batch) -> R {
+        let c = e.c;
+        let time = e.time;
+        if self.conts[c.index()].destroyed {
+            return Ok(());
+        }
+        if let Some(stop) = self.stop_for(c, time) {
+            return self.destroy(c, stop);
+        }
+        let extras = match big {
+            Some(b) => self.extras(batch, b.extras),
+            None => Vec::new(),
+        };
+        let l = self.list_for(c, e.ty, e.list_kind);
+        match e.kind {
+            EventKind::NewEvent => {
+                self.check_order(l, time)?;
+                self.append(
+                    l,
+                    Live {
+                        start: time,
+                        end: time,
+                        value: e.value.0,
+                        ..Live::default()
+                    }
+                    .with_extras(extras),
+                );
+            }
+            EventKind::SetState | EventKind::PushState => {
+                self.check_order(l, time)?;
+                let level = if e.kind == EventKind::SetState {
+                    self.reset(l, time);
+                    0
+                } else {
+                    let ll = &self.lists[l.index()];
+                    match ll.stack.last() {
+                        None => 0,
+                        Some(&top) => ll
+                            .live
+                            .iter()
+                            .find(|x| x.idx == top)
+                            .map_or(0, |x| x.level + 1),
+                    }
+                };
+                let idx = self.append(
+                    l,
+                    Live {
+                        start: time,
+                        end: -1.0,
+                        value: e.value.0,
+                        level,
+                        stacked: true,
+                        ..Live::default()
+                    }
+                    .with_extras(extras),
+                );
+                self.lists[l.index()].stack.push(idx);
+            }
+            EventKind::PopState => {
+                self.check_order(l, time)?;
+                self.pop(l, time)?;
+            }
+            EventKind::ResetState => {
+                self.check_order(l, time)?;
+                self.reset(l, time);
+            }
+            EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
+                self.variable(l, e.kind, time, e.number, extras)?;
+            }
+            EventKind::StartLink | EventKind::EndLink => {
+                let mut buf = [0u8; 16];
+                let key: &[u8] = match big.and_then(|b| b.long_key) {
+                    Some(s) => text(batch, s),
+                    None => unpack(e.key, &mut buf),
+                };
+                self.link(l, e.kind, time, e.value, e.other, key, extras)?;
+            }
+            _ => {}
+        }
+        self.model.containers[c.index()].end = time;
+        Ok(())
+    }
+
+    fn variable(&mut self, l: ListId, kind: EventKind, time: f64, v: f64, extras: Vec<StrId>) -> R {
+        let has_last = self.lists[l.index()].next_idx > 0;
+        if kind != EventKind::SetVariable && !has_last {
+            let info = self.model.list(l);
+            return Err(SimErrorKind::VariableWithoutValue {
+                op: if kind == EventKind::AddVariable {
+                    "PajeAddVariable"
+                } else {
+                    "PajeSubVariable"
+                },
+                ty: self.tname(info.ty),
+                container: self.cname(info.container),
+            });
+        }
+        if has_last {
+            self.check_order(l, time)?;
+        }
+        let ll = &mut self.lists[l.index()];
+        let mut previous = 0.0;
+        if let Some(last) = ll.live.last_mut() {
+            if last.start == time {
+                match kind {
+                    EventKind::SetVariable => last.number = v,
+                    EventKind::AddVariable => last.number += v,
+                    _ => last.number -= v,
+                }
+                return Ok(());
+            }
+            last.end = time;
+            previous = last.number;
+        }
+        let number = match kind {
+            EventKind::SetVariable => v,
+            EventKind::AddVariable => previous + v,
+            _ => previous - v,
+        };
+        self.append(
+            l,
+            Live {
+                start: time,
+                end: -1.0,
+                number,
+                ..Live::default()
+            }
+            .with_extras(extras),
+        );
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn link(
+        &mut self,
+        l: ListId,
+        kind: EventKind,
+        time: f64,
+        value: ValueId,
+        other: ContainerId,
+        key: &[u8],
+        extras: Vec<StrId>,
+    ) -> R {
+        let is_start = kind == EventKind::StartLink;
+        if self.lists[l.index()].used_keys.contains(key) {
+            let info = self.model.list(l);
+            return Err(SimErrorKind::KeyReused {
+                key: s(key),
+                ty: self.tname(info.ty),
+                container: self.cname(info.container),
+            });
+        }
+        let ll = &mut self.lists[l.index()];
+        match ll.pending.remove(key) {
+            None => {
+                let mut p = Live {
+                    start: if is_start { time } else { -1.0 },
+                    end: if is_start { -1.0 } else { time },
+                    value: value.0,
+                    from: if is_start { other.0 } else { NONE },
+                    to: if is_start { NONE } else { other.0 },
+                    ..Live::default()
+                }
+                .with_extras(extras);
+                p.set_key(key);
+                ll.pending.insert(key, p);
+                Ok(())
+            }
+            Some(mut p) => {
+                if is_start {
+                    p.start = time;
+                    p.from = other.0;
+                } else {
+                    p.end = time;
+                    p.to = other.0;
+                }
+                if !extras.is_empty() {
+                    p.more
+                        .get_or_insert_with(Default::default)
+                        .extras
+                        .extend(extras);
+                }
+                if p.value != value.0 {
+                    let m = &self.model;
+                    return Err(SimErrorKind::LinkValueMismatch {
+                        this: if is_start {
+                            "PajeStartLink"
+                        } else {
+                            "PajeEndLink"
+                        },
+                        other: if is_start {
+                            "PajeEndLink"
+                        } else {
+                            "PajeStartLink"
+                        },
+                        key: s(key),
+                        found: s(m.str(m.value(value).name)),
+                        expected: s(m.str(m.value(ValueId(p.value)).name)),
+                    });
+                }
+                self.check_order(l, if is_start { p.start } else { p.end })?;
+                self.lists[l.index()].used_keys.insert(key);
+                self.append(l, p);
+                Ok(())
+            }
+        }
+    }
+
+    /// The model built so far.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The sink.
+    pub fn sink(&self) -> &S {
+        &self.sink
+    }
+
+    /// Events simulated so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Ends the trace: destroys every container still alive at the end time
+    /// and returns the model, the sink and any warnings.
+    pub fn finish(mut self) -> Result<(Model, S, Vec<String>), SimError> {
+        let t = self.opts.stop_at.unwrap_or(self.last_time);
+        self.recursive_destroy(ContainerId::ROOT, t)
+            .map_err(|kind| SimError {
+                line: 0,
+                kind,
+                contents: String::new(),
+            })?;
+        self.sort_children();
+        Ok((self.model, self.sink, self.warnings))
+    }
+
+    fn sort_children(&mut self) {
+        let m = &mut self.model;
+        let strings = &m.strings;
+        let conts = &m.containers;
+        let mut all: Vec<Vec<ContainerId>> = conts.iter().map(|c| c.children.clone()).collect();
+        for ch in &mut all {
+            ch.sort_by(|a, b| {
+                strings
+                    .get(conts[a.index()].ident())
+                    .cmp(strings.get(conts[b.index()].ident()))
+            });
+        }
+        for (c, ch) in m.containers.iter_mut().zip(all) {
+            c.children = ch;
+        }
+    }
+
+    fn tname(&self, t: TypeId) -> String {
+        s(self.model.str(self.model.ty(t).name))
+    }
+
+    fn cname(&self, c: ContainerId) -> String {
+        s(self.model.str(self.model.container(c).name))
+    }
+
+    /// The stop-at time if it applies to an event at `time` on `c`.
+    #[inline]
+    fn stop_for(&self, c: ContainerId, time: f64) -> Option<f64> {
+        match self.opts.stop_at {
+            Some(stop) if c != ContainerId::ROOT && time > stop => Some(stop),
+            _ => None,
+        }
+    }
+
+    fn recursive_destroy(&mut self, c: ContainerId, time: f64) -> R {
+        if !self.conts[c.index()].destroyed {
+            self.destroy(c, time)?;
+        }
+        let children = self.model.container(c).children.clone();
+        for child in children {
+            self.recursive_destroy(child, time)?;
+        }
+        Ok(())
+    }
+
+    fn destroy(&mut self, c: ContainerId, time: f64) -> R {
+        self.conts[c.index()].destroyed = true;
+        self.model.containers[c.index()].end = time;
+        let lists: Vec<(TypeId, ListId)> = self.model.container(c).lists.clone();
+        // Finish the last entity of every list.
+        for &(_, l) in &lists {
+            let kind = self.model.list(l).kind;
+            if let Some(last) = self.lists[l.index()].live.last_mut() {
+                if kind == TypeKind::Event {
+                    if last.start == -1.0 {
+                        last.start = time;
+                        last.end = time;
+                    }
+                } else if last.end == -1.0 {
+                    last.end = time;
+                }
+            }
+        }
+        // Pending links.
+        for &(_, l) in &lists {
+            if self.lists[l.index()].pending.is_empty() {
+                continue;
+            }
+            if self.opts.ignore_incomplete_links {
+                let n = self.lists[l.index()].pending.len();
+                self.warnings.push(format!(
+                    "{n} incomplete link(s) of type '{}' in container '{}' ignored (-z)",
+                    self.tname(self.model.list(l).ty),
+                    self.cname(c)
+                ));
+                self.lists[l.index()].pending.clear();
+            } else {
+                return Err(self.incomplete_links(c, l));
+            }
+        }
+        // Close stacked states and emit everything still alive.
+        for &(_, l) in &lists {
+            let ll = &mut self.lists[l.index()];
+            let stack = std::mem::take(&mut ll.stack);
+            for idx in stack {
+                if let Some(e) = ll.live.iter_mut().find(|e| e.idx == idx) {
+                    e.end = time;
+                    e.stacked = false;
+                }
+            }
+            let live = std::mem::take(&mut ll.live);
+            for e in &live {
+                emit(&self.model, &mut self.sink, l, e);
+            }
+        }
+        self.sink.container(&self.model, c);
+        // Children end with their parent.
+        let children = self.model.container(c).children.clone();
+        for child in children {
+            if !self.conts[child.index()].destroyed {
+                self.destroy(child, time)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn incomplete_links(&self, c: ContainerId, l: ListId) -> SimErrorKind {
+        let ll = &self.lists[l.index()];
+        let info = self.model.list(l);
+        let mut pending: Vec<(Vec<u8>, &Live)> = ll
+            .pending
+            .values()
+            .map(|p| (key_bytes(p).to_vec(), p))
+            .collect();
+        pending.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut list = String::new();
+        for (key, p) in &pending {
+            let name = |x: u32| {
+                if x == NONE {
+                    "NULL".to_string()
+                } else {
+                    self.cname(ContainerId(x))
+                }
+            };
+            list.push_str(&format!(
+                "  Link, {}, {}, {}, {}, {}, {}, {}, {}\n",
+                self.cname(info.container),
+                self.tname(info.ty),
+                fmt_time(p.start),
+                fmt_time(p.end),
+                s(self.model.str(self.model.value(ValueId(p.value)).name)),
+                name(p.from),
+                name(p.to),
+                s(key)
+            ));
+        }
+        list.pop();
+        SimErrorKind::IncompleteLinks {
+            container: self.cname(c),
+            count: pending.len(),
+            list,
+        }
+    }
+
+    #[inline]
+    fn list_for(&mut self, c: ContainerId, ty: TypeId, kind: TypeKind) -> ListId {
+        if let Some(&(_, l)) = self.model.containers[c.index()]
+            .lists
+            .iter()
+            .find(|(t, _)| *t == ty)
+        {
+            return l;
+        }
+        let l = ListId(self.model.lists.len() as u32);
+        self.model.lists.push(ListInfo {
+            container: c,
+            ty,
+            kind,
+        });
+        self.model.containers[c.index()].lists.push((ty, l));
+        self.lists.push(ListLive::default());
+        self.sink.list(&self.model, l);
+        l
+    }
+
+    fn check_order(&self, l: ListId, time: f64) -> R {
+        if let Some(last) = self.lists[l.index()].live.last() {
+            if last.start > time || (last.end != -1.0 && last.end > time) {
+                let info = self.model.list(l);
+                let lt = if last.start > time {
+                    last.start
+                } else {
+                    last.end
+                };
+                return Err(SimErrorKind::NotTimeOrdered {
+                    time: fmt_time(time),
+                    last: fmt_time(lt),
+                    ty: self.tname(info.ty),
+                    container: self.cname(info.container),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends an entity; the previous last one becomes final unless stacked.
+    fn append(&mut self, l: ListId, mut e: Live) -> u32 {
+        let ll = &mut self.lists[l.index()];
+        let idx = ll.next_idx;
+        ll.next_idx += 1;
+        e.idx = idx;
+        if let Some(prev) = ll.live.last() {
+            if !prev.stacked {
+                let prev = ll.live.pop().expect("non-empty");
+                emit(&self.model, &mut self.sink, l, &prev);
+            }
+        }
+        ll.live.push(e);
+        idx
+    }
+
+    /// Makes the live entity `idx` final if it is neither last nor stacked.
+    fn settle(&mut self, l: ListId, idx: u32) {
+        let ll = &mut self.lists[l.index()];
+        let n = ll.live.len();
+        if let Some(pos) = ll.live.iter().position(|e| e.idx == idx) {
+            if pos + 1 < n && !ll.live[pos].stacked {
+                let e = ll.live.remove(pos);
+                emit(&self.model, &mut self.sink, l, &e);
+            }
+        }
+    }
+
+    fn reset(&mut self, l: ListId, time: f64) {
+        let stack = std::mem::take(&mut self.lists[l.index()].stack);
+        for &idx in &stack {
+            let ll = &mut self.lists[l.index()];
+            if let Some(e) = ll.live.iter_mut().find(|e| e.idx == idx) {
+                e.end = time;
+                e.stacked = false;
+            }
+        }
+        for idx in stack {
+            self.settle(l, idx);
+        }
+    }
+
+    fn pop(&mut self, l: ListId, time: f64) -> R {
+        let Some(top) = self.lists[l.index()].stack.pop() else {
+            let info = self.model.list(l);
+            return Err(SimErrorKind::PopEmpty {
+                ty: self.tname(info.ty),
+                container: self.cname(info.container),
+            });
+        };
+        let ll = &mut self.lists[l.index()];
+        let mut top_start = time;
+        if let Some(e) = ll.live.iter_mut().find(|e| e.idx == top) {
+            e.end = time;
+            e.stacked = false;
+            top_start = e.start;
+        }
+        if self.opts.no_imbrication {
+            // The state below is cut where the popped one started and
+            // resumes, as a new entity, now.
+            if let Some(&below) = ll.stack.last() {
+                let mut resumed = None;
+                if let Some(e) = ll.live.iter_mut().find(|e| e.idx == below) {
+                    e.end = top_start;
+                    e.stacked = false;
+                    resumed = Some(
+                        Live {
+                            start: time,
+                            end: -1.0,
+                            value: e.value,
+                            level: e.level,
+                            stacked: true,
+                            ..Live::default()
+                        }
+                        .with_extras(e.extras().to_vec()),
+                    );
+                }
+                ll.stack.pop();
+                if let Some(r) = resumed {
+                    let idx = self.append(l, r);
+                    self.lists[l.index()].stack.push(idx);
+                }
+                self.settle(l, below);
+            }
+        }
+        self.settle(l, top);
+        Ok(())
+    }
+}
+
+fn key_bytes(e: &Live) -> std::borrow::Cow<'_, [u8]> {
+    match &e.more {
+        Some(m) if !m.key_long.is_empty() => std::borrow::Cow::Borrowed(&m.key_long),
+        _ => {
+            let mut buf = [0u8; 16];
+            std::borrow::Cow::Owned(unpack(e.key, &mut buf).to_vec())
+        }
+    }
+}
+
+fn emit<S: Sink>(model: &Model, sink: &mut S, l: ListId, e: &Live) {
+    let mut buf = [0u8; 16];
+    let key: &[u8] = match &e.more {
+        Some(m) if !m.key_long.is_empty() => &m.key_long,
+        _ if e.key != 0 => unpack(e.key, &mut buf),
+        _ => &[],
+    };
+    sink.entity(
+        model,
+        l,
+        e.idx,
+        &Entity {
+            start: e.start,
+            end: e.end,
+            value: ValueId(e.value),
+            number: e.number,
+            level: e.level,
+            extras: e.extras(),
+            key,
+            from: (e.from != NONE).then_some(ContainerId(e.from)),
+            to: (e.to != NONE).then_some(ContainerId(e.to)),
+        },
+    );
+}
+
+fn fmt_time(t: f64) -> String {
+    let mut v = Vec::new();
+    trama_num::write_fixed(&mut v, t, 6);
+    String::from_utf8(v).unwrap_or_default()
+}

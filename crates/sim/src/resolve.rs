@@ -1,0 +1,467 @@
+//! Stage one of the simulation: checks every reference of an event and turns
+//! it into handles ([`Op`]s).
+//!
+//! The resolver owns the identifier maps (types, containers, values) and
+//! what the checks need (type natures and parents, container types). It
+//! creates types, values and containers, and tells the engine through
+//! `New*` operations so that the engine's [`crate::Model`] mirrors them.
+
+use trama_events::{Event, EventKind, Field};
+
+use crate::error::{SimError, SimErrorKind};
+use crate::idmap::{pack, IdMap};
+use crate::model::{ContainerId, TypeId, TypeKind, ValueId};
+use crate::op::{Batch, EntityOp, Extras, Op, SmallOp, Str};
+
+#[derive(Debug)]
+struct RType {
+    kind: TypeKind,
+    parent: Option<TypeId>,
+    start_type: Option<TypeId>,
+    end_type: Option<TypeId>,
+    name: Box<[u8]>,
+}
+
+#[derive(Debug)]
+struct RCont {
+    ty: TypeId,
+    name: Box<[u8]>,
+    alias: Box<[u8]>,
+}
+
+/// Identifier resolution and reference checks.
+#[derive(Debug)]
+pub(crate) struct Resolver {
+    types: Vec<RType>,
+    type_map: IdMap<TypeId>,
+    conts: Vec<RCont>,
+    cont_map: IdMap<ContainerId>,
+    values: Vec<IdMap<ValueId>>,
+    nvalues: u32,
+    keep_extras: bool,
+}
+
+type R<T = ()> = Result<T, SimErrorKind>;
+
+fn s(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+pub(crate) fn kind_label(k: TypeKind) -> &'static str {
+    match k {
+        TypeKind::Container => "container",
+        TypeKind::State => "state",
+        TypeKind::Event => "event",
+        TypeKind::Variable => "variable",
+        TypeKind::Link => "link",
+    }
+}
+
+impl Resolver {
+    pub fn new(keep_extras: bool) -> Resolver {
+        let mut type_map = IdMap::default();
+        type_map.insert(b"0", TypeId::ROOT);
+        let mut cont_map = IdMap::default();
+        cont_map.insert(b"0", ContainerId::ROOT);
+        Resolver {
+            types: vec![RType {
+                kind: TypeKind::Container,
+                parent: None,
+                start_type: None,
+                end_type: None,
+                name: b"0"[..].into(),
+            }],
+            type_map,
+            conts: vec![RCont {
+                ty: TypeId::ROOT,
+                name: b"0"[..].into(),
+                alias: b"0"[..].into(),
+            }],
+            cont_map,
+            values: vec![IdMap::default()],
+            nvalues: 0,
+            keep_extras,
+        }
+    }
+
+    /// Resolves one event into `batch`. On error, nothing is added.
+    pub fn resolve(&mut self, ev: &Event<'_>, batch: &mut Batch) -> Result<(), SimError> {
+        let n_ops = batch.ops.len();
+        self.dispatch(ev, batch).map_err(|kind| {
+            batch.ops.truncate(n_ops);
+            SimError {
+                line: ev.line(),
+                kind,
+                contents: ev.contents(),
+            }
+        })
+    }
+
+    fn dispatch(&mut self, ev: &Event<'_>, batch: &mut Batch) -> R {
+        let time = match ev.def().slot(Field::Time) {
+            Some(i) => trama_num::atof(ev.word(i)),
+            None => 0.0,
+        };
+        match ev.kind() {
+            EventKind::DefineContainerType
+            | EventKind::DefineStateType
+            | EventKind::DefineEventType
+            | EventKind::DefineVariableType
+            | EventKind::DefineLinkType => self.define_type(ev, batch),
+            EventKind::DefineEntityValue => self.define_value(ev, batch),
+            EventKind::CreateContainer => self.create_container(ev, time, batch),
+            EventKind::DestroyContainer => {
+                let ty = self.find_type(ev.get(Field::Type), "container type")?;
+                let c = self.find_container(ev.get(Field::Name))?;
+                if self.conts[c.index()].ty != ty {
+                    return Err(SimErrorKind::WrongContainerType {
+                        token: s(ev.get(Field::Type)),
+                        container: s(&self.conts[c.index()].name),
+                        found: s(&self.types[self.conts[c.index()].ty.index()].name),
+                    });
+                }
+                batch.ops.push(Op::Destroy {
+                    line: ev.line(),
+                    time,
+                    c,
+                });
+                Ok(())
+            }
+            EventKind::TraceFile => {
+                batch.ops.push(Op::Time { time });
+                Ok(())
+            }
+            _ => self.entity_event(ev, time, batch),
+        }
+    }
+
+    fn find_type(&self, token: &[u8], expected: &'static str) -> R<TypeId> {
+        self.type_map
+            .get(token)
+            .copied()
+            .ok_or_else(|| SimErrorKind::UnknownType {
+                token: s(token),
+                expected,
+            })
+    }
+
+    fn find_container(&self, token: &[u8]) -> R<ContainerId> {
+        if let Some(c) = self.cont_map.get(token) {
+            return Ok(*c);
+        }
+        let hint = self
+            .conts
+            .iter()
+            .find(|c| &*c.name == token)
+            .map(|c| {
+                format!(
+                    " (a container is named so, but it must be referred to by its alias '{}')",
+                    s(&c.alias)
+                )
+            })
+            .unwrap_or_default();
+        Err(SimErrorKind::UnknownContainer {
+            token: s(token),
+            hint,
+        })
+    }
+
+    fn tname(&self, t: TypeId) -> String {
+        s(&self.types[t.index()].name)
+    }
+
+    fn define_type(&mut self, ev: &Event<'_>, batch: &mut Batch) -> R {
+        let kind = match ev.kind() {
+            EventKind::DefineContainerType => TypeKind::Container,
+            EventKind::DefineStateType => TypeKind::State,
+            EventKind::DefineEventType => TypeKind::Event,
+            EventKind::DefineVariableType => TypeKind::Variable,
+            _ => TypeKind::Link,
+        };
+        let name = ev.get(Field::Name);
+        let alias = ev.get(Field::Alias);
+        if kind == TypeKind::Container && name == b"0" {
+            return Err(SimErrorKind::ReservedZero { what: "type name" });
+        }
+        let parent = self.find_type(ev.get(Field::Type), "container type")?;
+        if self.types[parent.index()].kind != TypeKind::Container {
+            return Err(SimErrorKind::WrongTypeKind {
+                token: s(ev.get(Field::Type)),
+                found: kind_label(self.types[parent.index()].kind),
+                expected: "container",
+            });
+        }
+        let (mut start_type, mut end_type) = (None, None);
+        if kind == TypeKind::Link {
+            start_type = Some(self.find_type(ev.get(Field::StartContainerType), "container type")?);
+            end_type = Some(self.find_type(ev.get(Field::EndContainerType), "container type")?);
+        }
+        let ident = if alias.is_empty() { name } else { alias };
+        if self.type_map.contains_key(ident) {
+            return Err(SimErrorKind::AlreadyExists {
+                what: "type",
+                token: s(ident),
+            });
+        }
+        let id = TypeId(self.types.len() as u32);
+        self.types.push(RType {
+            kind,
+            parent: Some(parent),
+            start_type,
+            end_type,
+            name: name.into(),
+        });
+        self.values.push(IdMap::default());
+        self.type_map.insert(ident, id);
+        let op = Op::NewType {
+            kind,
+            parent,
+            start_type,
+            end_type,
+            name: batch.put(name),
+            alias: batch.put(alias),
+            color: batch.put(ev.get(Field::Color)),
+        };
+        batch.ops.push(op);
+        Ok(())
+    }
+
+    fn define_value(&mut self, ev: &Event<'_>, batch: &mut Batch) -> R {
+        let name = ev.get(Field::Name);
+        let alias = ev.get(Field::Alias);
+        let ty = self.find_type(ev.get(Field::Type), "state, event or link type")?;
+        let kind = self.types[ty.index()].kind;
+        if matches!(kind, TypeKind::Container | TypeKind::Variable) {
+            return Err(SimErrorKind::ValueForWrongType {
+                token: s(name),
+                ty: s(ev.get(Field::Type)),
+                kind: kind_label(kind),
+            });
+        }
+        let values = &self.values[ty.index()];
+        if !alias.is_empty() && values.contains_key(alias) {
+            return Err(SimErrorKind::AlreadyExists {
+                what: "value",
+                token: s(alias),
+            });
+        } else if values.contains_key(name) {
+            return Err(SimErrorKind::AlreadyExists {
+                what: "value",
+                token: s(name),
+            });
+        }
+        self.add_value(ty, alias, name, ev.get(Field::Color), true, batch);
+        Ok(())
+    }
+
+    fn add_value(
+        &mut self,
+        ty: TypeId,
+        alias: &[u8],
+        name: &[u8],
+        color: &[u8],
+        defined: bool,
+        batch: &mut Batch,
+    ) -> ValueId {
+        let id = ValueId(self.nvalues);
+        self.nvalues += 1;
+        let ident = if alias.is_empty() { name } else { alias };
+        self.values[ty.index()].insert(ident, id);
+        let op = Op::NewValue {
+            ty,
+            name: batch.put(name),
+            alias: batch.put(alias),
+            color: batch.put(color),
+            defined,
+        };
+        batch.ops.push(op);
+        id
+    }
+
+    #[inline]
+    fn value_of(&mut self, ty: TypeId, token: &[u8], batch: &mut Batch) -> ValueId {
+        match self.values[ty.index()].get(token) {
+            Some(v) => *v,
+            None => self.add_value(ty, token, token, b"", false, batch),
+        }
+    }
+
+    fn extras(&self, ev: &Event<'_>, batch: &mut Batch) -> Extras {
+        if !self.keep_extras || ev.def().extra_slots().is_empty() {
+            return Extras::default();
+        }
+        let start = batch.extras.len() as u32;
+        for (name, value) in ev.def().extra_names().iter().zip(ev.extras()) {
+            let n = batch.put(name.as_bytes());
+            let v = batch.put(value);
+            batch.extras.push((n, v));
+        }
+        Extras {
+            start,
+            count: batch.extras.len() as u32 - start,
+        }
+    }
+
+    fn create_container(&mut self, ev: &Event<'_>, time: f64, batch: &mut Batch) -> R {
+        let name = ev.get(Field::Name);
+        let alias = ev.get(Field::Alias);
+        let ident = if alias.is_empty() { name } else { alias };
+        if ident == b"0" && self.conts.len() > 1 {
+            return Err(SimErrorKind::ReservedZero {
+                what: "container name",
+            });
+        }
+        let ty = self.find_type(ev.get(Field::Type), "container type")?;
+        if self.types[ty.index()].kind != TypeKind::Container {
+            return Err(SimErrorKind::WrongTypeKind {
+                token: s(ev.get(Field::Type)),
+                found: kind_label(self.types[ty.index()].kind),
+                expected: "container",
+            });
+        }
+        let parent = self.find_container(ev.get(Field::Container))?;
+        let parent_ty = self.conts[parent.index()].ty;
+        if self.types[ty.index()].parent != Some(parent_ty) {
+            return Err(SimErrorKind::TypeNotInContainer {
+                token: s(ev.get(Field::Type)),
+                owner: self.tname(self.types[ty.index()].parent.unwrap_or(TypeId::ROOT)),
+                container: s(&self.conts[parent.index()].name),
+                container_type: self.tname(parent_ty),
+            });
+        }
+        if self.cont_map.contains_key(ident) {
+            return Err(SimErrorKind::AlreadyExists {
+                what: "container",
+                token: s(ident),
+            });
+        }
+        let id = ContainerId(self.conts.len() as u32);
+        self.conts.push(RCont {
+            ty,
+            name: name.into(),
+            alias: alias.into(),
+        });
+        self.cont_map.insert(ident, id);
+        let extras = self.extras(ev, batch);
+        let op = Op::NewContainer {
+            time,
+            ty,
+            parent,
+            name: batch.put(name),
+            alias: batch.put(alias),
+            extras,
+        };
+        batch.ops.push(op);
+        Ok(())
+    }
+
+    fn entity_event(&mut self, ev: &Event<'_>, time: f64, batch: &mut Batch) -> R {
+        let kind = ev.kind();
+        let expected = match kind {
+            EventKind::NewEvent => TypeKind::Event,
+            EventKind::SetState
+            | EventKind::PushState
+            | EventKind::PopState
+            | EventKind::ResetState => TypeKind::State,
+            EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
+                TypeKind::Variable
+            }
+            _ => TypeKind::Link,
+        };
+        let c = self.find_container(ev.get(Field::Container))?;
+        let other = match kind {
+            EventKind::StartLink => self.find_container(ev.get(Field::StartContainer))?,
+            EventKind::EndLink => self.find_container(ev.get(Field::EndContainer))?,
+            _ => c,
+        };
+        let ty_token = ev.get(Field::Type);
+        let ty = self.find_type(ty_token, kind_label(expected))?;
+        let t = &self.types[ty.index()];
+        if t.kind != expected {
+            return Err(SimErrorKind::WrongTypeKind {
+                token: s(ty_token),
+                found: kind_label(t.kind),
+                expected: kind_label(expected),
+            });
+        }
+        let cty = self.conts[c.index()].ty;
+        if t.parent != Some(cty) {
+            return Err(SimErrorKind::TypeNotInContainer {
+                token: s(ty_token),
+                owner: self.tname(t.parent.unwrap_or(TypeId::ROOT)),
+                container: s(&self.conts[c.index()].name),
+                container_type: self.tname(cty),
+            });
+        }
+        let is_link = expected == TypeKind::Link;
+        if is_link {
+            let start = kind == EventKind::StartLink;
+            let want = if start { t.start_type } else { t.end_type };
+            let oty = self.conts[other.index()].ty;
+            if want != Some(oty) {
+                return Err(SimErrorKind::WrongLinkEndType {
+                    token: s(ev.get(if start {
+                        Field::StartContainer
+                    } else {
+                        Field::EndContainer
+                    })),
+                    found: self.tname(oty),
+                    end: if start { "start" } else { "end" },
+                    link: s(ty_token),
+                    expected: want.map(|w| self.tname(w)).unwrap_or_default(),
+                });
+            }
+        }
+        let value = match kind {
+            EventKind::NewEvent
+            | EventKind::SetState
+            | EventKind::PushState
+            | EventKind::StartLink
+            | EventKind::EndLink => self.value_of(ty, ev.get(Field::Value), batch),
+            _ => ValueId(u32::MAX),
+        };
+        let number = if expected == TypeKind::Variable {
+            trama_num::strtof(ev.get(Field::Value)) as f64
+        } else {
+            0.0
+        };
+        let (key, long_key) = if is_link {
+            let k = ev.get(Field::Key);
+            match pack(k) {
+                Some(p) => (p, None),
+                None => (0, Some(k)),
+            }
+        } else {
+            (0, None)
+        };
+        let small = SmallOp {
+            line: ev.line(),
+            time,
+            number,
+            key,
+            c,
+            ty,
+            value,
+            other,
+            kind,
+            list_kind: expected,
+        };
+        let extras = self.extras(ev, batch);
+        if extras.count == 0 && long_key.is_none() {
+            batch.ops.push(Op::Small(small));
+        } else {
+            let long_key = long_key.map(|k| batch.put(k));
+            batch.ops.push(Op::Entity(Box::new(EntityOp {
+                small,
+                long_key,
+                extras,
+            })));
+        }
+        Ok(())
+    }
+}
+
+/// Reads back a string of a batch (helper for the engine).
+pub(crate) fn text(batch: &Batch, s: Str) -> &[u8] {
+    batch.get(s)
+}
