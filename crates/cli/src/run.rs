@@ -30,7 +30,7 @@ pub struct DumpSettings {
 /// A stop requested by the sink (its output is closed).
 #[derive(Debug)]
 enum Stop {
-    Sim(SimError),
+    Sim(Box<SimError>),
     OutputClosed,
     /// The two-thread pipeline closed; its error comes with its result.
     Engine,
@@ -134,7 +134,7 @@ fn simulate<S: Sink + Send>(
     let (read, finished) = if args.threads == 1 {
         let mut sim = Simulator::new(sink, sopts);
         let read = read_paje(input, &ropts, |ev| {
-            sim.event(&ev).map_err(Stop::Sim)?;
+            sim.event(&ev).map_err(|e| Stop::Sim(Box::new(e)))?;
             if stop_early(sim.sink()) {
                 return Err(Stop::OutputClosed);
             }
@@ -148,7 +148,7 @@ fn simulate<S: Sink + Send>(
     } else {
         let (read, finished) = Pipeline::run(sink, sopts, |front| {
             read_paje(input, &ropts, |ev| {
-                front.event(&ev).map_err(|()| Stop::Engine)
+                front.event(&ev).map_err(|_| Stop::Engine)
             })
         });
         match read {
@@ -165,7 +165,7 @@ fn simulate<S: Sink + Send>(
                 std::io::ErrorKind::BrokenPipe
             )))
         }
-        Err(ReadError::Handler(Stop::Sim(e))) => return Err(sim_error(&name, e)),
+        Err(ReadError::Handler(Stop::Sim(e))) => return Err(sim_error(&name, *e)),
         Err(ReadError::Handler(Stop::Engine)) => unreachable_stop(),
         Err(ReadError::Syntax {
             line,

@@ -1,6 +1,6 @@
 //! String interning: every name, alias, value and key is stored once.
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 
@@ -44,9 +44,7 @@ impl Default for Interner {
 impl Interner {
     #[inline]
     fn hash(&self, s: &[u8]) -> u64 {
-        let mut h = self.hasher.build_hasher();
-        s.hash(&mut h);
-        h.finish()
+        self.hasher.hash_one(s)
     }
 
     #[inline]
@@ -72,11 +70,8 @@ impl Interner {
         self.bytes.extend_from_slice(s);
         self.ends.push(self.bytes.len() as u32);
         let (bytes, ends, hasher) = (&self.bytes, &self.ends, &self.hasher);
-        self.table.insert_unique(h, id, |&i| {
-            let mut st = hasher.build_hasher();
-            Self::slice(bytes, ends, i).hash(&mut st);
-            st.finish()
-        });
+        self.table
+            .insert_unique(h, id, |&i| hasher.hash_one(Self::slice(bytes, ends, i)));
         StrId(id)
     }
 

@@ -10,6 +10,8 @@
 //! the entity lists of a container ([`Trace::lists_of`]) and the entities of
 //! a list in a time window ([`Trace::window`]).
 #![deny(missing_docs)]
+// Errors end a simulation: their size never weighs on the hot path.
+#![allow(clippy::result_large_err)]
 
 mod engine;
 mod error;
@@ -27,5 +29,5 @@ pub use model::{
     ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind, ValueId,
     ValueInfo,
 };
-pub use sim::{CountingSink, Entity, Finished, Pipeline, SimOptions, Simulator, Sink};
+pub use sim::{Closed, CountingSink, Entity, Finished, Pipeline, SimOptions, Simulator, Sink};
 pub use store::{Columns, EntityRef, Trace, TraceBuilder};

@@ -84,6 +84,19 @@ impl<S: Sink> Simulator<S> {
 /// Operations per batch handed to the engine thread.
 const BATCH_OPS: usize = 4096;
 
+/// The pipeline is closed: an error occurred (it comes out of
+/// [`Pipeline::run`]) or the sink stopped; stop feeding events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Closed;
+
+impl std::fmt::Display for Closed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("simulation pipeline closed")
+    }
+}
+
+impl std::error::Error for Closed {}
+
 /// The resolver's side of a two-thread simulation; see [`Pipeline::run`].
 pub struct Pipeline {
     resolver: Resolver,
@@ -140,25 +153,25 @@ impl Pipeline {
 
     /// Resolves one event and queues it for the engine. An error stops the
     /// pipeline: the engine first applies everything before it, so that an
-    /// earlier engine error takes precedence. Returns `Err(())` when the
+    /// earlier engine error takes precedence. Returns [`Closed`] when the
     /// pipeline is closed (an error occurred here or in the engine): the
     /// caller should stop feeding; the error comes out of [`Pipeline::run`].
     #[inline]
-    pub fn event(&mut self, ev: &Event<'_>) -> Result<(), ()> {
+    pub fn event(&mut self, ev: &Event<'_>) -> Result<(), Closed> {
         if self.closed {
-            return Err(());
+            return Err(Closed);
         }
         if let Err(e) = self.resolver.resolve(ev, &mut self.batch) {
             self.batch.ops.push(Op::Fail(Box::new(e)));
             self.flush();
             self.closed = true;
-            return Err(());
+            return Err(Closed);
         }
         if self.batch.ops.len() >= BATCH_OPS || self.batch.bytes.len() >= 1 << 24 {
             self.flush();
         }
         if self.closed {
-            Err(())
+            Err(Closed)
         } else {
             Ok(())
         }
