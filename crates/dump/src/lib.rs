@@ -206,6 +206,81 @@ impl Fmt {
         out.push(b'\n');
     }
 
+    /// Formats entities `i..j` of a list, reading the columns directly.
+    fn entities(
+        &self,
+        buf: &mut Vec<u8>,
+        trace: &Trace,
+        l: ListId,
+        i: usize,
+        j: usize,
+        filter: Option<(f64, f64)>,
+    ) {
+        let m = &trace.model;
+        let info = m.list(l);
+        let cols = trace.columns(l);
+        let mut prefix = Vec::with_capacity(64);
+        prefix.extend_from_slice(info.kind.label().as_bytes());
+        prefix.extend_from_slice(b", ");
+        prefix.extend_from_slice(m.str(m.container(info.container).name));
+        prefix.extend_from_slice(b", ");
+        prefix.extend_from_slice(m.str(m.ty(info.ty).name));
+        prefix.extend_from_slice(b", ");
+        buf.reserve((j - i) * (prefix.len() + 56));
+        let simple = !(self.user_defined && !cols.extras.is_empty());
+        for k in i..j {
+            let (start, end) = (cols.start[k], cols.end[k]);
+            if let Some((s, e)) = filter {
+                if end < s || start > e {
+                    continue;
+                }
+            }
+            if !simple || info.kind == TypeKind::Link {
+                let ent = trace.entity(l, k);
+                self.entity(
+                    buf,
+                    m,
+                    info.kind,
+                    m.str(m.container(info.container).name),
+                    m.str(m.ty(info.ty).name),
+                    ent.start,
+                    ent.end,
+                    ent.value.unwrap_or(ValueId(0)),
+                    ent.number,
+                    ent.level,
+                    Some((ent.key, ent.from, ent.to)),
+                    ent.extras,
+                );
+                continue;
+            }
+            buf.extend_from_slice(&prefix);
+            self.num(buf, start);
+            buf.extend_from_slice(b", ");
+            match info.kind {
+                TypeKind::Event => {
+                    buf.extend_from_slice(m.str(m.value(cols.value[k]).name));
+                }
+                TypeKind::State => {
+                    self.num(buf, end);
+                    buf.extend_from_slice(b", ");
+                    self.num(buf, duration(start, end));
+                    buf.extend_from_slice(b", ");
+                    self.num(buf, cols.level[k] as f64);
+                    buf.extend_from_slice(b", ");
+                    buf.extend_from_slice(m.str(m.value(cols.value[k]).name));
+                }
+                _ => {
+                    self.num(buf, end);
+                    buf.extend_from_slice(b", ");
+                    self.num(buf, duration(start, end));
+                    buf.extend_from_slice(b", ");
+                    self.num(buf, cols.number[k]);
+                }
+            }
+            buf.push(b'\n');
+        }
+    }
+
     fn header(&self, out: &mut Vec<u8>, m: &Model, kind: TypeKind, extras: &[StrId]) {
         if kind == TypeKind::Event && self.legacy_event_header {
             out.extend_from_slice(b"Event, Container, Variable, Value, Start, Value");
@@ -230,7 +305,7 @@ enum Job {
 const JOB_ENTITIES: usize = 32 * 1024;
 
 /// Dumps a whole trace in PajeNG's order.
-pub fn dump_trace<W: Write + ?Sized>(
+pub fn dump_trace<W: Write + Send + ?Sized>(
     trace: &Trace,
     opts: &DumpOptions,
     out: &mut W,
@@ -288,41 +363,9 @@ pub fn dump_trace<W: Write + ?Sized>(
         }
         out.write_all(&buf)?;
     }
-    let run = |job: &Job| -> Vec<u8> {
-        let mut buf = Vec::new();
-        match *job {
-            Job::Container(c) => f.container(&mut buf, m, c),
-            Job::Entities(l, i, j) => {
-                buf.reserve((j - i) * 72);
-                let info = m.list(l);
-                let cname = m.str(m.container(info.container).name);
-                let tname = m.str(m.ty(info.ty).name);
-                let cols = trace.columns(l);
-                for k in i..j {
-                    if let Some((s, e)) = filter {
-                        if cols.end[k] < s || cols.start[k] > e {
-                            continue;
-                        }
-                    }
-                    let ent = trace.entity(l, k);
-                    f.entity(
-                        &mut buf,
-                        m,
-                        info.kind,
-                        cname,
-                        tname,
-                        ent.start,
-                        ent.end,
-                        ent.value.unwrap_or(ValueId(0)),
-                        ent.number,
-                        ent.level,
-                        Some((ent.key, ent.from, ent.to)),
-                        ent.extras,
-                    );
-                }
-            }
-        }
-        buf
+    let run = |job: &Job, buf: &mut Vec<u8>| match *job {
+        Job::Container(c) => f.container(buf, m, c),
+        Job::Entities(l, i, j) => f.entities(buf, trace, l, i, j, filter),
     };
     let threads = if opts.threads == 0 {
         rayon::current_num_threads()
@@ -330,43 +373,68 @@ pub fn dump_trace<W: Write + ?Sized>(
         opts.threads
     };
     if threads <= 1 {
-        let mut buf = Vec::new();
+        let mut buf = Vec::with_capacity(1 << 21);
         for job in &jobs {
-            let b = run(job);
-            buf.extend_from_slice(&b);
+            run(job, &mut buf);
             if buf.len() > 1 << 20 {
                 out.write_all(&buf)?;
                 buf.clear();
             }
         }
-        out.write_all(&buf)?;
-    } else {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(io::Error::other)?;
-        // Format a window of jobs in parallel, write it, go on.
-        let window = 8 * threads;
-        let mut small = Vec::new();
-        for group in jobs.chunks(window) {
-            let bufs: Vec<Vec<u8>> = pool.install(|| group.par_iter().map(run).collect());
+        return out.write_all(&buf);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(io::Error::other)?;
+    // Windows of jobs are formatted in parallel while a writer thread
+    // writes the previous ones, in order.
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(16);
+        let writer = scope.spawn(move || -> io::Result<()> {
+            for b in rx {
+                out.write_all(&b)?;
+            }
+            Ok(())
+        });
+        let window = 4 * threads;
+        let mut pending = Vec::new();
+        'outer: for group in jobs.chunks(window) {
+            let bufs: Vec<Vec<u8>> = pool.install(|| {
+                group
+                    .par_iter()
+                    .map(|job| {
+                        let mut b = Vec::new();
+                        run(job, &mut b);
+                        b
+                    })
+                    .collect()
+            });
             for b in bufs {
-                if b.len() < 64 * 1024 {
-                    small.extend_from_slice(&b);
-                    if small.len() > 1 << 20 {
-                        out.write_all(&small)?;
-                        small.clear();
+                if b.len() >= 256 * 1024 {
+                    if !pending.is_empty() && tx.send(std::mem::take(&mut pending)).is_err() {
+                        break 'outer;
+                    }
+                    if tx.send(b).is_err() {
+                        break 'outer;
                     }
                 } else {
-                    out.write_all(&small)?;
-                    small.clear();
-                    out.write_all(&b)?;
+                    pending.extend_from_slice(&b);
+                    if pending.len() >= 1 << 20 && tx.send(std::mem::take(&mut pending)).is_err() {
+                        break 'outer;
+                    }
                 }
             }
         }
-        out.write_all(&small)?;
-    }
-    Ok(())
+        if !pending.is_empty() {
+            let _ = tx.send(pending);
+        }
+        drop(tx);
+        match writer.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
 }
 
 /// A [`Sink`] that writes every entity when it is final, and every container

@@ -67,7 +67,10 @@ pub struct ReadStats {
 }
 
 struct Chunk {
-    buf: Vec<u8>,
+    /// Storage; only `data[..len]` is meaningful. Kept at its allocated size
+    /// so refilling a recycled chunk does not zero it again.
+    data: Vec<u8>,
+    len: usize,
     words: Vec<Span>,
     lines: Vec<LineRec>,
     nlines: u32,
@@ -77,7 +80,8 @@ struct Chunk {
 impl Chunk {
     fn new() -> Chunk {
         Chunk {
-            buf: Vec::new(),
+            data: Vec::new(),
+            len: 0,
             words: Vec::new(),
             lines: Vec::new(),
             nlines: 0,
@@ -85,20 +89,50 @@ impl Chunk {
         }
     }
 
+    #[inline]
+    fn text(&self) -> &[u8] {
+        &self.data[..self.len]
+    }
+
     fn lex(&mut self, mode: QuoteMode) {
         self.nlines = lex_chunk(
-            &self.buf,
+            &self.data[..self.len],
             mode,
             &mut self.words,
             &mut self.lines,
             &mut self.nul,
         );
     }
+
+    /// Makes room for at least `extra` more bytes after `len`.
+    fn reserve(&mut self, extra: usize) {
+        if self.data.len() < self.len + extra {
+            self.data.resize(self.len + extra, 0);
+        }
+    }
+
+    /// Reads once into the free space; returns the bytes read (0 at EOF).
+    fn read_from<R: Read>(&mut self, input: &mut R, want: usize) -> io::Result<usize> {
+        self.reserve(want);
+        loop {
+            match input.read(&mut self.data[self.len..self.len + want]) {
+                Ok(n) => {
+                    self.len += n;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
 }
 
-/// Fills `chunk.buf` with `carry` and then input until about `size` bytes,
-/// cut after the last newline; the rest goes back to `carry`. Returns false
-/// when the input is exhausted and nothing was produced.
+/// Largest chunk (word offsets are 32-bit).
+const MAX_CHUNK: usize = u32::MAX as usize - (1 << 20);
+
+/// Fills `chunk` with `carry` and then input until about `size` bytes, cut
+/// after the last newline; the rest goes back to `carry`. Returns false when
+/// the input is exhausted and nothing was produced.
 fn fill_chunk<R: Read>(
     input: &mut R,
     chunk: &mut Chunk,
@@ -106,62 +140,40 @@ fn fill_chunk<R: Read>(
     size: usize,
     eof: &mut bool,
 ) -> io::Result<bool> {
-    let buf = &mut chunk.buf;
-    buf.clear();
-    buf.extend_from_slice(carry);
+    chunk.len = 0;
+    chunk.reserve(carry.len().max(size));
+    chunk.data[..carry.len()].copy_from_slice(carry);
+    chunk.len = carry.len();
     carry.clear();
     let mut search_from = 0;
+    let mut target = size;
     loop {
-        while !*eof && buf.len() < size {
-            let len = buf.len();
-            let want = (size - len).max(64 * 1024);
-            buf.resize(len + want, 0);
-            match input.read(&mut buf[len..]) {
-                Ok(0) => {
-                    buf.truncate(len);
-                    *eof = true;
-                }
-                Ok(n) => buf.truncate(len + n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(len),
-                Err(e) => {
-                    buf.truncate(len);
-                    return Err(e);
-                }
+        while !*eof && chunk.len < target {
+            let want = (target - chunk.len).max(64 * 1024);
+            if chunk.read_from(input, want)? == 0 {
+                *eof = true;
             }
         }
         if *eof {
-            return Ok(!buf.is_empty());
+            return Ok(chunk.len > 0);
         }
-        match memchr::memrchr(b'\n', &buf[search_from..]) {
+        match memchr::memrchr(b'\n', &chunk.data[search_from..chunk.len]) {
             Some(p) => {
                 let cut = search_from + p + 1;
-                carry.extend_from_slice(&buf[cut..]);
-                buf.truncate(cut);
+                carry.extend_from_slice(&chunk.data[cut..chunk.len]);
+                chunk.len = cut;
                 return Ok(true);
             }
             None => {
                 // A very long line: read more.
-                search_from = buf.len();
-                let target = buf.len() + size;
-                while !*eof && buf.len() < target {
-                    let len = buf.len();
-                    buf.resize(target, 0);
-                    match input.read(&mut buf[len..]) {
-                        Ok(0) => {
-                            buf.truncate(len);
-                            *eof = true;
-                        }
-                        Ok(n) => buf.truncate(len + n),
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => buf.truncate(len),
-                        Err(e) => {
-                            buf.truncate(len);
-                            return Err(e);
-                        }
-                    }
+                if chunk.len >= MAX_CHUNK {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "a line longer than 4 GiB: this is not a Pajé trace",
+                    ));
                 }
-                if *eof {
-                    return Ok(!buf.is_empty());
-                }
+                search_from = chunk.len;
+                target = (chunk.len + size).min(MAX_CHUNK);
             }
         }
     }
@@ -182,7 +194,7 @@ where
     fn chunk(&mut self, chunk: &Chunk) -> Result<(), ReadError<E>> {
         if let Some(off) = chunk.nul {
             let line = self.base_line
-                + memchr::memchr_iter(b'\n', &chunk.buf[..off as usize]).count() as u64
+                + memchr::memchr_iter(b'\n', &chunk.text()[..off as usize]).count() as u64
                 + 1;
             return Err(ReadError::Syntax {
                 line,
@@ -190,7 +202,7 @@ where
                 contents: String::new(),
             });
         }
-        let buf = &chunk.buf[..];
+        let buf = chunk.text();
         for rec in &chunk.lines {
             let line = self.base_line + rec.rel as u64 + 1;
             let words = &chunk.words[rec.first as usize..(rec.first + rec.count) as usize];
@@ -230,7 +242,7 @@ where
         }
         self.base_line += chunk.nlines as u64;
         self.stats.lines = self.base_line;
-        self.stats.bytes += chunk.buf.len() as u64;
+        self.stats.bytes += chunk.len as u64;
         Ok(())
     }
 
