@@ -139,6 +139,7 @@ impl Live {
         }
     }
 
+    #[inline(always)]
     fn with_extras(mut self, extras: Vec<StrId>) -> Live {
         if !extras.is_empty() {
             self.more.get_or_insert_with(Default::default).extras = extras;
@@ -514,17 +515,19 @@ impl<S: Sink> Engine<S> {
         extras: Vec<StrId>,
     ) -> R {
         let is_start = kind == EventKind::StartLink;
-        if self.lists[l.index()].used_keys.contains(key) {
-            let info = self.model.list(l);
-            return Err(SimErrorKind::KeyReused {
-                key: s(key),
-                ty: self.tname(info.ty),
-                container: self.cname(info.container),
-            });
-        }
+        // A pending key is never a used one: look at the (small) pending
+        // map first, and at the (large) set of used keys only for new links.
         let ll = &mut self.lists[l.index()];
         match ll.pending.remove(key) {
             None => {
+                if ll.used_keys.contains(key) {
+                    let info = self.model.list(l);
+                    return Err(SimErrorKind::KeyReused {
+                        key: s(key),
+                        ty: self.tname(info.ty),
+                        container: self.cname(info.container),
+                    });
+                }
                 let mut p = Live {
                     start: if is_start { time } else { -1.0 },
                     end: if is_start { -1.0 } else { time },
