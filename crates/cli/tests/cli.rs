@@ -1,0 +1,211 @@
+//! The `trama` command line: inputs (file, stdin, gzip, zstd), outputs,
+//! options and exit codes, on the bundled example.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje")
+}
+
+fn trama() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_trama"))
+}
+
+fn dump_of(path: &Path, extra: &[&str]) -> Vec<u8> {
+    let out = trama()
+        .arg("dump")
+        .args(extra)
+        .arg(path)
+        .output()
+        .expect("run trama");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+#[test]
+fn example_dump_has_every_kind_of_line() {
+    let out = String::from_utf8(dump_of(&example(), &[])).unwrap();
+    for kind in ["Container, ", "State, ", "Event, ", "Variable, ", "Link, "] {
+        assert!(out.lines().any(|l| l.starts_with(kind)), "no {kind} line");
+    }
+    // PajeNG's order: the root first, then its links (type L sorts before N).
+    let first: Vec<&str> = out.lines().take(2).collect();
+    assert!(first[0].starts_with("Container, 0, 0, 0, "));
+    assert!(first[1].starts_with("Link, 0, Message, "));
+}
+
+#[test]
+fn compressed_and_standard_input_give_the_same_dump() {
+    let reference = dump_of(&example(), &[]);
+    let text = std::fs::read(example()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+
+    let gz = dir.path().join("ring.paje.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(&text).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    assert_eq!(dump_of(&gz, &[]), reference);
+
+    // Content decides, not the name.
+    let zst = dir.path().join("ring.bin");
+    std::fs::write(&zst, zstd::encode_all(&text[..], 3).unwrap()).unwrap();
+    assert_eq!(dump_of(&zst, &[]), reference);
+
+    for arg in [None, Some("-")] {
+        let mut cmd = trama();
+        cmd.arg("dump");
+        cmd.args(arg);
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&text).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(out.stdout, reference);
+    }
+}
+
+#[test]
+fn output_file_threads_and_streaming_agree() {
+    let reference = dump_of(&example(), &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("out.csv");
+    let st = trama()
+        .args(["dump", "-j", "1", "-o"])
+        .arg(&o)
+        .arg(example())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert_eq!(std::fs::read(&o).unwrap(), reference);
+
+    let mut streamed: Vec<Vec<u8>> = dump_of(&example(), &["--stream"])
+        .split(|&b| b == b'\n')
+        .map(|l| l.to_vec())
+        .collect();
+    let mut sorted: Vec<Vec<u8>> = reference
+        .split(|&b| b == b'\n')
+        .map(|l| l.to_vec())
+        .collect();
+    streamed.sort();
+    sorted.sort();
+    assert_eq!(streamed, sorted);
+}
+
+#[test]
+fn header_flag_and_help_do_not_collide() {
+    let out = String::from_utf8(dump_of(&example(), &["-h", "-u"])).unwrap();
+    assert!(out.starts_with("Container, Parent, Type, Start, End, Duration, Name\n"));
+    assert!(out.contains(
+        "Link, Container, Type, Start, End, Duration, Value, StartContainer, EndContainer, Size\n"
+    ));
+    let help = trama().args(["dump", "--help"]).output().unwrap();
+    assert!(help.status.success());
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        text.contains("--stream") && text.contains("--strip-quotes"),
+        "{text}"
+    );
+}
+
+#[test]
+fn errors_exit_1_with_file_and_line_and_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.paje");
+    let mut text = std::fs::read_to_string(example()).unwrap();
+    text.push_str("12 9.0 S r9\n");
+    std::fs::write(&bad, &text).unwrap();
+    let out = trama().arg("dump").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = text.lines().count();
+    assert!(
+        err.contains(&format!("bad.paje:{line}:")) && err.contains("'r9'"),
+        "{err}"
+    );
+
+    let missing = trama()
+        .args(["dump", "/nonexistent/trace.paje"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/trace.paje"));
+}
+
+/// A trace whose dump is far larger than a pipe buffer.
+fn big_trace(dir: &Path) -> PathBuf {
+    let mut t = String::from(
+        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeDefineStateType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeSetState 3\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
+         0 P 0 Proc\n1 S P State\n2 0 p P 0 p\n",
+    );
+    for i in 0..100_000 {
+        t.push_str(&format!(
+            "3 {i} S p {}\n",
+            if i % 2 == 0 { "run" } else { "wait" }
+        ));
+    }
+    let path = dir.join("big.paje");
+    std::fs::write(&path, t).unwrap();
+    path
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = big_trace(dir.path());
+    for stream in [false, true] {
+        let mut cmd = trama();
+        cmd.arg("dump");
+        if stream {
+            cmd.arg("--stream");
+        }
+        let mut child = cmd
+            .arg(&big)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Read a little, then close our end long before the dump is done.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut some = [0u8; 1000];
+        std::io::Read::read_exact(&mut stdout, &mut some).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{:?}", out.status);
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn check_and_quiet_validate_without_dumping() {
+    let out = trama()
+        .args(["dump", "-q"])
+        .arg(example())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    let out = trama().arg("check").arg(example()).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("72 states, 6 events, 26 variable values, 24 links"),
+        "{text}"
+    );
+}
