@@ -385,18 +385,22 @@ pub fn dump_trace<W: Write + Send + ?Sized>(
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        .thread_name(|i| format!("trama-fmt-{i}"))
         .build()
         .map_err(io::Error::other)?;
     // Windows of jobs are formatted in parallel while a writer thread
     // writes the previous ones, in order.
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(16);
-        let writer = scope.spawn(move || -> io::Result<()> {
+        let write = move || -> io::Result<()> {
             for b in rx {
                 out.write_all(&b)?;
             }
             Ok(())
-        });
+        };
+        let writer = std::thread::Builder::new()
+            .name("trama-write".into())
+            .spawn_scoped(scope, write)?;
         let window = 4 * threads;
         let mut pending = Vec::new();
         'outer: for group in jobs.chunks(window) {

@@ -368,7 +368,7 @@ where
     std::thread::scope(|scope| {
         // Reader.
         let free_rx2 = free_rx.clone();
-        scope.spawn(move || {
+        let reader = move || {
             let mut carry = Vec::new();
             let mut eof = false;
             loop {
@@ -387,18 +387,24 @@ where
                     }
                 }
             }
-        });
+        };
+        std::thread::Builder::new()
+            .name("trama-read".into())
+            .spawn_scoped(scope, reader)?;
         // Lexers.
         for _ in 0..lexers {
             let job_rx = job_rx.clone();
-            scope.spawn(move || {
+            let lexer = move || {
                 for (mut chunk, done) in job_rx.iter() {
                     chunk.lex(mode);
                     if done.send(chunk).is_err() {
                         return;
                     }
                 }
-            });
+            };
+            std::thread::Builder::new()
+                .name("trama-lex".into())
+                .spawn_scoped(scope, lexer)?;
         }
         drop(job_rx);
         // Consumer on this thread.

@@ -143,12 +143,14 @@ impl<V> IdMap<V> {
     }
 }
 
-/// A set of identifiers: exact for short ones, by 64-bit hash for long ones
-/// (memory stays small whatever the number of keys).
+/// A set of identifiers, 8 bytes per entry: identifiers of up to 7 bytes
+/// are stored exactly (bytes and length in a `u64`), longer ones by a
+/// 64-bit SipHash (a false "already present" needs a 64-bit collision within
+/// one (container, link type): negligible).
 #[derive(Clone, Debug)]
 pub struct KeySet {
-    short: HashSet<u128, Fast>,
-    long: HashSet<u64, Fast>,
+    exact: HashSet<u64, Fast>,
+    hashed: HashSet<u64, Fast>,
     hasher: std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>,
 }
 
@@ -156,37 +158,43 @@ impl Default for KeySet {
     fn default() -> Self {
         let s = Fast::with_seed(0x6b65_7973);
         KeySet {
-            short: HashSet::with_hasher(s),
-            long: HashSet::with_hasher(s),
+            exact: HashSet::with_hasher(s),
+            hashed: HashSet::with_hasher(s),
             hasher: Default::default(),
         }
     }
 }
 
 impl KeySet {
-    fn long_hash(&self, k: &[u8]) -> u64 {
-        self.hasher.hash_one(k)
+    #[inline]
+    fn small(k: &[u8]) -> Option<u64> {
+        if k.len() > 7 {
+            return None;
+        }
+        // `pack` keeps bytes in the low 56 bits for lengths below 8.
+        let p = pack(k)? as u64 & ((1 << 56) - 1);
+        Some(p | (k.len() as u64) << 56)
     }
 
     /// Is `k` in the set?
     #[inline]
     pub fn contains(&self, k: &[u8]) -> bool {
-        match pack(k) {
-            Some(p) => self.short.contains(&p),
-            None => self.long.contains(&self.long_hash(k)),
+        match Self::small(k) {
+            Some(p) => self.exact.contains(&p),
+            None => self.hashed.contains(&self.hasher.hash_one(k)),
         }
     }
 
     /// Adds `k`.
     #[inline]
     pub fn insert(&mut self, k: &[u8]) {
-        match pack(k) {
+        match Self::small(k) {
             Some(p) => {
-                self.short.insert(p);
+                self.exact.insert(p);
             }
             None => {
-                let h = self.long_hash(k);
-                self.long.insert(h);
+                let h = self.hasher.hash_one(k);
+                self.hashed.insert(h);
             }
         }
     }
@@ -257,6 +265,12 @@ mod tests {
         let mut s = KeySet::default();
         s.insert(b"k1");
         s.insert(long);
+        s.insert(b"1234567");
+        s.insert(b"12345678");
         assert!(s.contains(b"k1") && s.contains(long) && !s.contains(b"k2"));
+        assert!(s.contains(b"1234567") && s.contains(b"12345678"));
+        assert!(!s.contains(b"123456") && !s.contains(b"k1\0") && !s.contains(b""));
+        s.insert(b"");
+        assert!(s.contains(b""));
     }
 }

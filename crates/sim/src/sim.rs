@@ -127,7 +127,7 @@ impl Pipeline {
             closed: false,
         };
         std::thread::scope(|scope| {
-            let engine = scope.spawn(move || {
+            let run_engine = move || {
                 let mut engine = Engine::new(sink, opts);
                 for batch in rx.iter() {
                     engine.apply_batch(&batch)?;
@@ -139,7 +139,11 @@ impl Pipeline {
                     let _ = free_tx.try_send(batch);
                 }
                 engine.finish()
-            });
+            };
+            let engine = std::thread::Builder::new()
+                .name("trama-engine".into())
+                .spawn_scoped(scope, run_engine)
+                .expect("cannot start the simulation thread");
             let out = feed(&mut front);
             front.flush();
             drop(front);
