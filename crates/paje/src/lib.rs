@@ -27,9 +27,11 @@
 mod defs;
 mod error;
 mod lexer;
+mod lexer_simd;
 mod reader;
 
 pub use defs::Definitions;
 pub use error::{ReadError, SyntaxError};
 pub use lexer::{lex_chunk, LineRec, QuoteMode};
+pub use lexer_simd::lex_chunk_fast;
 pub use reader::{read_paje, ReadStats, ReaderOptions, MAX_FIELDS};

@@ -19,7 +19,8 @@ use trama_events::{Event, EventDef, Span};
 
 use crate::defs::{lossy, Definitions};
 use crate::error::{ReadError, SyntaxError};
-use crate::lexer::{lex_chunk, LineRec, QuoteMode};
+use crate::lexer::{LineRec, QuoteMode};
+use crate::lexer_simd::lex_chunk_fast;
 
 /// Maximum number of words on an event line (PajeNG's `PAJE_MAX_FIELDS`).
 pub const MAX_FIELDS: usize = 20;
@@ -95,7 +96,7 @@ impl Chunk {
     }
 
     fn lex(&mut self, mode: QuoteMode) {
-        self.nlines = lex_chunk(
+        self.nlines = lex_chunk_fast(
             &self.data[..self.len],
             mode,
             &mut self.words,
