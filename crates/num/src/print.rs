@@ -200,6 +200,87 @@ fn exact_scaled_u128(a: f64, prec: usize) -> Option<u128> {
 /// glibc `printf("%.*f", prec, v)`.
 #[inline]
 pub(crate) fn write_fixed(out: &mut Vec<u8>, v: f64, prec: usize) {
+    // The precisions pj_dump users ask for, with constant divisors.
+    let done = match prec {
+        6 => fixed_const::<6>(out, v),
+        3 => fixed_const::<3>(out, v),
+        9 => fixed_const::<9>(out, v),
+        _ => false,
+    };
+    if !done {
+        write_fixed_general(out, v, prec)
+    }
+}
+
+/// Number of decimal digits of `n` (1 for 0).
+#[inline(always)]
+fn decimal_len(n: u64) -> usize {
+    // floor(log10(n)) from the bit length, corrected by one comparison.
+    let bits = 64 - (n | 1).leading_zeros() as usize;
+    let guess = (bits * 1233) >> 12;
+    guess + ((n | 1) >= POW10_U64[guess.min(19)]) as usize
+}
+
+/// `%.Pf` for `P <= 9` on the fast path: the digits are built in a fixed
+/// buffer and appended with one fixed-size copy. Returns false when the
+/// value needs another path (too big, not finite, too close to a tie).
+#[inline(always)]
+fn fixed_const<const P: usize>(out: &mut Vec<u8>, v: f64) -> bool {
+    const MAX_INT: u64 = 1_000_000_000_000; // 13 integer digits at most
+    let neg = v.is_sign_negative();
+    let a = v.abs();
+    // Also rejects NaN and infinities (comparisons are false).
+    if !(a < MAX_INT as f64) {
+        return false;
+    }
+    let scale = POW10_U64[P];
+    let Some(n) = fast_round(a * POW10_F64[P]) else {
+        return false;
+    };
+    let int = n / scale;
+    let mut frac = n % scale;
+    // sign + 13 digits + '.' + 9 digits < 32
+    let mut buf = [0u8; 32];
+    let int_len = decimal_len(int);
+    let mut pos = neg as usize + int_len;
+    buf[0] = b'-';
+    let mut x = int;
+    let mut p = pos;
+    while x >= 100 {
+        let i = (x % 100) as usize * 2;
+        x /= 100;
+        p -= 2;
+        buf[p..p + 2].copy_from_slice(&DIGITS2[i..i + 2]);
+    }
+    if x >= 10 {
+        let i = x as usize * 2;
+        buf[p - 2..p].copy_from_slice(&DIGITS2[i..i + 2]);
+    } else {
+        buf[p - 1] = b'0' + x as u8;
+    }
+    if P > 0 {
+        buf[pos] = b'.';
+        pos += 1 + P;
+        let mut q = pos;
+        let mut k = P;
+        while k >= 2 {
+            let i = (frac % 100) as usize * 2;
+            frac /= 100;
+            q -= 2;
+            buf[q..q + 2].copy_from_slice(&DIGITS2[i..i + 2]);
+            k -= 2;
+        }
+        if k == 1 {
+            buf[q - 1] = b'0' + frac as u8;
+        }
+    }
+    let len = out.len();
+    out.extend_from_slice(&buf);
+    out.truncate(len + pos);
+    true
+}
+
+fn write_fixed_general(out: &mut Vec<u8>, v: f64, prec: usize) {
     if !v.is_finite() {
         write_special(out, v);
         return;

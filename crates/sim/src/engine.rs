@@ -153,7 +153,8 @@ struct ListLive {
     next_idx: u32,
     live: Vec<Live>,
     stack: Vec<u32>,
-    pending: IdMap<Live>,
+    /// Pending links: key → slot in [`Engine::slab`].
+    pending: IdMap<u32>,
     used_keys: KeySet,
 }
 
@@ -172,6 +173,10 @@ pub(crate) struct Engine<S> {
     last_time: f64,
     events: u64,
     warnings: Vec<String>,
+    /// Pending links, referenced by slot (moving an index through the
+    /// maps is cheaper than moving the link).
+    slab: Vec<Live>,
+    free_slots: Vec<u32>,
 }
 
 type R<T = ()> = Result<T, SimErrorKind>;
@@ -192,7 +197,27 @@ impl<S: Sink> Engine<S> {
             last_time: -1.0,
             events: 0,
             warnings: Vec::new(),
+            slab: Vec::new(),
+            free_slots: Vec::new(),
         }
+    }
+
+    fn slab_put(&mut self, e: Live) -> u32 {
+        match self.free_slots.pop() {
+            Some(i) => {
+                self.slab[i as usize] = e;
+                i
+            }
+            None => {
+                self.slab.push(e);
+                (self.slab.len() - 1) as u32
+            }
+        }
+    }
+
+    fn slab_take(&mut self, i: u32) -> Live {
+        self.free_slots.push(i);
+        std::mem::take(&mut self.slab[i as usize])
     }
 
     /// Applies the operations of a batch, in order.
@@ -538,10 +563,12 @@ impl<S: Sink> Engine<S> {
                 }
                 .with_extras(extras);
                 p.set_key(key);
-                ll.pending.insert(key, p);
+                let slot = self.slab_put(p);
+                self.lists[l.index()].pending.insert(key, slot);
                 Ok(())
             }
-            Some(mut p) => {
+            Some(slot) => {
+                let mut p = self.slab_take(slot);
                 if is_start {
                     p.start = time;
                     p.from = other.0;
@@ -685,6 +712,10 @@ impl<S: Sink> Engine<S> {
                     self.tname(self.model.list(l).ty),
                     self.cname(c)
                 ));
+                let slots: Vec<u32> = self.lists[l.index()].pending.values().collect();
+                for slot in slots {
+                    self.slab_take(slot);
+                }
                 self.lists[l.index()].pending.clear();
             } else {
                 return Err(self.incomplete_links(c, l));
@@ -722,6 +753,7 @@ impl<S: Sink> Engine<S> {
         let mut pending: Vec<(Vec<u8>, &Live)> = ll
             .pending
             .values()
+            .map(|slot| &self.slab[slot as usize])
             .map(|p| (key_bytes(p).to_vec(), p))
             .collect();
         pending.sort_by(|a, b| a.0.cmp(&b.0));
@@ -824,7 +856,7 @@ impl<S: Sink> Engine<S> {
     }
 
     fn reset(&mut self, l: ListId, time: f64) {
-        let stack = std::mem::take(&mut self.lists[l.index()].stack);
+        let mut stack = std::mem::take(&mut self.lists[l.index()].stack);
         for &idx in &stack {
             let ll = &mut self.lists[l.index()];
             if let Some(e) = ll.live.iter_mut().find(|e| e.idx == idx) {
@@ -832,9 +864,12 @@ impl<S: Sink> Engine<S> {
                 e.stacked = false;
             }
         }
-        for idx in stack {
+        for &idx in &stack {
             self.settle(l, idx);
         }
+        // Give the (now empty) stack its allocation back.
+        stack.clear();
+        self.lists[l.index()].stack = stack;
     }
 
     fn pop(&mut self, l: ListId, time: f64) -> R {

@@ -66,30 +66,193 @@ pub fn unpack(k: u128, buf: &mut [u8; 16]) -> &[u8] {
     &buf[..n]
 }
 
+/// An open-addressing table from packed identifiers to `V`: linear probing,
+/// multiplicative hashing, load at most 1/2, deletion by backward shift.
+/// The packed key 0 (the empty identifier) is kept aside, 0 marks free slots.
+#[derive(Clone, Debug)]
+struct PackedTable<V> {
+    keys: Vec<u128>,
+    vals: Vec<V>,
+    len: usize,
+    shift: u32,
+    empty_key: Option<V>,
+}
+
+impl<V: Copy + Default> PackedTable<V> {
+    fn new() -> Self {
+        PackedTable {
+            keys: Vec::new(),
+            vals: Vec::new(),
+            len: 0,
+            shift: 64,
+            empty_key: None,
+        }
+    }
+
+    #[inline(always)]
+    fn home(&self, k: u128) -> usize {
+        let x = (k as u64) ^ ((k >> 64) as u64).rotate_left(31);
+        (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn get(&self, k: u128) -> Option<V> {
+        if k == 0 {
+            return self.empty_key;
+        }
+        if self.keys.is_empty() {
+            return None;
+        }
+        let mask = self.keys.len() - 1;
+        let mut i = self.home(k);
+        loop {
+            let slot = self.keys[i];
+            if slot == k {
+                return Some(self.vals[i]);
+            }
+            if slot == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let cap = (self.keys.len() * 2).max(16);
+        let old_keys = std::mem::replace(&mut self.keys, vec![0; cap]);
+        let old_vals = std::mem::replace(&mut self.vals, vec![V::default(); cap]);
+        self.shift = 64 - cap.trailing_zeros();
+        for (k, v) in old_keys.into_iter().zip(old_vals) {
+            if k != 0 {
+                self.place(k, v);
+            }
+        }
+    }
+
+    #[inline]
+    fn place(&mut self, k: u128, v: V) -> Option<V> {
+        let mask = self.keys.len() - 1;
+        let mut i = self.home(k);
+        loop {
+            let slot = self.keys[i];
+            if slot == k {
+                return Some(std::mem::replace(&mut self.vals[i], v));
+            }
+            if slot == 0 {
+                self.keys[i] = k;
+                self.vals[i] = v;
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, k: u128, v: V) {
+        if k == 0 {
+            if self.empty_key.replace(v).is_none() {
+                self.len += 1;
+            }
+            return;
+        }
+        if 2 * (self.len + 1) > self.keys.len() {
+            self.grow();
+        }
+        if self.place(k, v).is_none() {
+            self.len += 1;
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, k: u128) -> Option<V> {
+        if k == 0 {
+            let v = self.empty_key.take();
+            if v.is_some() {
+                self.len -= 1;
+            }
+            return v;
+        }
+        if self.keys.is_empty() {
+            return None;
+        }
+        let mask = self.keys.len() - 1;
+        let mut i = self.home(k);
+        loop {
+            let slot = self.keys[i];
+            if slot == 0 {
+                return None;
+            }
+            if slot == k {
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        let v = self.vals[i];
+        self.len -= 1;
+        // Backward-shift deletion: pull later entries of the cluster back
+        // unless their home lies cyclically in (i, j].
+        let mut j = i;
+        loop {
+            j = (j + 1) & mask;
+            let kj = self.keys[j];
+            if kj == 0 {
+                break;
+            }
+            let h = self.home(kj);
+            let between = if i <= j {
+                i < h && h <= j
+            } else {
+                i < h || h <= j
+            };
+            if !between {
+                self.keys[i] = kj;
+                self.vals[i] = self.vals[j];
+                i = j;
+            }
+        }
+        self.keys[i] = 0;
+        Some(v)
+    }
+
+    fn clear(&mut self) {
+        self.keys.iter_mut().for_each(|k| *k = 0);
+        self.len = 0;
+        self.empty_key = None;
+    }
+
+    fn values(&self) -> impl Iterator<Item = V> + '_ {
+        self.keys
+            .iter()
+            .zip(&self.vals)
+            .filter(|(k, _)| **k != 0)
+            .map(|(_, v)| *v)
+            .chain(self.empty_key)
+    }
+}
+
 /// A map from identifier bytes to `V`.
 #[derive(Clone, Debug)]
 pub struct IdMap<V> {
-    short: HashMap<u128, V, Fast>,
+    short: PackedTable<V>,
     long: HashMap<Box<[u8]>, V, Fast>,
 }
 
-impl<V> Default for IdMap<V> {
+impl<V: Copy + Default> Default for IdMap<V> {
     fn default() -> Self {
-        let s = Fast::with_seed(0x7472_616d);
         IdMap {
-            short: HashMap::with_hasher(s),
-            long: HashMap::with_hasher(s),
+            short: PackedTable::new(),
+            long: HashMap::with_hasher(Fast::with_seed(0x7472_616d)),
         }
     }
 }
 
-impl<V> IdMap<V> {
+impl<V: Copy + Default> IdMap<V> {
     /// The value of `k`.
     #[inline]
-    pub fn get(&self, k: &[u8]) -> Option<&V> {
+    pub fn get(&self, k: &[u8]) -> Option<V> {
         match pack(k) {
-            Some(p) => self.short.get(&p),
-            None => self.long.get(k),
+            Some(p) => self.short.get(p),
+            None => self.long.get(k).copied(),
         }
     }
 
@@ -103,9 +266,7 @@ impl<V> IdMap<V> {
     #[inline]
     pub fn insert(&mut self, k: &[u8], v: V) {
         match pack(k) {
-            Some(p) => {
-                self.short.insert(p, v);
-            }
+            Some(p) => self.short.insert(p, v),
             None => {
                 self.long.insert(k.into(), v);
             }
@@ -116,19 +277,19 @@ impl<V> IdMap<V> {
     #[inline]
     pub fn remove(&mut self, k: &[u8]) -> Option<V> {
         match pack(k) {
-            Some(p) => self.short.remove(&p),
+            Some(p) => self.short.remove(p),
             None => self.long.remove(k),
         }
     }
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.short.len() + self.long.len()
+        self.short.len + self.long.len()
     }
 
     /// True when empty.
     pub fn is_empty(&self) -> bool {
-        self.short.is_empty() && self.long.is_empty()
+        self.len() == 0
     }
 
     /// Removes everything.
@@ -138,18 +299,20 @@ impl<V> IdMap<V> {
     }
 
     /// The values, in no particular order.
-    pub fn values(&self) -> impl Iterator<Item = &V> {
-        self.short.values().chain(self.long.values())
+    pub fn values(&self) -> impl Iterator<Item = V> + '_ {
+        self.short.values().chain(self.long.values().copied())
     }
 }
 
-/// A set of identifiers, 8 bytes per entry: identifiers of up to 7 bytes
-/// are stored exactly (bytes and length in a `u64`), longer ones by a
-/// 64-bit SipHash (a false "already present" needs a 64-bit collision within
-/// one (container, link type): negligible).
+/// A set of identifiers, 8 bytes per entry: identifiers of up to 8 bytes
+/// are stored exactly (up to 7 bytes with their length in one set, exactly
+/// 8 bytes as they are in another), longer ones by a 64-bit SipHash (a
+/// false "already present" needs a 64-bit collision within one (container,
+/// link type): negligible).
 #[derive(Clone, Debug)]
 pub struct KeySet {
     exact: HashSet<u64, Fast>,
+    eight: HashSet<u64, Fast>,
     hashed: HashSet<u64, Fast>,
     hasher: std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher>,
 }
@@ -159,40 +322,54 @@ impl Default for KeySet {
         let s = Fast::with_seed(0x6b65_7973);
         KeySet {
             exact: HashSet::with_hasher(s),
+            eight: HashSet::with_hasher(s),
             hashed: HashSet::with_hasher(s),
             hasher: Default::default(),
         }
     }
 }
 
+enum Class {
+    Exact(u64),
+    Eight(u64),
+    Hashed,
+}
+
 impl KeySet {
     #[inline]
-    fn small(k: &[u8]) -> Option<u64> {
-        if k.len() > 7 {
-            return None;
+    fn class(k: &[u8]) -> Class {
+        match k.len() {
+            0..=7 => {
+                // `pack` keeps bytes in the low 56 bits for lengths below 8.
+                let p = pack(k).unwrap_or(0) as u64 & ((1 << 56) - 1);
+                Class::Exact(p | (k.len() as u64) << 56)
+            }
+            8 => Class::Eight(u64::from_le_bytes(k.try_into().unwrap_or([0; 8]))),
+            _ => Class::Hashed,
         }
-        // `pack` keeps bytes in the low 56 bits for lengths below 8.
-        let p = pack(k)? as u64 & ((1 << 56) - 1);
-        Some(p | (k.len() as u64) << 56)
     }
 
     /// Is `k` in the set?
     #[inline]
     pub fn contains(&self, k: &[u8]) -> bool {
-        match Self::small(k) {
-            Some(p) => self.exact.contains(&p),
-            None => self.hashed.contains(&self.hasher.hash_one(k)),
+        match Self::class(k) {
+            Class::Exact(p) => self.exact.contains(&p),
+            Class::Eight(p) => self.eight.contains(&p),
+            Class::Hashed => self.hashed.contains(&self.hasher.hash_one(k)),
         }
     }
 
     /// Adds `k`.
     #[inline]
     pub fn insert(&mut self, k: &[u8]) {
-        match Self::small(k) {
-            Some(p) => {
+        match Self::class(k) {
+            Class::Exact(p) => {
                 self.exact.insert(p);
             }
-            None => {
+            Class::Eight(p) => {
+                self.eight.insert(p);
+            }
+            Class::Hashed => {
                 let h = self.hasher.hash_one(k);
                 self.hashed.insert(h);
             }
@@ -237,6 +414,33 @@ mod tests {
     }
 
     #[test]
+    fn table_agrees_with_a_std_map_under_churn() {
+        let mut m: IdMap<u32> = IdMap::default();
+        let mut reference = std::collections::HashMap::new();
+        let mut x: u64 = 0x1234_5678;
+        for step in 0..200_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let key = format!("k{}", x % 5000).into_bytes();
+            match x % 3 {
+                0 => {
+                    m.insert(&key, step);
+                    reference.insert(key, step);
+                }
+                1 => assert_eq!(m.remove(&key), reference.remove(&key)),
+                _ => assert_eq!(m.get(&key), reference.get(&key).copied()),
+            }
+            assert_eq!(m.len(), reference.len());
+        }
+        let mut vals: Vec<u32> = m.values().collect();
+        let mut want: Vec<u32> = reference.values().copied().collect();
+        vals.sort();
+        want.sort();
+        assert_eq!(vals, want);
+    }
+
+    #[test]
     fn short_and_long_keys() {
         let mut m = IdMap::default();
         let long = b"a-rather-long-identifier-of-a-container";
@@ -246,12 +450,12 @@ mod tests {
         m.insert(long, 4);
         m.insert(b"123456789012345", 5);
         m.insert(b"1234567890123456", 6);
-        assert_eq!(m.get(b"p1"), Some(&1));
-        assert_eq!(m.get(b""), Some(&2));
-        assert_eq!(m.get(b"\0"), Some(&3));
-        assert_eq!(m.get(long), Some(&4));
-        assert_eq!(m.get(b"123456789012345"), Some(&5));
-        assert_eq!(m.get(b"1234567890123456"), Some(&6));
+        assert_eq!(m.get(b"p1"), Some(1));
+        assert_eq!(m.get(b""), Some(2));
+        assert_eq!(m.get(b"\0"), Some(3));
+        assert_eq!(m.get(long), Some(4));
+        assert_eq!(m.get(b"123456789012345"), Some(5));
+        assert_eq!(m.get(b"1234567890123456"), Some(6));
         assert_eq!(m.get(b"p2"), None);
         assert_eq!(m.remove(b"p1"), Some(1));
         assert_eq!(m.len(), 5);
@@ -270,6 +474,7 @@ mod tests {
         assert!(s.contains(b"k1") && s.contains(long) && !s.contains(b"k2"));
         assert!(s.contains(b"1234567") && s.contains(b"12345678"));
         assert!(!s.contains(b"123456") && !s.contains(b"k1\0") && !s.contains(b""));
+        assert!(!s.contains(b"12345679") && !s.contains(b"123456789"));
         s.insert(b"");
         assert!(s.contains(b""));
     }

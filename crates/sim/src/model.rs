@@ -7,7 +7,7 @@ use crate::intern::{Interner, StrId};
 macro_rules! id_type {
     ($(#[$m:meta])* $name:ident) => {
         $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(pub u32);
         impl $name {
             /// The index of this handle.
@@ -260,17 +260,17 @@ impl Model {
 
     /// The type with this identifier (alias, or name when it has no alias).
     pub fn type_by_ident(&self, ident: &[u8]) -> Option<TypeId> {
-        self.type_by_ident.get(ident).copied()
+        self.type_by_ident.get(ident)
     }
 
     /// The container with this identifier (alias, or name when it has no alias).
     pub fn container_by_ident(&self, ident: &[u8]) -> Option<ContainerId> {
-        self.container_by_ident.get(ident).copied()
+        self.container_by_ident.get(ident)
     }
 
     /// The value of `ty` with this identifier.
     pub fn value_by_ident(&self, ty: TypeId, ident: &[u8]) -> Option<ValueId> {
-        self.values_by_type.get(ty.index())?.get(ident).copied()
+        self.values_by_type.get(ty.index())?.get(ident)
     }
 
     /// Values of a type, in definition order.

@@ -138,7 +138,6 @@ impl Resolver {
     fn find_type(&self, token: &[u8], expected: &'static str) -> R<TypeId> {
         self.type_map
             .get(token)
-            .copied()
             .ok_or_else(|| SimErrorKind::UnknownType {
                 token: s(token),
                 expected,
@@ -147,7 +146,7 @@ impl Resolver {
 
     fn find_container(&self, token: &[u8]) -> R<ContainerId> {
         if let Some(c) = self.cont_map.get(token) {
-            return Ok(*c);
+            return Ok(c);
         }
         let hint = self
             .conts
@@ -281,7 +280,7 @@ impl Resolver {
     #[inline]
     fn value_of(&mut self, ty: TypeId, token: &[u8], batch: &mut Batch) -> ValueId {
         match self.values[ty.index()].get(token) {
-            Some(v) => *v,
+            Some(v) => v,
             None => self.add_value(ty, token, token, b"", false, batch),
         }
     }
