@@ -350,7 +350,8 @@ impl<S: Sink> Engine<S> {
                     contents: String::new(),
                 })
             }
-            Op::Entity(e) => {
+            Op::Entity(i) => {
+                let e = &batch.big[*i as usize];
                 self.events += 1;
                 self.last_time = e.small.time;
                 self.entity(&e.small, Some(e), batch)
@@ -360,7 +361,15 @@ impl<S: Sink> Engine<S> {
                         contents: String::new(),
                     })
             }
-            Op::Fail(e) => Err((**e).clone()),
+            Op::Fail => Err(batch
+                .fail
+                .as_deref()
+                .cloned()
+                .unwrap_or_else(|| SimError {
+                    line: 0,
+                    kind: SimErrorKind::Internal,
+                    contents: String::new(),
+                })),
         }
     }
 

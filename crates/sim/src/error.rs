@@ -154,6 +154,9 @@ pub enum SimErrorKind {
         /// Value at the other end.
         expected: String,
     },
+    /// A bug in trama itself (never expected).
+    #[error("internal error in trama's simulator (please report it)")]
+    Internal,
     /// Links without their other end when a container is destroyed.
     #[error("{count} incomplete link(s) in container '{container}' when it ends (use -z to ignore them):\n{list}")]
     IncompleteLinks {

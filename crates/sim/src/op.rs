@@ -23,8 +23,8 @@ pub(crate) struct Extras {
     pub count: u32,
 }
 
-/// One resolved operation.
-#[derive(Debug)]
+/// One resolved operation (plain data: a batch is cleared in O(1)).
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Op {
     /// An event with no effect but setting the last known time.
     Time { time: f64 },
@@ -63,12 +63,12 @@ pub(crate) enum Op {
         time: f64,
         c: ContainerId,
     },
-    /// An entity event: state, event, variable or link.
-    Entity(Box<EntityOp>),
+    /// An entity event with extras or a long key: index in [`Batch::big`].
+    Entity(u32),
     /// An entity event without extras nor long key (the common case, unboxed).
     Small(SmallOp),
-    /// The resolver failed here.
-    Fail(Box<SimError>),
+    /// The resolver failed here: the error is [`Batch::fail`].
+    Fail,
 }
 
 /// The common entity event, kept small.
@@ -101,6 +101,10 @@ pub(crate) struct Batch {
     pub ops: Vec<Op>,
     pub bytes: Vec<u8>,
     pub extras: Vec<(Str, Str)>,
+    /// Entity events with extras or long keys.
+    pub big: Vec<EntityOp>,
+    /// The resolver's error, when the batch ends with [`Op::Fail`].
+    pub fail: Option<Box<SimError>>,
 }
 
 impl Batch {
@@ -126,5 +130,7 @@ impl Batch {
         self.ops.clear();
         self.bytes.clear();
         self.extras.clear();
+        self.big.clear();
+        self.fail = None;
     }
 }

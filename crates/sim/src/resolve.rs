@@ -450,11 +450,12 @@ impl Resolver {
             batch.ops.push(Op::Small(small));
         } else {
             let long_key = long_key.map(|k| batch.put(k));
-            batch.ops.push(Op::Entity(Box::new(EntityOp {
+            batch.big.push(EntityOp {
                 small,
                 long_key,
                 extras,
-            })));
+            });
+            batch.ops.push(Op::Entity(batch.big.len() as u32 - 1));
         }
         Ok(())
     }

@@ -166,7 +166,8 @@ impl Pipeline {
             return Err(Closed);
         }
         if let Err(e) = self.resolver.resolve(ev, &mut self.batch) {
-            self.batch.ops.push(Op::Fail(Box::new(e)));
+            self.batch.ops.push(Op::Fail);
+            self.batch.fail = Some(Box::new(e));
             self.flush();
             self.closed = true;
             return Err(Closed);
