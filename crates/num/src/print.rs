@@ -230,7 +230,7 @@ fn fixed_const<const P: usize>(out: &mut Vec<u8>, v: f64) -> bool {
     let neg = v.is_sign_negative();
     let a = v.abs();
     // Also rejects NaN and infinities (comparisons are false).
-    if !(a < MAX_INT as f64) {
+    if a.is_nan() || a >= MAX_INT as f64 {
         return false;
     }
     let scale = POW10_U64[P];
