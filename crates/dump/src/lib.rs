@@ -227,7 +227,7 @@ impl Fmt {
         prefix.extend_from_slice(m.str(m.ty(info.ty).name));
         prefix.extend_from_slice(b", ");
         buf.reserve((j - i) * (prefix.len() + 56));
-        let simple = !(self.user_defined && !cols.extras.is_empty());
+        let simple = !self.user_defined || cols.extras.is_empty();
         for k in i..j {
             let (start, end) = (cols.start[k], cols.end[k]);
             if let Some((s, e)) = filter {

@@ -65,6 +65,9 @@ struct RList {
     links: Option<Box<LinkState>>,
 }
 
+/// User-defined fields kept with a pending link: (name, value) pairs.
+type OwnedExtras = Vec<(Box<[u8]>, Box<[u8]>)>;
+
 /// A link waiting for its other end.
 #[derive(Debug, Default)]
 struct Pending {
@@ -75,7 +78,7 @@ struct Pending {
     to: u32,
     key: Box<[u8]>,
     /// (name, value) pairs of user-defined fields, when kept.
-    extras: Vec<(Box<[u8]>, Box<[u8]>)>,
+    extras: OwnedExtras,
 }
 
 const NONE: u32 = u32::MAX;
@@ -167,9 +170,9 @@ impl Resolver {
     /// time (the stop-at time, or the time of the last event), in PajeNG's
     /// order; incomplete links are an error unless ignored. Returns the end
     /// time and the warnings.
-    pub fn finish(&mut self, batch: &mut Batch) -> Result<(f64, Vec<String>), SimError> {
+    pub fn finish(&mut self) -> Result<(f64, Vec<String>), SimError> {
         let t = self.stop_at.unwrap_or(self.last_time);
-        self.finish_rec(ContainerId::ROOT, t, batch)
+        self.finish_rec(ContainerId::ROOT, t)
             .map_err(|kind| SimError {
                 line: 0,
                 kind,
@@ -178,13 +181,13 @@ impl Resolver {
         Ok((t, std::mem::take(&mut self.warnings)))
     }
 
-    fn finish_rec(&mut self, c: ContainerId, t: f64, batch: &mut Batch) -> R {
+    fn finish_rec(&mut self, c: ContainerId, t: f64) -> R {
         if !self.conts[c.index()].destroyed {
             self.mark_destroyed(c, t)?;
         }
         for i in 0..self.conts[c.index()].children.len() {
             let child = self.conts[c.index()].children[i];
-            self.finish_rec(child, t, batch)?;
+            self.finish_rec(child, t)?;
         }
         Ok(())
     }
@@ -714,7 +717,7 @@ impl Resolver {
         std::mem::take(&mut self.slab[i as usize])
     }
 
-    fn owned_extras(&self, ev: &Event<'_>) -> Vec<(Box<[u8]>, Box<[u8]>)> {
+    fn owned_extras(&self, ev: &Event<'_>) -> OwnedExtras {
         if !self.keep_extras {
             return Vec::new();
         }

@@ -78,7 +78,7 @@ impl<S: Sink> Simulator<S> {
     /// Ends the trace: destroys every container still alive at the end time.
     pub fn finish(mut self) -> Result<Finished<S>, SimError> {
         self.batch.clear();
-        let (t, warnings) = self.resolver.finish(&mut self.batch)?;
+        let (t, warnings) = self.resolver.finish()?;
         self.engine.apply_batch(&self.batch)?;
         let (model, sink) = self.engine.finish(t);
         Ok((model, sink, warnings))
@@ -162,7 +162,7 @@ impl Pipeline {
                 .expect("cannot start the simulation thread");
             let out = feed(&mut front);
             if out.is_ok() && !front.closed {
-                match front.resolver.finish(&mut front.batch) {
+                match front.resolver.finish() {
                     Ok(end) => front.batch.end = Some(end),
                     Err(e) => {
                         front.batch.ops.push(Op::Fail);
