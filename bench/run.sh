@@ -44,7 +44,7 @@ report() { # name bytes events wall user sys rss
 for n in "${sizes[@]}"; do
     f=$data/trace_$n.paje
     [ -f "$f" ] || python3 "$gen" --lines "$n" -o "$f"
-    bytes=$(stat -c %s "$f")
+    bytes=$(stat -L -c %s "$f")
     events=$(grep -vc '^[%#]' "$f" || true)
     echo "== $f: $n lines, $bytes bytes, $events events"
     out=$data/out_$n.txt
