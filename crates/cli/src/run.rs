@@ -11,8 +11,7 @@ use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_input::{Input, Source};
 use trama_paje::{read_paje, QuoteMode, ReadError, ReadStats, ReaderOptions};
 use trama_sim::{
-    CountingSink, Model, Pipeline, SimError, SimErrorKind, SimOptions, Simulator, Sink,
-    TraceBuilder, TypeKind,
+    CountingSink, Model, Pipeline, SimError, SimOptions, Simulator, Sink, TraceBuilder, TypeKind,
 };
 
 use crate::ReadArgs;
@@ -185,12 +184,6 @@ fn simulate<S: Sink + Send>(
     };
     let (model, sink, mut warnings) = match finished {
         Some(Ok(f)) => f,
-        // The sink stopped the simulation: its output was closed.
-        Some(Err(e)) if e.kind == SimErrorKind::Stopped => {
-            return Err(anyhow!(std::io::Error::from(
-                std::io::ErrorKind::BrokenPipe
-            )))
-        }
         Some(Err(e)) => return Err(sim_error(&name, e)),
         None => unreachable_stop(),
     };

@@ -10,8 +10,8 @@
 use trama_events::EventKind;
 
 use crate::error::{SimError, SimErrorKind};
-use crate::idmap::{unpack, IdMap};
-use crate::op::{Batch, EntityOp, Extras, LinkOp, Op, SmallOp};
+use crate::idmap::{pack, unpack, IdMap, KeySet};
+use crate::op::{Batch, EntityOp, Extras, Op, SmallOp};
 use crate::resolve::text;
 
 use crate::intern::StrId;
@@ -132,6 +132,13 @@ impl Live {
         self.more.as_ref().map_or(&[], |m| &m.extras)
     }
 
+    fn set_key(&mut self, key: &[u8]) {
+        match pack(key) {
+            Some(k) => self.key = k,
+            None => self.more.get_or_insert_with(Default::default).key_long = key.into(),
+        }
+    }
+
     #[inline(always)]
     fn with_extras(mut self, extras: Vec<StrId>) -> Live {
         if !extras.is_empty() {
@@ -146,6 +153,9 @@ struct ListLive {
     next_idx: u32,
     live: Vec<Live>,
     stack: Vec<u32>,
+    /// Pending links: key → slot in [`Engine::slab`].
+    pending: IdMap<u32>,
+    used_keys: KeySet,
 }
 
 #[derive(Debug, Default)]
@@ -162,6 +172,11 @@ pub(crate) struct Engine<S> {
     conts: Vec<ContainerLive>,
     last_time: f64,
     events: u64,
+    warnings: Vec<String>,
+    /// Pending links, referenced by slot (moving an index through the
+    /// maps is cheaper than moving the link).
+    slab: Vec<Live>,
+    free_slots: Vec<u32>,
 }
 
 type R<T = ()> = Result<T, SimErrorKind>;
@@ -181,7 +196,28 @@ impl<S: Sink> Engine<S> {
             conts: vec![ContainerLive::default()],
             last_time: -1.0,
             events: 0,
+            warnings: Vec::new(),
+            slab: Vec::new(),
+            free_slots: Vec::new(),
         }
+    }
+
+    fn slab_put(&mut self, e: Live) -> u32 {
+        match self.free_slots.pop() {
+            Some(i) => {
+                self.slab[i as usize] = e;
+                i
+            }
+            None => {
+                self.slab.push(e);
+                (self.slab.len() - 1) as u32
+            }
+        }
+    }
+
+    fn slab_take(&mut self, i: u32) -> Live {
+        self.free_slots.push(i);
+        std::mem::take(&mut self.slab[i as usize])
     }
 
     /// Applies the operations of a batch, in order.
@@ -296,29 +332,28 @@ impl<S: Sink> Engine<S> {
                 self.conts.push(ContainerLive::default());
                 Ok(())
             }
-            Op::Destroy { time, c } => {
-                self.destroy(*c, *time);
-                Ok(())
+            Op::Destroy { line, time, c } => {
+                self.events += 1;
+                self.last_time = *time;
+                self.destroy_event(*c, *time).map_err(|kind| SimError {
+                    line: *line,
+                    kind,
+                    contents: String::new(),
+                })
             }
-            Op::NewList { c, ty, kind } => {
-                let l = ListId(self.model.lists.len() as u32);
-                self.model.lists.push(ListInfo {
-                    container: *c,
-                    ty: *ty,
-                    kind: *kind,
-                });
-                self.model.containers[c.index()].lists.push((*ty, l));
-                self.lists.push(ListLive::default());
-                self.sink.list(&self.model, l);
-                Ok(())
+            Op::Small(e) => {
+                self.events += 1;
+                self.last_time = e.time;
+                self.entity(e, None, batch).map_err(|kind| SimError {
+                    line: e.line,
+                    kind,
+                    contents: String::new(),
+                })
             }
-            Op::Small(e) => self.entity(e, None, batch).map_err(|kind| SimError {
-                line: e.line,
-                kind,
-                contents: String::new(),
-            }),
             Op::Entity(i) => {
                 let e = &batch.big[*i as usize];
+                self.events += 1;
+                self.last_time = e.small.time;
                 self.entity(&e.small, Some(e), batch)
                     .map_err(|kind| SimError {
                         line: e.small.line,
@@ -326,19 +361,15 @@ impl<S: Sink> Engine<S> {
                         contents: String::new(),
                     })
             }
-            Op::Link(i) => {
-                let k = &batch.links[*i as usize];
-                self.link(k, batch).map_err(|kind| SimError {
-                    line: k.line,
-                    kind,
+            Op::Fail => Err(batch
+                .fail
+                .as_deref()
+                .cloned()
+                .unwrap_or_else(|| SimError {
+                    line: 0,
+                    kind: SimErrorKind::Internal,
                     contents: String::new(),
-                })
-            }
-            Op::Fail => Err(batch.fail.as_deref().cloned().unwrap_or_else(|| SimError {
-                line: 0,
-                kind: SimErrorKind::Internal,
-                contents: String::new(),
-            })),
+                })),
         }
     }
 
@@ -355,15 +386,39 @@ impl<S: Sink> Engine<S> {
         v
     }
 
+    fn destroy_event(&mut self, c: ContainerId, time: f64) -> R {
+        let end = self.model.container(c).end;
+        if time < end {
+            return Err(SimErrorKind::DestroyNotTimeOrdered {
+                container: self.cname(c),
+                time: fmt_time(time),
+                last: fmt_time(end),
+            });
+        }
+        if self.conts[c.index()].destroyed {
+            return Ok(());
+        }
+        if let Some(stop) = self.stop_for(c, time) {
+            return self.destroy(c, stop);
+        }
+        self.destroy(c, time)
+    }
+
     #[inline]
     fn entity(&mut self, e: &SmallOp, big: Option<&EntityOp>, batch: &Batch) -> R {
+        let c = e.c;
         let time = e.time;
+        if self.conts[c.index()].destroyed {
+            return Ok(());
+        }
+        if let Some(stop) = self.stop_for(c, time) {
+            return self.destroy(c, stop);
+        }
         let extras = match big {
             Some(b) => self.extras(batch, b.extras),
             None => Vec::new(),
         };
-        let l = self.list(e.list, e.kind);
-        let c = self.model.lists[l.index()].container;
+        let l = self.list_for(c, e.ty, e.list_kind);
         match e.kind {
             EventKind::NewEvent => {
                 self.check_order(l, time)?;
@@ -418,6 +473,14 @@ impl<S: Sink> Engine<S> {
             }
             EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
                 self.variable(l, e.kind, time, e.number, extras)?;
+            }
+            EventKind::StartLink | EventKind::EndLink => {
+                let mut buf = [0u8; 16];
+                let key: &[u8] = match big.and_then(|b| b.long_key) {
+                    Some(s) => text(batch, s),
+                    None => unpack(e.key, &mut buf),
+                };
+                self.link(l, e.kind, time, e.value, e.other, key, extras)?;
             }
             _ => {}
         }
@@ -474,28 +537,84 @@ impl<S: Sink> Engine<S> {
         Ok(())
     }
 
-    /// A complete link (matched by the resolver).
-    fn link(&mut self, k: &LinkOp, batch: &Batch) -> R {
-        let l = self.list(k.list, EventKind::StartLink);
-        self.check_order(l, k.check)?;
-        let extras = self.extras(batch, k.extras);
-        let mut e = Live {
-            start: k.start,
-            end: k.end,
-            value: k.value.0,
-            from: k.from,
-            to: k.to,
-            key: k.key,
-            ..Live::default()
+    #[allow(clippy::too_many_arguments)]
+    fn link(
+        &mut self,
+        l: ListId,
+        kind: EventKind,
+        time: f64,
+        value: ValueId,
+        other: ContainerId,
+        key: &[u8],
+        extras: Vec<StrId>,
+    ) -> R {
+        let is_start = kind == EventKind::StartLink;
+        // A pending key is never a used one: look at the (small) pending
+        // map first, and at the (large) set of used keys only for new links.
+        let ll = &mut self.lists[l.index()];
+        match ll.pending.remove(key) {
+            None => {
+                if ll.used_keys.contains(key) {
+                    let info = self.model.list(l);
+                    return Err(SimErrorKind::KeyReused {
+                        key: s(key),
+                        ty: self.tname(info.ty),
+                        container: self.cname(info.container),
+                    });
+                }
+                let mut p = Live {
+                    start: if is_start { time } else { -1.0 },
+                    end: if is_start { -1.0 } else { time },
+                    value: value.0,
+                    from: if is_start { other.0 } else { NONE },
+                    to: if is_start { NONE } else { other.0 },
+                    ..Live::default()
+                }
+                .with_extras(extras);
+                p.set_key(key);
+                let slot = self.slab_put(p);
+                self.lists[l.index()].pending.insert(key, slot);
+                Ok(())
+            }
+            Some(slot) => {
+                let mut p = self.slab_take(slot);
+                if is_start {
+                    p.start = time;
+                    p.from = other.0;
+                } else {
+                    p.end = time;
+                    p.to = other.0;
+                }
+                if !extras.is_empty() {
+                    p.more
+                        .get_or_insert_with(Default::default)
+                        .extras
+                        .extend(extras);
+                }
+                if p.value != value.0 {
+                    let m = &self.model;
+                    return Err(SimErrorKind::LinkValueMismatch {
+                        this: if is_start {
+                            "PajeStartLink"
+                        } else {
+                            "PajeEndLink"
+                        },
+                        other: if is_start {
+                            "PajeEndLink"
+                        } else {
+                            "PajeStartLink"
+                        },
+                        key: s(key),
+                        found: s(m.str(m.value(value).name)),
+                        expected: s(m.str(m.value(ValueId(p.value)).name)),
+                    });
+                }
+                self.check_order(l, if is_start { p.start } else { p.end })?;
+                self.lists[l.index()].used_keys.insert(key);
+                self.append(l, p);
+                Ok(())
+            }
         }
-        .with_extras(extras);
-        if let Some(long) = k.long_key {
-            e.more.get_or_insert_with(Default::default).key_long = text(batch, long).into();
-        }
-        self.append(l, e);
-        let c = self.model.lists[l.index()].container;
-        self.model.containers[c.index()].end = k.check.max(self.model.containers[c.index()].end);
-        Ok(())
     }
 
     /// The model built so far.
@@ -508,14 +627,23 @@ impl<S: Sink> Engine<S> {
         &self.sink
     }
 
+    /// Events simulated so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
     /// Ends the trace: destroys every container still alive at the end time
     /// and returns the model, the sink and any warnings.
-    /// Ends the trace at `t` (given by the resolver): destroys every
-    /// container still alive and returns the model and the sink.
-    pub fn finish(mut self, t: f64) -> (Model, S) {
-        self.recursive_destroy(ContainerId::ROOT, t);
+    pub fn finish(mut self) -> Result<(Model, S, Vec<String>), SimError> {
+        let t = self.opts.stop_at.unwrap_or(self.last_time);
+        self.recursive_destroy(ContainerId::ROOT, t)
+            .map_err(|kind| SimError {
+                line: 0,
+                kind,
+                contents: String::new(),
+            })?;
         self.sort_children();
-        (self.model, self.sink)
+        Ok((self.model, self.sink, self.warnings))
     }
 
     fn sort_children(&mut self) {
@@ -543,17 +671,27 @@ impl<S: Sink> Engine<S> {
         s(self.model.str(self.model.container(c).name))
     }
 
-    fn recursive_destroy(&mut self, c: ContainerId, time: f64) {
-        if !self.conts[c.index()].destroyed {
-            self.destroy(c, time);
-        }
-        let children = self.model.container(c).children.clone();
-        for child in children {
-            self.recursive_destroy(child, time);
+    /// The stop-at time if it applies to an event at `time` on `c`.
+    #[inline]
+    fn stop_for(&self, c: ContainerId, time: f64) -> Option<f64> {
+        match self.opts.stop_at {
+            Some(stop) if c != ContainerId::ROOT && time > stop => Some(stop),
+            _ => None,
         }
     }
 
-    fn destroy(&mut self, c: ContainerId, time: f64) {
+    fn recursive_destroy(&mut self, c: ContainerId, time: f64) -> R {
+        if !self.conts[c.index()].destroyed {
+            self.destroy(c, time)?;
+        }
+        let children = self.model.container(c).children.clone();
+        for child in children {
+            self.recursive_destroy(child, time)?;
+        }
+        Ok(())
+    }
+
+    fn destroy(&mut self, c: ContainerId, time: f64) -> R {
         self.conts[c.index()].destroyed = true;
         self.model.containers[c.index()].end = time;
         let lists: Vec<(TypeId, ListId)> = self.model.container(c).lists.clone();
@@ -569,6 +707,27 @@ impl<S: Sink> Engine<S> {
                 } else if last.end == -1.0 {
                     last.end = time;
                 }
+            }
+        }
+        // Pending links.
+        for &(_, l) in &lists {
+            if self.lists[l.index()].pending.is_empty() {
+                continue;
+            }
+            if self.opts.ignore_incomplete_links {
+                let n = self.lists[l.index()].pending.len();
+                self.warnings.push(format!(
+                    "{n} incomplete link(s) of type '{}' in container '{}' ignored (-z)",
+                    self.tname(self.model.list(l).ty),
+                    self.cname(c)
+                ));
+                let slots: Vec<u32> = self.lists[l.index()].pending.values().collect();
+                for slot in slots {
+                    self.slab_take(slot);
+                }
+                self.lists[l.index()].pending.clear();
+            } else {
+                return Err(self.incomplete_links(c, l));
             }
         }
         // Close stacked states and emit everything still alive.
@@ -591,14 +750,69 @@ impl<S: Sink> Engine<S> {
         let children = self.model.container(c).children.clone();
         for child in children {
             if !self.conts[child.index()].destroyed {
-                self.destroy(child, time);
+                self.destroy(child, time)?;
             }
+        }
+        Ok(())
+    }
+
+    fn incomplete_links(&self, c: ContainerId, l: ListId) -> SimErrorKind {
+        let ll = &self.lists[l.index()];
+        let info = self.model.list(l);
+        let mut pending: Vec<(Vec<u8>, &Live)> = ll
+            .pending
+            .values()
+            .map(|slot| &self.slab[slot as usize])
+            .map(|p| (key_bytes(p).to_vec(), p))
+            .collect();
+        pending.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut list = String::new();
+        for (key, p) in &pending {
+            let name = |x: u32| {
+                if x == NONE {
+                    "NULL".to_string()
+                } else {
+                    self.cname(ContainerId(x))
+                }
+            };
+            list.push_str(&format!(
+                "  Link, {}, {}, {}, {}, {}, {}, {}, {}\n",
+                self.cname(info.container),
+                self.tname(info.ty),
+                fmt_time(p.start),
+                fmt_time(p.end),
+                s(self.model.str(self.model.value(ValueId(p.value)).name)),
+                name(p.from),
+                name(p.to),
+                s(key)
+            ));
+        }
+        list.pop();
+        SimErrorKind::IncompleteLinks {
+            container: self.cname(c),
+            count: pending.len(),
+            list,
         }
     }
 
-    /// The list `l` (announced before by an [`Op::NewList`]).
-    #[inline(always)]
-    fn list(&mut self, l: ListId, _kind: EventKind) -> ListId {
+    #[inline]
+    fn list_for(&mut self, c: ContainerId, ty: TypeId, kind: TypeKind) -> ListId {
+        if let Some(&(_, l)) = self.model.containers[c.index()]
+            .lists
+            .iter()
+            .find(|(t, _)| *t == ty)
+        {
+            return l;
+        }
+        let l = ListId(self.model.lists.len() as u32);
+        self.model.lists.push(ListInfo {
+            container: c,
+            ty,
+            kind,
+        });
+        self.model.containers[c.index()].lists.push((ty, l));
+        self.lists.push(ListLive::default());
+        self.sink.list(&self.model, l);
         l
     }
 
@@ -712,6 +926,16 @@ impl<S: Sink> Engine<S> {
         }
         self.settle(l, top);
         Ok(())
+    }
+}
+
+fn key_bytes(e: &Live) -> std::borrow::Cow<'_, [u8]> {
+    match &e.more {
+        Some(m) if !m.key_long.is_empty() => std::borrow::Cow::Borrowed(&m.key_long),
+        _ => {
+            let mut buf = [0u8; 16];
+            std::borrow::Cow::Owned(unpack(e.key, &mut buf).to_vec())
+        }
     }
 }
 

@@ -154,10 +154,6 @@ pub enum SimErrorKind {
         /// Value at the other end.
         expected: String,
     },
-    /// The simulation was stopped before the end of the trace (by the
-    /// caller, or because the output was closed).
-    #[error("the simulation was stopped before the end of the trace")]
-    Stopped,
     /// A bug in trama itself (never expected).
     #[error("internal error in trama's simulator (please report it)")]
     Internal,

@@ -5,7 +5,7 @@
 //! containers and values, long link keys, user-defined fields) travel in the
 //! batch's byte arena.
 
-use crate::model::{ContainerId, ListId, TypeId, TypeKind, ValueId};
+use crate::model::{ContainerId, TypeId, TypeKind, ValueId};
 use crate::SimError;
 use trama_events::EventKind;
 
@@ -57,57 +57,40 @@ pub(crate) enum Op {
         alias: Str,
         extras: Extras,
     },
-    /// A new entity list (its id is the next one).
-    NewList {
+    /// `PajeDestroyContainer`.
+    Destroy {
+        line: u64,
+        time: f64,
         c: ContainerId,
-        ty: TypeId,
-        kind: TypeKind,
     },
-    /// Destroy a container and its living descendants.
-    Destroy { time: f64, c: ContainerId },
-    /// An entity event with user-defined fields: index in [`Batch::big`].
+    /// An entity event with extras or a long key: index in [`Batch::big`].
     Entity(u32),
-    /// A complete link: index in [`Batch::links`].
-    Link(u32),
     /// An entity event without extras nor long key (the common case, unboxed).
     Small(SmallOp),
     /// The resolver failed here: the error is [`Batch::fail`].
     Fail,
 }
 
-/// A state, event or variable event on a living container, kept small.
+/// The common entity event, kept small.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SmallOp {
     pub line: u64,
     pub time: f64,
-    /// Value of a variable event (as `strtof` read it).
     pub number: f64,
-    pub list: ListId,
+    pub key: u128,
+    pub c: ContainerId,
+    pub ty: TypeId,
     pub value: ValueId,
+    pub other: ContainerId,
     pub kind: EventKind,
+    pub list_kind: TypeKind,
 }
 
-/// An entity event with user-defined fields.
+/// An entity event with extras or a long key.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EntityOp {
     pub small: SmallOp,
-    pub extras: Extras,
-}
-
-/// A link whose two ends have been matched.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct LinkOp {
-    pub line: u64,
-    pub list: ListId,
-    /// The time checked against the list's last entity (the completing end).
-    pub check: f64,
-    pub start: f64,
-    pub end: f64,
-    pub value: ValueId,
-    pub from: u32,
-    pub to: u32,
-    /// The key packed when short (see `idmap::pack`), else `long_key`.
-    pub key: u128,
+    /// A key longer than 15 bytes (the short ones are packed in `small`).
     pub long_key: Option<Str>,
     pub extras: Extras,
 }
@@ -118,14 +101,10 @@ pub(crate) struct Batch {
     pub ops: Vec<Op>,
     pub bytes: Vec<u8>,
     pub extras: Vec<(Str, Str)>,
-    /// Entity events with user-defined fields.
+    /// Entity events with extras or long keys.
     pub big: Vec<EntityOp>,
-    /// Complete links.
-    pub links: Vec<LinkOp>,
     /// The resolver's error, when the batch ends with [`Op::Fail`].
     pub fail: Option<Box<SimError>>,
-    /// Set on the last batch: the end time of the trace and the warnings.
-    pub end: Option<(f64, Vec<String>)>,
 }
 
 impl Batch {
@@ -152,8 +131,6 @@ impl Batch {
         self.bytes.clear();
         self.extras.clear();
         self.big.clear();
-        self.links.clear();
         self.fail = None;
-        self.end = None;
     }
 }

@@ -28,7 +28,7 @@ use trama_events::Event;
 
 use crate::engine::Engine;
 pub use crate::engine::{CountingSink, Entity, SimOptions, Sink};
-use crate::error::{SimError, SimErrorKind};
+use crate::error::SimError;
 use crate::model::Model;
 use crate::op::{Batch, Op};
 use crate::resolve::Resolver;
@@ -47,7 +47,7 @@ impl<S: Sink> Simulator<S> {
     /// A simulator with only the root type and container.
     pub fn new(sink: S, opts: SimOptions) -> Simulator<S> {
         Simulator {
-            resolver: Resolver::new(opts.keep_extras, opts.stop_at, opts.ignore_incomplete_links),
+            resolver: Resolver::new(opts.keep_extras),
             engine: Engine::new(sink, opts),
             batch: Batch::default(),
         }
@@ -65,7 +65,7 @@ impl<S: Sink> Simulator<S> {
 
     /// Events simulated so far.
     pub fn events(&self) -> u64 {
-        self.resolver.events()
+        self.engine.events()
     }
 
     /// Simulates one event.
@@ -76,12 +76,8 @@ impl<S: Sink> Simulator<S> {
     }
 
     /// Ends the trace: destroys every container still alive at the end time.
-    pub fn finish(mut self) -> Result<Finished<S>, SimError> {
-        self.batch.clear();
-        let (t, warnings) = self.resolver.finish()?;
-        self.engine.apply_batch(&self.batch)?;
-        let (model, sink) = self.engine.finish(t);
-        Ok((model, sink, warnings))
+    pub fn finish(self) -> Result<Finished<S>, SimError> {
+        self.engine.finish()
     }
 }
 
@@ -116,19 +112,15 @@ impl Pipeline {
     /// event, in order. Returns what `feed` returned and, when the engine
     /// succeeded, the finished simulation. The first error in trace order
     /// wins, whichever stage found it.
-    pub fn run<S, F, T, E>(
-        sink: S,
-        opts: SimOptions,
-        feed: F,
-    ) -> (Result<T, E>, Result<Finished<S>, SimError>)
+    pub fn run<S, F, T>(sink: S, opts: SimOptions, feed: F) -> (T, Result<Finished<S>, SimError>)
     where
         S: Sink + Send,
-        F: FnOnce(&mut Pipeline) -> Result<T, E>,
+        F: FnOnce(&mut Pipeline) -> T,
     {
         let (tx, rx) = sync_channel::<Batch>(4);
         let (free_tx, free_rx) = sync_channel::<Batch>(8);
         let mut front = Pipeline {
-            resolver: Resolver::new(opts.keep_extras, opts.stop_at, opts.ignore_incomplete_links),
+            resolver: Resolver::new(opts.keep_extras),
             batch: Batch::default(),
             tx,
             free: free_rx,
@@ -139,10 +131,6 @@ impl Pipeline {
                 let mut engine = Engine::new(sink, opts);
                 for batch in rx.iter() {
                     engine.apply_batch(&batch)?;
-                    if let Some((t, warnings)) = batch.end {
-                        let (model, sink) = engine.finish(t);
-                        return Ok((model, sink, warnings));
-                    }
                     if engine.sink().stopped() {
                         break;
                     }
@@ -150,29 +138,14 @@ impl Pipeline {
                     batch.clear();
                     let _ = free_tx.try_send(batch);
                 }
-                Err(SimError {
-                    line: 0,
-                    kind: SimErrorKind::Stopped,
-                    contents: String::new(),
-                })
+                engine.finish()
             };
             let engine = std::thread::Builder::new()
                 .name("trama-engine".into())
                 .spawn_scoped(scope, run_engine)
                 .expect("cannot start the simulation thread");
             let out = feed(&mut front);
-            if out.is_ok() && !front.closed {
-                match front.resolver.finish() {
-                    Ok(end) => front.batch.end = Some(end),
-                    Err(e) => {
-                        front.batch.ops.push(Op::Fail);
-                        front.batch.fail = Some(Box::new(e));
-                    }
-                }
-                front.flush();
-            } else {
-                front.flush();
-            }
+            front.flush();
             drop(front);
             let result = match engine.join() {
                 Ok(r) => r,
@@ -210,7 +183,7 @@ impl Pipeline {
     }
 
     fn flush(&mut self) {
-        if (self.batch.ops.is_empty() && self.batch.end.is_none()) || self.closed {
+        if self.batch.ops.is_empty() || self.closed {
             return;
         }
         let next = self.free.try_recv().unwrap_or_default();
