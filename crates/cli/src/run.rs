@@ -11,7 +11,8 @@ use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_input::{Input, Source};
 use trama_paje::{read_paje, QuoteMode, ReadError, ReadStats, ReaderOptions};
 use trama_sim::{
-    CountingSink, Model, Pipeline, SimError, SimOptions, Simulator, Sink, TraceBuilder, TypeKind,
+    CountingSink, Model, ParallelTraceBuilder, Pipeline, SimError, SimOptions, Simulator, Sink,
+    TraceBuilder, TypeKind,
 };
 
 use crate::ReadArgs;
@@ -211,6 +212,8 @@ fn unreachable_stop() -> ! {
 fn sim_error(name: &str, e: SimError) -> anyhow::Error {
     if e.line == 0 {
         anyhow!("{name}: at the end of the trace: {}", e.kind)
+    } else if e.contents.is_empty() {
+        anyhow!("{name}:{}: {}", e.line, e.kind)
     } else {
         anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents)
     }
@@ -241,8 +244,14 @@ pub fn dump(
         return Ok(ExitCode::SUCCESS);
     }
     let t0 = std::time::Instant::now();
-    let done = simulate(args, TraceBuilder::default(), keep_extras, |_| false)?;
-    let trace = done.sink.into_trace(done.model, done.warnings);
+    let trace = if args.threads == 1 {
+        let done = simulate(args, TraceBuilder::default(), keep_extras, |_| false)?;
+        done.sink.into_trace(done.model, done.warnings)
+    } else {
+        // Columns are filled on a thread of their own.
+        let done = simulate(args, ParallelTraceBuilder::new(), keep_extras, |_| false)?;
+        done.sink.into_trace(done.model, done.warnings)
+    };
     let t1 = std::time::Instant::now();
     dump_trace(&trace, &opts, out).context("writing the dump")?;
     if std::env::var_os("TRAMA_TIMINGS").is_some() {

@@ -124,10 +124,8 @@ fn generated_traces_dump_like_pj_dump() {
                 &["-n"]
             }
             5 => {
-                // pj_dump 1.3.6 ignores -i on the root container, and trama
-                // differs beyond two levels (see the ignored test below).
+                // pj_dump 1.3.6 ignores -i on the root container.
                 o.root_entities = false;
-                o.max_state_depth = o.max_state_depth.min(2);
                 &["-i"]
             }
             6 => &["-u", "-h"],
@@ -265,12 +263,9 @@ fn garbled_traces_get_the_same_verdict() {
     );
 }
 
-/// `-i` with states nested three deep: pj_dump ends a state when another is
-/// pushed on it; trama ends it when the state above it is popped, at the
-/// start of that state, which is later when that state was itself resumed.
-/// Ignored until trama is fixed (reproducer in the text).
+/// `-i` with states nested three deep: a push ends the state it covers, a
+/// pop resumes the state below as a new entity, like pj_dump.
 #[test]
-#[ignore = "known difference: trama -i with states nested 3 deep"]
 fn no_imbrication_three_levels_like_pj_dump() {
     let Some(pj) = pj_dump() else { return };
     let saved = Saved::new("differential");

@@ -361,15 +361,11 @@ impl<S: Sink> Engine<S> {
                         contents: String::new(),
                     })
             }
-            Op::Fail => Err(batch
-                .fail
-                .as_deref()
-                .cloned()
-                .unwrap_or_else(|| SimError {
-                    line: 0,
-                    kind: SimErrorKind::Internal,
-                    contents: String::new(),
-                })),
+            Op::Fail => Err(batch.fail.as_deref().cloned().unwrap_or_else(|| SimError {
+                line: 0,
+                kind: SimErrorKind::Internal,
+                contents: String::new(),
+            })),
         }
     }
 
@@ -439,14 +435,18 @@ impl<S: Sink> Engine<S> {
                     self.reset(l, time);
                     0
                 } else {
-                    let ll = &self.lists[l.index()];
+                    let no_imbrication = self.opts.no_imbrication;
+                    let ll = &mut self.lists[l.index()];
                     match ll.stack.last() {
                         None => 0,
-                        Some(&top) => ll
-                            .live
-                            .iter()
-                            .find(|x| x.idx == top)
-                            .map_or(0, |x| x.level + 1),
+                        Some(&top) => ll.live.iter_mut().find(|x| x.idx == top).map_or(0, |x| {
+                            // Without imbrication a push ends the state it
+                            // covers (it resumes as a new entity on pop).
+                            if no_imbrication {
+                                x.end = time;
+                            }
+                            x.level + 1
+                        }),
                     }
                 };
                 let idx = self.append(
@@ -890,19 +890,16 @@ impl<S: Sink> Engine<S> {
             });
         };
         let ll = &mut self.lists[l.index()];
-        let mut top_start = time;
         if let Some(e) = ll.live.iter_mut().find(|e| e.idx == top) {
             e.end = time;
             e.stacked = false;
-            top_start = e.start;
         }
         if self.opts.no_imbrication {
-            // The state below is cut where the popped one started and
+            // The state below was ended by the push that covered it; it
             // resumes, as a new entity, now.
             if let Some(&below) = ll.stack.last() {
                 let mut resumed = None;
                 if let Some(e) = ll.live.iter_mut().find(|e| e.idx == below) {
-                    e.end = top_start;
                     e.stacked = false;
                     resumed = Some(
                         Live {

@@ -30,4 +30,4 @@ pub use model::{
     ValueInfo,
 };
 pub use sim::{Closed, CountingSink, Entity, Finished, Pipeline, SimOptions, Simulator, Sink};
-pub use store::{Columns, EntityRef, Trace, TraceBuilder};
+pub use store::{Columns, EntityRef, ParallelTraceBuilder, Trace, TraceBuilder};

@@ -117,14 +117,12 @@ fn put<T: Copy>(v: &mut Vec<T>, idx: usize, x: T, fill: T) {
     }
 }
 
-impl Sink for TraceBuilder {
-    fn list(&mut self, _model: &Model, list: ListId) {
-        debug_assert_eq!(list.index(), self.lists.len());
-        self.lists.push(Columns::default());
-    }
-
-    fn entity(&mut self, model: &Model, list: ListId, idx: u32, e: &Entity<'_>) {
-        let kind = model.list(list).kind;
+impl TraceBuilder {
+    /// Stores entity `idx` of `list` (of nature `kind`).
+    fn store(&mut self, kind: TypeKind, list: ListId, idx: u32, e: &Entity<'_>) {
+        if list.index() >= self.lists.len() {
+            self.lists.resize_with(list.index() + 1, Columns::default);
+        }
         let cols = &mut self.lists[list.index()];
         let i = idx as usize;
         put(&mut cols.start, i, e.start, -1.0);
@@ -160,6 +158,161 @@ impl Sink for TraceBuilder {
                 (s, e.extras.len() as u32)
             };
             put(&mut cols.extras, i, range, (0, 0));
+        }
+    }
+}
+
+impl Sink for TraceBuilder {
+    fn list(&mut self, _model: &Model, list: ListId) {
+        if list.index() >= self.lists.len() {
+            self.lists.resize_with(list.index() + 1, Columns::default);
+        }
+    }
+
+    fn entity(&mut self, model: &Model, list: ListId, idx: u32, e: &Entity<'_>) {
+        self.store(model.list(list).kind, list, idx, e);
+    }
+}
+
+/// One final entity on its way to the store thread.
+#[derive(Clone, Copy, Debug)]
+struct Rec {
+    start: f64,
+    end: f64,
+    number: f64,
+    list: ListId,
+    idx: u32,
+    value: ValueId,
+    level: u32,
+    from: u32,
+    to: u32,
+    key: (u32, u32),
+    extras: (u32, u32),
+    kind: TypeKind,
+}
+
+#[derive(Debug, Default)]
+struct RecBatch {
+    recs: Vec<Rec>,
+    keys: Vec<u8>,
+    extras: Vec<StrId>,
+}
+
+const REC_BATCH: usize = 8192;
+
+/// A [`TraceBuilder`] working on a thread of its own: the simulation hands
+/// it entities in batches and goes on, so filling the columns overlaps with
+/// simulating. [`ParallelTraceBuilder::into_trace`] waits for it.
+#[derive(Debug)]
+pub struct ParallelTraceBuilder {
+    /// Used when no thread could be started.
+    inline: Option<TraceBuilder>,
+    batch: RecBatch,
+    tx: Option<std::sync::mpsc::SyncSender<RecBatch>>,
+    free: std::sync::mpsc::Receiver<RecBatch>,
+    handle: Option<std::thread::JoinHandle<TraceBuilder>>,
+}
+
+impl Default for ParallelTraceBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ParallelTraceBuilder {
+    /// Starts the store thread.
+    pub fn new() -> ParallelTraceBuilder {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<RecBatch>(8);
+        let (free_tx, free_rx) = std::sync::mpsc::sync_channel::<RecBatch>(8);
+        let store = move || {
+            let mut b = TraceBuilder::default();
+            for mut batch in rx {
+                for r in &batch.recs {
+                    let key = &batch.keys[r.key.0 as usize..(r.key.0 + r.key.1) as usize];
+                    let extras =
+                        &batch.extras[r.extras.0 as usize..(r.extras.0 + r.extras.1) as usize];
+                    let e = Entity {
+                        start: r.start,
+                        end: r.end,
+                        value: r.value,
+                        number: r.number,
+                        level: r.level,
+                        extras,
+                        key,
+                        from: (r.from != u32::MAX).then_some(ContainerId(r.from)),
+                        to: (r.to != u32::MAX).then_some(ContainerId(r.to)),
+                    };
+                    b.store(r.kind, r.list, r.idx, &e);
+                }
+                batch.recs.clear();
+                batch.keys.clear();
+                batch.extras.clear();
+                let _ = free_tx.try_send(batch);
+            }
+            b
+        };
+        let handle = std::thread::Builder::new()
+            .name("trama-store".into())
+            .spawn(store)
+            .ok();
+        ParallelTraceBuilder {
+            inline: handle.is_none().then(TraceBuilder::default),
+            batch: RecBatch::default(),
+            tx: Some(tx),
+            free: free_rx,
+            handle,
+        }
+    }
+
+    fn flush(&mut self) {
+        let next = self.free.try_recv().unwrap_or_default();
+        let batch = std::mem::replace(&mut self.batch, next);
+        if let Some(tx) = &self.tx {
+            // The store thread only stops when we drop the sender.
+            let _ = tx.send(batch);
+        }
+    }
+
+    /// Waits for the store thread and assembles the trace.
+    pub fn into_trace(mut self, model: Model, warnings: Vec<String>) -> Trace {
+        self.flush();
+        drop(self.tx.take());
+        let builder = match self.handle.take().map(|h| h.join()) {
+            Some(Ok(b)) => b,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => self.inline.take().unwrap_or_default(),
+        };
+        builder.into_trace(model, warnings)
+    }
+}
+
+impl Sink for ParallelTraceBuilder {
+    fn entity(&mut self, model: &Model, list: ListId, idx: u32, e: &Entity<'_>) {
+        if let Some(b) = &mut self.inline {
+            b.store(model.list(list).kind, list, idx, e);
+            return;
+        }
+        let b = &mut self.batch;
+        let key = (b.keys.len() as u32, e.key.len() as u32);
+        b.keys.extend_from_slice(e.key);
+        let extras = (b.extras.len() as u32, e.extras.len() as u32);
+        b.extras.extend_from_slice(e.extras);
+        b.recs.push(Rec {
+            start: e.start,
+            end: e.end,
+            number: e.number,
+            list,
+            idx,
+            value: e.value,
+            level: e.level,
+            from: e.from.map_or(u32::MAX, |c| c.0),
+            to: e.to.map_or(u32::MAX, |c| c.0),
+            key,
+            extras,
+            kind: model.list(list).kind,
+        });
+        if b.recs.len() >= REC_BATCH {
+            self.flush();
         }
     }
 }

@@ -1,0 +1,78 @@
+//! Fuzz target: the whole pipeline (read, simulate, dump into memory) with
+//! options taken from the first input byte:
+//! bit 0 strip quotes, bit 1 not strict, bit 2 no imbrication (-i),
+//! bit 3 ignore incomplete links (-z), bit 4 user-defined fields (-u),
+//! bit 5 stop at a time (-a, from the second byte), bit 6 a time window
+//! (-s/-e, from the second and third bytes), bit 7 streaming dump.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use trama_dump::{dump_trace, DumpOptions, StreamDump};
+use trama_paje::{read_paje, QuoteMode, ReadError, ReaderOptions};
+use trama_sim::{SimOptions, Simulator, TraceBuilder};
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&flags, rest)) = data.split_first() else {
+        return;
+    };
+    let b1 = rest.first().copied().unwrap_or(0) as f64;
+    let b2 = rest.get(1).copied().unwrap_or(0) as f64;
+    let text = rest;
+
+    let mut ropts = ReaderOptions::default();
+    ropts.quotes = if flags & 1 != 0 {
+        QuoteMode::Strip
+    } else {
+        QuoteMode::Keep
+    };
+    ropts.strict = flags & 2 == 0;
+    ropts.threads = 1;
+    ropts.chunk_size = 4096;
+
+    let mut sopts = SimOptions::default();
+    sopts.no_imbrication = flags & 4 != 0;
+    sopts.ignore_incomplete_links = flags & 8 != 0;
+    sopts.keep_extras = flags & 16 != 0;
+    if flags & 32 != 0 {
+        sopts.stop_at = Some(b1 / 4.0);
+    }
+
+    let mut dopts = DumpOptions::default();
+    dopts.user_defined = flags & 16 != 0;
+    dopts.header = flags & 16 != 0;
+    dopts.threads = 1;
+    if flags & 64 != 0 {
+        dopts.start = Some(b1 / 8.0);
+        dopts.end = Some(b1 / 8.0 + b2);
+    }
+    let lines = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    let check_line = |line: u64| {
+        assert!(line <= lines, "error at line {line} of {lines}");
+    };
+
+    if flags & 128 != 0 {
+        let mut sim = Simulator::new(StreamDump::new(Vec::new(), &dopts), sopts);
+        match read_paje(text, &ropts, |ev| sim.event(&ev)) {
+            Ok(_) => {}
+            Err(ReadError::Handler(e)) => return check_line(e.line),
+            Err(ReadError::Syntax { line, .. }) => return check_line(line),
+            Err(e) => panic!("unexpected error {e}"),
+        }
+        if let Ok((_, sink, _)) = sim.finish() {
+            sink.finish().expect("write into a Vec");
+        }
+    } else {
+        let mut sim = Simulator::new(TraceBuilder::default(), sopts);
+        match read_paje(text, &ropts, |ev| sim.event(&ev)) {
+            Ok(_) => {}
+            Err(ReadError::Handler(e)) => return check_line(e.line),
+            Err(ReadError::Syntax { line, .. }) => return check_line(line),
+            Err(e) => panic!("unexpected error {e}"),
+        }
+        if let Ok((model, sink, warnings)) = sim.finish() {
+            let trace = sink.into_trace(model, warnings);
+            let mut out = Vec::new();
+            dump_trace(&trace, &dopts, &mut out).expect("write into a Vec");
+        }
+    }
+});
