@@ -842,13 +842,15 @@ impl<S: Sink> Engine<S> {
         let idx = ll.next_idx;
         ll.next_idx += 1;
         e.idx = idx;
-        if let Some(prev) = ll.live.last() {
-            if !prev.stacked {
-                let prev = ll.live.pop().expect("non-empty");
-                emit(&self.model, &mut self.sink, l, &prev);
+        match ll.live.last_mut() {
+            // The previous last entity becomes final: hand it over, then
+            // reuse its slot (no pop and push of the whole entity).
+            Some(prev) if !prev.stacked => {
+                emit(&self.model, &mut self.sink, l, prev);
+                *prev = e;
             }
+            _ => ll.live.push(e),
         }
-        ll.live.push(e);
         idx
     }
 
