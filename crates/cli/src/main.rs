@@ -34,7 +34,7 @@ enum Command {
     /// Nothing is written to the output unless the whole trace is valid
     /// (except with --stream, where lines are written as they complete and
     /// the exit status tells whether the trace was valid).
-    #[command(disable_help_flag = true)]
+    #[command(disable_help_flag = true, verbatim_doc_comment)]
     Dump(DumpArgs),
     /// Validate a Pajé trace and print a short summary; exit status 0 when valid, 1 otherwise.
     Check(CheckArgs),
@@ -60,7 +60,8 @@ pub struct ReadArgs {
     /// Drop links that never got their other end instead of failing (not recommended).
     #[arg(short = 'z', long)]
     pub ignore_incomplete_links: bool,
-    /// No imbrication: popping a state resumes the state below as a new entity.
+    /// No imbrication: a pushed state ends the state it covers, which resumes as a new entity
+    /// when the pushed one is popped.
     #[arg(short = 'i', long)]
     pub no_imbrication: bool,
     /// Threads to use (0 = one per core).
