@@ -89,9 +89,10 @@ pub fn lex_chunk(
 }
 
 /// Lexes the line starting at `start`; returns the offset just after its
-/// `\n` (or `buf.len()`).
+/// `\n` (or `buf.len()`). Also used by the SIMD lexer for lines with quotes,
+/// comments or NUL bytes.
 #[inline]
-fn lex_line(buf: &[u8], start: usize, mode: QuoteMode, words: &mut Vec<Span>) -> usize {
+pub(crate) fn lex_line(buf: &[u8], start: usize, mode: QuoteMode, words: &mut Vec<Span>) -> usize {
     let n = buf.len();
     let mut i = start;
     loop {
