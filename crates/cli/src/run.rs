@@ -166,7 +166,7 @@ fn simulate<S: Sink + Send>(
                 std::io::ErrorKind::BrokenPipe
             )))
         }
-        Err(ReadError::Handler(Stop::Sim(e))) => return Err(sim_error(&name, *e)),
+        Err(ReadError::Handler(Stop::Sim(e))) => return Err(sim_error(&name, args, *e)),
         Err(ReadError::Handler(Stop::Engine)) => unreachable_stop(),
         Err(ReadError::Syntax {
             line,
@@ -176,7 +176,7 @@ fn simulate<S: Sink + Send>(
             // An engine error earlier in the trace wins over this one.
             if let Some(Err(e)) = finished {
                 if e.line != 0 && e.line < line {
-                    return Err(sim_error(&name, e));
+                    return Err(sim_error(&name, args, e));
                 }
             }
             return Err(anyhow!("{name}:{line}: {error}\n  | {contents}"));
@@ -185,7 +185,7 @@ fn simulate<S: Sink + Send>(
     };
     let (model, sink, mut warnings) = match finished {
         Some(Ok(f)) => f,
-        Some(Err(e)) => return Err(sim_error(&name, e)),
+        Some(Err(e)) => return Err(sim_error(&name, args, e)),
         None => unreachable_stop(),
     };
     if stop_early(&sink) {
@@ -209,14 +209,39 @@ fn unreachable_stop() -> ! {
     panic!("internal error: simulation stopped without an error")
 }
 
-fn sim_error(name: &str, e: SimError) -> anyhow::Error {
+fn sim_error(name: &str, args: &ReadArgs, mut e: SimError) -> anyhow::Error {
     if e.line == 0 {
-        anyhow!("{name}: at the end of the trace: {}", e.kind)
-    } else if e.contents.is_empty() {
+        return anyhow!("{name}: at the end of the trace: {}", e.kind);
+    }
+    if e.contents.is_empty() {
+        // Errors found by the engine carry no text: read the line again
+        // (only possible for files, not for standard input).
+        e.contents = line_of(args, e.line).unwrap_or_default();
+    }
+    if e.contents.is_empty() {
         anyhow!("{name}:{}: {}", e.line, e.kind)
     } else {
         anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents)
     }
+}
+
+/// The text of line `n` (1-based) of the input, when it is a file.
+fn line_of(args: &ReadArgs, n: u64) -> Option<String> {
+    use std::io::BufRead;
+    let source = Source::from_arg(args.file.as_deref());
+    if matches!(source, Source::Stdin) {
+        return None;
+    }
+    let mut input = Input::open(&source).ok()?;
+    let mut buf = Vec::new();
+    for _ in 0..n {
+        buf.clear();
+        if input.read_until(b'\n', &mut buf).ok()? == 0 {
+            return None;
+        }
+    }
+    let text = String::from_utf8_lossy(&buf);
+    Some(text.trim_end_matches(['\n', '\r']).trim().to_string())
 }
 
 pub fn dump(

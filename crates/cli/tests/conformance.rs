@@ -193,7 +193,9 @@ fn rejected_cases_name_the_line_and_token() {
         let out = trama(&["dump", path.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&out.stderr);
         let located = line.is_empty() || err.contains(&format!("{case}.trace:{line}:"));
-        if out.status.code() != Some(1) || !located || !err.contains(token) {
+        // The offending line is shown under the message.
+        let shown = line.is_empty() || err.lines().any(|l| l.starts_with("  | ") && l.len() > 4);
+        if out.status.code() != Some(1) || !located || !shown || !err.contains(token) {
             failures.push(format!("{case}: want line {line} and {token:?} in: {err}"));
         }
     }
