@@ -180,14 +180,11 @@ fn span(a: usize, b: usize) -> Span {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn lex(s: &str, mode: QuoteMode) -> Vec<Vec<String>> {
-        let mut words = Vec::new();
-        let mut lines = Vec::new();
-        let mut nul = None;
-        lex_chunk(s.as_bytes(), mode, &mut words, &mut lines, &mut nul);
+    /// The words of each non-empty line, as strings (shared with the SIMD lexer's tests).
+    pub(crate) fn line_words(s: &str, words: &[Span], lines: &[LineRec]) -> Vec<Vec<String>> {
         lines
             .iter()
             .map(|l| {
@@ -197,6 +194,14 @@ mod tests {
                     .collect()
             })
             .collect()
+    }
+
+    fn lex(s: &str, mode: QuoteMode) -> Vec<Vec<String>> {
+        let mut words = Vec::new();
+        let mut lines = Vec::new();
+        let mut nul = None;
+        lex_chunk(s.as_bytes(), mode, &mut words, &mut lines, &mut nul);
+        line_words(s, &words, &lines)
     }
 
     #[test]

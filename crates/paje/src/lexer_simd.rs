@@ -389,15 +389,7 @@ mod tests {
     fn lex(s: &str, mode: QuoteMode) -> Vec<Vec<String>> {
         check(s.as_bytes());
         let (words, lines, _, _) = run(lex_chunk_fast, s.as_bytes(), mode);
-        lines
-            .iter()
-            .map(|l| {
-                words[l.first as usize..(l.first + l.count) as usize]
-                    .iter()
-                    .map(|w| s[w.start as usize..w.end as usize].to_string())
-                    .collect()
-            })
-            .collect()
+        crate::lexer::tests::line_words(s, &words, &lines)
     }
 
     /// Checks `s` alone and shifted so that it straddles 64-byte boundaries.
