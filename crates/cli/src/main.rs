@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
+mod convert;
 mod run;
 
 /// Post-mortem performance analysis of parallel and distributed programs.
@@ -38,6 +39,47 @@ enum Command {
     Dump(DumpArgs),
     /// Validate a Pajé trace and print a short summary; exit status 0 when valid, 1 otherwise.
     Check(CheckArgs),
+    /// Convert a trace between Pajé text and trama's binary format (.ptb).
+    ///
+    /// The input format is detected from its content; the output format
+    /// comes from the output's extension (.ptb, or .paje/.trace/.txt for
+    /// text) or from --to. Text → binary checks every reference of the
+    /// trace (types, containers, values) as it goes; entity semantics
+    /// (time order, stacks, links) are checked when the binary file is read.
+    /// Every command that reads a trace accepts a .ptb file as well.
+    Convert(ConvertArgs),
+}
+
+#[derive(Args, Debug)]
+struct ConvertArgs {
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Output file (`trama convert IN OUT` or `trama convert IN -o OUT`).
+    #[arg(value_name = "OUT", required_unless_present = "output")]
+    out: Option<PathBuf>,
+    /// Output file.
+    #[arg(short = 'o', long, value_name = "OUT", conflicts_with = "out")]
+    output: Option<PathBuf>,
+    /// Output format (default: from the output's extension).
+    #[arg(long, value_enum)]
+    to: Option<convert::Target>,
+    /// How strings are stored in a binary file: `interned` (each distinct
+    /// string once, entity references as handles) or `plain` (every field
+    /// as text, like the original proposal's standard mode).
+    #[arg(long, value_enum, default_value_t = Strings::Interned)]
+    strings: Strings,
+    /// zstd compression level of each block (1-22; 0 stores blocks uncompressed).
+    #[arg(long, value_name = "LEVEL", default_value_t = 3)]
+    level: i32,
+    /// Events per block (at most 65536): smaller blocks index time more finely.
+    #[arg(long, value_name = "N", default_value_t = 65536)]
+    block_events: usize,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Strings {
+    Plain,
+    Interned,
 }
 
 /// Options shared by every command that reads a Pajé trace.
@@ -117,6 +159,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Dump(a) => dump(a),
         Command::Check(a) => run::check(&a.read),
+        Command::Convert(a) => convert(a),
     };
     match result {
         Ok(code) => code,
@@ -135,6 +178,26 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
+    if !(0..=22).contains(&a.level) {
+        anyhow::bail!("--level must be between 0 and 22, not {}", a.level);
+    }
+    let Some(output) = a.out.or(a.output) else {
+        anyhow::bail!("no output file given");
+    };
+    let settings = convert::ConvertSettings {
+        output,
+        to: a.to,
+        strings: match a.strings {
+            Strings::Plain => trama_ptb::StringMode::Plain,
+            Strings::Interned => trama_ptb::StringMode::Interned,
+        },
+        zstd_level: (a.level > 0).then_some(a.level),
+        block_events: a.block_events,
+    };
+    convert::convert(&a.read, &settings)
 }
 
 fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {

@@ -10,6 +10,9 @@ use anyhow::{anyhow, Context};
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_input::{Input, Source};
 use trama_paje::{read_paje, QuoteMode, ReadError, ReadStats, ReaderOptions};
+use trama_ptb::{
+    PtbFile, ReadError as PtbReadError, ReadOptions as PtbReadOptions, Record,
+};
 use trama_sim::{
     CountingSink, Model, ParallelTraceBuilder, Pipeline, SimError, SimOptions, Simulator, Sink,
     TraceBuilder, TypeKind,
@@ -42,16 +45,18 @@ struct Simulated<S> {
     sink: S,
     warnings: Vec<String>,
     stats: ReadStats,
+    /// The input was a binary trace (its lines are those of the original text).
+    binary: bool,
 }
 
 /// Shows a progress bar on a terminal while the input is read.
-struct Progress {
+pub(crate) struct Progress {
     done: Arc<AtomicBool>,
     handle: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Progress {
-    fn start(input: &Input, enabled: bool) -> Progress {
+    pub(crate) fn start(input: &Input, enabled: bool) -> Progress {
         let done = Arc::new(AtomicBool::new(false));
         let handle = match (enabled, input.len_hint()) {
             (true, Some(len)) if len > 64 << 20 => {
@@ -93,12 +98,127 @@ impl Drop for Progress {
     }
 }
 
-fn open(args: &ReadArgs) -> anyhow::Result<Input> {
-    let source = Source::from_arg(args.file.as_deref());
-    Ok(Input::open(&source)?)
+/// An input, by format (detected from its first bytes, not its name).
+pub(crate) enum Opened {
+    Text(Input),
+    Binary(PtbFile),
 }
 
-fn reader_options(args: &ReadArgs) -> ReaderOptions {
+/// Opens the input of `args` and detects its format.
+pub(crate) fn open_any(args: &ReadArgs) -> anyhow::Result<Opened> {
+    let source = Source::from_arg(args.file.as_deref());
+    let name = source.display_name();
+    if let Source::Path(path) = &source {
+        let mut prefix = [0u8; 8];
+        let n = std::fs::File::open(path)
+            .and_then(|mut f| read_prefix(&mut f, &mut prefix))
+            .map_err(|e| anyhow!("cannot open {name}: {e}"))?;
+        if trama_ptb::is_ptb(&prefix[..n]) {
+            let file = PtbFile::open(path)
+                .map_err(|e| anyhow!("cannot open {name}: {e}"))?
+                .map_err(|e| anyhow!("{name}: {e}"))?;
+            return Ok(Opened::Binary(file));
+        }
+        return Ok(Opened::Text(Input::open(&source)?));
+    }
+    let mut input = Input::open(&source)?;
+    let binary = {
+        use std::io::BufRead;
+        // The first read may give only the few bytes used to detect
+        // compression: the magic's first four bytes are enough to tell.
+        let buf = input.fill_buf().with_context(|| format!("reading {name}"))?;
+        buf.len() >= 4 && trama_ptb::MAGIC.starts_with(&buf[..4])
+    };
+    if binary {
+        use std::io::Read;
+        let mut data = Vec::new();
+        input
+            .read_to_end(&mut data)
+            .with_context(|| format!("reading {name}"))?;
+        let file = PtbFile::from_vec(data).map_err(|e| anyhow!("{name}: {e}"))?;
+        return Ok(Opened::Binary(file));
+    }
+    Ok(Opened::Text(input))
+}
+
+fn read_prefix(r: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Decoding threads for a binary trace: the simulation already takes two
+/// threads (resolution and engine), decoding gets the rest, at least one.
+fn ptb_options(args: &ReadArgs) -> PtbReadOptions {
+    let mut o = PtbReadOptions::default();
+    let cores = if args.threads == 0 { o.threads } else { args.threads };
+    o.threads = cores.saturating_sub(2).max(1);
+    o
+}
+
+/// Feeds every event of a binary trace to `event` (stored as text) or
+/// `handles` (stored by handles).
+fn feed_binary<E>(
+    file: &PtbFile,
+    args: &ReadArgs,
+    mut event: impl FnMut(&trama_events::Event<'_>) -> Result<(), E>,
+    mut handles: impl FnMut(&trama_sim::HandleEvent<'_>) -> Result<(), E>,
+) -> Result<ReadStats, Failure<E>> {
+    let threads = if args.threads == 1 { 0 } else { ptb_options(args).threads };
+    let mut o = PtbReadOptions::default();
+    o.threads = threads;
+    file.read(&o, |rec| match rec {
+        Record::Text(ev) => event(&ev),
+        Record::Handles(h) => handles(&h.event),
+    })
+    .map_err(|e| match e {
+        PtbReadError::Format(f) => Failure::Format(f),
+        PtbReadError::Handler(e) => Failure::Stop(e),
+    })?;
+    let mut stats = ReadStats::default();
+    stats.lines = file.text_lines();
+    stats.bytes = file.len();
+    stats.events = file.events();
+    stats.definitions = file.definitions().to_vec();
+    Ok(stats)
+}
+
+/// Why reading stopped, whatever the format.
+pub(crate) enum Failure<E> {
+    Stop(E),
+    Syntax {
+        line: u64,
+        error: trama_paje::SyntaxError,
+        contents: String,
+    },
+    Io(std::io::Error),
+    Format(trama_ptb::FormatError),
+}
+
+impl<E> From<ReadError<E>> for Failure<E> {
+    fn from(e: ReadError<E>) -> Failure<E> {
+        match e {
+            ReadError::Handler(e) => Failure::Stop(e),
+            ReadError::Syntax {
+                line,
+                error,
+                contents,
+            } => Failure::Syntax {
+                line,
+                error,
+                contents,
+            },
+            ReadError::Io(e) => Failure::Io(e),
+        }
+    }
+}
+
+pub(crate) fn reader_options(args: &ReadArgs) -> ReaderOptions {
     let mut o = ReaderOptions::default();
     o.strict = !args.no_strict;
     o.quotes = if args.strip_quotes {
@@ -127,48 +247,94 @@ fn simulate<S: Sink + Send>(
     keep_extras: bool,
     stop_early: impl Fn(&S) -> bool,
 ) -> anyhow::Result<Simulated<S>> {
-    let input = open(args)?;
-    let name = input.name().to_string();
-    let progress = Progress::start(&input, !args.no_progress);
-    let ropts = reader_options(args);
+    let opened = open_any(args)?;
+    let name = Source::from_arg(args.file.as_deref()).display_name();
+    let binary = matches!(opened, Opened::Binary(_));
     let sopts = sim_options(args, keep_extras);
-    let (read, finished) = if args.threads == 1 {
-        let mut sim = Simulator::new(sink, sopts);
-        let read = read_paje(input, &ropts, |ev| {
-            sim.event(&ev).map_err(|e| Stop::Sim(Box::new(e)))?;
-            if stop_early(sim.sink()) {
-                return Err(Stop::OutputClosed);
+    let (read, finished): (Result<ReadStats, Failure<Stop>>, _) = match opened {
+        Opened::Text(input) => {
+            let progress = Progress::start(&input, !args.no_progress);
+            let ropts = reader_options(args);
+            let r = if args.threads == 1 {
+                let mut sim = Simulator::new(sink, sopts);
+                let read = read_paje(input, &ropts, |ev| {
+                    sim.event(&ev).map_err(|e| Stop::Sim(Box::new(e)))?;
+                    if stop_early(sim.sink()) {
+                        return Err(Stop::OutputClosed);
+                    }
+                    Ok(())
+                });
+                let finished = match &read {
+                    Ok(_) => Some(sim.finish()),
+                    Err(_) => None,
+                };
+                (read.map_err(Failure::from), finished)
+            } else {
+                let (read, finished) = Pipeline::run(sink, sopts, |front| {
+                    read_paje(input, &ropts, |ev| front.event(&ev).map_err(|_| Stop::Engine))
+                });
+                (read.map_err(Failure::from), Some(finished))
+            };
+            drop(progress);
+            r
+        }
+        Opened::Binary(file) => {
+            if args.threads == 1 {
+                let sim = std::cell::RefCell::new(Simulator::new(sink, sopts));
+                let check = |r: Result<(), SimError>| -> Result<(), Stop> {
+                    r.map_err(|e| Stop::Sim(Box::new(e)))?;
+                    if stop_early(sim.borrow().sink()) {
+                        return Err(Stop::OutputClosed);
+                    }
+                    Ok(())
+                };
+                let read = feed_binary(
+                    &file,
+                    args,
+                    |ev| {
+                        let r = sim.borrow_mut().event(ev);
+                        check(r)
+                    },
+                    |h| {
+                        let r = sim.borrow_mut().event_handles(h);
+                        check(r)
+                    },
+                );
+                let sim = sim.into_inner();
+                let finished = match &read {
+                    Ok(_) => Some(sim.finish()),
+                    Err(_) => None,
+                };
+                (read, finished)
+            } else {
+                let (read, finished) = Pipeline::run(sink, sopts, |front| {
+                    let front = std::cell::RefCell::new(front);
+                    feed_binary(
+                        &file,
+                        args,
+                        |ev| front.borrow_mut().event(ev).map_err(|_| Stop::Engine),
+                        |h| front.borrow_mut().event_handles(h).map_err(|_| Stop::Engine),
+                    )
+                });
+                (read, Some(finished))
             }
-            Ok(())
-        });
-        let finished = match &read {
-            Ok(_) => Some(sim.finish()),
-            Err(_) => None,
-        };
-        (read, finished)
-    } else {
-        let (read, finished) = Pipeline::run(sink, sopts, |front| {
-            read_paje(input, &ropts, |ev| {
-                front.event(&ev).map_err(|_| Stop::Engine)
-            })
-        });
-        match read {
-            // The engine's error (or the resolver's) comes out of `finished`.
-            Err(ReadError::Handler(Stop::Engine)) => (Ok(ReadStats::default()), Some(finished)),
-            other => (other, Some(finished)),
         }
     };
-    drop(progress);
+    let (read, finished) = match read {
+        // The engine's error (or the resolver's) comes out of `finished`.
+        Err(Failure::Stop(Stop::Engine)) => (Ok(ReadStats::default()), finished),
+        other => (other, finished),
+    };
     let stats = match read {
         Ok(stats) => stats,
-        Err(ReadError::Handler(Stop::OutputClosed)) => {
+        Err(Failure::Stop(Stop::OutputClosed)) => {
             return Err(anyhow!(std::io::Error::from(
                 std::io::ErrorKind::BrokenPipe
             )))
         }
-        Err(ReadError::Handler(Stop::Sim(e))) => return Err(sim_error(&name, args, *e)),
-        Err(ReadError::Handler(Stop::Engine)) => unreachable_stop(),
-        Err(ReadError::Syntax {
+        Err(Failure::Stop(Stop::Sim(e))) => return Err(sim_error(&name, args, binary, *e)),
+        Err(Failure::Stop(Stop::Engine)) => unreachable_stop(),
+        Err(Failure::Syntax {
             line,
             error,
             contents,
@@ -176,16 +342,17 @@ fn simulate<S: Sink + Send>(
             // An engine error earlier in the trace wins over this one.
             if let Some(Err(e)) = finished {
                 if e.line != 0 && e.line < line {
-                    return Err(sim_error(&name, args, e));
+                    return Err(sim_error(&name, args, binary, e));
                 }
             }
             return Err(anyhow!("{name}:{line}: {error}\n  | {contents}"));
         }
-        Err(ReadError::Io(e)) => return Err(anyhow!(e).context(format!("reading {name}"))),
+        Err(Failure::Io(e)) => return Err(anyhow!(e).context(format!("reading {name}"))),
+        Err(Failure::Format(e)) => return Err(anyhow!("{name}: {e}")),
     };
     let (model, sink, mut warnings) = match finished {
         Some(Ok(f)) => f,
-        Some(Err(e)) => return Err(sim_error(&name, args, e)),
+        Some(Err(e)) => return Err(sim_error(&name, args, binary, e)),
         None => unreachable_stop(),
     };
     if stop_early(&sink) {
@@ -202,6 +369,7 @@ fn simulate<S: Sink + Send>(
         sink,
         warnings,
         stats,
+        binary,
     })
 }
 
@@ -209,9 +377,21 @@ fn unreachable_stop() -> ! {
     panic!("internal error: simulation stopped without an error")
 }
 
-fn sim_error(name: &str, args: &ReadArgs, mut e: SimError) -> anyhow::Error {
+fn sim_error(name: &str, args: &ReadArgs, binary: bool, mut e: SimError) -> anyhow::Error {
     if e.line == 0 {
         return anyhow!("{name}: at the end of the trace: {}", e.kind);
+    }
+    if binary {
+        let what = if e.contents.is_empty() {
+            String::new()
+        } else {
+            format!("\n  | {}", e.contents)
+        };
+        return anyhow!(
+            "{name}: event from line {} of the original text: {}{what}",
+            e.line,
+            e.kind
+        );
     }
     if e.contents.is_empty() {
         // Errors found by the engine carry no text: read the line again
@@ -310,14 +490,25 @@ pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {
     let name = Source::from_arg(args.file.as_deref()).display_name();
     let mut o = std::io::stdout().lock();
     writeln!(o, "{name}: valid Pajé trace")?;
-    writeln!(
-        o,
-        "  input       {} lines, {} bytes, {} events, {} event definitions",
-        done.stats.lines,
-        done.stats.bytes,
-        done.stats.events,
-        done.stats.definitions.len()
-    )?;
+    if done.binary {
+        writeln!(
+            o,
+            "  input       binary (.ptb), {} bytes, {} events, {} event definitions (from {} lines of text)",
+            done.stats.bytes,
+            done.stats.events,
+            done.stats.definitions.len(),
+            done.stats.lines,
+        )?;
+    } else {
+        writeln!(
+            o,
+            "  input       {} lines, {} bytes, {} events, {} event definitions",
+            done.stats.lines,
+            done.stats.bytes,
+            done.stats.events,
+            done.stats.definitions.len()
+        )?;
+    }
     writeln!(
         o,
         "  types       {} ({} container, {} state, {} event, {} variable, {} link)",

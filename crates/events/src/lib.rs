@@ -349,6 +349,7 @@ pub struct EventDef {
     kind: EventKind,
     id: Box<[u8]>,
     line: u64,
+    index: u32,
     fields: Vec<(Field, FieldType)>,
     extra_names: Vec<Box<str>>,
     extra_slots: Vec<u16>,
@@ -367,6 +368,7 @@ impl EventDef {
             kind,
             id: id.into(),
             line,
+            index: 0,
             fields: vec![(Field::Event, FieldType::Int)],
             extra_names: Vec::new(),
             extra_slots: Vec::new(),
@@ -390,6 +392,18 @@ impl EventDef {
         self.extra_slots.push(self.fields.len() as u16);
         self.extra_names.push(name.into());
         self.fields.push((Field::Extra, ty));
+    }
+
+    /// Sets the position of this definition among all definitions of its
+    /// trace (readers number definitions in declaration order from 0).
+    pub fn set_index(&mut self, index: u32) {
+        self.index = index;
+    }
+
+    /// Position of this definition among the definitions of its trace.
+    #[inline]
+    pub fn index(&self) -> u32 {
+        self.index
     }
 
     /// The kind of event.

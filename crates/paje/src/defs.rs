@@ -84,7 +84,9 @@ impl Definitions {
                 let kind = EventKind::from_name(name)
                     .ok_or_else(|| SyntaxError::UnknownEventName { name: lossy(name) })?;
                 let idx = self.defs.len() as u32;
-                self.defs.push(EventDef::new(kind, id, line));
+                let mut def = EventDef::new(kind, id, line);
+                def.set_index(self.defs.len() as u32);
+                self.defs.push(def);
                 match small_key(id) {
                     Some(k) => self.small[k] = idx + 1,
                     None => {

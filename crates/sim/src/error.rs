@@ -154,6 +154,14 @@ pub enum SimErrorKind {
         /// Value at the other end.
         expected: String,
     },
+    /// A binary trace refers to something that does not exist (corrupt file).
+    #[error("invalid {what} handle {index} (the binary trace is corrupt)")]
+    BadHandle {
+        /// What the handle designates.
+        what: &'static str,
+        /// The handle.
+        index: u32,
+    },
     /// A bug in trama itself (never expected).
     #[error("internal error in trama's simulator (please report it)")]
     Internal,

@@ -25,6 +25,8 @@ mod store;
 
 pub use error::{SimError, SimErrorKind};
 pub use intern::{Interner, StrId};
+pub use op::Batch;
+pub use resolve::{EntityHandles, HandleEvent, Resolver, ValueRef};
 pub use model::{
     ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind, ValueId,
     ValueInfo,

@@ -95,22 +95,23 @@ pub(crate) struct EntityOp {
     pub extras: Extras,
 }
 
-/// A batch of operations with their strings.
+/// A batch of resolved operations with their strings: what stage one of the
+/// simulation hands stage two. Opaque outside the simulator.
 #[derive(Debug, Default)]
-pub(crate) struct Batch {
-    pub ops: Vec<Op>,
-    pub bytes: Vec<u8>,
-    pub extras: Vec<(Str, Str)>,
+pub struct Batch {
+    pub(crate) ops: Vec<Op>,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) extras: Vec<(Str, Str)>,
     /// Entity events with extras or long keys.
-    pub big: Vec<EntityOp>,
+    pub(crate) big: Vec<EntityOp>,
     /// The resolver's error, when the batch ends with [`Op::Fail`].
-    pub fail: Option<Box<SimError>>,
+    pub(crate) fail: Option<Box<SimError>>,
 }
 
 impl Batch {
     /// Stores a string.
     #[inline]
-    pub fn put(&mut self, s: &[u8]) -> Str {
+    pub(crate) fn put(&mut self, s: &[u8]) -> Str {
         let off = self.bytes.len() as u32;
         self.bytes.extend_from_slice(s);
         Str {
@@ -121,8 +122,18 @@ impl Batch {
 
     /// Reads a string back.
     #[inline]
-    pub fn get(&self, s: Str) -> &[u8] {
+    pub(crate) fn get(&self, s: Str) -> &[u8] {
         &self.bytes[s.off as usize..(s.off + s.len) as usize]
+    }
+
+    /// Number of operations in the batch.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// True when the batch holds no operation.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
     }
 
     /// Empties the batch, keeping its allocations.

@@ -6,7 +6,7 @@
 //! creates types, values and containers, and tells the engine through
 //! `New*` operations so that the engine's [`crate::Model`] mirrors them.
 
-use trama_events::{Event, EventKind, Field};
+use trama_events::{Event, EventDef, EventKind, Field};
 
 use crate::error::{SimError, SimErrorKind};
 use crate::idmap::{pack, IdMap};
@@ -31,13 +31,14 @@ struct RCont {
 
 /// Identifier resolution and reference checks.
 #[derive(Debug)]
-pub(crate) struct Resolver {
+pub struct Resolver {
     types: Vec<RType>,
     type_map: IdMap<TypeId>,
     conts: Vec<RCont>,
     cont_map: IdMap<ContainerId>,
     values: Vec<IdMap<ValueId>>,
     nvalues: u32,
+    value_types: Vec<TypeId>,
     keep_extras: bool,
 }
 
@@ -58,6 +59,8 @@ pub(crate) fn kind_label(k: TypeKind) -> &'static str {
 }
 
 impl Resolver {
+    /// A resolver with only the root type and container; `keep_extras` keeps
+    /// user-defined fields in the operations.
     pub fn new(keep_extras: bool) -> Resolver {
         let mut type_map = IdMap::default();
         type_map.insert(b"0", TypeId::ROOT);
@@ -80,6 +83,7 @@ impl Resolver {
             cont_map,
             values: vec![IdMap::default()],
             nvalues: 0,
+            value_types: Vec::new(),
             keep_extras,
         }
     }
@@ -264,6 +268,7 @@ impl Resolver {
     ) -> ValueId {
         let id = ValueId(self.nvalues);
         self.nvalues += 1;
+        self.value_types.push(ty);
         let ident = if alias.is_empty() { name } else { alias };
         self.values[ty.index()].insert(ident, id);
         let op = Op::NewValue {
@@ -356,17 +361,7 @@ impl Resolver {
 
     fn entity_event(&mut self, ev: &Event<'_>, time: f64, batch: &mut Batch) -> R {
         let kind = ev.kind();
-        let expected = match kind {
-            EventKind::NewEvent => TypeKind::Event,
-            EventKind::SetState
-            | EventKind::PushState
-            | EventKind::PopState
-            | EventKind::ResetState => TypeKind::State,
-            EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
-                TypeKind::Variable
-            }
-            _ => TypeKind::Link,
-        };
+        let expected = expected_kind(kind);
         let c = self.find_container(ev.get(Field::Container))?;
         let other = match kind {
             EventKind::StartLink => self.find_container(ev.get(Field::StartContainer))?,
@@ -375,6 +370,68 @@ impl Resolver {
         };
         let ty_token = ev.get(Field::Type);
         let ty = self.find_type(ty_token, kind_label(expected))?;
+        let other_token = ev.get(if kind == EventKind::StartLink {
+            Field::StartContainer
+        } else {
+            Field::EndContainer
+        });
+        self.check_entity(kind, c, ty, other, Some(ty_token), Some(other_token))?;
+        let value = match kind {
+            EventKind::NewEvent
+            | EventKind::SetState
+            | EventKind::PushState
+            | EventKind::StartLink
+            | EventKind::EndLink => self.value_of(ty, ev.get(Field::Value), batch),
+            _ => ValueId(u32::MAX),
+        };
+        let number = if expected == TypeKind::Variable {
+            trama_num::strtof(ev.get(Field::Value)) as f64
+        } else {
+            0.0
+        };
+        let key = if expected == TypeKind::Link {
+            ev.get(Field::Key)
+        } else {
+            &[]
+        };
+        let extras = self.extras(ev, batch);
+        push_entity(
+            batch,
+            SmallOp {
+                line: ev.line(),
+                time,
+                number,
+                key: 0,
+                c,
+                ty,
+                value,
+                other,
+                kind,
+                list_kind: expected,
+            },
+            key,
+            extras,
+        );
+        Ok(())
+    }
+
+    /// The reference checks of an entity event: the type has the right
+    /// nature and belongs to the container's type; a link's other end has
+    /// the type the link type declares. Tokens are only used in messages
+    /// (the names of the type and of the other container when absent).
+    #[inline]
+    fn check_entity(
+        &self,
+        kind: EventKind,
+        c: ContainerId,
+        ty: TypeId,
+        other: ContainerId,
+        ty_token: Option<&[u8]>,
+        other_token: Option<&[u8]>,
+    ) -> R {
+        let ty_token = ty_token.unwrap_or(&self.types[ty.index()].name);
+        let other_token = other_token.unwrap_or(&self.conts[other.index()].name);
+        let expected = expected_kind(kind);
         let t = &self.types[ty.index()];
         if t.kind != expected {
             return Err(SimErrorKind::WrongTypeKind {
@@ -392,18 +449,13 @@ impl Resolver {
                 container_type: self.tname(cty),
             });
         }
-        let is_link = expected == TypeKind::Link;
-        if is_link {
+        if expected == TypeKind::Link {
             let start = kind == EventKind::StartLink;
             let want = if start { t.start_type } else { t.end_type };
             let oty = self.conts[other.index()].ty;
             if want != Some(oty) {
                 return Err(SimErrorKind::WrongLinkEndType {
-                    token: s(ev.get(if start {
-                        Field::StartContainer
-                    } else {
-                        Field::EndContainer
-                    })),
+                    token: s(other_token),
                     found: self.tname(oty),
                     end: if start { "start" } else { "end" },
                     link: s(ty_token),
@@ -411,54 +463,225 @@ impl Resolver {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Resolves an entity event whose references are already handles (as
+    /// binary formats store them), with the same checks as
+    /// [`Resolver::resolve`]. On error, nothing is added to `batch`.
+    pub fn resolve_handles(&mut self, ev: &HandleEvent<'_>, batch: &mut Batch) -> Result<(), SimError> {
+        let n_ops = batch.ops.len();
+        self.handles(ev, batch).map_err(|kind| {
+            batch.ops.truncate(n_ops);
+            SimError {
+                line: ev.line,
+                kind,
+                contents: String::new(),
+            }
+        })
+    }
+
+    fn handles(&mut self, ev: &HandleEvent<'_>, batch: &mut Batch) -> R {
+        let kind = ev.def.kind();
+        if kind.is_definition()
+            || matches!(
+                kind,
+                EventKind::CreateContainer | EventKind::DestroyContainer | EventKind::TraceFile
+            )
+        {
+            return Err(SimErrorKind::BadHandle {
+                what: "event kind",
+                index: kind as u32,
+            });
+        }
+        let expected = expected_kind(kind);
+        let bad = |what: &'static str, index: u32| SimErrorKind::BadHandle { what, index };
+        let nconts = self.conts.len() as u32;
+        if ev.container.0 >= nconts {
+            return Err(bad("container", ev.container.0));
+        }
+        let other = if expected == TypeKind::Link {
+            ev.other
+        } else {
+            ev.container
+        };
+        if other.0 >= nconts {
+            return Err(bad("container", other.0));
+        }
+        if ev.ty.0 as usize >= self.types.len() {
+            return Err(bad("type", ev.ty.0));
+        }
+        self.check_entity(kind, ev.container, ev.ty, other, None, None)?;
         let value = match kind {
             EventKind::NewEvent
             | EventKind::SetState
             | EventKind::PushState
             | EventKind::StartLink
-            | EventKind::EndLink => self.value_of(ty, ev.get(Field::Value), batch),
+            | EventKind::EndLink => match ev.value {
+                ValueRef::Id(v) => {
+                    if v.0 >= self.nvalues || self.value_types[v.index()] != ev.ty {
+                        return Err(bad("value", v.0));
+                    }
+                    v
+                }
+                ValueRef::New(name) => self.value_of(ev.ty, name, batch),
+            },
             _ => ValueId(u32::MAX),
         };
-        let number = if expected == TypeKind::Variable {
-            trama_num::strtof(ev.get(Field::Value)) as f64
-        } else {
-            0.0
-        };
-        let (key, long_key) = if is_link {
-            let k = ev.get(Field::Key);
-            match pack(k) {
-                Some(p) => (p, None),
-                None => (0, Some(k)),
+        let extras = if self.keep_extras && !ev.extras.is_empty() {
+            let start = batch.extras.len() as u32;
+            for (name, value) in ev.def.extra_names().iter().zip(ev.extras) {
+                let n = batch.put(name.as_bytes());
+                let v = batch.put(value);
+                batch.extras.push((n, v));
+            }
+            Extras {
+                start,
+                count: batch.extras.len() as u32 - start,
             }
         } else {
-            (0, None)
+            Extras::default()
         };
-        let small = SmallOp {
-            line: ev.line(),
-            time,
-            number,
-            key,
-            c,
-            ty,
-            value,
-            other,
-            kind,
-            list_kind: expected,
-        };
-        let extras = self.extras(ev, batch);
-        if extras.count == 0 && long_key.is_none() {
-            batch.ops.push(Op::Small(small));
-        } else {
-            let long_key = long_key.map(|k| batch.put(k));
-            batch.big.push(EntityOp {
-                small,
-                long_key,
-                extras,
-            });
-            batch.ops.push(Op::Entity(batch.big.len() as u32 - 1));
-        }
+        push_entity(
+            batch,
+            SmallOp {
+                line: ev.line,
+                time: ev.time,
+                number: ev.number,
+                key: 0,
+                c: ev.container,
+                ty: ev.ty,
+                value,
+                other,
+                kind,
+                list_kind: expected,
+            },
+            if expected == TypeKind::Link { ev.key } else { &[] },
+            extras,
+        );
         Ok(())
     }
+
+    /// The handles of the entity event resolved into `batch` from operation
+    /// `from` on, if the event was an entity event: what a binary writer
+    /// stores instead of identifiers.
+    pub fn entity_handles(&self, batch: &Batch, from: usize) -> Option<EntityHandles> {
+        let mut new_value = false;
+        for op in &batch.ops[from..] {
+            let small = match op {
+                Op::NewValue { defined: false, .. } => {
+                    new_value = true;
+                    continue;
+                }
+                Op::Small(s) => s,
+                Op::Entity(i) => &batch.big[*i as usize].small,
+                _ => return None,
+            };
+            return Some(EntityHandles {
+                container: small.c,
+                ty: small.ty,
+                value: small.value,
+                other: small.other,
+                new_value,
+            });
+        }
+        None
+    }
+
+    /// Number of values created so far: the handle the next new value gets.
+    pub fn value_count(&self) -> u32 {
+        self.nvalues
+    }
+}
+
+fn expected_kind(kind: EventKind) -> TypeKind {
+    match kind {
+        EventKind::NewEvent => TypeKind::Event,
+        EventKind::SetState | EventKind::PushState | EventKind::PopState | EventKind::ResetState => {
+            TypeKind::State
+        }
+        EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
+            TypeKind::Variable
+        }
+        _ => TypeKind::Link,
+    }
+}
+
+#[inline]
+fn push_entity(batch: &mut Batch, mut small: SmallOp, key: &[u8], extras: Extras) {
+    let long_key = if small.list_kind == TypeKind::Link {
+        match pack(key) {
+            Some(p) => {
+                small.key = p;
+                None
+            }
+            None => Some(key),
+        }
+    } else {
+        None
+    };
+    if extras.count == 0 && long_key.is_none() {
+        batch.ops.push(Op::Small(small));
+    } else {
+        let long_key = long_key.map(|k| batch.put(k));
+        batch.big.push(EntityOp {
+            small,
+            long_key,
+            extras,
+        });
+        batch.ops.push(Op::Entity(batch.big.len() as u32 - 1));
+    }
+}
+
+/// The handles an entity event was resolved to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntityHandles {
+    /// The container.
+    pub container: ContainerId,
+    /// The type.
+    pub ty: TypeId,
+    /// The value (`u32::MAX` for variables and pops).
+    pub value: ValueId,
+    /// The other end of a link (the container itself for other kinds).
+    pub other: ContainerId,
+    /// True when this event created its value (first use of the name).
+    pub new_value: bool,
+}
+
+/// The value of an entity event given by handle: an existing value, or the
+/// identifier of a value created by this event (its first use).
+#[derive(Clone, Copy, Debug)]
+pub enum ValueRef<'a> {
+    /// An existing value.
+    Id(ValueId),
+    /// A value used for the first time, by its identifier.
+    New(&'a [u8]),
+}
+
+/// An entity event (state, event, variable or link) whose references are
+/// handles; see [`Resolver::resolve_handles`].
+#[derive(Clone, Copy, Debug)]
+pub struct HandleEvent<'a> {
+    /// Its definition (gives the kind and the names of user-defined fields).
+    pub def: &'a EventDef,
+    /// Line (or record number) reported in errors.
+    pub line: u64,
+    /// Time (0 when the definition has no time field).
+    pub time: f64,
+    /// The container (`Container` field).
+    pub container: ContainerId,
+    /// The type (`Type` field).
+    pub ty: TypeId,
+    /// The value of a state, event or link.
+    pub value: ValueRef<'a>,
+    /// The other end of a link (`StartContainer` or `EndContainer`).
+    pub other: ContainerId,
+    /// The value of a variable event (as read by `strtof`).
+    pub number: f64,
+    /// The key of a link.
+    pub key: &'a [u8],
+    /// Values of the user-defined fields, in definition order.
+    pub extras: &'a [&'a [u8]],
 }
 
 /// Reads back a string of a batch (helper for the engine).

@@ -31,7 +31,7 @@ pub use crate::engine::{CountingSink, Entity, SimOptions, Sink};
 use crate::error::SimError;
 use crate::model::Model;
 use crate::op::{Batch, Op};
-use crate::resolve::Resolver;
+use crate::resolve::{HandleEvent, Resolver};
 
 /// What a finished simulation returns: the model, the sink and warnings.
 pub type Finished<S> = (Model, S, Vec<String>);
@@ -72,6 +72,13 @@ impl<S: Sink> Simulator<S> {
     pub fn event(&mut self, ev: &Event<'_>) -> Result<(), SimError> {
         self.batch.clear();
         self.resolver.resolve(ev, &mut self.batch)?;
+        self.engine.apply_batch(&self.batch)
+    }
+
+    /// Simulates one entity event given by handles (binary readers).
+    pub fn event_handles(&mut self, ev: &HandleEvent<'_>) -> Result<(), SimError> {
+        self.batch.clear();
+        self.resolver.resolve_handles(ev, &mut self.batch)?;
         self.engine.apply_batch(&self.batch)
     }
 
@@ -166,6 +173,29 @@ impl Pipeline {
             return Err(Closed);
         }
         if let Err(e) = self.resolver.resolve(ev, &mut self.batch) {
+            self.batch.ops.push(Op::Fail);
+            self.batch.fail = Some(Box::new(e));
+            self.flush();
+            self.closed = true;
+            return Err(Closed);
+        }
+        if self.batch.ops.len() >= BATCH_OPS || self.batch.bytes.len() >= 1 << 24 {
+            self.flush();
+        }
+        if self.closed {
+            Err(Closed)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Like [`Pipeline::event`], for an entity event given by handles.
+    #[inline]
+    pub fn event_handles(&mut self, ev: &HandleEvent<'_>) -> Result<(), Closed> {
+        if self.closed {
+            return Err(Closed);
+        }
+        if let Err(e) = self.resolver.resolve_handles(ev, &mut self.batch) {
             self.batch.ops.push(Op::Fail);
             self.batch.fail = Some(Box::new(e));
             self.flush();

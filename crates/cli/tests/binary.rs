@@ -1,0 +1,326 @@
+//! The binary format (`.ptb`): every path that reads text must read the
+//! binary conversion the same way.
+//!
+//! - the PajeNG conformance cases: `trama dump x.ptb` prints what
+//!   `trama dump x.paje` prints (PajeNG's expected output), in both string
+//!   modes and both quote modes; rejected traces stay rejected;
+//! - text → binary → text → binary gives the same binary file;
+//! - random traces (`trama-gen`): same dumps, 1 and N threads, round trip;
+//! - damaged files give an error naming a byte offset, never a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use trama_gen::{generate, GenOptions};
+
+fn shared_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("TRAMA_SHARED") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+    };
+    if dir.join("conformance/pajeng/MANIFEST.tsv").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("TRAMA_REQUIRE_SHARED").as_deref() == Ok("1") {
+        panic!("shared test material not found at {}", dir.display());
+    }
+    eprintln!(
+        "NOTE: shared test material not found at {}: binary conformance SKIPPED",
+        dir.display()
+    );
+    None
+}
+
+fn trama(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args(args)
+        .output()
+        .expect("run trama")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Converts `text` to a binary file and back; checks the second binary is
+/// identical to the first. Returns the binary's path, or the conversion's
+/// output when it failed.
+fn round_trip(
+    text: &Path,
+    dir: &Path,
+    tag: &str,
+    read_opts: &[&str],
+    strings: &str,
+) -> Result<PathBuf, Output> {
+    let bin = dir.join(format!("{tag}.ptb"));
+    let back = dir.join(format!("{tag}.back.paje"));
+    let bin2 = dir.join(format!("{tag}.2.ptb"));
+    let mut args = vec!["convert", "--no-progress", "--strings", strings];
+    args.extend(read_opts);
+    let mut a = args.clone();
+    a.extend([s(text), s(&bin)]);
+    let out = trama(&a);
+    if !out.status.success() {
+        return Err(out);
+    }
+    let out = trama(&["convert", s(&bin), s(&back)]);
+    assert!(out.status.success(), "{tag}: binary → text: {}", err(&out));
+    let mut a = args.clone();
+    a.extend([s(&back), s(&bin2)]);
+    let out = trama(&a);
+    assert!(out.status.success(), "{tag}: text → binary again: {}", err(&out));
+    let (b1, b2) = (std::fs::read(&bin).unwrap(), std::fs::read(&bin2).unwrap());
+    assert!(b1 == b2, "{tag}: text → binary → text → binary changed the binary file");
+    Ok(bin)
+}
+
+struct Case {
+    name: String,
+    trace: String,
+    args: Vec<String>,
+    rc_head: String,
+    rc_1310: String,
+    note: String,
+}
+
+fn cases(dir: &Path) -> Vec<Case> {
+    let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("manifest");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Case {
+                name: f[0].to_string(),
+                trace: f[1].to_string(),
+                args: f[2].split_whitespace().map(String::from).collect(),
+                rc_head: f[3].to_string(),
+                rc_1310: f[4].to_string(),
+                note: f.get(5).unwrap_or(&"").to_string(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn conformance_cases_read_the_same_from_binary() {
+    let Some(shared) = shared_dir() else { return };
+    let dir = shared.join("conformance/pajeng");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for case in cases(&dir) {
+        if case.note.contains("undefined-behaviour-in-pajeng") {
+            continue;
+        }
+        let trace = dir.join(&case.trace);
+        for (mode, rc, quotes) in [
+            ("head", &case.rc_head, None),
+            ("v1310", &case.rc_1310, Some("--strip-quotes")),
+        ] {
+            let expected = std::fs::read(dir.join(format!("{}.{mode}.out", case.name))).unwrap();
+            let mut read_opts: Vec<&str> = quotes.into_iter().collect();
+            if case.args.iter().any(|a| a == "-n") {
+                read_opts.push("-n");
+            }
+            for strings in ["interned", "plain"] {
+                let tag = format!("{}-{mode}-{strings}", case.name);
+                let what = format!("{} [{mode}, --strings {strings}]", case.name);
+                checked += 1;
+                let bin = match round_trip(&trace, tmp.path(), &tag, &read_opts, strings) {
+                    Ok(bin) => bin,
+                    Err(out) => {
+                        // Only a trace PajeNG rejects may fail to convert.
+                        if rc == "0" || out.status.code() != Some(1) {
+                            failures.push(format!("{what}: conversion failed: {}", err(&out)));
+                        }
+                        continue;
+                    }
+                };
+                for threads in ["1", "3"] {
+                    let mut args = vec!["dump", "--no-progress", "-j", threads];
+                    args.extend(case.args.iter().map(|a| a.as_str()).filter(|a| *a != "-n"));
+                    args.extend(quotes);
+                    args.push(s(&bin));
+                    let out = trama(&args);
+                    if rc == "0" {
+                        if out.stdout != expected || !out.status.success() {
+                            failures.push(format!(
+                                "{what} -j {threads}: dump differs from PajeNG's\n{}--- got\n{}",
+                                err(&out),
+                                String::from_utf8_lossy(&out.stdout)
+                            ));
+                        }
+                    } else if out.status.code() != Some(1) || !out.stdout.is_empty() {
+                        failures.push(format!(
+                            "{what} -j {threads}: PajeNG rejects, the binary dump gives {:?}",
+                            out.status.code()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} conversions failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn engine_errors_in_a_binary_name_the_original_line() {
+    let Some(shared) = shared_dir() else { return };
+    let dir = shared.join("conformance/pajeng");
+    let tmp = tempfile::tempdir().unwrap();
+    // Errors of entity semantics come out when the binary is read.
+    for (case, line) in [
+        ("not_time_ordered", "115"),
+        ("pop_empty", "114"),
+        ("key_reuse", "117"),
+    ] {
+        let bin = round_trip(
+            &dir.join(format!("{case}.trace")),
+            tmp.path(),
+            case,
+            &[],
+            "interned",
+        )
+        .unwrap_or_else(|o| panic!("{case}: {}", err(&o)));
+        let out = trama(&["check", s(&bin)]);
+        let e = err(&out);
+        assert_eq!(out.status.code(), Some(1), "{case}");
+        assert!(
+            e.contains(&format!("line {line} of the original text")),
+            "{case}: {e}"
+        );
+    }
+}
+
+#[test]
+fn generated_traces_read_the_same_from_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut compared = 0;
+    for seed in 0..60u64 {
+        let mut o = GenOptions::varied(seed, 400);
+        o.old_field_names = false;
+        let text = generate(seed, &o);
+        let path = tmp.path().join(format!("g{seed}.paje"));
+        std::fs::write(&path, &text).unwrap();
+        let strings = if seed % 2 == 0 { "interned" } else { "plain" };
+        let text_dump = trama(&["dump", "-u", s(&path)]);
+        let bin = match round_trip(&path, tmp.path(), &format!("g{seed}"), &[], strings) {
+            Ok(b) => b,
+            Err(out) => {
+                assert!(!text_dump.status.success(), "seed {seed}: {}", err(&out));
+                continue;
+            }
+        };
+        for threads in ["1", "4"] {
+            let bin_dump = trama(&["dump", "-u", "-j", threads, s(&bin)]);
+            assert_eq!(
+                bin_dump.status.success(),
+                text_dump.status.success(),
+                "seed {seed}: verdicts differ: {}",
+                err(&bin_dump)
+            );
+            assert!(
+                bin_dump.stdout == text_dump.stdout,
+                "seed {seed} -j {threads}: dumps differ"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 60, "only {compared} comparisons");
+}
+
+#[test]
+fn damaged_files_give_an_offset_and_never_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut o = GenOptions::plain();
+    o.events = 3000;
+    let text = generate(7, &o);
+    let path = tmp.path().join("t.paje");
+    std::fs::write(&path, &text).unwrap();
+    let bin = tmp.path().join("t.ptb");
+    let out = trama(&["convert", "--block-events", "500", s(&path), s(&bin)]);
+    assert!(out.status.success(), "{}", err(&out));
+    let good = std::fs::read(&bin).unwrap();
+    let bad = tmp.path().join("bad.ptb");
+    let mut n_offsets = 0;
+    // Flipped bytes all over the file, truncations at many lengths.
+    let mut variants: Vec<Vec<u8>> = Vec::new();
+    for i in (0..good.len()).step_by(good.len() / 97 + 1) {
+        let mut v = good.clone();
+        v[i] ^= 0x5a;
+        variants.push(v);
+    }
+    for len in (0..good.len()).step_by(good.len() / 31 + 1) {
+        variants.push(good[..len].to_vec());
+    }
+    for v in &variants {
+        std::fs::write(&bad, v).unwrap();
+        let out = trama(&["dump", s(&bad)]);
+        let e = err(&out);
+        assert!(
+            out.status.code() == Some(1) || out.status.success(),
+            "crash ({:?}): {e}",
+            out.status
+        );
+        if !out.status.success() {
+            assert!(e.starts_with("trama: error: "), "{e}");
+            if e.contains("byte ") {
+                n_offsets += 1;
+            }
+        }
+    }
+    assert!(n_offsets > variants.len() / 2, "{n_offsets} of {}", variants.len());
+    // A checksum catches a flipped byte inside a frame.
+    let mut v = good.clone();
+    let mid = good.len() / 2;
+    v[mid] ^= 1;
+    std::fs::write(&bad, &v).unwrap();
+    let e = err(&trama(&["check", s(&bad)]));
+    assert!(e.contains("byte ") && e.contains("checksum"), "{e}");
+    // Truncated: the end marker is missing.
+    std::fs::write(&bad, &good[..good.len() - 3]).unwrap();
+    let e = err(&trama(&["check", s(&bad)]));
+    assert!(e.contains("truncated"), "{e}");
+}
+
+#[test]
+fn binary_on_standard_input_and_detection_by_content() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = generate(3, &GenOptions::plain());
+    let path = tmp.path().join("t.paje");
+    std::fs::write(&path, &text).unwrap();
+    // A misleading name: detection goes by content.
+    let bin = tmp.path().join("t.paje.bin");
+    let out = trama(&["convert", "--to", "ptb", s(&path), s(&bin)]);
+    assert!(out.status.success(), "{}", err(&out));
+    let from_file = trama(&["dump", s(&bin)]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args(["dump", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let data = std::fs::read(&bin).unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&data).unwrap();
+    }
+    let from_stdin = child.wait_with_output().unwrap();
+    assert!(from_stdin.status.success());
+    assert_eq!(from_stdin.stdout, from_file.stdout);
+    assert_eq!(from_file.stdout, trama(&["dump", s(&path)]).stdout);
+    // No output format: a clear error, nothing created.
+    let out = trama(&["convert", s(&path), s(&tmp.path().join("x.unknown"))]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err(&out).contains("--to"), "{}", err(&out));
+}
