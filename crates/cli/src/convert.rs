@@ -83,9 +83,9 @@ pub fn convert(args: &ReadArgs, s: &ConvertSettings) -> anyhow::Result<ExitCode>
             let mut batch = Batch::default();
             let read = read_paje(input, &reader_options(args), |ev| {
                 batch.clear();
-                resolver.resolve(&ev, &mut batch).map_err(|e| {
-                    anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents)
-                })?;
+                resolver
+                    .resolve(&ev, &mut batch)
+                    .map_err(|e| anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents))?;
                 let handles = resolver.entity_handles(&batch, 0);
                 writer
                     .event(&ev, handles)
@@ -128,7 +128,9 @@ pub fn convert(args: &ReadArgs, s: &ConvertSettings) -> anyhow::Result<ExitCode>
             bail!("{name} is already Pajé text; use --to ptb to make a binary trace")
         }
         (Opened::Binary(_), Target::Ptb) => {
-            bail!("{name} is already a binary trace; convert it to text first to change its options")
+            bail!(
+                "{name} is already a binary trace; convert it to text first to change its options"
+            )
         }
     }
     partial.done = true;

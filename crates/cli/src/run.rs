@@ -10,9 +10,7 @@ use anyhow::{anyhow, Context};
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_input::{Input, Source};
 use trama_paje::{read_paje, QuoteMode, ReadError, ReadStats, ReaderOptions};
-use trama_ptb::{
-    PtbFile, ReadError as PtbReadError, ReadOptions as PtbReadOptions, Record,
-};
+use trama_ptb::{PtbFile, ReadError as PtbReadError, ReadOptions as PtbReadOptions, Record};
 use trama_sim::{
     CountingSink, Model, ParallelTraceBuilder, Pipeline, SimError, SimOptions, Simulator, Sink,
     TraceBuilder, TypeKind,
@@ -126,7 +124,9 @@ pub(crate) fn open_any(args: &ReadArgs) -> anyhow::Result<Opened> {
         use std::io::BufRead;
         // The first read may give only the few bytes used to detect
         // compression: the magic's first four bytes are enough to tell.
-        let buf = input.fill_buf().with_context(|| format!("reading {name}"))?;
+        let buf = input
+            .fill_buf()
+            .with_context(|| format!("reading {name}"))?;
         buf.len() >= 4 && trama_ptb::MAGIC.starts_with(&buf[..4])
     };
     if binary {
@@ -156,7 +156,11 @@ fn read_prefix(r: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<us
 /// threads (resolution and engine), decoding gets the rest, at least one.
 fn ptb_options(args: &ReadArgs) -> PtbReadOptions {
     let mut o = PtbReadOptions::default();
-    let cores = if args.threads == 0 { o.threads } else { args.threads };
+    let cores = if args.threads == 0 {
+        o.threads
+    } else {
+        args.threads
+    };
     o.threads = cores.saturating_sub(2).max(1);
     o
 }
@@ -169,7 +173,11 @@ fn feed_binary<E>(
     mut event: impl FnMut(&trama_events::Event<'_>) -> Result<(), E>,
     mut handles: impl FnMut(&trama_sim::HandleEvent<'_>) -> Result<(), E>,
 ) -> Result<ReadStats, Failure<E>> {
-    let threads = if args.threads == 1 { 0 } else { ptb_options(args).threads };
+    let threads = if args.threads == 1 {
+        0
+    } else {
+        ptb_options(args).threads
+    };
     let mut o = PtbReadOptions::default();
     o.threads = threads;
     file.read(&o, |rec| match rec {
@@ -180,12 +188,13 @@ fn feed_binary<E>(
         PtbReadError::Format(f) => Failure::Format(f),
         PtbReadError::Handler(e) => Failure::Stop(e),
     })?;
-    let mut stats = ReadStats::default();
-    stats.lines = file.text_lines();
-    stats.bytes = file.len();
-    stats.events = file.events();
-    stats.definitions = file.definitions().to_vec();
-    Ok(stats)
+    Ok(ReadStats {
+        lines: file.text_lines(),
+        bytes: file.len(),
+        events: file.events(),
+        definitions: file.definitions().to_vec(),
+        ..ReadStats::default()
+    })
 }
 
 /// Why reading stopped, whatever the format.
@@ -271,7 +280,9 @@ fn simulate<S: Sink + Send>(
                 (read.map_err(Failure::from), finished)
             } else {
                 let (read, finished) = Pipeline::run(sink, sopts, |front| {
-                    read_paje(input, &ropts, |ev| front.event(&ev).map_err(|_| Stop::Engine))
+                    read_paje(input, &ropts, |ev| {
+                        front.event(&ev).map_err(|_| Stop::Engine)
+                    })
                 });
                 (read.map_err(Failure::from), Some(finished))
             };
@@ -313,7 +324,12 @@ fn simulate<S: Sink + Send>(
                         &file,
                         args,
                         |ev| front.borrow_mut().event(ev).map_err(|_| Stop::Engine),
-                        |h| front.borrow_mut().event_handles(h).map_err(|_| Stop::Engine),
+                        |h| {
+                            front
+                                .borrow_mut()
+                                .event_handles(h)
+                                .map_err(|_| Stop::Engine)
+                        },
                     )
                 });
                 (read, Some(finished))

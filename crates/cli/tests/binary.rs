@@ -72,9 +72,16 @@ fn round_trip(
     let mut a = args.clone();
     a.extend([s(&back), s(&bin2)]);
     let out = trama(&a);
-    assert!(out.status.success(), "{tag}: text → binary again: {}", err(&out));
+    assert!(
+        out.status.success(),
+        "{tag}: text → binary again: {}",
+        err(&out)
+    );
     let (b1, b2) = (std::fs::read(&bin).unwrap(), std::fs::read(&bin2).unwrap());
-    assert!(b1 == b2, "{tag}: text → binary → text → binary changed the binary file");
+    assert!(
+        b1 == b2,
+        "{tag}: text → binary → text → binary changed the binary file"
+    );
     Ok(bin)
 }
 
@@ -279,7 +286,11 @@ fn damaged_files_give_an_offset_and_never_panic() {
             }
         }
     }
-    assert!(n_offsets > variants.len() / 2, "{n_offsets} of {}", variants.len());
+    assert!(
+        n_offsets > variants.len() / 2,
+        "{n_offsets} of {}",
+        variants.len()
+    );
     // A checksum catches a flipped byte inside a frame.
     let mut v = good.clone();
     let mid = good.len() / 2;

@@ -133,8 +133,21 @@ mod tests {
     #[test]
     fn other_texts_are_refused() {
         for t in [
-            "", "-", "-0", "-0.0", "00", "01.5", ".5", "5.", "1e3", "+1", " 1", "1.2.3", "nan",
-            "1234567890123456789", "0x10",
+            "",
+            "-",
+            "-0",
+            "-0.0",
+            "00",
+            "01.5",
+            ".5",
+            "5.",
+            "1e3",
+            "+1",
+            " 1",
+            "1.2.3",
+            "nan",
+            "1234567890123456789",
+            "0x10",
         ] {
             assert_eq!(parse(t.as_bytes()), None, "{t}");
         }
@@ -155,8 +168,16 @@ mod tests {
             "3.4028236",
         ] {
             let (m, s) = parse(t.as_bytes()).unwrap();
-            assert_eq!(to_f64(m, s).to_bits(), trama_num::atof(t.as_bytes()).to_bits(), "{t}");
-            assert_eq!(to_f32(m, s).to_bits(), trama_num::strtof(t.as_bytes()).to_bits(), "{t}");
+            assert_eq!(
+                to_f64(m, s).to_bits(),
+                trama_num::atof(t.as_bytes()).to_bits(),
+                "{t}"
+            );
+            assert_eq!(
+                to_f32(m, s).to_bits(),
+                trama_num::strtof(t.as_bytes()).to_bits(),
+                "{t}"
+            );
         }
     }
 }

@@ -1,6 +1,5 @@
 //! The reader: `mmap`, checks, parallel decoding of events frames.
 
-use std::borrow::Cow;
 use std::io;
 use std::path::Path;
 
@@ -147,6 +146,8 @@ pub(crate) struct Block {
     pub recs: Vec<Rec>,
     pub arena: Vec<u8>,
     pub spans: Vec<Span>,
+    /// Decompressed payload (kept to reuse its allocation).
+    raw: Vec<u8>,
 }
 
 impl PtbFile {
@@ -213,8 +214,8 @@ impl PtbFile {
             }
             frames.push(e);
         }
-        let (text_lines, events) = (|| Some((c.varint()?, c.varint()?)))()
-            .ok_or_else(|| fbad("truncated"))?;
+        let (text_lines, events) =
+            (|| Some((c.varint()?, c.varint()?)))().ok_or_else(|| fbad("truncated"))?;
         if !c.at_end() {
             return Err(fbad("trailing bytes"));
         }
@@ -362,11 +363,11 @@ impl PtbFile {
                     })
                     .expect("cannot start a decoding thread");
             }
-            for i in 0..blocks.len() {
+            for (i, f) in blocks.iter().enumerate() {
                 let w = i % workers;
                 let block = match rxs[w].recv() {
                     Ok(r) => r?,
-                    Err(_) => return Err(bad(blocks[i].offset, "decoding thread stopped").into()),
+                    Err(_) => return Err(bad(f.offset, "decoding thread stopped").into()),
                 };
                 let r = self.deliver(&block, &mut handler);
                 let _ = recycle[w].try_send(block);
@@ -442,13 +443,30 @@ impl PtbFile {
     }
 
     fn decode(&self, f: &Frame, block: &mut Block) -> Result<(), FormatError> {
-        let payload = frame(self.data.bytes(), f.offset, KIND_EVENTS, u64::MAX)?;
+        let mut raw = std::mem::take(&mut block.raw);
+        let r = self.decode_with(f, block, &mut raw);
+        block.raw = raw;
+        r
+    }
+
+    fn decode_with(
+        &self,
+        f: &Frame,
+        block: &mut Block,
+        raw: &mut Vec<u8>,
+    ) -> Result<(), FormatError> {
+        let payload = frame_into(self.data.bytes(), f.offset, KIND_EVENTS, u64::MAX, raw)?;
         let ebad = |what: String| bad(f.offset, format!("events frame: {what}"));
-        let mut head = Cursor::new(&payload);
-        let (count, first_line, _t_min, _t_max) =
+        let mut head = Cursor::new(payload);
+        let (count, first_line, t_min, t_max) =
             (|| Some((head.varint()?, head.varint()?, head.f64()?, head.f64()?)))()
                 .ok_or_else(|| ebad("truncated header".into()))?;
-        if count > 1 << 16 || count != f.count || first_line != f.first {
+        if count > 1 << 16
+            || count != f.count
+            || first_line != f.first
+            || t_min.to_bits() != f.t_min.to_bits()
+            || t_max.to_bits() != f.t_max.to_bits()
+        {
             return Err(ebad("header does not match the index".into()));
         }
         let mut cols: [Cursor<'_>; NCOLS] = [Cursor::new(&[]); NCOLS];
@@ -504,8 +522,9 @@ impl PtbFile {
                     Role::Time => {
                         let v = cols[TIMES].varint().ok_or_else(|| short(TIMES))?;
                         let dec = if v & 1 == 0 {
-                            let (pm, ps) = prev_time
-                                .ok_or_else(|| ebad(format!("event {n}: time delta without a base")))?;
+                            let (pm, ps) = prev_time.ok_or_else(|| {
+                                ebad(format!("event {n}: time delta without a base"))
+                            })?;
                             Some((pm.wrapping_add(varint::unzigzag(v >> 1)), ps))
                         } else {
                             let s = cols[TIMES].byte().ok_or_else(|| short(TIMES))?;
@@ -514,7 +533,9 @@ impl PtbFile {
                             } else if s > decimal::MAX_SCALE {
                                 return Err(ebad(format!("event {n}: bad time scale {s}")));
                             } else {
-                                let m = varint::unzigzag(cols[TIMES].varint().ok_or_else(|| short(TIMES))?);
+                                let m = varint::unzigzag(
+                                    cols[TIMES].varint().ok_or_else(|| short(TIMES))?,
+                                );
                                 Some((m, s))
                             }
                         };
@@ -583,16 +604,20 @@ impl PtbFile {
         }
         for (i, c) in cols.iter().enumerate() {
             if !c.at_end() {
-                return Err(ebad(format!("column {} has {} bytes left over", names[i], {
-                    let mut c = *c;
-                    let p = c.pos();
-                    let mut n = 0;
-                    while c.byte().is_some() {
-                        n += 1;
+                return Err(ebad(format!(
+                    "column {} has {} bytes left over",
+                    names[i],
+                    {
+                        let mut c = *c;
+                        let p = c.pos();
+                        let mut n = 0;
+                        while c.byte().is_some() {
+                            n += 1;
+                        }
+                        let _ = p;
+                        n
                     }
-                    let _ = p;
-                    n
-                })));
+                )));
             }
         }
         Ok(())
@@ -611,7 +636,19 @@ impl PtbFile {
 }
 
 /// Reads, checks and decompresses the frame at `offset`.
-fn frame(b: &[u8], offset: u64, kind: u8, limit: u64) -> Result<Cow<'_, [u8]>, FormatError> {
+fn frame(b: &[u8], offset: u64, kind: u8, limit: u64) -> Result<Vec<u8>, FormatError> {
+    let mut out = Vec::new();
+    Ok(frame_into(b, offset, kind, limit, &mut out)?.to_vec())
+}
+
+/// Like [`frame`], decompressing into `out` (whose allocation is reused).
+fn frame_into<'a>(
+    b: &'a [u8],
+    offset: u64,
+    kind: u8,
+    limit: u64,
+    out: &'a mut Vec<u8>,
+) -> Result<&'a [u8], FormatError> {
     let o = usize::try_from(offset).map_err(|_| bad(offset, "frame offset out of range"))?;
     let end_limit = limit.min(b.len() as u64) as usize;
     if o < HEADER_LEN || o + FRAME_HEADER_LEN > end_limit {
@@ -629,23 +666,30 @@ fn frame(b: &[u8], offset: u64, kind: u8, limit: u64) -> Result<Cow<'_, [u8]>, F
     let crc = u32::from_le_bytes(h[12..16].try_into().expect("4 bytes"));
     let p = o + FRAME_HEADER_LEN;
     if p + stored > end_limit {
-        return Err(bad(offset, "frame runs past the end of the file (truncated file?)"));
+        return Err(bad(
+            offset,
+            "frame runs past the end of the file (truncated file?)",
+        ));
     }
     let payload = &b[p..p + stored];
     if crc32fast::hash(payload) != crc {
         return Err(bad(offset, "checksum mismatch: the frame is corrupted"));
     }
     match h[1] {
-        CODEC_NONE if raw == stored => Ok(Cow::Borrowed(payload)),
+        CODEC_NONE if raw == stored => Ok(payload),
         CODEC_ZSTD => {
-            let mut out = Vec::with_capacity(raw);
+            out.clear();
+            out.reserve(raw);
             let n = zstd::bulk::Decompressor::new()
-                .and_then(|mut d| d.decompress_to_buffer(payload, &mut out))
+                .and_then(|mut d| d.decompress_to_buffer(payload, out))
                 .map_err(|e| bad(offset, format!("zstd: {e}")))?;
-            if n != raw {
-                return Err(bad(offset, "decompressed size does not match the frame header"));
+            if n != raw || out.len() != raw {
+                return Err(bad(
+                    offset,
+                    "decompressed size does not match the frame header",
+                ));
             }
-            Ok(Cow::Owned(out))
+            Ok(&out[..])
         }
         c => Err(bad(offset, format!("unknown codec {c}"))),
     }

@@ -26,7 +26,11 @@ fn ident<'a>(name: &'a [u8], alias: &'a [u8]) -> &'a [u8] {
 /// Writes `file` as Pajé text: the definitions, then one line per event.
 /// Reading the text back (with the quote mode the binary was made with)
 /// gives the same events.
-pub fn write_text<W: Write>(file: &PtbFile, opts: &ReadOptions, out: &mut W) -> Result<(), ReadError<io::Error>> {
+pub fn write_text<W: Write>(
+    file: &PtbFile,
+    opts: &ReadOptions,
+    out: &mut W,
+) -> Result<(), ReadError<io::Error>> {
     let stripped = file.quotes_stripped();
     // Definitions and events go back to their lines (blank lines stand for
     // comments and spacing), so line numbers in messages stay those of the
@@ -83,7 +87,9 @@ pub fn write_text<W: Write>(file: &PtbFile, opts: &ReadOptions, out: &mut W) -> 
                     | EventKind::DefineEventType
                     | EventKind::DefineVariableType
                     | EventKind::DefineLinkType => names.types.push(ident(name, alias).to_vec()),
-                    EventKind::CreateContainer => names.containers.push(ident(name, alias).to_vec()),
+                    EventKind::CreateContainer => {
+                        names.containers.push(ident(name, alias).to_vec())
+                    }
                     EventKind::DefineEntityValue => names.values.push(ident(name, alias).to_vec()),
                     _ => {}
                 }
@@ -131,16 +137,24 @@ fn handle_line(
         let s = h.words[i];
         let w = &h.arena[s.start as usize..s.end as usize];
         match role(kind, field, true) {
-            Role::Time if raw.ts != crate::format::TIME_TEXT => decimal::write(line, raw.tm, raw.ts),
-            Role::Container => line.extend_from_slice(&name_of(&names.containers, raw.c, "container")?),
+            Role::Time if raw.ts != crate::format::TIME_TEXT => {
+                decimal::write(line, raw.tm, raw.ts)
+            }
+            Role::Container => {
+                line.extend_from_slice(&name_of(&names.containers, raw.c, "container")?)
+            }
             Role::Type => line.extend_from_slice(&name_of(&names.types, raw.ty, "type")?),
-            Role::Other => line.extend_from_slice(&name_of(&names.containers, raw.other, "container")?),
+            Role::Other => {
+                line.extend_from_slice(&name_of(&names.containers, raw.other, "container")?)
+            }
             Role::Value if raw.value == u32::MAX => {
                 names.values.push(w.to_vec());
                 word(line, w, stripped);
             }
             Role::Value => line.extend_from_slice(&name_of(&names.values, raw.value, "value")?),
-            Role::Number if raw.ns != crate::format::TIME_TEXT => decimal::write(line, raw.nm, raw.ns),
+            Role::Number if raw.ns != crate::format::TIME_TEXT => {
+                decimal::write(line, raw.nm, raw.ns)
+            }
             _ => word(line, w, stripped),
         }
     }

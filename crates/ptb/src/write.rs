@@ -106,7 +106,13 @@ pub struct Writer<W: Write + Send + 'static> {
     thread: Option<JoinHandle<WriterResult<W>>>,
 }
 
-fn write_frame<W: Write>(out: &mut W, kind: u8, codec: u8, raw_len: usize, payload: &[u8]) -> io::Result<u64> {
+fn write_frame<W: Write>(
+    out: &mut W,
+    kind: u8,
+    codec: u8,
+    raw_len: usize,
+    payload: &[u8],
+) -> io::Result<u64> {
     let mut h = [0u8; FRAME_HEADER_LEN];
     h[0] = kind;
     h[1] = codec;
@@ -304,7 +310,9 @@ impl<W: Write + Send + 'static> Writer<W> {
             let w = ev.word(i);
             match (role(kind, field, h.is_some()), h) {
                 (Role::Time, _) => self.put_time(w),
-                (Role::Container, Some(h)) => varint::put(&mut self.cols[HANDLES], h.container.0 as u64),
+                (Role::Container, Some(h)) => {
+                    varint::put(&mut self.cols[HANDLES], h.container.0 as u64)
+                }
                 (Role::Type, Some(h)) => varint::put(&mut self.cols[HANDLES], h.ty.0 as u64),
                 (Role::Other, Some(h)) => varint::put(&mut self.cols[HANDLES], h.other.0 as u64),
                 (Role::Value, Some(h)) => {

@@ -25,11 +25,11 @@ mod store;
 
 pub use error::{SimError, SimErrorKind};
 pub use intern::{Interner, StrId};
-pub use op::Batch;
-pub use resolve::{EntityHandles, HandleEvent, Resolver, ValueRef};
 pub use model::{
     ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind, ValueId,
     ValueInfo,
 };
+pub use op::Batch;
+pub use resolve::{EntityHandles, HandleEvent, Resolver, ValueRef};
 pub use sim::{Closed, CountingSink, Entity, Finished, Pipeline, SimOptions, Simulator, Sink};
 pub use store::{Columns, EntityRef, ParallelTraceBuilder, Trace, TraceBuilder};

@@ -469,7 +469,11 @@ impl Resolver {
     /// Resolves an entity event whose references are already handles (as
     /// binary formats store them), with the same checks as
     /// [`Resolver::resolve`]. On error, nothing is added to `batch`.
-    pub fn resolve_handles(&mut self, ev: &HandleEvent<'_>, batch: &mut Batch) -> Result<(), SimError> {
+    pub fn resolve_handles(
+        &mut self,
+        ev: &HandleEvent<'_>,
+        batch: &mut Batch,
+    ) -> Result<(), SimError> {
         let n_ops = batch.ops.len();
         self.handles(ev, batch).map_err(|kind| {
             batch.ops.truncate(n_ops);
@@ -556,7 +560,11 @@ impl Resolver {
                 kind,
                 list_kind: expected,
             },
-            if expected == TypeKind::Link { ev.key } else { &[] },
+            if expected == TypeKind::Link {
+                ev.key
+            } else {
+                &[]
+            },
             extras,
         );
         Ok(())
@@ -597,9 +605,10 @@ impl Resolver {
 fn expected_kind(kind: EventKind) -> TypeKind {
     match kind {
         EventKind::NewEvent => TypeKind::Event,
-        EventKind::SetState | EventKind::PushState | EventKind::PopState | EventKind::ResetState => {
-            TypeKind::State
-        }
+        EventKind::SetState
+        | EventKind::PushState
+        | EventKind::PopState
+        | EventKind::ResetState => TypeKind::State,
         EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
             TypeKind::Variable
         }

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The binary-format experiment of the original proposal, repeated on traces
+# made by ../shared/tools/gen_trace.py: file size, `trama check` (read and
+# simulate) and `trama dump` on the text and on its binary conversions.
+#
+#   bench/binary.sh [LINES...]      default: 1000000 10000000
+#   REPEAT=3 bench/binary.sh        best of N runs (default 3)
+#
+# Formats: text; trama's .ptb with plain strings, interned strings (both
+# uncompressed) and interned + zstd (level 3, the default); the seed's
+# libRastro binary Pajé in both string modes when `trama convert --to rastro`
+# exists.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+gen=${GEN_TRACE:-$root/../shared/tools/gen_trace.py}
+data=${BENCH_DATA:-$root/bench-data}
+repeat=${REPEAT:-3}
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000000 10000000)
+mkdir -p "$data"
+cargo build --release -q
+bin=$root/target/release/trama
+
+measure() { # count cmd... → "wall user sys rss_kb" of the fastest run
+    local count=$1; shift
+    local best=""
+    for _ in $(seq "$count"); do
+        local r tf
+        tf=$(mktemp)
+        /usr/bin/time -o "$tf" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || echo "!! failed: $*" >&2
+        r=$(tail -1 "$tf"); rm -f "$tf"
+        if [ -z "$best" ] || awk -v a="${r%% *}" -v b="${best%% *}" 'BEGIN{exit !(a<b)}'; then
+            best=$r
+        fi
+    done
+    echo "$best"
+}
+
+for n in "${sizes[@]}"; do
+    f=$data/trace_$n.paje
+    [ -f "$f" ] || python3 "$gen" --lines "$n" -o "$f"
+    tsize=$(stat -L -c %s "$f")
+    echo "== $f ($n lines)"
+    printf "%-26s %12s %7s %10s %9s %10s %9s\n" format bytes size check "x text" dump "x text"
+    read -r cw _ _ _ < <(measure "$repeat" "$bin" check --no-progress "$f")
+    read -r dw _ _ _ < <(measure "$repeat" "$bin" dump --no-progress "$f" -o "$data/bdump_text.txt")
+    printf "%-26s %12d %6.1f%% %9.2fs %9s %9.2fs %9s\n" text "$tsize" 100 "$cw" - "$dw" -
+    variants=("ptb plain:--strings plain --level 0" "ptb interned:--strings interned --level 0" "ptb interned+zstd:--strings interned --level 3")
+    if "$bin" convert --help | grep -q rastro; then
+        variants+=("rastro plain:--to rastro --strings plain" "rastro interned:--to rastro --strings interned")
+    fi
+    for v in "${variants[@]}"; do
+        name=${v%%:*}; opts=${v#*:}
+        ext=ptb; [[ $name == rastro* ]] && ext=rst
+        out=$data/trace_$n.${name// /_}.$ext
+        # shellcheck disable=SC2086
+        read -r vw _ _ _ < <(measure 1 "$bin" convert --no-progress $opts "$f" "$out")
+        size=$(stat -c %s "$out")
+        read -r bw _ _ _ < <(measure "$repeat" "$bin" check --no-progress "$out")
+        read -r bd _ _ _ < <(measure "$repeat" "$bin" dump --no-progress "$out" -o "$data/bdump_bin.txt")
+        cmp -s "$data/bdump_text.txt" "$data/bdump_bin.txt" || echo "!! $name: dump differs from the text's"
+        awk -v n="$name" -v b="$size" -v t="$tsize" -v c="$bw" -v tc="$cw" -v d="$bd" -v td="$dw" -v cv="$vw" 'BEGIN{
+            printf "%-26s %12d %6.1f%% %9.2fs %8.2fx %9.2fs %8.2fx   (conversion %.2fs)\n",
+                   n, b, 100*b/t, c, tc/c, d, td/d, cv }'
+    done
+done
