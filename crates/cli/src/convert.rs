@@ -20,6 +20,8 @@ pub enum Target {
     Ptb,
     /// Pajé text.
     Paje,
+    /// The original binary proposal's format: Pajé events in a libRastro file (.rst).
+    Rastro,
 }
 
 /// What `trama convert` was asked to do.
@@ -27,6 +29,7 @@ pub struct ConvertSettings {
     pub output: PathBuf,
     pub to: Option<Target>,
     pub strings: StringMode,
+    pub rastro_strings: trama_rastro::paje::StringMode,
     pub zstd_level: Option<i32>,
     pub block_events: usize,
 }
@@ -35,6 +38,7 @@ fn target_of(path: &Path) -> Option<Target> {
     match path.extension()?.to_str()? {
         "ptb" => Some(Target::Ptb),
         "paje" | "trace" | "txt" => Some(Target::Paje),
+        "rst" => Some(Target::Rastro),
         _ => None,
     }
 }
@@ -51,6 +55,68 @@ impl Drop for Partial<'_> {
             let _ = std::fs::remove_file(self.path);
         }
     }
+}
+
+fn text_error(e: ReadError<anyhow::Error>, name: &str) -> anyhow::Error {
+    match e {
+        ReadError::Handler(e) => e,
+        ReadError::Syntax {
+            line,
+            error,
+            contents,
+        } => anyhow!("{name}:{line}: {error}\n  | {contents}"),
+        ReadError::Io(e) => anyhow!(e).context(format!("reading {name}")),
+    }
+}
+
+fn rastro_error(e: trama_rastro::paje::Error<anyhow::Error>, name: &str) -> anyhow::Error {
+    match e {
+        trama_rastro::paje::Error::Handler(e) => e,
+        trama_rastro::paje::Error::Rst(e) => anyhow!("{name}: {e}"),
+        trama_rastro::paje::Error::Format {
+            event,
+            offset,
+            error,
+        } => anyhow!("{name}: rastro event {event} (byte {offset}): {error}"),
+    }
+}
+
+type Defs = (Vec<trama_events::EventDef>, u64);
+
+/// Writes a `.ptb` file from the events `feed` hands over (checking their
+/// references on the way); `feed` returns the definitions and the line count.
+fn to_ptb(
+    args: &ReadArgs,
+    s: &ConvertSettings,
+    out: BufWriter<File>,
+    name: &str,
+    feed: impl FnOnce(
+        &mut dyn FnMut(&trama_events::Event<'_>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Defs>,
+) -> anyhow::Result<()> {
+    let mut wopts = WriteOptions::default();
+    wopts.strings = s.strings;
+    wopts.zstd_level = s.zstd_level;
+    wopts.block_events = s.block_events;
+    wopts.quotes_stripped = args.strip_quotes;
+    let mut writer = Writer::new(out, wopts).context("writing the binary trace")?;
+    let mut resolver = Resolver::new(false);
+    let mut batch = Batch::default();
+    let (defs, lines) = feed(&mut |ev| {
+        batch.clear();
+        resolver
+            .resolve(ev, &mut batch)
+            .map_err(|e| anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents))?;
+        let handles = resolver.entity_handles(&batch, 0);
+        writer
+            .event(ev, handles)
+            .with_context(|| format!("writing {}", s.output.display()))
+    })?;
+    let mut out = writer
+        .finish(&defs, SourceStats { lines })
+        .with_context(|| format!("writing {}", s.output.display()))?;
+    out.flush()?;
+    Ok(())
 }
 
 pub fn convert(args: &ReadArgs, s: &ConvertSettings) -> anyhow::Result<ExitCode> {
@@ -73,43 +139,72 @@ pub fn convert(args: &ReadArgs, s: &ConvertSettings) -> anyhow::Result<ExitCode>
     match (opened, to) {
         (Opened::Text(input), Target::Ptb) => {
             let progress = Progress::start(&input, !args.no_progress);
-            let mut wopts = WriteOptions::default();
-            wopts.strings = s.strings;
-            wopts.zstd_level = s.zstd_level;
-            wopts.block_events = s.block_events;
-            wopts.quotes_stripped = args.strip_quotes;
-            let mut writer = Writer::new(out, wopts).context("writing the binary trace")?;
-            let mut resolver = Resolver::new(false);
-            let mut batch = Batch::default();
-            let read = read_paje(input, &reader_options(args), |ev| {
-                batch.clear();
-                resolver
-                    .resolve(&ev, &mut batch)
-                    .map_err(|e| anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents))?;
-                let handles = resolver.entity_handles(&batch, 0);
-                writer
-                    .event(&ev, handles)
-                    .with_context(|| format!("writing {}", s.output.display()))
-            });
-            drop(progress);
-            let stats = match read {
-                Ok(stats) => stats,
-                Err(ReadError::Handler(e)) => return Err(e),
-                Err(ReadError::Syntax {
-                    line,
-                    error,
-                    contents,
-                }) => bail!("{name}:{line}: {error}\n  | {contents}"),
-                Err(ReadError::Io(e)) => return Err(anyhow!(e).context(format!("reading {name}"))),
-            };
-            for w in &stats.warnings {
-                eprintln!("trama: warning: {name}: {w}");
-            }
-            let source = SourceStats { lines: stats.lines };
-            let mut out = writer
-                .finish(&stats.definitions, source)
-                .with_context(|| format!("writing {}", s.output.display()))?;
+            let ropts = reader_options(args);
+            to_ptb(args, s, out, &name, |event| {
+                let stats =
+                    read_paje(input, &ropts, |ev| event(&ev)).map_err(|e| text_error(e, &name))?;
+                drop(progress);
+                for w in &stats.warnings {
+                    eprintln!("trama: warning: {name}: {w}");
+                }
+                Ok((stats.definitions, stats.lines))
+            })?;
+        }
+        (Opened::Rastro(data), Target::Ptb) => {
+            to_ptb(args, s, out, &name, |event| {
+                let ropts = trama_rastro::paje::ReadOptions::default();
+                let st = trama_rastro::read_rastro_paje(&data, &ropts, |ev| event(&ev))
+                    .map_err(|e| rastro_error(e, &name))?;
+                Ok((st.definitions, st.rastro_events))
+            })?;
+        }
+        (Opened::Rastro(data), Target::Paje) => {
+            let mut out = out;
+            let mut seen = std::collections::HashSet::new();
+            let mut line = Vec::new();
+            let ropts = trama_rastro::paje::ReadOptions::default();
+            trama_rastro::read_rastro_paje(&data, &ropts, |ev| {
+                line.clear();
+                if seen.insert(ev.def().id().to_vec()) {
+                    line.extend_from_slice(ev.def().to_header().as_bytes());
+                }
+                for i in 0..ev.word_count() {
+                    if i > 0 {
+                        line.push(b' ');
+                    }
+                    line.extend_from_slice(ev.word(i));
+                }
+                line.push(b'\n');
+                out.write_all(&line).map_err(anyhow::Error::from)
+            })
+            .map_err(|e| rastro_error(e, &name))?;
             out.flush()?;
+        }
+        (Opened::Text(input), Target::Rastro) => {
+            let progress = Progress::start(&input, !args.no_progress);
+            let wopts = trama_rastro::paje::WriterOptions::new(
+                s.rastro_strings,
+                trama_rastro::paje::Flavor::Trace,
+            );
+            let mut w = trama_rastro::RastroPajeWriter::new(out, wopts)
+                .map_err(|e| anyhow!("writing {}: {e}", s.output.display()))?;
+            let stats = read_paje(input, &reader_options(args), |ev| {
+                w.event(&ev)
+                    .map_err(|e| anyhow!("writing {}: {e}", s.output.display()))
+            })
+            .map_err(|e| text_error(e, &name))?;
+            drop(progress);
+            let _ = stats;
+            let mut out = w
+                .finish()
+                .map_err(|e| anyhow!("writing {}: {e}", s.output.display()))?;
+            out.flush()?;
+        }
+        (Opened::Binary(_), Target::Rastro) => {
+            bail!("{name} is a .ptb file: convert it to text first, then to rastro")
+        }
+        (Opened::Rastro(_), Target::Rastro) => {
+            bail!("{name} is already a libRastro file")
         }
         (Opened::Binary(file), Target::Paje) => {
             let mut out = out;

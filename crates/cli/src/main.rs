@@ -39,11 +39,12 @@ enum Command {
     Dump(DumpArgs),
     /// Validate a Pajé trace and print a short summary; exit status 0 when valid, 1 otherwise.
     Check(CheckArgs),
-    /// Convert a trace between Pajé text and trama's binary format (.ptb).
+    /// Convert a trace between Pajé text, trama's binary format (.ptb) and the
+    /// original binary proposal's libRastro format (.rst).
     ///
     /// The input format is detected from its content; the output format
-    /// comes from the output's extension (.ptb, or .paje/.trace/.txt for
-    /// text) or from --to. Text → binary checks every reference of the
+    /// comes from the output's extension (.ptb, .rst, or .paje/.trace/.txt
+    /// for text) or from --to. Text → binary checks every reference of the
     /// trace (types, containers, values) as it goes; entity semantics
     /// (time order, stacks, links) are checked when the binary file is read.
     /// Every command that reads a trace accepts a .ptb file as well.
@@ -64,8 +65,9 @@ struct ConvertArgs {
     #[arg(long, value_enum)]
     to: Option<convert::Target>,
     /// How strings are stored in a binary file: `interned` (each distinct
-    /// string once, entity references as handles) or `plain` (every field
-    /// as text, like the original proposal's standard mode).
+    /// string once, entity references as handles; for .rst, the proposal's
+    /// reference mode with 888 events) or `plain` (every field as text, the
+    /// proposal's standard mode).
     #[arg(long, value_enum, default_value_t = Strings::Interned)]
     strings: Strings,
     /// zstd compression level of each block (1-22; 0 stores blocks uncompressed).
@@ -193,6 +195,10 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
         strings: match a.strings {
             Strings::Plain => trama_ptb::StringMode::Plain,
             Strings::Interned => trama_ptb::StringMode::Interned,
+        },
+        rastro_strings: match a.strings {
+            Strings::Plain => trama_rastro::paje::StringMode::Plain,
+            Strings::Interned => trama_rastro::paje::StringMode::Interned,
         },
         zstd_level: (a.level > 0).then_some(a.level),
         block_events: a.block_events,

@@ -45,6 +45,8 @@ struct Simulated<S> {
     stats: ReadStats,
     /// The input was a binary trace (its lines are those of the original text).
     binary: bool,
+    /// Its format, as shown by `trama check`.
+    format: &'static str,
 }
 
 /// Shows a progress bar on a terminal while the input is read.
@@ -100,6 +102,8 @@ impl Drop for Progress {
 pub(crate) enum Opened {
     Text(Input),
     Binary(PtbFile),
+    /// The original proposal's binary Pajé in libRastro files, held in memory.
+    Rastro(Vec<u8>),
 }
 
 /// Opens the input of `args` and detects its format.
@@ -117,6 +121,10 @@ pub(crate) fn open_any(args: &ReadArgs) -> anyhow::Result<Opened> {
                 .map_err(|e| anyhow!("{name}: {e}"))?;
             return Ok(Opened::Binary(file));
         }
+        if trama_rastro::is_rastro(&prefix[..n]) {
+            let data = std::fs::read(path).map_err(|e| anyhow!("cannot read {name}: {e}"))?;
+            return Ok(Opened::Rastro(data));
+        }
         return Ok(Opened::Text(Input::open(&source)?));
     }
     let mut input = Input::open(&source)?;
@@ -127,7 +135,7 @@ pub(crate) fn open_any(args: &ReadArgs) -> anyhow::Result<Opened> {
         let buf = input
             .fill_buf()
             .with_context(|| format!("reading {name}"))?;
-        buf.len() >= 4 && trama_ptb::MAGIC.starts_with(&buf[..4])
+        buf.len() >= 4 && trama_ptb::MAGIC.starts_with(&buf[..4]) || trama_rastro::is_rastro(buf)
     };
     if binary {
         use std::io::Read;
@@ -135,6 +143,9 @@ pub(crate) fn open_any(args: &ReadArgs) -> anyhow::Result<Opened> {
         input
             .read_to_end(&mut data)
             .with_context(|| format!("reading {name}"))?;
+        if trama_rastro::is_rastro(&data) {
+            return Ok(Opened::Rastro(data));
+        }
         let file = PtbFile::from_vec(data).map_err(|e| anyhow!("{name}: {e}"))?;
         return Ok(Opened::Binary(file));
     }
@@ -207,6 +218,8 @@ pub(crate) enum Failure<E> {
     },
     Io(std::io::Error),
     Format(trama_ptb::FormatError),
+    /// A libRastro file that cannot be read (the message names the offset).
+    Rastro(String),
 }
 
 impl<E> From<ReadError<E>> for Failure<E> {
@@ -258,7 +271,12 @@ fn simulate<S: Sink + Send>(
 ) -> anyhow::Result<Simulated<S>> {
     let opened = open_any(args)?;
     let name = Source::from_arg(args.file.as_deref()).display_name();
-    let binary = matches!(opened, Opened::Binary(_));
+    let binary = matches!(opened, Opened::Binary(_) | Opened::Rastro(_));
+    let format = match opened {
+        Opened::Text(_) => "text",
+        Opened::Binary(_) => "binary (.ptb)",
+        Opened::Rastro(_) => "libRastro binary Pajé (.rst)",
+    };
     let sopts = sim_options(args, keep_extras);
     let (read, finished): (Result<ReadStats, Failure<Stop>>, _) = match opened {
         Opened::Text(input) => {
@@ -288,6 +306,50 @@ fn simulate<S: Sink + Send>(
             };
             drop(progress);
             r
+        }
+        Opened::Rastro(data) => {
+            let ropts = trama_rastro::paje::ReadOptions::default();
+            let feed = |event: &mut dyn FnMut(&trama_events::Event<'_>) -> Result<(), Stop>| {
+                trama_rastro::read_rastro_paje(&data, &ropts, |ev| event(&ev))
+                    .map(|st| ReadStats {
+                        lines: st.rastro_events,
+                        bytes: st.bytes,
+                        events: st.events,
+                        definitions: st.definitions,
+                        ..ReadStats::default()
+                    })
+                    .map_err(|e| match e {
+                        trama_rastro::paje::Error::Handler(e) => Failure::Stop(e),
+                        trama_rastro::paje::Error::Rst(e) => Failure::Rastro(e.to_string()),
+                        trama_rastro::paje::Error::Format {
+                            event,
+                            offset,
+                            error,
+                        } => Failure::Rastro(format!(
+                            "rastro event {event} (byte {offset}): {error}"
+                        )),
+                    })
+            };
+            if args.threads == 1 {
+                let mut sim = Simulator::new(sink, sopts);
+                let read = feed(&mut |ev| {
+                    sim.event(ev).map_err(|e| Stop::Sim(Box::new(e)))?;
+                    if stop_early(sim.sink()) {
+                        return Err(Stop::OutputClosed);
+                    }
+                    Ok(())
+                });
+                let finished = match &read {
+                    Ok(_) => Some(sim.finish()),
+                    Err(_) => None,
+                };
+                (read, finished)
+            } else {
+                let (read, finished) = Pipeline::run(sink, sopts, |front| {
+                    feed(&mut |ev| front.event(ev).map_err(|_| Stop::Engine))
+                });
+                (read, Some(finished))
+            }
         }
         Opened::Binary(file) => {
             if args.threads == 1 {
@@ -365,6 +427,7 @@ fn simulate<S: Sink + Send>(
         }
         Err(Failure::Io(e)) => return Err(anyhow!(e).context(format!("reading {name}"))),
         Err(Failure::Format(e)) => return Err(anyhow!("{name}: {e}")),
+        Err(Failure::Rastro(e)) => return Err(anyhow!("{name}: {e}")),
     };
     let (model, sink, mut warnings) = match finished {
         Some(Ok(f)) => f,
@@ -386,6 +449,7 @@ fn simulate<S: Sink + Send>(
         warnings,
         stats,
         binary,
+        format,
     })
 }
 
@@ -509,7 +573,8 @@ pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {
     if done.binary {
         writeln!(
             o,
-            "  input       binary (.ptb), {} bytes, {} events, {} event definitions (from {} lines of text)",
+            "  input       {}, {} bytes, {} events, {} event definitions (from {} lines or records)",
+            done.format,
             done.stats.bytes,
             done.stats.events,
             done.stats.definitions.len(),

@@ -335,3 +335,45 @@ fn binary_on_standard_input_and_detection_by_content() {
     assert_eq!(out.status.code(), Some(1));
     assert!(err(&out).contains("--to"), "{}", err(&out));
 }
+
+#[test]
+fn rastro_files_read_the_same_through_every_conversion() {
+    let Some(shared) = shared_dir() else { return };
+    let dir = shared.join("samples/paje-binary-rastro");
+    let tmp = tempfile::tempdir().unwrap();
+    let files = [
+        "committed-2014/rastro-5-5-ms.rst",
+        "committed-2014/rastro-5-5-categories.rst",
+        "generated-2015/ms.strref.rst",
+        "generated-2015/ms.inline.rst",
+        "generated-2015/categories.strref.rst",
+        "generated-2015/categories.inline.rst",
+    ];
+    for f in files {
+        let rst = dir.join(f);
+        let direct = trama(&["dump", s(&rst)]);
+        assert!(direct.status.success(), "{f}: {}", err(&direct));
+        assert!(!direct.stdout.is_empty());
+        for ext in ["ptb", "paje"] {
+            let out = tmp.path().join(format!("x.{ext}"));
+            let c = trama(&["convert", s(&rst), s(&out)]);
+            assert!(c.status.success(), "{f} → {ext}: {}", err(&c));
+            let d = trama(&["dump", s(&out)]);
+            assert!(d.stdout == direct.stdout, "{f} → {ext}: dump differs");
+        }
+    }
+    // Text → libRastro (both string modes) → same dump as the text.
+    let text = shared.join("conformance/pajeng/ms.trace");
+    if text.is_file() {
+        let want = trama(&["dump", s(&text)]).stdout;
+        for strings in ["plain", "interned"] {
+            let out = tmp.path().join(format!("ms.{strings}.rst"));
+            let c = trama(&["convert", "--strings", strings, s(&text), s(&out)]);
+            assert!(c.status.success(), "{}", err(&c));
+            assert!(
+                trama(&["dump", s(&out)]).stdout == want,
+                "ms → rst {strings}"
+            );
+        }
+    }
+}

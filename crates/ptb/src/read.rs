@@ -651,7 +651,7 @@ fn frame_into<'a>(
 ) -> Result<&'a [u8], FormatError> {
     let o = usize::try_from(offset).map_err(|_| bad(offset, "frame offset out of range"))?;
     let end_limit = limit.min(b.len() as u64) as usize;
-    if o < HEADER_LEN || o + FRAME_HEADER_LEN > end_limit {
+    if o < HEADER_LEN || o > end_limit.saturating_sub(FRAME_HEADER_LEN) {
         return Err(bad(offset, "frame offset out of range (truncated file?)"));
     }
     let h = &b[o..o + FRAME_HEADER_LEN];

@@ -46,7 +46,11 @@ pub fn write_text<W: Write>(
             pad(line, cur, d.line());
             let mut head = d.to_header();
             let mut n = d.field_count() as u64 + 1;
-            if d.line() + n - 1 > last_line {
+            let next = defs
+                .get(*next_def + 1)
+                .map_or(upto, |nd| nd.line().min(upto))
+                .min(last_line + 1);
+            if d.line() + n - 1 >= next {
                 // A definition left open at the end of the text (accepted
                 // with a warning) stays open.
                 head.truncate(head.len() - "%EndEventDef\n".len());
