@@ -50,7 +50,7 @@ pub fn write_text<W: Write>(
                 .get(*next_def + 1)
                 .map_or(upto, |nd| nd.line().min(upto))
                 .min(last_line + 1);
-            if d.line() + n - 1 >= next {
+            if d.line() + n > next {
                 // A definition left open at the end of the text (accepted
                 // with a warning) stays open.
                 head.truncate(head.len() - "%EndEventDef\n".len());
