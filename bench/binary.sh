@@ -54,8 +54,15 @@ for n in "${sizes[@]}"; do
         name=${v%%:*}; opts=${v#*:}
         ext=ptb; [[ $name == rastro* ]] && ext=rst
         out=$data/trace_$n.${name// /_}.$ext
+        rm -f "$out"
         # shellcheck disable=SC2086
         read -r vw _ _ _ < <(measure 1 "$bin" convert --no-progress $opts "$f" "$out")
+        if [ ! -f "$out" ]; then
+            # shellcheck disable=SC2086
+            why=$("$bin" convert --no-progress $opts "$f" "$out" 2>&1 | head -1 || true)
+            printf "%-26s not convertible: %s\n" "$name" "$why"
+            continue
+        fi
         size=$(stat -c %s "$out")
         read -r bw _ _ _ < <(measure "$repeat" "$bin" check --no-progress "$out")
         read -r bd _ _ _ < <(measure "$repeat" "$bin" dump --no-progress "$out" -o "$data/bdump_bin.txt")
