@@ -108,8 +108,9 @@ fn to_ptb(
             .resolve(ev, &mut batch)
             .map_err(|e| anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents))?;
         let handles = resolver.entity_handles(&batch, 0);
+        let container = resolver.container_effect(&batch, 0);
         writer
-            .event(ev, handles)
+            .event(ev, handles, container)
             .with_context(|| format!("writing {}", s.output.display()))
     })?;
     let mut out = writer

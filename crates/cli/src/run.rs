@@ -176,13 +176,13 @@ fn ptb_options(args: &ReadArgs) -> PtbReadOptions {
     o
 }
 
-/// Feeds every event of a binary trace to `event` (stored as text) or
-/// `handles` (stored by handles).
+/// Feeds the records of a binary trace to `record`: all of them, or with a
+/// window only those a simulation of that window needs.
 fn feed_binary<E>(
     file: &PtbFile,
     args: &ReadArgs,
-    mut event: impl FnMut(&trama_events::Event<'_>) -> Result<(), E>,
-    mut handles: impl FnMut(&trama_sim::HandleEvent<'_>) -> Result<(), E>,
+    window: Option<(f64, f64)>,
+    record: impl FnMut(Record<'_>) -> Result<(), E>,
 ) -> Result<ReadStats, Failure<E>> {
     let threads = if args.threads == 1 {
         0
@@ -191,14 +191,21 @@ fn feed_binary<E>(
     };
     let mut o = PtbReadOptions::default();
     o.threads = threads;
-    file.read(&o, |rec| match rec {
-        Record::Text(ev) => event(&ev),
-        Record::Handles(h) => handles(&h.event),
-    })
-    .map_err(|e| match e {
+    let to_failure = |e| match e {
         PtbReadError::Format(f) => Failure::Format(f),
         PtbReadError::Handler(e) => Failure::Stop(e),
-    })?;
+    };
+    match window {
+        Some((start, end)) => {
+            let (read, total) = file
+                .read_window(&o, start, end, record)
+                .map_err(to_failure)?;
+            if std::env::var_os("TRAMA_TIMINGS").is_some() {
+                eprintln!("trama: timings: window read {read} of {total} blocks");
+            }
+        }
+        None => file.read(&o, record).map_err(to_failure)?,
+    }
     Ok(ReadStats {
         lines: file.text_lines(),
         bytes: file.len(),
@@ -267,9 +274,12 @@ fn simulate<S: Sink + Send>(
     args: &ReadArgs,
     sink: S,
     keep_extras: bool,
+    window: Option<(f64, f64)>,
     stop_early: impl Fn(&S) -> bool,
 ) -> anyhow::Result<Simulated<S>> {
     let opened = open_any(args)?;
+    // Set when only a window was simulated.
+    let mut window_read = false;
     let name = Source::from_arg(args.file.as_deref()).display_name();
     let binary = matches!(opened, Opened::Binary(_) | Opened::Rastro(_));
     let format = match opened {
@@ -352,28 +362,30 @@ fn simulate<S: Sink + Send>(
             }
         }
         Opened::Binary(file) => {
+            // A window of a binary trace: only the blocks it needs (the
+            // options that change the whole simulation need all of it).
+            let window = window.filter(|_| args.stop_at.is_none() && !args.no_imbrication);
+            let mut sopts = sopts;
+            if window.is_some() {
+                // Links still pending when reading stops lie outside the window.
+                sopts.ignore_incomplete_links = true;
+                sopts.end_time = file.container_ends().first().copied();
+                window_read = true;
+            }
             if args.threads == 1 {
-                let sim = std::cell::RefCell::new(Simulator::new(sink, sopts));
-                let check = |r: Result<(), SimError>| -> Result<(), Stop> {
-                    r.map_err(|e| Stop::Sim(Box::new(e)))?;
-                    if stop_early(sim.borrow().sink()) {
+                let mut sim = Simulator::new(sink, sopts);
+                let read = feed_binary(&file, args, window, |rec| {
+                    match rec {
+                        Record::Text(ev) => sim.event(&ev),
+                        Record::Handles(h) => sim.event_handles(&h.event),
+                        Record::Value { ty, name } => sim.declare_value(ty, name),
+                    }
+                    .map_err(|e| Stop::Sim(Box::new(e)))?;
+                    if stop_early(sim.sink()) {
                         return Err(Stop::OutputClosed);
                     }
                     Ok(())
-                };
-                let read = feed_binary(
-                    &file,
-                    args,
-                    |ev| {
-                        let r = sim.borrow_mut().event(ev);
-                        check(r)
-                    },
-                    |h| {
-                        let r = sim.borrow_mut().event_handles(h);
-                        check(r)
-                    },
-                );
-                let sim = sim.into_inner();
+                });
                 let finished = match &read {
                     Ok(_) => Some(sim.finish()),
                     Err(_) => None,
@@ -381,18 +393,14 @@ fn simulate<S: Sink + Send>(
                 (read, finished)
             } else {
                 let (read, finished) = Pipeline::run(sink, sopts, |front| {
-                    let front = std::cell::RefCell::new(front);
-                    feed_binary(
-                        &file,
-                        args,
-                        |ev| front.borrow_mut().event(ev).map_err(|_| Stop::Engine),
-                        |h| {
-                            front
-                                .borrow_mut()
-                                .event_handles(h)
-                                .map_err(|_| Stop::Engine)
-                        },
-                    )
+                    feed_binary(&file, args, window, |rec| {
+                        match rec {
+                            Record::Text(ev) => front.event(&ev),
+                            Record::Handles(h) => front.event_handles(&h.event),
+                            Record::Value { ty, name } => front.declare_value(ty, name),
+                        }
+                        .map_err(|_| Stop::Engine)
+                    })
                 });
                 (read, Some(finished))
             }
@@ -438,6 +446,11 @@ fn simulate<S: Sink + Send>(
         return Err(anyhow!(std::io::Error::from(
             std::io::ErrorKind::BrokenPipe
         )));
+    }
+    if window_read {
+        // Warnings about the links left pending when reading stopped are
+        // about entities outside the window.
+        warnings.clear();
     }
     warnings.extend(stats.warnings.iter().cloned());
     for w in &warnings {
@@ -518,23 +531,37 @@ pub fn dump(
     opts.threads = args.threads;
     opts.legacy_event_header = args.strip_quotes;
     let keep_extras = s.user_defined;
+    let window = (s.start.is_some() || s.end.is_some()).then(|| {
+        (
+            s.start.unwrap_or(f64::NEG_INFINITY),
+            s.end.unwrap_or(f64::INFINITY),
+        )
+    });
     if s.quiet {
-        simulate(args, CountingSink::default(), false, |_| false)?;
+        simulate(args, CountingSink::default(), false, None, |_| false)?;
         return Ok(ExitCode::SUCCESS);
     }
     if s.stream {
         let sink = StreamDump::new(out, &opts);
-        let done = simulate(args, sink, keep_extras, |d| d.failed())?;
+        let done = simulate(args, sink, keep_extras, window, |d| d.failed())?;
         done.sink.finish().context("writing the dump")?;
         return Ok(ExitCode::SUCCESS);
     }
     let t0 = std::time::Instant::now();
     let trace = if args.threads == 1 {
-        let done = simulate(args, TraceBuilder::default(), keep_extras, |_| false)?;
+        let done = simulate(args, TraceBuilder::default(), keep_extras, window, |_| {
+            false
+        })?;
         done.sink.into_trace(done.model, done.warnings)
     } else {
         // Columns are filled on a thread of their own.
-        let done = simulate(args, ParallelTraceBuilder::new(), keep_extras, |_| false)?;
+        let done = simulate(
+            args,
+            ParallelTraceBuilder::new(),
+            keep_extras,
+            window,
+            |_| false,
+        )?;
         done.sink.into_trace(done.model, done.warnings)
     };
     let t1 = std::time::Instant::now();
@@ -553,7 +580,7 @@ pub fn dump(
 }
 
 pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {
-    let done = simulate(args, CountingSink::default(), false, |_| false)?;
+    let done = simulate(args, CountingSink::default(), false, None, |_| false)?;
     let m = &done.model;
     let c = &done.sink;
     let mut types = [0usize; 5];

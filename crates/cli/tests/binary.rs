@@ -377,3 +377,79 @@ fn rastro_files_read_the_same_through_every_conversion() {
         }
     }
 }
+
+/// `dump -s/-e` on a binary reads from the keyframe before the window and
+/// stops once nothing open can overlap it: the output must still be the
+/// text's, byte for byte.
+#[test]
+fn windows_of_a_binary_dump_like_the_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut compared = 0;
+    for seed in 0..40u64 {
+        let mut o = GenOptions::varied(seed + 1000, 600);
+        o.old_field_names = false;
+        let text = generate(seed + 1000, &o);
+        let path = tmp.path().join(format!("w{seed}.paje"));
+        std::fs::write(&path, &text).unwrap();
+        let bin = tmp.path().join(format!("w{seed}.ptb"));
+        // Small blocks: many keyframes and early stops.
+        let c = trama(&["convert", "--block-events", "17", s(&path), s(&bin)]);
+        if !c.status.success() {
+            continue;
+        }
+        let full = trama(&["dump", s(&path)]);
+        if !full.status.success() {
+            continue;
+        }
+        // Windows from the trace's own times.
+        let times: Vec<f64> = String::from_utf8_lossy(&full.stdout)
+            .lines()
+            .filter_map(|l| l.split(", ").nth(3).and_then(|t| t.parse().ok()))
+            .collect();
+        if times.is_empty() {
+            continue;
+        }
+        let pick = |k: u64| times[(k as usize * 7919) % times.len()];
+        for k in 0..4u64 {
+            let (a, b) = (pick(seed * 4 + k), pick(seed * 4 + k + 1));
+            let (a, b) = (a.min(b), a.max(b));
+            let (sa, sb) = (format!("{a}"), format!("{b}"));
+            let windows: [Vec<&str>; 3] =
+                [vec!["-s", &sa, "-e", &sb], vec!["-s", &sa], vec!["-e", &sb]];
+            for w in &windows {
+                for extra in [&[][..], &["-u"][..], &["--stream"][..]] {
+                    let mut args = vec!["dump"];
+                    args.extend(w.iter().copied());
+                    args.extend(extra.iter().copied());
+                    let mut ta = args.clone();
+                    ta.push(s(&path));
+                    let mut ba = args.clone();
+                    ba.push(s(&bin));
+                    let (t, b) = (trama(&ta), trama(&ba));
+                    assert_eq!(
+                        t.status.code(),
+                        b.status.code(),
+                        "seed {seed} {args:?}: {}",
+                        err(&b)
+                    );
+                    if extra == ["--stream"] {
+                        let mut x: Vec<&[u8]> = t.stdout.split(|&c| c == b'\n').collect();
+                        let mut y: Vec<&[u8]> = b.stdout.split(|&c| c == b'\n').collect();
+                        x.sort();
+                        y.sort();
+                        assert!(x == y, "seed {seed} {args:?}: streamed lines differ");
+                    } else {
+                        assert!(
+                            t.stdout == b.stdout,
+                            "seed {seed} {args:?}: window dumps differ\n--- text\n{}--- binary\n{}",
+                            String::from_utf8_lossy(&t.stdout),
+                            String::from_utf8_lossy(&b.stdout)
+                        );
+                    }
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 200, "only {compared} windows compared");
+}

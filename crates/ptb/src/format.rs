@@ -20,6 +20,7 @@ pub(crate) const FLAG_STRIPPED: u16 = 2;
 pub(crate) const KIND_STRINGS: u8 = 1;
 pub(crate) const KIND_EVENTS: u8 = 2;
 pub(crate) const KIND_FOOTER: u8 = 3;
+pub(crate) const KIND_KEYFRAME: u8 = 4;
 
 pub(crate) const CODEC_NONE: u8 = 0;
 pub(crate) const CODEC_ZSTD: u8 = 1;

@@ -11,6 +11,7 @@
 
 mod decimal;
 mod format;
+mod keyframe;
 mod read;
 mod text;
 mod varint;

@@ -3,7 +3,7 @@
 use std::io;
 use std::path::Path;
 
-use trama_events::{Event, EventDef, Field, Span};
+use trama_events::{Event, EventDef, EventKind, Field, Span};
 use trama_sim::{ContainerId, HandleEvent, TypeId, ValueId, ValueRef};
 
 use crate::decimal;
@@ -61,6 +61,8 @@ struct Frame {
     first: u64,
     t_min: f64,
     t_max: f64,
+    /// Events frames: the earliest start of the entities open at its end.
+    open_min: f64,
 }
 
 /// An open `.ptb` file: header, definitions, index and string table are
@@ -77,6 +79,8 @@ pub struct PtbFile {
     /// Per definition: the role of each field (after the identifier), as
     /// stored (with handles in interned mode for entity events).
     plans: Vec<Vec<Role>>,
+    /// Final end time of every container, root first.
+    container_ends: Vec<f64>,
 }
 
 /// True when `prefix` starts like a `.ptb` file.
@@ -108,6 +112,14 @@ pub enum Record<'a> {
     Text(Event<'a>),
     /// An entity event stored with handles.
     Handles(HandleRecord<'a>),
+    /// A value created by a first use before a keyframe: declare it (with
+    /// [`trama_sim::Resolver::declare_value`]) so that handles stay the same.
+    Value {
+        /// Its type.
+        ty: TypeId,
+        /// Its identifier.
+        name: &'a [u8],
+    },
 }
 
 /// An entity event stored with handles.
@@ -139,6 +151,11 @@ pub(crate) struct Rec {
     pub ns: u8,
     /// First word in the block's spans (word 0 is the event identifier).
     pub words: u32,
+    /// Event kind of a handle record (a keyframe may restore a variable's
+    /// value with `PajeSetVariable` whatever event started it).
+    pub kind: u8,
+    /// A value declaration (keyframes): type `ty`, name in word 0.
+    pub decl: bool,
 }
 
 #[derive(Default)]
@@ -206,16 +223,27 @@ impl PtbFile {
                     first: c.varint()?,
                     t_min: c.f64()?,
                     t_max: c.f64()?,
+                    open_min: c.f64()?,
                 })
             })()
             .ok_or_else(|| fbad("truncated index"))?;
-            if e.offset >= footer_offset || !matches!(e.kind, KIND_STRINGS | KIND_EVENTS) {
+            if e.offset >= footer_offset
+                || !matches!(e.kind, KIND_STRINGS | KIND_EVENTS | KIND_KEYFRAME)
+            {
                 return Err(fbad("index entry out of range"));
             }
             frames.push(e);
         }
         let (text_lines, events) =
             (|| Some((c.varint()?, c.varint()?)))().ok_or_else(|| fbad("truncated"))?;
+        let nconts = c.varint().ok_or_else(|| fbad("truncated"))?;
+        if nconts > footer.len() as u64 {
+            return Err(fbad("container count out of range"));
+        }
+        let mut container_ends = Vec::with_capacity(nconts as usize);
+        for _ in 0..nconts {
+            container_ends.push(c.f64().ok_or_else(|| fbad("truncated container ends"))?);
+        }
         if !c.at_end() {
             return Err(fbad("trailing bytes"));
         }
@@ -229,6 +257,7 @@ impl PtbFile {
             text_lines,
             events,
             plans: Vec::new(),
+            container_ends,
         };
         let interned = file.interned();
         file.plans = file
@@ -381,6 +410,212 @@ impl PtbFile {
         })
     }
 
+    /// Final end time of every container (root first), as the whole trace
+    /// gives them: what a simulation of a window does not see.
+    pub fn container_ends(&self) -> &[f64] {
+        &self.container_ends
+    }
+
+    /// Hands over what a simulation needs for the entities that overlap
+    /// `[start, end]`: the keyframe before the first block that reaches
+    /// `start`, the blocks from there on until no entity that started by
+    /// `end` is still open, then the records that create and destroy the
+    /// containers after that point. Entities outside the window come out
+    /// incomplete (and container end times must be taken from
+    /// [`PtbFile::container_ends`]). Returns (blocks read, blocks).
+    pub fn read_window<E>(
+        &self,
+        opts: &ReadOptions,
+        start: f64,
+        end: f64,
+        mut handler: impl FnMut(Record<'_>) -> Result<(), E>,
+    ) -> Result<(usize, usize), ReadError<E>> {
+        let blocks: Vec<Frame> = self
+            .frames
+            .iter()
+            .filter(|f| f.kind == KIND_EVENTS)
+            .copied()
+            .collect();
+        let n = blocks.len();
+        let first = blocks.iter().position(|b| b.t_max >= start).unwrap_or(n);
+        let keyframe = self
+            .frames
+            .iter()
+            .rfind(|f| f.kind == KIND_KEYFRAME && f.first as usize <= first);
+        let begin = keyframe.map_or(0, |k| k.first as usize);
+        // No block after `last` holds a time up to `end`.
+        let last = blocks.iter().rposition(|b| b.t_min <= end).unwrap_or(0);
+        let mut block = Block::default();
+        let mut last_line = 0;
+        if let Some(k) = keyframe {
+            self.decode_keyframe(k, &mut block, 0)?;
+            self.deliver(&block, &mut handler)?;
+        }
+        let _ = opts;
+        let mut read = 0;
+        let mut stopped = false;
+        for (b, f) in blocks.iter().enumerate().skip(begin) {
+            self.decode(f, &mut block)?;
+            self.deliver(&block, &mut handler)?;
+            read += 1;
+            last_line = block.recs.last().map_or(last_line, |r| r.line);
+            if b >= last && f.open_min > end && b + 1 < n {
+                stopped = true;
+                break;
+            }
+        }
+        if stopped {
+            // The containers created and destroyed afterwards: from the
+            // last keyframe, which lists every model record.
+            if let Some(k) = self.frames.iter().rfind(|f| f.kind == KIND_KEYFRAME) {
+                self.decode_keyframe(k, &mut block, last_line)?;
+                block.recs.retain(|r| !r.handles);
+                self.deliver(&block, &mut handler)?;
+            }
+        }
+        Ok((read, n))
+    }
+
+    /// Decodes a keyframe into `block`; with `after` > 0, only its model
+    /// records of lines after `after`.
+    fn decode_keyframe(&self, f: &Frame, block: &mut Block, after: u64) -> Result<(), FormatError> {
+        let payload = frame(self.data.bytes(), f.offset, KIND_KEYFRAME, u64::MAX)?;
+        let kbad = |what: &str| bad(f.offset, format!("keyframe: {what}"));
+        let mut c = Cursor::new(&payload);
+        let _block = c.varint().ok_or_else(|| kbad("truncated"))?;
+        let count = c.varint().ok_or_else(|| kbad("truncated"))?;
+        block.recs.clear();
+        block.arena.clear();
+        block.spans.clear();
+        let push = |block: &mut Block, bytes: &[u8]| {
+            let start = block.arena.len() as u32;
+            block.arena.extend_from_slice(bytes);
+            block.spans.push(Span {
+                start,
+                end: block.arena.len() as u32,
+            });
+        };
+        for _ in 0..count {
+            let tag = c.byte().ok_or_else(|| kbad("truncated"))?;
+            let words = block.spans.len() as u32;
+            match tag {
+                crate::keyframe::REC_TEXT => {
+                    let (def_idx, line, nwords) = (|| Some((c.u32()?, c.varint()?, c.varint()?)))()
+                        .ok_or_else(|| kbad("truncated record"))?;
+                    let def = self
+                        .defs
+                        .get(def_idx as usize)
+                        .ok_or_else(|| kbad("no such event definition"))?;
+                    if nwords + 1 != def.field_count() as u64 {
+                        return Err(kbad("record does not match its definition"));
+                    }
+                    push(block, def.id());
+                    for _ in 0..nwords {
+                        let w = c.bytes().ok_or_else(|| kbad("truncated record"))?;
+                        push(block, w);
+                    }
+                    if line > after {
+                        block.recs.push(Rec {
+                            def: def_idx,
+                            line,
+                            words,
+                            kind: def.kind() as u8,
+                            ..Rec::default()
+                        });
+                    }
+                }
+                crate::keyframe::REC_VALUE => {
+                    let (ty, name, line) = (|| Some((c.u32()?, c.bytes()?, c.varint()?)))()
+                        .ok_or_else(|| kbad("truncated record"))?;
+                    push(block, name);
+                    if line > after {
+                        block.recs.push(Rec {
+                            ty,
+                            line,
+                            words,
+                            decl: true,
+                            ..Rec::default()
+                        });
+                    }
+                }
+                crate::keyframe::REC_ENTITY => {
+                    let r = (|| {
+                        let def = c.u32()?;
+                        let kind = c.byte()?;
+                        let line = c.varint()?;
+                        let time = c.f64()?;
+                        let cont = c.u32()?;
+                        let ty = c.u32()?;
+                        let value = c.u32()?;
+                        let other = c.u32()?;
+                        let number = c.f64()?;
+                        let key = c.bytes()?;
+                        Some((def, kind, line, time, cont, ty, value, other, number, key))
+                    })()
+                    .ok_or_else(|| kbad("truncated record"))?;
+                    let (def_idx, kind, line, time, cont, ty, value, other, number, key) = r;
+                    let def = self
+                        .defs
+                        .get(def_idx as usize)
+                        .ok_or_else(|| kbad("no such event definition"))?;
+                    let ok_kind = EventKind::ALL
+                        .get(kind as usize)
+                        .is_some_and(|k| is_entity(*k));
+                    if !ok_kind || !is_entity(def.kind()) {
+                        return Err(kbad("not an entity record"));
+                    }
+                    let nextras = c.varint().ok_or_else(|| kbad("truncated record"))?;
+                    if nextras != def.extra_slots().len() as u64 {
+                        return Err(kbad("record does not match its definition"));
+                    }
+                    // Words: empty but for the key and the extras.
+                    let base = block.spans.len();
+                    for _ in 0..def.field_count() {
+                        block.spans.push(Span::default());
+                    }
+                    if let Some(i) = def.slot(Field::Key) {
+                        let start = block.arena.len() as u32;
+                        block.arena.extend_from_slice(key);
+                        block.spans[base + i] = Span {
+                            start,
+                            end: block.arena.len() as u32,
+                        };
+                    }
+                    for &slot in def.extra_slots() {
+                        let x = c.bytes().ok_or_else(|| kbad("truncated record"))?;
+                        let start = block.arena.len() as u32;
+                        block.arena.extend_from_slice(x);
+                        block.spans[base + slot as usize] = Span {
+                            start,
+                            end: block.arena.len() as u32,
+                        };
+                    }
+                    if after == 0 {
+                        block.recs.push(Rec {
+                            def: def_idx,
+                            line,
+                            time,
+                            handles: true,
+                            c: cont,
+                            ty,
+                            value: value.wrapping_sub(1),
+                            other,
+                            number,
+                            words,
+                            kind,
+                            ..Rec::default()
+                        });
+                    }
+                }
+                _ => return Err(kbad("unknown record")),
+            }
+        }
+        if !c.at_end() {
+            return Err(kbad("trailing bytes"));
+        }
+        Ok(())
+    }
+
     fn deliver<E>(
         &self,
         block: &Block,
@@ -388,6 +623,16 @@ impl PtbFile {
     ) -> Result<(), ReadError<E>> {
         let mut extras: [&[u8]; 32] = [&[]; 32];
         for rec in &block.recs {
+            if rec.decl {
+                let s = block.spans[rec.words as usize];
+                let name = &block.arena[s.start as usize..s.end as usize];
+                handler(Record::Value {
+                    ty: TypeId(rec.ty),
+                    name,
+                })
+                .map_err(ReadError::Handler)?;
+                continue;
+            }
             let def = &self.defs[rec.def as usize];
             let n = def.field_count();
             let words = &block.spans[rec.words as usize..rec.words as usize + n];
@@ -416,6 +661,7 @@ impl PtbFile {
             };
             let event = HandleEvent {
                 def,
+                kind: EventKind::ALL[rec.kind as usize],
                 line: rec.line,
                 time: rec.time,
                 container: ContainerId(rec.c),
@@ -506,6 +752,7 @@ impl PtbFile {
                 words: block.spans.len() as u32,
                 ts: TIME_TEXT,
                 ns: TIME_TEXT,
+                kind: kind as u8,
                 ..Rec::default()
             };
             let start = block.arena.len() as u32;

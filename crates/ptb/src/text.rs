@@ -72,6 +72,8 @@ pub fn write_text<W: Write>(
         let at = match &rec {
             Record::Text(ev) => ev.line(),
             Record::Handles(h) => h.event.line,
+            // Only keyframes declare values; a full read has none.
+            Record::Value { .. } => return Ok(()),
         };
         place(&mut line, at, &mut cur, &mut next_def);
         cur += 1;
@@ -99,6 +101,7 @@ pub fn write_text<W: Write>(
                 }
             }
             Record::Handles(h) => handle_line(&mut line, &h, &mut names, stripped)?,
+            Record::Value { .. } => {}
         }
         line.push(b'\n');
         out.write_all(&line)

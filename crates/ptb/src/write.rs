@@ -1,12 +1,14 @@
 //! The streaming writer.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::io::{self, Write};
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, Sender};
 use trama_events::{Event, EventDef};
-use trama_sim::EntityHandles;
+use trama_sim::{ContainerEffect, EntityHandles};
+
+use crate::keyframe::Tracker;
 
 use crate::decimal;
 use crate::format::*;
@@ -64,6 +66,7 @@ struct Job {
     first: u64,
     t_min: f64,
     t_max: f64,
+    open_min: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -74,6 +77,7 @@ pub(crate) struct IndexEntry {
     pub first: u64,
     pub t_min: f64,
     pub t_max: f64,
+    pub open_min: f64,
 }
 
 pub(crate) fn put_index(out: &mut Vec<u8>, e: &IndexEntry) {
@@ -83,6 +87,7 @@ pub(crate) fn put_index(out: &mut Vec<u8>, e: &IndexEntry) {
     varint::put(out, e.first);
     out.extend_from_slice(&e.t_min.to_le_bytes());
     out.extend_from_slice(&e.t_max.to_le_bytes());
+    out.extend_from_slice(&e.open_min.to_le_bytes());
 }
 
 /// Writes a `.ptb` file in one pass: feed it every event in trace order,
@@ -102,6 +107,12 @@ pub struct Writer<W: Write + Send + 'static> {
     new_count: u64,
     nstrings: u64,
     events: u64,
+    tracker: Tracker,
+    /// Per definition index: the roles of its fields (with handles, without).
+    plans: Vec<Option<[Vec<Role>; 2]>>,
+    blocks: u64,
+    since_keyframe: usize,
+    keyframe_size: usize,
     tx: Option<Sender<Job>>,
     thread: Option<JoinHandle<WriterResult<W>>>,
 }
@@ -171,6 +182,7 @@ impl<W: Write + Send + 'static> Writer<W> {
                         first: job.first,
                         t_min: job.t_min,
                         t_max: job.t_max,
+                        open_min: job.open_min,
                     });
                     offset += n;
                 }
@@ -194,6 +206,11 @@ impl<W: Write + Send + 'static> Writer<W> {
             new_count: 0,
             nstrings: 0,
             events: 0,
+            tracker: Tracker::new(),
+            plans: Vec::new(),
+            blocks: 0,
+            since_keyframe: 0,
+            keyframe_size: 0,
             tx: Some(tx),
             thread: Some(thread),
         })
@@ -238,7 +255,7 @@ impl<W: Write + Send + 'static> Writer<W> {
         varint::put(&mut self.cols[STRS], id as u64);
     }
 
-    fn put_time(&mut self, w: &[u8]) {
+    fn put_time(&mut self, w: &[u8]) -> f64 {
         match decimal::parse(w) {
             Some((m, s)) => {
                 let t = decimal::to_f64(m, s);
@@ -259,6 +276,7 @@ impl<W: Write + Send + 'static> Writer<W> {
                     }
                 }
                 self.prev_time = Some((m, s));
+                t
             }
             None => {
                 let t = trama_num::atof(w);
@@ -269,6 +287,7 @@ impl<W: Write + Send + 'static> Writer<W> {
                 varint::put(&mut self.cols[TIMES], 1);
                 self.cols[TIMES].push(TIME_TEXT);
                 self.put_str(w);
+                t
             }
         }
     }
@@ -288,8 +307,15 @@ impl<W: Write + Send + 'static> Writer<W> {
     /// Adds one event. `handles` are what the resolver made of it
     /// ([`trama_sim::Resolver::entity_handles`]); they are required for
     /// entity events in interned mode (without them the event is stored as
-    /// text, which a reader resolves again).
-    pub fn event(&mut self, ev: &Event<'_>, handles: Option<EntityHandles>) -> io::Result<()> {
+    /// text, which a reader resolves again). `container` is what it did to
+    /// the container tree ([`trama_sim::Resolver::container_effect`]), for
+    /// keyframes and the containers' end times.
+    pub fn event(
+        &mut self,
+        ev: &Event<'_>,
+        handles: Option<EntityHandles>,
+        container: Option<ContainerEffect>,
+    ) -> io::Result<()> {
         let def = ev.def();
         let kind = def.kind();
         if self.count == 0 {
@@ -306,10 +332,25 @@ impl<W: Write + Send + 'static> Writer<W> {
             Some(h) if self.opts.strings == StringMode::Interned && is_entity(kind) => Some(h),
             _ => None,
         };
-        for (i, &(field, _)) in def.fields().iter().enumerate().skip(1) {
-            let w = ev.word(i);
-            match (role(kind, field, h.is_some()), h) {
-                (Role::Time, _) => self.put_time(w),
+        let mut time = 0.0;
+        let di = def.index() as usize;
+        if self.plans.len() <= di {
+            self.plans.resize(di + 1, None);
+        }
+        let plan = self.plans[di].get_or_insert_with(|| {
+            let roles = |handles| {
+                def.fields()[1..]
+                    .iter()
+                    .map(|&(f, _)| role(kind, f, handles))
+                    .collect()
+            };
+            [roles(true), roles(false)]
+        });
+        let plan = std::mem::take(&mut plan[if h.is_some() { 0 } else { 1 }]);
+        for (i, &r) in plan.iter().enumerate() {
+            let w = ev.word(i + 1);
+            match (r, h) {
+                (Role::Time, _) => time = self.put_time(w),
                 (Role::Container, Some(h)) => {
                     varint::put(&mut self.cols[HANDLES], h.container.0 as u64)
                 }
@@ -328,6 +369,10 @@ impl<W: Write + Send + 'static> Writer<W> {
                 _ => self.put_str(w),
             }
         }
+        if let Some(p) = &mut self.plans[di] {
+            p[if h.is_some() { 0 } else { 1 }] = plan;
+        }
+        self.tracker.event(ev, time, handles, container);
         self.count += 1;
         self.events += 1;
         if self.count as usize >= self.opts.block_events {
@@ -352,6 +397,7 @@ impl<W: Write + Send + 'static> Writer<W> {
                 first,
                 t_min: 0.0,
                 t_max: 0.0,
+                open_min: 0.0,
             })?;
         }
         if self.count == 0 {
@@ -375,12 +421,35 @@ impl<W: Write + Send + 'static> Writer<W> {
             first: self.first_line,
             t_min: self.t_min,
             t_max: self.t_max,
+            open_min: self.tracker.open_min(),
         };
         self.count = 0;
         self.t_min = 0.0;
         self.t_max = 0.0;
         self.prev_time = None;
-        self.send(job)
+        self.since_keyframe += job.payload.len();
+        self.blocks += 1;
+        self.send(job)?;
+        // A keyframe for the next block, when the blocks since the last
+        // one weigh four times a keyframe (so keyframes stay under a fifth
+        // of the file whatever the model's size).
+        if self.opts.strings == StringMode::Interned
+            && self.since_keyframe >= 4 * self.keyframe_size
+        {
+            let payload = self.tracker.keyframe(self.blocks);
+            self.keyframe_size = payload.len();
+            self.since_keyframe = 0;
+            self.send(Job {
+                kind: KIND_KEYFRAME,
+                payload,
+                count: 0,
+                first: self.blocks,
+                t_min: 0.0,
+                t_max: 0.0,
+                open_min: 0.0,
+            })?;
+        }
+        Ok(())
     }
 
     /// Events written so far.
@@ -392,6 +461,20 @@ impl<W: Write + Send + 'static> Writer<W> {
     /// the trace in declaration order) and the trailer; returns the output.
     pub fn finish(mut self, defs: &[EventDef], source: SourceStats) -> io::Result<W> {
         self.flush()?;
+        // The last keyframe holds every model record: a reader that stops
+        // early replays the ones after its stop to know every container.
+        if self.opts.strings == StringMode::Interned {
+            let payload = self.tracker.keyframe(self.blocks);
+            self.send(Job {
+                kind: KIND_KEYFRAME,
+                payload,
+                count: 0,
+                first: self.blocks,
+                t_min: 0.0,
+                t_max: 0.0,
+                open_min: 0.0,
+            })?;
+        }
         // The index is known to the writing thread only: let it end, then
         // write the footer from here.
         self.tx = None;
@@ -411,6 +494,11 @@ impl<W: Write + Send + 'static> Writer<W> {
         }
         varint::put(&mut footer, source.lines);
         varint::put(&mut footer, self.events);
+        let ends = self.tracker.container_ends();
+        varint::put(&mut footer, ends.len() as u64);
+        for e in ends {
+            footer.extend_from_slice(&e.to_le_bytes());
+        }
         let (codec, stored) = match self.opts.zstd_level {
             Some(l) => (CODEC_ZSTD, zstd::bulk::compress(&footer, l)?),
             None => (CODEC_NONE, footer.clone()),

@@ -32,6 +32,9 @@ pub struct SimOptions {
     pub no_imbrication: bool,
     /// Keep the user-defined fields of events (needed to show them, e.g. pj_dump `-u`).
     pub keep_extras: bool,
+    /// The time the trace ends at, when known better than by its last
+    /// event seen (a reader that stops early, e.g. for a time window).
+    pub end_time: Option<f64>,
 }
 
 /// A final entity, as handed to a [`Sink`].
@@ -635,7 +638,11 @@ impl<S: Sink> Engine<S> {
     /// Ends the trace: destroys every container still alive at the end time
     /// and returns the model, the sink and any warnings.
     pub fn finish(mut self) -> Result<(Model, S, Vec<String>), SimError> {
-        let t = self.opts.stop_at.unwrap_or(self.last_time);
+        let t = self
+            .opts
+            .stop_at
+            .or(self.opts.end_time)
+            .unwrap_or(self.last_time);
         self.recursive_destroy(ContainerId::ROOT, t)
             .map_err(|kind| SimError {
                 line: 0,

@@ -30,6 +30,6 @@ pub use model::{
     ValueInfo,
 };
 pub use op::Batch;
-pub use resolve::{EntityHandles, HandleEvent, Resolver, ValueRef};
+pub use resolve::{ContainerEffect, EntityHandles, HandleEvent, Resolver, ValueRef};
 pub use sim::{Closed, CountingSink, Entity, Finished, Pipeline, SimOptions, Simulator, Sink};
 pub use store::{Columns, EntityRef, ParallelTraceBuilder, Trace, TraceBuilder};

@@ -486,7 +486,7 @@ impl Resolver {
     }
 
     fn handles(&mut self, ev: &HandleEvent<'_>, batch: &mut Batch) -> R {
-        let kind = ev.def.kind();
+        let kind = ev.kind;
         if kind.is_definition()
             || matches!(
                 kind,
@@ -596,6 +596,50 @@ impl Resolver {
         None
     }
 
+    /// Declares the value `name` of type `ty` as a first use would (binary
+    /// keyframes replay the values created before them this way). Returns
+    /// its handle; an existing value is returned as is.
+    pub fn declare_value(
+        &mut self,
+        ty: TypeId,
+        name: &[u8],
+        batch: &mut Batch,
+    ) -> Result<ValueId, SimError> {
+        let ok = (ty.index() < self.types.len())
+            .then(|| self.types[ty.index()].kind)
+            .is_some_and(|k| matches!(k, TypeKind::State | TypeKind::Event | TypeKind::Link));
+        if !ok {
+            return Err(SimError {
+                line: 0,
+                kind: SimErrorKind::BadHandle {
+                    what: "type",
+                    index: ty.0,
+                },
+                contents: String::new(),
+            });
+        }
+        Ok(self.value_of(ty, name, batch))
+    }
+
+    /// What the event resolved into `batch` from operation `from` on did to
+    /// the container tree: a container created (with its parent) or
+    /// destroyed.
+    pub fn container_effect(&self, batch: &Batch, from: usize) -> Option<ContainerEffect> {
+        for op in &batch.ops[from..] {
+            match op {
+                Op::NewContainer { parent, .. } => {
+                    return Some(ContainerEffect::Created {
+                        id: ContainerId(self.conts.len() as u32 - 1),
+                        parent: *parent,
+                    })
+                }
+                Op::Destroy { c, .. } => return Some(ContainerEffect::Destroyed(*c)),
+                _ => {}
+            }
+        }
+        None
+    }
+
     /// Number of values created so far: the handle the next new value gets.
     pub fn value_count(&self) -> u32 {
         self.nvalues
@@ -642,6 +686,20 @@ fn push_entity(batch: &mut Batch, mut small: SmallOp, key: &[u8], extras: Extras
     }
 }
 
+/// A change of the container tree, see [`Resolver::container_effect`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContainerEffect {
+    /// A container was created.
+    Created {
+        /// Its handle.
+        id: ContainerId,
+        /// Its parent.
+        parent: ContainerId,
+    },
+    /// A container was destroyed.
+    Destroyed(ContainerId),
+}
+
 /// The handles an entity event was resolved to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EntityHandles {
@@ -671,8 +729,11 @@ pub enum ValueRef<'a> {
 /// handles; see [`Resolver::resolve_handles`].
 #[derive(Clone, Copy, Debug)]
 pub struct HandleEvent<'a> {
-    /// Its definition (gives the kind and the names of user-defined fields).
+    /// Its definition (gives the names of user-defined fields).
     pub def: &'a EventDef,
+    /// Its kind: the definition's, or `PajeSetVariable` for a variable's
+    /// value restored at a known number (binary keyframes).
+    pub kind: EventKind,
     /// Line (or record number) reported in errors.
     pub line: u64,
     /// Time (0 when the definition has no time field).

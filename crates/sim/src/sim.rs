@@ -30,6 +30,7 @@ use crate::engine::Engine;
 pub use crate::engine::{CountingSink, Entity, SimOptions, Sink};
 use crate::error::SimError;
 use crate::model::Model;
+use crate::model::TypeId;
 use crate::op::{Batch, Op};
 use crate::resolve::{HandleEvent, Resolver};
 
@@ -79,6 +80,13 @@ impl<S: Sink> Simulator<S> {
     pub fn event_handles(&mut self, ev: &HandleEvent<'_>) -> Result<(), SimError> {
         self.batch.clear();
         self.resolver.resolve_handles(ev, &mut self.batch)?;
+        self.engine.apply_batch(&self.batch)
+    }
+
+    /// Declares a value as its first use would (binary keyframes).
+    pub fn declare_value(&mut self, ty: TypeId, name: &[u8]) -> Result<(), SimError> {
+        self.batch.clear();
+        self.resolver.declare_value(ty, name, &mut self.batch)?;
         self.engine.apply_batch(&self.batch)
     }
 
@@ -210,6 +218,21 @@ impl Pipeline {
         } else {
             Ok(())
         }
+    }
+
+    /// Like [`Simulator::declare_value`].
+    pub fn declare_value(&mut self, ty: TypeId, name: &[u8]) -> Result<(), Closed> {
+        if self.closed {
+            return Err(Closed);
+        }
+        if let Err(e) = self.resolver.declare_value(ty, name, &mut self.batch) {
+            self.batch.ops.push(Op::Fail);
+            self.batch.fail = Some(Box::new(e));
+            self.flush();
+            self.closed = true;
+            return Err(Closed);
+        }
+        Ok(())
     }
 
     fn flush(&mut self) {

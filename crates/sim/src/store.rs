@@ -94,7 +94,12 @@ pub struct TraceBuilder {
 
 impl TraceBuilder {
     /// Assembles the trace once the simulation is finished.
-    pub fn into_trace(self, model: Model, warnings: Vec<String>) -> Trace {
+    pub fn into_trace(mut self, model: Model, warnings: Vec<String>) -> Trace {
+        // Lists whose entities were all dropped (e.g. incomplete links with
+        // -z) have no columns yet.
+        if self.lists.len() < model.lists.len() {
+            self.lists.resize_with(model.lists.len(), Columns::default);
+        }
         Trace {
             model,
             lists: self.lists,
