@@ -35,6 +35,20 @@ fuzz_target!(|data: &[u8]| {
     let r = file.read(&opts, |rec| match rec {
         Record::Text(ev) => sim.event(&ev),
         Record::Handles(h) => sim.event_handles(&h.event),
+        Record::Value { ty, name } => sim.declare_value(ty, name),
+    });
+    if r.is_ok() {
+        let _ = sim.finish();
+    }
+    // A window from the keyframes, bounds from the input's length.
+    let t = (data.len() % 97) as f64 / 10.0;
+    let mut sopts = SimOptions::default();
+    sopts.ignore_incomplete_links = true;
+    let mut sim = Simulator::new(CountingSink::default(), sopts);
+    let r = file.read_window(&opts, t, t + 1.0, |rec| match rec {
+        Record::Text(ev) => sim.event(&ev),
+        Record::Handles(h) => sim.event_handles(&h.event),
+        Record::Value { ty, name } => sim.declare_value(ty, name),
     });
     if r.is_ok() {
         let _ = sim.finish();

@@ -209,3 +209,38 @@ fn check_and_quiet_validate_without_dumping() {
         "{text}"
     );
 }
+
+/// With -z a list may lose every entity (its only link never completed):
+/// the dump must still work, with any number of threads.
+#[test]
+fn ignored_incomplete_links_can_empty_a_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("z.paje");
+    std::fs::write(
+        &path,
+        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeDefineLinkType 1\n% Alias string\n% Type string\n% StartContainerType string\n\
+         % EndContainerType string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n\
+         % Name string\n%EndEventDef\n\
+         %EventDef PajeStartLink 3\n% Time date\n% Type string\n% Container string\n% StartContainer string\n\
+         % Value string\n% Key string\n%EndEventDef\n\
+         0 P 0 P\n1 L 0 P P L\n2 0 p1 P 0 p1\n3 1 L 0 p1 v k1\n",
+    )
+    .unwrap();
+    let want = "Container, 0, 0, 0, 1, 1, 0\nContainer, 0, P, 0, 1, 1, p1\n";
+    for threads in ["1", "3"] {
+        let out = trama()
+            .args(["dump", "-z", "-j", threads])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("1 incomplete link(s)"));
+    }
+}

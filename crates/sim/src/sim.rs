@@ -71,22 +71,26 @@ impl<S: Sink> Simulator<S> {
 
     /// Simulates one event.
     pub fn event(&mut self, ev: &Event<'_>) -> Result<(), SimError> {
-        self.batch.clear();
-        self.resolver.resolve(ev, &mut self.batch)?;
-        self.engine.apply_batch(&self.batch)
+        self.step(|r, b| r.resolve(ev, b))
     }
 
     /// Simulates one entity event given by handles (binary readers).
     pub fn event_handles(&mut self, ev: &HandleEvent<'_>) -> Result<(), SimError> {
-        self.batch.clear();
-        self.resolver.resolve_handles(ev, &mut self.batch)?;
-        self.engine.apply_batch(&self.batch)
+        self.step(|r, b| r.resolve_handles(ev, b))
     }
 
     /// Declares a value as its first use would (binary keyframes).
     pub fn declare_value(&mut self, ty: TypeId, name: &[u8]) -> Result<(), SimError> {
+        self.step(|r, b| r.declare_value(ty, name, b).map(|_| ()))
+    }
+
+    #[inline]
+    fn step(
+        &mut self,
+        resolve: impl FnOnce(&mut Resolver, &mut Batch) -> Result<(), SimError>,
+    ) -> Result<(), SimError> {
         self.batch.clear();
-        self.resolver.declare_value(ty, name, &mut self.batch)?;
+        resolve(&mut self.resolver, &mut self.batch)?;
         self.engine.apply_batch(&self.batch)
     }
 
@@ -177,33 +181,30 @@ impl Pipeline {
     /// caller should stop feeding; the error comes out of [`Pipeline::run`].
     #[inline]
     pub fn event(&mut self, ev: &Event<'_>) -> Result<(), Closed> {
-        if self.closed {
-            return Err(Closed);
-        }
-        if let Err(e) = self.resolver.resolve(ev, &mut self.batch) {
-            self.batch.ops.push(Op::Fail);
-            self.batch.fail = Some(Box::new(e));
-            self.flush();
-            self.closed = true;
-            return Err(Closed);
-        }
-        if self.batch.ops.len() >= BATCH_OPS || self.batch.bytes.len() >= 1 << 24 {
-            self.flush();
-        }
-        if self.closed {
-            Err(Closed)
-        } else {
-            Ok(())
-        }
+        self.stage(|r, b| r.resolve(ev, b))
     }
 
     /// Like [`Pipeline::event`], for an entity event given by handles.
     #[inline]
     pub fn event_handles(&mut self, ev: &HandleEvent<'_>) -> Result<(), Closed> {
+        self.stage(|r, b| r.resolve_handles(ev, b))
+    }
+
+    /// Like [`Simulator::declare_value`].
+    pub fn declare_value(&mut self, ty: TypeId, name: &[u8]) -> Result<(), Closed> {
+        self.stage(|r, b| r.declare_value(ty, name, b).map(|_| ()))
+    }
+
+    /// Runs one resolver step and queues what it produced.
+    #[inline]
+    fn stage(
+        &mut self,
+        step: impl FnOnce(&mut Resolver, &mut Batch) -> Result<(), SimError>,
+    ) -> Result<(), Closed> {
         if self.closed {
             return Err(Closed);
         }
-        if let Err(e) = self.resolver.resolve_handles(ev, &mut self.batch) {
+        if let Err(e) = step(&mut self.resolver, &mut self.batch) {
             self.batch.ops.push(Op::Fail);
             self.batch.fail = Some(Box::new(e));
             self.flush();
@@ -218,21 +219,6 @@ impl Pipeline {
         } else {
             Ok(())
         }
-    }
-
-    /// Like [`Simulator::declare_value`].
-    pub fn declare_value(&mut self, ty: TypeId, name: &[u8]) -> Result<(), Closed> {
-        if self.closed {
-            return Err(Closed);
-        }
-        if let Err(e) = self.resolver.declare_value(ty, name, &mut self.batch) {
-            self.batch.ops.push(Op::Fail);
-            self.batch.fail = Some(Box::new(e));
-            self.flush();
-            self.closed = true;
-            return Err(Closed);
-        }
-        Ok(())
     }
 
     fn flush(&mut self) {
