@@ -393,7 +393,16 @@ fn windows_of_a_binary_dump_like_the_text() {
         std::fs::write(&path, &text).unwrap();
         let bin = tmp.path().join(format!("w{seed}.ptb"));
         // Small blocks: many keyframes and early stops.
-        let c = trama(&["convert", "--block-events", "17", s(&path), s(&bin)]);
+        let strings = if seed % 3 == 0 { "plain" } else { "interned" };
+        let c = trama(&[
+            "convert",
+            "--block-events",
+            "17",
+            "--strings",
+            strings,
+            s(&path),
+            s(&bin),
+        ]);
         if !c.status.success() {
             continue;
         }

@@ -433,9 +433,7 @@ impl<W: Write + Send + 'static> Writer<W> {
         // A keyframe for the next block, when the blocks since the last
         // one weigh four times a keyframe (so keyframes stay under a fifth
         // of the file whatever the model's size).
-        if self.opts.strings == StringMode::Interned
-            && self.since_keyframe >= 4 * self.keyframe_size
-        {
+        if self.since_keyframe >= 4 * self.keyframe_size {
             let payload = self.tracker.keyframe(self.blocks);
             self.keyframe_size = payload.len();
             self.since_keyframe = 0;
@@ -463,18 +461,16 @@ impl<W: Write + Send + 'static> Writer<W> {
         self.flush()?;
         // The last keyframe holds every model record: a reader that stops
         // early replays the ones after its stop to know every container.
-        if self.opts.strings == StringMode::Interned {
-            let payload = self.tracker.keyframe(self.blocks);
-            self.send(Job {
-                kind: KIND_KEYFRAME,
-                payload,
-                count: 0,
-                first: self.blocks,
-                t_min: 0.0,
-                t_max: 0.0,
-                open_min: 0.0,
-            })?;
-        }
+        let payload = self.tracker.keyframe(self.blocks);
+        self.send(Job {
+            kind: KIND_KEYFRAME,
+            payload,
+            count: 0,
+            first: self.blocks,
+            t_min: 0.0,
+            t_max: 0.0,
+            open_min: 0.0,
+        })?;
         // The index is known to the writing thread only: let it end, then
         // write the footer from here.
         self.tx = None;
