@@ -240,6 +240,29 @@ fn generated_traces_read_the_same_from_binary() {
                 bin_dump.stdout == text_dump.stdout,
                 "seed {seed} -j {threads}: dumps differ"
             );
+            // `check` counts the same (the binary goes through the lean replay).
+            let summary = |o: Output| -> Vec<String> {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .skip(2)
+                    .map(String::from)
+                    .collect()
+            };
+            let (ct, cb) = (
+                trama(&["check", "-j", threads, s(&path)]),
+                trama(&["check", "-j", threads, s(&bin)]),
+            );
+            assert_eq!(
+                ct.status.code(),
+                cb.status.code(),
+                "seed {seed}: {}",
+                err(&cb)
+            );
+            assert_eq!(
+                summary(ct),
+                summary(cb),
+                "seed {seed}: check summaries differ"
+            );
             compared += 1;
         }
     }

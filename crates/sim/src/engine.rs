@@ -239,99 +239,24 @@ impl<S: Sink> Engine<S> {
                 self.last_time = *time;
                 Ok(())
             }
-            Op::NewType {
-                kind,
-                parent,
-                start_type,
-                end_type,
-                name,
-                alias,
-                color,
-            } => {
+            Op::NewType { .. } => {
                 self.events += 1;
                 self.last_time = 0.0;
-                let m = &mut self.model;
-                let name_id = m.strings.intern(text(batch, *name));
-                let alias_id = m.strings.intern(text(batch, *alias));
-                let color = m.strings.intern(text(batch, *color));
-                let ident = if alias.len == 0 { *name } else { *alias };
-                let id = TypeId(m.types.len() as u32);
-                m.types.push(TypeInfo {
-                    name: name_id,
-                    alias: alias_id,
-                    kind: *kind,
-                    parent: Some(*parent),
-                    depth: m.types[parent.index()].depth + 1,
-                    start_type: *start_type,
-                    end_type: *end_type,
-                    color,
-                    children: Vec::new(),
-                });
-                m.values_by_type.push(IdMap::default());
-                m.type_by_ident.insert(text(batch, ident), id);
-                let mut children = std::mem::take(&mut m.types[parent.index()].children);
-                let types = &m.types;
-                Model::insert_sorted(&m.strings, &mut children, id, |t| types[t.index()].ident());
-                m.types[parent.index()].children = children;
+                apply_model(&mut self.model, op, batch);
                 Ok(())
             }
-            Op::NewValue {
-                ty,
-                name,
-                alias,
-                color,
-                defined,
-            } => {
+            Op::NewValue { defined, .. } => {
                 if *defined {
                     self.events += 1;
                     self.last_time = 0.0;
                 }
-                let m = &mut self.model;
-                let id = ValueId(m.values.len() as u32);
-                let name_id = m.strings.intern(text(batch, *name));
-                let alias_id = m.strings.intern(text(batch, *alias));
-                let color = m.strings.intern(text(batch, *color));
-                m.values.push(ValueInfo {
-                    ty: *ty,
-                    name: name_id,
-                    alias: alias_id,
-                    color,
-                });
-                let ident = if alias.len == 0 { *name } else { *alias };
-                m.values_by_type[ty.index()].insert(text(batch, ident), id);
+                apply_model(&mut self.model, op, batch);
                 Ok(())
             }
-            Op::NewContainer {
-                time,
-                ty,
-                parent,
-                name,
-                alias,
-                extras,
-            } => {
+            Op::NewContainer { time, .. } => {
                 self.events += 1;
                 self.last_time = *time;
-                let extras = self.extras(batch, *extras);
-                let m = &mut self.model;
-                let id = ContainerId(m.containers.len() as u32);
-                let name_id = m.strings.intern(text(batch, *name));
-                let alias_id = m.strings.intern(text(batch, *alias));
-                let depth = m.containers[parent.index()].depth + 1;
-                m.containers.push(ContainerInfo {
-                    name: name_id,
-                    alias: alias_id,
-                    ty: *ty,
-                    parent: Some(*parent),
-                    start: *time,
-                    end: -1.0,
-                    depth,
-                    extras,
-                    children: Vec::new(),
-                    lists: Vec::new(),
-                });
-                m.containers[parent.index()].children.push(id);
-                let ident = if alias.len == 0 { *name } else { *alias };
-                m.container_by_ident.insert(text(batch, ident), id);
+                apply_model(&mut self.model, op, batch);
                 self.conts.push(ContainerLive::default());
                 Ok(())
             }
@@ -373,16 +298,7 @@ impl<S: Sink> Engine<S> {
     }
 
     fn extras(&mut self, batch: &Batch, x: Extras) -> Vec<StrId> {
-        if x.count == 0 {
-            return Vec::new();
-        }
-        let strings = &mut self.model.strings;
-        let mut v = Vec::with_capacity(2 * x.count as usize);
-        for &(n, val) in &batch.extras[x.start as usize..(x.start + x.count) as usize] {
-            v.push(strings.intern(text(batch, n)));
-            v.push(strings.intern(text(batch, val)));
-        }
-        v
+        intern_extras(&mut self.model, batch, x)
     }
 
     fn destroy_event(&mut self, c: ContainerId, time: f64) -> R {
@@ -654,20 +570,7 @@ impl<S: Sink> Engine<S> {
     }
 
     fn sort_children(&mut self) {
-        let m = &mut self.model;
-        let strings = &m.strings;
-        let conts = &m.containers;
-        let mut all: Vec<Vec<ContainerId>> = conts.iter().map(|c| c.children.clone()).collect();
-        for ch in &mut all {
-            ch.sort_by(|a, b| {
-                strings
-                    .get(conts[a.index()].ident())
-                    .cmp(strings.get(conts[b.index()].ident()))
-            });
-        }
-        for (c, ch) in m.containers.iter_mut().zip(all) {
-            c.children = ch;
-        }
+        sort_children(&mut self.model);
     }
 
     fn tname(&self, t: TypeId) -> String {
@@ -932,6 +835,129 @@ impl<S: Sink> Engine<S> {
         }
         self.settle(l, top);
         Ok(())
+    }
+}
+
+/// Applies an operation that builds the model (a new type, value or
+/// container); returns false for other operations.
+pub(crate) fn apply_model(m: &mut Model, op: &Op, batch: &Batch) -> bool {
+    match op {
+        Op::NewType {
+            kind,
+            parent,
+            start_type,
+            end_type,
+            name,
+            alias,
+            color,
+        } => {
+            let name_id = m.strings.intern(text(batch, *name));
+            let alias_id = m.strings.intern(text(batch, *alias));
+            let color = m.strings.intern(text(batch, *color));
+            let ident = if alias.len == 0 { *name } else { *alias };
+            let id = TypeId(m.types.len() as u32);
+            m.types.push(TypeInfo {
+                name: name_id,
+                alias: alias_id,
+                kind: *kind,
+                parent: Some(*parent),
+                depth: m.types[parent.index()].depth + 1,
+                start_type: *start_type,
+                end_type: *end_type,
+                color,
+                children: Vec::new(),
+            });
+            m.values_by_type.push(IdMap::default());
+            m.type_by_ident.insert(text(batch, ident), id);
+            let mut children = std::mem::take(&mut m.types[parent.index()].children);
+            let types = &m.types;
+            Model::insert_sorted(&m.strings, &mut children, id, |t| types[t.index()].ident());
+            m.types[parent.index()].children = children;
+            true
+        }
+        Op::NewValue {
+            ty,
+            name,
+            alias,
+            color,
+            ..
+        } => {
+            let id = ValueId(m.values.len() as u32);
+            let name_id = m.strings.intern(text(batch, *name));
+            let alias_id = m.strings.intern(text(batch, *alias));
+            let color = m.strings.intern(text(batch, *color));
+            m.values.push(ValueInfo {
+                ty: *ty,
+                name: name_id,
+                alias: alias_id,
+                color,
+            });
+            let ident = if alias.len == 0 { *name } else { *alias };
+            m.values_by_type[ty.index()].insert(text(batch, ident), id);
+            true
+        }
+        Op::NewContainer {
+            time,
+            ty,
+            parent,
+            name,
+            alias,
+            extras,
+        } => {
+            let extras = intern_extras(m, batch, *extras);
+            let id = ContainerId(m.containers.len() as u32);
+            let name_id = m.strings.intern(text(batch, *name));
+            let alias_id = m.strings.intern(text(batch, *alias));
+            let depth = m.containers[parent.index()].depth + 1;
+            m.containers.push(ContainerInfo {
+                name: name_id,
+                alias: alias_id,
+                ty: *ty,
+                parent: Some(*parent),
+                start: *time,
+                end: -1.0,
+                depth,
+                extras,
+                children: Vec::new(),
+                lists: Vec::new(),
+            });
+            m.containers[parent.index()].children.push(id);
+            let ident = if alias.len == 0 { *name } else { *alias };
+            m.container_by_ident.insert(text(batch, ident), id);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Interns the user-defined fields of an operation as (name, value) pairs.
+pub(crate) fn intern_extras(m: &mut Model, batch: &Batch, x: Extras) -> Vec<StrId> {
+    if x.count == 0 {
+        return Vec::new();
+    }
+    let strings = &mut m.strings;
+    let mut v = Vec::with_capacity(2 * x.count as usize);
+    for &(n, val) in &batch.extras[x.start as usize..(x.start + x.count) as usize] {
+        v.push(strings.intern(text(batch, n)));
+        v.push(strings.intern(text(batch, val)));
+    }
+    v
+}
+
+/// Sorts every container's children by identifier (PajeNG's order).
+pub(crate) fn sort_children(m: &mut Model) {
+    let strings = &m.strings;
+    let conts = &m.containers;
+    let mut all: Vec<Vec<ContainerId>> = conts.iter().map(|c| c.children.clone()).collect();
+    for ch in &mut all {
+        ch.sort_by(|a, b| {
+            strings
+                .get(conts[a.index()].ident())
+                .cmp(strings.get(conts[b.index()].ident()))
+        });
+    }
+    for (c, ch) in m.containers.iter_mut().zip(all) {
+        c.children = ch;
     }
 }
 

@@ -485,7 +485,15 @@ impl Resolver {
         })
     }
 
-    fn handles(&mut self, ev: &HandleEvent<'_>, batch: &mut Batch) -> R {
+    /// The checks of [`Resolver::resolve_handles`] without the operation:
+    /// returns the value (created by its first use if new, its `NewValue`
+    /// operation pushed to `batch`) and the other end of a link (the
+    /// container itself for other kinds).
+    pub(crate) fn check_handles(
+        &mut self,
+        ev: &HandleEvent<'_>,
+        batch: &mut Batch,
+    ) -> R<(ValueId, ContainerId)> {
         let kind = ev.kind;
         if kind.is_definition()
             || matches!(
@@ -532,6 +540,13 @@ impl Resolver {
             },
             _ => ValueId(u32::MAX),
         };
+        Ok((value, other))
+    }
+
+    fn handles(&mut self, ev: &HandleEvent<'_>, batch: &mut Batch) -> R {
+        let kind = ev.kind;
+        let expected = expected_kind(kind);
+        let (value, other) = self.check_handles(ev, batch)?;
         let extras = if self.keep_extras && !ev.extras.is_empty() {
             let start = batch.extras.len() as u32;
             for (name, value) in ev.def.extra_names().iter().zip(ev.extras) {
