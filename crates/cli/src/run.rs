@@ -420,7 +420,20 @@ fn simulate<S: Sink + Send>(
             let mut sink = sink;
             if let Some(fresh) = fresh {
                 if window.is_none() && file.interned() && Replay::<S>::supports(&sopts) {
-                    match replay_binary(&file, args, sink, sopts.clone(), &stop_early) {
+                    let t0 = std::time::Instant::now();
+                    let r = replay_binary(&file, args, sink, sopts.clone(), &stop_early);
+                    if std::env::var_os("TRAMA_TIMINGS").is_some() {
+                        eprintln!(
+                            "trama: timings: lean replay {:.3} s, {}",
+                            t0.elapsed().as_secs_f64(),
+                            if matches!(r, Err(None)) {
+                                "undecided: full simulation follows"
+                            } else {
+                                "done"
+                            }
+                        );
+                    }
+                    match r {
                         Ok(done) => break 'binary done,
                         Err(None) => sink = fresh(),
                         Err(Some(failure)) => break 'binary (Err(failure), None),

@@ -68,6 +68,12 @@ struct ListState {
     stack: Vec<Open>,
     /// Variables: the current number.
     number: f64,
+    /// Links (boxed: most lists have none).
+    links: Option<Box<Links>>,
+}
+
+#[derive(Debug, Default)]
+struct Links {
     pending: HashMap<u128, Pending>,
     pending_long: HashMap<Box<[u8]>, Pending>,
     used: HashSet<u128>,
@@ -234,7 +240,9 @@ impl<S: Sink> Replay<S> {
 
     /// An entity event given by handles.
     pub fn entity(&mut self, ev: &HandleEvent<'_>) -> R {
-        self.batch.clear();
+        if !self.batch.ops.is_empty() {
+            self.batch.clear();
+        }
         let (value, other) = self
             .resolver
             .check_handles(ev, &mut self.batch)
@@ -383,6 +391,8 @@ impl<S: Sink> Replay<S> {
                 let is_start = kind == EventKind::StartLink;
                 let extras = self.extras(ev);
                 let s = &mut self.lists[l.index()];
+                let (next_idx, last_start, last_end) = (s.next_idx, s.last_start, s.last_end);
+                let s = &mut **s.links.get_or_insert_with(Default::default);
                 let packed = pack(ev.key);
                 let found = match packed {
                     Some(k) => s.pending.remove(&k),
@@ -423,15 +433,14 @@ impl<S: Sink> Replay<S> {
                             return Err(Anomaly);
                         }
                         let t = if is_start { p.start } else { p.end };
-                        if s.next_idx > 0
-                            && (s.last_start > t || (s.last_end != -1.0 && s.last_end > t))
-                        {
+                        if next_idx > 0 && (last_start > t || (last_end != -1.0 && last_end > t)) {
                             return Err(Anomaly);
                         }
                         match packed {
                             Some(k) => s.used.insert(k),
                             None => s.used_long.insert(ev.key.into()),
                         };
+                        let s = &mut self.lists[l.index()];
                         let idx = s.next_idx;
                         s.next_idx += 1;
                         s.last_start = p.start;
@@ -500,8 +509,11 @@ impl<S: Sink> Replay<S> {
         self.model.containers[c.index()].end = time;
         let lists: Vec<(TypeId, ListId)> = self.model.container(c).lists.clone();
         for &(_, l) in &lists {
-            let s = &self.lists[l.index()];
-            if !s.pending.is_empty() || !s.pending_long.is_empty() {
+            let pending = self.lists[l.index()]
+                .links
+                .as_ref()
+                .is_some_and(|k| !k.pending.is_empty() || !k.pending_long.is_empty());
+            if pending {
                 // Incomplete links: an error (or a warning with -z).
                 return Err(Anomaly);
             }
