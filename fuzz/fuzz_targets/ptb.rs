@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use trama_ptb::{write_text, PtbFile, ReadOptions, Record};
-use trama_sim::{CountingSink, Replay, SimOptions, Simulator};
+use trama_sim::{CountingSink, SimOptions, Simulator};
 
 /// Walks the frames from the header on and rewrites each frame's CRC.
 fn fix_checksums(v: &mut [u8]) {
@@ -37,22 +37,8 @@ fuzz_target!(|data: &[u8]| {
         Record::Handles(h) => sim.event_handles(&h.event),
         Record::Value { ty, name } => sim.declare_value(ty, name),
     });
-    let full = if r.is_ok() { sim.finish().ok() } else { None };
-    // The lean replay never disagrees with the full simulation: when both
-    // accept the trace, they count the same entities and containers.
-    let mut replay = Replay::new(CountingSink::default(), SimOptions::default());
-    let r = file.read(&opts, |rec| match rec {
-        Record::Text(ev) => replay.event(&ev),
-        Record::Handles(h) => replay.entity(&h.event),
-        Record::Value { ty, name } => replay.declare_value(ty, name),
-    });
     if r.is_ok() {
-        if let (Ok((m2, c2, _)), Some((m1, c1, _))) = (replay.finish(), &full) {
-            assert_eq!(
-                (c1.states, c1.events, c1.variables, c1.links, m1.containers.len()),
-                (c2.states, c2.events, c2.variables, c2.links, m2.containers.len())
-            );
-        }
+        let _ = sim.finish();
     }
     // A window from the keyframes, bounds from the input's length.
     let t = (data.len() % 97) as f64 / 10.0;

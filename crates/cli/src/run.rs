@@ -12,8 +12,8 @@ use trama_input::{Input, Source};
 use trama_paje::{read_paje, QuoteMode, ReadError, ReadStats, ReaderOptions};
 use trama_ptb::{PtbFile, ReadError as PtbReadError, ReadOptions as PtbReadOptions, Record};
 use trama_sim::{
-    CountingSink, Model, ParallelTraceBuilder, Pipeline, Replay, SimError, SimOptions, Simulator,
-    Sink, TraceBuilder, TypeKind,
+    CountingSink, Model, ParallelTraceBuilder, Pipeline, SimError, SimOptions, Simulator, Sink,
+    TraceBuilder, TypeKind,
 };
 
 use crate::ReadArgs;
@@ -209,54 +209,6 @@ fn feed_binary<E>(
     Ok(binary_stats(file))
 }
 
-type Replayed<S> = (
-    Result<ReadStats, Failure<Stop>>,
-    Option<Result<trama_sim::Finished<S>, SimError>>,
-);
-
-/// Simulates a binary trace with the lean replay, decoding on other
-/// threads. `Err(None)`: the replay cannot decide, simulate in full.
-fn replay_binary<S: Sink>(
-    file: &PtbFile,
-    args: &ReadArgs,
-    sink: S,
-    sopts: SimOptions,
-    stop_early: &impl Fn(&S) -> bool,
-) -> Result<Replayed<S>, Option<Failure<Stop>>> {
-    enum Halt {
-        Anomaly,
-        Closed,
-    }
-    let mut replay = Replay::new(sink, sopts);
-    let mut o = PtbReadOptions::default();
-    o.threads = if args.threads == 1 {
-        0
-    } else {
-        ptb_options(args).threads
-    };
-    let read = file.read(&o, |rec| {
-        match rec {
-            Record::Text(ev) => replay.event(&ev),
-            Record::Handles(h) => replay.entity(&h.event),
-            Record::Value { ty, name } => replay.declare_value(ty, name),
-        }
-        .map_err(|_| Halt::Anomaly)?;
-        if stop_early(replay.sink()) {
-            return Err(Halt::Closed);
-        }
-        Ok(())
-    });
-    match read {
-        Ok(()) => match replay.finish() {
-            Ok(finished) => Ok((Ok(binary_stats(file)), Some(Ok(finished)))),
-            Err(_) => Err(None),
-        },
-        Err(PtbReadError::Handler(Halt::Anomaly)) => Err(None),
-        Err(PtbReadError::Handler(Halt::Closed)) => Err(Some(Failure::Stop(Stop::OutputClosed))),
-        Err(PtbReadError::Format(e)) => Err(Some(Failure::Format(e))),
-    }
-}
-
 fn binary_stats(file: &PtbFile) -> ReadStats {
     ReadStats {
         lines: file.text_lines(),
@@ -325,7 +277,6 @@ fn sim_options(args: &ReadArgs, keep_extras: bool) -> SimOptions {
 fn simulate<S: Sink + Send>(
     args: &ReadArgs,
     sink: S,
-    fresh: Option<&dyn Fn() -> S>,
     keep_extras: bool,
     window: Option<(f64, f64)>,
     stop_early: impl Fn(&S) -> bool,
@@ -414,32 +365,7 @@ fn simulate<S: Sink + Send>(
                 (read, Some(finished))
             }
         }
-        Opened::Binary(file) => 'binary: {
-            // The lean replay when it applies; on anything it cannot decide,
-            // the full simulation again with a fresh sink.
-            let mut sink = sink;
-            if let Some(fresh) = fresh {
-                if window.is_none() && file.interned() && Replay::<S>::supports(&sopts) {
-                    let t0 = std::time::Instant::now();
-                    let r = replay_binary(&file, args, sink, sopts.clone(), &stop_early);
-                    if std::env::var_os("TRAMA_TIMINGS").is_some() {
-                        eprintln!(
-                            "trama: timings: lean replay {:.3} s, {}",
-                            t0.elapsed().as_secs_f64(),
-                            if matches!(r, Err(None)) {
-                                "undecided: full simulation follows"
-                            } else {
-                                "done"
-                            }
-                        );
-                    }
-                    match r {
-                        Ok(done) => break 'binary done,
-                        Err(None) => sink = fresh(),
-                        Err(Some(failure)) => break 'binary (Err(failure), None),
-                    }
-                }
-            }
+        Opened::Binary(file) => {
             // A window of a binary trace: only the blocks it needs (the
             // options that change the whole simulation need all of it).
             let window = window.filter(|_| args.stop_at.is_none() && !args.no_imbrication);
@@ -616,39 +542,26 @@ pub fn dump(
         )
     });
     if s.quiet {
-        simulate(
-            args,
-            CountingSink::default(),
-            Some(&CountingSink::default),
-            false,
-            None,
-            |_| false,
-        )?;
+        simulate(args, CountingSink::default(), false, None, |_| false)?;
         return Ok(ExitCode::SUCCESS);
     }
     if s.stream {
         let sink = StreamDump::new(out, &opts);
-        let done = simulate(args, sink, None, keep_extras, window, |d| d.failed())?;
+        let done = simulate(args, sink, keep_extras, window, |d| d.failed())?;
         done.sink.finish().context("writing the dump")?;
         return Ok(ExitCode::SUCCESS);
     }
     let t0 = std::time::Instant::now();
     let trace = if args.threads == 1 {
-        let done = simulate(
-            args,
-            TraceBuilder::default(),
-            Some(&TraceBuilder::default),
-            keep_extras,
-            window,
-            |_| false,
-        )?;
+        let done = simulate(args, TraceBuilder::default(), keep_extras, window, |_| {
+            false
+        })?;
         done.sink.into_trace(done.model, done.warnings)
     } else {
         // Columns are filled on a thread of their own.
         let done = simulate(
             args,
             ParallelTraceBuilder::new(),
-            Some(&ParallelTraceBuilder::new),
             keep_extras,
             window,
             |_| false,
@@ -671,14 +584,7 @@ pub fn dump(
 }
 
 pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {
-    let done = simulate(
-        args,
-        CountingSink::default(),
-        Some(&CountingSink::default),
-        false,
-        None,
-        |_| false,
-    )?;
+    let done = simulate(args, CountingSink::default(), false, None, |_| false)?;
     let m = &done.model;
     let c = &done.sink;
     let mut types = [0usize; 5];

@@ -240,7 +240,7 @@ fn generated_traces_read_the_same_from_binary() {
                 bin_dump.stdout == text_dump.stdout,
                 "seed {seed} -j {threads}: dumps differ"
             );
-            // `check` counts the same (the binary goes through the lean replay).
+            // `check` counts the same.
             let summary = |o: Output| -> Vec<String> {
                 String::from_utf8_lossy(&o.stdout)
                     .lines()

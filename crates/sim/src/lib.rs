@@ -19,7 +19,6 @@ mod idmap;
 mod intern;
 mod model;
 mod op;
-mod replay;
 mod resolve;
 mod sim;
 mod store;
@@ -31,7 +30,6 @@ pub use model::{
     ValueInfo,
 };
 pub use op::Batch;
-pub use replay::{Anomaly, CountingReplay, Replay};
 pub use resolve::{ContainerEffect, EntityHandles, HandleEvent, Resolver, ValueRef};
 pub use sim::{Closed, CountingSink, Entity, Finished, Pipeline, SimOptions, Simulator, Sink};
 pub use store::{Columns, EntityRef, ParallelTraceBuilder, Trace, TraceBuilder};
