@@ -70,5 +70,18 @@ for n in "${sizes[@]}"; do
         awk -v n="$name" -v b="$size" -v t="$tsize" -v c="$bw" -v tc="$cw" -v d="$bd" -v td="$dw" -v cv="$vw" 'BEGIN{
             printf "%-26s %12d %6.1f%% %9.2fs %8.2fx %9.2fs %8.2fx   (conversion %.2fs)\n",
                    n, b, 100*b/t, c, tc/c, d, td/d, cv }'
+        if [ "$name" = "ptb interned+zstd" ]; then
+            # A window of 1 % of the span, in the middle of the trace.
+            span=$("$bin" check --no-progress "$out" | awk '/time span/{print $5}')
+            ws=$(awk -v s="$span" 'BEGIN{printf "%.6f", s*0.5}')
+            we=$(awk -v s="$span" 'BEGIN{printf "%.6f", s*0.51}')
+            read -r tw _ _ _ < <(measure "$repeat" "$bin" dump --no-progress -s "$ws" -e "$we" "$f" -o "$data/bwin_text.txt")
+            read -r bw2 _ _ _ < <(measure "$repeat" "$bin" dump --no-progress -s "$ws" -e "$we" "$out" -o "$data/bwin_bin.txt")
+            cmp -s "$data/bwin_text.txt" "$data/bwin_bin.txt" || echo "!! window dumps differ"
+            blocks=$(TRAMA_TIMINGS=1 "$bin" dump --no-progress -s "$ws" -e "$we" "$out" -o /dev/null 2>&1 | awk '/window read/{print $5" of "$7}')
+            awk -v a="$ws" -v b="$we" -v t="$tw" -v w="$bw2" -v k="$blocks" 'BEGIN{
+                printf "%-26s dump -s %s -e %s: text %.2fs, ptb %.3fs (%.0fx), blocks read: %s\n",
+                       "window (1 % of the span)", a, b, t, w, t/w, k }'
+        fi
     done
 done
