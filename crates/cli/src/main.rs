@@ -9,6 +9,7 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 mod convert;
 mod run;
+mod stats;
 
 /// Post-mortem performance analysis of parallel and distributed programs.
 ///
@@ -49,6 +50,35 @@ enum Command {
     /// (time order, stacks, links) are checked when the binary file is read.
     /// Every command that reads a trace accepts a .ptb file as well.
     Convert(ConvertArgs),
+    /// Statistics of a trace as a table, CSV or JSON (stable forms, documented in trama-analysis).
+    ///
+    /// states: for every container, state type and value, the number of
+    /// states and the time spent (total, exclusive = on top of the stack,
+    /// inclusive = anywhere on it), mean and longest duration, share of the
+    /// window; then the load imbalance across containers. With --level the
+    /// rows are rolled up to the containers of that type (e.g. hosts).
+    Stats(StatsArgs),
+}
+
+#[derive(Args, Debug)]
+struct StatsArgs {
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Which analysis (after FILE).
+    #[arg(value_enum, value_name = "ANALYSIS", default_value_t = stats::Analysis::States)]
+    analysis: stats::Analysis,
+    /// Time window START:END (either side may be empty): only what overlaps it counts.
+    #[arg(long, value_name = "T1:T2", allow_hyphen_values = true)]
+    window: Option<String>,
+    /// Roll rows up to the containers of this type (its name or alias).
+    #[arg(long, value_name = "NAME")]
+    level: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = stats::Format::Table)]
+    format: stats::Format,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -162,6 +192,7 @@ fn main() -> ExitCode {
         Command::Dump(a) => dump(a),
         Command::Check(a) => run::check(&a.read),
         Command::Convert(a) => convert(a),
+        Command::Stats(a) => stats(a),
     };
     match result {
         Ok(code) => code,
@@ -180,6 +211,31 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+fn stats(a: StatsArgs) -> anyhow::Result<ExitCode> {
+    let settings = stats::StatsSettings {
+        window: a.window,
+        level: a.level,
+        format: a.format,
+        analysis: a.analysis,
+    };
+    match &a.output {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
+            let mut w = BufWriter::new(file);
+            let code = stats::stats(&a.read, &settings, &mut w)?;
+            w.flush()?;
+            Ok(code)
+        }
+        None => {
+            let mut w = BufWriter::new(io::stdout());
+            let code = stats::stats(&a.read, &settings, &mut w)?;
+            w.flush()?;
+            Ok(code)
+        }
+    }
 }
 
 fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {

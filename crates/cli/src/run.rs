@@ -552,7 +552,30 @@ pub fn dump(
         return Ok(ExitCode::SUCCESS);
     }
     let t0 = std::time::Instant::now();
-    let trace = if args.threads == 1 {
+    let trace = load_trace(args, keep_extras, window)?;
+    let t1 = std::time::Instant::now();
+    dump_trace(&trace, &opts, out).context("writing the dump")?;
+    if std::env::var_os("TRAMA_TIMINGS").is_some() {
+        eprintln!(
+            "trama: timings: read+simulate {:.3} s, format+write {:.3} s, {} entities",
+            (t1 - t0).as_secs_f64(),
+            t1.elapsed().as_secs_f64(),
+            trace.entity_count()
+        );
+    }
+    // Freeing millions of columns takes time and changes nothing.
+    std::mem::forget(trace);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads and simulates the whole input into the columnar store (with a
+/// window, a binary trace reads only what the window needs).
+pub fn load_trace(
+    args: &ReadArgs,
+    keep_extras: bool,
+    window: Option<(f64, f64)>,
+) -> anyhow::Result<trama_sim::Trace> {
+    Ok(if args.threads == 1 {
         let done = simulate(args, TraceBuilder::default(), keep_extras, window, |_| {
             false
         })?;
@@ -567,20 +590,7 @@ pub fn dump(
             |_| false,
         )?;
         done.sink.into_trace(done.model, done.warnings)
-    };
-    let t1 = std::time::Instant::now();
-    dump_trace(&trace, &opts, out).context("writing the dump")?;
-    if std::env::var_os("TRAMA_TIMINGS").is_some() {
-        eprintln!(
-            "trama: timings: read+simulate {:.3} s, format+write {:.3} s, {} entities",
-            (t1 - t0).as_secs_f64(),
-            t1.elapsed().as_secs_f64(),
-            trace.entity_count()
-        );
-    }
-    // Freeing millions of columns takes time and changes nothing.
-    std::mem::forget(trace);
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {

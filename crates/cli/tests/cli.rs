@@ -244,3 +244,71 @@ fn ignored_incomplete_links_can_empty_a_list() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("1 incomplete link(s)"));
     }
 }
+
+/// `trama stats states` in its three formats: the JSON and CSV forms are
+/// stable (documented in trama-analysis) and agree with each other.
+#[test]
+fn stats_states_formats_agree() {
+    let run = |args: &[&str]| {
+        let out = trama()
+            .arg("stats")
+            .arg(example())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let csv = run(&["states", "--format", "csv"]);
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "container,container_type,containers,state_type,value,count,total,exclusive,inclusive,mean,max,share"
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert!(!rows.is_empty());
+    let json = run(&["--format", "json"]);
+    assert!(json.trim_start().starts_with('{') && json.trim_end().ends_with('}'));
+    // As many rows in the JSON as in the CSV, each with every field.
+    assert_eq!(json.matches("\"exclusive\":").count(), rows.len());
+    assert_eq!(json.matches("\"container_type\":").count(), rows.len());
+    assert!(json.contains("\"imbalance\": ["));
+    // Exclusive never exceeds total; shares are fractions.
+    for r in &rows {
+        let f: Vec<&str> = r.rsplitn(8, ',').collect();
+        let (share, total, excl): (f64, f64, f64) = (
+            f[0].parse().unwrap(),
+            f[5].parse().unwrap(),
+            f[4].parse().unwrap(),
+        );
+        assert!(
+            excl <= total + 1e-9 && (0.0..=1.0 + 1e-9).contains(&share),
+            "{r}"
+        );
+    }
+    let table = run(&["states", "--window", "1:2"]);
+    assert!(table.starts_with("Time per state over [1, 2]"), "{table}");
+    assert!(table.contains("Load imbalance"));
+    // Bad arguments are named.
+    for (args, what) in [
+        (&["--window", "5"][..], "START:END"),
+        (&["--window", "3:1"][..], "before"),
+        (&["--level", "Nope"][..], "Nope"),
+    ] {
+        let out = trama()
+            .arg("stats")
+            .arg(example())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(what),
+            "{args:?}"
+        );
+    }
+}

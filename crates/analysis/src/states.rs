@@ -1,0 +1,304 @@
+//! Time per state.
+//!
+//! For every state entity overlapping the window, with `d` its duration
+//! inside the window:
+//!
+//! - `count` counts it, `total` adds `d`, `max` keeps the largest `d`, and
+//!   `mean` is `total / count`;
+//! - `exclusive` adds `d` minus the in-window durations of the states pushed
+//!   directly on it (the time its value was on top of the stack);
+//! - `inclusive` adds `d` unless an enclosing state has the same value (the
+//!   time the value was anywhere on the stack, recursion counted once);
+//! - `share` is `inclusive` over the window's length (times the number of
+//!   containers for a row rolled up over several).
+//!
+//! Rows are per container, state type and value. With a level (a container
+//! type), rows are rolled up: each container of that type adds up its own
+//! rows and those of every container below it. The load imbalance compares
+//! the exclusive time of each (state type, value) across the containers
+//! that have that state type: `max / mean − 1` and the standard deviation.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use trama_sim::{ContainerId, Trace, TypeId, TypeKind, ValueId};
+
+use crate::window::Window;
+
+/// One row of [`StateStats`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StateRow {
+    /// Container name.
+    pub container: String,
+    /// Its type's name.
+    pub container_type: String,
+    /// Number of containers added up in this row (1 unless rolled up).
+    pub containers: u32,
+    /// State type name.
+    pub state_type: String,
+    /// Value name.
+    pub value: String,
+    /// Number of states overlapping the window.
+    pub count: u64,
+    /// Sum of their durations in the window.
+    pub total: f64,
+    /// Time the value was on top of the stack.
+    pub exclusive: f64,
+    /// Time the value was anywhere on the stack.
+    pub inclusive: f64,
+    /// `total / count`.
+    pub mean: f64,
+    /// Longest duration in the window.
+    pub max: f64,
+    /// `inclusive` over the window's length (times `containers`).
+    pub share: f64,
+}
+
+/// Load imbalance of one (state type, value) across containers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Imbalance {
+    /// State type name.
+    pub state_type: String,
+    /// Value name.
+    pub value: String,
+    /// Number of containers compared (those with this state type).
+    pub containers: u32,
+    /// Mean exclusive time per container.
+    pub mean: f64,
+    /// Largest exclusive time of a container.
+    pub max: f64,
+    /// `max / mean − 1` (0 when the mean is 0).
+    pub imbalance: f64,
+    /// Standard deviation (population) of the exclusive times.
+    pub stddev: f64,
+}
+
+/// What [`time_per_state`] computes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StateStats {
+    /// The window.
+    pub window: Window,
+    /// The container type rows were rolled up to, if any.
+    pub level: Option<String>,
+    /// Rows: containers depth-first, then state types in the type tree's
+    /// order, then values by name.
+    pub rows: Vec<StateRow>,
+    /// Imbalance per state type and value, in the order of `rows`.
+    pub imbalance: Vec<Imbalance>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Acc {
+    count: u64,
+    total: f64,
+    exclusive: f64,
+    inclusive: f64,
+    max: f64,
+}
+
+impl Acc {
+    fn add(&mut self, o: &Acc) {
+        self.count += o.count;
+        self.total += o.total;
+        self.exclusive += o.exclusive;
+        self.inclusive += o.inclusive;
+        self.max = self.max.max(o.max);
+    }
+}
+
+type Key = (ContainerId, TypeId, ValueId);
+
+/// Accumulates the states of every container, per (container, type, value).
+fn own_rows(trace: &Trace, w: &Window) -> BTreeMap<Key, Acc> {
+    let m = &trace.model;
+    let mut acc: BTreeMap<Key, Acc> = BTreeMap::new();
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != TypeKind::State {
+            continue;
+        }
+        let cols = &trace.lists[l];
+        // Ancestors by level: (value, in-window duration already counted
+        // in their exclusive time).
+        let mut anc: Vec<ValueId> = Vec::new();
+        let mut anc_keys: Vec<Key> = Vec::new();
+        for i in 0..cols.len() {
+            let (s, e) = (cols.start[i], cols.end[i]);
+            let v = cols.value[i];
+            let level = cols.level[i] as usize;
+            anc.truncate(level);
+            anc_keys.truncate(level);
+            let key = (info.container, info.ty, v);
+            if w.overlaps(s, e) {
+                let d = w.clip(s, e);
+                let a = acc.entry(key).or_default();
+                a.count += 1;
+                a.total += d;
+                a.exclusive += d;
+                a.max = a.max.max(d);
+                if !anc.contains(&v) {
+                    a.inclusive += d;
+                }
+                if let Some(parent) = anc_keys.last() {
+                    acc.entry(*parent).or_default().exclusive -= d;
+                }
+            }
+            // Levels are contiguous in a valid trace; pad defensively.
+            while anc.len() < level {
+                anc.push(ValueId(u32::MAX));
+                anc_keys.push((info.container, info.ty, ValueId(u32::MAX)));
+            }
+            anc.push(v);
+            anc_keys.push(key);
+        }
+    }
+    acc.retain(|k, _| k.2 != ValueId(u32::MAX));
+    acc
+}
+
+fn name(trace: &Trace, id: trama_sim::StrId) -> String {
+    String::from_utf8_lossy(trace.model.str(id)).into_owned()
+}
+
+/// Time per state over `window`, per container or (with `level`, a
+/// container type's name or alias) rolled up to the containers of that
+/// type. Returns `None` when no container type is called `level`.
+pub fn time_per_state(trace: &Trace, window: Window, level: Option<&str>) -> Option<StateStats> {
+    let m = &trace.model;
+    let own = own_rows(trace, &window);
+    let level_ty = match level {
+        Some(l) => Some(
+            m.types
+                .iter()
+                .enumerate()
+                .find(|(_, t)| {
+                    t.kind == TypeKind::Container
+                        && (m.str(t.name) == l.as_bytes() || m.str(t.alias) == l.as_bytes())
+                })
+                .map(|(i, _)| TypeId(i as u32))?,
+        ),
+        None => None,
+    };
+    // Rows per (container, state type, value), with the number of
+    // containers added up and, per (container, state type), how many
+    // containers have that state type.
+    let mut rows: BTreeMap<Key, (Acc, u32)> = BTreeMap::new();
+    let mut with_type: BTreeMap<(ContainerId, TypeId), u32> = BTreeMap::new();
+    let target = |c: ContainerId| -> Option<ContainerId> {
+        match level_ty {
+            None => Some(c),
+            Some(t) => {
+                let mut x = Some(c);
+                while let Some(cur) = x {
+                    if m.container(cur).ty == t {
+                        return Some(cur);
+                    }
+                    x = m.container(cur).parent;
+                }
+                None
+            }
+        }
+    };
+    for info in &m.lists {
+        if info.kind == TypeKind::State {
+            if let Some(t) = target(info.container) {
+                *with_type.entry((t, info.ty)).or_default() += 1;
+            }
+        }
+    }
+    for (&(c, ty, v), a) in &own {
+        if let Some(t) = target(c) {
+            let r = rows.entry((t, ty, v)).or_default();
+            r.0.add(a);
+        }
+    }
+    for (&(c, ty, _), r) in rows.iter_mut() {
+        r.1 = with_type.get(&(c, ty)).copied().unwrap_or(1);
+    }
+    // Output order.
+    let order_c: Vec<ContainerId> = m.containers_depth_first();
+    let pos_c: BTreeMap<ContainerId, usize> =
+        order_c.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let order_t: BTreeMap<TypeId, usize> = m
+        .types_depth_first()
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (t, i))
+        .collect();
+    let mut keys: Vec<Key> = rows.keys().copied().collect();
+    let vname = |v: ValueId| name(trace, m.value(v).name);
+    keys.sort_by(|a, b| {
+        (pos_c.get(&a.0), order_t.get(&a.1), vname(a.2)).cmp(&(
+            pos_c.get(&b.0),
+            order_t.get(&b.1),
+            vname(b.2),
+        ))
+    });
+    let len = window.len();
+    let out_rows: Vec<StateRow> = keys
+        .iter()
+        .map(|k| {
+            let (a, n) = rows[k];
+            let ci = m.container(k.0);
+            StateRow {
+                container: name(trace, ci.name),
+                container_type: name(trace, m.ty(ci.ty).name),
+                containers: n,
+                state_type: name(trace, m.ty(k.1).name),
+                value: vname(k.2),
+                count: a.count,
+                total: a.total,
+                exclusive: a.exclusive,
+                inclusive: a.inclusive,
+                mean: if a.count > 0 {
+                    a.total / a.count as f64
+                } else {
+                    0.0
+                },
+                max: a.max,
+                share: if len > 0.0 {
+                    a.inclusive / (len * n as f64)
+                } else {
+                    0.0
+                },
+            }
+        })
+        .collect();
+    // Imbalance across the row containers that have each state type.
+    let mut groups: BTreeMap<(TypeId, ValueId), Vec<f64>> = BTreeMap::new();
+    let mut first_seen: Vec<(TypeId, ValueId)> = Vec::new();
+    for k in &keys {
+        let g = groups.entry((k.1, k.2)).or_default();
+        if g.is_empty() {
+            first_seen.push((k.1, k.2));
+        }
+        g.push(rows[k].0.exclusive);
+    }
+    let imbalance = first_seen
+        .into_iter()
+        .map(|(ty, v)| {
+            let mut xs = groups[&(ty, v)].clone();
+            // Containers with this state type but not this value count as 0.
+            let n = with_type.iter().filter(|((_, t), _)| *t == ty).count();
+            xs.resize(n.max(xs.len()), 0.0);
+            let count = xs.len() as f64;
+            let mean = xs.iter().sum::<f64>() / count;
+            let max = xs.iter().copied().fold(f64::MIN, f64::max);
+            let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / count;
+            Imbalance {
+                state_type: name(trace, m.ty(ty).name),
+                value: vname(v),
+                containers: xs.len() as u32,
+                mean,
+                max,
+                imbalance: if mean > 0.0 { max / mean - 1.0 } else { 0.0 },
+                stddev: var.sqrt(),
+            }
+        })
+        .collect();
+    Some(StateStats {
+        window,
+        level: level.map(String::from),
+        rows: out_rows,
+        imbalance,
+    })
+}
