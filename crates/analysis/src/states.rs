@@ -18,7 +18,7 @@
 //! the exclusive time of each (state type, value) across the containers
 //! that have that state type: `max / mean − 1` and the standard deviation.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use trama_sim::{ContainerId, Trace, TypeId, TypeKind, ValueId};
@@ -111,7 +111,7 @@ type Key = (ContainerId, TypeId, ValueId);
 /// Accumulates the states of every container, per (container, type, value).
 fn own_rows(trace: &Trace, w: &Window) -> BTreeMap<Key, Acc> {
     let m = &trace.model;
-    let mut acc: BTreeMap<Key, Acc> = BTreeMap::new();
+    let mut acc: HashMap<Key, Acc> = HashMap::new();
     for (l, info) in m.lists.iter().enumerate() {
         if info.kind != TypeKind::State {
             continue;
@@ -151,8 +151,9 @@ fn own_rows(trace: &Trace, w: &Window) -> BTreeMap<Key, Acc> {
             anc_keys.push(key);
         }
     }
-    acc.retain(|k, _| k.2 != ValueId(u32::MAX));
-    acc
+    acc.into_iter()
+        .filter(|(k, _)| k.2 != ValueId(u32::MAX))
+        .collect()
 }
 
 fn name(trace: &Trace, id: trama_sim::StrId) -> String {

@@ -1,4 +1,5 @@
 //! Time per state on small traces with hand-computed expectations.
+#![allow(clippy::result_large_err)]
 
 use trama_analysis::{time_per_state, StateRow, Window};
 use trama_paje::{read_paje, ReaderOptions};
