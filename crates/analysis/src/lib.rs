@@ -6,10 +6,17 @@
 //!   time spent (total, exclusive, inclusive), the number of states, their
 //!   mean and longest duration and the share of the window; rolled up the
 //!   container hierarchy; with the load imbalance across containers.
+//! - [`comm_matrix`]: messages (links) per pair of containers, at a chosen
+//!   level (processes, or their hosts), with bytes and effective rates from
+//!   a size field.
+//! - [`order`]: hosts and their processes ordered by the messages they put
+//!   on the network (the seed's ordering for the space-time view).
 #![deny(missing_docs)]
 
+mod comm;
 mod states;
 mod window;
 
+pub use comm::{comm_matrix, order, CommMatrix, CommPair, OrderedHost, Ordering};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};
 pub use window::Window;

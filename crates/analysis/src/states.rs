@@ -167,16 +167,7 @@ pub fn time_per_state(trace: &Trace, window: Window, level: Option<&str>) -> Opt
     let m = &trace.model;
     let own = own_rows(trace, &window);
     let level_ty = match level {
-        Some(l) => Some(
-            m.types
-                .iter()
-                .enumerate()
-                .find(|(_, t)| {
-                    t.kind == TypeKind::Container
-                        && (m.str(t.name) == l.as_bytes() || m.str(t.alias) == l.as_bytes())
-                })
-                .map(|(i, _)| TypeId(i as u32))?,
-        ),
+        Some(l) => Some(crate::comm::container_type(trace, l)?),
         None => None,
     };
     // Rows per (container, state type, value), with the number of
@@ -187,16 +178,7 @@ pub fn time_per_state(trace: &Trace, window: Window, level: Option<&str>) -> Opt
     let target = |c: ContainerId| -> Option<ContainerId> {
         match level_ty {
             None => Some(c),
-            Some(t) => {
-                let mut x = Some(c);
-                while let Some(cur) = x {
-                    if m.container(cur).ty == t {
-                        return Some(cur);
-                    }
-                    x = m.container(cur).parent;
-                }
-                None
-            }
+            Some(t) => crate::comm::ancestor(trace, c, t),
         }
     };
     for info in &m.lists {

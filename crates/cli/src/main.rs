@@ -57,6 +57,12 @@ enum Command {
     /// inclusive = anywhere on it), mean and longest duration, share of the
     /// window; then the load imbalance across containers. With --level the
     /// rows are rolled up to the containers of that type (e.g. hosts).
+    ///
+    /// comm: messages (links) per pair of containers, or of their ancestors
+    /// of type --level; bytes and mean rate with --size-field.
+    ///
+    /// order: hosts (containers of type --level) by the messages they put on
+    /// the network, each with its processes by their off-host messages.
     Stats(StatsArgs),
 }
 
@@ -70,9 +76,13 @@ struct StatsArgs {
     /// Time window START:END (either side may be empty): only what overlaps it counts.
     #[arg(long, value_name = "T1:T2", allow_hyphen_values = true)]
     window: Option<String>,
-    /// Roll rows up to the containers of this type (its name or alias).
+    /// Roll rows up to the containers of this type (its name or alias);
+    /// for order, the type of the hosts.
     #[arg(long, value_name = "NAME")]
     level: Option<String>,
+    /// comm: the user-defined link field holding the message size in bytes.
+    #[arg(long, value_name = "FIELD")]
+    size_field: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = stats::Format::Table)]
     format: stats::Format,
@@ -217,6 +227,7 @@ fn stats(a: StatsArgs) -> anyhow::Result<ExitCode> {
     let settings = stats::StatsSettings {
         window: a.window,
         level: a.level,
+        size_field: a.size_field,
         format: a.format,
         analysis: a.analysis,
     };

@@ -4,7 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail};
-use trama_analysis::{time_per_state, StateStats, Window};
+use trama_analysis::{
+    comm_matrix, order, time_per_state, CommMatrix, Ordering, StateStats, Window,
+};
 
 use crate::run::load_trace;
 use crate::ReadArgs;
@@ -25,12 +27,17 @@ pub enum Format {
 pub enum Analysis {
     /// Time per state: per container, state type and value.
     States,
+    /// Communication matrix: messages (links) per pair of containers.
+    Comm,
+    /// Hosts (--level) and their processes ordered by off-host messages.
+    Order,
 }
 
 /// What `trama stats` was asked to do.
 pub struct StatsSettings {
     pub window: Option<String>,
     pub level: Option<String>,
+    pub size_field: Option<String>,
     pub format: Format,
     pub analysis: Analysis,
 }
@@ -69,17 +76,32 @@ pub fn stats(args: &ReadArgs, s: &StatsSettings, out: &mut dyn Write) -> anyhow:
             end.unwrap_or(f64::INFINITY),
         )
     });
-    let trace = load_trace(args, false, window)?;
+    let keep_extras = s.size_field.is_some();
+    if s.analysis == Analysis::Order && s.level.is_none() {
+        bail!("order needs --level: the container type of the hosts (e.g. --level Host)");
+    }
+    let trace = load_trace(args, keep_extras, window)?;
+    let no_level = || {
+        anyhow!(
+            "--level: no container type is called '{}'",
+            s.level.as_deref().unwrap_or_default()
+        )
+    };
     let w = Window::new(&trace, start, end);
     match s.analysis {
         Analysis::States => {
-            let stats = time_per_state(&trace, w, s.level.as_deref()).ok_or_else(|| {
-                anyhow!(
-                    "--level: no container type is called '{}'",
-                    s.level.as_deref().unwrap_or_default()
-                )
-            })?;
+            let stats = time_per_state(&trace, w, s.level.as_deref()).ok_or_else(no_level)?;
             write_states(&stats, s.format, out)?;
+        }
+        Analysis::Comm => {
+            let m = comm_matrix(&trace, w, s.level.as_deref(), s.size_field.as_deref())
+                .ok_or_else(no_level)?;
+            write_comm(&m, s.format, out)?;
+        }
+        Analysis::Order => {
+            let o =
+                order(&trace, w, s.level.as_deref().unwrap_or_default()).ok_or_else(no_level)?;
+            write_order(&o, s.format, out)?;
         }
     }
     // Freeing millions of columns takes time and changes nothing.
@@ -190,6 +212,120 @@ fn write_states(s: &StateStats, format: Format, out: &mut dyn Write) -> anyhow::
                 ]);
             }
             table(out, &lines, 2)?;
+        }
+    }
+    Ok(())
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(|v| v.to_string()).unwrap_or_default()
+}
+
+fn write_comm(m: &CommMatrix, format: Format, out: &mut dyn Write) -> anyhow::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, m)?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            writeln!(out, "from,to,count,bytes,rate")?;
+            for p in &m.pairs {
+                writeln!(
+                    out,
+                    "{},{},{},{},{}",
+                    csv_field(&p.from),
+                    csv_field(&p.to),
+                    p.count,
+                    opt(p.bytes),
+                    opt(p.rate)
+                )?;
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Messages over [{}, {}]{}{}",
+                m.window.start,
+                m.window.end,
+                m.level
+                    .as_ref()
+                    .map(|l| format!(", between containers of type {l}"))
+                    .unwrap_or_default(),
+                m.size_field
+                    .as_ref()
+                    .map(|f| format!(", sizes from field {f}"))
+                    .unwrap_or_default()
+            )?;
+            let mut lines: Vec<Vec<String>> =
+                vec![["from", "to", "messages", "bytes", "rate (bit/s)"]
+                    .iter()
+                    .map(|h| h.to_string())
+                    .collect()];
+            for p in &m.pairs {
+                lines.push(vec![
+                    p.from.clone(),
+                    p.to.clone(),
+                    p.count.to_string(),
+                    p.bytes
+                        .map(|b| format!("{b}"))
+                        .unwrap_or_else(|| "-".into()),
+                    p.rate
+                        .map(|r| format!("{r:.1}"))
+                        .unwrap_or_else(|| "-".into()),
+                ]);
+            }
+            table(out, &lines, 2)?;
+            if m.unplaced > 0 {
+                writeln!(
+                    out,
+                    "({} messages with an end outside the level)",
+                    m.unplaced
+                )?;
+            }
+            if m.without_size > 0 {
+                writeln!(out, "({} messages without a numeric size)", m.without_size)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_order(o: &Ordering, format: Format, out: &mut dyn Write) -> anyhow::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, o)?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            writeln!(out, "host,host_sent_off_host,process,process_sent_off_host")?;
+            for h in &o.hosts {
+                if h.processes.is_empty() {
+                    writeln!(out, "{},{},,", csv_field(&h.host), h.sent_off_host)?;
+                }
+                for (p, n) in &h.processes {
+                    writeln!(
+                        out,
+                        "{},{},{},{}",
+                        csv_field(&h.host),
+                        h.sent_off_host,
+                        csv_field(p),
+                        n
+                    )?;
+                }
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Order by messages put on the network over [{}, {}] (hosts: {})",
+                o.window.start, o.window.end, o.level
+            )?;
+            for h in &o.hosts {
+                writeln!(out, "{}  ({} off-host messages)", h.host, h.sent_off_host)?;
+                for (p, n) in &h.processes {
+                    writeln!(out, "    {p}  ({n})")?;
+                }
+            }
         }
     }
     Ok(())

@@ -312,3 +312,44 @@ fn stats_states_formats_agree() {
         );
     }
 }
+
+/// `trama stats comm` and `order`: CSV headers, JSON documents, and the
+/// sums agree with the number of links.
+#[test]
+fn stats_comm_and_order() {
+    let run = |args: &[&str]| {
+        let out = trama()
+            .arg("stats")
+            .arg(example())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let links = dump_of(&example(), &[])
+        .split(|&b| b == b'\n')
+        .filter(|l| l.starts_with(b"Link,"))
+        .count() as u64;
+    let csv = run(&["comm", "--format", "csv"]);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("from,to,count,bytes,rate"));
+    let sum: u64 = lines
+        .map(|l| l.split(',').nth(2).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum, links);
+    let json = run(&["comm", "--format", "json"]);
+    assert!(json.contains("\"pairs\": [") && json.contains("\"containers\": ["));
+    let out = trama()
+        .arg("stats")
+        .arg(example())
+        .arg("order")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--level"));
+}

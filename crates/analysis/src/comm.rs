@@ -1,0 +1,294 @@
+//! Communication matrix and ordering by network traffic.
+//!
+//! Every link overlapping the window is a message from its start container
+//! to its end container. With a level (a container type), each end is
+//! replaced by its ancestor of that type (a process by its host); ends with
+//! no such ancestor are left out and counted in `unplaced`.
+//!
+//! [`comm_matrix`]: per (from, to) pair, the number of messages; with a size
+//! field (a user-defined field of the links, e.g. `Size`, in bytes) the bytes
+//! and the mean effective rate, `8 × bytes / (end − start)` in bits per
+//! second over the messages that have a size and a positive duration.
+//!
+//! [`order`]: the seed's ordering for the space-time view. Hosts (the
+//! containers of the level) in descending order of the messages they put on
+//! the network (links whose ends are on different hosts, counted at the
+//! sender's host), then, inside each host, its processes (the containers
+//! below it that are ends of links, or of the same type as such ends) in
+//! descending order of their off-host messages sent; ties by name.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+use trama_sim::{ContainerId, Trace, TypeId, TypeKind};
+
+use crate::window::Window;
+
+/// One pair of [`CommMatrix`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CommPair {
+    /// Sender (container name).
+    pub from: String,
+    /// Receiver.
+    pub to: String,
+    /// Messages.
+    pub count: u64,
+    /// Bytes (only with a size field).
+    pub bytes: Option<f64>,
+    /// Mean effective rate in bits per second (only with a size field and
+    /// at least one message of positive duration).
+    pub rate: Option<f64>,
+}
+
+/// What [`comm_matrix`] computes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CommMatrix {
+    /// The window.
+    pub window: Window,
+    /// The container type of the rows and columns, if any.
+    pub level: Option<String>,
+    /// The user-defined field read as a size in bytes, if any.
+    pub size_field: Option<String>,
+    /// Containers that send or receive, depth-first.
+    pub containers: Vec<String>,
+    /// Pairs with at least one message, in the order of `containers`.
+    pub pairs: Vec<CommPair>,
+    /// Messages with an end outside every container of the level.
+    pub unplaced: u64,
+    /// Messages whose size field is missing or not a number.
+    pub without_size: u64,
+}
+
+/// A container type by name or alias.
+pub(crate) fn container_type(trace: &Trace, name: &str) -> Option<TypeId> {
+    let m = &trace.model;
+    m.types
+        .iter()
+        .enumerate()
+        .find(|(_, t)| {
+            t.kind == TypeKind::Container
+                && (m.str(t.name) == name.as_bytes() || m.str(t.alias) == name.as_bytes())
+        })
+        .map(|(i, _)| TypeId(i as u32))
+}
+
+/// The ancestor of `c` (itself included) of type `ty`.
+pub(crate) fn ancestor(trace: &Trace, c: ContainerId, ty: TypeId) -> Option<ContainerId> {
+    let m = &trace.model;
+    let mut x = Some(c);
+    while let Some(cur) = x {
+        if m.container(cur).ty == ty {
+            return Some(cur);
+        }
+        x = m.container(cur).parent;
+    }
+    None
+}
+
+fn cname(trace: &Trace, c: ContainerId) -> String {
+    String::from_utf8_lossy(trace.model.str(trace.model.container(c).name)).into_owned()
+}
+
+/// Every message in the window: (from, to, start, end, size).
+fn messages<'a>(
+    trace: &'a Trace,
+    window: &'a Window,
+    size_field: Option<&'a str>,
+) -> impl Iterator<Item = (ContainerId, ContainerId, f64, f64, Option<f64>)> + 'a {
+    let m = &trace.model;
+    m.lists
+        .iter()
+        .enumerate()
+        .filter(|(_, info)| info.kind == TypeKind::Link)
+        .flat_map(move |(l, _)| {
+            let cols = &trace.lists[l];
+            (0..cols.len()).filter_map(move |i| {
+                let (s, e) = (cols.start[i], cols.end[i]);
+                if !window.overlaps(s, e) {
+                    return None;
+                }
+                let ent = trace.entity(trama_sim::ListId(l as u32), i);
+                let (from, to) = (ent.from?, ent.to?);
+                let size = size_field.and_then(|f| {
+                    ent.extras
+                        .chunks_exact(2)
+                        .find(|p| m.str(p[0]) == f.as_bytes())
+                        .and_then(|p| std::str::from_utf8(m.str(p[1])).ok())
+                        .and_then(|v| v.trim().trim_matches('"').parse::<f64>().ok())
+                });
+                Some((from, to, s, e, size))
+            })
+        })
+}
+
+/// The communication matrix over `window`, at `level` (a container type's
+/// name or alias; `None`: the link ends themselves), with sizes read from
+/// the user-defined field `size_field`. `None` when no container type is
+/// called `level`. The trace must have been simulated with user-defined
+/// fields kept for sizes to be found.
+pub fn comm_matrix(
+    trace: &Trace,
+    window: Window,
+    level: Option<&str>,
+    size_field: Option<&str>,
+) -> Option<CommMatrix> {
+    let level_ty = match level {
+        Some(l) => Some(container_type(trace, l)?),
+        None => None,
+    };
+    let place = |c: ContainerId| match level_ty {
+        Some(t) => ancestor(trace, c, t),
+        None => Some(c),
+    };
+    #[derive(Default)]
+    struct Acc {
+        count: u64,
+        bytes: f64,
+        rate_sum: f64,
+        rated: u64,
+    }
+    let mut pairs: HashMap<(ContainerId, ContainerId), Acc> = HashMap::new();
+    let (mut unplaced, mut without_size) = (0, 0);
+    for (from, to, s, e, size) in messages(trace, &window, size_field) {
+        let (Some(a), Some(b)) = (place(from), place(to)) else {
+            unplaced += 1;
+            continue;
+        };
+        let acc = pairs.entry((a, b)).or_default();
+        acc.count += 1;
+        match size {
+            Some(bytes) => {
+                acc.bytes += bytes;
+                if e > s {
+                    acc.rate_sum += 8.0 * bytes / (e - s);
+                    acc.rated += 1;
+                }
+            }
+            None if size_field.is_some() => without_size += 1,
+            None => {}
+        }
+    }
+    let order: Vec<ContainerId> = trace.model.containers_depth_first();
+    let pos: HashMap<ContainerId, usize> = order.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let mut keys: Vec<(ContainerId, ContainerId)> = pairs.keys().copied().collect();
+    keys.sort_by_key(|(a, b)| (pos[a], pos[b]));
+    let mut involved: Vec<ContainerId> = keys.iter().flat_map(|(a, b)| [*a, *b]).collect();
+    involved.sort_by_key(|c| pos[c]);
+    involved.dedup();
+    Some(CommMatrix {
+        window,
+        level: level.map(String::from),
+        size_field: size_field.map(String::from),
+        containers: involved.iter().map(|c| cname(trace, *c)).collect(),
+        pairs: keys
+            .iter()
+            .map(|k| {
+                let a = &pairs[k];
+                CommPair {
+                    from: cname(trace, k.0),
+                    to: cname(trace, k.1),
+                    count: a.count,
+                    bytes: size_field.map(|_| a.bytes),
+                    rate: (a.rated > 0).then(|| a.rate_sum / a.rated as f64),
+                }
+            })
+            .collect(),
+        unplaced,
+        without_size,
+    })
+}
+
+/// A host and its processes in [`Ordering`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OrderedHost {
+    /// Host name.
+    pub host: String,
+    /// Messages it put on the network.
+    pub sent_off_host: u64,
+    /// Its processes, in order, with their off-host messages sent.
+    pub processes: Vec<(String, u64)>,
+}
+
+/// What [`order`] computes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ordering {
+    /// The window.
+    pub window: Window,
+    /// The container type of the hosts.
+    pub level: String,
+    /// Hosts in order.
+    pub hosts: Vec<OrderedHost>,
+}
+
+/// The seed's ordering of hosts and processes by off-host messages over
+/// `window`; hosts are the containers of type `level`. `None` when no
+/// container type is called `level`.
+pub fn order(trace: &Trace, window: Window, level: &str) -> Option<Ordering> {
+    let m = &trace.model;
+    let host_ty = container_type(trace, level)?;
+    let mut host_sent: HashMap<ContainerId, u64> = HashMap::new();
+    let mut proc_sent: HashMap<ContainerId, u64> = HashMap::new();
+    let mut proc_types: Vec<TypeId> = Vec::new();
+    for (from, to, _, _, _) in messages(trace, &window, None) {
+        for c in [from, to] {
+            let t = m.container(c).ty;
+            if !proc_types.contains(&t) {
+                proc_types.push(t);
+            }
+        }
+        let (Some(a), Some(b)) = (ancestor(trace, from, host_ty), ancestor(trace, to, host_ty))
+        else {
+            continue;
+        };
+        if a != b {
+            *host_sent.entry(a).or_default() += 1;
+            *proc_sent.entry(from).or_default() += 1;
+        }
+    }
+    let by_name = |c: &ContainerId| m.str(m.container(*c).name).to_vec();
+    let mut hosts: Vec<ContainerId> = (0..m.containers.len() as u32)
+        .map(ContainerId)
+        .filter(|c| m.container(*c).ty == host_ty)
+        .collect();
+    hosts.sort_by(|a, b| {
+        let (x, y) = (host_sent.get(a).copied(), host_sent.get(b).copied());
+        y.unwrap_or(0)
+            .cmp(&x.unwrap_or(0))
+            .then_with(|| by_name(a).cmp(&by_name(b)))
+    });
+    let mut below: BTreeMap<ContainerId, Vec<ContainerId>> = BTreeMap::new();
+    for c in 0..m.containers.len() as u32 {
+        let c = ContainerId(c);
+        let info = m.container(c);
+        if info.ty == host_ty || !proc_types.contains(&info.ty) {
+            continue;
+        }
+        if let Some(h) = info.parent.and_then(|p| ancestor(trace, p, host_ty)) {
+            below.entry(h).or_default().push(c);
+        }
+    }
+    Some(Ordering {
+        window,
+        level: level.to_string(),
+        hosts: hosts
+            .iter()
+            .map(|h| {
+                let mut procs = below.remove(h).unwrap_or_default();
+                procs.sort_by(|a, b| {
+                    let (x, y) = (proc_sent.get(a).copied(), proc_sent.get(b).copied());
+                    y.unwrap_or(0)
+                        .cmp(&x.unwrap_or(0))
+                        .then_with(|| by_name(a).cmp(&by_name(b)))
+                });
+                OrderedHost {
+                    host: cname(trace, *h),
+                    sent_off_host: host_sent.get(h).copied().unwrap_or(0),
+                    processes: procs
+                        .iter()
+                        .map(|p| (cname(trace, *p), proc_sent.get(p).copied().unwrap_or(0)))
+                        .collect(),
+                }
+            })
+            .collect(),
+    })
+}

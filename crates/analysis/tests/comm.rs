@@ -1,0 +1,145 @@
+//! Communication matrix and ordering on a small trace of two hosts.
+#![allow(clippy::result_large_err)]
+
+use trama_analysis::{comm_matrix, order, Window};
+use trama_paje::{read_paje, ReaderOptions};
+use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
+
+const TRACE: &str = "\
+%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineLinkType 1
+% Alias string
+% Type string
+% StartContainerType string
+% EndContainerType string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 2
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeStartLink 3
+% Time date
+% Type string
+% Container string
+% StartContainer string
+% Value string
+% Key string
+% Size string
+%EndEventDef
+%EventDef PajeEndLink 4
+% Time date
+% Type string
+% Container string
+% EndContainer string
+% Value string
+% Key string
+%EndEventDef
+0 H 0 Host
+0 P H Proc
+1 L 0 P P Msg
+2 0 h1 H 0 host1
+2 0 h2 H 0 host2
+2 0 p1 P h1 proc1
+2 0 p2 P h1 proc2
+2 0 p3 P h2 proc3
+3 1 L 0 p1 m k1 100
+4 2 L 0 p3 m k1
+3 2 L 0 p1 m k2 300
+3 3 L 0 p2 m k3 10
+4 4 L 0 p1 m k3
+4 5 L 0 p3 m k2
+4 6 L 0 p1 m k4
+3 6 L 0 p3 m k4 x
+";
+
+fn trace() -> Trace {
+    let mut o = SimOptions::default();
+    o.keep_extras = true;
+    let mut sim = Simulator::new(TraceBuilder::default(), o);
+    read_paje(TRACE.as_bytes(), &ReaderOptions::default(), |ev| {
+        sim.event(&ev)
+    })
+    .expect("valid");
+    let (model, sink, warnings) = sim.finish().expect("valid");
+    sink.into_trace(model, warnings)
+}
+
+#[test]
+fn matrix_of_processes_with_sizes_and_rates() {
+    let t = trace();
+    let m = comm_matrix(&t, Window::of(&t), None, Some("Size")).unwrap();
+    assert_eq!(m.containers, ["proc1", "proc2", "proc3"]);
+    let pair = |a: &str, b: &str| m.pairs.iter().find(|p| p.from == a && p.to == b).unwrap();
+    let p13 = pair("proc1", "proc3");
+    assert_eq!(p13.count, 2);
+    assert_eq!(p13.bytes, Some(400.0));
+    // 8·100/1 and 8·300/3 bits per second: mean 800.
+    assert_eq!(p13.rate, Some(800.0));
+    assert_eq!(pair("proc2", "proc1").count, 1);
+    // The link given end first (k4) counts, its size "x" is not a number.
+    let p31 = pair("proc3", "proc1");
+    assert_eq!(p31.count, 1);
+    assert_eq!(p31.rate, None);
+    assert_eq!(m.without_size, 1);
+    assert_eq!(m.pairs.len(), 3);
+    // Counts only without a size field.
+    let m = comm_matrix(&t, Window::of(&t), None, None).unwrap();
+    assert!(m
+        .pairs
+        .iter()
+        .all(|p| p.bytes.is_none() && p.rate.is_none()));
+}
+
+#[test]
+fn matrix_of_hosts_and_a_window() {
+    let t = trace();
+    let m = comm_matrix(&t, Window::of(&t), Some("Host"), None).unwrap();
+    let count = |a: &str, b: &str| {
+        m.pairs
+            .iter()
+            .find(|p| p.from == a && p.to == b)
+            .map_or(0, |p| p.count)
+    };
+    assert_eq!(count("host1", "host2"), 2);
+    assert_eq!(count("host1", "host1"), 1);
+    assert_eq!(count("host2", "host1"), 1);
+    // [5.5, 7]: only k4 [6,6] overlaps.
+    let w = Window::new(&t, Some(5.5), Some(7.0));
+    let m = comm_matrix(&t, w, Some("Host"), None).unwrap();
+    assert_eq!(m.pairs.len(), 1);
+    assert_eq!(
+        (m.pairs[0].from.as_str(), m.pairs[0].to.as_str()),
+        ("host2", "host1")
+    );
+    assert!(comm_matrix(&t, Window::of(&t), Some("Nope"), None).is_none());
+}
+
+#[test]
+fn hosts_and_processes_ordered_by_off_host_messages() {
+    let t = trace();
+    let o = order(&t, Window::of(&t), "Host").unwrap();
+    let hosts: Vec<(&str, u64)> = o
+        .hosts
+        .iter()
+        .map(|h| (h.host.as_str(), h.sent_off_host))
+        .collect();
+    assert_eq!(hosts, [("host1", 2), ("host2", 1)]);
+    assert_eq!(
+        o.hosts[0].processes,
+        [("proc1".to_string(), 2), ("proc2".to_string(), 0)]
+    );
+    assert_eq!(o.hosts[1].processes, [("proc3".to_string(), 1)]);
+    // Ties by name: in [3.5, 4.5] only k3 (inside host1) overlaps.
+    let o = order(&t, Window::new(&t, Some(3.5), Some(4.5)), "Host").unwrap();
+    let hosts: Vec<&str> = o.hosts.iter().map(|h| h.host.as_str()).collect();
+    assert_eq!(hosts, ["host1", "host2"]);
+    assert_eq!(o.hosts[0].processes[0].0, "proc1");
+}
