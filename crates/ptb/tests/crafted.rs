@@ -77,9 +77,9 @@ fn footer_offsets_out_of_range() {
 
 #[test]
 fn minimal_valid_file_and_bad_footers() {
-    // No definition, no frame, 0 lines, 0 events.
+    // No definition, no frame, 0 lines, 0 events, no container end.
     let mut v = header();
-    v.extend(frame(3, &[0, 0, 0, 0]));
+    v.extend(frame(3, &[0, 0, 0, 0, 0]));
     v.extend(trailer(16));
     let f = open(v).expect("valid empty file");
     assert_eq!(f.events(), 0);
@@ -93,7 +93,8 @@ fn minimal_valid_file_and_bad_footers() {
 
     for (payload, what) in [
         (vec![0u8, 0, 0], "truncated"),
-        (vec![0, 0, 0, 0, 7], "trailing"),
+        (vec![0, 0, 0, 0, 0, 7], "trailing"),
+        (vec![0, 0, 0, 0, 200, 1], "container"),
         (vec![1, 42, 0], "definition"),
         (
             vec![0, 1, 2, 200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
@@ -112,7 +113,7 @@ fn minimal_valid_file_and_bad_footers() {
 #[test]
 fn a_checksum_mismatch_names_the_frame() {
     let mut v = header();
-    let mut f = frame(3, &[0, 0, 0, 0]);
+    let mut f = frame(3, &[0, 0, 0, 0, 0]);
     f[12] ^= 1;
     v.extend(f);
     v.extend(trailer(16));
