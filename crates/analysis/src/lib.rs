@@ -11,12 +11,16 @@
 //!   a size field.
 //! - [`order`]: hosts and their processes ordered by the messages they put
 //!   on the network (the seed's ordering for the space-time view).
+//! - [`wait_matrix`]: who waited for whom: waiting states attributed to the
+//!   sender of the last message received during them.
 #![deny(missing_docs)]
 
 mod comm;
 mod states;
+mod wait;
 mod window;
 
 pub use comm::{comm_matrix, order, CommMatrix, CommPair, OrderedHost, Ordering};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};
+pub use wait::{wait_matrix, WaitMatrix, WaitRow, UNATTRIBUTED};
 pub use window::Window;

@@ -63,6 +63,10 @@ enum Command {
     ///
     /// order: hosts (containers of type --level) by the messages they put on
     /// the network, each with its processes by their off-host messages.
+    ///
+    /// wait: who waited for whom. Each waiting state (--waiting) goes to the
+    /// sender of the last message received during it; shares of each
+    /// container's time and of its waiting.
     Stats(StatsArgs),
 }
 
@@ -83,6 +87,10 @@ struct StatsArgs {
     /// comm: the user-defined link field holding the message size in bytes.
     #[arg(long, value_name = "FIELD")]
     size_field: Option<String>,
+    /// wait: a state whose value contains PATTERN (any case) is a wait;
+    /// repeat for several (default: recv and wait).
+    #[arg(long, value_name = "PATTERN")]
+    waiting: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = stats::Format::Table)]
     format: stats::Format,
@@ -228,6 +236,7 @@ fn stats(a: StatsArgs) -> anyhow::Result<ExitCode> {
         window: a.window,
         level: a.level,
         size_field: a.size_field,
+        waiting: a.waiting,
         format: a.format,
         analysis: a.analysis,
     };

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail};
 use trama_analysis::{
-    comm_matrix, order, time_per_state, CommMatrix, Ordering, StateStats, Window,
+    comm_matrix, order, time_per_state, wait_matrix, CommMatrix, Ordering, StateStats, WaitMatrix,
+    Window,
 };
 
 use crate::run::load_trace;
@@ -31,6 +32,8 @@ pub enum Analysis {
     Comm,
     /// Hosts (--level) and their processes ordered by off-host messages.
     Order,
+    /// Who waited for whom: waiting states attributed to the last sender.
+    Wait,
 }
 
 /// What `trama stats` was asked to do.
@@ -38,6 +41,7 @@ pub struct StatsSettings {
     pub window: Option<String>,
     pub level: Option<String>,
     pub size_field: Option<String>,
+    pub waiting: Vec<String>,
     pub format: Format,
     pub analysis: Analysis,
 }
@@ -97,6 +101,10 @@ pub fn stats(args: &ReadArgs, s: &StatsSettings, out: &mut dyn Write) -> anyhow:
             let m = comm_matrix(&trace, w, s.level.as_deref(), s.size_field.as_deref())
                 .ok_or_else(no_level)?;
             write_comm(&m, s.format, out)?;
+        }
+        Analysis::Wait => {
+            let m = wait_matrix(&trace, w, &s.waiting);
+            write_wait(&m, s.format, out)?;
         }
         Analysis::Order => {
             let o =
@@ -285,6 +293,64 @@ fn write_comm(m: &CommMatrix, format: Format, out: &mut dyn Write) -> anyhow::Re
             if m.without_size > 0 {
                 writeln!(out, "({} messages without a numeric size)", m.without_size)?;
             }
+        }
+    }
+    Ok(())
+}
+
+fn write_wait(m: &WaitMatrix, format: Format, out: &mut dyn Write) -> anyhow::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, m)?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            writeln!(
+                out,
+                "container,sender,seconds,share_of_time,share_of_waiting"
+            )?;
+            for r in &m.rows {
+                for (j, sender) in m.senders.iter().enumerate() {
+                    if r.seconds[j] > 0.0 {
+                        writeln!(
+                            out,
+                            "{},{},{},{},{}",
+                            csv_field(&r.container),
+                            csv_field(sender),
+                            r.seconds[j],
+                            r.share_of_time[j],
+                            r.share_of_waiting[j]
+                        )?;
+                    }
+                }
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Waiting time by sender, share of each container's time, over [{}, {}] (waits: {})",
+                m.window.start,
+                m.window.end,
+                m.patterns.join(", ")
+            )?;
+            let mut head = vec!["waited".to_string()];
+            head.extend(m.senders.iter().cloned());
+            head.push("total".into());
+            let mut lines = vec![head];
+            let pct = |x: f64| {
+                if x == 0.0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.1}%", 100.0 * x)
+                }
+            };
+            for r in &m.rows {
+                let mut l = vec![r.container.clone()];
+                l.extend(r.share_of_time.iter().map(|x| pct(*x)));
+                l.push(pct(r.waiting_share));
+                lines.push(l);
+            }
+            table(out, &lines, 1)?;
         }
     }
     Ok(())

@@ -353,3 +353,31 @@ fn stats_comm_and_order() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--level"));
 }
+
+/// `trama stats wait`: each waiting container's shares of its waiting add
+/// up to 1 (no cell of the ring example is under the 0.1 % cut).
+#[test]
+fn stats_wait_shares_add_up() {
+    let out = trama()
+        .arg("stats")
+        .arg(example())
+        .args(["wait", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("container,sender,seconds,share_of_time,share_of_waiting")
+    );
+    let mut sums: std::collections::BTreeMap<String, f64> = Default::default();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        *sums.entry(f[0].to_string()).or_default() += f[4].parse::<f64>().unwrap();
+    }
+    assert_eq!(sums.len(), 4, "{text}");
+    for (c, s) in sums {
+        assert!((s - 1.0).abs() < 1e-9, "{c}: {s}");
+    }
+}

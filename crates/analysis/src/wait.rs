@@ -1,0 +1,185 @@
+//! Wait-time matrix (who waited for whom).
+//!
+//! A state is *waiting* when its value's name matches one of the patterns
+//! (case-insensitive substrings; by default `recv` and `wait`). Each
+//! waiting interval of a container `i` (only the outermost one when waiting
+//! states nest), cut to the window, is attributed to the sender of the
+//! latest link that ends on `i` inside the interval, or to
+//! "unattributed" when no link ends there.
+//!
+//! Per waiting container, the matrix gives the seconds waited per sender
+//! and two normalizations: by the container's time in the window
+//! (`share_of_time`, plus `waiting_share`, its total waiting over its time)
+//! and by its total waiting (`share_of_waiting`). Normalized cells under
+//! 0.1 % are reported as 0.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+use trama_sim::{ContainerId, Trace, TypeKind};
+
+use crate::window::Window;
+
+/// Column name of waits no link explains.
+pub const UNATTRIBUTED: &str = "unattributed";
+
+/// One waiting container of [`WaitMatrix`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitRow {
+    /// The container that waited.
+    pub container: String,
+    /// Its time in the window (its lifetime cut to the window).
+    pub time: f64,
+    /// Its total waiting time.
+    pub waiting: f64,
+    /// Seconds waited per column of [`WaitMatrix::senders`].
+    pub seconds: Vec<f64>,
+    /// `seconds / time` (cells under 0.1 % are 0).
+    pub share_of_time: Vec<f64>,
+    /// `waiting / time`.
+    pub waiting_share: f64,
+    /// `seconds / waiting` (cells under 0.1 % are 0).
+    pub share_of_waiting: Vec<f64>,
+}
+
+/// What [`wait_matrix`] computes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitMatrix {
+    /// The window.
+    pub window: Window,
+    /// The patterns that make a state a wait.
+    pub patterns: Vec<String>,
+    /// Columns: senders depth-first, then [`UNATTRIBUTED`].
+    pub senders: Vec<String>,
+    /// Rows: containers that waited, depth-first.
+    pub rows: Vec<WaitRow>,
+}
+
+fn cut(x: f64) -> f64 {
+    if x < 0.001 {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// The wait-time matrix over `window`; `patterns` (lower case) make a
+/// state value a wait (empty: `recv` and `wait`).
+pub fn wait_matrix(trace: &Trace, window: Window, patterns: &[String]) -> WaitMatrix {
+    let m = &trace.model;
+    let patterns: Vec<String> = if patterns.is_empty() {
+        vec!["recv".into(), "wait".into()]
+    } else {
+        patterns.iter().map(|p| p.to_lowercase()).collect()
+    };
+    let waiting_value: Vec<bool> = m
+        .values
+        .iter()
+        .map(|v| {
+            let n = String::from_utf8_lossy(m.str(v.name)).to_lowercase();
+            patterns.iter().any(|p| n.contains(p.as_str()))
+        })
+        .collect();
+    // Links ending on each container: (end time, sender), sorted.
+    let mut arrivals: HashMap<ContainerId, Vec<(f64, ContainerId)>> = HashMap::new();
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != TypeKind::Link {
+            continue;
+        }
+        let cols = &trace.lists[l];
+        for i in 0..cols.len() {
+            let e = trace.entity(trama_sim::ListId(l as u32), i);
+            if let (Some(from), Some(to)) = (e.from, e.to) {
+                arrivals.entry(to).or_default().push((e.end, from));
+            }
+        }
+    }
+    for v in arrivals.values_mut() {
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    // Waiting seconds per (waiter, sender or None).
+    let mut cells: BTreeMap<ContainerId, HashMap<Option<ContainerId>, f64>> = BTreeMap::new();
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != TypeKind::State {
+            continue;
+        }
+        let cols = &trace.lists[l];
+        let c = info.container;
+        let empty = Vec::new();
+        let arr = arrivals.get(&c).unwrap_or(&empty);
+        // Levels of the waiting states still enclosing the current one.
+        let mut waits_by_level: Vec<bool> = Vec::new();
+        for i in 0..cols.len() {
+            let level = cols.level[i] as usize;
+            waits_by_level.truncate(level);
+            while waits_by_level.len() < level {
+                waits_by_level.push(false);
+            }
+            let v = cols.value[i];
+            let waits = waiting_value.get(v.index()).copied().unwrap_or(false);
+            let nested = waits_by_level.iter().any(|w| *w);
+            waits_by_level.push(waits);
+            if !waits || nested {
+                continue;
+            }
+            let (s, e) = (cols.start[i], cols.end[i]);
+            if !window.overlaps(s, e) {
+                continue;
+            }
+            let d = window.clip(s, e);
+            let (a, b) = (
+                s.max(window.start),
+                if e < s { window.end } else { e.min(window.end) },
+            );
+            // The latest link ending on `c` in [a, b].
+            let k = arr.partition_point(|x| x.0 <= b);
+            let sender = arr[..k].last().filter(|x| x.0 >= a).map(|x| x.1);
+            *cells.entry(c).or_default().entry(sender).or_default() += d;
+        }
+    }
+    let order = m.containers_depth_first();
+    let pos: HashMap<ContainerId, usize> = order.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let mut senders: Vec<ContainerId> = cells
+        .values()
+        .flat_map(|r| r.keys().flatten().copied())
+        .collect();
+    senders.sort_by_key(|c| pos[c]);
+    senders.dedup();
+    let col: HashMap<ContainerId, usize> =
+        senders.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let ncols = senders.len() + 1;
+    let name = |c: ContainerId| String::from_utf8_lossy(m.str(m.container(c).name)).into_owned();
+    let mut waiters: Vec<ContainerId> = cells.keys().copied().collect();
+    waiters.sort_by_key(|c| pos[c]);
+    let rows = waiters
+        .iter()
+        .map(|c| {
+            let mut seconds = vec![0.0; ncols];
+            for (s, d) in &cells[c] {
+                let j = s.map_or(ncols - 1, |s| col[&s]);
+                seconds[j] += d;
+            }
+            let info = m.container(*c);
+            let time = window.clip(info.start, info.end);
+            let waiting: f64 = seconds.iter().sum();
+            let share = |x: f64, of: f64| if of > 0.0 { cut(x / of) } else { 0.0 };
+            WaitRow {
+                container: name(*c),
+                time,
+                waiting,
+                share_of_time: seconds.iter().map(|x| share(*x, time)).collect(),
+                waiting_share: if time > 0.0 { waiting / time } else { 0.0 },
+                share_of_waiting: seconds.iter().map(|x| share(*x, waiting)).collect(),
+                seconds,
+            }
+        })
+        .collect();
+    let mut sender_names: Vec<String> = senders.iter().map(|c| name(*c)).collect();
+    sender_names.push(UNATTRIBUTED.into());
+    WaitMatrix {
+        window,
+        patterns,
+        senders: sender_names,
+        rows,
+    }
+}

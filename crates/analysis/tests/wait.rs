@@ -1,0 +1,130 @@
+//! Wait-time matrix on a small trace with hand-computed expectations.
+#![allow(clippy::result_large_err)]
+
+use trama_analysis::{wait_matrix, Window};
+use trama_paje::{read_paje, ReaderOptions};
+use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
+
+const TRACE: &str = "\
+%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 1
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineLinkType 2
+% Alias string
+% Type string
+% StartContainerType string
+% EndContainerType string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 3
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajePushState 4
+% Time date
+% Type string
+% Container string
+% Value string
+%EndEventDef
+%EventDef PajePopState 5
+% Time date
+% Type string
+% Container string
+%EndEventDef
+%EventDef PajeStartLink 6
+% Time date
+% Type string
+% Container string
+% StartContainer string
+% Value string
+% Key string
+%EndEventDef
+%EventDef PajeEndLink 7
+% Time date
+% Type string
+% Container string
+% EndContainer string
+% Value string
+% Key string
+%EndEventDef
+0 P 0 Proc
+1 S P State
+2 L 0 P P Msg
+3 0 p1 P 0 proc1
+3 0 p2 P 0 proc2
+3 0 p3 P 0 proc3
+6 0.5 L 0 p2 m k1
+4 1 S p1 MPI_Recv
+6 1 L 0 p3 m k2
+4 1 S p2 Wait
+4 1.5 S p2 MPI_Recv
+5 2 S p2
+7 2 L 0 p1 m k1
+7 2.5 L 0 p1 m k2
+5 3 S p1
+5 3 S p2
+4 4 S p1 Wait
+5 5 S p1
+4 6 S p3 Compute
+";
+
+fn trace() -> Trace {
+    let mut sim = Simulator::new(TraceBuilder::default(), SimOptions::default());
+    read_paje(TRACE.as_bytes(), &ReaderOptions::default(), |ev| {
+        sim.event(&ev)
+    })
+    .expect("valid");
+    let (model, sink, warnings) = sim.finish().expect("valid");
+    sink.into_trace(model, warnings)
+}
+
+fn close(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len(), "{a:?} vs {b:?}");
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() < 1e-9, "{a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn waits_go_to_the_last_sender_or_unattributed() {
+    let t = trace();
+    let w = wait_matrix(&t, Window::of(&t), &[]);
+    assert_eq!(w.senders, ["proc3", "unattributed"]);
+    let names: Vec<&str> = w.rows.iter().map(|r| r.container.as_str()).collect();
+    assert_eq!(names, ["proc1", "proc2"]);
+    let p1 = &w.rows[0];
+    close(&p1.seconds, &[2.0, 1.0]);
+    close(&[p1.time, p1.waiting, p1.waiting_share], &[6.0, 3.0, 0.5]);
+    close(&p1.share_of_time, &[2.0 / 6.0, 1.0 / 6.0]);
+    close(&p1.share_of_waiting, &[2.0 / 3.0, 1.0 / 3.0]);
+    // Nested waits count once (the outer one, 2 s).
+    let p2 = &w.rows[1];
+    close(&p2.seconds, &[0.0, 2.0]);
+}
+
+#[test]
+fn a_window_cuts_waits_and_patterns_choose_them() {
+    let t = trace();
+    let w = wait_matrix(&t, Window::new(&t, Some(2.5), None), &[]);
+    let p1 = &w.rows[0];
+    close(&p1.seconds, &[0.5, 1.0]);
+    close(&[p1.time], &[3.5]);
+    // Only MPI_Recv waits: p2's inner one is no longer nested in a wait.
+    let w = wait_matrix(&t, Window::of(&t), &["MPI_RECV".to_string()]);
+    assert_eq!(w.patterns, ["mpi_recv"]);
+    close(&w.rows[0].seconds, &[2.0, 0.0]);
+    close(&w.rows[1].seconds, &[0.0, 0.5]);
+    // A wait of no length counts nothing.
+    let w = wait_matrix(&t, Window::of(&t), &["compute".to_string()]);
+    assert!(w.rows.is_empty() || w.rows.iter().all(|r| r.waiting == 0.0));
+}
