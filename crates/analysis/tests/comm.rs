@@ -2,74 +2,12 @@
 #![allow(clippy::result_large_err)]
 
 use trama_analysis::{comm_matrix, order, Window};
-use trama_paje::{read_paje, ReaderOptions};
-use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
+use trama_sim::Trace;
 
-const TRACE: &str = "\
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 1
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeStartLink 3
-% Time date
-% Type string
-% Container string
-% StartContainer string
-% Value string
-% Key string
-% Size string
-%EndEventDef
-%EventDef PajeEndLink 4
-% Time date
-% Type string
-% Container string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
-0 H 0 Host
-0 P H Proc
-1 L 0 P P Msg
-2 0 h1 H 0 host1
-2 0 h2 H 0 host2
-2 0 p1 P h1 proc1
-2 0 p2 P h1 proc2
-2 0 p3 P h2 proc3
-3 1 L 0 p1 m k1 100
-4 2 L 0 p3 m k1
-3 2 L 0 p1 m k2 300
-3 3 L 0 p2 m k3 10
-4 4 L 0 p1 m k3
-4 5 L 0 p3 m k2
-4 6 L 0 p1 m k4
-3 6 L 0 p3 m k4 x
-";
+mod common;
 
 fn trace() -> Trace {
-    let mut o = SimOptions::default();
-    o.keep_extras = true;
-    let mut sim = Simulator::new(TraceBuilder::default(), o);
-    read_paje(TRACE.as_bytes(), &ReaderOptions::default(), |ev| {
-        sim.event(&ev)
-    })
-    .expect("valid");
-    let (model, sink, warnings) = sim.finish().expect("valid");
-    sink.into_trace(model, warnings)
+    common::simulate(common::LINKS, true)
 }
 
 #[test]

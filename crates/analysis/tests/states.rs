@@ -1,57 +1,13 @@
 //! Time per state on small traces with hand-computed expectations.
 #![allow(clippy::result_large_err)]
 
+mod common;
+
 use trama_analysis::{time_per_state, StateRow, Window};
-use trama_paje::{read_paje, ReaderOptions};
-use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
+use trama_sim::Trace;
 
-const HEADER: &str = "\
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajePushState 3
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePopState 4
-% Time date
-% Type string
-% Container string
-%EndEventDef
-0 H 0 Host
-0 P H Proc
-1 S P State
-2 0 h1 H 0 host1
-2 0 p1 P h1 proc1
-2 0 p2 P h1 proc2
-";
-
-fn trace(body: &str) -> Trace {
-    let text = format!("{HEADER}{body}");
-    let mut sim = Simulator::new(TraceBuilder::default(), SimOptions::default());
-    let stats = read_paje(text.as_bytes(), &ReaderOptions::default(), |ev| {
-        sim.event(&ev)
-    })
-    .expect("valid trace");
-    assert!(stats.events > 0);
-    let (model, sink, warnings) = sim.finish().expect("valid trace");
-    sink.into_trace(model, warnings)
+pub fn trace(body: &str) -> Trace {
+    common::simulate(&format!("{}{body}", common::STATE_HEADER), false)
 }
 
 fn row<'a>(rows: &'a [StateRow], container: &str, value: &str) -> &'a StateRow {

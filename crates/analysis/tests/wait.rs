@@ -2,10 +2,11 @@
 #![allow(clippy::result_large_err)]
 
 use trama_analysis::{wait_matrix, Window};
-use trama_paje::{read_paje, ReaderOptions};
-use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
+use trama_sim::Trace;
 
-const TRACE: &str = "\
+mod common;
+
+pub const TRACE: &str = "\
 %EventDef PajeDefineContainerType 0
 % Alias string
 % Type string
@@ -79,13 +80,7 @@ const TRACE: &str = "\
 ";
 
 fn trace() -> Trace {
-    let mut sim = Simulator::new(TraceBuilder::default(), SimOptions::default());
-    read_paje(TRACE.as_bytes(), &ReaderOptions::default(), |ev| {
-        sim.event(&ev)
-    })
-    .expect("valid");
-    let (model, sink, warnings) = sim.finish().expect("valid");
-    sink.into_trace(model, warnings)
+    common::simulate(TRACE, false)
 }
 
 fn close(a: &[f64], b: &[f64]) {
