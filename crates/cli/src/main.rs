@@ -67,6 +67,12 @@ enum Command {
     /// wait: who waited for whom. Each waiting state (--waiting) goes to the
     /// sender of the last message received during it; shares of each
     /// container's time and of its waiting.
+    ///
+    /// slices: per time slice (--slices) and container, the time each state
+    /// was on top of the stack and the messages sent and received.
+    ///
+    /// kiviat: each host's (--level) cumulative share of the messages put on
+    /// the network, at --instants instants.
     Stats(StatsArgs),
 }
 
@@ -91,6 +97,12 @@ struct StatsArgs {
     /// repeat for several (default: recv and wait).
     #[arg(long, value_name = "PATTERN")]
     waiting: Vec<String>,
+    /// slices: number of equal time slices.
+    #[arg(long, value_name = "N", default_value_t = 25)]
+    slices: usize,
+    /// kiviat: number of equally spaced instants.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    instants: usize,
     /// Output format.
     #[arg(long, value_enum, default_value_t = stats::Format::Table)]
     format: stats::Format,
@@ -237,6 +249,8 @@ fn stats(a: StatsArgs) -> anyhow::Result<ExitCode> {
         level: a.level,
         size_field: a.size_field,
         waiting: a.waiting,
+        slices: a.slices,
+        instants: a.instants,
         format: a.format,
         analysis: a.analysis,
     };

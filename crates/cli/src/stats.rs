@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail};
 use trama_analysis::{
-    comm_matrix, order, time_per_state, wait_matrix, CommMatrix, Ordering, StateStats, WaitMatrix,
-    Window,
+    comm_matrix, kiviat, order, slices, time_per_state, wait_matrix, CommMatrix, Kiviat, Ordering,
+    Slices, StateStats, WaitMatrix, Window,
 };
 
 use crate::run::load_trace;
@@ -34,6 +34,10 @@ pub enum Analysis {
     Order,
     /// Who waited for whom: waiting states attributed to the last sender.
     Wait,
+    /// Each host's (--level) cumulative share of network messages at --instants instants.
+    Kiviat,
+    /// Per time slice (--slices N) and container: time per state, messages sent and received.
+    Slices,
 }
 
 /// What `trama stats` was asked to do.
@@ -42,6 +46,8 @@ pub struct StatsSettings {
     pub level: Option<String>,
     pub size_field: Option<String>,
     pub waiting: Vec<String>,
+    pub slices: usize,
+    pub instants: usize,
     pub format: Format,
     pub analysis: Analysis,
 }
@@ -81,8 +87,8 @@ pub fn stats(args: &ReadArgs, s: &StatsSettings, out: &mut dyn Write) -> anyhow:
         )
     });
     let keep_extras = s.size_field.is_some();
-    if s.analysis == Analysis::Order && s.level.is_none() {
-        bail!("order needs --level: the container type of the hosts (e.g. --level Host)");
+    if matches!(s.analysis, Analysis::Order | Analysis::Kiviat) && s.level.is_none() {
+        bail!("this analysis needs --level: the container type of the hosts (e.g. --level Host)");
     }
     let trace = load_trace(args, keep_extras, window)?;
     let no_level = || {
@@ -101,6 +107,20 @@ pub fn stats(args: &ReadArgs, s: &StatsSettings, out: &mut dyn Write) -> anyhow:
             let m = comm_matrix(&trace, w, s.level.as_deref(), s.size_field.as_deref())
                 .ok_or_else(no_level)?;
             write_comm(&m, s.format, out)?;
+        }
+        Analysis::Slices => {
+            let x = slices(&trace, w, s.slices);
+            write_slices(&x, s.format, out)?;
+        }
+        Analysis::Kiviat => {
+            let k = kiviat(
+                &trace,
+                w,
+                s.level.as_deref().unwrap_or_default(),
+                s.instants,
+            )
+            .ok_or_else(no_level)?;
+            write_kiviat(&k, s.format, out)?;
         }
         Analysis::Wait => {
             let m = wait_matrix(&trace, w, &s.waiting);
@@ -351,6 +371,71 @@ fn write_wait(m: &WaitMatrix, format: Format, out: &mut dyn Write) -> anyhow::Re
                 lines.push(l);
             }
             table(out, &lines, 1)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_slices(x: &Slices, format: Format, out: &mut dyn Write) -> anyhow::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, x)?;
+            writeln!(out)?;
+        }
+        Format::Csv | Format::Table => {
+            let sep = if format == Format::Csv { "," } else { "\t" };
+            let mut head = vec!["slice".to_string(), "start".into(), "container".into()];
+            head.extend(x.values.iter().map(|v| csv_field(v)));
+            head.extend(["sent".to_string(), "received".into()]);
+            writeln!(out, "{}", head.join(sep))?;
+            for r in &x.rows {
+                let mut l = vec![
+                    r.slice.to_string(),
+                    x.starts[r.slice].to_string(),
+                    csv_field(&r.container),
+                ];
+                l.extend(r.seconds.iter().map(|v| v.to_string()));
+                l.extend([r.sent.to_string(), r.received.to_string()]);
+                writeln!(out, "{}", l.join(sep))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_kiviat(k: &Kiviat, format: Format, out: &mut dyn Write) -> anyhow::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, k)?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            let mut head = vec!["instant".to_string()];
+            head.extend(k.hosts.iter().map(|h| csv_field(h)));
+            writeln!(out, "{}", head.join(","))?;
+            for (t, row) in k.instants.iter().zip(&k.shares) {
+                let mut l = vec![t.to_string()];
+                l.extend(row.iter().map(|v| v.to_string()));
+                writeln!(out, "{}", l.join(","))?;
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Cumulative share of network messages per {} (Kiviat series)",
+                k.level
+            )?;
+            let mut lines = vec![{
+                let mut h = vec!["instant".to_string()];
+                h.extend(k.hosts.iter().cloned());
+                h
+            }];
+            for (t, row) in k.instants.iter().zip(&k.shares) {
+                let mut l = vec![format!("{t:.6}")];
+                l.extend(row.iter().map(|v| format!("{:.1}%", 100.0 * v)));
+                lines.push(l);
+            }
+            table(out, &lines, 0)?;
         }
     }
     Ok(())

@@ -381,3 +381,48 @@ fn stats_wait_shares_add_up() {
         assert!((s - 1.0).abs() < 1e-9, "{c}: {s}");
     }
 }
+
+/// `trama stats slices` and `kiviat`: messages sent over all slices are the
+/// trace's links; the last instant's shares add up to 1.
+#[test]
+fn stats_slices_and_kiviat() {
+    let run = |args: &[&str]| {
+        let out = trama()
+            .arg("stats")
+            .arg(example())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let links = dump_of(&example(), &[])
+        .split(|&b| b == b'\n')
+        .filter(|l| l.starts_with(b"Link,"))
+        .count() as u64;
+    let csv = run(&["slices", "--slices", "7", "--format", "csv"]);
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(&head[..3], ["slice", "start", "container"]);
+    let sent = head.iter().position(|h| *h == "sent").unwrap();
+    let mut total = 0;
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        assert!(f[0].parse::<usize>().unwrap() < 7);
+        total += f[sent].parse::<u64>().unwrap();
+    }
+    assert_eq!(total, links);
+    let csv = run(&["kiviat", "--level", "Node", "--format", "csv"]);
+    let last = csv.lines().last().unwrap();
+    let sum: f64 = last
+        .split(',')
+        .skip(1)
+        .map(|v| v.parse::<f64>().unwrap())
+        .sum();
+    assert!((sum - 1.0).abs() < 1e-9, "{csv}");
+    assert_eq!(csv.lines().count(), 11, "header and 10 instants");
+}
