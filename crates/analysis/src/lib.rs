@@ -14,17 +14,21 @@
 //! - [`slices`]: per equal time slice and container, the time in each
 //!   state and the messages sent and received (the data of animations);
 //!   [`kiviat`]: each host's cumulative share of network messages.
+//! - [`graph`]: the communication graph of processes with a deterministic
+//!   force-directed (Fruchterman–Reingold) layout.
 //! - [`wait_matrix`]: who waited for whom: waiting states attributed to the
 //!   sender of the last message received during them.
 #![deny(missing_docs)]
 
 mod comm;
+mod graph;
 mod slices;
 mod states;
 mod wait;
 mod window;
 
 pub use comm::{comm_matrix, order, CommMatrix, CommPair, OrderedHost, Ordering};
+pub use graph::{graph, Edge, Graph, Node};
 pub use slices::{kiviat, slices, Kiviat, SliceRow, Slices};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};
 pub use wait::{wait_matrix, WaitMatrix, WaitRow, UNATTRIBUTED};

@@ -73,6 +73,9 @@ enum Command {
     ///
     /// kiviat: each host's (--level) cumulative share of the messages put on
     /// the network, at --instants instants.
+    ///
+    /// graph: processes joined by the messages they exchange, with a
+    /// deterministic force-directed layout (coordinates in [0, 1]).
     Stats(StatsArgs),
 }
 

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail};
 use trama_analysis::{
-    comm_matrix, kiviat, order, slices, time_per_state, wait_matrix, CommMatrix, Kiviat, Ordering,
-    Slices, StateStats, WaitMatrix, Window,
+    comm_matrix, graph, kiviat, order, slices, time_per_state, wait_matrix, CommMatrix, Graph,
+    Kiviat, Ordering, Slices, StateStats, WaitMatrix, Window,
 };
 
 use crate::run::load_trace;
@@ -38,6 +38,8 @@ pub enum Analysis {
     Kiviat,
     /// Per time slice (--slices N) and container: time per state, messages sent and received.
     Slices,
+    /// Communication graph of processes with a force-directed layout.
+    Graph,
 }
 
 /// What `trama stats` was asked to do.
@@ -107,6 +109,10 @@ pub fn stats(args: &ReadArgs, s: &StatsSettings, out: &mut dyn Write) -> anyhow:
             let m = comm_matrix(&trace, w, s.level.as_deref(), s.size_field.as_deref())
                 .ok_or_else(no_level)?;
             write_comm(&m, s.format, out)?;
+        }
+        Analysis::Graph => {
+            let g = graph(&trace, w, 300);
+            write_graph(&g, s.format, out)?;
         }
         Analysis::Slices => {
             let x = slices(&trace, w, s.slices);
@@ -369,6 +375,59 @@ fn write_wait(m: &WaitMatrix, format: Format, out: &mut dyn Write) -> anyhow::Re
                 l.extend(r.share_of_time.iter().map(|x| pct(*x)));
                 l.push(pct(r.waiting_share));
                 lines.push(l);
+            }
+            table(out, &lines, 1)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_graph(g: &Graph, format: Format, out: &mut dyn Write) -> anyhow::Result<()> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, g)?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            writeln!(out, "kind,name,x,y,other,messages")?;
+            for n in &g.nodes {
+                writeln!(
+                    out,
+                    "node,{},{},{},,{}",
+                    csv_field(&n.name),
+                    n.x,
+                    n.y,
+                    n.messages
+                )?;
+            }
+            for e in &g.edges {
+                writeln!(
+                    out,
+                    "edge,{},,,{},{}",
+                    csv_field(&g.nodes[e.a].name),
+                    csv_field(&g.nodes[e.b].name),
+                    e.messages
+                )?;
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Communication graph: {} processes, {} edges",
+                g.nodes.len(),
+                g.edges.len()
+            )?;
+            let mut lines = vec![["process", "x", "y", "messages"]
+                .iter()
+                .map(|h| h.to_string())
+                .collect::<Vec<_>>()];
+            for n in &g.nodes {
+                lines.push(vec![
+                    n.name.clone(),
+                    format!("{:.3}", n.x),
+                    format!("{:.3}", n.y),
+                    n.messages.to_string(),
+                ]);
             }
             table(out, &lines, 1)?;
         }

@@ -426,3 +426,28 @@ fn stats_slices_and_kiviat() {
     assert!((sum - 1.0).abs() < 1e-9, "{csv}");
     assert_eq!(csv.lines().count(), 11, "header and 10 instants");
 }
+
+/// `trama stats graph`: the ring example's four processes form a cycle.
+#[test]
+fn stats_graph_of_the_ring() {
+    let out = trama()
+        .arg("stats")
+        .arg(example())
+        .args(["graph", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let nodes = text.lines().filter(|l| l.starts_with("node,")).count();
+    let edges: Vec<&str> = text.lines().filter(|l| l.starts_with("edge,")).collect();
+    assert_eq!((nodes, edges.len()), (4, 4), "{text}");
+    for n in text.lines().filter(|l| l.starts_with("node,")) {
+        let f: Vec<f64> = n
+            .split(',')
+            .skip(2)
+            .take(2)
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert!(f.iter().all(|v| (0.0..=1.0).contains(v)), "{n}");
+    }
+}

@@ -1,0 +1,179 @@
+//! Communication graph of processes and its force-directed layout.
+//!
+//! Nodes are the containers that send or receive messages (links) in the
+//! window, depth-first; an undirected edge joins two of them when messages
+//! went either way, weighted by their number (messages to oneself are left
+//! out). The layout is Fruchterman–Reingold's, made deterministic: nodes
+//! start evenly on a circle, every pair repels with `k²/d`, every edge
+//! attracts with `w·d²/k` (`w` its weight over the largest weight), moves
+//! are bounded by a temperature that cools linearly to 0, and the result is
+//! scaled into the unit square.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use trama_sim::{ContainerId, ListId, Trace, TypeKind};
+
+use crate::window::Window;
+
+/// A node of [`Graph`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Node {
+    /// Container name.
+    pub name: String,
+    /// Messages it sent or received (to others).
+    pub messages: u64,
+    /// Position in `[0, 1]`.
+    pub x: f64,
+    /// Position in `[0, 1]`.
+    pub y: f64,
+}
+
+/// An edge of [`Graph`], between `nodes[a]` and `nodes[b]` (`a < b`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Edge {
+    /// Index of one end.
+    pub a: usize,
+    /// Index of the other end.
+    pub b: usize,
+    /// Messages either way.
+    pub messages: u64,
+}
+
+/// What [`graph`] computes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Graph {
+    /// The window.
+    pub window: Window,
+    /// Nodes, depth-first.
+    pub nodes: Vec<Node>,
+    /// Edges, by their ends.
+    pub edges: Vec<Edge>,
+}
+
+/// The communication graph over `window`, laid out in `iterations` steps.
+pub fn graph(trace: &Trace, window: Window, iterations: usize) -> Graph {
+    let m = &trace.model;
+    let mut weight: HashMap<(ContainerId, ContainerId), u64> = HashMap::new();
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != TypeKind::Link {
+            continue;
+        }
+        for i in 0..trace.lists[l].len() {
+            let e = trace.entity(ListId(l as u32), i);
+            let (Some(a), Some(b)) = (e.from, e.to) else {
+                continue;
+            };
+            if a == b || !window.overlaps(e.start, e.end) {
+                continue;
+            }
+            *weight.entry((a.min(b), a.max(b))).or_default() += 1;
+        }
+    }
+    let order = m.containers_depth_first();
+    let pos: HashMap<ContainerId, usize> = order.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let mut ids: Vec<ContainerId> = weight.keys().flat_map(|(a, b)| [*a, *b]).collect();
+    ids.sort_by_key(|c| pos[c]);
+    ids.dedup();
+    let index: HashMap<ContainerId, usize> = ids.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let mut edges: Vec<Edge> = weight
+        .iter()
+        .map(|((a, b), w)| {
+            let (x, y) = (index[a], index[b]);
+            Edge {
+                a: x.min(y),
+                b: x.max(y),
+                messages: *w,
+            }
+        })
+        .collect();
+    edges.sort_by_key(|e| (e.a, e.b));
+    let mut messages = vec![0u64; ids.len()];
+    for e in &edges {
+        messages[e.a] += e.messages;
+        messages[e.b] += e.messages;
+    }
+    let xy = layout(ids.len(), &edges, iterations);
+    Graph {
+        window,
+        nodes: ids
+            .iter()
+            .enumerate()
+            .map(|(i, c)| Node {
+                name: String::from_utf8_lossy(m.str(m.container(*c).name)).into_owned(),
+                messages: messages[i],
+                x: xy[i].0,
+                y: xy[i].1,
+            })
+            .collect(),
+        edges,
+    }
+}
+
+/// Fruchterman–Reingold in the unit square, deterministic.
+fn layout(n: usize, edges: &[Edge], iterations: usize) -> Vec<(f64, f64)> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if n == 1 {
+        return vec![(0.5, 0.5)];
+    }
+    let mut p: Vec<(f64, f64)> = (0..n)
+        .map(|i| {
+            let a = std::f64::consts::TAU * i as f64 / n as f64;
+            (0.5 + 0.4 * a.cos(), 0.5 + 0.4 * a.sin())
+        })
+        .collect();
+    let k = (1.0 / n as f64).sqrt();
+    let wmax = edges.iter().map(|e| e.messages).max().unwrap_or(1).max(1) as f64;
+    let t0 = 0.1;
+    let mut disp = vec![(0.0f64, 0.0f64); n];
+    for it in 0..iterations {
+        let t = t0 * (1.0 - it as f64 / iterations as f64);
+        disp.iter_mut().for_each(|d| *d = (0.0, 0.0));
+        for i in 0..n {
+            for j in (i + 1)..n {
+                let (dx, dy) = (p[i].0 - p[j].0, p[i].1 - p[j].1);
+                let d = (dx * dx + dy * dy).sqrt().max(1e-9);
+                let f = k * k / d;
+                let (fx, fy) = (dx / d * f, dy / d * f);
+                disp[i].0 += fx;
+                disp[i].1 += fy;
+                disp[j].0 -= fx;
+                disp[j].1 -= fy;
+            }
+        }
+        for e in edges {
+            let (i, j) = (e.a, e.b);
+            let (dx, dy) = (p[i].0 - p[j].0, p[i].1 - p[j].1);
+            let d = (dx * dx + dy * dy).sqrt().max(1e-9);
+            let f = (e.messages as f64 / wmax) * d * d / k;
+            let (fx, fy) = (dx / d * f, dy / d * f);
+            disp[i].0 -= fx;
+            disp[i].1 -= fy;
+            disp[j].0 += fx;
+            disp[j].1 += fy;
+        }
+        for i in 0..n {
+            let (dx, dy) = disp[i];
+            let d = (dx * dx + dy * dy).sqrt();
+            if d > 0.0 {
+                let s = d.min(t) / d;
+                p[i].0 += dx * s;
+                p[i].1 += dy * s;
+            }
+        }
+    }
+    // Into the unit square, keeping the aspect.
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+    for &(x, y) in &p {
+        x0 = x0.min(x);
+        y0 = y0.min(y);
+        x1 = x1.max(x);
+        y1 = y1.max(y);
+    }
+    let span = (x1 - x0).max(y1 - y0).max(1e-12);
+    p.iter()
+        .map(|&(x, y)| (((x - x0) / span), ((y - y0) / span)))
+        .collect()
+}
