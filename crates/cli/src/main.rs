@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{ArgAction, Args, Parser, Subcommand};
 
 mod convert;
+mod render;
 mod run;
 mod stats;
 
@@ -77,6 +78,39 @@ enum Command {
     /// graph: processes joined by the messages they exchange, with a
     /// deterministic force-directed layout (coordinates in [0, 1]).
     Stats(StatsArgs),
+    /// Draw a view of a trace as SVG or PNG (from the output's extension).
+    ///
+    /// space-time: one row per container (the container tree, or hosts and
+    /// their processes by network traffic with --order), states as coloured
+    /// bars, nested states inside them, events as ticks, variables as step
+    /// plots, links as arrows, a time axis and a legend. However long the
+    /// trace, each row gets at most one mark per pixel column.
+    Render(RenderArgs),
+}
+
+#[derive(Args, Debug)]
+struct RenderArgs {
+    /// The view.
+    #[arg(value_enum, value_name = "VIEW")]
+    view: render::View,
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Output picture: OUT.svg or OUT.png.
+    #[arg(short = 'o', long, value_name = "OUT")]
+    output: PathBuf,
+    /// Time window START:END (either side may be empty).
+    #[arg(long, value_name = "T1:T2", allow_hyphen_values = true)]
+    window: Option<String>,
+    /// Width in pixels.
+    #[arg(long, default_value_t = 1920)]
+    width: u32,
+    /// Height in pixels (default: what the rows need).
+    #[arg(long)]
+    height: Option<u32>,
+    /// Order rows as the seed does: hosts (containers of type LEVEL) by the
+    /// messages they put on the network, each followed by its processes.
+    #[arg(long, value_name = "LEVEL")]
+    order: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -226,6 +260,17 @@ fn main() -> ExitCode {
         Command::Check(a) => run::check(&a.read),
         Command::Convert(a) => convert(a),
         Command::Stats(a) => stats(a),
+        Command::Render(a) => render::render(
+            &a.read,
+            &render::RenderSettings {
+                view: a.view,
+                output: a.output,
+                window: a.window,
+                width: a.width,
+                height: a.height,
+                order: a.order,
+            },
+        ),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,51 @@
+//! Colours: the trace's own, else a stable palette.
+
+/// A palette of distinct, readable colours (Tableau 20 order).
+const PALETTE: [&str; 20] = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#bab0ac", "#a0cbe8", "#ffbe7d", "#ff9d9a", "#86bcb6", "#8cd17d", "#f1ce63",
+    "#d4a6c8", "#fabfd2", "#d7b5a6", "#79706e",
+];
+
+/// The colour of a value: its Pajé colour (`"r g b"` in [0, 1]) when it
+/// has one, else a palette entry chosen by a hash of its name (the same
+/// name always gets the same colour).
+pub(crate) fn color(pajé: &[u8], name: &[u8]) -> String {
+    if let Some(c) = parse_paje(pajé) {
+        return c;
+    }
+    // FNV-1a: stable across runs and platforms.
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in name {
+        h ^= b as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    PALETTE[(h % PALETTE.len() as u32) as usize].to_string()
+}
+
+fn parse_paje(c: &[u8]) -> Option<String> {
+    let s = std::str::from_utf8(c).ok()?.trim().trim_matches('"');
+    let v: Vec<f64> = s
+        .split_whitespace()
+        .map(|x| x.parse::<f64>().ok())
+        .collect::<Option<_>>()?;
+    if v.len() != 3 || v.iter().any(|x| !(0.0..=1.0).contains(x)) {
+        return None;
+    }
+    let b = |x: f64| (x * 255.0).round() as u8;
+    Some(format!("#{:02x}{:02x}{:02x}", b(v[0]), b(v[1]), b(v[2])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paje_colours_and_stable_palette() {
+        assert_eq!(color(b"1.0 0.0 0.5", b"x"), "#ff0080");
+        assert_eq!(color(b"\"0 0 0\"", b"x"), "#000000");
+        assert_eq!(color(b"", b"Compute"), color(b"", b"Compute"));
+        assert_eq!(color(b"red", b"Compute"), color(b"", b"Compute"));
+        assert!(color(b"", b"A").starts_with('#'));
+    }
+}

@@ -1,0 +1,25 @@
+//! Pictures of a simulated trace ([`trama_sim::Trace`]) as SVG written to
+//! any [`std::io::Write`], and PNG through a pure-Rust rasterizer
+//! ([`svg_to_png`]).
+//!
+//! - [`space_time`]: the space-time diagram. One row per container (the
+//!   container tree depth-first, names indented by depth, or a given
+//!   order), states as coloured bars (nested states as narrower bars
+//!   inside), events as marks, variables as step plots in their
+//!   container's row, links as arrows, a time axis and a legend. Colours
+//!   come from `PajeDefineEntityValue` when it gives one, else from a
+//!   stable palette keyed by the value's name. Level of detail: where
+//!   several states fall in one pixel column of a row, one mark of the
+//!   dominant value (the longest in that column) is drawn, so the file's
+//!   size depends on the picture's width and the number of rows, not on
+//!   the trace's length; at most 5000 link arrows are drawn (the busiest
+//!   pixel columns of each pair first), the others are counted in the
+//!   legend.
+#![deny(missing_docs)]
+
+mod color;
+mod space_time;
+mod svg;
+
+pub use space_time::{space_time, SpaceTimeOptions};
+pub use svg::svg_to_png;

@@ -1,0 +1,97 @@
+//! The space-time view: a golden SVG (regenerate with `TRAMA_BLESS=1`),
+//! well-formed SVG whatever the input, and a size bounded by the picture.
+#![allow(clippy::result_large_err)]
+
+use std::path::Path;
+
+use trama_paje::{read_paje, ReaderOptions};
+use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
+use trama_views::{space_time, svg_to_png, SpaceTimeOptions};
+
+fn simulate(text: &str) -> Trace {
+    let mut sim = Simulator::new(TraceBuilder::default(), SimOptions::default());
+    read_paje(text.as_bytes(), &ReaderOptions::default(), |ev| {
+        sim.event(&ev)
+    })
+    .expect("valid");
+    let (model, sink, warnings) = sim.finish().expect("valid");
+    sink.into_trace(model, warnings)
+}
+
+fn render(t: &Trace, opts: &SpaceTimeOptions) -> String {
+    let mut out = Vec::new();
+    space_time(t, opts, &mut out).unwrap();
+    let svg = String::from_utf8(out).unwrap();
+    roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("not well-formed SVG: {e}"));
+    svg
+}
+
+fn data(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+#[test]
+fn ring_example_matches_its_golden_svg() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    let text = std::fs::read_to_string(example).unwrap();
+    let t = simulate(&text);
+    let mut o = SpaceTimeOptions::default();
+    o.width = 1200;
+    let svg = render(&t, &o);
+    let golden = data("results/ring.space-time.svg");
+    if std::env::var_os("TRAMA_BLESS").is_some() {
+        std::fs::write(&golden, &svg).unwrap();
+    }
+    let want = std::fs::read_to_string(&golden).expect("golden file (TRAMA_BLESS=1 makes it)");
+    assert!(
+        svg == want,
+        "the SVG differs from {} (TRAMA_BLESS=1 to accept)",
+        golden.display()
+    );
+    // What it must show: every container, the legend's values, arrows.
+    for name in ["node-0", "rank-3", "Compute", "MPI_Send", "24 links"] {
+        assert!(svg.contains(name), "{name} missing");
+    }
+    assert_eq!(svg.matches("marker-end").count(), 1);
+    assert!(svg.matches("<path d=\"M").count() >= 24);
+    // It rasterizes.
+    let png = svg_to_png(svg.as_bytes()).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+}
+
+#[test]
+fn many_tiny_states_stay_one_mark_per_pixel() {
+    let mut text = String::from(
+        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeDefineStateType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n\
+         % Name string\n%EndEventDef\n\
+         %EventDef PajeSetState 3\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
+         0 P 0 Proc\n1 S P State\n2 0 p1 P 0 p1\n2 0 p2 P 0 p2\n",
+    );
+    // 40,000 states alternating between two values on each of two rows.
+    for i in 0..20_000 {
+        let t = i as f64 * 0.001;
+        text.push_str(&format!(
+            "3 {t} S p1 v{}\n3 {t} S p2 v{}\n",
+            i % 2,
+            (i / 3) % 2
+        ));
+    }
+    let t = simulate(&text);
+    let mut o = SpaceTimeOptions::default();
+    o.width = 400;
+    let svg = render(&t, &o);
+    let marks = svg.matches('z').count();
+    assert!(marks <= 2 * 400, "{marks} marks for 2 rows of 400 px");
+    assert!(svg.len() < 64 * 1024, "{} bytes", svg.len());
+    // A window shows only its part, with its own axis.
+    o.window = Some((5.0, 5.1));
+    let svg = render(&t, &o);
+    assert!(
+        svg.contains(">5.00<") || svg.contains(">5.0<"),
+        "axis labels of the window"
+    );
+}
