@@ -277,9 +277,9 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
                     }
                     let ty = m.ty(m.list(l).ty);
                     let stroke = color(m.str(ty.color), m.str(ty.name));
-                    let _ = write!(
+                    let _ = writeln!(
                         vars,
-                        "<path d=\"{d}\" fill=\"none\" stroke=\"{stroke}\" stroke-width=\"1\"/>\n"
+                        "<path d=\"{d}\" fill=\"none\" stroke=\"{stroke}\" stroke-width=\"1\"/>"
                     );
                 }
                 _ => {}
