@@ -9,6 +9,7 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 mod convert;
 mod render;
+mod report;
 mod run;
 mod stats;
 
@@ -80,12 +81,30 @@ enum Command {
     Stats(StatsArgs),
     /// Draw a view of a trace as SVG or PNG (from the output's extension).
     ///
+    /// Views: space-time, traffic-matrix, wait-matrix, graph, kiviat.
+    ///
     /// space-time: one row per container (the container tree, or hosts and
     /// their processes by network traffic with --order), states as coloured
     /// bars, nested states inside them, events as ticks, variables as step
     /// plots, links as arrows, a time axis and a legend. However long the
     /// trace, each row gets at most one mark per pixel column.
     Render(RenderArgs),
+    /// Write one self-contained HTML file (no network needed) with a summary
+    /// of the trace, every view and the time per state.
+    Report(ReportArgs),
+}
+
+#[derive(Args, Debug)]
+struct ReportArgs {
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Output HTML file.
+    #[arg(short = 'o', long, value_name = "OUT")]
+    output: PathBuf,
+    /// Container type of the hosts (default: the first container type that
+    /// holds other container types).
+    #[arg(long, value_name = "NAME")]
+    level: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -111,6 +130,16 @@ struct RenderArgs {
     /// messages they put on the network, each followed by its processes.
     #[arg(long, value_name = "LEVEL")]
     order: Option<String>,
+    /// traffic-matrix: group containers by their ancestors of this type;
+    /// kiviat: the container type of the hosts.
+    #[arg(long, value_name = "NAME")]
+    level: Option<String>,
+    /// Matrices: values below MIN are drawn black.
+    #[arg(long, value_name = "MIN", allow_negative_numbers = true)]
+    min: Option<f64>,
+    /// Matrices: values above MAX are drawn white.
+    #[arg(long, value_name = "MAX", allow_negative_numbers = true)]
+    max: Option<f64>,
 }
 
 #[derive(Args, Debug)]
@@ -260,6 +289,7 @@ fn main() -> ExitCode {
         Command::Check(a) => run::check(&a.read),
         Command::Convert(a) => convert(a),
         Command::Stats(a) => stats(a),
+        Command::Report(a) => report::report(&a.read, &a.output, a.level),
         Command::Render(a) => render::render(
             &a.read,
             &render::RenderSettings {
@@ -269,6 +299,9 @@ fn main() -> ExitCode {
                 width: a.width,
                 height: a.height,
                 order: a.order,
+                level: a.level,
+                min: a.min,
+                max: a.max,
             },
         ),
     };

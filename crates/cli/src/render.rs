@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
-use trama_views::{space_time, svg_to_png, SpaceTimeOptions};
+use trama_views::{
+    heatmap, kiviat_chart, process_graph, space_time, svg_to_png, Heatmap, SpaceTimeOptions,
+};
 
 use crate::run::load_trace;
 use crate::stats::parse_window;
@@ -15,6 +17,14 @@ use crate::ReadArgs;
 pub enum View {
     /// Containers as rows, states as bars, links as arrows, over time.
     SpaceTime,
+    /// Heatmap of messages between containers (or their --level ancestors).
+    TrafficMatrix,
+    /// Heatmap of who waited for whom (share of each container's time).
+    WaitMatrix,
+    /// Processes and the messages between them, force-directed.
+    Graph,
+    /// Each host's (--level) share of the network messages (radar chart).
+    Kiviat,
 }
 
 /// What `trama render` was asked to do.
@@ -25,6 +35,9 @@ pub struct RenderSettings {
     pub width: u32,
     pub height: Option<u32>,
     pub order: Option<String>,
+    pub level: Option<String>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
 }
 
 pub fn render(args: &ReadArgs, s: &RenderSettings) -> anyhow::Result<ExitCode> {
@@ -72,9 +85,7 @@ pub fn render(args: &ReadArgs, s: &RenderSettings) -> anyhow::Result<ExitCode> {
         opts.order = Some(rows);
     }
     let mut svg = Vec::new();
-    match s.view {
-        View::SpaceTime => space_time(&trace, &opts, &mut svg)?,
-    }
+    draw(&trace, s.view, w, &opts, s, &mut svg)?;
     let bytes = if png {
         svg_to_png(&svg).map_err(|e| anyhow!("rasterizing the picture: {e}"))?
     } else {
@@ -90,4 +101,91 @@ pub fn render(args: &ReadArgs, s: &RenderSettings) -> anyhow::Result<ExitCode> {
     }
     std::mem::forget(trace);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Draws one view of `trace` as SVG into `out`.
+pub fn draw(
+    trace: &trama_sim::Trace,
+    view: View,
+    w: trama_analysis::Window,
+    opts: &SpaceTimeOptions,
+    s: &RenderSettings,
+    out: &mut Vec<u8>,
+) -> anyhow::Result<()> {
+    let level = s.level.as_deref();
+    let no_level = || {
+        anyhow!(
+            "--level: no container type is called '{}'",
+            level.unwrap_or_default()
+        )
+    };
+    match view {
+        View::SpaceTime => space_time(trace, opts, out)?,
+        View::TrafficMatrix => {
+            let m = trama_analysis::comm_matrix(trace, w, level, None).ok_or_else(no_level)?;
+            let idx = |n: &str| m.containers.iter().position(|c| c == n).unwrap_or(0);
+            let k = m.containers.len();
+            let mut values = vec![vec![0.0; k]; k];
+            for p in &m.pairs {
+                values[idx(&p.from)][idx(&p.to)] = p.count as f64;
+            }
+            let mut h = Heatmap::default();
+            h.title = format!("Messages from row to column, [{}, {}]", w.start, w.end);
+            h.rows = m.containers.clone();
+            h.cols = m.containers.clone();
+            h.values = values;
+            h.min = s.min;
+            h.max = s.max;
+            heatmap(&h, out)?;
+        }
+        View::WaitMatrix => {
+            let m = trama_analysis::wait_matrix(trace, w, &[]);
+            let mut h = Heatmap::default();
+            h.title = format!(
+                "Waiting of each row for each column, % of its time, [{}, {}]",
+                w.start, w.end
+            );
+            h.rows = m.rows.iter().map(|r| r.container.clone()).collect();
+            h.cols = m.senders.clone();
+            h.cols.push("total".into());
+            h.values = m
+                .rows
+                .iter()
+                .map(|r| {
+                    let mut v = r.share_of_time.clone();
+                    v.push(r.waiting_share);
+                    v
+                })
+                .collect();
+            h.min = s.min;
+            h.max = s.max;
+            h.percent = true;
+            heatmap(&h, out)?;
+        }
+        View::Graph => {
+            let g = trama_analysis::graph(trace, w, 300);
+            let nodes: Vec<(String, f64, f64)> =
+                g.nodes.iter().map(|n| (n.name.clone(), n.x, n.y)).collect();
+            let edges: Vec<(usize, usize, u64)> =
+                g.edges.iter().map(|e| (e.a, e.b, e.messages)).collect();
+            let size = s.height.unwrap_or(s.width.min(900));
+            process_graph("Processes and their messages", &nodes, &edges, size, out)?;
+        }
+        View::Kiviat => {
+            let Some(l) = level else {
+                bail!("kiviat needs --level: the container type of the hosts");
+            };
+            let k = trama_analysis::kiviat(trace, w, l, 10).ok_or_else(no_level)?;
+            let size = s.height.unwrap_or(s.width.min(700));
+            kiviat_chart(
+                &format!("Network share per {l}"),
+                &k.hosts,
+                &k.instants,
+                &k.shares,
+                size,
+                out,
+            )?;
+        }
+    }
+    Ok(())
 }

@@ -451,3 +451,76 @@ fn stats_graph_of_the_ring() {
         assert!(f.iter().all(|v| (0.0..=1.0).contains(v)), "{n}");
     }
 }
+
+/// `trama render` draws every view of the example as SVG (and PNG), and
+/// `trama report` puts them in one self-contained HTML file.
+#[test]
+fn render_views_and_report() {
+    let dir = tempfile::tempdir().unwrap();
+    for (view, extra) in [
+        ("space-time", &[][..]),
+        ("traffic-matrix", &[][..]),
+        ("wait-matrix", &["--min", "0", "--max", "0.5"][..]),
+        ("graph", &[][..]),
+        ("kiviat", &["--level", "Node"][..]),
+    ] {
+        let out = dir.path().join(format!("{view}.svg"));
+        let r = trama()
+            .args(["render", view])
+            .arg(example())
+            .arg("-o")
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            r.status.success(),
+            "{view}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        let svg = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{view}"
+        );
+    }
+    let png = dir.path().join("st.png");
+    let r = trama()
+        .args(["render", "space-time"])
+        .arg(example())
+        .arg("-o")
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(r.status.success());
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
+    let bad = trama()
+        .args(["render", "space-time"])
+        .arg(example())
+        .args(["-o", "x.gif"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+
+    let html = dir.path().join("r.html");
+    let r = trama()
+        .arg("report")
+        .arg(example())
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(text.matches("<svg").count(), 5);
+    for h in [
+        "Space-time view",
+        "Who waited for whom",
+        "Time per state",
+        "Compute",
+    ] {
+        assert!(text.contains(h), "{h}");
+    }
+    // Nothing to fetch: no script, no external resource.
+    assert!(!text.contains("<script") && !text.contains("src=") && !text.contains("<link"));
+}

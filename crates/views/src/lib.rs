@@ -15,11 +15,17 @@
 //!   the trace's length; at most 5000 link arrows are drawn (the busiest
 //!   pixel columns of each pair first), the others are counted in the
 //!   legend.
+//! - [`heatmap`]: a matrix (traffic, waits) with seed 002's gradient rules
+//!   (below the minimum black, above the maximum white);
+//!   [`process_graph`]: nodes and weighted edges at given coordinates;
+//!   [`kiviat_chart`]: one axis per host, one polygon per instant.
 #![deny(missing_docs)]
 
+mod charts;
 mod color;
 mod space_time;
 mod svg;
 
+pub use charts::{heatmap, kiviat_chart, process_graph, Heatmap};
 pub use space_time::{space_time, SpaceTimeOptions};
 pub use svg::svg_to_png;

@@ -1,0 +1,294 @@
+//! Charts of analysis results: heatmaps (traffic and wait matrices), the
+//! process graph and Kiviat (radar) charts.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use crate::svg::esc;
+
+const FONT: &str = "font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\"";
+
+/// A matrix to draw as a heatmap: `values[i][j]` for row `i`, column `j`.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Heatmap {
+    /// Title above the picture.
+    pub title: String,
+    /// Row labels.
+    pub rows: Vec<String>,
+    /// Column labels.
+    pub cols: Vec<String>,
+    /// Values, one vector per row.
+    pub values: Vec<Vec<f64>>,
+    /// Values at or below `min` are black (default: the smallest value).
+    pub min: Option<f64>,
+    /// Values above `max` are white (default: the largest value).
+    pub max: Option<f64>,
+    /// Printed after each value in the cells, e.g. `%` (with values × 100).
+    pub percent: bool,
+}
+
+/// The gradient from dark blue (low) to yellow (high), as seed 002's
+/// matrices: below `min` black, above `max` white.
+fn shade(v: f64, min: f64, max: f64) -> String {
+    if v < min {
+        return "#000000".into();
+    }
+    if v > max {
+        return "#ffffff".into();
+    }
+    let t = if max > min {
+        (v - min) / (max - min)
+    } else {
+        1.0
+    };
+    // Viridis-like ramp through 4 stops.
+    let stops = [
+        (0x30, 0x12, 0x6e),
+        (0x21, 0x91, 0x8c),
+        (0x5e, 0xc9, 0x62),
+        (0xfd, 0xe7, 0x25),
+    ];
+    let x = t * 3.0;
+    let i = (x.floor() as usize).min(2);
+    let f = x - i as f64;
+    let lerp = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * f).round() as u8;
+    let (a, b) = (stops[i], stops[i + 1]);
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        lerp(a.0, b.0),
+        lerp(a.1, b.1),
+        lerp(a.2, b.2)
+    )
+}
+
+/// Writes a heatmap as SVG.
+pub fn heatmap(h: &Heatmap, out: &mut dyn Write) -> io::Result<()> {
+    let all = h.values.iter().flatten().copied();
+    let lo = h
+        .min
+        .unwrap_or_else(|| all.clone().fold(f64::MAX, f64::min).min(0.0));
+    let hi = h
+        .max
+        .unwrap_or_else(|| all.fold(f64::MIN, f64::max).max(lo));
+    let label_w = 12.0 + 6.6 * h.rows.iter().map(|r| r.chars().count()).max().unwrap_or(4) as f64;
+    let head_h = 30.0 + 6.6 * h.cols.iter().map(|c| c.chars().count()).max().unwrap_or(4) as f64;
+    let cell = if h.rows.len().max(h.cols.len()) > 40 {
+        12.0
+    } else {
+        36.0
+    };
+    let fmt = |v: f64| {
+        if h.percent {
+            format!("{:.1}%", 100.0 * v)
+        } else {
+            format!("{v:.3}")
+        }
+    };
+    let scale_text = format!("{} … {} (below: black, above: white)", fmt(lo), fmt(hi));
+    let w = (label_w + cell * h.cols.len() as f64 + 20.0)
+        .max(16.0 + 7.6 * h.title.chars().count() as f64)
+        .max(label_w + 184.0 + 6.6 * scale_text.chars().count() as f64);
+    let ht = head_h + cell * h.rows.len() as f64 + 50.0;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{ht:.0}\" viewBox=\"0 0 {w:.0} {ht:.0}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/>"
+    );
+    let _ = writeln!(
+        o,
+        "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
+        esc(&h.title)
+    );
+    for (j, c) in h.cols.iter().enumerate() {
+        let x = label_w + cell * (j as f64 + 0.5);
+        let _ = write!(
+            o,
+            "<text transform=\"translate({x:.1},{:.1}) rotate(-60)\">{}</text>",
+            head_h - 4.0,
+            esc(c)
+        );
+    }
+    for (i, r) in h.rows.iter().enumerate() {
+        let y = head_h + cell * i as f64;
+        let _ = write!(
+            o,
+            "<text x=\"6\" y=\"{:.1}\">{}</text>",
+            y + cell / 2.0 + 4.0,
+            esc(r)
+        );
+        for (j, v) in h.values[i].iter().enumerate() {
+            let x = label_w + cell * j as f64;
+            let fill = shade(*v, lo, hi);
+            let _ = write!(
+                o,
+                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{cell}\" height=\"{cell}\" fill=\"{fill}\" stroke=\"#ddd\"><title>{} → {}: {}</title></rect>",
+                esc(r),
+                esc(&h.cols[j]),
+                v
+            );
+            if cell >= 30.0 && *v != 0.0 {
+                let text = if h.percent {
+                    format!("{:.1}", 100.0 * v)
+                } else if v.fract() == 0.0 {
+                    format!("{v}")
+                } else {
+                    format!("{v:.2}")
+                };
+                let dark = fill == "#ffffff" || (*v - lo) / (hi - lo).max(1e-300) > 0.6;
+                let _ = write!(
+                    o,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"9\" fill=\"{}\">{text}</text>",
+                    x + cell / 2.0,
+                    y + cell / 2.0 + 3.0,
+                    if dark { "#000" } else { "#fff" }
+                );
+            }
+        }
+    }
+    // Scale.
+    let sy = head_h + cell * h.rows.len() as f64 + 16.0;
+    for k in 0..=20 {
+        let v = lo + (hi - lo) * k as f64 / 20.0;
+        let _ = write!(
+            o,
+            "<rect x=\"{:.1}\" y=\"{sy:.1}\" width=\"8\" height=\"10\" fill=\"{}\"/>",
+            label_w + 8.0 * k as f64,
+            shade(v, lo, hi)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "<text x=\"{:.1}\" y=\"{:.1}\">{}</text></svg>",
+        label_w + 176.0,
+        sy + 9.0,
+        esc(&scale_text)
+    );
+    out.write_all(o.as_bytes())
+}
+
+/// Writes the process graph: nodes at `(x, y)` in [0, 1], edges
+/// `(a, b, weight)` drawn with a width growing with the weight.
+pub fn process_graph(
+    title: &str,
+    nodes: &[(String, f64, f64)],
+    edges: &[(usize, usize, u64)],
+    size: u32,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let s = size.max(200) as f64;
+    let pad = 60.0;
+    let px = |v: f64| pad + v * (s - 2.0 * pad);
+    let wmax = edges.iter().map(|e| e.2).max().unwrap_or(1).max(1) as f64;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{s:.0}\" height=\"{s:.0}\" viewBox=\"0 0 {s:.0} {s:.0}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/><text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
+        esc(title)
+    );
+    o.push_str("<g stroke=\"#4e79a7\" stroke-opacity=\"0.6\">");
+    for &(a, b, w) in edges {
+        let (na, nb) = (&nodes[a], &nodes[b]);
+        let width = 0.5 + 5.5 * (w as f64 / wmax);
+        let _ = write!(
+            o,
+            "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke-width=\"{width:.2}\"><title>{} – {}: {w}</title></line>",
+            px(na.1),
+            px(na.2),
+            px(nb.1),
+            px(nb.2),
+            esc(&na.0),
+            esc(&nb.0)
+        );
+    }
+    o.push_str("</g><g>");
+    for (n, x, y) in nodes {
+        let _ = write!(
+            o,
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"6\" fill=\"#f28e2b\" stroke=\"#333\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            px(*x),
+            px(*y),
+            px(*x) + 8.0,
+            px(*y) - 6.0,
+            esc(n)
+        );
+    }
+    o.push_str("</g></svg>\n");
+    out.write_all(o.as_bytes())
+}
+
+/// Writes a Kiviat (radar) chart: one axis per host, one polygon per
+/// instant (the last one solid, earlier ones fainter), radius = share.
+pub fn kiviat_chart(
+    title: &str,
+    hosts: &[String],
+    instants: &[f64],
+    shares: &[Vec<f64>],
+    size: u32,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let s = size.max(200) as f64;
+    let (cx, cy, r) = (s / 2.0, s / 2.0 + 10.0, s / 2.0 - 70.0);
+    let n = hosts.len().max(1);
+    let angle =
+        |i: usize| -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * i as f64 / n as f64;
+    let rmax = shares
+        .iter()
+        .flatten()
+        .copied()
+        .fold(0.0f64, f64::max)
+        .max(1e-9);
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{s:.0}\" height=\"{:.0}\" viewBox=\"0 0 {s:.0} {:.0}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/><text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
+        s + 20.0,
+        s + 20.0,
+        esc(title)
+    );
+    for ring in 1..=4 {
+        let rr = r * ring as f64 / 4.0;
+        let _ = write!(
+            o,
+            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{rr:.1}\" fill=\"none\" stroke=\"#ddd\"/>"
+        );
+    }
+    for (i, h) in hosts.iter().enumerate() {
+        let (ax, ay) = (cx + r * angle(i).cos(), cy + r * angle(i).sin());
+        let _ = write!(
+            o,
+            "<line x1=\"{cx:.1}\" y1=\"{cy:.1}\" x2=\"{ax:.1}\" y2=\"{ay:.1}\" stroke=\"#bbb\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            cx + (r + 18.0) * angle(i).cos(),
+            cy + (r + 18.0) * angle(i).sin() + 4.0,
+            esc(h)
+        );
+    }
+    let last = shares.len().saturating_sub(1);
+    for (k, row) in shares.iter().enumerate() {
+        let mut d = String::new();
+        for (i, v) in row.iter().enumerate() {
+            let rr = r * v / rmax;
+            let _ = write!(
+                d,
+                "{}{:.1},{:.1}",
+                if i == 0 { "M" } else { "L" },
+                cx + rr * angle(i).cos(),
+                cy + rr * angle(i).sin()
+            );
+        }
+        d.push('z');
+        let (op, w) = if k == last { (0.35, 2.0) } else { (0.04, 0.8) };
+        let _ = write!(
+            o,
+            "<path d=\"{d}\" fill=\"#e15759\" fill-opacity=\"{op}\" stroke=\"#e15759\" stroke-width=\"{w}\"><title>t = {}</title></path>",
+            instants.get(k).copied().unwrap_or(0.0)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "<text x=\"8\" y=\"{:.1}\" fill=\"#555\">Radius: share of the messages put on the network so far (outer ring {:.0} %)</text></svg>",
+        s + 12.0,
+        100.0 * rmax
+    );
+    out.write_all(o.as_bytes())
+}
