@@ -81,7 +81,8 @@ enum Command {
     Stats(StatsArgs),
     /// Draw a view of a trace as SVG or PNG (from the output's extension).
     ///
-    /// Views: space-time, traffic-matrix, wait-matrix, graph, kiviat.
+    /// Views: space-time, traffic-matrix, wait-matrix, graph, kiviat,
+    /// mapping, process.
     ///
     /// space-time: one row per container (the container tree, or hosts and
     /// their processes by network traffic with --order), states as coloured
@@ -140,6 +141,9 @@ struct RenderArgs {
     /// Matrices: values above MAX are drawn white.
     #[arg(long, value_name = "MAX", allow_negative_numbers = true)]
     max: Option<f64>,
+    /// process: the container to detail (default: the first with states).
+    #[arg(long, value_name = "NAME")]
+    process: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -302,6 +306,7 @@ fn main() -> ExitCode {
                 level: a.level,
                 min: a.min,
                 max: a.max,
+                process: a.process,
             },
         ),
     };

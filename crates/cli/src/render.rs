@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use trama_views::{
-    heatmap, kiviat_chart, process_graph, space_time, svg_to_png, Heatmap, SpaceTimeOptions,
+    color, heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, space_time,
+    svg_to_png, Heatmap, SpaceTimeOptions,
 };
 
 use crate::run::load_trace;
@@ -25,6 +26,10 @@ pub enum View {
     Graph,
     /// Each host's (--level) share of the network messages (radar chart).
     Kiviat,
+    /// Hosts (--level) around a circle, their processes coloured by dominant state.
+    Mapping,
+    /// One process (--process): waiting per partner, time per state.
+    Process,
 }
 
 /// What `trama render` was asked to do.
@@ -38,6 +43,7 @@ pub struct RenderSettings {
     pub level: Option<String>,
     pub min: Option<f64>,
     pub max: Option<f64>,
+    pub process: Option<String>,
 }
 
 pub fn render(args: &ReadArgs, s: &RenderSettings) -> anyhow::Result<ExitCode> {
@@ -186,6 +192,120 @@ pub fn draw(
                 out,
             )?;
         }
+        View::Mapping => {
+            let Some(l) = level else {
+                bail!("mapping needs --level: the container type of the hosts");
+            };
+            let o = trama_analysis::order(trace, w, l).ok_or_else(no_level)?;
+            let dom = dominant_states(trace, w);
+            let hosts: Vec<(String, Vec<trama_views::Mapped>)> = o
+                .hosts
+                .iter()
+                .map(|h| {
+                    let procs = h
+                        .processes
+                        .iter()
+                        .map(|(p, _)| {
+                            let (what, c) = dom
+                                .get(p)
+                                .cloned()
+                                .unwrap_or_else(|| ("no state".into(), "#dddddd".into()));
+                            (p.clone(), c, what)
+                        })
+                        .collect();
+                    (h.host.clone(), procs)
+                })
+                .collect();
+            let size = s.height.unwrap_or(s.width.min(800));
+            mapping_chart(
+                &format!(
+                    "Processes by host, coloured by dominant state, [{}, {}]",
+                    w.start, w.end
+                ),
+                &hosts,
+                size,
+                out,
+            )?;
+        }
+        View::Process => {
+            let states = trama_analysis::time_per_state(trace, w, None).ok_or_else(no_level)?;
+            let p = match &s.process {
+                Some(p) => p.clone(),
+                None => states
+                    .rows
+                    .first()
+                    .map(|r| r.container.clone())
+                    .ok_or_else(|| anyhow!("no container has states: use --process NAME"))?,
+            };
+            let m = trace.model.clone();
+            let wait = trama_analysis::wait_matrix(trace, w, &[]);
+            let waits: Vec<(String, f64)> = wait
+                .rows
+                .iter()
+                .find(|r| r.container == p)
+                .map(|r| {
+                    wait.senders
+                        .iter()
+                        .zip(&r.seconds)
+                        .filter(|(_, v)| **v > 0.0)
+                        .map(|(n, v)| (n.clone(), *v))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let pie: Vec<(String, String, f64)> = states
+                .rows
+                .iter()
+                .filter(|r| r.container == p && r.exclusive > 0.0)
+                .map(|r| {
+                    (
+                        r.value.clone(),
+                        value_color(&m, &r.state_type, &r.value),
+                        r.exclusive,
+                    )
+                })
+                .collect();
+            if pie.is_empty() && waits.is_empty() {
+                bail!("--process: no container called '{p}' has states or waits");
+            }
+            process_detail(
+                &format!("Process {p}, [{}, {}]", w.start, w.end),
+                &waits,
+                &pie,
+                out,
+            )?;
+        }
     }
     Ok(())
+}
+
+/// The colour of a value given by its state type's and its own names.
+fn value_color(m: &trama_sim::Model, ty: &str, value: &str) -> String {
+    m.values
+        .iter()
+        .find(|v| m.str(v.name) == value.as_bytes() && m.str(m.ty(v.ty).name) == ty.as_bytes())
+        .map(|v| color(m.str(v.color), m.str(v.name)))
+        .unwrap_or_else(|| color(b"", value.as_bytes()))
+}
+
+/// Per container name: its dominant state (most exclusive time) and colour.
+fn dominant_states(
+    trace: &trama_sim::Trace,
+    w: trama_analysis::Window,
+) -> std::collections::HashMap<String, (String, String)> {
+    let mut best: std::collections::HashMap<String, (f64, String, String)> = Default::default();
+    if let Some(s) = trama_analysis::time_per_state(trace, w, None) {
+        for r in &s.rows {
+            let e = best
+                .entry(r.container.clone())
+                .or_insert((-1.0, String::new(), String::new()));
+            if r.exclusive > e.0 {
+                *e = (
+                    r.exclusive,
+                    r.value.clone(),
+                    value_color(&trace.model, &r.state_type, &r.value),
+                );
+            }
+        }
+    }
+    best.into_iter().map(|(k, (_, v, c))| (k, (v, c))).collect()
 }

@@ -78,6 +78,7 @@ pub fn report(args: &ReadArgs, output: &Path, level: Option<String>) -> anyhow::
         level: level.clone(),
         min: None,
         max: None,
+        process: None,
     };
     let mut opts = SpaceTimeOptions::default();
     opts.width = 1600;
@@ -88,9 +89,11 @@ pub fn report(args: &ReadArgs, output: &Path, level: Option<String>) -> anyhow::
         (View::WaitMatrix, "Who waited for whom"),
         (View::Graph, "Communication graph"),
         (View::Kiviat, "Network share per host"),
+        (View::Mapping, "Processes by host"),
+        (View::Process, "One process in detail"),
     ];
     for (view, title) in views {
-        if view == View::Kiviat && level.is_none() {
+        if matches!(view, View::Kiviat | View::Mapping) && level.is_none() {
             continue;
         }
         let mut svg = Vec::new();

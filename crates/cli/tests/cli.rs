@@ -463,6 +463,8 @@ fn render_views_and_report() {
         ("wait-matrix", &["--min", "0", "--max", "0.5"][..]),
         ("graph", &[][..]),
         ("kiviat", &["--level", "Node"][..]),
+        ("mapping", &["--level", "Node"][..]),
+        ("process", &["--process", "rank-1"][..]),
     ] {
         let out = dir.path().join(format!("{view}.svg"));
         let r = trama()
@@ -512,7 +514,7 @@ fn render_views_and_report() {
         .unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let text = std::fs::read_to_string(&html).unwrap();
-    assert_eq!(text.matches("<svg").count(), 5);
+    assert_eq!(text.matches("<svg").count(), 7);
     for h in [
         "Space-time view",
         "Who waited for whom",

@@ -292,3 +292,180 @@ pub fn kiviat_chart(
     );
     out.write_all(o.as_bytes())
 }
+
+/// A process of [`mapping_chart`]: name, colour and what the colour means.
+pub type Mapped = (String, String, String);
+
+/// Writes the process mapping: hosts evenly around a circle, each with its
+/// processes around it, coloured (e.g. by their dominant state).
+pub fn mapping_chart(
+    title: &str,
+    hosts: &[(String, Vec<Mapped>)],
+    size: u32,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let s = size.max(300) as f64;
+    let (cx, cy) = (s / 2.0, s / 2.0 + 10.0);
+    let n = hosts.len().max(1) as f64;
+    let big = if hosts.len() <= 1 {
+        0.0
+    } else {
+        s / 2.0 - 110.0
+    };
+    let host_r = (std::f64::consts::PI * big / n)
+        .clamp(22.0, 70.0)
+        .min(s / 5.0);
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{s:.0}\" height=\"{:.0}\" viewBox=\"0 0 {s:.0} {:.0}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/><text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
+        s + 60.0,
+        s + 60.0,
+        esc(title)
+    );
+    let mut legend: Vec<(String, String)> = Vec::new();
+    for (i, (h, procs)) in hosts.iter().enumerate() {
+        let a = -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * i as f64 / n;
+        let (hx, hy) = (cx + big * a.cos(), cy + big * a.sin());
+        let _ = write!(
+            o,
+            "<circle cx=\"{hx:.1}\" cy=\"{hy:.1}\" r=\"{host_r:.1}\" fill=\"#f4f4f4\" stroke=\"#888\"/><text x=\"{hx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>",
+            hy + 4.0,
+            esc(h)
+        );
+        let k = procs.len().max(1) as f64;
+        let pr = (std::f64::consts::PI * host_r / k).clamp(3.0, 10.0);
+        for (j, (p, color, what)) in procs.iter().enumerate() {
+            let b = -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * j as f64 / k;
+            let (px, py) = (
+                hx + (host_r + pr + 2.0) * b.cos(),
+                hy + (host_r + pr + 2.0) * b.sin(),
+            );
+            let _ = write!(
+                o,
+                "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"{pr:.1}\" fill=\"{color}\" stroke=\"#333\"><title>{}: {}</title></circle>",
+                esc(p),
+                esc(what)
+            );
+            if procs.len() <= 16 {
+                let (tx, ty) = (
+                    hx + (host_r + 2.0 * pr + 6.0) * b.cos(),
+                    hy + (host_r + 2.0 * pr + 6.0) * b.sin() + 3.0,
+                );
+                let anchor = if b.cos() < -0.3 {
+                    "end"
+                } else if b.cos() > 0.3 {
+                    "start"
+                } else {
+                    "middle"
+                };
+                let _ = write!(
+                    o,
+                    "<text x=\"{tx:.1}\" y=\"{ty:.1}\" font-size=\"9\" text-anchor=\"{anchor}\">{}</text>",
+                    esc(p)
+                );
+            }
+            if !legend.iter().any(|(w, _)| w == what) {
+                legend.push((what.clone(), color.clone()));
+            }
+        }
+    }
+    let mut lx = 8.0;
+    for (what, color) in &legend {
+        let _ = write!(
+            o,
+            "<rect x=\"{lx:.1}\" y=\"{:.1}\" width=\"12\" height=\"10\" fill=\"{color}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            s + 30.0,
+            lx + 16.0,
+            s + 39.0,
+            esc(what)
+        );
+        lx += 24.0 + 6.6 * what.chars().count() as f64;
+    }
+    o.push_str("</svg>\n");
+    out.write_all(o.as_bytes())
+}
+
+/// Writes the detail of one process: its waiting per partner as bars and
+/// its time per state as a pie (`(label, colour, seconds)`).
+pub fn process_detail(
+    title: &str,
+    waits: &[(String, f64)],
+    states: &[(String, String, f64)],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let (w, h) = (900.0, 420.0);
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/><text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
+        esc(title)
+    );
+    // Bars: waiting per partner.
+    let _ = write!(
+        o,
+        "<text x=\"20\" y=\"48\" font-weight=\"bold\">Waiting per partner (s)</text>"
+    );
+    let vmax = waits.iter().map(|x| x.1).fold(0.0f64, f64::max).max(1e-12);
+    let bar_h = (300.0 / waits.len().max(1) as f64).min(24.0);
+    for (i, (p, v)) in waits.iter().enumerate() {
+        let y = 62.0 + i as f64 * bar_h;
+        let len = 260.0 * v / vmax;
+        let _ = write!(
+            o,
+            "<text x=\"110\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"116\" y=\"{y:.1}\" width=\"{len:.1}\" height=\"{:.1}\" fill=\"#e15759\"/><text x=\"{:.1}\" y=\"{:.1}\">{v:.6}</text>",
+            y + bar_h * 0.7,
+            esc(p),
+            (bar_h - 3.0).max(2.0),
+            120.0 + len,
+            y + bar_h * 0.7
+        );
+    }
+    if waits.is_empty() {
+        o.push_str("<text x=\"20\" y=\"80\" fill=\"#555\">no waiting</text>");
+    }
+    // Pie: time per state.
+    let _ = write!(
+        o,
+        "<text x=\"520\" y=\"48\" font-weight=\"bold\">Time per state</text>"
+    );
+    let total: f64 = states.iter().map(|s| s.2).sum();
+    let (cx, cy, r) = (620.0, 210.0, 130.0);
+    let mut a0 = -std::f64::consts::FRAC_PI_2;
+    for (i, (label, color, v)) in states.iter().enumerate() {
+        if total <= 0.0 {
+            break;
+        }
+        let frac = v / total;
+        let a1 = a0 + std::f64::consts::TAU * frac;
+        if frac >= 0.9999 {
+            let _ = write!(
+                o,
+                "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\" fill=\"{color}\"/>"
+            );
+        } else if frac > 0.0 {
+            let large = if a1 - a0 > std::f64::consts::PI { 1 } else { 0 };
+            let _ = write!(
+                o,
+                "<path d=\"M{cx},{cy}L{:.2},{:.2}A{r},{r} 0 {large} 1 {:.2},{:.2}z\" fill=\"{color}\" stroke=\"white\"><title>{}: {:.1} %</title></path>",
+                cx + r * a0.cos(),
+                cy + r * a0.sin(),
+                cx + r * a1.cos(),
+                cy + r * a1.sin(),
+                esc(label),
+                100.0 * frac
+            );
+        }
+        let ly = 70.0 + i as f64 * 16.0;
+        let _ = write!(
+            o,
+            "<rect x=\"770\" y=\"{:.1}\" width=\"12\" height=\"10\" fill=\"{color}\"/><text x=\"786\" y=\"{ly:.1}\">{} {:.1} %</text>",
+            ly - 9.0,
+            esc(label),
+            100.0 * frac
+        );
+        a0 = a1;
+    }
+    o.push_str("</svg>\n");
+    out.write_all(o.as_bytes())
+}

@@ -10,7 +10,7 @@ const PALETTE: [&str; 20] = [
 /// The colour of a value: its Pajé colour (`"r g b"` in [0, 1]) when it
 /// has one, else a palette entry chosen by a hash of its name (the same
 /// name always gets the same colour).
-pub(crate) fn color(pajé: &[u8], name: &[u8]) -> String {
+pub fn color(pajé: &[u8], name: &[u8]) -> String {
     if let Some(c) = parse_paje(pajé) {
         return c;
     }

@@ -18,7 +18,10 @@
 //! - [`heatmap`]: a matrix (traffic, waits) with seed 002's gradient rules
 //!   (below the minimum black, above the maximum white);
 //!   [`process_graph`]: nodes and weighted edges at given coordinates;
-//!   [`kiviat_chart`]: one axis per host, one polygon per instant.
+//!   [`kiviat_chart`]: one axis per host, one polygon per instant;
+//!   [`mapping_chart`]: hosts around a circle with their processes coloured;
+//!   [`process_detail`]: one process's waiting per partner and time per
+//!   state.
 #![deny(missing_docs)]
 
 mod charts;
@@ -26,6 +29,9 @@ mod color;
 mod space_time;
 mod svg;
 
-pub use charts::{heatmap, kiviat_chart, process_graph, Heatmap};
+pub use charts::{
+    heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,
+};
+pub use color::color;
 pub use space_time::{space_time, SpaceTimeOptions};
 pub use svg::svg_to_png;
