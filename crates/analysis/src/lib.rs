@@ -29,7 +29,7 @@ mod window;
 
 pub use comm::{comm_matrix, order, CommMatrix, CommPair, OrderedHost, Ordering};
 pub use graph::{graph, Edge, Graph, Node};
-pub use slices::{kiviat, slices, Kiviat, SliceRow, Slices};
+pub use slices::{instants, kiviat, slice_count, slices, Kiviat, SliceRow, Slices};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};
 pub use wait::{wait_matrix, WaitMatrix, WaitRow, UNATTRIBUTED};
 pub use window::Window;

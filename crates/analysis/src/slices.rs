@@ -48,6 +48,15 @@ pub struct Slices {
     pub rows: Vec<SliceRow>,
 }
 
+/// The number of slices of length `len` (the last one may be shorter) that
+/// cover `window`.
+pub fn slice_count(window: Window, len: f64) -> usize {
+    if len <= 0.0 || window.len() <= 0.0 {
+        return 1;
+    }
+    (window.len() / len).ceil().max(1.0) as usize
+}
+
 /// Cuts `window` into `n` equal slices (at least 1).
 pub fn slices(trace: &Trace, window: Window, n: usize) -> Slices {
     let m = &trace.model;
@@ -181,10 +190,17 @@ pub struct Kiviat {
     pub shares: Vec<Vec<f64>>,
 }
 
-/// Kiviat series at `n` instants equally spaced over `window` (its end
-/// included); hosts are the containers of type `level`. `None` when no
-/// container type is called `level`.
-pub fn kiviat(trace: &Trace, window: Window, level: &str, n: usize) -> Option<Kiviat> {
+/// `n` instants equally spaced over `window`, its end included.
+pub fn instants(window: Window, n: usize) -> Vec<f64> {
+    let n = n.max(1);
+    (1..=n)
+        .map(|k| window.start + window.len() * k as f64 / n as f64)
+        .collect()
+}
+
+/// Kiviat series at the given instants (sorted); hosts are the containers
+/// of type `level`. `None` when no container type is called `level`.
+pub fn kiviat(trace: &Trace, window: Window, level: &str, at: &[f64]) -> Option<Kiviat> {
     let m = &trace.model;
     let host_ty = container_type(trace, level)?;
     let mut hosts: Vec<ContainerId> = (0..m.containers.len() as u32)
@@ -215,10 +231,8 @@ pub fn kiviat(trace: &Trace, window: Window, level: &str, n: usize) -> Option<Ki
         }
     }
     msgs.sort_by(|x, y| x.0.total_cmp(&y.0));
-    let n = n.max(1);
-    let instants: Vec<f64> = (1..=n)
-        .map(|k| window.start + window.len() * k as f64 / n as f64)
-        .collect();
+    let mut instants: Vec<f64> = at.to_vec();
+    instants.sort_by(|a, b| a.total_cmp(b));
     let mut counts = vec![0u64; hosts.len()];
     let mut next = 0;
     let shares = instants

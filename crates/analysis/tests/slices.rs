@@ -46,11 +46,14 @@ fn messages_per_slice_and_kiviat() {
     assert_eq!(get(2, "proc1"), (0, 2));
     assert_eq!(get(2, "proc3"), (1, 1));
 
-    let k = kiviat(&t, Window::of(&t), "Host", 3).unwrap();
+    let w = Window::of(&t);
+    assert_eq!(trama_analysis::instants(w, 3), [2.0, 4.0, 6.0]);
+    assert_eq!(trama_analysis::slice_count(w, 2.5), 3);
+    let k = kiviat(&t, w, "Host", &[6.0, 2.0, 4.0]).unwrap();
     assert_eq!(k.hosts, ["host1", "host2"]);
     assert_eq!(k.instants, [2.0, 4.0, 6.0]);
     assert_eq!(k.shares[0], [1.0, 0.0]);
     assert_eq!(k.shares[1], [1.0, 0.0]);
     assert_eq!(k.shares[2], [2.0 / 3.0, 1.0 / 3.0]);
-    assert!(kiviat(&t, Window::of(&t), "Nope", 3).is_none());
+    assert!(kiviat(&t, Window::of(&t), "Nope", &[1.0]).is_none());
 }

@@ -170,9 +170,20 @@ struct StatsArgs {
     /// slices: number of equal time slices.
     #[arg(long, value_name = "N", default_value_t = 25)]
     slices: usize,
+    /// slices: length of a slice instead of their number (e.g. 0.04 for 1/25 s).
+    #[arg(long, value_name = "SECONDS", conflicts_with = "slices")]
+    slice_length: Option<f64>,
     /// kiviat: number of equally spaced instants.
     #[arg(long, value_name = "N", default_value_t = 10)]
     instants: usize,
+    /// kiviat: the instants, comma-separated (instead of --instants).
+    #[arg(
+        long,
+        value_name = "T,T,...",
+        conflicts_with = "instants",
+        allow_hyphen_values = true
+    )]
+    at: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = stats::Format::Table)]
     format: stats::Format,
@@ -336,7 +347,9 @@ fn stats(a: StatsArgs) -> anyhow::Result<ExitCode> {
         size_field: a.size_field,
         waiting: a.waiting,
         slices: a.slices,
+        slice_length: a.slice_length,
         instants: a.instants,
+        at: a.at,
         format: a.format,
         analysis: a.analysis,
     };

@@ -181,7 +181,8 @@ pub fn draw(
             let Some(l) = level else {
                 bail!("kiviat needs --level: the container type of the hosts");
             };
-            let k = trama_analysis::kiviat(trace, w, l, 10).ok_or_else(no_level)?;
+            let k = trama_analysis::kiviat(trace, w, l, &trama_analysis::instants(w, 10))
+                .ok_or_else(no_level)?;
             let size = s.height.unwrap_or(s.width.min(700));
             kiviat_chart(
                 &format!("Network share per {l}"),

@@ -49,7 +49,9 @@ pub struct StatsSettings {
     pub size_field: Option<String>,
     pub waiting: Vec<String>,
     pub slices: usize,
+    pub slice_length: Option<f64>,
     pub instants: usize,
+    pub at: Option<String>,
     pub format: Format,
     pub analysis: Analysis,
 }
@@ -115,17 +117,28 @@ pub fn stats(args: &ReadArgs, s: &StatsSettings, out: &mut dyn Write) -> anyhow:
             write_graph(&g, s.format, out)?;
         }
         Analysis::Slices => {
-            let x = slices(&trace, w, s.slices);
+            let n = match s.slice_length {
+                Some(len) if len > 0.0 => trama_analysis::slice_count(w, len),
+                Some(len) => bail!("--slice-length must be positive, not {len}"),
+                None => s.slices,
+            };
+            let x = slices(&trace, w, n);
             write_slices(&x, s.format, out)?;
         }
         Analysis::Kiviat => {
-            let k = kiviat(
-                &trace,
-                w,
-                s.level.as_deref().unwrap_or_default(),
-                s.instants,
-            )
-            .ok_or_else(no_level)?;
+            let at = match &s.at {
+                Some(list) => list
+                    .split(',')
+                    .map(|t| {
+                        t.trim()
+                            .parse::<f64>()
+                            .map_err(|_| anyhow!("--at: '{t}' is not a number"))
+                    })
+                    .collect::<anyhow::Result<Vec<f64>>>()?,
+                None => trama_analysis::instants(w, s.instants),
+            };
+            let k = kiviat(&trace, w, s.level.as_deref().unwrap_or_default(), &at)
+                .ok_or_else(no_level)?;
             write_kiviat(&k, s.format, out)?;
         }
         Analysis::Wait => {

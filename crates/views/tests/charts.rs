@@ -59,3 +59,67 @@ fn graph_and_kiviat_draw_every_node_and_host() {
     }
     assert_eq!(s.matches("<path d=\"M").count(), 2);
 }
+
+/// Golden SVGs of every chart on small inputs (regenerate with
+/// `TRAMA_BLESS=1`).
+#[test]
+fn charts_match_their_golden_svgs() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results");
+    let check = |name: &str, svg: Vec<u8>| {
+        parse(&svg);
+        let path = dir.join(name);
+        if std::env::var_os("TRAMA_BLESS").is_some() {
+            std::fs::write(&path, &svg).unwrap();
+        }
+        let want =
+            std::fs::read(&path).unwrap_or_else(|_| panic!("{name}: TRAMA_BLESS=1 makes it"));
+        assert!(svg == want, "{name} differs (TRAMA_BLESS=1 to accept)");
+    };
+    let mut h = Heatmap::default();
+    h.title = "Messages".into();
+    h.rows = vec!["p0".into(), "p1".into()];
+    h.cols = h.rows.clone();
+    h.values = vec![vec![0.0, 3.0], vec![1.0, 0.0]];
+    let mut out = Vec::new();
+    heatmap(&h, &mut out).unwrap();
+    check("heatmap.svg", out);
+    let nodes = vec![("p0".to_string(), 0.0, 0.5), ("p1".to_string(), 1.0, 0.5)];
+    let mut out = Vec::new();
+    process_graph("Graph", &nodes, &[(0, 1, 4)], 300, &mut out).unwrap();
+    check("graph.svg", out);
+    let hosts = vec!["h1".to_string(), "h2".to_string(), "h3".to_string()];
+    let mut out = Vec::new();
+    kiviat_chart(
+        "Kiviat",
+        &hosts,
+        &[1.0],
+        &[vec![0.5, 0.25, 0.25]],
+        300,
+        &mut out,
+    )
+    .unwrap();
+    check("kiviat.svg", out);
+    let mapped = vec![(
+        "h1".to_string(),
+        vec![(
+            "p0".to_string(),
+            "#4e79a7".to_string(),
+            "Compute".to_string(),
+        )],
+    )];
+    let mut out = Vec::new();
+    trama_views::mapping_chart("Mapping", &mapped, 300, &mut out).unwrap();
+    check("mapping.svg", out);
+    let mut out = Vec::new();
+    trama_views::process_detail(
+        "p0",
+        &[("p1".to_string(), 0.5)],
+        &[
+            ("Compute".to_string(), "#4e79a7".to_string(), 3.0),
+            ("Wait".to_string(), "#e15759".to_string(), 1.0),
+        ],
+        &mut out,
+    )
+    .unwrap();
+    check("process.svg", out);
+}
