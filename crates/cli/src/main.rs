@@ -144,6 +144,10 @@ struct RenderArgs {
     /// process: the container to detail (default: the first with states).
     #[arg(long, value_name = "NAME")]
     process: Option<String>,
+    /// mapping: colour processes by their state at this instant instead of
+    /// their dominant state over the window.
+    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
+    at: Option<f64>,
 }
 
 #[derive(Args, Debug)]
@@ -318,6 +322,7 @@ fn main() -> ExitCode {
                 min: a.min,
                 max: a.max,
                 process: a.process,
+                at: a.at,
             },
         ),
     };

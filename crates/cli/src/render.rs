@@ -44,6 +44,7 @@ pub struct RenderSettings {
     pub min: Option<f64>,
     pub max: Option<f64>,
     pub process: Option<String>,
+    pub at: Option<f64>,
 }
 
 pub fn render(args: &ReadArgs, s: &RenderSettings) -> anyhow::Result<ExitCode> {
@@ -198,7 +199,10 @@ pub fn draw(
                 bail!("mapping needs --level: the container type of the hosts");
             };
             let o = trama_analysis::order(trace, w, l).ok_or_else(no_level)?;
-            let dom = dominant_states(trace, w);
+            let dom = match s.at {
+                Some(t) => states_at(trace, t),
+                None => dominant_states(trace, w),
+            };
             let hosts: Vec<(String, Vec<trama_views::Mapped>)> = o
                 .hosts
                 .iter()
@@ -286,6 +290,39 @@ fn value_color(m: &trama_sim::Model, ty: &str, value: &str) -> String {
         .find(|v| m.str(v.name) == value.as_bytes() && m.str(m.ty(v.ty).name) == ty.as_bytes())
         .map(|v| color(m.str(v.color), m.str(v.name)))
         .unwrap_or_else(|| color(b"", value.as_bytes()))
+}
+
+/// Per container name: the state on top of its stack at time `t`.
+fn states_at(
+    trace: &trama_sim::Trace,
+    t: f64,
+) -> std::collections::HashMap<String, (String, String)> {
+    let m = &trace.model;
+    let mut out = std::collections::HashMap::new();
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != trama_sim::TypeKind::State {
+            continue;
+        }
+        let cols = &trace.lists[l];
+        // The deepest state containing t.
+        let mut best: Option<(u32, usize)> = None;
+        for i in 0..cols.len() {
+            let (a, b) = (cols.start[i], cols.end[i]);
+            let b = if b < a { f64::INFINITY } else { b };
+            if a <= t && t < b && best.is_none_or(|(lv, _)| cols.level[i] >= lv) {
+                best = Some((cols.level[i], i));
+            }
+        }
+        if let Some((_, i)) = best {
+            let v = m.value(cols.value[i]);
+            let name = String::from_utf8_lossy(m.str(v.name)).into_owned();
+            let c = color(m.str(v.color), m.str(v.name));
+            let cname =
+                String::from_utf8_lossy(m.str(m.container(info.container).name)).into_owned();
+            out.insert(cname, (name, c));
+        }
+    }
+    out
 }
 
 /// Per container name: its dominant state (most exclusive time) and colour.

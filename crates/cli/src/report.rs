@@ -79,6 +79,7 @@ pub fn report(args: &ReadArgs, output: &Path, level: Option<String>) -> anyhow::
         min: None,
         max: None,
         process: None,
+        at: None,
     };
     let mut opts = SpaceTimeOptions::default();
     opts.width = 1600;

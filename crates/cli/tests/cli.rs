@@ -464,6 +464,7 @@ fn render_views_and_report() {
         ("graph", &[][..]),
         ("kiviat", &["--level", "Node"][..]),
         ("mapping", &["--level", "Node"][..]),
+        ("mapping", &["--level", "Node", "--at", "0.33"][..]),
         ("process", &["--process", "rank-1"][..]),
     ] {
         let out = dir.path().join(format!("{view}.svg"));
