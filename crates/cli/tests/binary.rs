@@ -8,35 +8,14 @@
 //! - random traces (`trama-gen`): same dumps, 1 and N threads, round trip;
 //! - damaged files give an error naming a byte offset, never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use common::{cases, shared_dir, trama};
+
 use trama_gen::{generate, GenOptions};
-
-fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("TRAMA_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    if dir.join("conformance/pajeng/MANIFEST.tsv").is_file() {
-        return Some(dir);
-    }
-    if std::env::var("TRAMA_REQUIRE_SHARED").as_deref() == Ok("1") {
-        panic!("shared test material not found at {}", dir.display());
-    }
-    eprintln!(
-        "NOTE: shared test material not found at {}: binary conformance SKIPPED",
-        dir.display()
-    );
-    None
-}
-
-fn trama(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trama"))
-        .args(args)
-        .output()
-        .expect("run trama")
-}
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
@@ -83,34 +62,6 @@ fn round_trip(
         "{tag}: text → binary → text → binary changed the binary file"
     );
     Ok(bin)
-}
-
-struct Case {
-    name: String,
-    trace: String,
-    args: Vec<String>,
-    rc_head: String,
-    rc_1310: String,
-    note: String,
-}
-
-fn cases(dir: &Path) -> Vec<Case> {
-    let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("manifest");
-    text.lines()
-        .skip(1)
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            Case {
-                name: f[0].to_string(),
-                trace: f[1].to_string(),
-                args: f[2].split_whitespace().map(String::from).collect(),
-                rc_head: f[3].to_string(),
-                rc_1310: f[4].to_string(),
-                note: f.get(5).unwrap_or(&"").to_string(),
-            }
-        })
-        .collect()
 }
 
 #[test]

@@ -249,21 +249,7 @@ fn ignored_incomplete_links_can_empty_a_list() {
 /// stable (documented in trama-analysis) and agree with each other.
 #[test]
 fn stats_states_formats_agree() {
-    let run = |args: &[&str]| {
-        let out = trama()
-            .arg("stats")
-            .arg(example())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let csv = run(&["states", "--format", "csv"]);
+    let csv = stats_of(&["states", "--format", "csv"]);
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
@@ -271,7 +257,7 @@ fn stats_states_formats_agree() {
     );
     let rows: Vec<&str> = lines.collect();
     assert!(!rows.is_empty());
-    let json = run(&["--format", "json"]);
+    let json = stats_of(&["--format", "json"]);
     assert!(json.trim_start().starts_with('{') && json.trim_end().ends_with('}'));
     // As many rows in the JSON as in the CSV, each with every field.
     assert_eq!(json.matches("\"exclusive\":").count(), rows.len());
@@ -290,7 +276,7 @@ fn stats_states_formats_agree() {
             "{r}"
         );
     }
-    let table = run(&["states", "--window", "1:2"]);
+    let table = stats_of(&["states", "--window", "1:2"]);
     assert!(table.starts_with("Time per state over [1, 2]"), "{table}");
     assert!(table.contains("Load imbalance"));
     // Bad arguments are named.
@@ -317,32 +303,18 @@ fn stats_states_formats_agree() {
 /// sums agree with the number of links.
 #[test]
 fn stats_comm_and_order() {
-    let run = |args: &[&str]| {
-        let out = trama()
-            .arg("stats")
-            .arg(example())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
     let links = dump_of(&example(), &[])
         .split(|&b| b == b'\n')
         .filter(|l| l.starts_with(b"Link,"))
         .count() as u64;
-    let csv = run(&["comm", "--format", "csv"]);
+    let csv = stats_of(&["comm", "--format", "csv"]);
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some("from,to,count,bytes,rate"));
     let sum: u64 = lines
         .map(|l| l.split(',').nth(2).unwrap().parse::<u64>().unwrap())
         .sum();
     assert_eq!(sum, links);
-    let json = run(&["comm", "--format", "json"]);
+    let json = stats_of(&["comm", "--format", "json"]);
     assert!(json.contains("\"pairs\": [") && json.contains("\"containers\": ["));
     let out = trama()
         .arg("stats")
@@ -386,25 +358,11 @@ fn stats_wait_shares_add_up() {
 /// trace's links; the last instant's shares add up to 1.
 #[test]
 fn stats_slices_and_kiviat() {
-    let run = |args: &[&str]| {
-        let out = trama()
-            .arg("stats")
-            .arg(example())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
     let links = dump_of(&example(), &[])
         .split(|&b| b == b'\n')
         .filter(|l| l.starts_with(b"Link,"))
         .count() as u64;
-    let csv = run(&["slices", "--slices", "7", "--format", "csv"]);
+    let csv = stats_of(&["slices", "--slices", "7", "--format", "csv"]);
     let mut lines = csv.lines();
     let head: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(&head[..3], ["slice", "start", "container"]);
@@ -416,7 +374,7 @@ fn stats_slices_and_kiviat() {
         total += f[sent].parse::<u64>().unwrap();
     }
     assert_eq!(total, links);
-    let csv = run(&["kiviat", "--level", "Node", "--format", "csv"]);
+    let csv = stats_of(&["kiviat", "--level", "Node", "--format", "csv"]);
     let last = csv.lines().last().unwrap();
     let sum: f64 = last
         .split(',')
@@ -526,4 +484,20 @@ fn render_views_and_report() {
     }
     // Nothing to fetch: no script, no external resource.
     assert!(!text.contains("<script") && !text.contains("src=") && !text.contains("<link"));
+}
+
+/// `trama stats` on the example with `args`; its standard output.
+fn stats_of(args: &[&str]) -> String {
+    let out = trama()
+        .arg("stats")
+        .arg(example())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }

@@ -7,69 +7,15 @@
 //! `$TRAMA_SHARED`). Without it the tests print a note and pass, unless
 //! `TRAMA_REQUIRE_SHARED=1` (set by `.ci/run`), which makes absence a failure.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("TRAMA_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    if dir.join("conformance/pajeng/MANIFEST.tsv").is_file() {
-        return Some(dir);
-    }
-    if std::env::var("TRAMA_REQUIRE_SHARED").as_deref() == Ok("1") {
-        panic!(
-            "shared test material not found at {} (TRAMA_REQUIRE_SHARED=1)",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "NOTE: shared test material not found at {}: conformance cases SKIPPED",
-        dir.display()
-    );
-    None
-}
-
-fn trama(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trama"))
-        .args(args)
-        .output()
-        .expect("run trama")
-}
+use common::{cases, shared_dir, trama};
+use std::path::Path;
 
 fn sorted_lines(b: &[u8]) -> Vec<&[u8]> {
     let mut v: Vec<&[u8]> = b.split(|&c| c == b'\n').collect();
     v.sort();
     v
-}
-
-struct Case {
-    name: String,
-    trace: String,
-    args: Vec<String>,
-    rc_head: String,
-    rc_1310: String,
-    note: String,
-}
-
-fn cases(dir: &Path) -> Vec<Case> {
-    let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("manifest");
-    text.lines()
-        .skip(1)
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            Case {
-                name: f[0].to_string(),
-                trace: f[1].to_string(),
-                args: f[2].split_whitespace().map(String::from).collect(),
-                rc_head: f[3].to_string(),
-                rc_1310: f[4].to_string(),
-                note: f.get(5).unwrap_or(&"").to_string(),
-            }
-        })
-        .collect()
 }
 
 #[test]
