@@ -18,7 +18,7 @@
 //! the exclusive time of each (state type, value) across the containers
 //! that have that state type: `max / mean − 1` and the standard deviation.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use trama_sim::{ContainerId, Trace, TypeId, TypeKind, ValueId};
@@ -111,26 +111,36 @@ type Key = (ContainerId, TypeId, ValueId);
 /// Accumulates the states of every container, per (container, type, value).
 fn own_rows(trace: &Trace, w: &Window) -> BTreeMap<Key, Acc> {
     let m = &trace.model;
-    let mut acc: HashMap<Key, Acc> = HashMap::new();
+    let mut out: BTreeMap<Key, Acc> = BTreeMap::new();
     for (l, info) in m.lists.iter().enumerate() {
         if info.kind != TypeKind::State {
             continue;
         }
         let cols = &trace.lists[l];
-        // Ancestors by level: (value, in-window duration already counted
-        // in their exclusive time).
+        // The values of one list are few: a small table, searched linearly.
+        let mut acc: Vec<(ValueId, Acc)> = Vec::new();
+        let slot = |acc: &mut Vec<(ValueId, Acc)>, v: ValueId| -> usize {
+            match acc.iter().position(|(x, _)| *x == v) {
+                Some(i) => i,
+                None => {
+                    acc.push((v, Acc::default()));
+                    acc.len() - 1
+                }
+            }
+        };
+        // Ancestors by level: their values and their slots in `acc`.
         let mut anc: Vec<ValueId> = Vec::new();
-        let mut anc_keys: Vec<Key> = Vec::new();
+        let mut anc_slots: Vec<usize> = Vec::new();
         for i in 0..cols.len() {
             let (s, e) = (cols.start[i], cols.end[i]);
             let v = cols.value[i];
             let level = cols.level[i] as usize;
             anc.truncate(level);
-            anc_keys.truncate(level);
-            let key = (info.container, info.ty, v);
+            anc_slots.truncate(level);
+            let k = slot(&mut acc, v);
             if w.overlaps(s, e) {
                 let d = w.clip(s, e);
-                let a = acc.entry(key).or_default();
+                let a = &mut acc[k].1;
                 a.count += 1;
                 a.total += d;
                 a.exclusive += d;
@@ -138,22 +148,25 @@ fn own_rows(trace: &Trace, w: &Window) -> BTreeMap<Key, Acc> {
                 if !anc.contains(&v) {
                     a.inclusive += d;
                 }
-                if let Some(parent) = anc_keys.last() {
-                    acc.entry(*parent).or_default().exclusive -= d;
+                if let Some(&parent) = anc_slots.last() {
+                    acc[parent].1.exclusive -= d;
                 }
             }
             // Levels are contiguous in a valid trace; pad defensively.
             while anc.len() < level {
                 anc.push(ValueId(u32::MAX));
-                anc_keys.push((info.container, info.ty, ValueId(u32::MAX)));
+                anc_slots.push(slot(&mut acc, ValueId(u32::MAX)));
             }
             anc.push(v);
-            anc_keys.push(key);
+            anc_slots.push(k);
+        }
+        for (v, a) in acc {
+            if v != ValueId(u32::MAX) && (a.count > 0 || a.exclusive != 0.0) {
+                out.entry((info.container, info.ty, v)).or_default().add(&a);
+            }
         }
     }
-    acc.into_iter()
-        .filter(|(k, _)| k.2 != ValueId(u32::MAX))
-        .collect()
+    out
 }
 
 fn name(trace: &Trace, id: trama_sim::StrId) -> String {
