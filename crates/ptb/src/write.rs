@@ -434,20 +434,26 @@ impl<W: Write + Send + 'static> Writer<W> {
         // one weigh four times a keyframe (so keyframes stay under a fifth
         // of the file whatever the model's size).
         if self.since_keyframe >= 4 * self.keyframe_size {
-            let payload = self.tracker.keyframe(self.blocks);
-            self.keyframe_size = payload.len();
+            self.keyframe_size = self.send_keyframe()?;
             self.since_keyframe = 0;
-            self.send(Job {
-                kind: KIND_KEYFRAME,
-                payload,
-                count: 0,
-                first: self.blocks,
-                t_min: 0.0,
-                t_max: 0.0,
-                open_min: 0.0,
-            })?;
         }
         Ok(())
+    }
+
+    /// Sends the keyframe for the next events frame; returns its size.
+    fn send_keyframe(&mut self) -> io::Result<usize> {
+        let payload = self.tracker.keyframe(self.blocks);
+        let size = payload.len();
+        self.send(Job {
+            kind: KIND_KEYFRAME,
+            payload,
+            count: 0,
+            first: self.blocks,
+            t_min: 0.0,
+            t_max: 0.0,
+            open_min: 0.0,
+        })?;
+        Ok(size)
     }
 
     /// Events written so far.
@@ -461,16 +467,7 @@ impl<W: Write + Send + 'static> Writer<W> {
         self.flush()?;
         // The last keyframe holds every model record: a reader that stops
         // early replays the ones after its stop to know every container.
-        let payload = self.tracker.keyframe(self.blocks);
-        self.send(Job {
-            kind: KIND_KEYFRAME,
-            payload,
-            count: 0,
-            first: self.blocks,
-            t_min: 0.0,
-            t_max: 0.0,
-            open_min: 0.0,
-        })?;
+        self.send_keyframe()?;
         // The index is known to the writing thread only: let it end, then
         // write the footer from here.
         self.tx = None;
