@@ -1,0 +1,33 @@
+//! Readers of the sources trama integrates into one trace, one module per
+//! format, each documented with its record layout:
+//!
+//! - [`rst`]: libRastro binary traces (DECK, Akypuera), mapped to Pajé by a TOML file;
+//! - [`clog2`]: MPE CLOG-2 logs of MPI programs;
+//! - [`ganglia`]: Ganglia gmond/gmetad XML dumps and the seed's text log, and a collector;
+//! - [`pcp`]: Performance Co-Pilot `pmrep` CSV and `pmdumptext` output;
+//! - [`sched`]: Linux scheduling (`sched_switch` of ftrace, trace-cmd, perf script);
+//! - [`opents`]: OpenTS (T-system) XML traces;
+//! - [`paje`]: Pajé traces themselves (text or binary).
+//!
+//! Every reader yields [`Record`]s (see [`record`]): Pajé-level facts about
+//! containers named by their path in the source's hierarchy, timed in
+//! nanoseconds of the source's clock. [`PajeWriter`] writes such a stream as
+//! a Pajé trace.
+
+#![deny(missing_docs)]
+
+pub mod clog2;
+pub mod ganglia;
+pub mod opents;
+pub mod paje;
+pub mod pcp;
+pub mod record;
+pub mod rst;
+pub mod sched;
+mod writer;
+
+pub use record::{
+    collect, path, Decl, DisplayPath, EntityKind, ExtraField, Extras, Location, Nanos, Path,
+    Record, Source, SourceError, Step, VarOp, VecSource, What,
+};
+pub use writer::{Dialect, PajeWriter, WriterOptions};
