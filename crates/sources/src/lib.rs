@@ -30,4 +30,4 @@ pub use record::{
     collect, path, Decl, DisplayPath, EntityKind, ExtraField, Extras, Location, Nanos, Path,
     Record, Source, SourceError, Step, VarOp, VecSource, What,
 };
-pub use writer::{Dialect, PajeWriter, WriterOptions};
+pub use writer::{Dialect, DialectError, PajeWriter, TimeText, WriteError, WriterOptions};
