@@ -315,6 +315,24 @@ impl What {
     }
 }
 
+impl What {
+    /// The subject's path, to rewrite it (see [`What::subject`]).
+    pub fn subject_mut(&mut self) -> Option<&mut Path> {
+        match self {
+            What::Declare(_) => None,
+            What::Create { container }
+            | What::Destroy { container }
+            | What::SetState { container, .. }
+            | What::PushState { container, .. }
+            | What::PopState { container, .. }
+            | What::Event { container, .. }
+            | What::Variable { container, .. } => Some(container),
+            What::StartLink { from, .. } => Some(from),
+            What::EndLink { to, .. } => Some(to),
+        }
+    }
+}
+
 /// Where in its input an error was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Location {

@@ -426,6 +426,11 @@ impl<W: Write> PajeWriter<W> {
         })
     }
 
+    /// Moves the time printed as 0 (for records written from now on).
+    pub fn set_origin(&mut self, origin: Nanos) {
+        self.opts.origin = origin;
+    }
+
     /// Number of records written.
     pub fn records(&self) -> u64 {
         self.records

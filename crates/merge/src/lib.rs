@@ -1,0 +1,62 @@
+//! Integration of many sources into one Pajé trace, in the three steps of
+//! the design: **synchronization** (each host's clock corrected to the
+//! reference, [`MergeOptions::corrections`]), **unification** (each
+//! source's hierarchy and identifiers mapped into one hierarchy by a
+//! [`Plan`]), and **standardization** (every source already speaks
+//! [`Record`](trama_sources::Record)s), then a streaming k-way [`merge`] by
+//! synchronized time into a [`PajeWriter`](trama_sources::PajeWriter).
+
+#![deny(missing_docs)]
+
+mod merge;
+pub mod plan;
+mod unify;
+
+pub use merge::{merge, Correct, Input, MergeOptions, MergeStats, Origin};
+pub use plan::{parse_seconds, Plan, SourcePlan};
+pub use unify::Mapper;
+
+use trama_sources::{SourceError, WriteError};
+
+/// An error of a merge: the source (its file) and what went wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// The plan is invalid.
+    #[error("{file}: {message}")]
+    Plan {
+        /// The plan's file.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A source's container cannot be placed in the unified hierarchy.
+    #[error("{input}: {message}")]
+    Unify {
+        /// The source's file.
+        input: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A source's records are out of time order.
+    #[error("{input}: {message}")]
+    Order {
+        /// The source's file.
+        input: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A source could not be read.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// A record of a source could not be written.
+    #[error("{input}: {error}")]
+    Record {
+        /// The source's file.
+        input: String,
+        /// Why.
+        error: WriteError,
+    },
+    /// The output could not be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}

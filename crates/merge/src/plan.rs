@@ -1,0 +1,284 @@
+//! Unification plans: the unified hierarchy and how each source maps into it.
+//!
+//! A plan is a TOML file, one per combination of sources:
+//!
+//! ```toml
+//! # The unified container hierarchy, top first.
+//! hierarchy = ["cluster", "host", "process", "thread"]
+//! # The level whose names are hosts: clocks are corrected per host
+//! # (default "host").
+//! host_level = "host"
+//!
+//! # Names of upper levels no source gives.
+//! [top]
+//! cluster = "paple"
+//!
+//! # Identifier aliases for every source, per level (e.g. IP -> host name).
+//! [aliases.host]
+//! "192.168.0.3" = "paple03"
+//!
+//! [[source]]
+//! name = "mpi"              # how the command line refers to it
+//! kind = "clog2"            # its format (see `trama merge --help`)
+//! files = ["cpilog.clog2"]  # relative to the plan's folder (optional)
+//! levels = { rank = "process" }   # source container type -> level, or "drop"
+//! machinefile = "mpd.hosts" # ranks are placed on hosts in file order
+//! origin = "1094221332.9"   # seconds added to the source's (relative) times
+//!
+//! [source.map.process]      # identifiers of this source at a level
+//! "0" = "4312"              # MPI rank 0 is the OS process 4312
+//!
+//! [source.options]          # options of the source's reader
+//! mapping = "akypuera-mpi"
+//! ```
+//!
+//! A source container type that has the name of a level maps to that level
+//! unless `levels` says otherwise. A record's unified path runs from the
+//! top down to the deepest level its source path reaches; levels between
+//! take their names from the source, from the host rule (`host`, or the
+//! rank's line of `machinefile`), or from `[top]`, and a level left
+//! without a name is an error naming the source and the container.
+
+use std::collections::BTreeMap;
+use std::path::{Path as FsPath, PathBuf};
+
+use serde::Deserialize;
+
+use crate::MergeError;
+
+/// A unification plan (see the module documentation).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    /// The unified hierarchy, top first.
+    pub hierarchy: Vec<String>,
+    /// The level whose names are hosts.
+    #[serde(default = "default_host_level")]
+    pub host_level: String,
+    /// Names of upper levels when no source gives them.
+    #[serde(default)]
+    pub top: BTreeMap<String, String>,
+    /// Identifier aliases for every source, per level.
+    #[serde(default)]
+    pub aliases: BTreeMap<String, BTreeMap<String, String>>,
+    /// The sources.
+    #[serde(default, rename = "source")]
+    pub sources: Vec<SourcePlan>,
+}
+
+fn default_host_level() -> String {
+    "host".to_string()
+}
+
+/// How one source maps into the unified hierarchy.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SourcePlan {
+    /// Its name on the command line and in messages.
+    pub name: String,
+    /// Its format.
+    pub kind: String,
+    /// Its files (relative paths are taken from the plan's folder).
+    #[serde(default)]
+    pub files: Vec<PathBuf>,
+    /// Source container type → unified level, or `"drop"`.
+    #[serde(default)]
+    pub levels: BTreeMap<String, String>,
+    /// The host of every record whose path names none.
+    pub host: Option<String>,
+    /// An MPI machine file: rank `i` runs on the host of line `i`.
+    pub machinefile: Option<PathBuf>,
+    /// The source container type whose names are ranks (default `rank`).
+    #[serde(default = "default_rank_type")]
+    pub rank_type: String,
+    /// Identifier maps of this source, per level: source name → unified name.
+    #[serde(default)]
+    pub map: BTreeMap<String, BTreeMap<String, String>>,
+    /// Seconds (a decimal, read exactly) added to the source's times.
+    pub origin: Option<String>,
+    /// Options of the source's reader.
+    #[serde(default)]
+    pub options: toml::Table,
+}
+
+fn default_rank_type() -> String {
+    "rank".to_string()
+}
+
+impl Plan {
+    /// Parses a plan; `file` names it in errors, and relative paths in it
+    /// are taken from its folder.
+    pub fn parse(text: &str, file: &FsPath) -> Result<Plan, MergeError> {
+        let mut plan: Plan = toml::from_str(text).map_err(|e| MergeError::Plan {
+            file: file.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let base = file.parent().unwrap_or(FsPath::new(""));
+        for s in &mut plan.sources {
+            for f in s.files.iter_mut().chain(s.machinefile.iter_mut()) {
+                if f.is_relative() {
+                    *f = base.join(&*f);
+                }
+            }
+        }
+        plan.validate(file)?;
+        Ok(plan)
+    }
+
+    /// Reads and parses a plan file.
+    pub fn read(file: &FsPath) -> Result<Plan, MergeError> {
+        let text = std::fs::read_to_string(file).map_err(|e| MergeError::Plan {
+            file: file.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Plan::parse(&text, file)
+    }
+
+    /// A plan with one level per name of `hierarchy` and no source entry:
+    /// what a merge uses when given none (every source type must then be a
+    /// level's name).
+    pub fn flat(hierarchy: &[&str]) -> Plan {
+        Plan {
+            hierarchy: hierarchy.iter().map(|s| s.to_string()).collect(),
+            host_level: default_host_level(),
+            top: BTreeMap::new(),
+            aliases: BTreeMap::new(),
+            sources: Vec::new(),
+        }
+    }
+
+    /// The entry named `name`.
+    pub fn source(&self, name: &str) -> Option<&SourcePlan> {
+        self.sources.iter().find(|s| s.name == name)
+    }
+
+    fn validate(&self, file: &FsPath) -> Result<(), MergeError> {
+        let err = |message: String| MergeError::Plan {
+            file: file.display().to_string(),
+            message,
+        };
+        if self.hierarchy.is_empty() {
+            return Err(err("`hierarchy` is empty".into()));
+        }
+        for (i, l) in self.hierarchy.iter().enumerate() {
+            if self.hierarchy[..i].contains(l) {
+                return Err(err(format!("level '{l}' appears twice in `hierarchy`")));
+            }
+            if l == "drop" {
+                return Err(err("'drop' cannot be a level".into()));
+            }
+        }
+        let level = |l: &str, what: &str| {
+            if self.hierarchy.iter().any(|h| h == l) {
+                Ok(())
+            } else {
+                Err(err(format!(
+                    "{what} names level '{l}', which is not in `hierarchy` ({})",
+                    self.hierarchy.join(", ")
+                )))
+            }
+        };
+        level(&self.host_level, "`host_level`")?;
+        for l in self.top.keys() {
+            level(l, "`top`")?;
+        }
+        for l in self.aliases.keys() {
+            level(l, "`aliases`")?;
+        }
+        for (i, s) in self.sources.iter().enumerate() {
+            if self.sources[..i].iter().any(|o| o.name == s.name) {
+                return Err(err(format!("two sources are named '{}'", s.name)));
+            }
+            for (ty, l) in &s.levels {
+                if l != "drop" {
+                    level(l, &format!("source '{}', levels.{ty},", s.name))?;
+                }
+            }
+            for l in s.map.keys() {
+                level(l, &format!("source '{}', map,", s.name))?;
+            }
+            if let Some(o) = &s.origin {
+                parse_seconds(o).map_err(|m| err(format!("source '{}', origin: {m}", s.name)))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses a decimal number of seconds (`-12.5`, `1094221332.965040`)
+/// exactly into nanoseconds.
+pub fn parse_seconds(text: &str) -> Result<i64, String> {
+    let t = text.trim();
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let ok = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !ok(int) || !ok(frac) || frac.len() > 9 {
+        return Err(format!(
+            "'{text}' is not a number of seconds with at most 9 decimals"
+        ));
+    }
+    let mut ns: i128 = if int.is_empty() {
+        0
+    } else {
+        int.parse::<i128>().map_err(|e| e.to_string())?
+    };
+    ns *= 1_000_000_000;
+    if !frac.is_empty() {
+        let f: i128 = frac
+            .parse()
+            .map_err(|_| format!("bad decimals in '{text}'"))?;
+        ns += f * 10i128.pow(9 - frac.len() as u32);
+    }
+    if neg {
+        ns = -ns;
+    }
+    i64::try_from(ns).map_err(|_| format!("'{text}' is out of range"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_exact() {
+        assert_eq!(
+            parse_seconds("1094221332.965040"),
+            Ok(1_094_221_332_965_040_000)
+        );
+        assert_eq!(parse_seconds("-0.5"), Ok(-500_000_000));
+        assert_eq!(parse_seconds("3"), Ok(3_000_000_000));
+        assert_eq!(parse_seconds(".25"), Ok(250_000_000));
+        assert!(parse_seconds("1.0000000001").is_err());
+        assert!(parse_seconds("abc").is_err());
+        assert!(parse_seconds("").is_err());
+    }
+
+    #[test]
+    fn plan_errors_name_the_problem() {
+        let f = FsPath::new("/x/plan.toml");
+        let p = Plan::parse(
+            "hierarchy = [\"host\", \"process\"]\n[[source]]\nname = \"mpi\"\nkind = \"clog2\"\nfiles = [\"a.clog2\"]\nlevels = { rank = \"process\" }\n",
+            f,
+        )
+        .unwrap();
+        assert_eq!(p.sources[0].files[0], PathBuf::from("/x/a.clog2"));
+        let e = Plan::parse("hierarchy = [\"host\"]\n[[source]]\nname = \"a\"\nkind = \"k\"\nlevels = { rank = \"process\" }\n", f)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("plan.toml") && e.contains("'process'"), "{e}");
+        let e = Plan::parse("hierarchy = [\"host\"]\nbogus = 1\n", f)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bogus"), "{e}");
+        let e = Plan::parse(
+            "hierarchy = [\"host\", \"process\"]\nhost_level = \"node\"\n",
+            f,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("node"), "{e}");
+    }
+}

@@ -1,0 +1,282 @@
+//! Rewrites a source's container paths into the unified hierarchy.
+
+use std::collections::{BTreeMap, HashMap};
+
+use trama_sources::{DisplayPath, Path, Step};
+
+use crate::plan::{Plan, SourcePlan};
+use crate::MergeError;
+
+/// A source path once unified: the path and the host it runs on.
+#[derive(Clone, Debug)]
+pub(crate) struct Unified {
+    pub path: Path,
+    pub host: Option<String>,
+}
+
+/// The unification of one source (see [`crate::plan`]).
+pub struct Mapper {
+    source: String,
+    hierarchy: Vec<String>,
+    host_index: usize,
+    levels: BTreeMap<String, String>,
+    map: BTreeMap<String, BTreeMap<String, String>>,
+    aliases: BTreeMap<String, BTreeMap<String, String>>,
+    top: BTreeMap<String, String>,
+    host: Option<String>,
+    rank_type: String,
+    rank_hosts: Option<Vec<String>>,
+    cache: HashMap<Path, Unified>,
+}
+
+impl Mapper {
+    /// The mapper of source `source_name` (its file, for messages) under
+    /// `plan`, with the entry `entry` (none: the plan's levels only) and
+    /// the hosts of its ranks from a machine file.
+    pub fn new(
+        plan: &Plan,
+        entry: Option<&SourcePlan>,
+        source_name: &str,
+        rank_hosts: Option<Vec<String>>,
+    ) -> Mapper {
+        Mapper {
+            source: source_name.to_string(),
+            hierarchy: plan.hierarchy.clone(),
+            host_index: plan
+                .hierarchy
+                .iter()
+                .position(|h| *h == plan.host_level)
+                .unwrap_or(0),
+            levels: entry.map(|e| e.levels.clone()).unwrap_or_default(),
+            map: entry.map(|e| e.map.clone()).unwrap_or_default(),
+            aliases: plan.aliases.clone(),
+            top: plan.top.clone(),
+            host: entry.and_then(|e| e.host.clone()),
+            rank_type: entry
+                .map(|e| e.rank_type.clone())
+                .unwrap_or_else(|| "rank".into()),
+            rank_hosts,
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The unified level of a source container type (`None`: dropped).
+    pub fn level_of(&self, source_type: &str) -> Result<Option<&str>, MergeError> {
+        match self.levels.get(source_type) {
+            Some(l) if l == "drop" => Ok(None),
+            Some(l) => Ok(Some(l)),
+            None if self.hierarchy.iter().any(|h| h == source_type) => Ok(Some(
+                self.hierarchy
+                    .iter()
+                    .find(|h| *h == source_type)
+                    .expect("just found"),
+            )),
+            None => Err(MergeError::Unify {
+                input: self.source.clone(),
+                message: format!(
+                    "its container type '{source_type}' maps to no level of the plan ({}); \
+                     add `levels = {{ {source_type} = \"LEVEL\" }}` (or \"drop\") to its entry",
+                    self.hierarchy.join(", ")
+                ),
+            }),
+        }
+    }
+
+    fn rename(&self, level: &str, name: &str) -> String {
+        if let Some(n) = self.map.get(level).and_then(|m| m.get(name)) {
+            return n.clone();
+        }
+        if let Some(n) = self.aliases.get(level).and_then(|m| m.get(name)) {
+            return n.clone();
+        }
+        name.to_string()
+    }
+
+    /// The unified path of the container holding a link: `None` (the top
+    /// of the trace) when none of its steps maps to a level.
+    pub(crate) fn unify_holder(&mut self, path: &Path) -> Result<Option<Path>, MergeError> {
+        let mut any = false;
+        for s in path.iter() {
+            any |= self.level_of(&s.ty)?.is_some();
+        }
+        if !any {
+            return Ok(None);
+        }
+        Ok(Some(self.unify(path)?.path))
+    }
+
+    /// The unified path of a source path.
+    pub(crate) fn unify(&mut self, path: &Path) -> Result<Unified, MergeError> {
+        if let Some(u) = self.cache.get(path) {
+            return Ok(u.clone());
+        }
+        let err = |message: String| MergeError::Unify {
+            input: self.source.clone(),
+            message: format!("container {}: {message}", DisplayPath(path)),
+        };
+        let mut names: Vec<Option<String>> = vec![None; self.hierarchy.len()];
+        let mut deepest: Option<usize> = None;
+        let mut rank_host: Option<String> = None;
+        for step in path.iter() {
+            if step.ty == self.rank_type {
+                if let Some(hosts) = &self.rank_hosts {
+                    let rank: usize = step.name.trim().parse().map_err(|_| {
+                        err(format!(
+                            "rank '{}' is not a number, so the machine file cannot place it",
+                            step.name
+                        ))
+                    })?;
+                    let h = hosts.get(rank).ok_or_else(|| {
+                        err(format!(
+                            "rank {rank} is beyond the {} ranks the machine file places",
+                            hosts.len()
+                        ))
+                    })?;
+                    rank_host = Some(h.clone());
+                }
+            }
+            let Some(level) = self.level_of(&step.ty)? else {
+                continue;
+            };
+            let li = self
+                .hierarchy
+                .iter()
+                .position(|h| h == level)
+                .expect("levels are checked against the hierarchy");
+            if let Some(prev) = &names[li] {
+                return Err(err(format!(
+                    "two of its steps map to level '{level}' ('{prev}' and '{}')",
+                    step.name
+                )));
+            }
+            if deepest.is_some_and(|d| li < d) {
+                return Err(err(format!(
+                    "its type '{}' maps to level '{level}', above a level its parent maps to",
+                    step.ty
+                )));
+            }
+            names[li] = Some(self.rename(level, &step.name));
+            deepest = Some(li);
+        }
+        let Some(deepest) = deepest else {
+            return Err(err("none of its steps maps to a level of the plan".into()));
+        };
+        if deepest >= self.host_index && names[self.host_index].is_none() {
+            let host = rank_host.or_else(|| self.host.clone()).ok_or_else(|| {
+                err(format!(
+                    "no host: the source names none, and its plan entry gives neither `host` nor \
+                     a `machinefile` placing its '{}' containers",
+                    self.rank_type
+                ))
+            })?;
+            names[self.host_index] = Some(self.rename(&self.hierarchy[self.host_index], &host));
+        }
+        let mut steps = Vec::with_capacity(deepest + 1);
+        for (li, name) in names.iter().enumerate().take(deepest + 1) {
+            let level = &self.hierarchy[li];
+            let name = match name {
+                Some(n) => n.clone(),
+                None => self.top.get(level).cloned().ok_or_else(|| {
+                    err(format!(
+                        "level '{level}' has no name: map a source type to it or give `top.{level}` in the plan"
+                    ))
+                })?,
+            };
+            steps.push(Step {
+                ty: level.clone(),
+                name,
+            });
+        }
+        let host = (deepest >= self.host_index).then(|| steps[self.host_index].name.clone());
+        let u = Unified {
+            path: steps.into(),
+            host,
+        };
+        self.cache.insert(path.clone(), u.clone());
+        Ok(u)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use trama_sources::path;
+
+    fn plan() -> Plan {
+        Plan::parse(
+            r#"
+hierarchy = ["cluster", "host", "process", "thread"]
+[top]
+cluster = "paple"
+[aliases.host]
+"10.0.0.3" = "paple03"
+[[source]]
+name = "mpi"
+kind = "clog2"
+levels = { rank = "process" }
+[source.map.process]
+"0" = "4312"
+[[source]]
+name = "os"
+kind = "sched"
+host = "paple01"
+[[source]]
+name = "ganglia"
+kind = "ganglia"
+levels = { cluster = "drop" }
+"#,
+            std::path::Path::new("plan.toml"),
+        )
+        .unwrap()
+    }
+
+    fn names(u: &Unified) -> Vec<String> {
+        u.path
+            .iter()
+            .map(|s| format!("{}:{}", s.ty, s.name))
+            .collect()
+    }
+
+    #[test]
+    fn ranks_go_to_their_machine_and_pid() {
+        let p = plan();
+        let hosts = vec!["paple01".to_string(), "10.0.0.3".to_string()];
+        let mut m = Mapper::new(&p, p.source("mpi"), "cpi.clog2", Some(hosts));
+        let u = m.unify(&path(&[("rank", "0")])).unwrap();
+        assert_eq!(names(&u), ["cluster:paple", "host:paple01", "process:4312"]);
+        assert_eq!(u.host.as_deref(), Some("paple01"));
+        let u = m.unify(&path(&[("rank", "1")])).unwrap();
+        assert_eq!(names(&u), ["cluster:paple", "host:paple03", "process:1"]);
+        let e = m.unify(&path(&[("rank", "7")])).unwrap_err().to_string();
+        assert!(e.contains("cpi.clog2") && e.contains("rank 7"), "{e}");
+    }
+
+    #[test]
+    fn constant_host_and_dropped_levels() {
+        let p = plan();
+        let mut os = Mapper::new(&p, p.source("os"), "sched.txt", None);
+        let u = os.unify(&path(&[("host", "x")])).unwrap();
+        assert_eq!(names(&u), ["cluster:paple", "host:x"]);
+        let e = os
+            .unify(&path(&[("thread", "99")]))
+            .map(|u| names(&u))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("level 'process' has no name"), "{e}");
+        let mut g = Mapper::new(&p, p.source("ganglia"), "g.xml", None);
+        let u = g
+            .unify(&path(&[("cluster", "c"), ("host", "10.0.0.3")]))
+            .unwrap();
+        assert_eq!(names(&u), ["cluster:paple", "host:paple03"]);
+    }
+
+    #[test]
+    fn unknown_types_are_named() {
+        let p = plan();
+        let mut m = Mapper::new(&p, p.source("mpi"), "cpi.clog2", None);
+        let e = m.unify(&path(&[("node", "a")])).unwrap_err().to_string();
+        assert!(e.contains("cpi.clog2") && e.contains("'node'"), "{e}");
+        let e = m.unify(&path(&[("rank", "3")])).unwrap_err().to_string();
+        assert!(e.contains("no host"), "{e}");
+    }
+}
