@@ -234,8 +234,9 @@ impl PcpSource {
         let name = path.as_ref().display().to_string();
         let bytes = std::fs::read(path.as_ref())
             .map_err(|e| SourceError::file(&name, format!("cannot read: {e}")))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|e| SourceError::byte(&name, e.utf8_error().valid_up_to() as u64, "not UTF-8 text"))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            SourceError::byte(&name, e.utf8_error().valid_up_to() as u64, "not UTF-8 text")
+        })?;
         PcpSource::from_text(&name, &text, None, opts)
     }
 
@@ -314,7 +315,12 @@ pub fn detect_format(text: &str) -> Option<PcpFormat> {
                 (Some(_), _) => Some(PcpFormat::Pmdumptext),
             };
         }
-        if is_full_name_line(line).is_some() {
+        let word = line
+            .trim_start()
+            .split(char::is_whitespace)
+            .next()
+            .unwrap_or("");
+        if is_full_name_line(line).is_some() || word == "Metric" || word == "Source" {
             return Some(PcpFormat::Pmdumptext);
         }
         if parse_record_head(line).is_some() {
@@ -366,7 +372,12 @@ impl<'a> Converter<'a> {
         }
     }
 
-    fn container_and_type(&mut self, host: &str, metric: &str, inst: Option<&str>) -> (Path, String) {
+    fn container_and_type(
+        &mut self,
+        host: &str,
+        metric: &str,
+        inst: Option<&str>,
+    ) -> (Path, String) {
         match (inst, self.opts.instances) {
             (Some(i), InstanceMapping::Container) => {
                 let key = (host.to_string(), i.to_string());
@@ -475,7 +486,10 @@ fn split_fields(line: &str, delim: char) -> Result<Vec<Field<'_>>, String> {
     loop {
         if let Some(after) = rest.strip_prefix('"') {
             let Some(end) = after.find('"') else {
-                return Err(format!("field {} has no closing quote: `{rest}`", out.len() + 1));
+                return Err(format!(
+                    "field {} has no closing quote: `{rest}`",
+                    out.len() + 1
+                ));
             };
             out.push(Field {
                 text: &after[..end],
@@ -525,7 +539,9 @@ fn parse_pmrep_column(name: &str) -> Result<Option<PcpColumn>, String> {
     if name.starts_with('{') {
         return Ok(None);
     }
-    let split = name.find(|c: char| !is_metric_char(c)).unwrap_or(name.len());
+    let split = name
+        .find(|c: char| !is_metric_char(c))
+        .unwrap_or(name.len());
     let (metric, rest) = name.split_at(split);
     if metric.is_empty() || metric.starts_with('.') || metric.ends_with('.') {
         return Err(format!("column `{name}` does not start with a metric name"));
@@ -556,7 +572,9 @@ fn parse_pmrep_column(name: &str) -> Result<Option<PcpColumn>, String> {
     if let Some(unit) = rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
         return Ok(Some(col(None, Some(unit))));
     }
-    Err(format!("column `{name}`: unexpected `{rest}` after the metric name"))
+    Err(format!(
+        "column `{name}`: unexpected `{rest}` after the metric name"
+    ))
 }
 
 /// Names repeated bare metric columns (`--no-inst-info`) `#1`, `#2`...
@@ -649,7 +667,11 @@ fn read_pmrep(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceError> {
                 ),
             ));
         }
-        let row_host = if h.extended { Some(fields[0].text) } else { None };
+        let row_host = if h.extended {
+            Some(fields[0].text)
+        } else {
+            None
+        };
         let time = conv.time(fields[lead - 1].text, ln)?;
         let host = conv.host(row_host, ln)?;
         conv.stats.rows += 1;
@@ -744,7 +766,10 @@ fn read_pmdumptext(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceErr
             .split(|c: char| !c.is_alphanumeric())
             .next()
             .unwrap_or("");
-        if matches!(first_word, "Metric" | "Source" | "Inst" | "Normal" | "Units" | "Column") {
+        if matches!(
+            first_word,
+            "Metric" | "Source" | "Inst" | "Normal" | "Units" | "Column"
+        ) {
             // Header lines of the interactive layout: readable only when the
             // full names were listed first (-X); `Column` numbers them.
             if first_word == "Column" || !full.is_empty() {
@@ -781,7 +806,9 @@ fn read_pmdumptext(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceErr
             let shown: String = line.chars().take(60).collect();
             return Err(conv.err(
                 ln,
-                format!("data line `{shown}` before any metric names: pmdumptext needs -m, -H or -M"),
+                format!(
+                    "data line `{shown}` before any metric names: pmdumptext needs -m, -H or -M"
+                ),
             ));
         }
         let lead = match fields.len().checked_sub(cols.len()) {
@@ -818,7 +845,10 @@ fn read_pmdumptext(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceErr
         }
     }
     if cols.is_empty() {
-        return Err(SourceError::file(conv.name, "no pmdumptext metric names (-m, -H or -M)"));
+        return Err(SourceError::file(
+            conv.name,
+            "no pmdumptext metric names (-m, -H or -M)",
+        ));
     }
     Ok(())
 }
@@ -875,7 +905,10 @@ fn read_pmdumplog(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceErro
         }
         if let Some((tod, _n)) = parse_record_head(line) {
             let Some(d) = day.as_mut() else {
-                return Err(conv.err(ln, "a record before the `commencing` line: its date is unknown"));
+                return Err(conv.err(
+                    ln,
+                    "a record before the `commencing` line: its date is unknown",
+                ));
             };
             if tod < last_tod {
                 *d += 1;
@@ -904,7 +937,10 @@ fn read_pmdumplog(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceErro
         let body = line.trim_start();
         if let Some(r) = body.strip_prefix("inst [") {
             let Some(m) = metric.clone() else {
-                return Err(conv.err(ln, format!("instance line `{body}` without its metric line")));
+                return Err(conv.err(
+                    ln,
+                    format!("instance line `{body}` without its metric line"),
+                ));
             };
             let Some((inst, v)) = parse_inst_value(body) else {
                 return Err(conv.err(ln, format!("cannot read instance value `inst [{r}`")));
@@ -940,7 +976,10 @@ fn read_pmdumplog(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceErro
         }
     }
     if day.is_none() {
-        return Err(SourceError::file(conv.name, "no `commencing` line: not pmdumplog -a output with a label"));
+        return Err(SourceError::file(
+            conv.name,
+            "no `commencing` line: not pmdumplog -a output with a label",
+        ));
     }
     Ok(())
 }
@@ -1008,7 +1047,11 @@ fn parse_seconds(s: &str) -> Result<i64, String> {
         return Err(format!("`{s}`: bad fraction of a second"));
     }
     let secs: i64 = int.parse().map_err(|_| format!("`{s}` is too large"))?;
-    let mut ns: i64 = if frac.is_empty() { 0 } else { frac.parse().unwrap_or(0) };
+    let mut ns: i64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().unwrap_or(0)
+    };
     for _ in frac.len()..9 {
         ns *= 10;
     }
@@ -1050,7 +1093,8 @@ fn month_number(s: &str) -> Option<u32> {
 /// year). Without a year in the text, `year` is used.
 fn parse_ctime(s: &str, year: Option<i32>) -> Result<(i64, i64, String), String> {
     let mut it = s.split_whitespace();
-    let (Some(_wday), Some(mon), Some(day), Some(tod)) = (it.next(), it.next(), it.next(), it.next())
+    let (Some(_wday), Some(mon), Some(day), Some(tod)) =
+        (it.next(), it.next(), it.next(), it.next())
     else {
         return Err("not `Www Mmm dd HH:MM:SS`".into());
     };
@@ -1092,8 +1136,12 @@ fn parse_zone(s: &str) -> Result<i64, String> {
     } else {
         (body, "0")
     };
-    let h: i64 = h.parse().map_err(|_| format!("`{z}` is not a zone offset"))?;
-    let m: i64 = m.parse().map_err(|_| format!("`{z}` is not a zone offset"))?;
+    let h: i64 = h
+        .parse()
+        .map_err(|_| format!("`{z}` is not a zone offset"))?;
+    let m: i64 = m
+        .parse()
+        .map_err(|_| format!("`{z}` is not a zone offset"))?;
     if h > 18 || m > 59 {
         return Err(format!("`{z}` is not a zone offset"));
     }
@@ -1152,15 +1200,38 @@ mod tests {
 
     #[test]
     fn times() {
-        assert_eq!(parse_time("1970-01-01 00:00:19", None, 0), Ok(19 * NS_PER_SEC));
+        assert_eq!(
+            parse_time("1970-01-01 00:00:19", None, 0),
+            Ok(19 * NS_PER_SEC)
+        );
         assert_eq!(parse_time("1970-01-01 01:00:00", None, 3600), Ok(0));
-        assert_eq!(parse_time("1970-01-01 02:00:00.5 UTC+2", None, -7200), Ok(NS_PER_SEC / 2));
-        assert_eq!(parse_time("1970-01-01T00:00:00-0130", None, 0), Ok(5400 * NS_PER_SEC));
-        assert_eq!(parse_time("1970-01-01 00:00:00 +05:30", None, 0), Ok(-19800 * NS_PER_SEC));
-        assert_eq!(parse_time("Thu Jan  1 00:00:07", Some(1970), 0), Ok(7 * NS_PER_SEC));
-        assert_eq!(parse_time("Thu Jan  1 00:00:07 1970", None, 0), Ok(7 * NS_PER_SEC));
-        assert!(parse_time("Thu Jan  1 00:00:07", None, 0).unwrap_err().contains("year"));
-        assert_eq!(parse_time("12.000000001", None, 3600), Ok(12 * NS_PER_SEC + 1));
+        assert_eq!(
+            parse_time("1970-01-01 02:00:00.5 UTC+2", None, -7200),
+            Ok(NS_PER_SEC / 2)
+        );
+        assert_eq!(
+            parse_time("1970-01-01T00:00:00-0130", None, 0),
+            Ok(5400 * NS_PER_SEC)
+        );
+        assert_eq!(
+            parse_time("1970-01-01 00:00:00 +05:30", None, 0),
+            Ok(-19800 * NS_PER_SEC)
+        );
+        assert_eq!(
+            parse_time("Thu Jan  1 00:00:07", Some(1970), 0),
+            Ok(7 * NS_PER_SEC)
+        );
+        assert_eq!(
+            parse_time("Thu Jan  1 00:00:07 1970", None, 0),
+            Ok(7 * NS_PER_SEC)
+        );
+        assert!(parse_time("Thu Jan  1 00:00:07", None, 0)
+            .unwrap_err()
+            .contains("year"));
+        assert_eq!(
+            parse_time("12.000000001", None, 3600),
+            Ok(12 * NS_PER_SEC + 1)
+        );
         assert!(parse_time("1970-13-01 00:00:00", None, 0).is_err());
         assert!(parse_time("1970-01-01 24:00:00", None, 0).is_err());
         assert!(parse_time("1970-01-01 00:00:00 EST", None, 0).is_err());
@@ -1168,11 +1239,20 @@ mod tests {
 
     #[test]
     fn columns() {
-        let c = parse_pmrep_column("disk.dev.read[sda](count)").unwrap().unwrap();
-        assert_eq!((c.metric.as_str(), c.instance.as_deref(), c.unit.as_deref()), ("disk.dev.read", Some("sda"), Some("count")));
-        let c = parse_pmrep_column("kernel.all.load-1 minute").unwrap().unwrap();
+        let c = parse_pmrep_column("disk.dev.read[sda](count)")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (c.metric.as_str(), c.instance.as_deref(), c.unit.as_deref()),
+            ("disk.dev.read", Some("sda"), Some("count"))
+        );
+        let c = parse_pmrep_column("kernel.all.load-1 minute")
+            .unwrap()
+            .unwrap();
         assert_eq!(c.instance.as_deref(), Some("1 minute"));
-        let c = parse_pmrep_column("proc.psinfo.cmd[001 (sh) x]").unwrap().unwrap();
+        let c = parse_pmrep_column("proc.psinfo.cmd[001 (sh) x]")
+            .unwrap()
+            .unwrap();
         assert_eq!(c.instance.as_deref(), Some("001 (sh) x"));
         let c = parse_pmrep_column("mem.util.free(Kbyte)").unwrap().unwrap();
         assert_eq!((c.instance, c.unit.as_deref()), (None, Some("Kbyte")));
@@ -1184,7 +1264,10 @@ mod tests {
     #[test]
     fn specs() {
         let c = parse_spec("gonzo:disk.dev.read[\"sda\"]").unwrap();
-        assert_eq!((c.host.as_deref(), c.metric.as_str(), c.instance.as_deref()), (Some("gonzo"), "disk.dev.read", Some("sda")));
+        assert_eq!(
+            (c.host.as_deref(), c.metric.as_str(), c.instance.as_deref()),
+            (Some("gonzo"), "disk.dev.read", Some("sda"))
+        );
         let c = parse_spec("/var/log/pcp/a/20240101/kernel.all.load[\"1 minute\"]").unwrap();
         assert_eq!((c.host, c.instance.as_deref()), (None, Some("1 minute")));
         let c = parse_spec("mem.util.free").unwrap();
@@ -1196,7 +1279,10 @@ mod tests {
     fn fields() {
         let f = split_fields("a,\"b,c\",,\"\"", ',').unwrap();
         let t: Vec<(&str, bool)> = f.iter().map(|f| (f.text, f.quoted)).collect();
-        assert_eq!(t, vec![("a", false), ("b,c", true), ("", false), ("", true)]);
+        assert_eq!(
+            t,
+            vec![("a", false), ("b,c", true), ("", false), ("", true)]
+        );
         assert!(split_fields("\"ab", ',').is_err());
         assert!(split_fields("\"a\"b,c", ',').is_err());
     }
