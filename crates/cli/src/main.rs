@@ -7,11 +7,15 @@ use std::process::ExitCode;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
 
+mod collect;
 mod convert;
+mod merge;
 mod render;
 mod report;
 mod run;
+mod sources;
 mod stats;
+mod timesync;
 
 /// Post-mortem performance analysis of parallel and distributed programs.
 ///
@@ -93,6 +97,36 @@ enum Command {
     /// Write one self-contained HTML file (no network needed) with a summary
     /// of the trace, every view and the time per state.
     Report(ReportArgs),
+    /// Record a source while a program runs (a collector).
+    ///
+    /// ganglia: poll a gmond at each interval and append the samples of the
+    /// chosen hosts and metrics to a text log (`unixtime metric host value`
+    /// a line) until Ctrl-C or --count polls.
+    Collect(collect::CollectArgs),
+    /// Merge many sources into one Pajé trace, by synchronized time.
+    ///
+    /// A plan (TOML) names the unified hierarchy (e.g. cluster > host >
+    /// process > thread), each source's format and how its containers and
+    /// identifiers map into the hierarchy (MPI ranks placed on hosts by a
+    /// machine file, ranks mapped to OS pids, IP addresses to host names).
+    /// A timesync file corrects each host's clock. Sources are read as
+    /// streams and merged by corrected time, so memory stays bounded by the
+    /// number of sources. The output is plain Pajé (PajeNG's reference
+    /// header) or trama's binary format.
+    ///
+    /// Kinds of sources: paje (Pajé text). Example plans are in plans/.
+    Merge(merge::MergeArgs),
+    /// Synchronize clocks: measure clock pairs into a timesync file, serve
+    /// time requests, or correct a time with a timesync file.
+    ///
+    /// On every host to measure: `trama timesync --serve`. On the reference
+    /// host, just before the run: `trama timesync HOST... -o FILE`, and just
+    /// after it: `trama timesync --append HOST... -o FILE`. Each writes one
+    /// block of `refhost reftime host hosttime` lines in microseconds (the
+    /// libRastro timesync format), from the NTP-style exchange with the
+    /// lowest round trip. `trama timesync --correct FILE HOST TIME` prints a
+    /// time of HOST in the reference's clock (offset and linear drift).
+    Timesync(timesync::TimesyncArgs),
 }
 
 #[derive(Args, Debug)]
@@ -261,6 +295,22 @@ pub struct ReadArgs {
     pub no_progress: bool,
 }
 
+impl ReadArgs {
+    /// The default reading of one file.
+    pub fn for_file(path: &std::path::Path) -> ReadArgs {
+        ReadArgs {
+            file: Some(path.as_os_str().to_owned()),
+            no_strict: false,
+            strip_quotes: false,
+            stop_at: None,
+            ignore_incomplete_links: false,
+            no_imbrication: false,
+            threads: 0,
+            no_progress: true,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 struct DumpArgs {
     #[command(flatten)]
@@ -309,6 +359,9 @@ fn main() -> ExitCode {
         Command::Convert(a) => convert(a),
         Command::Stats(a) => stats(a),
         Command::Report(a) => report::report(&a.read, &a.output, a.level),
+        Command::Collect(a) => collect::collect(a),
+        Command::Merge(a) => merge::run(&a),
+        Command::Timesync(a) => timesync::timesync(a),
         Command::Render(a) => render::render(
             &a.read,
             &render::RenderSettings {

@@ -242,11 +242,12 @@ impl Lane {
     }
 }
 
-/// Merges `inputs` into `out` by corrected time. `progress` is called
+/// Merges `inputs` into `out` by corrected time; `levels` are the plan's
+/// levels with their parents ([`Plan::levels`](crate::Plan::levels)), declared first. `progress` is called
 /// now and then with the number of records written so far.
 pub fn merge<W: Write>(
     inputs: Vec<Input>,
-    hierarchy: &[String],
+    levels: &[(String, Option<String>)],
     opts: &MergeOptions,
     out: &mut PajeWriter<W>,
     progress: &mut dyn FnMut(u64),
@@ -255,12 +256,12 @@ pub fn merge<W: Write>(
     let separate = opts.separate_groups && groups.len() > 1;
     // The hierarchy's container types, top first, so the type tree does
     // not depend on which source speaks first.
-    for (i, level) in hierarchy.iter().enumerate() {
+    for (level, parent) in levels {
         out.write(&Record {
             time: 0,
             what: What::Declare(Decl::ContainerType {
                 name: level.clone(),
-                parent: (i > 0).then(|| hierarchy[i - 1].clone()),
+                parent: parent.clone(),
             }),
         })?;
     }

@@ -9,6 +9,10 @@
 //! # (default "host").
 //! host_level = "host"
 //!
+//! # Levels beside the main chain, with their parent (optional).
+//! [branches]
+//! cpu = "host"
+//!
 //! # Names of upper levels no source gives.
 //! [top]
 //! cluster = "paple"
@@ -55,6 +59,10 @@ pub struct Plan {
     /// The level whose names are hosts.
     #[serde(default = "default_host_level")]
     pub host_level: String,
+    /// Further levels beside the main chain, with their parent level
+    /// (e.g. `cpu = "host"`, `metric = "host"`).
+    #[serde(default)]
+    pub branches: BTreeMap<String, String>,
     /// Names of upper levels when no source gives them.
     #[serde(default)]
     pub top: BTreeMap<String, String>,
@@ -141,10 +149,38 @@ impl Plan {
         Plan {
             hierarchy: hierarchy.iter().map(|s| s.to_string()).collect(),
             host_level: default_host_level(),
+            branches: BTreeMap::new(),
             top: BTreeMap::new(),
             aliases: BTreeMap::new(),
             sources: Vec::new(),
         }
+    }
+
+    /// Every level with its parent, parents first: the main chain, then
+    /// the branches.
+    pub fn levels(&self) -> Vec<(String, Option<String>)> {
+        let mut out: Vec<(String, Option<String>)> = self
+            .hierarchy
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.clone(), (i > 0).then(|| self.hierarchy[i - 1].clone())))
+            .collect();
+        let mut left: Vec<(&String, &String)> = self.branches.iter().collect();
+        while !left.is_empty() {
+            let before = left.len();
+            left.retain(|(l, p)| {
+                if out.iter().any(|(o, _)| o == *p) {
+                    out.push(((*l).clone(), Some((*p).clone())));
+                    false
+                } else {
+                    true
+                }
+            });
+            if left.len() == before {
+                break; // cycles are rejected by `validate`
+            }
+        }
+        out
     }
 
     /// The entry named `name`.
@@ -168,13 +204,28 @@ impl Plan {
                 return Err(err("'drop' cannot be a level".into()));
             }
         }
+        for b in self.branches.keys() {
+            if self.hierarchy.contains(b) {
+                return Err(err(format!("branch level '{b}' is also in `hierarchy`")));
+            }
+            if b == "drop" {
+                return Err(err("'drop' cannot be a level".into()));
+            }
+        }
+        if self.levels().len() != self.hierarchy.len() + self.branches.len() {
+            return Err(err(
+                "`branches`: some levels hang from no level of `hierarchy` (or form a cycle)"
+                    .into(),
+            ));
+        }
+        let all: Vec<String> = self.levels().into_iter().map(|(l, _)| l).collect();
         let level = |l: &str, what: &str| {
-            if self.hierarchy.iter().any(|h| h == l) {
+            if all.iter().any(|h| h == l) {
                 Ok(())
             } else {
                 Err(err(format!(
-                    "{what} names level '{l}', which is not in `hierarchy` ({})",
-                    self.hierarchy.join(", ")
+                    "{what} names level '{l}', which is not in `hierarchy` or `branches` ({})",
+                    all.join(", ")
                 )))
             }
         };

@@ -17,8 +17,11 @@ pub(crate) struct Unified {
 /// The unification of one source (see [`crate::plan`]).
 pub struct Mapper {
     source: String,
-    hierarchy: Vec<String>,
-    host_index: usize,
+    /// Every level with its parent.
+    parents: HashMap<String, Option<String>>,
+    /// Every level's name, for messages.
+    all: Vec<String>,
+    host_level: String,
     levels: BTreeMap<String, String>,
     map: BTreeMap<String, BTreeMap<String, String>>,
     aliases: BTreeMap<String, BTreeMap<String, String>>,
@@ -41,12 +44,9 @@ impl Mapper {
     ) -> Mapper {
         Mapper {
             source: source_name.to_string(),
-            hierarchy: plan.hierarchy.clone(),
-            host_index: plan
-                .hierarchy
-                .iter()
-                .position(|h| *h == plan.host_level)
-                .unwrap_or(0),
+            parents: plan.levels().into_iter().collect(),
+            all: plan.levels().into_iter().map(|(l, _)| l).collect(),
+            host_level: plan.host_level.clone(),
             levels: entry.map(|e| e.levels.clone()).unwrap_or_default(),
             map: entry.map(|e| e.map.clone()).unwrap_or_default(),
             aliases: plan.aliases.clone(),
@@ -65,18 +65,18 @@ impl Mapper {
         match self.levels.get(source_type) {
             Some(l) if l == "drop" => Ok(None),
             Some(l) => Ok(Some(l)),
-            None if self.hierarchy.iter().any(|h| h == source_type) => Ok(Some(
-                self.hierarchy
+            None if self.parents.contains_key(source_type) => Ok(Some(
+                self.all
                     .iter()
                     .find(|h| *h == source_type)
-                    .expect("just found"),
+                    .expect("every level is listed"),
             )),
             None => Err(MergeError::Unify {
                 input: self.source.clone(),
                 message: format!(
                     "its container type '{source_type}' maps to no level of the plan ({}); \
                      add `levels = {{ {source_type} = \"LEVEL\" }}` (or \"drop\") to its entry",
-                    self.hierarchy.join(", ")
+                    self.all.join(", ")
                 ),
             }),
         }
@@ -114,8 +114,7 @@ impl Mapper {
             input: self.source.clone(),
             message: format!("container {}: {message}", DisplayPath(path)),
         };
-        let mut names: Vec<Option<String>> = vec![None; self.hierarchy.len()];
-        let mut deepest: Option<usize> = None;
+        let mut named: Vec<(String, String)> = Vec::new();
         let mut rank_host: Option<String> = None;
         for step in path.iter() {
             if step.ty == self.rank_type {
@@ -138,56 +137,71 @@ impl Mapper {
             let Some(level) = self.level_of(&step.ty)? else {
                 continue;
             };
-            let li = self
-                .hierarchy
-                .iter()
-                .position(|h| h == level)
-                .expect("levels are checked against the hierarchy");
-            if let Some(prev) = &names[li] {
+            let level = level.to_string();
+            if let Some((_, prev)) = named.iter().find(|(l, _)| *l == level) {
                 return Err(err(format!(
                     "two of its steps map to level '{level}' ('{prev}' and '{}')",
                     step.name
                 )));
             }
-            if deepest.is_some_and(|d| li < d) {
-                return Err(err(format!(
-                    "its type '{}' maps to level '{level}', above a level its parent maps to",
-                    step.ty
-                )));
-            }
-            names[li] = Some(self.rename(level, &step.name));
-            deepest = Some(li);
+            let name = self.rename(&level, &step.name);
+            named.push((level, name));
         }
-        let Some(deepest) = deepest else {
+        let Some((deepest, _)) = named.last() else {
             return Err(err("none of its steps maps to a level of the plan".into()));
         };
-        if deepest >= self.host_index && names[self.host_index].is_none() {
-            let host = rank_host.or_else(|| self.host.clone()).ok_or_else(|| {
-                err(format!(
-                    "no host: the source names none, and its plan entry gives neither `host` nor \
-                     a `machinefile` placing its '{}' containers",
-                    self.rank_type
-                ))
-            })?;
-            names[self.host_index] = Some(self.rename(&self.hierarchy[self.host_index], &host));
+        // The levels from the top down to the deepest one.
+        let mut chain = vec![deepest.clone()];
+        while let Some(Some(p)) = self.parents.get(chain.last().expect("not empty")) {
+            chain.push(p.clone());
         }
-        let mut steps = Vec::with_capacity(deepest + 1);
-        for (li, name) in names.iter().enumerate().take(deepest + 1) {
-            let level = &self.hierarchy[li];
-            let name = match name {
-                Some(n) => n.clone(),
+        chain.reverse();
+        let mut at = 0;
+        for (level, _) in &named {
+            match chain[at..].iter().position(|c| c == level) {
+                Some(i) => at += i + 1,
+                None => {
+                    return Err(err(format!(
+                    "its levels are not in the plan's order: '{level}' is not above '{deepest}' \
+                         in {}",
+                    chain.join(" > ")
+                )))
+                }
+            }
+        }
+        let mut steps = Vec::with_capacity(chain.len());
+        let mut host = None;
+        for level in &chain {
+            let given = named
+                .iter()
+                .find(|(l, _)| l == level)
+                .map(|(_, n)| n.clone());
+            let name = match given {
+                Some(n) => n,
+                None if *level == self.host_level => {
+                    let h = rank_host.clone().or_else(|| self.host.clone()).ok_or_else(|| {
+                        err(format!(
+                            "no host: the source names none, and its plan entry gives neither \
+                             `host` nor a `machinefile` placing its '{}' containers",
+                            self.rank_type
+                        ))
+                    })?;
+                    self.rename(level, &h)
+                }
                 None => self.top.get(level).cloned().ok_or_else(|| {
                     err(format!(
                         "level '{level}' has no name: map a source type to it or give `top.{level}` in the plan"
                     ))
                 })?,
             };
+            if *level == self.host_level {
+                host = Some(name.clone());
+            }
             steps.push(Step {
                 ty: level.clone(),
                 name,
             });
         }
-        let host = (deepest >= self.host_index).then(|| steps[self.host_index].name.clone());
         let u = Unified {
             path: steps.into(),
             host,
@@ -206,6 +220,8 @@ mod tests {
         Plan::parse(
             r#"
 hierarchy = ["cluster", "host", "process", "thread"]
+[branches]
+cpu = "host"
 [top]
 cluster = "paple"
 [aliases.host]
@@ -268,6 +284,23 @@ levels = { cluster = "drop" }
             .unify(&path(&[("cluster", "c"), ("host", "10.0.0.3")]))
             .unwrap();
         assert_eq!(names(&u), ["cluster:paple", "host:paple03"]);
+    }
+
+    #[test]
+    fn branches_hang_from_their_parent() {
+        let p = plan();
+        let mut os = Mapper::new(&p, p.source("os"), "sched.txt", None);
+        let u = os.unify(&path(&[("cpu", "3")])).unwrap();
+        assert_eq!(names(&u), ["cluster:paple", "host:paple01", "cpu:3"]);
+        let e = os
+            .unify(&path(&[("process", "1"), ("cpu", "3")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not in the plan's order"), "{e}");
+        assert_eq!(
+            p.levels().last().unwrap(),
+            &("cpu".to_string(), Some("host".to_string()))
+        );
     }
 
     #[test]

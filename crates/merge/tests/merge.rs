@@ -87,7 +87,7 @@ fn run(
         })
         .collect();
     let mut w = PajeWriter::new(Vec::new(), Dialect::standard(), WriterOptions::default()).unwrap();
-    merge(inputs, &plan.hierarchy, opts, &mut w, &mut |_| {}).map_err(|e| e.to_string())?;
+    merge(inputs, &plan.levels(), opts, &mut w, &mut |_| {}).map_err(|e| e.to_string())?;
     let out = String::from_utf8(w.finish().unwrap()).unwrap();
     Ok(out
         .lines()
