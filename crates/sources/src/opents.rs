@@ -1,1 +1,937 @@
-//! (in progress)
+//! OpenTS (T-system) XML traces (seed 004), read as a stream.
+//!
+//! # The format
+//!
+//! While a T-program runs, every 1/25 s the counters of every node (an MPI
+//! *rank*) are sampled and sent to rank 0, which appends a *slice* to one
+//! XML file (UTF-8):
+//!
+//! ```xml
+//! <trace ranks="4" cmd="fib 10" time="27.04.2006 15:58">
+//! <slice num="3" time="0.143853">
+//!   <rank num="0">
+//!     <resource mbytes="0" mflops="0" tasks="0.003538" idle="0.006406"
+//!       sched="0.003083" mpi="0.002429" />
+//!     <task type="prenatal" count="16" />
+//!     <task type="exported" count="2">
+//!       <detail count="1" to="1" />
+//!       <detail count="1" to="3" />
+//!     </task>
+//!     <message sbytes="2536" scount="27" rbytes="1352" rcount="21">
+//!       <extra type="ctrl" sbytes="2536" scount="27" rbytes="1352" rcount="21" />
+//!     </message>
+//!   </rank>
+//!   ...
+//! </slice>
+//! ...
+//! </trace>
+//! ```
+//!
+//! | element | attributes | content |
+//! |---------|------------|---------|
+//! | `trace` (the root) | `ranks`: the number of ranks; `cmd`: the command line; `time`: the start, `DD.MM.YYYY HH:MM` | `slice`* |
+//! | `slice` | `num`: its number from 0; `time`: seconds since the program started | `rank`* |
+//! | `rank` | `num`: the rank, from 0 | `resource`, `task`*, `message` |
+//! | `resource` | `mbytes`: free memory (MB); `mflops`: speed (Mflop/s); `tasks`, `idle`, `sched`, `mpi`: time (s) spent running tasks, idle, in the scheduler, in MPI | none |
+//! | `task` | `type`: a state of T-tasks (`started`, `prenatal`, `exported`, `imported`, `active`, `suspended`, `finished`); `count`: how many tasks | `detail`* |
+//! | `detail` | `count`: tasks that migrated; `to`: the rank they went to | none |
+//! | `message` | `sbytes`, `scount`, `rbytes`, `rcount`: bytes and messages sent and received | `extra`* |
+//! | `extra` | `type`: a kind of message (five kinds, mainly `ctrl` and `data`); the same counters for that kind | none |
+//!
+//! The seed gives no more than this (not whether counters are per slice or
+//! totals since the start): values are mapped as they are written.
+//!
+//! # Records
+//!
+//! Each rank is the container `[("rank", "<num>")]`. For a slice at time
+//! `t` (the `time` attribute, in seconds since the program's start, read
+//! exactly to the nanosecond; without it `num / 25` s), whose interval
+//! starts at `t0` (the previous slice's time; for the first slice
+//! `t - 1/25 s`, but not below 0):
+//!
+//! - at `t0` of the first slice, a [`What::Create`] of every rank
+//!   `0..ranks` (a trace without `ranks` creates each rank at `t0` of the
+//!   first slice that names it, as a `rank` or as a `to`);
+//! - at `t0`, one link of type `migration` per `detail` with a non-zero
+//!   count, from the rank to the rank `to`, valued by its task's `type`,
+//!   with the extra field `count` (an `int`) on its [`What::StartLink`];
+//!   its [`What::EndLink`] is at `t` (the migration happened during the
+//!   slice). A `to` names the destination whatever the task's type;
+//! - at `t`, [`What::Variable`]s set on the rank, in document order:
+//!   `memory` (`mbytes`), `speed` (`mflops`), `time_tasks`, `time_idle`,
+//!   `time_sched`, `time_mpi` (any other attribute `X` of `resource`:
+//!   `resource_X`); `tasks_<type>` (a task's `count`); and, as the format
+//!   gives no destination for messages, per-rank traffic: `msg_<attr>` for
+//!   each attribute of `message` (`msg_sbytes`, `msg_scount`, `msg_rbytes`,
+//!   `msg_rcount`) and `msg_<type>_<attr>` for each of an `extra`
+//!   (`msg_ctrl_sbytes`, ...);
+//! - after the last slice, a [`What::Destroy`] of every rank at the last
+//!   slice's time.
+//!
+//! The trace's `cmd` and `time` are given by [`OpentsSource::header`]
+//! (`time` also as Unix seconds, read as UTC). Elements and attributes
+//! the format does not have (and a `to` on `message` or `extra`) are
+//! skipped with their content and counted in [`OpentsSource::skipped`].
+//! Errors name the line (quick-xml's byte positions are turned into lines
+//! as the file is read) and quote the token: malformed XML, a missing or
+//! malformed `num`, `type`, `count` or `to`, a value that is not a finite
+//! number, a rank beyond `ranks` or twice in a slice, a slice earlier than
+//! the one before it, text where elements are expected, or a file that
+//! ends inside the trace.
+//!
+//! The reader holds one slice at a time: memory is bounded by the largest
+//! slice, whatever the file's size.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::fs::File;
+use std::io::{self, BufRead, Read};
+use std::path::Path as FsPath;
+use std::sync::Arc;
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+use trama_events::EventKind;
+
+use crate::record::{ExtraField, Nanos, Path, Record, Source, SourceError, Step, VarOp, What};
+
+/// One slice every 1/25 s: the time of a slice without a `time` attribute.
+pub const SLICE_PERIOD_NS: Nanos = 40_000_000;
+
+/// The most ranks a trace may declare (each is created at the first slice).
+pub const MAX_RANKS: u32 = 1 << 20;
+
+/// The link type of task migrations.
+pub const MIGRATION_LINK: &str = "migration";
+
+/// The header of a trace (the root element's attributes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceHeader {
+    /// `ranks`: the number of ranks, if given.
+    pub ranks: Option<u32>,
+    /// `cmd`: the program's command line, if given.
+    pub cmd: Option<String>,
+    /// `time`: when the program started, as written (`27.04.2006 15:58`).
+    pub time: Option<String>,
+}
+
+impl TraceHeader {
+    /// The start `time` (`DD.MM.YYYY HH:MM[:SS]`) as seconds since the Unix
+    /// epoch, reading it as UTC (the file does not say its time zone);
+    /// `None` when absent or in another form.
+    pub fn start_unix_seconds(&self) -> Option<i64> {
+        let t = self.time.as_deref()?.trim();
+        let (date, clock) = t.split_once(' ')?;
+        let d: Vec<&str> = date.split('.').collect();
+        let c: Vec<&str> = clock.trim().split(':').collect();
+        if d.len() != 3 || !(2..=3).contains(&c.len()) {
+            return None;
+        }
+        let num = |s: &str| -> Option<i64> {
+            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse().ok())
+                .flatten()
+        };
+        let (day, month, year) = (num(d[0])?, num(d[1])?, num(d[2])?);
+        let (h, m) = (num(c[0])?, num(c[1])?);
+        let s = if c.len() == 3 { num(c[2])? } else { 0 };
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
+            return None;
+        }
+        // Days from the civil date (proleptic Gregorian).
+        let y = if month <= 2 { year - 1 } else { year };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = (month + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + day - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        let days = era * 146_097 + doe - 719_468;
+        Some(days * 86_400 + h * 3_600 + m * 60 + s)
+    }
+}
+
+/// A buffered reader that counts the lines of what it hands out, keeping
+/// the positions of the newlines of the current XML event only.
+struct LineReader<R> {
+    inner: R,
+    buf: Box<[u8]>,
+    pos: usize,
+    filled: usize,
+    consumed: u64,
+    /// Newlines before `newlines`' first one.
+    lines_before: u64,
+    /// Positions of the newlines consumed since the current event's start.
+    newlines: VecDeque<u64>,
+}
+
+impl<R: Read> LineReader<R> {
+    fn new(inner: R) -> LineReader<R> {
+        LineReader {
+            inner,
+            buf: vec![0; 64 * 1024].into_boxed_slice(),
+            pos: 0,
+            filled: 0,
+            consumed: 0,
+            lines_before: 0,
+            newlines: VecDeque::new(),
+        }
+    }
+
+    /// Forgets the newlines before `pos` (the start of the next event).
+    fn mark(&mut self, pos: u64) {
+        while self.newlines.front().is_some_and(|&p| p < pos) {
+            self.newlines.pop_front();
+            self.lines_before += 1;
+        }
+    }
+
+    /// The line (1-based) of byte `pos`, at or after the last mark.
+    fn line_of(&self, pos: u64) -> u64 {
+        1 + self.lines_before + self.newlines.iter().take_while(|&&p| p < pos).count() as u64
+    }
+}
+
+impl<R: Read> Read for LineReader<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: Read> BufRead for LineReader<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos == self.filled {
+            self.pos = 0;
+            self.filled = loop {
+                match self.inner.read(&mut self.buf) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            };
+        }
+        Ok(&self.buf[self.pos..self.filled])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        let amt = amt.min(self.filled - self.pos);
+        let base = self.consumed;
+        for i in memchr::memchr_iter(b'\n', &self.buf[self.pos..self.pos + amt]) {
+            self.newlines.push_back(base + i as u64);
+        }
+        self.pos += amt;
+        self.consumed += amt as u64;
+    }
+}
+
+/// Where the reader is in the document.
+#[derive(Clone, Debug, PartialEq)]
+enum Ctx {
+    Trace,
+    Slice,
+    Rank,
+    Task(String),
+    Message,
+    /// `resource`, `detail`, `extra`: no children expected.
+    Leaf(&'static str),
+}
+
+impl Ctx {
+    fn name(&self) -> &'static str {
+        match self {
+            Ctx::Trace => "trace",
+            Ctx::Slice => "slice",
+            Ctx::Rank => "rank",
+            Ctx::Task(_) => "task",
+            Ctx::Message => "message",
+            Ctx::Leaf(n) => n,
+        }
+    }
+}
+
+/// The slice being read.
+struct SliceAcc {
+    time: Nanos,
+    /// Ranks of the slice, in document order, with their variables.
+    ranks: Vec<(u32, Vec<(String, f64)>)>,
+    seen: HashSet<u32>,
+    /// (from, to, task type, count).
+    migrations: Vec<(u32, u32, String, u64)>,
+}
+
+/// A streaming reader of an OpenTS XML trace (see the module's docs).
+pub struct OpentsSource<R: Read = File> {
+    name: String,
+    reader: Reader<LineReader<R>>,
+    buf: Vec<u8>,
+    header: TraceHeader,
+    stack: Vec<Ctx>,
+    slice: Option<SliceAcc>,
+    queue: VecDeque<Record>,
+    rank_paths: BTreeMap<u32, Path>,
+    last_time: Option<Nanos>,
+    slices: u64,
+    links: u64,
+    skipped: BTreeMap<String, u64>,
+    done: bool,
+}
+
+impl OpentsSource<File> {
+    /// Opens the trace at `path` and reads its header.
+    pub fn open(path: impl AsRef<FsPath>) -> Result<OpentsSource<File>, SourceError> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let file =
+            File::open(path).map_err(|e| SourceError::file(&name, format!("cannot open: {e}")))?;
+        OpentsSource::new(name, file)
+    }
+}
+
+/// What an attribute of an element is.
+struct Attr {
+    key: String,
+    value: String,
+    /// Its line.
+    line: u64,
+}
+
+impl<R: Read + Send> OpentsSource<R> {
+    /// Reads a trace from `input` (named `name` in errors) up to its root
+    /// element, whose attributes make the [`TraceHeader`].
+    pub fn new(name: impl Into<String>, input: R) -> Result<OpentsSource<R>, SourceError> {
+        let mut reader = Reader::from_reader(LineReader::new(input));
+        reader.config_mut().check_end_names = true;
+        let mut src = OpentsSource {
+            name: name.into(),
+            reader,
+            buf: Vec::new(),
+            header: TraceHeader::default(),
+            stack: Vec::new(),
+            slice: None,
+            queue: VecDeque::new(),
+            rank_paths: BTreeMap::new(),
+            last_time: None,
+            slices: 0,
+            links: 0,
+            skipped: BTreeMap::new(),
+            done: false,
+        };
+        src.read_header()?;
+        Ok(src)
+    }
+
+    /// The trace's header.
+    pub fn header(&self) -> &TraceHeader {
+        &self.header
+    }
+
+    /// Elements and attributes skipped so far, by a description
+    /// (`element <foo> in <rank>`, `attribute message/@to`), with their counts.
+    pub fn skipped(&self) -> &BTreeMap<String, u64> {
+        &self.skipped
+    }
+
+    /// Slices read so far.
+    pub fn slices(&self) -> u64 {
+        self.slices
+    }
+
+    /// Records read but not yet handed out (at most one slice's).
+    pub fn buffered(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn err(&self, line: u64, message: impl Into<String>) -> SourceError {
+        SourceError::line(&self.name, line, message)
+    }
+
+    fn xml_err(&self, e: quick_xml::Error) -> SourceError {
+        let pos = self.reader.error_position();
+        let line = self.reader.get_ref().line_of(pos);
+        self.err(line, format!("malformed XML: {e}"))
+    }
+
+    /// The next event; its line; `None` at the end of the input.
+    fn next_event(&mut self) -> Result<Option<(Event<'static>, u64)>, SourceError> {
+        loop {
+            let start = self.reader.buffer_position();
+            self.reader.get_mut().mark(start);
+            self.buf.clear();
+            let ev = match self.reader.read_event_into(&mut self.buf) {
+                Ok(ev) => ev.into_owned(),
+                Err(e) => return Err(self.xml_err(e)),
+            };
+            // The line of the event's first non-blank byte.
+            let lead = match &ev {
+                Event::Text(t) => t.iter().take_while(|b| b.is_ascii_whitespace()).count(),
+                _ => 0,
+            };
+            let line = self.reader.get_ref().line_of(start + lead as u64);
+            match ev {
+                Event::Eof => return Ok(None),
+                Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+                Event::Text(ref t) if t.iter().all(|b| b.is_ascii_whitespace()) => {}
+                ev => return Ok(Some((ev, line))),
+            }
+        }
+    }
+
+    /// The attributes of `e`, unescaped, each with its line.
+    fn attributes(&self, e: &BytesStart, line: u64) -> Result<Vec<Attr>, SourceError> {
+        let raw: &[u8] = e;
+        let mut out = Vec::new();
+        for a in e.attributes() {
+            let a = a.map_err(|x| self.err(line, format!("malformed attribute: {x}")))?;
+            let key = String::from_utf8_lossy(a.key.as_ref()).into_owned();
+            let value = a
+                .unescape_value()
+                .map_err(|x| self.err(line, format!("attribute `{key}`: {x}")))?
+                .into_owned();
+            // Its line: the tag's plus the newlines before the attribute in the tag.
+            let at = attr_offset(raw, key.as_bytes()).unwrap_or(0);
+            let line = line + memchr::memchr_iter(b'\n', &raw[..at]).count() as u64;
+            out.push(Attr { key, value, line });
+        }
+        Ok(out)
+    }
+
+    fn skip(&mut self, what: String) {
+        *self.skipped.entry(what).or_default() += 1;
+    }
+
+    fn element_name(e: &BytesStart) -> String {
+        String::from_utf8_lossy(e.name().as_ref()).into_owned()
+    }
+
+    fn read_header(&mut self) -> Result<(), SourceError> {
+        let Some((ev, line)) = self.next_event()? else {
+            return Err(SourceError::file(&self.name, "empty: no <trace> element"));
+        };
+        let (e, empty) = match &ev {
+            Event::Start(e) => (e, false),
+            Event::Empty(e) => (e, true),
+            other => {
+                return Err(self.err(
+                    line,
+                    format!(
+                        "not an OpenTS trace: `{}` before the <trace> element",
+                        describe(other)
+                    ),
+                ))
+            }
+        };
+        let name = Self::element_name(e);
+        if name != "trace" {
+            return Err(self.err(
+                line,
+                format!("not an OpenTS trace: the root element is <{name}>, not <trace>"),
+            ));
+        }
+        for a in self.attributes(e, line)? {
+            match a.key.as_str() {
+                "ranks" => {
+                    let n = a
+                        .value
+                        .trim()
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|n| *n <= MAX_RANKS)
+                        .ok_or_else(|| {
+                            self.err(
+                                a.line,
+                                format!(
+                                    "ranks `{}`: not a count of ranks (at most {MAX_RANKS})",
+                                    a.value
+                                ),
+                            )
+                        })?;
+                    self.header.ranks = Some(n);
+                }
+                "cmd" => self.header.cmd = Some(a.value),
+                "time" => self.header.time = Some(a.value),
+                k => self.skip(format!("attribute trace/@{k}")),
+            }
+        }
+        if empty {
+            self.done = true;
+        } else {
+            self.stack.push(Ctx::Trace);
+        }
+        Ok(())
+    }
+
+    /// Reads until a slice is complete (its records queued) or the trace ends.
+    fn fill(&mut self) -> Result<(), SourceError> {
+        while self.queue.is_empty() && !self.done {
+            let Some((ev, line)) = self.next_event()? else {
+                let open = self.stack.last().map_or("trace", Ctx::name);
+                let line = self.reader.get_ref().line_of(self.reader.buffer_position());
+                return Err(self.err(line, format!("the file ends inside <{open}>")));
+            };
+            match ev {
+                Event::Start(e) => self.open_element(&e, line, false)?,
+                Event::Empty(e) => self.open_element(&e, line, true)?,
+                Event::End(_) => self.close(line)?,
+                Event::Text(t) => {
+                    let text = String::from_utf8_lossy(&t)
+                        .trim()
+                        .chars()
+                        .take(40)
+                        .collect::<String>();
+                    let within = self.stack.last().map_or("trace", Ctx::name);
+                    return Err(self.err(line, format!("text `{text}` in <{within}>")));
+                }
+                other => {
+                    let within = self.stack.last().map_or("trace", Ctx::name);
+                    return Err(self.err(line, format!("`{}` in <{within}>", describe(&other))));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn number(&self, a: &Attr, what: &str) -> Result<f64, SourceError> {
+        match a.value.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            _ => Err(self.err(a.line, format!("{what} `{}`: not a finite number", a.value))),
+        }
+    }
+
+    fn count(&self, a: &Attr, what: &str) -> Result<u64, SourceError> {
+        a.value
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| self.err(a.line, format!("{what} `{}`: not a count", a.value)))
+    }
+
+    fn rank_num(&self, a: &Attr, what: &str) -> Result<u32, SourceError> {
+        let n = a
+            .value
+            .trim()
+            .parse::<u32>()
+            .map_err(|_| self.err(a.line, format!("{what} `{}`: not a rank", a.value)))?;
+        if let Some(r) = self.header.ranks {
+            if n >= r {
+                return Err(self.err(
+                    a.line,
+                    format!("{what} `{}`: beyond the trace's {r} ranks", a.value),
+                ));
+            }
+        }
+        Ok(n)
+    }
+
+    fn current_vars(&mut self) -> &mut Vec<(String, f64)> {
+        &mut self
+            .slice
+            .as_mut()
+            .expect("inside a slice")
+            .ranks
+            .last_mut()
+            .expect("inside a rank")
+            .1
+    }
+
+    fn current_rank(&self) -> u32 {
+        self.slice
+            .as_ref()
+            .expect("inside a slice")
+            .ranks
+            .last()
+            .expect("inside a rank")
+            .0
+    }
+
+    fn open_element(&mut self, e: &BytesStart, line: u64, empty: bool) -> Result<(), SourceError> {
+        let name = Self::element_name(e);
+        let parent = self.stack.last().cloned().unwrap_or(Ctx::Trace);
+        let ctx = match (&parent, name.as_str()) {
+            (Ctx::Trace, "slice") => {
+                self.open_slice(e, line)?;
+                Ctx::Slice
+            }
+            (Ctx::Slice, "rank") => {
+                let attrs = self.attributes(e, line)?;
+                let mut num = None;
+                for a in &attrs {
+                    match a.key.as_str() {
+                        "num" => num = Some(self.rank_num(a, "rank num")?),
+                        k => self.skip(format!("attribute rank/@{k}")),
+                    }
+                }
+                let num = num.ok_or_else(|| self.err(line, "<rank> without `num`"))?;
+                let slice = self.slice.as_mut().expect("inside a slice");
+                if !slice.seen.insert(num) {
+                    return Err(self.err(line, format!("rank `{num}` twice in one slice")));
+                }
+                slice.ranks.push((num, Vec::new()));
+                Ctx::Rank
+            }
+            (Ctx::Rank, "resource") => {
+                for a in self.attributes(e, line)? {
+                    let var = match a.key.as_str() {
+                        "mbytes" => "memory".to_string(),
+                        "mflops" => "speed".to_string(),
+                        k @ ("tasks" | "idle" | "sched" | "mpi") => format!("time_{k}"),
+                        k => format!("resource_{k}"),
+                    };
+                    let v = self.number(&a, &format!("resource {}", a.key))?;
+                    self.current_vars().push((var, v));
+                }
+                Ctx::Leaf("resource")
+            }
+            (Ctx::Rank, "task") => {
+                let mut ty = None;
+                let mut count = None;
+                for a in self.attributes(e, line)? {
+                    match a.key.as_str() {
+                        "type" => {
+                            if a.value.is_empty() || a.value.chars().any(char::is_whitespace) {
+                                return Err(self
+                                    .err(a.line, format!("task type `{}`: not a name", a.value)));
+                            }
+                            ty = Some(a.value);
+                        }
+                        "count" => count = Some(self.count(&a, "task count")?),
+                        k => self.skip(format!("attribute task/@{k}")),
+                    }
+                }
+                let ty = ty.ok_or_else(|| self.err(line, "<task> without `type`"))?;
+                if let Some(c) = count {
+                    let var = format!("tasks_{ty}");
+                    self.current_vars().push((var, c as f64));
+                }
+                Ctx::Task(ty)
+            }
+            (Ctx::Task(ty), "detail") => {
+                let ty = ty.clone();
+                let (mut count, mut to) = (None, None);
+                for a in self.attributes(e, line)? {
+                    match a.key.as_str() {
+                        "count" => count = Some(self.count(&a, "detail count")?),
+                        "to" => to = Some(self.rank_num(&a, "detail to")?),
+                        k => self.skip(format!("attribute detail/@{k}")),
+                    }
+                }
+                let count = count.ok_or_else(|| self.err(line, "<detail> without `count`"))?;
+                let to = to.ok_or_else(|| self.err(line, "<detail> without `to`"))?;
+                if count > 0 {
+                    let from = self.current_rank();
+                    self.slice
+                        .as_mut()
+                        .expect("inside a slice")
+                        .migrations
+                        .push((from, to, ty, count));
+                }
+                Ctx::Leaf("detail")
+            }
+            (Ctx::Rank, "message") => {
+                for a in self.attributes(e, line)? {
+                    if a.key == "to" {
+                        self.skip("attribute message/@to".into());
+                        continue;
+                    }
+                    let v = self.number(&a, &format!("message {}", a.key))?;
+                    let var = format!("msg_{}", a.key);
+                    self.current_vars().push((var, v));
+                }
+                Ctx::Message
+            }
+            (Ctx::Message, "extra") => {
+                let attrs = self.attributes(e, line)?;
+                let ty = attrs
+                    .iter()
+                    .find(|a| a.key == "type")
+                    .map(|a| a.value.clone())
+                    .ok_or_else(|| self.err(line, "<extra> without `type`"))?;
+                if ty.is_empty() || ty.chars().any(char::is_whitespace) {
+                    return Err(self.err(line, format!("message type `{ty}`: not a name")));
+                }
+                for a in attrs.iter().filter(|a| a.key != "type") {
+                    if a.key == "to" {
+                        self.skip("attribute extra/@to".into());
+                        continue;
+                    }
+                    let v = self.number(a, &format!("extra {}", a.key))?;
+                    let var = format!("msg_{ty}_{}", a.key);
+                    self.current_vars().push((var, v));
+                }
+                Ctx::Leaf("extra")
+            }
+            (p, _) => {
+                // Not part of the format: skipped with its content, counted.
+                let what = format!("element <{name}> in <{}>", p.name());
+                self.skip(what);
+                if !empty {
+                    let end = e.name().as_ref().to_vec();
+                    let mut junk = Vec::new();
+                    self.reader
+                        .read_to_end_into(quick_xml::name::QName(&end), &mut junk)
+                        .map_err(|x| self.xml_err(x))?;
+                }
+                return Ok(());
+            }
+        };
+        if empty {
+            self.stack.push(ctx);
+            self.close(line)
+        } else {
+            self.stack.push(ctx);
+            Ok(())
+        }
+    }
+
+    fn open_slice(&mut self, e: &BytesStart, line: u64) -> Result<(), SourceError> {
+        let (mut num, mut time) = (None, None);
+        let mut text = String::new();
+        for a in self.attributes(e, line)? {
+            match a.key.as_str() {
+                "num" => num = Some(self.count(&a, "slice num")?),
+                "time" => {
+                    let t = parse_seconds(&a.value).ok_or_else(|| {
+                        self.err(
+                            a.line,
+                            format!("slice time `{}`: not a number of seconds", a.value),
+                        )
+                    })?;
+                    time = Some(t);
+                    text = format!("`{}`", a.value);
+                }
+                k => self.skip(format!("attribute slice/@{k}")),
+            }
+        }
+        let time = match (time, num) {
+            (Some(t), _) => t,
+            (None, Some(n)) => i64::try_from(n)
+                .ok()
+                .and_then(|n| n.checked_mul(SLICE_PERIOD_NS))
+                .ok_or_else(|| self.err(line, format!("slice num `{n}`: too large")))?,
+            (None, None) => return Err(self.err(line, "<slice> without `time` or `num`")),
+        };
+        if let Some(last) = self.last_time {
+            if time < last {
+                return Err(self.err(
+                    line,
+                    format!(
+                        "slice time {} ({} s) is before the previous slice's ({} s)",
+                        if text.is_empty() {
+                            format!("num `{}`", num.unwrap_or(0))
+                        } else {
+                            text
+                        },
+                        secs(time),
+                        secs(last)
+                    ),
+                ));
+            }
+        }
+        self.slice = Some(SliceAcc {
+            time,
+            ranks: Vec::new(),
+            seen: HashSet::new(),
+            migrations: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn close(&mut self, line: u64) -> Result<(), SourceError> {
+        // quick-xml checks that the end tag matches the open element.
+        match self.stack.pop() {
+            Some(Ctx::Slice) => self.end_slice(),
+            Some(Ctx::Trace) => {
+                self.end_trace();
+                // Anything after the root but comments is an error.
+                if let Some((ev, line)) = self.next_event()? {
+                    return Err(self.err(line, format!("`{}` after </trace>", describe(&ev))));
+                }
+            }
+            Some(_) => {}
+            None => return Err(self.err(line, "an end tag outside <trace>")),
+        }
+        Ok(())
+    }
+
+    fn rank_path(&mut self, rank: u32) -> Path {
+        self.rank_paths
+            .entry(rank)
+            .or_insert_with(|| {
+                Arc::from(vec![Step {
+                    ty: "rank".to_string(),
+                    name: rank.to_string(),
+                }])
+            })
+            .clone()
+    }
+
+    fn end_slice(&mut self) {
+        let s = self.slice.take().expect("a slice was open");
+        let t = s.time;
+        let t0 = match self.last_time {
+            Some(last) => last,
+            None => (t - SLICE_PERIOD_NS).max(0).min(t),
+        };
+        // Containers: every rank of the header at the first slice, else on first sight.
+        let mut new: Vec<u32> = Vec::new();
+        if self.last_time.is_none() {
+            if let Some(r) = self.header.ranks {
+                new.extend(0..r);
+            }
+        }
+        let mut fresh: HashSet<u32> = new.iter().copied().collect();
+        for r in s
+            .ranks
+            .iter()
+            .map(|(r, _)| *r)
+            .chain(s.migrations.iter().map(|m| m.1))
+        {
+            if !self.rank_paths.contains_key(&r) && fresh.insert(r) {
+                new.push(r);
+            }
+        }
+        for r in new {
+            let container = self.rank_path(r);
+            self.queue.push_back(Record {
+                time: t0,
+                what: What::Create { container },
+            });
+        }
+        let mut ends = Vec::with_capacity(s.migrations.len());
+        for (from, to, ty, count) in s.migrations {
+            self.links += 1;
+            let key = format!("m{}", self.links);
+            let from = self.rank_path(from);
+            let to = self.rank_path(to);
+            self.queue.push_back(Record {
+                time: t0,
+                what: What::StartLink {
+                    container: None,
+                    ty: MIGRATION_LINK.to_string(),
+                    from,
+                    value: ty.clone(),
+                    key: key.clone(),
+                    extra: vec![("count".to_string(), count.to_string())],
+                },
+            });
+            ends.push(Record {
+                time: t,
+                what: What::EndLink {
+                    container: None,
+                    ty: MIGRATION_LINK.to_string(),
+                    to,
+                    value: ty,
+                    key,
+                    extra: Vec::new(),
+                },
+            });
+        }
+        for (rank, vars) in s.ranks {
+            let container = self.rank_path(rank);
+            for (ty, value) in vars {
+                self.queue.push_back(Record {
+                    time: t,
+                    what: What::Variable {
+                        container: container.clone(),
+                        ty,
+                        op: VarOp::Set,
+                        value,
+                    },
+                });
+            }
+        }
+        self.queue.extend(ends);
+        self.last_time = Some(t);
+        self.slices += 1;
+    }
+
+    fn end_trace(&mut self) {
+        self.done = true;
+        if let Some(t) = self.last_time {
+            for container in self.rank_paths.values() {
+                self.queue.push_back(Record {
+                    time: t,
+                    what: What::Destroy {
+                        container: container.clone(),
+                    },
+                });
+            }
+        }
+    }
+}
+
+impl<R: Read + Send> Source for OpentsSource<R> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
+        if self.queue.is_empty() {
+            self.fill()?;
+        }
+        Ok(self.queue.pop_front())
+    }
+
+    fn extra_fields(&self) -> Vec<ExtraField> {
+        vec![ExtraField {
+            kind: EventKind::StartLink,
+            name: "count".to_string(),
+            field_type: "int".to_string(),
+        }]
+    }
+}
+
+/// Seconds (`0.143853`, `12`, `1e-3`) as nanoseconds: plain decimals
+/// exactly (digits past the nanosecond cut), other forms through `f64`;
+/// `None` for anything negative, non-finite or not a number.
+fn parse_seconds(s: &str) -> Option<Nanos> {
+    let s = s.trim();
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    let digits = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
+    if !(int.is_empty() && frac.is_empty()) && digits(int) && digits(frac) {
+        let whole: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
+        let mut ns: i64 = 0;
+        for (i, b) in frac.bytes().take(9).enumerate() {
+            ns += i64::from(b - b'0') * 10i64.pow(8 - i as u32);
+        }
+        return whole.checked_mul(1_000_000_000)?.checked_add(ns);
+    }
+    let v: f64 = s.parse().ok()?;
+    (0.0..9.2e9)
+        .contains(&v)
+        .then(|| (v * 1e9).round() as Nanos)
+}
+
+fn secs(t: Nanos) -> String {
+    format!("{}.{:09}", t / 1_000_000_000, t % 1_000_000_000)
+}
+
+/// Where the attribute `key` starts in a tag's bytes: after white space,
+/// before white space or `=`.
+fn attr_offset(tag: &[u8], key: &[u8]) -> Option<usize> {
+    memchr::memmem::find_iter(tag, key).find(|&i| {
+        i > 0
+            && tag[i - 1].is_ascii_whitespace()
+            && tag
+                .get(i + key.len())
+                .is_some_and(|&b| b == b'=' || b.is_ascii_whitespace())
+    })
+}
+
+fn describe(ev: &Event) -> String {
+    match ev {
+        Event::Start(e) | Event::Empty(e) => {
+            format!("<{}>", String::from_utf8_lossy(e.name().as_ref()))
+        }
+        Event::End(e) => format!("</{}>", String::from_utf8_lossy(e.name().as_ref())),
+        Event::Text(t) => String::from_utf8_lossy(t).trim().chars().take(40).collect(),
+        Event::CData(_) => "CDATA".into(),
+        Event::GeneralRef(r) => format!("&{};", String::from_utf8_lossy(r)),
+        _ => "markup".into(),
+    }
+}
+
+/// Opens an OpenTS XML trace as a [`Source`] (see [`OpentsSource::open`]).
+pub fn open(path: impl AsRef<FsPath>) -> Result<OpentsSource<File>, SourceError> {
+    OpentsSource::open(path)
+}
