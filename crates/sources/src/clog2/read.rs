@@ -675,7 +675,7 @@ impl Preamble {
             commtable_fptr,
         };
         let bs = p.block_size;
-        if bs < HEADER_SIZE as u32 || bs > MAX_BLOCK_SIZE || bs % 8 != 0 {
+        if bs < HEADER_SIZE as u32 || bs > MAX_BLOCK_SIZE || !bs.is_multiple_of(8) {
             let (off, _) = find("block_size", "block_size")?;
             return Err(SourceError::byte(
                 name,
