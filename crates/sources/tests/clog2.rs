@@ -840,3 +840,57 @@ fn machine_file_places_ranks() {
     let e = read_machine_file(common::data("clog2/no-such-file")).unwrap_err();
     assert!(e.to_string().contains("cannot read"), "{e}");
 }
+
+#[test]
+fn crafted_messages_as_paje() {
+    use trama_events::FieldType;
+    use trama_sources::{Dialect, PajeWriter, WriterOptions};
+    let mut src = Clog2Source::open(common::data("clog2/messages-be.clog2")).unwrap();
+    let mut dialect = Dialect::standard();
+    for f in src.extra_fields() {
+        assert_eq!(f.field_type, "int");
+        dialect = dialect.with_extras(f.kind, &[(f.name.as_str(), FieldType::Int)]);
+    }
+    let mut w = PajeWriter::new(Vec::new(), dialect, WriterOptions::default()).unwrap();
+    for r in collect(&mut src).unwrap() {
+        w.write(&r).unwrap();
+    }
+    let text = String::from_utf8(w.finish().unwrap()).unwrap();
+    // Each key is written on two event lines (start and end); the start
+    // line carries the size last.
+    let lines_with = |key: &str| -> Vec<&str> {
+        text.lines()
+            .filter(|l| !l.starts_with('%') && l.split_whitespace().any(|t| t == key))
+            .collect()
+    };
+    for (key, size) in [("0-1-7-0", "16"), ("0-1-7-1", "32"), ("1-2-9-0", "8")] {
+        let lines = lines_with(key);
+        assert_eq!(lines.len(), 2, "{key}: {lines:?}\n{text}");
+        let sized: Vec<&&str> = lines
+            .iter()
+            .filter(|l| l.split_whitespace().last() == Some(size))
+            .collect();
+        assert_eq!(sized.len(), 1, "{key}: {lines:?}");
+    }
+}
+
+#[test]
+fn real_log_writes_as_paje() {
+    use trama_sources::{Dialect, PajeWriter, WriterOptions};
+    let Some(p) = cpilog() else { return };
+    let mut src = Clog2Source::open(&p).unwrap();
+    let mut w = PajeWriter::new(Vec::new(), Dialect::standard(), WriterOptions::default()).unwrap();
+    let mut n = 0;
+    for r in collect(&mut src).unwrap() {
+        w.write(&r).unwrap();
+        n += 1;
+    }
+    assert_eq!(w.records(), n);
+    let text = String::from_utf8(w.finish().unwrap()).unwrap();
+    // The colour of `reading inputs` is MPE's `red`.
+    assert!(
+        text.lines()
+            .any(|l| l.contains("\"reading inputs\"") && l.contains("\"1.000 0.000 0.000\"")),
+        "{text}"
+    );
+}
