@@ -340,7 +340,7 @@ struct Converter<'a> {
     records: Vec<Record>,
     stats: PcpStats,
     hosts: HashMap<String, Path>,
-    instances: HashMap<(String, String), Path>,
+    instances: HashMap<String, HashMap<String, Path>>,
     last_string: HashMap<(Path, String), String>,
 }
 
@@ -372,32 +372,33 @@ impl<'a> Converter<'a> {
         }
     }
 
-    fn container_and_type(
-        &mut self,
-        host: &str,
-        metric: &str,
-        inst: Option<&str>,
-    ) -> (Path, String) {
+    /// The entity type name of `metric` with instance `inst`.
+    fn type_name(&self, metric: &str, inst: Option<&str>) -> String {
         match (inst, self.opts.instances) {
-            (Some(i), InstanceMapping::Container) => {
-                let key = (host.to_string(), i.to_string());
-                let p = self
-                    .instances
-                    .entry(key)
-                    .or_insert_with(|| path(&[("host", host), ("instance", i)]))
-                    .clone();
-                (p, metric.to_string())
-            }
-            (Some(i), InstanceMapping::InName) => (self.host_path(host), format!("{metric}[{i}]")),
-            (None, _) => (self.host_path(host), metric.to_string()),
+            (Some(i), InstanceMapping::InName) => format!("{metric}[{i}]"),
+            _ => metric.to_string(),
         }
     }
 
-    fn host_path(&mut self, host: &str) -> Path {
-        self.hosts
-            .entry(host.to_string())
-            .or_insert_with(|| path(&[("host", host)]))
-            .clone()
+    /// The container of values of `host` with instance `inst`.
+    fn container(&mut self, host: &str, inst: Option<&str>) -> Path {
+        if let (Some(i), InstanceMapping::Container) = (inst, self.opts.instances) {
+            if let Some(p) = self.instances.get(host).and_then(|m| m.get(i)) {
+                return p.clone();
+            }
+            let p = path(&[("host", host), ("instance", i)]);
+            self.instances
+                .entry(host.to_string())
+                .or_default()
+                .insert(i.to_string(), p.clone());
+            return p;
+        }
+        if let Some(p) = self.hosts.get(host) {
+            return p.clone();
+        }
+        let p = path(&[("host", host)]);
+        self.hosts.insert(host.to_string(), p.clone());
+        p
     }
 
     /// One value of `metric[inst]` on `host` at `time`.
@@ -407,6 +408,7 @@ impl<'a> Converter<'a> {
         host: &str,
         metric: &str,
         inst: Option<&str>,
+        ty: &str,
         value: Value<'_>,
         line: u64,
     ) -> Result<(), SourceError> {
@@ -414,7 +416,8 @@ impl<'a> Converter<'a> {
             Value::Missing => self.stats.missing += 1,
             Value::Text(s) => {
                 self.stats.strings += 1;
-                let (container, ty) = self.container_and_type(host, metric, inst);
+                let container = self.container(host, inst);
+                let ty = ty.to_string();
                 let key = (container.clone(), ty.clone());
                 if self.last_string.get(&key).map(String::as_str) != Some(s) {
                     self.last_string.insert(key, s.to_string());
@@ -439,7 +442,8 @@ impl<'a> Converter<'a> {
                     return Ok(());
                 }
                 self.stats.values += 1;
-                let (container, ty) = self.container_and_type(host, metric, inst);
+                let container = self.container(host, inst);
+                let ty = ty.to_string();
                 self.records.push(Record {
                     time,
                     what: What::Variable {
@@ -602,6 +606,8 @@ struct CsvHeader {
     delim: char,
     extended: bool,
     cols: Vec<Option<PcpColumn>>,
+    /// The entity type name of each column.
+    tys: Vec<String>,
 }
 
 fn pmrep_header(line: &str) -> Option<(char, bool)> {
@@ -641,10 +647,19 @@ fn read_pmrep(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceError> {
             number_unnamed(&mut cols);
             conv.stats.columns = cols.iter().flatten().cloned().collect();
             conv.stats.skipped_lines += 1;
+            let tys = cols
+                .iter()
+                .map(|c| {
+                    c.as_ref().map_or(String::new(), |c| {
+                        conv.type_name(&c.metric, c.instance.as_deref())
+                    })
+                })
+                .collect();
             header = Some(CsvHeader {
                 delim,
                 extended,
                 cols,
+                tys,
             });
             continue;
         }
@@ -675,8 +690,7 @@ fn read_pmrep(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceError> {
         let time = conv.time(fields[lead - 1].text, ln)?;
         let host = conv.host(row_host, ln)?;
         conv.stats.rows += 1;
-        let cols = h.cols.clone();
-        for (col, f) in cols.iter().zip(&fields[lead..]) {
+        for ((col, ty), f) in h.cols.iter().zip(&h.tys).zip(&fields[lead..]) {
             let Some(col) = col else {
                 conv.stats.label_cells += 1;
                 continue;
@@ -688,7 +702,7 @@ fn read_pmrep(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceError> {
             } else {
                 Value::Number(f.text)
             };
-            conv.value(time, &host, &col.metric, col.instance.as_deref(), v, ln)?;
+            conv.value(time, &host, &col.metric, col.instance.as_deref(), ty, v, ln)?;
         }
     }
     if header.is_none() {
@@ -830,8 +844,7 @@ fn read_pmdumptext(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceErr
         }
         let time = conv.time(fields[lead - 1].text.trim(), ln)?;
         conv.stats.rows += 1;
-        let cols_now = cols.clone();
-        for (col, f) in cols_now.iter().zip(&fields[lead..]) {
+        for (col, f) in cols.iter().zip(&fields[lead..]) {
             let host = conv.host(col.host.as_deref(), ln)?;
             let t = f.text.trim();
             let v = if f.quoted {
@@ -841,7 +854,16 @@ fn read_pmdumptext(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceErr
             } else {
                 Value::Number(t)
             };
-            conv.value(time, &host, &col.metric, col.instance.as_deref(), v, ln)?;
+            let ty = conv.type_name(&col.metric, col.instance.as_deref());
+            conv.value(
+                time,
+                &host,
+                &col.metric,
+                col.instance.as_deref(),
+                &ty,
+                v,
+                ln,
+            )?;
         }
     }
     if cols.is_empty() {
@@ -995,10 +1017,12 @@ fn dumplog_value(
 ) -> Result<(), SourceError> {
     let v = v.trim();
     if let Some(s) = v.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        return conv.value(t, host, metric, inst, Value::Text(s), ln);
+        let ty = conv.type_name(metric, inst);
+        return conv.value(t, host, metric, inst, &ty, Value::Text(s), ln);
     }
     if v.parse::<f64>().is_ok() {
-        return conv.value(t, host, metric, inst, Value::Number(v), ln);
+        let ty = conv.type_name(metric, inst);
+        return conv.value(t, host, metric, inst, &ty, Value::Number(v), ln);
     }
     conv.stats.unsupported += 1;
     Ok(())
