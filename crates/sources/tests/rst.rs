@@ -72,3 +72,732 @@ fn akypuera_examples_match_aky_converter() {
         assert_eq!(got.len(), expected.len(), "{ex}: number of lines");
     }
 }
+
+/// The rank files of the small example, read with the Akypuera mapping:
+/// exact times of the rank's clock, keys pairing across the files.
+#[test]
+fn akypuera_rank_sources_small_example() {
+    let Some(dir) = common::samples("librastro-rst/akypuera") else {
+        return;
+    };
+    let mut sources = akypuera_sources(&rank_files(&dir.join("small"))).expect("opens");
+    assert_eq!(sources.len(), 2);
+    assert_eq!(sources[0].header(), (0, 0, "caligula"));
+    let rank0 = path(&[("ROOT", "root"), ("PROCESS", "rank0")]);
+    let rank1 = path(&[("ROOT", "root"), ("PROCESS", "rank1")]);
+    let root = Some(path(&[("ROOT", "root")]));
+    assert_eq!(sources[0].container(), &rank0);
+    // Clock of both files: second 1483709721 at 1 ns resolution.
+    let t = |ticks: i64| 1_483_709_721_000_000_000 + ticks;
+    let r0 = collect(&mut sources[0]).expect("rank 0");
+    let decl = |d: Decl| Record {
+        time: t(137_810_294),
+        what: What::Declare(d),
+    };
+    let rec = |ticks: i64, what: What| Record {
+        time: t(ticks),
+        what,
+    };
+    let push = |value: &str, extra: Vec<(String, String)>| What::PushState {
+        container: rank0.clone(),
+        ty: "STATE".into(),
+        value: value.into(),
+        extra,
+    };
+    let pop = || What::PopState {
+        container: rank0.clone(),
+        ty: "STATE".into(),
+        extra: vec![],
+    };
+    let ex = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    let expected = vec![
+        decl(Decl::ContainerType {
+            name: "ROOT".into(),
+            parent: None,
+        }),
+        decl(Decl::ContainerType {
+            name: "PROCESS".into(),
+            parent: Some("ROOT".into()),
+        }),
+        decl(Decl::EntityType {
+            kind: EntityKind::State,
+            name: "STATE".into(),
+            container: "PROCESS".into(),
+            color: None,
+        }),
+        decl(Decl::LinkType {
+            name: "LINK".into(),
+            container: Some("ROOT".into()),
+            start: "PROCESS".into(),
+            end: "PROCESS".into(),
+        }),
+        rec(
+            137_810_294,
+            What::Create {
+                container: rank0.clone(),
+            },
+        ),
+        rec(137_812_247, push("MPI_Comm_rank", vec![])),
+        rec(137_812_388, pop()),
+        rec(137_823_572, push("MPI_Send", ex(&[("Mark", "0")]))),
+        rec(
+            137_832_521,
+            What::StartLink {
+                container: root.clone(),
+                ty: "LINK".into(),
+                from: rank0.clone(),
+                value: "PTP".into(),
+                key: "0_1:PTP:0".into(),
+                extra: ex(&[("Mark", "0"), ("Size", "4")]),
+            },
+        ),
+        rec(137_881_248, pop()),
+        rec(137_881_962, push("MPI_Finalize", vec![])),
+        rec(140_533_004, pop()),
+        rec(
+            140_533_004,
+            What::Destroy {
+                container: rank0.clone(),
+            },
+        ),
+    ];
+    assert_eq!(r0, expected);
+    let r1 = collect(&mut sources[1]).expect("rank 1");
+    let ends: Vec<&Record> = r1
+        .iter()
+        .filter(|r| matches!(r.what, What::EndLink { .. }))
+        .collect();
+    assert_eq!(
+        ends,
+        vec![&Record {
+            time: t(137_909_304),
+            what: What::EndLink {
+                container: root,
+                ty: "LINK".into(),
+                to: rank1,
+                value: "PTP".into(),
+                key: "0_1:PTP:0".into(),
+                extra: vec![],
+            },
+        }]
+    );
+    assert_eq!(sources[1].skipped(), Skipped::default());
+}
+
+/// Messages as `(sender, receiver, value)`, sorted: from the rank sources
+/// (keys paired) and from aky_converter's expected output (a key's first
+/// line is its start).
+fn messages_of_records(records: &[Record]) -> Vec<(String, String, String)> {
+    let mut starts: HashMap<String, (String, String)> = HashMap::new();
+    let mut out = Vec::new();
+    for r in records {
+        match &r.what {
+            What::StartLink {
+                from, value, key, ..
+            } => {
+                let prev = starts.insert(key.clone(), (from[1].name.clone(), value.clone()));
+                assert!(prev.is_none(), "key {key} starts twice");
+            }
+            What::EndLink { to, value, key, .. } => {
+                let (from, v) = starts
+                    .remove(key)
+                    .unwrap_or_else(|| panic!("{key} ends unstarted"));
+                assert_eq!(&v, value, "{key}");
+                out.push((from, to[1].name.clone(), v));
+            }
+            _ => {}
+        }
+    }
+    assert!(starts.is_empty(), "links without an end: {starts:?}");
+    out.sort();
+    out
+}
+
+fn messages_of_expected(text: &str) -> Vec<(String, String, String)> {
+    let mut starts: HashMap<String, (String, String)> = HashMap::new();
+    let mut out = Vec::new();
+    for l in text.lines() {
+        let w: Vec<&str> = l.split(' ').collect();
+        if w.len() >= 6 && w[2] == "LINK" && w[1] == "root" {
+            let (rank, value, key) = (w[3].to_string(), w[4].to_string(), w[5].to_string());
+            match starts.remove(&key) {
+                None => {
+                    starts.insert(key, (rank, value));
+                }
+                Some((from, v)) => out.push((from, rank, v)),
+            }
+        }
+    }
+    assert!(starts.is_empty());
+    out.sort();
+    out
+}
+
+#[test]
+fn akypuera_rank_sources_pair_the_same_messages_as_aky_converter() {
+    let Some(dir) = common::samples("librastro-rst/akypuera") else {
+        return;
+    };
+    let mut total = 0;
+    for ex in EXAMPLES {
+        let files = rank_files(&dir.join(ex));
+        let mut all = Vec::new();
+        for (i, mut s) in akypuera_sources(&files)
+            .expect("opens")
+            .into_iter()
+            .enumerate()
+        {
+            let recs = collect(&mut s).expect("reads");
+            assert!(
+                recs.windows(2).all(|w| w[0].time <= w[1].time),
+                "{ex}: order"
+            );
+            assert_eq!(s.skipped(), Skipped::default(), "{ex}");
+            all.extend(recs.into_iter().map(|r| (r.time, i, r)));
+        }
+        // Until the merge: a stable sort by (time, file).
+        all.sort_by_key(|(t, i, _)| (*t, *i));
+        let records: Vec<Record> = all.into_iter().map(|(_, _, r)| r).collect();
+        let ours = messages_of_records(&records);
+        let expected = std::fs::read_to_string(dir.join(ex).join(format!("{ex}.expected.paje")))
+            .expect("expected output");
+        assert_eq!(ours, messages_of_expected(&expected), "{ex}");
+        total += ours.len();
+    }
+    // collective 12, prog 0, ring 11, small 1, smpi_bug 6 messages.
+    assert_eq!(total, 30);
+}
+
+#[test]
+fn akypuera_header_and_dialect() {
+    let full = Dialect::from_header(AKY_HEADER).expect("valid header");
+    assert_eq!(full.defs().len(), 20);
+    let d = akypuera_dialect();
+    assert_eq!(d.defs().len(), 19);
+    assert!(!d.header().contains("PajeDefineEntityValue"));
+    assert!(d.header().contains("%       Mark string"));
+    let m = Mapping::akypuera();
+    let names: Vec<(String, String)> = m
+        .extra_fields()
+        .iter()
+        .map(|f| (f.kind.name().to_string(), f.name.clone()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("PajePushState", "Mark"),
+            ("PajeStartLink", "Mark"),
+            ("PajeStartLink", "Size")
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    assert_eq!(m.path_types().collect::<Vec<_>>(), ["ROOT", "PROCESS"]);
+    let deck = Mapping::deck();
+    assert_eq!(
+        deck.path_types().collect::<Vec<_>>(),
+        ["host", "node", "thread"]
+    );
+}
+
+// ---------------------------------------------------------------------
+// Crafted files, written with libRastro's encoder (timed layout, clock at
+// second T0, 1 ns ticks). Header event of host "h0": 4 (word) + 16
+// (clock) + 8 (ticks) + 16 (ids) + 4 ("h0\0" padded) = 48 bytes; an event
+// without values takes 12 bytes, one with a u32 16.
+
+const T0: u64 = 1_700_000_000;
+
+fn at(ticks: u64) -> i64 {
+    T0 as i64 * 1_000_000_000 + ticks as i64
+}
+
+fn rst_file(id1: u64, id2: u64, host: &str, events: &[(u16, u64, Vec<Value<'static>>)]) -> Vec<u8> {
+    use trama_rastro::rst::Clock;
+    let mut enc = Encoder::new(Vec::new(), Layout::Timed);
+    let clock = Clock {
+        seconds: T0,
+        resolution: 1_000_000_000,
+    };
+    enc.event(
+        16383,
+        Stamp::Timed {
+            time_set: Some(clock),
+            ticks: 0,
+        },
+        &[
+            Value::U64(id1),
+            Value::U64(id2),
+            Value::Str(host.as_bytes()),
+        ],
+    )
+    .expect("header");
+    let mut last = 0;
+    for (ty, ticks, values) in events {
+        enc.event(
+            *ty,
+            Stamp::Timed {
+                time_set: None,
+                ticks: *ticks,
+            },
+            values,
+        )
+        .expect("event");
+        last = *ticks;
+    }
+    enc.event(
+        16382,
+        Stamp::Timed {
+            time_set: None,
+            ticks: last,
+        },
+        &[],
+    )
+    .expect("stop");
+    enc.finish().expect("bytes")
+}
+
+fn strict() -> Arc<Mapping> {
+    Arc::new(Mapping::load(&common::data("rst/strict-mpi.toml")).expect("test mapping"))
+}
+
+fn with_policy(unknown: &str, out: &str) -> Arc<Mapping> {
+    let text = std::fs::read_to_string(common::data("rst/strict-mpi.toml")).expect("mapping");
+    let text = text.replacen(
+        "name = \"strict MPI\"",
+        &format!("name = \"strict MPI\"\nunknown = \"{unknown}\"\nunmatched_out = \"{out}\""),
+        1,
+    );
+    Arc::new(Mapping::from_toml("policy.toml", &text).expect("mapping"))
+}
+
+/// Reads a source to its end: the records before the first error, and it.
+fn read_all(s: &mut dyn Source) -> (Vec<Record>, Option<SourceError>) {
+    let mut v = Vec::new();
+    loop {
+        match s.next_record() {
+            Ok(Some(r)) => v.push(r),
+            Ok(None) => return (v, None),
+            Err(e) => return (v, Some(e)),
+        }
+    }
+}
+
+fn not_declarations(records: Vec<Record>) -> Vec<Record> {
+    records
+        .into_iter()
+        .filter(|r| !matches!(r.what, What::Declare(_)))
+        .collect()
+}
+
+#[test]
+fn unknown_id_is_an_error_naming_file_offset_and_id_unless_the_mapping_says() {
+    let bytes = rst_file(
+        2,
+        0,
+        "h0",
+        &[(1000, 10, vec![]), (777, 20, vec![Value::U32(5)])],
+    );
+    let mut s = RstSource::from_bytes("crafted-unknown.rst", bytes.clone(), strict()).unwrap();
+    let (recs, err) = read_all(&mut s);
+    let err = err.expect("an error");
+    assert_eq!(err.file, "crafted-unknown.rst");
+    assert_eq!(err.location, Location::Byte(60));
+    assert!(err.message.contains("777"), "{}", err.message);
+    assert!(err.message.contains("'i'"), "{}", err.message);
+    assert!(err
+        .to_string()
+        .starts_with("crafted-unknown.rst: at byte 60: "));
+    // The create of event 1000 came first.
+    let rank = path(&[("host", "h0"), ("rank", "2")]);
+    assert_eq!(
+        not_declarations(recs),
+        vec![Record {
+            time: at(10),
+            what: What::Create {
+                container: rank.clone()
+            }
+        }]
+    );
+
+    let mut s =
+        RstSource::from_bytes("u.rst", bytes.clone(), with_policy("skip", "error")).unwrap();
+    let (recs, err) = read_all(&mut s);
+    assert!(err.is_none());
+    assert_eq!(not_declarations(recs).len(), 1);
+    assert_eq!(s.skipped().unknown, 1);
+
+    let mut s = RstSource::from_bytes("u.rst", bytes, with_policy("event", "error")).unwrap();
+    let recs = not_declarations(collect(&mut s).unwrap());
+    assert_eq!(
+        recs[1],
+        Record {
+            time: at(20),
+            what: What::Event {
+                container: rank,
+                ty: "event".into(),
+                value: "777".into(),
+                extra: vec![]
+            }
+        }
+    );
+}
+
+#[test]
+fn truncated_file_gives_its_records_then_an_error_at_the_cut() {
+    // 1000 at 48, 49 at 60, 50 at 72 (its ticks at 76..84), stop at 84.
+    let bytes = rst_file(
+        0,
+        0,
+        "h0",
+        &[(1000, 1, vec![]), (49, 2, vec![]), (50, 3, vec![])],
+    );
+    assert_eq!(bytes.len(), 96);
+    let cut = bytes[..78].to_vec();
+    let mut s = RstSource::from_bytes("cut.rst", cut, strict()).unwrap();
+    let (recs, err) = read_all(&mut s);
+    let err = err.expect("truncated");
+    assert_eq!(err.location, Location::Byte(76));
+    assert!(err.message.contains("truncated"), "{}", err.message);
+    assert!(
+        err.message.contains("starting at byte 72"),
+        "{}",
+        err.message
+    );
+    let kinds: Vec<_> = not_declarations(recs)
+        .iter()
+        .map(|r| r.what.kind())
+        .collect();
+    assert_eq!(kinds.len(), 2, "create and push before the cut");
+
+    // Cut inside the header: the file is refused at once.
+    let err = RstSource::from_bytes("head.rst", bytes[..30].to_vec(), strict())
+        .err()
+        .expect("refused");
+    assert_eq!(err.file, "head.rst");
+    assert!(matches!(err.location, Location::Byte(_)));
+
+    // Data after the stop event.
+    let mut more = bytes.clone();
+    more.extend_from_slice(&bytes[48..60]);
+    let mut s = RstSource::from_bytes("more.rst", more, strict()).unwrap();
+    let (_, err) = read_all(&mut s);
+    let err = err.expect("trailing data");
+    assert_eq!(err.location, Location::Byte(96));
+    assert!(
+        err.message.contains("after the stop event"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn unmatched_out_is_an_error_or_counted() {
+    // OUT of MPI_Comm_rank (50) without its IN, then a proper pair.
+    let bytes = rst_file(
+        1,
+        0,
+        "h0",
+        &[
+            (1000, 1, vec![]),
+            (50, 2, vec![]),
+            (49, 3, vec![]),
+            (50, 4, vec![]),
+        ],
+    );
+    let mut s = RstSource::from_bytes("out.rst", bytes.clone(), strict()).unwrap();
+    let (_, err) = read_all(&mut s);
+    let err = err.expect("unmatched");
+    assert_eq!(err.location, Location::Byte(60));
+    assert!(err.message.contains("unmatched OUT"), "{}", err.message);
+    assert!(err.message.contains("MPI_Comm_rank"), "{}", err.message);
+    assert!(err.message.contains("no state"), "{}", err.message);
+
+    let mut s = RstSource::from_bytes("out.rst", bytes, with_policy("error", "skip")).unwrap();
+    let recs = not_declarations(collect(&mut s).unwrap());
+    assert_eq!(s.skipped().unmatched_out, 1);
+    let kinds: Vec<&str> = recs.iter().map(|r| r.what.kind().name()).collect();
+    assert_eq!(
+        kinds,
+        ["PajeCreateContainer", "PajePushState", "PajePopState"]
+    );
+}
+
+#[test]
+fn crafted_point_to_point_pairs_keys_and_extras_are_all_or_nothing() {
+    // Rank 0 sends twice to rank 1 (the second send without its size),
+    // rank 1 receives twice.
+    let send = |mark: u64, size: Option<u32>| {
+        let mut v = vec![Value::U64(mark), Value::U32(1)];
+        v.extend(size.map(Value::U32));
+        v
+    };
+    let r0 = rst_file(
+        0,
+        0,
+        "h0",
+        &[
+            (161, 10, vec![Value::U64(0)]),
+            (5000, 11, send(0, Some(64))),
+            (162, 12, vec![]),
+            (161, 20, vec![Value::U64(1)]),
+            (5000, 21, send(1, None)),
+            (162, 22, vec![]),
+        ],
+    );
+    let r1 = rst_file(
+        1,
+        0,
+        "h1",
+        &[
+            (5001, 15, vec![Value::U32(0)]),
+            (5001, 25, vec![Value::U32(0)]),
+        ],
+    );
+    let m = strict();
+    let a = not_declarations(
+        collect(&mut RstSource::from_bytes("r0", r0, m.clone()).unwrap()).unwrap(),
+    );
+    let b = not_declarations(collect(&mut RstSource::from_bytes("r1", r1, m).unwrap()).unwrap());
+    let starts: Vec<(String, Vec<(String, String)>)> = a
+        .iter()
+        .filter_map(|r| match &r.what {
+            What::StartLink { key, extra, .. } => Some((key.clone(), extra.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        starts,
+        vec![
+            (
+                "PTP:0>1:0".to_string(),
+                vec![("Size".to_string(), "64".to_string())]
+            ),
+            ("PTP:0>1:1".to_string(), vec![]),
+        ]
+    );
+    let ends: Vec<String> = b
+        .iter()
+        .filter_map(|r| match &r.what {
+            What::EndLink { key, container, .. } => {
+                assert!(container.is_none(), "links live at the top by default");
+                Some(key.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends, ["PTP:0>1:0", "PTP:0>1:1"]);
+    // Push states carry the mark.
+    assert!(
+        matches!(&a[0].what, What::PushState { extra, .. } if extra == &[("Mark".to_string(), "0".to_string())])
+    );
+}
+
+#[test]
+fn time_going_back_and_timeless_files_are_refused() {
+    let bytes = rst_file(0, 0, "h0", &[(1000, 10, vec![]), (49, 5, vec![])]);
+    let mut s = RstSource::from_bytes("back.rst", bytes, strict()).unwrap();
+    let (_, err) = read_all(&mut s);
+    let err = err.expect("backwards");
+    assert_eq!(err.location, Location::Byte(60));
+    assert!(err.message.contains("back in time"), "{}", err.message);
+
+    let mut enc = Encoder::new(Vec::new(), Layout::Timeless);
+    enc.event(
+        16383,
+        Stamp::Timeless { time_set: true },
+        &[Value::U64(0), Value::U64(0), Value::Str(b"vm")],
+    )
+    .unwrap();
+    enc.event(16382, Stamp::Timeless { time_set: false }, &[])
+        .unwrap();
+    let err = RstSource::from_bytes("old.rst", enc.finish().unwrap(), strict())
+        .err()
+        .expect("timeless");
+    assert!(err.message.contains("timeless"), "{}", err.message);
+}
+
+#[test]
+fn a_deck_trace_with_two_nodes() {
+    let node0 = rst_file(
+        0,
+        0,
+        "n0",
+        &[
+            (101, 10, vec![]),
+            (405, 20, vec![Value::U32(7)]),
+            (305, 28, vec![]),
+            (320, 30, vec![Value::U32(2)]),
+            (306, 32, vec![]),
+            (102, 40, vec![]),
+        ],
+    );
+    let node1 = rst_file(
+        1,
+        0,
+        "n1",
+        &[
+            (101, 12, vec![]),
+            (406, 15, vec![]),
+            (407, 25, vec![Value::U32(7)]),
+            (321, 35, vec![Value::U32(0)]),
+            (102, 45, vec![]),
+        ],
+    );
+    let m = Arc::new(Mapping::deck());
+    let mut s0 = RstSource::from_bytes("deck-0-0.rst", node0, m.clone()).unwrap();
+    let mut s1 = RstSource::from_bytes("deck-1-0.rst", node1, m).unwrap();
+    let a = collect(&mut s0).unwrap();
+    let b = collect(&mut s1).unwrap();
+    let t0 = path(&[("host", "n0"), ("node", "0"), ("thread", "0")]);
+    let t1 = path(&[("host", "n1"), ("node", "1"), ("thread", "0")]);
+    let decls: Vec<&Decl> = a
+        .iter()
+        .filter_map(|r| match &r.what {
+            What::Declare(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(decls.len(), 6);
+    assert_eq!(
+        decls[5],
+        &Decl::LinkType {
+            name: "com".into(),
+            container: None,
+            start: "thread".into(),
+            end: "thread".into()
+        }
+    );
+    let set = |c: &trama_sources::Path, v: &str| What::SetState {
+        container: c.clone(),
+        ty: "deck".into(),
+        value: v.into(),
+        extra: vec![],
+    };
+    let link = |start: bool, c: &trama_sources::Path, v: &str, k: &str| {
+        if start {
+            What::StartLink {
+                container: None,
+                ty: "com".into(),
+                from: c.clone(),
+                value: v.into(),
+                key: k.into(),
+                extra: vec![],
+            }
+        } else {
+            What::EndLink {
+                container: None,
+                ty: "com".into(),
+                to: c.clone(),
+                value: v.into(),
+                key: k.into(),
+                extra: vec![],
+            }
+        }
+    };
+    let r = |t: u64, what: What| Record { time: at(t), what };
+    assert_eq!(
+        not_declarations(a),
+        vec![
+            r(
+                10,
+                What::Create {
+                    container: t0.clone()
+                }
+            ),
+            r(10, set(&t0, "exec")),
+            r(
+                20,
+                What::Event {
+                    container: t0.clone(),
+                    ty: "deck_event".into(),
+                    value: "mbox_post 7".into(),
+                    extra: vec![]
+                }
+            ),
+            r(20, link(true, &t0, "mbox", "mbox 7:0")),
+            r(28, set(&t0, "group_bcast")),
+            r(30, link(true, &t0, "bcast", "bcast:0>1:0")),
+            r(32, set(&t0, "exec")),
+            r(
+                40,
+                What::Destroy {
+                    container: t0.clone()
+                }
+            ),
+        ]
+    );
+    assert_eq!(
+        not_declarations(b),
+        vec![
+            r(
+                12,
+                What::Create {
+                    container: t1.clone()
+                }
+            ),
+            r(12, set(&t1, "exec")),
+            r(15, set(&t1, "mbox_retrv")),
+            r(25, set(&t1, "exec")),
+            r(25, link(false, &t1, "mbox", "mbox 7:0")),
+            r(35, link(false, &t1, "bcast", "bcast:0>1:0")),
+            r(
+                45,
+                What::Destroy {
+                    container: t1.clone()
+                }
+            ),
+        ]
+    );
+}
+
+#[test]
+fn mapping_errors_name_the_file_the_line_and_the_key() {
+    let base = "[container]\npath = [[\"rank\", \"{id1}\"]]\n";
+    let e = Mapping::from_toml("m.toml", &format!("{base}bogus = 1\n")).unwrap_err();
+    assert_eq!(e.file, "m.toml");
+    assert_eq!(e.location, Location::Line(3));
+    assert!(e.message.contains("bogus"), "{}", e.message);
+
+    let e = Mapping::from_toml(
+        "m.toml",
+        &format!("{base}[events]\n16383 = {{ skip = true }}\n"),
+    )
+    .unwrap_err();
+    assert_eq!(e.location, Location::Line(4));
+    assert!(e.message.contains("events.16383"), "{}", e.message);
+
+    let e = Mapping::from_toml(
+        "m.toml",
+        &format!("{base}[events]\n5000 = {{ send = \"PTP\" }}\n"),
+    )
+    .unwrap_err();
+    assert!(e.message.contains("events.5000"), "{}", e.message);
+    assert!(e.message.contains("'to'"), "{}", e.message);
+
+    let e = Mapping::from_toml(
+        "m.toml",
+        &format!("{base}[events]\n1 = {{ in = \"A\", colour = \"red\" }}\n"),
+    )
+    .unwrap_err();
+    assert_eq!(e.location, Location::Line(4));
+    assert!(e.message.contains("colour"), "{}", e.message);
+
+    let e = Mapping::from_toml("m.toml", "[container]\npath = [[\"rank\", \"{u32.0}\"]]\n")
+        .unwrap_err();
+    assert!(e.message.contains("container.path[0]"), "{}", e.message);
+
+    let e = Mapping::from_toml("m.toml", &format!("{base}[states]\nmode = \"set\"\n")).unwrap_err();
+    assert!(e.message.contains("states.idle"), "{}", e.message);
+
+    let file = common::data("rst/bad-out.toml");
+    let e = Mapping::load(&file).unwrap_err();
+    assert_eq!(e.file, file.display().to_string());
+    assert_eq!(e.location, Location::Line(7));
+    assert!(e.message.contains("events.50"), "{}", e.message);
+    assert!(e.message.contains("MPI_Comm_Rank"), "{}", e.message);
+}

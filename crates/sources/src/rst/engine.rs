@@ -99,6 +99,19 @@ fn rst_error(name: &str, base: usize, first_event: u64, e: &RstError) -> SourceE
     )
 }
 
+/// Does the data start with a header event of the timed layout (ids, a
+/// host name and a clock of non-zero resolution)?
+fn timed_header(data: &[u8]) -> bool {
+    let mut d = Decoder::new(data, Layout::Timed);
+    match d.next_event() {
+        Ok(Some(ev)) => {
+            ev.init_info().is_some()
+                && matches!(ev.stamp, Stamp::Timed { time_set: Some(c), .. } if c.resolution > 0)
+        }
+        _ => false,
+    }
+}
+
 /// `ticks / resolution` seconds in nanoseconds, rounded to the nearest.
 fn to_nanos(total: u128, resolution: u64) -> Option<Nanos> {
     let r = resolution as u128;
@@ -109,7 +122,14 @@ fn to_nanos(total: u128, resolution: u64) -> Option<Nanos> {
 impl Engine {
     /// Opens a file held in memory: checks the layout and reads the header.
     pub fn open(name: String, data: Vec<u8>, mapping: Arc<Mapping>) -> Result<Engine, SourceError> {
-        let layout = detect_layout(&data).map_err(|e| rst_error(&name, 0, 0, &e))?;
+        // The layout is found by decoding the first events both ways; a
+        // file damaged among them but whose header reads as timed is
+        // read as timed, so its records come before the error.
+        let layout = match detect_layout(&data) {
+            Ok(l) => l,
+            Err(_) if timed_header(&data) => Layout::Timed,
+            Err(e) => return Err(rst_error(&name, 0, 0, &e)),
+        };
         if layout == Layout::Timeless {
             return Err(SourceError::file(
                 &name,

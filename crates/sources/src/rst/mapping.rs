@@ -368,7 +368,8 @@ fn compile(file: &str, text: &str, raw: RawMapping) -> Result<Mapping, SourceErr
         }
     };
     for (id_text, spanned) in &raw.events {
-        let line = Some(line_of(text, spanned.span().start));
+        let line_no = line_of(text, spanned.span().start);
+        let line = Some(line_no);
         let key = format!("events.{id_text}");
         let ee = |m: String| err(file, line, format!("{key}: {m}"));
         let id: u16 = id_text
@@ -436,7 +437,7 @@ fn compile(file: &str, text: &str, raw: RawMapping) -> Result<Mapping, SourceErr
         if let Some(v) = &r.out {
             let ty = ty_of(&state_type)?;
             let t = tpl("out", v, Scope::Event)?;
-            outs.push((key.clone(), ty.clone(), t.clone(), line.unwrap_or(0)));
+            outs.push((key.clone(), ty.clone(), t.clone(), line_no));
             kinds_used.insert((0, ty.clone()), ());
             a.out = Some((ty, t));
         }

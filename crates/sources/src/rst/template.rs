@@ -174,7 +174,7 @@ impl Template {
 
     /// Does it use this placeholder?
     pub fn uses(&self, var: Var) -> bool {
-        self.pieces.iter().any(|p| *p == Piece::Var(var))
+        self.pieces.contains(&Piece::Var(var))
     }
 
     /// The text when it has no placeholder.
