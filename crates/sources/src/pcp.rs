@@ -8,7 +8,8 @@
 //! # `pmrep -o csv`
 //!
 //! Lines end with `\n` (a `\r` before it is dropped). Fields are separated
-//! by one delimiter character (`,` unless `pmrep -l` chose another). pmrep
+//! by one delimiter character (`,` unless `pmrep -l` chose another; the
+//! reader takes the character after `Time` or `Host` in the header). pmrep
 //! never escapes: it replaces the delimiter, `"` and new lines inside names
 //! and string values by spaces, so a quoted field runs from its opening `"`
 //! to the next `"`, which must end the field.

@@ -396,3 +396,54 @@ fn malformed_inputs_name_line_and_token() {
     .is_err());
     assert!(PcpSource::from_text("t", "hello\n", None, &o).is_err());
 }
+
+#[test]
+fn pmrep_dash_instances_and_other_delimiters() {
+    let (recs, src) = read(&common::data("pcp/pmrep-dash-instances.csv"), &opts("web1"));
+    let t = 1_619_415_745 * S; // 2021-04-26 05:42:25 UTC
+    let h = [("host", "web1")];
+    assert_eq!(
+        recs,
+        vec![
+            var(t, &h, "network.interface.out.packets[lo]", 1.0),
+            var(t, &h, "network.interface.out.packets[eth0]", 2.5),
+            var(t, &h, "hinv.ncpu", 4.0),
+            var(t, &h, "kernel.all.load[1 minute]", 0.12),
+        ]
+    );
+    assert_eq!((src.stats().rows, src.stats().missing), (2, 4));
+
+    // `pmrep -l ';'`: the delimiter is the character after `Time`.
+    let text =
+        "Time;\"mem.util.free\";\"kernel.uname.release\"\n2021-04-26 05:42:25;17;\"6.1;x\"\n";
+    let mut s = PcpSource::from_text("t", text, None, &opts("web1")).unwrap();
+    assert_eq!(
+        collect(&mut s).unwrap(),
+        vec![
+            var(t, &h, "mem.util.free", 17.0),
+            state(t, &h, "kernel.uname.release", "6.1;x")
+        ]
+    );
+}
+
+#[test]
+fn pmdumplog_day_rollover_marks_and_unsupported_values() {
+    let (recs, src) = read(
+        &common::data("pcp/pmdumplog-rollover.txt"),
+        &PcpOptions::default(),
+    );
+    let t0 = 1_672_531_199 * S + S / 2; // 2022-12-31 23:59:59.5 UTC
+    let t1 = t0 + S; // 2023-01-01 00:00:00.5: the time of day went back, the day forward
+    let h = [("host", "n1")];
+    assert_eq!(
+        recs,
+        vec![
+            var(t0, &h, "kernel.all.load[1 minute]", 0.5),
+            var(t1, &h, "kernel.all.load[1 minute]", 0.75),
+            var(t1, &h, "kernel.all.load[5 minute]", 0.25),
+            state(t1, &h, "kernel.uname.sysname", "Linux"),
+        ]
+    );
+    let st = src.stats();
+    assert_eq!((st.rows, st.marks, st.unsupported), (2, 1, 1));
+}
