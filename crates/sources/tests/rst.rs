@@ -801,3 +801,40 @@ fn mapping_errors_name_the_file_the_line_and_the_key() {
     assert!(e.message.contains("events.50"), "{}", e.message);
     assert!(e.message.contains("MPI_Comm_Rank"), "{}", e.message);
 }
+
+/// Reading speed on a large synthetic rank file (run by hand:
+/// `cargo test -p trama-sources --test rst -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn throughput_of_a_large_rank_file() {
+    let mut events = vec![(1000u16, 1u64, vec![])];
+    let mut t = 2;
+    for i in 0..100_000u64 {
+        events.push((49, t, vec![]));
+        events.push((50, t + 1, vec![]));
+        events.push((161, t + 2, vec![Value::U64(i)]));
+        events.push((
+            5000,
+            t + 3,
+            vec![Value::U64(i), Value::U32(1), Value::U32(8)],
+        ));
+        events.push((162, t + 4, vec![]));
+        t += 5;
+    }
+    let n = events.len();
+    let bytes = rst_file(0, 0, "h0", &events);
+    let size = bytes.len();
+    let start = std::time::Instant::now();
+    let mut s = RstSource::from_bytes("big.rst", bytes, Arc::new(Mapping::akypuera())).unwrap();
+    let mut records = 0u64;
+    while s.next_record().unwrap().is_some() {
+        records += 1;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{n} events, {size} bytes, {records} records in {secs:.3} s: {:.0} events/s, {:.1} MB/s",
+        n as f64 / secs,
+        size as f64 / secs / 1e6
+    );
+    assert_eq!(records, 4 + 1 + 5 * 100_000);
+}

@@ -54,8 +54,8 @@
 //! [container]                   # the container of the file's records
 //! path = [["ROOT", "root"], ["PROCESS", "rank{id1}"]]   # (type, name), top first
 //! self = "{id1}"                # the file's identity in link keys (default "{id1}")
-//! link_holder = 1               # links live in the path's first N containers
-//!                               # (0, the default: the top of the trace)
+//! link_holder = 1               # links are held by the container of the path's
+//!                               # first N steps (0, the default: the top)
 //!
 //! [types]                       # entity type names (defaults: state, event, link)
 //! state = "STATE"
@@ -122,6 +122,9 @@
 //! given by `link_holder`. The header and stop events make no record.
 //! States left open at the end of the file stay open (the file does not
 //! say when they end).
+//!
+//! A source reads its whole file into memory and maps it in batches of
+//! events; [`open_all`] opens a set of files with one mapping.
 //!
 //! # Akypuera's converter
 //!
