@@ -248,12 +248,19 @@ pub fn detect_format(text: &str) -> SchedFormat {
             continue;
         }
         let words: Vec<&str> = t.split_whitespace().collect();
-        let kind = |w: &str| seed_kind(w).is_some() || w == "tipo" || w == "type";
-        let seed = match words.as_slice() {
-            [w, ..] if kind(w) => true,
-            [n, w, ..] if n.parse::<u64>().is_ok() && kind(w) => true,
+        let header = words.len() <= 4
+            && words.iter().any(|w| *w == "tipo" || *w == "type")
+            && words.iter().all(|w| w.chars().all(char::is_alphabetic));
+        // `[order] kind integer [pid|-]`: four words at most.
+        let record = |w: &[&str]| match w {
+            [k, v, rest @ ..] => {
+                seed_kind(k).is_some() && v.parse::<i64>().is_ok() && rest.len() <= 1
+            }
             _ => false,
         };
+        let seed = header
+            || record(&words)
+            || (words.len() > 1 && words[0].parse::<u64>().is_ok() && record(&words[1..]));
         return if seed {
             SchedFormat::SeedKernel
         } else {

@@ -390,3 +390,20 @@ fn malformed_lines_name_line_and_token() {
         assert_eq!(err.file, "t");
     }
 }
+
+#[test]
+fn layout_detection_is_not_fooled_by_a_comm() {
+    // `time` is a seed record type and a program name.
+    let text = "            time  4321 [001] 5.000000: sched:sched_switch: prev_comm=time prev_pid=4321 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+    let mut src = SchedSource::from_text("t", text, None, &SchedOptions::new("h")).unwrap();
+    assert_eq!(src.stats().format, Some(SchedFormat::EventText));
+    let recs = collect(&mut src).unwrap();
+    assert_eq!(
+        recs,
+        vec![
+            comm(5_000_000_000, "4321", "time"),
+            st(5_000_000_000, "4321", "blocked"),
+            cpu(5_000_000_000, "1", "idle"),
+        ]
+    );
+}
