@@ -402,12 +402,11 @@ impl<'a> Converter<'a> {
         p
     }
 
-    /// One value of `metric[inst]` on `host` at `time`.
+    /// One value of type `ty` (instance `inst`) on `host` at `time`.
     fn value(
         &mut self,
         time: Nanos,
         host: &str,
-        metric: &str,
         inst: Option<&str>,
         ty: &str,
         value: Value<'_>,
@@ -436,7 +435,7 @@ impl<'a> Converter<'a> {
             }
             Value::Number(tok) => {
                 let v: f64 = tok.trim().parse().map_err(|_| {
-                    self.err(line, format!("value `{tok}` of {metric} is not a number"))
+                    self.err(line, format!("value `{tok}` of {ty} is not a number"))
                 })?;
                 if !v.is_finite() {
                     self.stats.non_finite += 1;
@@ -703,7 +702,7 @@ fn read_pmrep(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceError> {
             } else {
                 Value::Number(f.text)
             };
-            conv.value(time, &host, &col.metric, col.instance.as_deref(), ty, v, ln)?;
+            conv.value(time, &host, col.instance.as_deref(), ty, v, ln)?;
         }
     }
     if header.is_none() {
@@ -856,15 +855,7 @@ fn read_pmdumptext(conv: &mut Converter<'_>, text: &str) -> Result<(), SourceErr
                 Value::Number(t)
             };
             let ty = conv.type_name(&col.metric, col.instance.as_deref());
-            conv.value(
-                time,
-                &host,
-                &col.metric,
-                col.instance.as_deref(),
-                &ty,
-                v,
-                ln,
-            )?;
+            conv.value(time, &host, col.instance.as_deref(), &ty, v, ln)?;
         }
     }
     if cols.is_empty() {
@@ -1019,11 +1010,11 @@ fn dumplog_value(
     let v = v.trim();
     if let Some(s) = v.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
         let ty = conv.type_name(metric, inst);
-        return conv.value(t, host, metric, inst, &ty, Value::Text(s), ln);
+        return conv.value(t, host, inst, &ty, Value::Text(s), ln);
     }
     if v.parse::<f64>().is_ok() {
         let ty = conv.type_name(metric, inst);
-        return conv.value(t, host, metric, inst, &ty, Value::Number(v), ln);
+        return conv.value(t, host, inst, &ty, Value::Number(v), ln);
     }
     conv.stats.unsupported += 1;
     Ok(())
