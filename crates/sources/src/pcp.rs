@@ -14,6 +14,8 @@
 //! and string values by spaces, so a quoted field runs from its opening `"`
 //! to the next `"`, which must end the field.
 //!
+//! - pmrep always writes the time in CSV (`-p` only matters for its
+//!   columns output, which is not read here).
 //! - Lines starting with `#` before the header (the `-x` extended header,
 //!   written as `#` comments for CSV) and empty lines are skipped.
 //! - The header line is `Time` followed by one quoted column name per metric
