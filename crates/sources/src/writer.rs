@@ -7,7 +7,7 @@
 //!   (the top of every path sits in PajeNG's root container `0`);
 //! - a container per path, created at the time of the first record that
 //!   names it (or at its own [`What::Create`]); its alias is its name,
-//!   or `name#2`, `name#3`... when another path took that name first;
+//!   or `name~2`, `name~3`... when another path took that name first;
 //! - a state, event or variable type per `(name, container type)`, a link
 //!   type per `(name, container type)` with the start and end container
 //!   types of its first link;
@@ -21,7 +21,7 @@
 //!
 //! Times are printed as seconds from [`WriterOptions::origin`] with
 //! [`WriterOptions::decimals`] decimals, exactly (integer arithmetic).
-//! Words holding blanks are quoted; a `"` inside a word becomes `'`.
+//! Words holding blanks or `#` are quoted; a `"` inside a word becomes `'`.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -337,6 +337,10 @@ pub struct WriterOptions {
     pub decimals: u32,
     /// A comment written at the top of the trace (each line prefixed by `# `).
     pub comment: Option<String>,
+    /// Declare each value of a state, event or link type
+    /// (`PajeDefineEntityValue`, with its colour) before its first use;
+    /// without, values are named by their first use (default true).
+    pub declare_values: bool,
 }
 
 impl Default for WriterOptions {
@@ -345,6 +349,7 @@ impl Default for WriterOptions {
             origin: 0,
             decimals: 9,
             comment: None,
+            declare_values: true,
         }
     }
 }
@@ -702,7 +707,7 @@ impl<W: Write> PajeWriter<W> {
         let mut alias = name.to_string();
         let mut n = 2;
         while self.type_aliases.contains(&alias) {
-            alias = format!("{name}#{n}");
+            alias = format!("{name}~{n}");
             n += 1;
         }
         self.type_aliases.insert(alias.clone());
@@ -814,9 +819,13 @@ impl<W: Write> PajeWriter<W> {
         if self.values.contains(&key) {
             return Ok(());
         }
-        // Values are declared only when the dialect can carry their colour;
-        // otherwise the first use of a value names it.
-        let Some(i) = self.dialect.find(EventKind::DefineEntityValue, &[]) else {
+        // Values are declared only when asked and when the dialect can
+        // carry them; otherwise the first use of a value names it.
+        let Some(i) = self
+            .dialect
+            .find(EventKind::DefineEntityValue, &[])
+            .filter(|_| self.opts.declare_values)
+        else {
             return Ok(());
         };
         let color = self
@@ -865,7 +874,7 @@ impl<W: Write> PajeWriter<W> {
         let mut alias = step.name.clone();
         let mut n = 2;
         while self.container_aliases.contains(&alias) {
-            alias = format!("{}#{n}", step.name);
+            alias = format!("{}~{n}", step.name);
             n += 1;
         }
         self.container_aliases.insert(alias.clone());
@@ -993,8 +1002,8 @@ struct Fields<'a> {
 /// Appends a word, quoted when it holds blanks or is empty.
 fn push_word(out: &mut Vec<u8>, w: &str) {
     let needs_quotes = w.is_empty()
-        || w.bytes().any(|b| b.is_ascii_whitespace() || b == b'"')
-        || w.starts_with('#');
+        || w.bytes()
+            .any(|b| b.is_ascii_whitespace() || b == b'"' || b == b'#');
     if !needs_quotes {
         out.extend_from_slice(w.as_bytes());
         return;
@@ -1146,8 +1155,8 @@ mod tests {
         };
         let out = write(&[ev(&a), ev(&b)], Dialect::standard()).unwrap();
         assert!(out.contains("\n6 0.000000000 1 thread a 1\n"));
-        assert!(out.contains("\n6 0.000000000 1#2 thread b 1\n"));
-        assert!(out.contains("\n20 0.000000000 1#2 comm x\n"));
+        assert!(out.contains("\n6 0.000000000 1~2 thread b 1\n"));
+        assert!(out.contains("\n20 0.000000000 1~2 comm x\n"));
     }
 
     #[test]
