@@ -114,7 +114,9 @@ enum Command {
     /// number of sources. The output is plain Pajé (PajeNG's reference
     /// header) or trama's binary format.
     ///
-    /// Kinds of sources: paje (Pajé text). Example plans are in plans/.
+    /// Kinds of sources (a plan entry's `kind`): paje, rst (libRastro:
+    /// Akypuera's MPI traces, DECK), clog2 (MPE), ganglia, pcp, sched
+    /// (ftrace, trace-cmd, perf script), opents. Example plans are in plans/.
     Merge(merge::MergeArgs),
     /// Synchronize clocks: measure clock pairs into a timesync file, serve
     /// time requests, or correct a time with a timesync file.

@@ -156,7 +156,11 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
                 .map_err(|e| anyhow!("source '{}', origin: {e}", entry.name))?,
             None => 0,
         };
-        for source in open_source(&entry.kind, files, &entry.options)
+        let cx = crate::sources::EntryContext {
+            host: entry.host.as_deref(),
+            base: args.plan.parent().unwrap_or(Path::new("")),
+        };
+        for source in open_source(&entry.kind, files, &entry.options, &cx)
             .with_context(|| format!("source '{}' of the plan", entry.name))?
         {
             let name = source.name().to_string();

@@ -1,38 +1,215 @@
-//! The source kinds `trama merge` reads, by name, and their detection.
+//! The source kinds `trama merge` reads, by name, their options, and their
+//! detection from content.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use anyhow::{anyhow, bail};
-use trama_sources::paje::PajeSource;
-use trama_sources::Source;
+use anyhow::{anyhow, bail, Context};
+use trama_sources::{clog2, ganglia, opents, paje, pcp, rst, sched, Source};
 
-/// The kinds a plan's `kind` may name.
-pub const KINDS: &[&str] = &["paje"];
+/// The kinds a plan's `kind` may name, with their options (for `--help` and messages).
+pub const KINDS: &[(&str, &str)] = &[
+    ("paje", "Pajé text traces (no option)"),
+    (
+        "rst",
+        "libRastro traces, one per process or thread; option mapping = \"akypuera-mpi\" | \"deck\" | FILE.toml",
+    ),
+    ("clog2", "MPE CLOG-2 logs of MPI programs (no option)"),
+    (
+        "ganglia",
+        "Ganglia gmond/gmetad XML dumps or text logs; options hosts = [..], metrics = [..]",
+    ),
+    (
+        "pcp",
+        "Performance Co-Pilot pmrep CSV, pmdumptext or pmdumplog text; options utc_offset (s), year, unavailable, instances = \"name\" | \"container\"",
+    ),
+    (
+        "sched",
+        "Linux scheduling (ftrace, trace-cmd report, perf script, or the seed's kernel records), one host per entry (`host`); options cpus (bool), lenient (bool)",
+    ),
+    ("opents", "OpenTS (T-system) XML traces (no option)"),
+];
 
-/// Opens the files of one plan entry as sources (one per file, or one for
-/// all when the format spreads one run over several files).
+/// What a plan entry gives its reader besides options.
+pub struct EntryContext<'a> {
+    /// The entry's `host`.
+    pub host: Option<&'a str>,
+    /// The plan's folder, for relative paths in options.
+    pub base: &'a Path,
+}
+
+struct Opts<'a> {
+    kind: &'a str,
+    table: &'a toml::Table,
+    used: Vec<&'static str>,
+}
+
+impl<'a> Opts<'a> {
+    fn get(&mut self, key: &'static str) -> Option<&'a toml::Value> {
+        self.used.push(key);
+        self.table.get(key)
+    }
+
+    fn string(&mut self, key: &'static str) -> anyhow::Result<Option<String>> {
+        let kind = self.kind;
+        self.get(key)
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| anyhow!("option '{key}' of kind '{kind}' must be a string"))
+            })
+            .transpose()
+    }
+
+    fn bool(&mut self, key: &'static str) -> anyhow::Result<Option<bool>> {
+        let kind = self.kind;
+        self.get(key)
+            .map(|v| {
+                v.as_bool()
+                    .ok_or_else(|| anyhow!("option '{key}' of kind '{kind}' must be true or false"))
+            })
+            .transpose()
+    }
+
+    fn int(&mut self, key: &'static str) -> anyhow::Result<Option<i64>> {
+        let kind = self.kind;
+        self.get(key)
+            .map(|v| {
+                v.as_integer()
+                    .ok_or_else(|| anyhow!("option '{key}' of kind '{kind}' must be an integer"))
+            })
+            .transpose()
+    }
+
+    fn strings(&mut self, key: &'static str) -> anyhow::Result<Vec<String>> {
+        let kind = self.kind;
+        match self.get(key) {
+            None => Ok(Vec::new()),
+            Some(v) => v
+                .as_array()
+                .and_then(|a| a.iter().map(|x| x.as_str().map(str::to_string)).collect())
+                .ok_or_else(|| {
+                    anyhow!("option '{key}' of kind '{kind}' must be a list of strings")
+                }),
+        }
+    }
+
+    /// Fails on an option no reader asked for.
+    fn finish(self) -> anyhow::Result<()> {
+        if let Some(k) = self.table.keys().find(|k| !self.used.contains(&k.as_str())) {
+            bail!(
+                "kind '{}' has no option '{k}'{}",
+                self.kind,
+                if self.used.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (it has: {})", self.used.join(", "))
+                }
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Opens the files of one plan entry as sources (one per file).
 pub fn open_source(
     kind: &str,
     files: &[PathBuf],
     options: &toml::Table,
+    cx: &EntryContext<'_>,
 ) -> anyhow::Result<Vec<Box<dyn Source>>> {
-    let no_options = |kind: &str| -> anyhow::Result<()> {
-        if let Some(k) = options.keys().next() {
-            bail!("kind '{kind}' takes no option, but the plan gives '{k}'");
-        }
-        Ok(())
+    let mut o = Opts {
+        kind,
+        table: options,
+        used: Vec::new(),
     };
     let mut out: Vec<Box<dyn Source>> = Vec::new();
+    let need_host = |what: &str| -> anyhow::Result<String> {
+        cx.host.map(str::to_string).ok_or_else(|| {
+            anyhow!(
+                "a '{what}' source needs the host it was taken on: give `host` in its plan entry"
+            )
+        })
+    };
     match kind {
         "paje" => {
-            no_options(kind)?;
+            o.finish()?;
             for f in files {
-                out.push(Box::new(PajeSource::open(f)?));
+                out.push(Box::new(paje::PajeSource::open(f)?));
+            }
+        }
+        "rst" => {
+            let mapping = match o.string("mapping")?.as_deref() {
+                None | Some("akypuera-mpi") | Some("akypuera") => rst::Mapping::akypuera(),
+                Some("deck") => rst::Mapping::deck(),
+                Some(file) => rst::Mapping::load(&cx.base.join(file))?,
+            };
+            o.finish()?;
+            for s in rst::open_all(files, Arc::new(mapping))? {
+                out.push(Box::new(s));
+            }
+        }
+        "clog2" => {
+            o.finish()?;
+            for f in files {
+                out.push(Box::new(clog2::Clog2Source::open(f)?));
+            }
+        }
+        "ganglia" => {
+            let opts = ganglia::Options::new(o.strings("hosts")?, o.strings("metrics")?);
+            o.finish()?;
+            for f in files {
+                out.push(Box::new(ganglia::GangliaSource::open(f, &opts)?));
+            }
+        }
+        "pcp" => {
+            let mut opts = pcp::PcpOptions {
+                host: cx.host.map(str::to_string),
+                ..Default::default()
+            };
+            if let Some(v) = o.int("utc_offset")? {
+                opts.utc_offset = i32::try_from(v).context("option 'utc_offset'")?;
+            }
+            if let Some(v) = o.int("year")? {
+                opts.year = Some(i32::try_from(v).context("option 'year'")?);
+            }
+            if let Some(v) = o.string("unavailable")? {
+                opts.unavailable = v;
+            }
+            match o.string("instances")?.as_deref() {
+                None | Some("name") => opts.instances = pcp::InstanceMapping::InName,
+                Some("container") => opts.instances = pcp::InstanceMapping::Container,
+                Some(v) => bail!(
+                    "option 'instances' of kind 'pcp': '{v}' is neither 'name' nor 'container'"
+                ),
+            }
+            o.finish()?;
+            for f in files {
+                out.push(Box::new(pcp::PcpSource::open(f, &opts)?));
+            }
+        }
+        "sched" => {
+            let mut opts = sched::SchedOptions::new(need_host("sched")?);
+            if let Some(v) = o.bool("cpus")? {
+                opts.cpus = v;
+            }
+            if let Some(v) = o.bool("lenient")? {
+                opts.lenient = v;
+            }
+            o.finish()?;
+            for f in files {
+                out.push(Box::new(sched::SchedSource::open(f, &opts)?));
+            }
+        }
+        "opents" => {
+            o.finish()?;
+            for f in files {
+                out.push(Box::new(opents::OpentsSource::open(f)?));
             }
         }
         other => bail!(
             "unknown source kind '{other}' (known: {})",
-            KINDS.join(", ")
+            KINDS.iter().map(|k| k.0).collect::<Vec<_>>().join(", ")
         ),
     }
     Ok(out)
@@ -41,13 +218,44 @@ pub fn open_source(
 /// The kind of a file, from its first bytes.
 pub fn detect(path: &Path) -> anyhow::Result<&'static str> {
     use std::io::Read;
-    let mut head = vec![0u8; 4096];
+    let mut head = vec![0u8; 16 << 10];
     let mut f = std::fs::File::open(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    let n = f.read(&mut head)?;
+    let mut n = 0;
+    while n < head.len() {
+        let r = f.read(&mut head[n..])?;
+        if r == 0 {
+            break;
+        }
+        n += r;
+    }
     head.truncate(n);
+    if head.starts_with(b"CLOG-02") {
+        return Ok("clog2");
+    }
+    if trama_rastro::rst::detect_layout(&head).is_ok() && !head.is_ascii() {
+        return Ok("rst");
+    }
     let text = String::from_utf8_lossy(&head);
     if text.contains("%EventDef") {
         return Ok("paje");
+    }
+    if text.contains("<GANGLIA_XML") {
+        return Ok("ganglia");
+    }
+    if text.contains("<trace") && text.contains("<slice") {
+        return Ok("opents");
+    }
+    if text.contains("sched_switch") || text.contains("sched_wakeup") {
+        return Ok("sched");
+    }
+    if pcp::detect_format(&text).is_some() {
+        return Ok("pcp");
+    }
+    if matches!(sched::detect_format(&text), sched::SchedFormat::SeedKernel) {
+        return Ok("sched");
+    }
+    if matches!(ganglia::detect(&head), Some(ganglia::Format::TextLog)) {
+        return Ok("ganglia");
     }
     bail!(
         "{}: cannot tell its format from its content; name its plan entry (NAME=FILE)",

@@ -119,17 +119,15 @@ impl Mapper {
         for step in path.iter() {
             if step.ty == self.rank_type {
                 if let Some(hosts) = &self.rank_hosts {
-                    let rank: usize = step.name.trim().parse().map_err(|_| {
+                    let rank = rank_number(&step.name).ok_or_else(|| {
                         err(format!(
-                            "rank '{}' is not a number, so the machine file cannot place it",
+                            "rank '{}' ends with no number, so the machine file cannot place it",
                             step.name
                         ))
                     })?;
-                    let h = hosts.get(rank).ok_or_else(|| {
-                        err(format!(
-                            "rank {rank} is beyond the {} ranks the machine file places",
-                            hosts.len()
-                        ))
+                    // More ranks than lines: round robin, as mpirun does.
+                    let h = hosts.get(rank % hosts.len().max(1)).ok_or_else(|| {
+                        err(format!("the machine file places no rank (rank {rank})"))
                     })?;
                     rank_host = Some(h.clone());
                 }
@@ -211,6 +209,14 @@ impl Mapper {
     }
 }
 
+/// The rank a container name stands for: its trailing digits (`3`,
+/// `rank3`, `rank 3`).
+fn rank_number(name: &str) -> Option<usize> {
+    let t = name.trim_end();
+    let digits = t.len() - t.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    t[t.len() - digits..].parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,9 +267,17 @@ levels = { cluster = "drop" }
         let u = m.unify(&path(&[("rank", "0")])).unwrap();
         assert_eq!(names(&u), ["cluster:paple", "host:paple01", "process:4312"]);
         assert_eq!(u.host.as_deref(), Some("paple01"));
-        let u = m.unify(&path(&[("rank", "1")])).unwrap();
-        assert_eq!(names(&u), ["cluster:paple", "host:paple03", "process:1"]);
-        let e = m.unify(&path(&[("rank", "7")])).unwrap_err().to_string();
+        let u = m.unify(&path(&[("rank", "rank 1")])).unwrap();
+        assert_eq!(
+            names(&u),
+            ["cluster:paple", "host:paple03", "process:rank 1"]
+        );
+        assert_eq!(rank_number("rank12"), Some(12));
+        assert_eq!(rank_number("x"), None);
+        let u = m.unify(&path(&[("rank", "7")])).unwrap();
+        assert_eq!(names(&u), ["cluster:paple", "host:paple03", "process:7"]);
+        let mut none = Mapper::new(&p, p.source("mpi"), "cpi.clog2", Some(vec![]));
+        let e = none.unify(&path(&[("rank", "7")])).unwrap_err().to_string();
         assert!(e.contains("cpi.clog2") && e.contains("rank 7"), "{e}");
     }
 

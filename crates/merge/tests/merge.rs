@@ -230,7 +230,7 @@ fn errors_name_the_source() {
     );
     let e = run(vec![(a, "mon", 0)], &MergeOptions::default()).unwrap_err();
     assert!(e.contains("weird.log") && e.contains("'node'"), "{e}");
-    let a = boxed("r9", vec![rec(1, state("9", "A"))]);
+    let a = boxed("r9", vec![rec(1, state("nine", "A"))]);
     let e = run(vec![(a, "mpi", 0)], &MergeOptions::default()).unwrap_err();
-    assert!(e.contains("r9") && e.contains("rank 9"), "{e}");
+    assert!(e.contains("r9") && e.contains("rank 'nine'"), "{e}");
 }
