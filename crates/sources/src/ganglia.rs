@@ -1092,8 +1092,9 @@ struct Owned {
 /// the poll under way is completed and written first) or `count` polls
 /// were made.
 ///
-/// A poll that fails is reported through `progress` and retried at the
-/// next interval, except the first one: if the gmond cannot be reached or
+/// A poll that fails is reported through `progress` (once for a run of
+/// identical failures, and again when the gmond answers) and retried at
+/// the next interval, except the first one: if the gmond cannot be reached or
 /// sends no valid dump then, nothing is written and the error is returned.
 /// A sample whose host or metric name has blanks cannot be logged: it is
 /// counted and reported once per name.
@@ -1118,10 +1119,12 @@ pub fn collect(
     let mut seen = Seen::default();
     let mut warned: std::collections::HashSet<String> = Default::default();
     let mut next = Instant::now();
+    let mut streak = 0u64;
+    let mut last_failure: Option<String> = None;
     'rounds: loop {
         stats.rounds += 1;
         let round = stats.rounds;
-        let label = format!("gmond {} (poll {round})", opts.gmond);
+        let label = "its dump";
         let mut samples: Vec<Owned> = Vec::new();
         let mut hosts_seen: Vec<(String, Option<String>)> = Vec::new();
         let mut metrics_seen: Vec<String> = Vec::new();
@@ -1133,7 +1136,7 @@ pub fn collect(
                     quote(&decode(&bytes[..bytes.len().min(40)]))
                 ));
             }
-            read_xml(&label, &bytes, &mut |s| {
+            read_xml(label, &bytes, &mut |s| {
                 if round == 1 {
                     if !hosts_seen.iter().any(|(h, _)| h == s.host) {
                         hosts_seen.push((s.host.into(), s.ip.map(Into::into)));
@@ -1167,12 +1170,31 @@ pub fn collect(
             }
             Err(message) => {
                 stats.failed += 1;
-                progress(&CollectEvent::Warning {
-                    round,
-                    message: format!("poll of gmond {} failed: {message}", opts.gmond),
-                });
+                streak += 1;
+                // Once per run of identical failures.
+                if last_failure.as_deref() != Some(message.as_str()) {
+                    progress(&CollectEvent::Warning {
+                        round,
+                        message: format!(
+                            "poll of gmond {} failed (retrying every interval): {message}",
+                            opts.gmond
+                        ),
+                    });
+                    last_failure = Some(message);
+                }
             }
             Ok(_) => {
+                if streak > 0 {
+                    progress(&CollectEvent::Warning {
+                        round,
+                        message: format!(
+                            "gmond {} answers again after {streak} failed polls",
+                            opts.gmond
+                        ),
+                    });
+                    streak = 0;
+                    last_failure = None;
+                }
                 if round == 1 {
                     warn_unmatched(opts, &hosts_seen, &metrics_seen, progress);
                 }

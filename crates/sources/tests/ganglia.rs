@@ -557,24 +557,25 @@ fn collector_first_poll_failure_is_an_error_later_ones_warnings() {
     assert!(err.to_string().contains("first poll"), "{err}");
     assert!(log.is_empty());
 
-    // A gmond that answers once, then sends garbage.
+    // A gmond that answers, sends garbage twice, then answers again.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     let dump = std::fs::read(common::data("ganglia/successive.xml")).unwrap();
     std::thread::spawn(move || {
         for (i, conn) in listener.incoming().enumerate() {
             let Ok(mut conn) = conn else { continue };
-            let _ = conn.write_all(if i == 0 { &dump } else { b"<GANGLIA_XML><oops" });
+            let bad = i == 1 || i == 2;
+            let _ = conn.write_all(if bad { b"<GANGLIA_XML><oops" } else { &dump });
         }
     });
     let mut opts = CollectOptions::new(addr, Duration::from_millis(10));
-    opts.count = Some(3);
+    opts.count = Some(4);
     let mut events = Vec::new();
     let stats = collect(&opts, &AtomicBool::new(false), &mut log, &mut |e| {
         events.push(e.clone())
     })
     .unwrap();
-    assert_eq!((stats.rounds, stats.failed), (3, 2));
+    assert_eq!((stats.rounds, stats.failed), (4, 2));
     let warnings: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
@@ -582,9 +583,16 @@ fn collector_first_poll_failure_is_an_error_later_ones_warnings() {
             _ => None,
         })
         .collect();
-    assert_eq!(warnings.len(), 2);
+    // The same failure twice is reported once, and the recovery.
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert_eq!(warnings[0].0, 2);
     assert!(warnings[0].1.contains("failed"), "{}", warnings[0].1);
+    assert_eq!(warnings[1].0, 4);
+    assert!(
+        warnings[1].1.contains("after 2 failed polls"),
+        "{}",
+        warnings[1].1
+    );
     // Hosts a (5) and b (3), and b's bytes_out "nan", logged once.
     assert_eq!(stats.lines, 9);
 }

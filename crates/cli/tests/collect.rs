@@ -1,0 +1,213 @@
+//! `trama collect ganglia` against a fake gmond on 127.0.0.1 that answers
+//! every connection with a recorded dump.
+
+use std::io::Write as _;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use trama_sources::ganglia::{read_samples, GangliaSource, Options};
+use trama_sources::{collect as records, What};
+
+fn trama(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args(args)
+        .output()
+        .expect("run trama")
+}
+
+/// The recorded dump: the real 3-host gmond dump of the shared samples
+/// when present, else the sources crate's own successive dumps.
+fn dump() -> (PathBuf, &'static [&'static str]) {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = match std::env::var_os("TRAMA_SHARED") {
+        Some(d) => PathBuf::from(d),
+        None => manifest.join("../../../shared"),
+    };
+    let real = shared.join("samples/ganglia/gmond-3.3.8-cassandra.xml");
+    if real.is_file() {
+        (real, &["cassandra_seednode", "cassandra_node_1"])
+    } else {
+        (
+            manifest.join("../sources/tests/data/ganglia/successive.xml"),
+            &["a", "b"],
+        )
+    }
+}
+
+fn fake_gmond(bytes: Vec<u8>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let _ = conn.write_all(&bytes);
+        }
+    });
+    addr
+}
+
+#[test]
+fn collects_chosen_hosts_and_metrics_into_a_readable_log() {
+    let (path, hosts) = dump();
+    let bytes = std::fs::read(&path).unwrap();
+    let addr = fake_gmond(bytes.clone());
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("ganglia.log");
+    let host_list = hosts.join(",");
+    let out = trama(&[
+        "collect",
+        "ganglia",
+        "--gmond",
+        &addr,
+        "--interval",
+        "0.2",
+        "--count",
+        "3",
+        "--hosts",
+        &host_list,
+        "--metrics",
+        "load_one,cpu_*,os_name",
+        "-o",
+        log.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("3 polls (0 failed)"), "{stderr}");
+
+    // What the log should hold: every distinct sample of the dump for the
+    // chosen hosts and metrics, read straight from the dump.
+    let opts = Options::new(
+        hosts.iter().map(|h| h.to_string()).collect(),
+        vec!["load_one".into(), "cpu_*".into(), "os_name".into()],
+    );
+    let mut direct = GangliaSource::from_bytes("dump", &bytes, &opts).unwrap();
+    let direct = records(&mut direct).unwrap();
+    assert!(!direct.is_empty());
+
+    let text = std::fs::read(&log).unwrap();
+    let mut lines = 0;
+    read_samples("log", &text, &mut |s| {
+        lines += 1;
+        assert!(hosts.contains(&s.host), "host {}", s.host);
+        assert!(
+            s.metric == "load_one" || s.metric == "os_name" || s.metric.starts_with("cpu_"),
+            "metric {}",
+            s.metric
+        );
+    })
+    .unwrap();
+    // The same dump three times: logged once.
+    assert_eq!(lines, direct.len());
+    let mut back = GangliaSource::open(&log, &Options::default()).unwrap();
+    let back = records(&mut back).unwrap();
+    assert_eq!(back.len(), direct.len());
+    for (b, d) in back.iter().zip(&direct) {
+        assert_eq!(b.time, d.time);
+        match (&b.what, &d.what) {
+            (
+                What::Variable {
+                    container: cb,
+                    ty: tb,
+                    value: vb,
+                    ..
+                },
+                What::Variable {
+                    container: cd,
+                    ty: td,
+                    value: vd,
+                    ..
+                },
+            ) => {
+                // The log names hosts only.
+                assert_eq!(cb.last(), cd.last());
+                assert_eq!((tb, vb), (td, vd));
+            }
+            (
+                What::Event {
+                    ty: tb, value: vb, ..
+                },
+                What::Event {
+                    ty: td, value: vd, ..
+                },
+            ) => assert_eq!((tb, vb), (td, vd)),
+            other => panic!("records differ: {other:?}"),
+        }
+    }
+
+    // A second run appends; the reader drops the repeats.
+    let out = trama(&[
+        "collect",
+        "ganglia",
+        "--gmond",
+        &addr,
+        "--interval",
+        "0.2",
+        "--count",
+        "1",
+        "--hosts",
+        &host_list,
+        "--metrics",
+        "load_one,cpu_*,os_name",
+        "-o",
+        log.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(out.status.success());
+    let text2 = std::fs::read(&log).unwrap();
+    assert_eq!(text2.len(), 2 * text.len());
+    let mut again = GangliaSource::open(&log, &Options::default()).unwrap();
+    assert_eq!(records(&mut again).unwrap().len(), direct.len());
+}
+
+#[test]
+fn unreachable_gmond_is_an_error_and_help_explains() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("x.log");
+    let out = trama(&[
+        "collect",
+        "ganglia",
+        "--gmond",
+        &format!("127.0.0.1:{port}"),
+        "--count",
+        "2",
+        "--interval",
+        "0.1",
+        "-o",
+        log.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("first poll"), "{stderr}");
+
+    let out = trama(&[
+        "collect",
+        "ganglia",
+        "--gmond",
+        "h:1",
+        "--interval",
+        "0",
+        "-o",
+        "x",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--interval"));
+
+    let out = trama(&["collect", "ganglia", "--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    for word in [
+        "--gmond",
+        "--interval",
+        "--hosts",
+        "--metrics",
+        "--count",
+        "Ctrl-C",
+    ] {
+        assert!(help.contains(word), "{word} missing from\n{help}");
+    }
+}
