@@ -657,7 +657,9 @@ enum Verdict {
 /// What was already emitted, for each container and metric.
 #[derive(Default)]
 struct Seen {
-    containers: HashMap<(Option<String>, String), u32>,
+    /// Containers by `1 cluster \0 host` or `0 host`.
+    containers: HashMap<String, u32>,
+    key: String,
     metrics: HashMap<String, u32>,
     /// Numeric samples emitted: (container, metric, time, value bits).
     numbers: HashSet<(u32, u32, Nanos, u64)>,
@@ -671,9 +673,24 @@ impl Seen {
     /// The container's and metric's indices (new ones numbered in order of
     /// appearance) and whether the sample is new.
     fn admit(&mut self, s: &Sample<'_>) -> (u32, u32, Verdict) {
-        let key = (s.cluster.map(str::to_string), s.host.to_string());
+        self.key.clear();
+        match s.cluster {
+            Some(cl) => {
+                self.key.push('1');
+                self.key.push_str(cl);
+                self.key.push('\0');
+            }
+            None => self.key.push('0'),
+        }
+        self.key.push_str(s.host);
         let n = self.containers.len() as u32;
-        let c = *self.containers.entry(key).or_insert(n);
+        let c = match self.containers.get(self.key.as_str()) {
+            Some(&c) => c,
+            None => {
+                self.containers.insert(self.key.clone(), n);
+                n
+            }
+        };
         let n = self.metrics.len() as u32;
         let m = match self.metrics.get(s.metric) {
             Some(&m) => m,
