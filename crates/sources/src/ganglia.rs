@@ -116,9 +116,10 @@
 //! ([`ReadStats::repeats`], [`ReadStats::unchanged`]).
 //!
 //! Records come in time order (samples of equal times in file order). The
-//! reader holds the file and its samples (about 40 bytes each) in memory to
-//! sort them: dumps are not in time order (each holds values of different
-//! ages).
+//! reader holds the file and its samples in memory to sort them (dumps are
+//! not in time order: each holds values of different ages), with the index
+//! of emitted samples that finds repeats: about 150 MB for a log of a
+//! million samples (45 MB).
 //!
 //! [`Options`] keeps only some hosts (by name or IP) and metrics; what it
 //! leaves out is counted in [`ReadStats::filtered`].
