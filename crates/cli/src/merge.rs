@@ -136,7 +136,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     }
 
     let mut inputs = Vec::new();
-    for (group, (entry, files)) in plan.sources.iter().zip(&files).enumerate() {
+    for (entry, files) in plan.sources.iter().zip(&files) {
         if files.is_empty() {
             eprintln!(
                 "trama merge: note: source '{}' ({}) has no file; skipped",
@@ -167,7 +167,8 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
             inputs.push(Input {
                 mapper: Mapper::new(&plan, Some(entry), &name, rank_hosts.clone()),
                 source,
-                group,
+                group: entry.name.clone(),
+                synchronized: entry.synchronized,
                 origin,
             });
         }

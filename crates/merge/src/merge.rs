@@ -33,9 +33,12 @@ pub struct Input {
     pub source: Box<dyn Source>,
     /// How its paths map into the unified hierarchy.
     pub mapper: Mapper,
-    /// The namespace of its link keys: inputs of one group (the files of
-    /// one plan entry) pair their links with each other, other groups never.
-    pub group: usize,
+    /// The namespace of its link keys (the plan entry's name): inputs of
+    /// one group (the files of one plan entry) pair their links with each
+    /// other, other groups never.
+    pub group: String,
+    /// Its times are already on the reference clock: no host correction.
+    pub synchronized: bool,
     /// Nanoseconds added to its times before clock correction.
     pub origin: Nanos,
 }
@@ -164,8 +167,8 @@ impl Lane {
             self.last_raw = raw;
             let host = self.unify_record(&mut rec)?;
             let correct = match &host {
-                Some(h) => opts.corrections.get(h).cloned(),
-                None => None,
+                Some(h) if !self.input.synchronized => opts.corrections.get(h).cloned(),
+                _ => None,
             };
             let time = match &correct {
                 Some(c) => c(raw),
@@ -252,7 +255,8 @@ pub fn merge<W: Write>(
     out: &mut PajeWriter<W>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<MergeStats, MergeError> {
-    let groups: std::collections::BTreeSet<usize> = inputs.iter().map(|i| i.group).collect();
+    let groups: std::collections::BTreeSet<&str> =
+        inputs.iter().map(|i| i.group.as_str()).collect();
     let separate = opts.separate_groups && groups.len() > 1;
     // The hierarchy's container types, top first, so the type tree does
     // not depend on which source speaks first.
@@ -268,7 +272,7 @@ pub fn merge<W: Write>(
     let mut lanes: Vec<Lane> = inputs
         .into_iter()
         .map(|input| Lane {
-            key_prefix: separate.then(|| format!("s{}:", input.group)),
+            key_prefix: separate.then(|| format!("{}:", input.group)),
             input,
             pending: BinaryHeap::new(),
             seq: 0,

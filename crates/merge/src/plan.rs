@@ -28,6 +28,7 @@
 //! levels = { rank = "process" }   # source container type -> level, or "drop"
 //! machinefile = "mpd.hosts" # ranks are placed on hosts in file order
 //! origin = "1094221332.9"   # seconds added to the source's (relative) times
+//! synchronized = false      # true: already on the reference clock
 //!
 //! [source.map.process]      # identifiers of this source at a level
 //! "0" = "4312"              # MPI rank 0 is the OS process 4312
@@ -104,6 +105,11 @@ pub struct SourcePlan {
     pub map: BTreeMap<String, BTreeMap<String, String>>,
     /// Seconds (a decimal, read exactly) added to the source's times.
     pub origin: Option<String>,
+    /// Its times are already on the reference clock (e.g. a log the MPI
+    /// library synchronized, or a collector stamping every host's samples
+    /// with its own clock): the timesync corrections do not apply.
+    #[serde(default)]
+    pub synchronized: bool,
     /// Options of the source's reader.
     #[serde(default)]
     pub options: toml::Table,

@@ -1,6 +1,7 @@
 //! Rewrites a source's container paths into the unified hierarchy.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use trama_sources::{DisplayPath, Path, Step};
 
@@ -29,7 +30,8 @@ pub struct Mapper {
     host: Option<String>,
     rank_type: String,
     rank_hosts: Option<Vec<String>>,
-    cache: HashMap<Path, Unified>,
+    cache: HashMap<Path, Unified, foldhash::fast::RandomState>,
+    by_address: HashMap<usize, (Path, Unified), foldhash::fast::RandomState>,
 }
 
 impl Mapper {
@@ -56,7 +58,8 @@ impl Mapper {
                 .map(|e| e.rank_type.clone())
                 .unwrap_or_else(|| "rank".into()),
             rank_hosts,
-            cache: HashMap::new(),
+            cache: HashMap::default(),
+            by_address: HashMap::default(),
         }
     }
 
@@ -92,6 +95,16 @@ impl Mapper {
         name.to_string()
     }
 
+    /// Caches a unified path by its source path's address (see the writer's
+    /// cache of the same kind): bounded, emptied when large.
+    fn remember(&mut self, path: &Path, u: &Unified) {
+        if self.by_address.len() >= 1 << 16 {
+            self.by_address.clear();
+        }
+        let address = Arc::as_ptr(path) as *const Step as usize;
+        self.by_address.insert(address, (path.clone(), u.clone()));
+    }
+
     /// The unified path of the container holding a link: `None` (the top
     /// of the trace) when none of its steps maps to a level.
     pub(crate) fn unify_holder(&mut self, path: &Path) -> Result<Option<Path>, MergeError> {
@@ -107,8 +120,16 @@ impl Mapper {
 
     /// The unified path of a source path.
     pub(crate) fn unify(&mut self, path: &Path) -> Result<Unified, MergeError> {
+        let address = Arc::as_ptr(path) as *const Step as usize;
+        if let Some((p, u)) = self.by_address.get(&address) {
+            if Arc::ptr_eq(p, path) {
+                return Ok(u.clone());
+            }
+        }
         if let Some(u) = self.cache.get(path) {
-            return Ok(u.clone());
+            let u = u.clone();
+            self.remember(path, &u);
+            return Ok(u);
         }
         let err = |message: String| MergeError::Unify {
             input: self.source.clone(),
@@ -205,6 +226,7 @@ impl Mapper {
             host,
         };
         self.cache.insert(path.clone(), u.clone());
+        self.remember(path, &u);
         Ok(u)
     }
 }

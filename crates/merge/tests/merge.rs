@@ -68,7 +68,7 @@ fn var(host: &str, v: f64) -> What {
 }
 
 fn run(
-    inputs: Vec<(Box<dyn Source>, &str, usize)>,
+    inputs: Vec<(Box<dyn Source>, &str, &str)>,
     opts: &MergeOptions,
 ) -> Result<Vec<String>, String> {
     let plan = Plan::parse(PLAN, FsPath::new("plan.toml")).unwrap();
@@ -81,7 +81,8 @@ fn run(
             Input {
                 mapper: Mapper::new(&plan, plan.source(entry), &name, rank_hosts),
                 source,
-                group,
+                group: group.to_string(),
+                synchronized: false,
                 origin: 0,
             }
         })
@@ -128,7 +129,7 @@ fn sources_interleave_by_time_and_ranks_land_on_their_hosts() {
         vec![rec(5, var("h1", 1.0)), rec(35, var("h0", 2.0))],
     );
     let out = run(
-        vec![(a, "mpi", 0), (b, "mpi", 0), (m, "mon", 1)],
+        vec![(a, "mpi", "g0"), (b, "mpi", "g0"), (m, "mon", "g1")],
         &MergeOptions::default(),
     )
     .unwrap();
@@ -165,7 +166,11 @@ fn correction_puts_a_receive_after_its_send() {
     // come before the send (read 60 on h0) until corrected.
     let a = boxed("r0", vec![rec(60, link(true, "0", "k"))]);
     let b = boxed("r1", vec![rec(40, link(false, "1", "k"))]);
-    let raw = run(vec![(a, "mpi", 0), (b, "mpi", 0)], &MergeOptions::default()).unwrap();
+    let raw = run(
+        vec![(a, "mpi", "g0"), (b, "mpi", "g0")],
+        &MergeOptions::default(),
+    )
+    .unwrap();
     let pos = |o: &[String], p: &str| o.iter().position(|l| l.starts_with(p)).unwrap();
     assert!(pos(&raw, "19 ") < pos(&raw, "16 "));
     let mut opts = MergeOptions::default();
@@ -173,7 +178,7 @@ fn correction_puts_a_receive_after_its_send() {
     opts.corrections = HashMap::from([("h1".to_string(), plus100)]);
     let a = boxed("r0", vec![rec(60, link(true, "0", "k"))]);
     let b = boxed("r1", vec![rec(40, link(false, "1", "k"))]);
-    let fixed = run(vec![(a, "mpi", 0), (b, "mpi", 0)], &opts).unwrap();
+    let fixed = run(vec![(a, "mpi", "g0"), (b, "mpi", "g0")], &opts).unwrap();
     assert!(pos(&fixed, "16 ") < pos(&fixed, "19 "), "{fixed:#?}");
     assert!(
         fixed.iter().any(|l| l.starts_with("19 0.000000080 ")),
@@ -190,7 +195,7 @@ fn one_source_over_skewed_hosts_still_comes_out_sorted() {
     let mut opts = MergeOptions::default();
     let minus: Correct = Arc::new(|t| t - 1000);
     opts.corrections = HashMap::from([("h1".to_string(), minus)]);
-    let out = run(vec![(boxed("mon", recs), "mon", 0)], &opts).unwrap();
+    let out = run(vec![(boxed("mon", recs), "mon", "g0")], &opts).unwrap();
     let ts = times(&out);
     assert_eq!(ts.len(), 200 + 3);
     let mut sorted = ts.clone();
@@ -204,15 +209,15 @@ fn link_keys_of_different_groups_never_pair() {
     let b = boxed("b", vec![rec(2, link(false, "1", "k"))]);
     let mut opts = MergeOptions::default();
     opts.separate_groups = true;
-    let out = run(vec![(a, "mpi", 0), (b, "mpi", 1)], &opts).unwrap();
+    let out = run(vec![(a, "mpi", "g0"), (b, "mpi", "g1")], &opts).unwrap();
     assert!(
         out.iter()
-            .any(|l| l.starts_with("16 ") && l.ends_with(" s0:k")),
+            .any(|l| l.starts_with("16 ") && l.ends_with(" g0:k")),
         "{out:#?}"
     );
     assert!(
         out.iter()
-            .any(|l| l.starts_with("19 ") && l.ends_with(" s1:k")),
+            .any(|l| l.starts_with("19 ") && l.ends_with(" g1:k")),
         "{out:#?}"
     );
 }
@@ -228,9 +233,9 @@ fn errors_name_the_source() {
             },
         )],
     );
-    let e = run(vec![(a, "mon", 0)], &MergeOptions::default()).unwrap_err();
+    let e = run(vec![(a, "mon", "g0")], &MergeOptions::default()).unwrap_err();
     assert!(e.contains("weird.log") && e.contains("'node'"), "{e}");
     let a = boxed("r9", vec![rec(1, state("nine", "A"))]);
-    let e = run(vec![(a, "mpi", 0)], &MergeOptions::default()).unwrap_err();
+    let e = run(vec![(a, "mpi", "g0")], &MergeOptions::default()).unwrap_err();
     assert!(e.contains("r9") && e.contains("rank 'nine'"), "{e}");
 }

@@ -29,7 +29,9 @@ use crate::record::{
     Decl, EntityKind, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
 };
 
-const BATCH: usize = 1024;
+/// Records handed over at a time: small, since a merge holds one batch in
+/// flight per source and may have many sources.
+const BATCH: usize = 256;
 
 type Batch = Result<Vec<Record>, SourceError>;
 
@@ -60,7 +62,7 @@ impl PajeSource {
         let name = name.into();
         let input = trama_input::Input::from_reader(name.clone(), reader)
             .map_err(|e| SourceError::file(&name, e.to_string()))?;
-        let (tx, rx) = sync_channel::<Batch>(4);
+        let (tx, rx) = sync_channel::<Batch>(1);
         let dropped = Arc::new(Mutex::new(BTreeMap::new()));
         let (thread_name, dropped2) = (name.clone(), dropped.clone());
         let thread = std::thread::Builder::new()
@@ -70,7 +72,7 @@ impl PajeSource {
                 let mut opts = ReaderOptions::default();
                 opts.threads = 1;
                 opts.quotes = QuoteMode::Strip;
-                opts.chunk_size = 256 << 10;
+                opts.chunk_size = 64 << 10;
                 let mut batch = Vec::with_capacity(BATCH);
                 let result = read_paje(input, &opts, |ev| -> Result<(), SourceError> {
                     conv.event(&ev, &mut batch)?;
@@ -163,13 +165,13 @@ struct TypeInfo {
 struct Converter {
     file: String,
     /// Container type alias or name → name.
-    container_types: HashMap<String, String>,
-    /// Entity type alias or name → its name and definition kind.
-    types: HashMap<String, TypeInfo>,
-    /// (entity type name, value alias or name) → value name.
-    values: HashMap<(String, String), String>,
+    container_types: Map<String, String>,
+    /// Entity type alias or name → its name.
+    types: Map<String, TypeInfo>,
+    /// Entity type name → value alias or name → value name.
+    values: Map<String, Map<String, String>>,
     /// Container alias or name → path.
-    containers: HashMap<String, Path>,
+    containers: Map<String, Path>,
     dropped: BTreeMap<String, u64>,
 }
 
@@ -177,15 +179,22 @@ fn text(ev: &Event<'_>, f: Field) -> String {
     String::from_utf8_lossy(ev.get(f)).into_owned()
 }
 
+/// A field's text, borrowed when it is valid UTF-8.
+fn word<'a>(ev: &Event<'a>, f: Field) -> std::borrow::Cow<'a, str> {
+    String::from_utf8_lossy(ev.get(f))
+}
+
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 impl Converter {
     fn new(file: String) -> Converter {
-        let mut containers = HashMap::new();
+        let mut containers = Map::default();
         containers.insert("0".to_string(), Path::from(Vec::<Step>::new()));
         Converter {
             file,
-            container_types: HashMap::new(),
-            types: HashMap::new(),
-            values: HashMap::new(),
+            container_types: Map::default(),
+            types: Map::default(),
+            values: Map::default(),
             containers,
             dropped: BTreeMap::new(),
         }
@@ -206,27 +215,28 @@ impl Converter {
     }
 
     fn container(&self, ev: &Event<'_>, f: Field) -> Result<Path, SourceError> {
-        let id = text(ev, f);
+        let id = word(ev, f);
         self.containers
-            .get(&id)
+            .get(&*id)
             .cloned()
             .ok_or_else(|| self.err(ev, format!("unknown container '{id}'")))
     }
 
     fn entity_type(&self, ev: &Event<'_>) -> Result<TypeInfo, SourceError> {
-        let id = text(ev, Field::Type);
+        let id = word(ev, Field::Type);
         self.types
-            .get(&id)
+            .get(&*id)
             .cloned()
             .ok_or_else(|| self.err(ev, format!("unknown type '{id}'")))
     }
 
     fn value(&self, ty: &str, ev: &Event<'_>) -> String {
-        let v = text(ev, Field::Value);
+        let v = word(ev, Field::Value);
         self.values
-            .get(&(ty.to_string(), v.clone()))
+            .get(ty)
+            .and_then(|m| m.get(&*v))
             .cloned()
-            .unwrap_or(v)
+            .unwrap_or_else(|| v.into_owned())
     }
 
     fn parent_type(&self, ev: &Event<'_>) -> Result<Option<String>, SourceError> {
@@ -304,9 +314,10 @@ impl Converter {
             }
             EventKind::DefineEntityValue => {
                 let ty = self.entity_type(ev)?.name;
-                self.values.insert((ty.clone(), name.clone()), name.clone());
+                let m = self.values.entry(ty.clone()).or_default();
+                m.insert(name.clone(), name.clone());
                 if let Some(a) = &alias {
-                    self.values.insert((ty.clone(), a.clone()), name.clone());
+                    m.insert(a.clone(), name.clone());
                 }
                 Decl::Value {
                     ty,

@@ -26,10 +26,11 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use trama_events::{EventDef, EventKind, Field, FieldType};
 
-use crate::record::{Decl, DisplayPath, EntityKind, Nanos, Path, Record, VarOp, What};
+use crate::record::{Decl, DisplayPath, EntityKind, Nanos, Path, Record, Step, VarOp, What};
 
 /// The event definitions a trace is written with.
 #[derive(Clone, Debug)]
@@ -367,10 +368,12 @@ pub enum WriteError {
 
 #[derive(Clone, Debug)]
 struct ContainerInfo {
-    alias: String,
-    type_alias: String,
+    alias: Arc<str>,
+    type_alias: Arc<str>,
     alive: bool,
 }
+
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Writes records as Pajé text (see the module documentation).
 pub struct PajeWriter<W: Write> {
@@ -379,17 +382,26 @@ pub struct PajeWriter<W: Write> {
     opts: WriterOptions,
     line: Vec<u8>,
     /// `(name, parent type alias)` → container type alias.
-    container_types: HashMap<(String, String), String>,
-    /// `(kind, name, container type alias)` → entity type alias.
-    entity_types: HashMap<(EntityKind, String, String), String>,
-    /// `(name, container type alias)` → link type alias.
-    link_types: HashMap<(String, String), String>,
+    container_types: HashMap<(String, String), Arc<str>>,
+    /// `(kind, container type alias)` → name → entity type alias.
+    entity_types: Map<(EntityKind, Arc<str>), Map<String, Arc<str>>>,
+    /// Container type alias → name → link type alias.
+    link_types: Map<Arc<str>, Map<String, Arc<str>>>,
     /// Every type alias taken (types of all kinds share one namespace).
     type_aliases: HashSet<String>,
-    containers: HashMap<Path, ContainerInfo>,
+    containers: Map<Path, ContainerInfo>,
+    /// The same, by the address of the path's shared steps: records of a
+    /// source share one `Path` per container, so most lookups end here
+    /// without hashing names.
+    by_address: Map<usize, (Path, ContainerInfo)>,
     container_aliases: HashSet<String>,
-    values: HashSet<(String, String)>,
+    /// Type alias → values declared.
+    values: Map<Arc<str>, HashSet<String>>,
     colors: HashMap<(String, String), String>,
+    /// The definition without extra fields of each kind.
+    plain: [Option<usize>; 19],
+    root: Arc<str>,
+    number: String,
     records: u64,
 }
 
@@ -414,19 +426,27 @@ impl<W: Write> PajeWriter<W> {
         type_aliases.insert(ROOT.to_string());
         let mut container_aliases = HashSet::new();
         container_aliases.insert(ROOT.to_string());
+        let mut plain = [None; 19];
+        for (k, slot) in EventKind::ALL.iter().zip(plain.iter_mut()) {
+            *slot = dialect.find(*k, &[]);
+        }
         Ok(PajeWriter {
             out,
             dialect,
             opts,
             line: Vec::with_capacity(256),
             container_types: HashMap::new(),
-            entity_types: HashMap::new(),
-            link_types: HashMap::new(),
+            entity_types: Map::default(),
+            link_types: Map::default(),
             type_aliases,
-            containers: HashMap::new(),
+            containers: Map::default(),
+            by_address: Map::default(),
             container_aliases,
-            values: HashSet::new(),
+            values: Map::default(),
             colors: HashMap::new(),
+            plain,
+            root: Arc::from(ROOT),
+            number: String::new(),
             records: 0,
         })
     }
@@ -466,6 +486,8 @@ impl<W: Write> PajeWriter<W> {
                 let name = c.alias.clone();
                 let ty = c.type_alias.clone();
                 self.containers.get_mut(container).expect("just made").alive = false;
+                // Other paths with these steps may be cached as alive.
+                self.by_address.clear();
                 self.emit(
                     EventKind::DestroyContainer,
                     &[],
@@ -553,8 +575,11 @@ impl<W: Write> PajeWriter<W> {
                     VarOp::Add => EventKind::AddVariable,
                     VarOp::Sub => EventKind::SubVariable,
                 };
-                let v = format!("{value}");
-                self.emit(
+                let mut v = std::mem::take(&mut self.number);
+                v.clear();
+                use std::fmt::Write as _;
+                let _ = write!(v, "{value}");
+                let r = self.emit(
                     kind,
                     &[],
                     &Fields {
@@ -564,7 +589,9 @@ impl<W: Write> PajeWriter<W> {
                         value: Some(&v),
                         ..Fields::default()
                     },
-                )?;
+                );
+                self.number = v;
+                r?;
             }
             What::StartLink {
                 container,
@@ -588,7 +615,7 @@ impl<W: Write> PajeWriter<W> {
                         let c = self.live(t, p)?;
                         (c.alias, c.type_alias)
                     }
-                    None => (ROOT.to_string(), ROOT.to_string()),
+                    None => (self.root.clone(), self.root.clone()),
                 };
                 let end = self.live(t, from)?;
                 let ta = self.link_type(ty, &holder_type, &end.type_alias)?;
@@ -627,7 +654,7 @@ impl<W: Write> PajeWriter<W> {
         match d {
             Decl::ContainerType { name, parent } => {
                 let parent_alias = match parent {
-                    None => ROOT.to_string(),
+                    None => self.root.clone(),
                     Some(p) => self.container_type_by_name(p)?,
                 };
                 self.container_type(name, &parent_alias)?;
@@ -648,7 +675,7 @@ impl<W: Write> PajeWriter<W> {
                 end,
             } => {
                 let ct = match container {
-                    None => ROOT.to_string(),
+                    None => self.root.clone(),
                     Some(c) => self.container_type_by_name(c)?,
                 };
                 let st = self.container_type_by_name(start)?;
@@ -663,7 +690,7 @@ impl<W: Write> PajeWriter<W> {
         Ok(())
     }
 
-    fn container_type_by_name(&self, name: &str) -> Result<String, WriteError> {
+    fn container_type_by_name(&self, name: &str) -> Result<Arc<str>, WriteError> {
         let mut found = self
             .container_types
             .iter()
@@ -680,18 +707,12 @@ impl<W: Write> PajeWriter<W> {
         }
     }
 
-    fn entity_type_by_name(&self, name: &str) -> Result<String, WriteError> {
+    fn entity_type_by_name(&self, name: &str) -> Result<Arc<str>, WriteError> {
         let mut found = self
             .entity_types
-            .iter()
-            .filter(|((_, n, _), _)| n == name)
-            .map(|(_, a)| a.clone())
-            .chain(
-                self.link_types
-                    .iter()
-                    .filter(|((n, _), _)| n == name)
-                    .map(|(_, a)| a.clone()),
-            );
+            .values()
+            .chain(self.link_types.values())
+            .filter_map(|m| m.get(name).cloned());
         match (found.next(), found.next()) {
             (Some(a), None) => Ok(a),
             (None, _) => Err(WriteError::Record(format!(
@@ -703,7 +724,7 @@ impl<W: Write> PajeWriter<W> {
         }
     }
 
-    fn fresh_type_alias(&mut self, name: &str) -> String {
+    fn fresh_type_alias(&mut self, name: &str) -> Arc<str> {
         let mut alias = name.to_string();
         let mut n = 2;
         while self.type_aliases.contains(&alias) {
@@ -711,10 +732,10 @@ impl<W: Write> PajeWriter<W> {
             n += 1;
         }
         self.type_aliases.insert(alias.clone());
-        alias
+        Arc::from(alias)
     }
 
-    fn container_type(&mut self, name: &str, parent_alias: &str) -> Result<String, WriteError> {
+    fn container_type(&mut self, name: &str, parent_alias: &str) -> Result<Arc<str>, WriteError> {
         let key = (name.to_string(), parent_alias.to_string());
         if let Some(a) = self.container_types.get(&key) {
             return Ok(a.clone());
@@ -738,15 +759,18 @@ impl<W: Write> PajeWriter<W> {
         &mut self,
         kind: EntityKind,
         name: &str,
-        container_type: &str,
+        container_type: &Arc<str>,
         color: Option<&str>,
-    ) -> Result<String, WriteError> {
-        let key = (kind, name.to_string(), container_type.to_string());
-        if let Some(a) = self.entity_types.get(&key) {
+    ) -> Result<Arc<str>, WriteError> {
+        let key = (kind, container_type.clone());
+        if let Some(a) = self.entity_types.get(&key).and_then(|m| m.get(name)) {
             return Ok(a.clone());
         }
         let alias = self.fresh_type_alias(name);
-        self.entity_types.insert(key, alias.clone());
+        self.entity_types
+            .entry(key)
+            .or_default()
+            .insert(name.to_string(), alias.clone());
         let event = match kind {
             EntityKind::State => EventKind::DefineStateType,
             EntityKind::Event => EventKind::DefineEventType,
@@ -758,7 +782,7 @@ impl<W: Write> PajeWriter<W> {
             &[],
             &Fields {
                 alias: Some(&alias),
-                ty: Some(container_type),
+                ty: Some(&**container_type),
                 name: Some(name),
                 color: Some(&color),
                 ..Fields::default()
@@ -770,12 +794,13 @@ impl<W: Write> PajeWriter<W> {
     fn link_type(
         &mut self,
         name: &str,
-        container_type: &str,
+        container_type: &Arc<str>,
         end_type: &str,
-    ) -> Result<String, WriteError> {
+    ) -> Result<Arc<str>, WriteError> {
         if let Some(a) = self
             .link_types
-            .get(&(name.to_string(), container_type.to_string()))
+            .get(container_type)
+            .and_then(|m| m.get(name))
         {
             return Ok(a.clone());
         }
@@ -785,22 +810,28 @@ impl<W: Write> PajeWriter<W> {
     fn declare_link_type(
         &mut self,
         name: &str,
-        container_type: &str,
+        container_type: &Arc<str>,
         start: &str,
         end: &str,
-    ) -> Result<String, WriteError> {
-        let key = (name.to_string(), container_type.to_string());
-        if let Some(a) = self.link_types.get(&key) {
+    ) -> Result<Arc<str>, WriteError> {
+        if let Some(a) = self
+            .link_types
+            .get(container_type)
+            .and_then(|m| m.get(name))
+        {
             return Ok(a.clone());
         }
         let alias = self.fresh_type_alias(name);
-        self.link_types.insert(key, alias.clone());
+        self.link_types
+            .entry(container_type.clone())
+            .or_default()
+            .insert(name.to_string(), alias.clone());
         self.emit(
             EventKind::DefineLinkType,
             &[],
             &Fields {
                 alias: Some(&alias),
-                ty: Some(container_type),
+                ty: Some(&**container_type),
                 name: Some(name),
                 start_type: Some(start),
                 end_type: Some(end),
@@ -810,15 +841,15 @@ impl<W: Write> PajeWriter<W> {
         Ok(alias)
     }
 
-    fn value(&mut self, ty: &str, name: &str, color: Option<&str>) -> Result<(), WriteError> {
+    fn value(&mut self, ty: &Arc<str>, name: &str, color: Option<&str>) -> Result<(), WriteError> {
         if let Some(c) = color {
             self.colors
                 .insert((ty.to_string(), name.to_string()), c.to_string());
         }
-        let key = (ty.to_string(), name.to_string());
-        if self.values.contains(&key) {
+        if self.values.get(ty).is_some_and(|v| v.contains(name)) {
             return Ok(());
         }
+        let key = (ty.to_string(), name.to_string());
         // Values are declared only when asked and when the dialect can
         // carry them; otherwise the first use of a value names it.
         let Some(i) = self
@@ -834,13 +865,16 @@ impl<W: Write> PajeWriter<W> {
             .cloned()
             .unwrap_or_else(|| color_of(name));
         let _ = i;
-        self.values.insert(key);
+        self.values
+            .entry(ty.clone())
+            .or_default()
+            .insert(name.to_string());
         self.emit(
             EventKind::DefineEntityValue,
             &[],
             &Fields {
                 alias: Some(name),
-                ty: Some(ty),
+                ty: Some(&**ty),
                 name: Some(name),
                 color: Some(&color),
                 ..Fields::default()
@@ -850,14 +884,21 @@ impl<W: Write> PajeWriter<W> {
 
     /// The container of `path`, created (with its ancestors) if needed.
     fn container(&mut self, t: Nanos, path: &Path) -> Result<ContainerInfo, WriteError> {
+        if let Some((p, c)) = self.by_address.get(&address(path)) {
+            if Arc::ptr_eq(p, path) {
+                return Ok(c.clone());
+            }
+        }
         if let Some(c) = self.containers.get(path) {
-            return Ok(c.clone());
+            let c = c.clone();
+            self.remember(path, &c);
+            return Ok(c);
         }
         if path.is_empty() {
             return Err(WriteError::Record("a record names an empty path".into()));
         }
         let (parent_alias, parent_type) = if path.len() == 1 {
-            (ROOT.to_string(), ROOT.to_string())
+            (self.root.clone(), self.root.clone())
         } else {
             let parent: Path = path[..path.len() - 1].into();
             let p = self.container(t, &parent)?;
@@ -879,11 +920,12 @@ impl<W: Write> PajeWriter<W> {
         }
         self.container_aliases.insert(alias.clone());
         let info = ContainerInfo {
-            alias: alias.clone(),
+            alias: Arc::from(alias.as_str()),
             type_alias: type_alias.clone(),
             alive: true,
         };
         self.containers.insert(path.clone(), info.clone());
+        self.remember(path, &info);
         // Without an Alias field the name must identify the container.
         let def_has_alias = self
             .dialect
@@ -905,6 +947,17 @@ impl<W: Write> PajeWriter<W> {
         Ok(info)
     }
 
+    /// Caches a container by its path's address. Keeping the path keeps
+    /// the address from being reused; sources that build a new path per
+    /// record would fill the cache, so it is emptied when large.
+    fn remember(&mut self, path: &Path, c: &ContainerInfo) {
+        if self.by_address.len() >= 1 << 16 {
+            self.by_address.clear();
+        }
+        self.by_address
+            .insert(address(path), (path.clone(), c.clone()));
+    }
+
     /// A container records may be written on: alive.
     fn live(&mut self, t: Nanos, path: &Path) -> Result<ContainerInfo, WriteError> {
         let c = self.container(t, path)?;
@@ -924,8 +977,14 @@ impl<W: Write> PajeWriter<W> {
         extra: &[(String, String)],
         f: &Fields<'_>,
     ) -> Result<(), WriteError> {
-        let names: Vec<&str> = extra.iter().map(|(n, _)| n.as_str()).collect();
-        let i = self.dialect.find(kind, &names).ok_or_else(|| {
+        let i = if extra.is_empty() {
+            self.plain[kind as usize]
+        } else {
+            let names: Vec<&str> = extra.iter().map(|(n, _)| n.as_str()).collect();
+            self.dialect.find(kind, &names)
+        };
+        let i = i.ok_or_else(|| {
+            let names: Vec<&str> = extra.iter().map(|(n, _)| n.as_str()).collect();
             WriteError::Record(format!(
                 "the trace's header has no {} with exactly the extra fields [{}]",
                 kind.name(),
@@ -938,32 +997,31 @@ impl<W: Write> PajeWriter<W> {
         let mut extra_i = 0;
         for (field, _) in &def.fields()[1..] {
             self.line.push(b' ');
-            let text: Option<String> = match field {
-                Field::Time => Some(
-                    TimeText(
-                        f.time.unwrap_or(self.opts.origin) - self.opts.origin,
-                        self.opts.decimals,
-                    )
-                    .to_string(),
-                ),
-                Field::Alias => f.alias.map(str::to_string),
-                Field::Name => f.name.map(str::to_string),
-                Field::Type => f.ty.map(str::to_string),
-                Field::Container => f.container.map(str::to_string),
-                Field::StartContainerType => f.start_type.map(str::to_string),
-                Field::EndContainerType => f.end_type.map(str::to_string),
-                Field::StartContainer => f.start_container.map(str::to_string),
-                Field::EndContainer => f.end_container.map(str::to_string),
-                Field::Value => f.value.map(str::to_string),
-                Field::Key => f.key.map(str::to_string),
-                Field::Color => f.color.map(str::to_string),
+            let text: Option<&str> = match field {
+                Field::Time => {
+                    use std::io::Write as _;
+                    let t = f.time.unwrap_or(self.opts.origin) - self.opts.origin;
+                    let _ = write!(self.line, "{}", TimeText(t, self.opts.decimals));
+                    continue;
+                }
+                Field::Alias => f.alias,
+                Field::Name => f.name,
+                Field::Type => f.ty,
+                Field::Container => f.container,
+                Field::StartContainerType => f.start_type,
+                Field::EndContainerType => f.end_type,
+                Field::StartContainer => f.start_container,
+                Field::EndContainer => f.end_container,
+                Field::Value => f.value,
+                Field::Key => f.key,
+                Field::Color => f.color,
                 Field::Extra => {
                     let name = &def.extra_names()[extra_i];
                     extra_i += 1;
                     extra
                         .iter()
                         .find(|(n, _)| n == &**name)
-                        .map(|(_, v)| v.clone())
+                        .map(|(_, v)| v.as_str())
                 }
                 Field::Line | Field::File | Field::Filename | Field::Event => None,
             };
@@ -975,12 +1033,17 @@ impl<W: Write> PajeWriter<W> {
                     field.name()
                 )));
             };
-            push_word(&mut self.line, &text);
+            push_word(&mut self.line, text);
         }
         self.line.push(b'\n');
         self.out.write_all(&self.line)?;
         Ok(())
     }
+}
+
+/// The address of a path's shared steps.
+fn address(p: &Path) -> usize {
+    Arc::as_ptr(p) as *const Step as usize
 }
 
 #[derive(Default)]
