@@ -256,7 +256,13 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
                     let span = if hi > lo { hi - lo } else { 1.0 };
                     let vy = |v: f64| y + row_h - 2.0 - (v - lo) / span * (row_h - 4.0);
                     let mut d = String::new();
-                    let mut last_px = i64::MIN;
+                    // One vertical step per pixel column: a value starting
+                    // in the column of the previous drawn value only
+                    // stretches the line to its end.
+                    let mut last_col = i64::MIN;
+                    let mut last_y = i64::MIN;
+                    let mut end_px = f64::NAN;
+                    let mut drawn_end = f64::NAN;
                     for i in 0..cols.len() {
                         let (a, b) = (cols.start[i], cols.end[i]);
                         let b = if b < a { t1 } else { b };
@@ -265,15 +271,28 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
                         }
                         let (pa, pb) = (x(clip(a)), x(clip(b)));
                         let yy = vy(cols.number[i]);
+                        let col = pa.round() as i64;
                         if d.is_empty() {
                             let _ = write!(d, "M{pa:.0},{yy:.0}");
-                        } else if pa.round() as i64 != last_px {
-                            let _ = write!(d, "V{yy:.0}");
+                        } else if col != last_col {
+                            if end_px != drawn_end {
+                                let _ = write!(d, "H{end_px:.0}");
+                            }
+                            if yy.round() as i64 != last_y {
+                                let _ = write!(d, "V{yy:.0}");
+                            }
                         } else {
+                            end_px = end_px.max(pb);
                             continue;
                         }
                         let _ = write!(d, "H{pb:.0}");
-                        last_px = pb.round() as i64;
+                        last_col = col;
+                        last_y = yy.round() as i64;
+                        end_px = pb;
+                        drawn_end = pb;
+                    }
+                    if !d.is_empty() && end_px != drawn_end {
+                        let _ = write!(d, "H{end_px:.0}");
                     }
                     let ty = m.ty(m.list(l).ty);
                     let stroke = color(m.str(ty.color), m.str(ty.name));

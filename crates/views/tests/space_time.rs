@@ -95,3 +95,35 @@ fn many_tiny_states_stay_one_mark_per_pixel() {
         "axis labels of the window"
     );
 }
+
+#[test]
+fn every_value_of_a_variable_gets_its_step() {
+    // Values 1, 5, 2, 4, 3 one second apart: five levels, each drawn once.
+    let mut text = String::from(
+        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeDefineVariableType 1\n% Alias string\n% Type string\n% Name string\n% Color color\n%EndEventDef\n\
+         %EventDef PajeCreateContainer 6\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeSetVariable 8\n% Time date\n% Container string\n% Type string\n% Value double\n%EndEventDef\n\
+         0 H 0 Host\n1 V H load \"1 0 0\"\n6 0 h H 0 h\n",
+    );
+    for (t, v) in [1, 5, 2, 4, 3].iter().enumerate() {
+        text.push_str(&format!("8 {t} h V {v}\n"));
+    }
+    text.push_str("8 5 h V 3\n");
+    let svg = render(&simulate(&text), &SpaceTimeOptions::default());
+    let d = svg
+        .split("<path d=\"")
+        .skip(1)
+        .map(|p| p.split('"').next().unwrap())
+        .find(|d| d.contains('V'))
+        .expect("a step plot");
+    // One vertical move per change of value: 1→5→2→4→3.
+    assert_eq!(d.matches('V').count(), 4, "{d}");
+    let ys: Vec<i64> = d
+        .split('V')
+        .skip(1)
+        .map(|s| s.split('H').next().unwrap().parse().unwrap())
+        .collect();
+    // 5 is the top (smallest y), then 2 low, 4 high, 3 between.
+    assert!(ys[0] < ys[2] && ys[2] < ys[3] && ys[3] < ys[1], "{ys:?}");
+}
