@@ -235,6 +235,12 @@ pub fn detect(path: &Path) -> anyhow::Result<&'static str> {
     if trama_rastro::rst::detect_layout(&head).is_ok() && !head.is_ascii() {
         return Ok("rst");
     }
+    if head.contains(&0) {
+        bail!(
+            "{}: a binary file of no format trama reads (CLOG-2 starts with 'CLOG-02', libRastro with its event header)",
+            path.display()
+        );
+    }
     let text = String::from_utf8_lossy(&head);
     if text.contains("%EventDef") {
         return Ok("paje");
@@ -261,4 +267,53 @@ pub fn detect(path: &Path) -> anyhow::Result<&'static str> {
         "{}: cannot tell its format from its content; name its plan entry (NAME=FILE)",
         path.display()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `../shared/samples` beside the repository, when present.
+    fn samples() -> Option<PathBuf> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/samples");
+        if dir.is_dir() {
+            return Some(dir);
+        }
+        assert!(
+            std::env::var("TRAMA_REQUIRE_SHARED").as_deref() != Ok("1"),
+            "shared samples missing at {}",
+            dir.display()
+        );
+        eprintln!("NOTE: shared samples missing: detection cases SKIPPED");
+        None
+    }
+
+    #[test]
+    fn formats_are_told_from_content() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/integration");
+        for (file, kind) in [
+            ("pingpong.clog2", "clog2"),
+            ("ftrace-paple01.txt", "sched"),
+            ("ganglia.log", "ganglia"),
+            ("pcp-paple01.csv", "pcp"),
+        ] {
+            assert_eq!(detect(&data.join(file)).unwrap(), kind, "{file}");
+        }
+        let Some(s) = samples() else { return };
+        for (file, kind) in [
+            ("librastro-rst/akypuera/ring/rastro-0-0.rst", "rst"),
+            ("mpe-clog/clog2/cpilog.clog2", "clog2"),
+            ("ganglia/gmond-3.3.8-cassandra.xml", "ganglia"),
+            ("ganglia/gmetad-3.7.1-pretty-printed.xml", "ganglia"),
+            ("pcp/expected/dyninsts.pmrep-csv.unit-info.csv", "pcp"),
+            ("pcp/expected/ok-foo.pmdumplog-z-a.txt", "pcp"),
+            ("ftrace/tracecompass-trace-android-sched.txt", "sched"),
+            ("trace-cmd/trappy-raw_trace.txt", "sched"),
+            ("paje-real/simgrid/smpi-replay.paje", "paje"),
+        ] {
+            assert_eq!(detect(&s.join(file)).unwrap(), kind, "{file}");
+        }
+        let e = detect(&s.join("mpe-clog/clog-v1/fpilog.clog")).unwrap_err();
+        assert!(e.to_string().contains("fpilog.clog"), "{e}");
+    }
 }
