@@ -30,5 +30,7 @@ pub fn samples(sub: &str) -> Option<PathBuf> {
 
 /// A file of this crate's own test data (`tests/data/<rel>`).
 pub fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
 }
