@@ -9,7 +9,7 @@ use trama_sources::{clog2, ganglia, opents, paje, pcp, rst, sched, Source};
 
 /// The kinds a plan's `kind` may name, with their options (for `--help` and messages).
 pub const KINDS: &[(&str, &str)] = &[
-    ("paje", "Pajé text traces (no option)"),
+    ("paje", "Pajé traces, text or trama's binary .ptb (no option)"),
     (
         "rst",
         "libRastro traces, one per process or thread; option mapping = \"akypuera-mpi\" | \"deck\" | FILE.toml",
@@ -135,7 +135,7 @@ pub fn open_source(
         "paje" => {
             o.finish()?;
             for f in files {
-                out.push(Box::new(paje::PajeSource::open(f)?));
+                out.push(Box::new(open_paje(f)?));
             }
         }
         "rst" => {
@@ -215,6 +215,72 @@ pub fn open_source(
     Ok(out)
 }
 
+/// A Pajé trace as a source: text (plain, gzip, zstd) or trama's binary
+/// format, whose text is produced on a thread of its own and read through
+/// a pipe (so memory stays bounded).
+fn open_paje(path: &Path) -> anyhow::Result<paje::PajeSource> {
+    use std::io::{Read, Write};
+    let mut prefix = [0u8; 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut prefix))
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    if !trama_ptb::is_ptb(&prefix[..n]) {
+        return Ok(paje::PajeSource::open(path)?);
+    }
+    let file = trama_ptb::PtbFile::open(path)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let (reader, mut writer) = std::io::pipe()?;
+    let failure: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
+    let slot = failure.clone();
+    let name = path.display().to_string();
+    let thread = std::thread::Builder::new()
+        .name("trama-ptb-text".into())
+        .spawn(move || {
+            let mut opts = trama_ptb::ReadOptions::default();
+            opts.threads = 0;
+            let mut w = std::io::BufWriter::with_capacity(64 << 10, &mut writer);
+            let r = trama_ptb::write_text(&file, &opts, &mut w)
+                .map_err(|e| e.to_string())
+                .and_then(|()| w.flush().map_err(|e| e.to_string()));
+            if let Err(e) = r {
+                // A reader that stopped early closed the pipe: not an error.
+                if !e.contains("Broken pipe") {
+                    *slot.lock().expect("not poisoned") = Some(e);
+                }
+            }
+        })?;
+    let checked = CheckedPipe {
+        reader,
+        failure,
+        thread: Some(thread),
+    };
+    Ok(paje::PajeSource::from_reader(name, checked)?)
+}
+
+/// The reading end of a pipe whose writer may fail: its failure is an
+/// error at the end of the input, never a silently short trace.
+struct CheckedPipe {
+    reader: std::io::PipeReader,
+    failure: Arc<std::sync::Mutex<Option<String>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl std::io::Read for CheckedPipe {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.reader.read(buf)?;
+        if n == 0 {
+            if let Some(t) = self.thread.take() {
+                let _ = t.join();
+            }
+            if let Some(e) = self.failure.lock().expect("not poisoned").take() {
+                return Err(std::io::Error::other(e));
+            }
+        }
+        Ok(n)
+    }
+}
+
 /// The kind of a file, from its first bytes.
 pub fn detect(path: &Path) -> anyhow::Result<&'static str> {
     use std::io::Read;
@@ -234,6 +300,9 @@ pub fn detect(path: &Path) -> anyhow::Result<&'static str> {
     }
     if trama_rastro::rst::detect_layout(&head).is_ok() && !head.is_ascii() {
         return Ok("rst");
+    }
+    if trama_ptb::is_ptb(&head) {
+        return Ok("paje");
     }
     if head.contains(&0) {
         bail!(

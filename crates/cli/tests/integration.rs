@@ -1300,3 +1300,39 @@ fn ganglia_pcp_plan_merges_the_real_samples() {
     assert!(!got.is_empty());
     assert_eq!(got, printed);
 }
+
+/// Pajé sources merge the same whether given as text or as `.ptb`, and two
+/// copies of one run land under hosts of their own.
+#[test]
+fn pajé_sources_read_text_and_binary_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    let ptb = dir.path().join("ring.ptb");
+    run_ok(&["convert", example.to_str().unwrap(), ptb.to_str().unwrap()]);
+    let plan = dir.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        "hierarchy = [\"site\", \"node\", \"rank\"]\nhost_level = \"node\"\n\
+         [top]\nsite = \"lab\"\n\
+         [[source]]\nname = \"a\"\nkind = \"paje\"\nlevels = { Node = \"node\", Rank = \"rank\" }\n\
+         [[source]]\nname = \"b\"\nkind = \"paje\"\nlevels = { Node = \"node\", Rank = \"rank\" }\n\
+         [source.map.node]\n\"node-0\" = \"node-2\"\n\"node-1\" = \"node-3\"\n",
+    )
+    .unwrap();
+    let text_in = format!("a={}", example.display());
+    let both = |second: &Path, name: &str| {
+        let b = format!("b={}", second.display());
+        dump(&merge(dir.path(), name, &plan, &[&text_in, &b]))
+    };
+    let from_text = both(&example, "text.paje");
+    let from_binary = both(&ptb, "binary.paje");
+    assert_eq!(from_text, from_binary);
+    run_ok(&["check", dir.path().join("text.paje").to_str().unwrap()]);
+    // Both copies are there: each rank of the example twice, under site lab.
+    let ranks = lines_of(&from_text, "Container")
+        .into_iter()
+        .filter(|c| c[2] == "rank")
+        .count();
+    assert_eq!(ranks, 8, "{from_text}");
+    assert_eq!(lines_of(&from_text, "Link").len(), 48);
+}
