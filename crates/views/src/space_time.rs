@@ -53,6 +53,23 @@ fn nice_step(span: f64, target: usize) -> f64 {
     10.0 * p
 }
 
+/// A number for a legend: at most 4 significant digits, k/M/G suffixes.
+fn short_number(v: f64) -> String {
+    let a = v.abs();
+    let (x, suffix) = if a >= 1e9 {
+        (v / 1e9, "G")
+    } else if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e4 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let s = format!("{x:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}{suffix}")
+}
+
 fn fmt_t(t: f64, step: f64) -> String {
     let decimals = if step >= 1.0 {
         0
@@ -99,7 +116,15 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
     let width = opts.width.max(200) as f64;
     let plot_w = width - x0 - RIGHT;
     let nrows = rows.len().max(1) as f64;
-    let legend_rows = 2.0;
+    let has_variables = rows.iter().any(|c| {
+        m.container(*c)
+            .lists
+            .iter()
+            .any(|(_, l)| m.list(*l).kind == TypeKind::Variable)
+    });
+    let legend_rows = if has_variables { 3.0 } else { 2.0 };
+    // Variable types drawn: name → (colour, lowest, highest) in the window.
+    let mut var_legend: BTreeMap<String, (String, f64, f64)> = BTreeMap::new();
     let row_h = match opts.height {
         Some(h) => ((h as f64 - TOP - AXIS - legend_rows * LEGEND_ROW) / nrows).clamp(3.0, 40.0),
         None => 18.0,
@@ -296,6 +321,11 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
                     }
                     let ty = m.ty(m.list(l).ty);
                     let stroke = color(m.str(ty.color), m.str(ty.name));
+                    let e = var_legend
+                        .entry(String::from_utf8_lossy(m.str(ty.name)).into_owned())
+                        .or_insert((stroke.clone(), lo, hi));
+                    e.1 = e.1.min(lo);
+                    e.2 = e.2.max(hi);
                     let _ = writeln!(
                         vars,
                         "<path d=\"{d}\" fill=\"none\" stroke=\"{stroke}\" stroke-width=\"1\"/>"
@@ -456,11 +486,35 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
         );
         lx += w;
     }
+    // Variables: each type's colour and range (each row's plot is scaled
+    // to its own range in the window).
+    let mut lx = x0;
+    for (name, (stroke, lo, hi)) in &var_legend {
+        let label = format!("{name} {}–{}", short_number(*lo), short_number(*hi));
+        let w = 26.0 + 6.6 * label.chars().count() as f64;
+        if lx + w > width - RIGHT {
+            break;
+        }
+        let y = ly + LEGEND_ROW;
+        let _ = write!(
+            o,
+            "<path d=\"M{lx:.1},{:.1}h14\" stroke=\"{stroke}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{y:.1}\" fill=\"#333\">{}</text>",
+            y - 4.0,
+            lx + 18.0,
+            esc(&label)
+        );
+        lx += w;
+    }
+    let links_y = if has_variables {
+        ly + 2.0 * LEGEND_ROW
+    } else {
+        ly + LEGEND_ROW
+    };
     if total_links > 0 {
         let _ = write!(
             o,
             "<text x=\"{x0:.1}\" y=\"{:.1}\" fill=\"#555\">{} links{}</text>",
-            ly + LEGEND_ROW,
+            links_y,
             total_links,
             if drawn < total_links {
                 format!(

@@ -126,4 +126,6 @@ fn every_value_of_a_variable_gets_its_step() {
         .collect();
     // 5 is the top (smallest y), then 2 low, 4 high, 3 between.
     assert!(ys[0] < ys[2] && ys[2] < ys[3] && ys[3] < ys[1], "{ys:?}");
+    // The legend names the variable with its range in the window.
+    assert!(svg.contains(">load 1–5</text>"), "{svg}");
 }
