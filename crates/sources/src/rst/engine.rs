@@ -14,6 +14,10 @@ use super::template::{Ctx, LinkCtx, Missing, Template};
 use super::Skipped;
 use crate::record::{Nanos, Path, Record, SourceError, Step, What};
 
+/// The most partners one collective event may name (a damaged count
+/// must not allocate without bound).
+const MAX_PARTNERS: u64 = 1 << 20;
+
 /// Events decoded at a time (the decoder borrows the data, so it is
 /// rebuilt for every batch).
 const BATCH: usize = 512;
@@ -547,6 +551,16 @@ impl State {
                             ),
                         )
                     })?;
+                    if n > MAX_PARTNERS {
+                        return Err(SourceError::byte(
+                            &name,
+                            offset,
+                            format!(
+                                "event {} ({}): {n} partners, more than the {MAX_PARTNERS} a run can have",
+                                ev.type_id, a.key
+                            ),
+                        ));
+                    }
                     (0..n)
                         .map(|i| i.to_string())
                         .filter(|p| *p != self.me)

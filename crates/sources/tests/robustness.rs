@@ -1,0 +1,223 @@
+//! Damaged inputs never make a reader (or the writer after it) panic: each
+//! real and crafted input is mutated many times (bytes changed, inserted,
+//! removed, the file cut) and read to its end; errors are fine, panics are
+//! not.
+
+mod common;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use trama_sources::{
+    clog2, ganglia, opents, paje, pcp, rst, sched, Dialect, PajeWriter, Source, SourceError,
+    WriterOptions,
+};
+
+/// Deterministic pseudo-random numbers (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const INTERESTING: &[u8] = b" \t\n0-9.:=<>/\"#%\xff\x00";
+
+fn mutate(data: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut d = data.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        if d.is_empty() {
+            break;
+        }
+        let at = rng.below(d.len());
+        match rng.below(5) {
+            0 => d[at] = rng.next() as u8,
+            1 => d[at] = INTERESTING[rng.below(INTERESTING.len())],
+            2 => d.insert(at, INTERESTING[rng.below(INTERESTING.len())]),
+            3 => {
+                d.remove(at);
+            }
+            _ => d.truncate(at),
+        }
+    }
+    d
+}
+
+/// Reads a whole source and writes its records; errors are expected.
+fn drain(src: Result<Box<dyn Source>, SourceError>) {
+    let Ok(mut src) = src else { return };
+    let mut dialect = Dialect::standard();
+    for x in src.extra_fields() {
+        if let Some(t) = trama_events::FieldType::from_name(x.field_type.as_bytes()) {
+            dialect = dialect.with_extras(x.kind, &[(x.name.as_str(), t)]);
+        }
+    }
+    let mut w = PajeWriter::new(std::io::sink(), dialect, WriterOptions::default()).unwrap();
+    while let Ok(Some(r)) = src.next_record() {
+        if w.write(&r).is_err() {
+            return;
+        }
+    }
+}
+
+type Open = dyn Fn(&str, Vec<u8>) -> Result<Box<dyn Source>, SourceError>;
+
+fn text(d: &[u8]) -> String {
+    String::from_utf8_lossy(d).into_owned()
+}
+
+/// Writes the bytes to a file for the readers that open paths.
+fn via_file(name: &str, d: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("trama-robust-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name.replace('/', "_"));
+    std::fs::write(&p, d).unwrap();
+    p
+}
+
+fn readers() -> Vec<(&'static str, Box<Open>)> {
+    vec![
+        (
+            "rst",
+            Box::new(|n: &str, d: Vec<u8>| {
+                rst::RstSource::from_bytes(n, d, Arc::new(rst::Mapping::akypuera()))
+                    .map(|s| Box::new(s) as Box<dyn Source>)
+            }),
+        ),
+        (
+            "clog2",
+            Box::new(|n: &str, d: Vec<u8>| {
+                let p = via_file(n, &d);
+                clog2::Clog2Source::open(&p).map(|s| Box::new(s) as Box<dyn Source>)
+            }),
+        ),
+        (
+            "ganglia",
+            Box::new(|n: &str, d: Vec<u8>| {
+                ganglia::GangliaSource::from_bytes(n, &d, &ganglia::Options::default())
+                    .map(|s| Box::new(s) as Box<dyn Source>)
+            }),
+        ),
+        (
+            "pcp",
+            Box::new(|n: &str, d: Vec<u8>| {
+                let opts = pcp::PcpOptions {
+                    host: Some("h".into()),
+                    year: Some(2020),
+                    ..Default::default()
+                };
+                pcp::PcpSource::from_text(n, &text(&d), None, &opts)
+                    .map(|s| Box::new(s) as Box<dyn Source>)
+            }),
+        ),
+        (
+            "sched",
+            Box::new(|n: &str, d: Vec<u8>| {
+                sched::SchedSource::from_text(n, &text(&d), None, &sched::SchedOptions::new("h"))
+                    .map(|s| Box::new(s) as Box<dyn Source>)
+            }),
+        ),
+        (
+            "opents",
+            Box::new(|n: &str, d: Vec<u8>| {
+                opents::OpentsSource::new(n, std::io::Cursor::new(d))
+                    .map(|s| Box::new(s) as Box<dyn Source>)
+            }),
+        ),
+        (
+            "paje",
+            Box::new(|n: &str, d: Vec<u8>| {
+                paje::PajeSource::from_reader(n, std::io::Cursor::new(d))
+                    .map(|s| Box::new(s) as Box<dyn Source>)
+            }),
+        ),
+    ]
+}
+
+/// The inputs of each reader: its crafted files, and real samples when
+/// the shared folder is there.
+fn inputs(kind: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let own = common::data(kind);
+    if let Ok(rd) = std::fs::read_dir(&own) {
+        files.extend(rd.flatten().map(|e| e.path()).filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().to_string();
+            !n.ends_with(".expected") && !n.ends_with(".toml") && n != "machines"
+        }));
+    }
+    let shared = match kind {
+        "rst" => Some("librastro-rst/akypuera/ring"),
+        "clog2" => Some("mpe-clog/clog2"),
+        "ganglia" => Some("ganglia"),
+        "pcp" => Some("pcp/expected"),
+        "sched" => Some("ftrace"),
+        "paje" => Some("paje-real/simgrid"),
+        _ => None,
+    };
+    if let Some(dir) = shared.and_then(common::samples) {
+        let mut real: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.is_file()
+                    && !p.extension().is_some_and(|e| e == "tesh" || e == "out")
+                    && !p.to_string_lossy().contains("expected.paje")
+            })
+            .collect();
+        real.sort();
+        files.extend(real.into_iter().take(3));
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn mutated_inputs_never_panic() {
+    let rounds: usize = std::env::var("TRAMA_ROBUST_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    let mut checked = 0;
+    for (kind, open) in readers() {
+        let files = inputs(kind);
+        assert!(
+            !files.is_empty() || kind == "opents" || kind == "paje",
+            "no input for {kind}"
+        );
+        if kind == "opents" && files.is_empty() {
+            panic!("the crafted OpenTS file is missing");
+        }
+        for f in files {
+            let data = std::fs::read(&f).unwrap();
+            // Keep big files fast: mutate their first 64 KiB.
+            let data = &data[..data.len().min(64 << 10)];
+            let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ data.len() as u64);
+            for round in 0..rounds {
+                let m = mutate(data, &mut rng);
+                let name = format!("{kind}-{round}");
+                let r = catch_unwind(AssertUnwindSafe(|| drain(open(&name, m.clone()))));
+                if r.is_err() {
+                    let keep = std::env::temp_dir().join(format!("trama-panic-{name}"));
+                    std::fs::write(&keep, &m).unwrap();
+                    panic!(
+                        "{kind} reader panicked on mutation {round} of {} (input kept in {})",
+                        f.display(),
+                        keep.display()
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} mutated inputs read without a panic");
+    assert!(checked > 0);
+}
