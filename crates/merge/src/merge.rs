@@ -107,18 +107,23 @@ struct Lane {
     pending: BinaryHeap<Reverse<Pending>>,
     seq: u64,
     done: bool,
-    /// The last record's time in the source's clock (plus origin).
-    last_raw: Nanos,
+    /// The last record's time in the source's clock.
+    last_source: Nanos,
     records: u64,
     key_prefix: Option<String>,
 }
 
 impl Lane {
-    /// No later record of the lane can have a corrected time below this.
+    /// No later record of the lane can have a corrected time below this:
+    /// its source time is at least the last one, its origin at least the
+    /// lane's lowest, and corrections are increasing.
     fn frontier(&self, corrections: &[Correct]) -> Nanos {
-        let mut f = self.last_raw;
+        let raw = self
+            .last_source
+            .saturating_add(self.input.mapper.lowest_origin(self.input.origin));
+        let mut f = raw;
         for c in corrections {
-            f = f.min(c(self.last_raw));
+            f = f.min(c(raw));
         }
         f
     }
@@ -153,19 +158,19 @@ impl Lane {
                 }
                 continue;
             }
-            let raw = rec.time.saturating_add(self.input.origin);
-            if raw < self.last_raw {
+            if rec.time < self.last_source {
                 return Err(MergeError::Order {
                     input: self.input.source.name().to_string(),
                     message: format!(
                         "record {} goes back in time ({} ns before the previous one)",
                         self.records,
-                        self.last_raw - raw
+                        self.last_source - rec.time
                     ),
                 });
             }
-            self.last_raw = raw;
-            let host = self.unify_record(&mut rec)?;
+            self.last_source = rec.time;
+            let (host, origin) = self.unify_record(&mut rec)?;
+            let raw = rec.time.saturating_add(origin.unwrap_or(self.input.origin));
             let correct = match &host {
                 Some(h) if !self.input.synchronized => opts.corrections.get(h).cloned(),
                 _ => None,
@@ -224,8 +229,12 @@ impl Lane {
         })
     }
 
-    /// Rewrites the record's paths and link key; returns its host.
-    fn unify_record(&mut self, rec: &mut Record) -> Result<Option<String>, MergeError> {
+    /// Rewrites the record's paths and link key; returns its host and the
+    /// origin of its rank, if the plan gives one.
+    fn unify_record(
+        &mut self,
+        rec: &mut Record,
+    ) -> Result<(Option<String>, Option<Nanos>), MergeError> {
         if let What::StartLink { container, key, .. } | What::EndLink { container, key, .. } =
             &mut rec.what
         {
@@ -237,11 +246,11 @@ impl Lane {
             }
         }
         let Some(subject) = rec.what.subject_mut() else {
-            return Ok(None);
+            return Ok((None, None));
         };
         let u = self.input.mapper.unify(subject)?;
         *subject = u.path;
-        Ok(u.host)
+        Ok((u.host, u.origin))
     }
 }
 
@@ -277,7 +286,7 @@ pub fn merge<W: Write>(
             pending: BinaryHeap::new(),
             seq: 0,
             done: false,
-            last_raw: Nanos::MIN,
+            last_source: Nanos::MIN,
             records: 0,
         })
         .collect();

@@ -33,6 +33,9 @@
 //! [source.map.process]      # identifiers of this source at a level
 //! "0" = "4312"              # MPI rank 0 is the OS process 4312
 //!
+//! [source.origins]          # per rank, instead of `origin` (optional)
+//! "0" = "1094221332.965"    # rank 0 started then, in its host's clock
+//!
 //! [source.options]          # options of the source's reader
 //! mapping = "akypuera-mpi"
 //! ```
@@ -105,6 +108,12 @@ pub struct SourcePlan {
     pub map: BTreeMap<String, BTreeMap<String, String>>,
     /// Seconds (a decimal, read exactly) added to the source's times.
     pub origin: Option<String>,
+    /// Origins per rank (the names of its `rank_type` containers), in
+    /// seconds, for sources whose ranks each count from their own start
+    /// (the seed's wrapper of MPI_Init recorded each rank's start time);
+    /// they replace `origin` for those ranks' records.
+    #[serde(default)]
+    pub origins: BTreeMap<String, String>,
     /// Its times are already on the reference clock (e.g. a log the MPI
     /// library synchronized, or a collector stamping every host's samples
     /// with its own clock): the timesync corrections do not apply.
@@ -256,6 +265,10 @@ impl Plan {
             }
             if let Some(o) = &s.origin {
                 parse_seconds(o).map_err(|m| err(format!("source '{}', origin: {m}", s.name)))?;
+            }
+            for (r, o) in &s.origins {
+                parse_seconds(o)
+                    .map_err(|m| err(format!("source '{}', origins.\"{r}\": {m}", s.name)))?;
             }
         }
         Ok(())

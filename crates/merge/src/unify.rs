@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use trama_sources::{DisplayPath, Path, Step};
+use trama_sources::{DisplayPath, Nanos, Path, Step};
 
 use crate::plan::{Plan, SourcePlan};
 use crate::MergeError;
@@ -13,6 +13,8 @@ use crate::MergeError;
 pub(crate) struct Unified {
     pub path: Path,
     pub host: Option<String>,
+    /// The origin of its rank's clock, when the plan gives one.
+    pub origin: Option<Nanos>,
 }
 
 /// The unification of one source (see [`crate::plan`]).
@@ -30,6 +32,8 @@ pub struct Mapper {
     host: Option<String>,
     rank_type: String,
     rank_hosts: Option<Vec<String>>,
+    /// Origins per rank name (nanoseconds).
+    rank_origins: BTreeMap<String, Nanos>,
     cache: HashMap<Path, Unified, foldhash::fast::RandomState>,
     by_address: HashMap<usize, (Path, Unified), foldhash::fast::RandomState>,
 }
@@ -58,9 +62,26 @@ impl Mapper {
                 .map(|e| e.rank_type.clone())
                 .unwrap_or_else(|| "rank".into()),
             rank_hosts,
+            rank_origins: entry
+                .map(|e| {
+                    e.origins
+                        .iter()
+                        .filter_map(|(r, o)| Some((r.clone(), crate::parse_seconds(o).ok()?)))
+                        .collect()
+                })
+                .unwrap_or_default(),
             cache: HashMap::default(),
             by_address: HashMap::default(),
         }
+    }
+
+    /// The lowest origin any record of the source can have, given the
+    /// entry's own.
+    pub fn lowest_origin(&self, entry_origin: Nanos) -> Nanos {
+        self.rank_origins
+            .values()
+            .copied()
+            .fold(entry_origin, Nanos::min)
     }
 
     /// The unified level of a source container type (`None`: dropped).
@@ -137,7 +158,13 @@ impl Mapper {
         };
         let mut named: Vec<(String, String)> = Vec::new();
         let mut rank_host: Option<String> = None;
+        let mut origin: Option<Nanos> = None;
         for step in path.iter() {
+            if step.ty == self.rank_type {
+                if let Some(o) = self.rank_origins.get(&step.name) {
+                    origin = Some(*o);
+                }
+            }
             if step.ty == self.rank_type {
                 if let Some(hosts) = &self.rank_hosts {
                     let rank = rank_number(&step.name).ok_or_else(|| {
@@ -224,6 +251,7 @@ impl Mapper {
         let u = Unified {
             path: steps.into(),
             host,
+            origin,
         };
         self.cache.insert(path.clone(), u.clone());
         self.remember(path, &u);

@@ -239,3 +239,44 @@ fn errors_name_the_source() {
     let e = run(vec![(a, "mpi", "g0")], &MergeOptions::default()).unwrap_err();
     assert!(e.contains("r9") && e.contains("rank 'nine'"), "{e}");
 }
+
+#[test]
+fn ranks_count_from_their_own_origins() {
+    // One log, two ranks each timed from its own start: rank 0 started
+    // 100 ns after rank 1, so its record at 10 comes after rank 1's at 20.
+    let plan = Plan::parse(
+        "hierarchy = [\"host\", \"process\"]\n[[source]]\nname = \"mpi\"\nkind = \"test\"\n\
+         levels = { rank = \"process\" }\nhost = \"h\"\norigin = \"0.000000050\"\n\
+         [source.origins]\n\"0\" = \"0.000000100\"\n\"1\" = \"0\"\n",
+        FsPath::new("plan.toml"),
+    )
+    .unwrap();
+    let recs = vec![
+        rec(10, state("0", "A")),
+        rec(20, state("1", "B")),
+        rec(30, state("2", "C")),
+    ];
+    let input = Input {
+        mapper: Mapper::new(&plan, plan.source("mpi"), "log", None),
+        source: boxed("log", recs),
+        group: "mpi".into(),
+        synchronized: false,
+        origin: 50,
+    };
+    let mut opts = MergeOptions::default();
+    opts.origin = trama_merge::Origin::At(0);
+    let mut w = PajeWriter::new(Vec::new(), Dialect::standard(), WriterOptions::default()).unwrap();
+    merge(vec![input], &plan.levels(), &opts, &mut w, &mut |_| {}).unwrap();
+    let out = String::from_utf8(w.finish().unwrap()).unwrap();
+    let pushes: Vec<&str> = out.lines().filter(|l| l.starts_with("12 ")).collect();
+    // Rank 2 has no origin of its own: the entry's (50 ns). Rank 0 is
+    // aliased 0~2, as the root container is 0.
+    assert_eq!(
+        pushes,
+        [
+            "12 0.000000020 1 MPI B",
+            "12 0.000000080 2 MPI C",
+            "12 0.000000110 0~2 MPI A"
+        ]
+    );
+}
