@@ -118,6 +118,12 @@ enum Command {
     /// Akypuera's MPI traces, DECK), clog2 (MPE), ganglia, pcp, sched
     /// (ftrace, trace-cmd, perf script), opents. Example plans are in plans/.
     Merge(merge::MergeArgs),
+    /// Convert Akypuera's libRastro traces of an MPI run (one rastro-R-0.rst
+    /// per rank) to Pajé, exactly as Akypuera's aky_converter does: its
+    /// header, its order (libRastro's merge of the files), times from the
+    /// earliest rank's start with 9 decimals, message keys src_dst_n.
+    /// To merge such a run with other sources, use `trama merge` (kind rst).
+    Akypuera(AkypueraArgs),
     /// Synchronize clocks: measure clock pairs into a timesync file, serve
     /// time requests, or correct a time with a timesync file.
     ///
@@ -129,6 +135,30 @@ enum Command {
     /// lowest round trip. `trama timesync --correct FILE HOST TIME` prints a
     /// time of HOST in the reference's clock (offset and linear drift).
     Timesync(timesync::TimesyncArgs),
+}
+
+#[derive(Args, Debug)]
+struct AkypueraArgs {
+    /// The rank files, in the order aky_converter is given them (shell-glob order).
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+    /// Output Pajé file (standard output when absent).
+    #[arg(short = 'o', long, value_name = "OUT")]
+    output: Option<PathBuf>,
+}
+
+fn akypuera(a: &AkypueraArgs) -> anyhow::Result<ExitCode> {
+    let out: Box<dyn Write> = match &a.output {
+        Some(p) => {
+            Box::new(BufWriter::new(std::fs::File::create(p).map_err(|e| {
+                anyhow::anyhow!("cannot create {}: {e}", p.display())
+            })?))
+        }
+        None => Box::new(BufWriter::new(io::stdout().lock())),
+    };
+    let (mut out, _) = trama_sources::rst::akypuera_convert(&a.files, out)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Args, Debug)]
@@ -363,6 +393,7 @@ fn main() -> ExitCode {
         Command::Report(a) => report::report(&a.read, &a.output, a.level),
         Command::Collect(a) => collect::collect(a),
         Command::Merge(a) => merge::run(&a),
+        Command::Akypuera(a) => akypuera(&a),
         Command::Timesync(a) => timesync::timesync(a),
         Command::Render(a) => render::render(
             &a.read,

@@ -1336,3 +1336,39 @@ fn pajé_sources_read_text_and_binary_alike() {
     assert_eq!(ranks, 8, "{from_text}");
     assert_eq!(lines_of(&from_text, "Link").len(), 48);
 }
+
+/// `trama akypuera` is a drop-in for Akypuera's aky_converter on its own
+/// test examples (the tesh filter: no `#`, `|`, `%` lines, no event id).
+#[test]
+fn akypuera_command_matches_aky_converter() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let base = shared.join("samples/librastro-rst/akypuera");
+    for ex in ["collective", "prog", "ring", "small", "smpi_bug"] {
+        let dir = base.join(ex);
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "rst"))
+            .map(|p| p.display().to_string())
+            .collect();
+        files.sort();
+        let mut args = vec!["akypuera"];
+        args.extend(files.iter().map(String::as_str));
+        let out = String::from_utf8(run_ok(&args).stdout).unwrap();
+        // A complete trace that Pajé readers accept.
+        let tmp = tempfile::tempdir().unwrap();
+        let full = tmp.path().join("aky.paje");
+        std::fs::write(&full, &out).unwrap();
+        run_ok(&["check", full.to_str().unwrap()]);
+        let got: Vec<&str> = out
+            .lines()
+            .filter(|l| !l.starts_with(['#', '|', '%']))
+            .map(|l| l.split_once(' ').map_or("", |(_, rest)| rest))
+            .collect();
+        let want = std::fs::read_to_string(dir.join(format!("{ex}.expected.paje"))).unwrap();
+        assert_eq!(got, want.lines().collect::<Vec<_>>(), "example {ex}");
+    }
+}

@@ -9,7 +9,7 @@ use super::engine::{Decoded, Engine};
 use super::mapping::Mapping;
 use super::{read_file, RstSource};
 use crate::record::{Nanos, Path, Record, Source, SourceError, What};
-use crate::writer::Dialect;
+use crate::writer::{Dialect, PajeWriter, WriterOptions};
 
 /// The Pajé header `aky_converter` writes (Akypuera of 2017-2018 with
 /// Poti): Poti's 18 definitions, with aliases and the container before
@@ -144,27 +144,36 @@ pub const AKY_HEADER: &str = "\
 %EndEventDef
 ";
 
-/// The dialect to write an Akypuera conversion with: [`AKY_HEADER`]
-/// without its `PajeDefineEntityValue` definition. Akypuera never
-/// declares values, and the writer declares every value on first use
-/// when its dialect can (it has no option to refrain), which would add
-/// lines `aky_converter` does not write.
+/// The dialect to write an Akypuera conversion with: [`AKY_HEADER`].
+/// Write with [`akypuera_options`]: Akypuera never declares values.
 pub fn akypuera_dialect() -> Dialect {
-    let mut header = String::with_capacity(AKY_HEADER.len());
-    let mut skip = false;
-    for line in AKY_HEADER.lines() {
-        if line.starts_with("%EventDef PajeDefineEntityValue") {
-            skip = true;
-        }
-        if !skip {
-            header.push_str(line);
-            header.push('\n');
-        }
-        if skip && line.starts_with("%EndEventDef") {
-            skip = false;
-        }
+    Dialect::from_header(AKY_HEADER).expect("Akypuera's header is valid")
+}
+
+/// The writer options of an Akypuera conversion: times from the earliest
+/// rank's start with 9 decimals, and no value declared (as `aky_converter`).
+pub fn akypuera_options() -> WriterOptions {
+    let mut o = WriterOptions::default();
+    o.declare_values = false;
+    o
+}
+
+/// Converts a set of Akypuera rank files to Pajé exactly as
+/// `aky_converter` does (header, order, times, keys), into `out`; returns
+/// `out` and the number of records written.
+pub fn akypuera_convert<W: std::io::Write>(
+    files: &[PathBuf],
+    out: W,
+) -> Result<(W, u64), SourceError> {
+    let mut src = akypuera_source(files)?;
+    let name = src.name().to_string();
+    let werr = |e: crate::WriteError| SourceError::file(&name, e.to_string());
+    let mut w = PajeWriter::new(out, akypuera_dialect(), akypuera_options()).map_err(werr)?;
+    while let Some(r) = src.next_record()? {
+        w.write(&r).map_err(werr)?;
     }
-    Dialect::from_header(&header).expect("Akypuera's header is valid")
+    let n = w.records();
+    Ok((w.finish().map_err(werr)?, n))
 }
 
 /// One [`RstSource`] per Akypuera rank file, read with the shipped

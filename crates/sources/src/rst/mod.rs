@@ -158,7 +158,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use akypuera::{
-    akypuera_dialect, akypuera_source, akypuera_sources, AkypueraSource, AKY_HEADER,
+    akypuera_convert, akypuera_dialect, akypuera_options, akypuera_source, akypuera_sources,
+    AkypueraSource, AKY_HEADER,
 };
 pub use mapping::{Mapping, OutPolicy, StateMode, UnknownPolicy, AKYPUERA_TOML, DECK_TOML};
 
