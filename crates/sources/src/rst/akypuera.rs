@@ -153,9 +153,10 @@ pub fn akypuera_dialect() -> Dialect {
 /// The writer options of an Akypuera conversion: times from the earliest
 /// rank's start with 9 decimals, and no value declared (as `aky_converter`).
 pub fn akypuera_options() -> WriterOptions {
-    let mut o = WriterOptions::default();
-    o.declare_values = false;
-    o
+    WriterOptions {
+        declare_values: false,
+        ..WriterOptions::default()
+    }
 }
 
 /// Converts a set of Akypuera rank files to Pajé exactly as
