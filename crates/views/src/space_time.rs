@@ -104,18 +104,75 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
             .filter(|c| *c != ContainerId::ROOT || draws(*c))
             .collect(),
     };
-    let row_of: HashMap<ContainerId, usize> =
-        rows.iter().enumerate().map(|(i, c)| (*c, i)).collect();
-    let name = |c: ContainerId| String::from_utf8_lossy(m.str(m.container(c).name)).into_owned();
-    let label_chars = rows
+    // Lines of the picture: each container's own row (states, events),
+    // and below its subtree one row per variable it holds, as the seed
+    // shows a host's monitoring metrics below its processes (with an
+    // explicit order, right below the container).
+    let var_lists = |c: ContainerId| -> Vec<ListId> {
+        let mut v: Vec<ListId> = m
+            .container(c)
+            .lists
+            .iter()
+            .map(|(_, l)| *l)
+            .filter(|l| m.list(*l).kind == TypeKind::Variable)
+            .collect();
+        // The same order under every container: by type name.
+        v.sort_by(|a, b| {
+            m.str(m.ty(m.list(*a).ty).name)
+                .cmp(m.str(m.ty(m.list(*b).ty).name))
+        });
+        v
+    };
+    let mut lines: Vec<(ContainerId, Option<ListId>)> = Vec::new();
+    match &opts.order {
+        Some(_) => {
+            for &c in &rows {
+                lines.push((c, None));
+                lines.extend(var_lists(c).into_iter().map(|l| (c, Some(l))));
+            }
+        }
+        None => {
+            let shown: std::collections::HashSet<ContainerId> = rows.iter().copied().collect();
+            // Depth first; a container's variables after its subtree.
+            let mut stack: Vec<(ContainerId, bool)> = vec![(ContainerId::ROOT, false)];
+            while let Some((c, done)) = stack.pop() {
+                if done {
+                    if shown.contains(&c) {
+                        lines.extend(var_lists(c).into_iter().map(|l| (c, Some(l))));
+                    }
+                    continue;
+                }
+                if shown.contains(&c) {
+                    lines.push((c, None));
+                }
+                stack.push((c, true));
+                stack.extend(m.container(c).children.iter().rev().map(|k| (*k, false)));
+            }
+        }
+    }
+    let row_of: HashMap<ContainerId, usize> = lines
         .iter()
-        .map(|c| name(*c).chars().count() + 2 * m.container(*c).depth as usize)
+        .enumerate()
+        .filter(|(_, (_, v))| v.is_none())
+        .map(|(i, (c, _))| (*c, i))
+        .collect();
+    let name = |c: ContainerId| String::from_utf8_lossy(m.str(m.container(c).name)).into_owned();
+    let line_label = |(c, v): (ContainerId, Option<ListId>)| match v {
+        None => name(c),
+        Some(l) => String::from_utf8_lossy(m.str(m.ty(m.list(l).ty).name)).into_owned(),
+    };
+    let line_depth = |(c, v): (ContainerId, Option<ListId>)| {
+        m.container(c).depth as usize + usize::from(v.is_some())
+    };
+    let label_chars = lines
+        .iter()
+        .map(|&l| line_label(l).chars().count() + 2 * line_depth(l))
         .max()
         .unwrap_or(4);
     let x0 = (12.0 + 6.6 * label_chars as f64).clamp(60.0, 280.0);
     let width = opts.width.max(200) as f64;
     let plot_w = width - x0 - RIGHT;
-    let nrows = rows.len().max(1) as f64;
+    let nrows = lines.len().max(1) as f64;
     let has_variables = rows.iter().any(|c| {
         m.container(*c)
             .lists
@@ -139,7 +196,7 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
     let mut ticks = String::new();
     let mut vars = String::new();
     let mut backgrounds = String::new();
-    for (r, &c) in rows.iter().enumerate() {
+    for (r, &(c, var)) in lines.iter().enumerate() {
         let y = TOP + r as f64 * row_h;
         let info = m.container(c);
         let (s, e) = (
@@ -157,12 +214,15 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
                 (x(e) - x(s)).max(0.5)
             );
         }
-        let lists: Vec<(ListId, TypeKind)> = info
-            .lists
-            .iter()
-            .map(|(_, l)| (*l, m.list(*l).kind))
-            .filter(|(_, k)| *k != TypeKind::Link)
-            .collect();
+        let lists: Vec<(ListId, TypeKind)> = match var {
+            Some(l) => vec![(l, TypeKind::Variable)],
+            None => info
+                .lists
+                .iter()
+                .map(|(_, l)| (*l, m.list(*l).kind))
+                .filter(|(_, k)| *k != TypeKind::Link && *k != TypeKind::Variable)
+                .collect(),
+        };
         let nstate = lists
             .iter()
             .filter(|(_, k)| *k == TypeKind::State)
@@ -405,14 +465,19 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
     );
     // Row labels and backgrounds.
     o.push_str("<g fill=\"#333\">");
-    for (r, &c) in rows.iter().enumerate() {
+    for (r, &line) in lines.iter().enumerate() {
         let y = TOP + r as f64 * row_h + row_h / 2.0 + 4.0;
         if row_h >= 9.0 || r % ((9.0 / row_h).ceil() as usize).max(1) == 0 {
+            let style = if line.1.is_some() {
+                " font-style=\"italic\" fill=\"#666\""
+            } else {
+                ""
+            };
             let _ = write!(
                 o,
-                "<text x=\"{:.0}\" y=\"{y:.1}\">{}</text>",
-                6.0 + 8.0 * m.container(c).depth.saturating_sub(1) as f64,
-                esc(&name(c))
+                "<text x=\"{:.0}\" y=\"{y:.1}\"{style}>{}</text>",
+                6.0 + 8.0 * line_depth(line).saturating_sub(1) as f64,
+                esc(&line_label(line))
             );
         }
     }

@@ -55,6 +55,10 @@ fn ring_example_matches_its_golden_svg() {
         assert!(svg.contains(name), "{name} missing");
     }
     assert_eq!(svg.matches("marker-end").count(), 1);
+    // A node's variable has a row of its own, labelled, below its ranks.
+    let at = |label: &str| svg.find(&format!(">{label}</text>")).unwrap();
+    assert!(at("rank-1") < at("Memory") && at("Memory") < at("node-1"));
+    assert_eq!(svg.matches(">Memory</text>").count(), 2);
     assert!(svg.matches("<path d=\"M").count() >= 24);
     // It rasterizes.
     let png = svg_to_png(svg.as_bytes()).unwrap();
