@@ -344,10 +344,24 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
                     // One vertical step per pixel column: a value starting
                     // in the column of the previous drawn value only
                     // stretches the line to its end.
+                    // Relative moves between whole pixels keep the path short.
+                    let mut pen = (0i64, 0i64);
+                    let h = |d: &mut String, pen: &mut (i64, i64), x: f64| {
+                        let xi = x.round() as i64;
+                        if xi != pen.0 {
+                            let _ = write!(d, "h{}", xi - pen.0);
+                            pen.0 = xi;
+                        }
+                    };
+                    let v = |d: &mut String, pen: &mut (i64, i64), y: f64| {
+                        let yi = y.round() as i64;
+                        if yi != pen.1 {
+                            let _ = write!(d, "v{}", yi - pen.1);
+                            pen.1 = yi;
+                        }
+                    };
                     let mut last_col = i64::MIN;
-                    let mut last_y = i64::MIN;
                     let mut end_px = f64::NAN;
-                    let mut drawn_end = f64::NAN;
                     for i in 0..cols.len() {
                         let (a, b) = (cols.start[i], cols.end[i]);
                         let b = if b < a { t1 } else { b };
@@ -358,26 +372,21 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
                         let yy = vy(cols.number[i]);
                         let col = pa.round() as i64;
                         if d.is_empty() {
-                            let _ = write!(d, "M{pa:.0},{yy:.0}");
+                            pen = (col, yy.round() as i64);
+                            let _ = write!(d, "M{},{}", pen.0, pen.1);
                         } else if col != last_col {
-                            if end_px != drawn_end {
-                                let _ = write!(d, "H{end_px:.0}");
-                            }
-                            if yy.round() as i64 != last_y {
-                                let _ = write!(d, "V{yy:.0}");
-                            }
+                            h(&mut d, &mut pen, end_px);
+                            v(&mut d, &mut pen, yy);
                         } else {
                             end_px = end_px.max(pb);
                             continue;
                         }
-                        let _ = write!(d, "H{pb:.0}");
+                        h(&mut d, &mut pen, pb);
                         last_col = col;
-                        last_y = yy.round() as i64;
                         end_px = pb;
-                        drawn_end = pb;
                     }
-                    if !d.is_empty() && end_px != drawn_end {
-                        let _ = write!(d, "H{end_px:.0}");
+                    if !d.is_empty() {
+                        h(&mut d, &mut pen, end_px);
                     }
                     let ty = m.ty(m.list(l).ty);
                     let stroke = color(m.str(ty.color), m.str(ty.name));

@@ -118,18 +118,31 @@ fn every_value_of_a_variable_gets_its_step() {
     let d = svg
         .split("<path d=\"")
         .skip(1)
+        .find(|p| p.split('>').next().unwrap().contains("fill=\"none\""))
         .map(|p| p.split('"').next().unwrap())
-        .find(|d| d.contains('V'))
         .expect("a step plot");
-    // One vertical move per change of value: 1→5→2→4→3.
-    assert_eq!(d.matches('V').count(), 4, "{d}");
-    let ys: Vec<i64> = d
-        .split('V')
-        .skip(1)
-        .map(|s| s.split('H').next().unwrap().parse().unwrap())
-        .collect();
-    // 5 is the top (smallest y), then 2 low, 4 high, 3 between.
-    assert!(ys[0] < ys[2] && ys[2] < ys[3] && ys[3] < ys[1], "{ys:?}");
+    // One vertical move per change of value: 1→5→2→4→3 (relative moves).
+    assert_eq!(d.matches('v').count(), 4, "{d}");
+    let y0: i64 = d[1..]
+        .split(',')
+        .nth(1)
+        .unwrap()
+        .split('h')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut y = y0;
+    let mut ys = Vec::new();
+    for part in d.split('v').skip(1) {
+        y += part.split('h').next().unwrap().parse::<i64>().unwrap();
+        ys.push(y);
+    }
+    // 5 is the top (smallest y), then 2 low, 4 high, 3 between; 1 lowest.
+    assert!(
+        ys[0] < ys[2] && ys[2] < ys[3] && ys[3] < ys[1] && ys[1] < y0,
+        "{ys:?} {y0}"
+    );
     // The legend names the variable with its range in the window.
     assert!(svg.contains(">load 1–5</text>"), "{svg}");
 }
