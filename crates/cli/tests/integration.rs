@@ -180,7 +180,7 @@ fn mpi_events() -> Vec<(usize, i64, Mpi)> {
 
 // ---------------------------------------------------------------------------
 // CLOG-2 (the layout of crates/sources/src/clog2/mod.rs, as written by the
-// writer of crates/sources/tests/clog2.rs): big-endian, finalized, one block
+// crate's `Clog2Writer`): big-endian, finalized, one block
 // size, MPI_COMM_WORLD only.
 
 const CLOG_SEND: i32 = -101;
@@ -193,12 +193,6 @@ const STATES: [(i32, i32, i32, &str, &str); 4] = [
     (300, 600, 601, "gray", "compute"),
 ];
 
-struct Clog {
-    block_size: usize,
-    blocks: Vec<u8>,
-    cur: Vec<u8>,
-}
-
 fn be(vs: &[i32]) -> Vec<u8> {
     vs.iter().flat_map(|v| v.to_be_bytes()).collect()
 }
@@ -209,91 +203,18 @@ fn text(s: &str, n: usize) -> Vec<u8> {
     v
 }
 
-impl Clog {
-    fn header(t: f64, rank: i32, rectype: i32) -> Vec<u8> {
-        let mut h = t.to_be_bytes().to_vec();
-        h.extend(be(&[0, rank, 0, rectype]));
-        h
-    }
-
-    fn rec(&mut self, t: f64, rank: i32, rectype: i32, body: &[u8]) {
-        if self.cur.len() + 24 + body.len() + 24 > self.block_size {
-            self.cur.extend(Clog::header(0.0, 0, 1));
-            self.cur.resize(self.block_size, 0);
-            self.blocks.append(&mut self.cur);
-        }
-        self.cur.extend(Clog::header(t, rank, rectype));
-        self.cur.extend_from_slice(body);
-    }
-
-    fn finish(mut self) -> Vec<u8> {
-        self.cur.extend(Clog::header(100.0, 0, 0));
-        self.cur.resize(self.block_size, 0);
-        self.blocks.append(&mut self.cur);
-        let table_at = (1024 + self.blocks.len()).to_string();
-        let bs = self.block_size.to_string();
-        let strings = [
-            "CLOG-02.44",
-            "is_big_endian=",
-            "TRUE ",
-            "is_finalzed=",
-            "TRUE ",
-            "block_size=",
-            &bs,
-            "num_buffered_blocks=",
-            "128",
-            "max_comm_world_size=",
-            "2",
-            "max_thread_count=",
-            "1",
-            "known_eventID_start=",
-            "0",
-            "user_eventID_start=",
-            "600",
-            "known_solo_eventID_start=",
-            "-10",
-            "user_solo_eventID_start=",
-            "5000",
-            "known_stateID_count=",
-            "300",
-            "user_stateID_count=",
-            "1",
-            "known_solo_eventID_count=",
-            "0",
-            "user_solo_eventID_count=",
-            "0",
-            "commtable_fptr=",
-            "0",
-            "1073741824",
-            &table_at,
-        ];
-        let mut out = Vec::new();
-        for s in strings {
-            out.extend_from_slice(s.as_bytes());
-            out.push(0);
-        }
-        out.resize(1024, 0);
-        out.extend(&self.blocks);
-        // MPI_COMM_WORLD: local id 0, intra-communicator.
-        out.extend(be(&[1, 777]));
-        out.extend(1.0e9f64.to_be_bytes());
-        out.extend(text("paple01", 20));
-        out.extend(be(&[0, 1]));
-        out
-    }
-}
-
 /// A rank's time in the log: its host's clock minus the origin, in seconds.
 fn clog_time(rank: usize, r: i64) -> f64 {
     (local(rank, r) - MPI_ORIGIN) as f64 / 1e9
 }
 
 fn clog_file() -> Vec<u8> {
-    let mut c = Clog {
-        block_size: 1024,
-        blocks: Vec::new(),
-        cur: Vec::new(),
-    };
+    let mut c = trama_sources::clog2::Clog2Writer::new(true, 2);
+    c.block_size = 1024;
+    c.user_states = 1;
+    c.user_solo_events = 0;
+    c.end_time = 100.0;
+    c.world_host = "paple01".into();
     let t0 = clog_time(0, at(0));
     for (id, start, end, color, name) in STATES {
         let mut b = be(&[id, start, end, 0]);

@@ -17,197 +17,7 @@ use trama_sources::{collect, Decl, DisplayPath, Record, Source, What};
 const SEND: i32 = -101;
 const RECV: i32 = -102;
 
-struct Clog {
-    big: bool,
-    finalized: bool,
-    block_size: usize,
-    world: u32,
-    threads: u32,
-    blocks: Vec<u8>,
-    cur: Vec<u8>,
-}
-
-impl Clog {
-    fn new(big: bool, world: u32) -> Clog {
-        Clog {
-            big,
-            finalized: true,
-            block_size: 512,
-            world,
-            threads: 1,
-            blocks: Vec::new(),
-            cur: Vec::new(),
-        }
-    }
-
-    fn i32(&self, v: i32) -> [u8; 4] {
-        if self.big {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        }
-    }
-
-    fn f64(&self, v: f64) -> [u8; 8] {
-        if self.big {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        }
-    }
-
-    fn ints(&self, vs: &[i32]) -> Vec<u8> {
-        vs.iter().flat_map(|v| self.i32(*v)).collect()
-    }
-
-    fn header(&self, t: f64, icomm: i32, rank: i32, thread: i32, rectype: i32) -> Vec<u8> {
-        let mut h = self.f64(t).to_vec();
-        h.extend(self.ints(&[icomm, rank, thread, rectype]));
-        h
-    }
-
-    /// Appends a record, moving to a new block when this one has no room
-    /// left for it and a closing ENDBLOCK.
-    fn raw(&mut self, t: f64, icomm: i32, rank: i32, thread: i32, rectype: i32, body: &[u8]) {
-        if self.cur.len() + 24 + body.len() + 24 > self.block_size {
-            self.end_block();
-        }
-        let h = self.header(t, icomm, rank, thread, rectype);
-        self.cur.extend(h);
-        self.cur.extend_from_slice(body);
-    }
-
-    fn end_block(&mut self) {
-        let h = self.header(0.0, 0, 0, 0, 1);
-        self.cur.extend(h);
-        self.cur.resize(self.block_size, 0);
-        self.blocks.append(&mut self.cur);
-    }
-
-    fn rec(&mut self, t: f64, rank: i32, rectype: i32, body: &[u8]) {
-        self.raw(t, 0, rank, 0, rectype, body);
-    }
-
-    fn statedef(&mut self, t: f64, id: i32, start: i32, end: i32, color: &str, name: &str) {
-        let mut b = self.ints(&[id, start, end, 0]);
-        b.extend(text(color, 24));
-        b.extend(text(name, 32));
-        b.extend(text("", 40));
-        self.rec(t, 0, 2, &b);
-    }
-
-    fn eventdef(&mut self, t: f64, id: i32, color: &str, name: &str) {
-        let mut b = self.ints(&[id, 0]);
-        b.extend(text(color, 24));
-        b.extend(text(name, 32));
-        b.extend(text("", 40));
-        self.rec(t, 0, 3, &b);
-    }
-
-    fn bare(&mut self, t: f64, rank: i32, etype: i32) {
-        let b = self.ints(&[etype, 0]);
-        self.rec(t, rank, 5, &b);
-    }
-
-    fn cargo(&mut self, t: f64, rank: i32, etype: i32, bytes: &str) {
-        let mut b = self.ints(&[etype, 0]);
-        b.extend(text(bytes, 32));
-        self.rec(t, rank, 6, &b);
-    }
-
-    /// A message record of the process `(icomm, rank)`, with partner
-    /// `prank` in `MPI_COMM_WORLD` (local id 0).
-    #[allow(clippy::too_many_arguments)]
-    fn msg(&mut self, t: f64, icomm: i32, rank: i32, etype: i32, prank: i32, tag: i32, size: i32) {
-        let b = self.ints(&[etype, 0, prank, tag, size, 0]);
-        self.raw(t, icomm, rank, 0, 7, &b);
-    }
-
-    /// A COMM record: process `wrank` made communicator `icomm` (kind
-    /// `etype`), where it has rank `rank`; the global id names `host`.
-    fn comm(&mut self, t: f64, wrank: i32, etype: i32, icomm: i32, rank: i32, host: &str) {
-        let mut b = self.ints(&[etype, icomm, rank, wrank]);
-        b.extend(self.i32(12345));
-        b.extend(self.f64(1.0e9));
-        b.extend(text(host, 20));
-        self.rec(t, wrank, 9, &b);
-    }
-
-    fn timeshift(&mut self, t: f64, rank: i32, shift: f64) {
-        let b = self.f64(shift).to_vec();
-        self.rec(t, rank, 11, &b);
-    }
-
-    /// Every rank's `MPI_COMM_WORLD` (local id 0).
-    fn worlds(&mut self, t: f64) {
-        for r in 0..self.world as i32 {
-            self.comm(t, r, 0, 0, r, "node");
-        }
-    }
-
-    /// The whole file: preamble, blocks (the last closed by ENDLOG), table.
-    fn finish(mut self) -> Vec<u8> {
-        let h = self.header(1.0e8, 0, 0, 0, 0);
-        self.cur.extend(h);
-        self.cur.resize(self.block_size, 0);
-        self.blocks.append(&mut self.cur);
-        let table_at = 1024 + self.blocks.len();
-        let yes_no = |b: bool| if b { "TRUE " } else { "FALSE" };
-        let bs = self.block_size.to_string();
-        let world = self.world.to_string();
-        let threads = self.threads.to_string();
-        let fptr = table_at.to_string();
-        let strings = [
-            "CLOG-02.44",
-            "is_big_endian=",
-            yes_no(self.big),
-            "is_finalzed=",
-            yes_no(self.finalized),
-            "block_size=",
-            &bs,
-            "num_buffered_blocks=",
-            "128",
-            "max_comm_world_size=",
-            &world,
-            "max_thread_count=",
-            &threads,
-            "known_eventID_start=",
-            "0",
-            "user_eventID_start=",
-            "600",
-            "known_solo_eventID_start=",
-            "-10",
-            "user_solo_eventID_start=",
-            "5000",
-            "known_stateID_count=",
-            "300",
-            "user_stateID_count=",
-            "3",
-            "known_solo_eventID_count=",
-            "0",
-            "user_solo_eventID_count=",
-            "1",
-            "commtable_fptr=",
-            "0",
-            "1073741824",
-            &fptr,
-        ];
-        let mut out = Vec::new();
-        for s in strings {
-            out.extend_from_slice(s.as_bytes());
-            out.push(0);
-        }
-        out.resize(1024, 0);
-        out.extend(&self.blocks);
-        // One communicator: MPI_COMM_WORLD, local id 0, intra.
-        out.extend(self.i32(1));
-        out.extend(self.i32(777));
-        out.extend(self.f64(1.0e9));
-        out.extend(text("node", 20));
-        out.extend(self.ints(&[0, 1]));
-        out
-    }
-}
+type Clog = trama_sources::clog2::Clog2Writer;
 
 fn text(s: &str, n: usize) -> Vec<u8> {
     let mut v = s.as_bytes().to_vec();
@@ -725,9 +535,9 @@ fn threads_get_their_own_containers() {
     c.threads = 2;
     c.worlds(0.0);
     c.statedef(0.0, 300, 600, 601, "red", "work");
-    c.raw(1.0, 0, 0, 1, 5, &c.ints(&[600, 0]));
-    c.raw(2.0, 0, 0, 0, 5, &c.ints(&[600, 0]));
-    c.raw(3.0, 0, 0, 1, 5, &c.ints(&[601, 0]));
+    c.record(1.0, 0, 0, 1, 5, &c.ints(&[600, 0]));
+    c.record(2.0, 0, 0, 0, 5, &c.ints(&[600, 0]));
+    c.record(3.0, 0, 0, 1, 5, &c.ints(&[601, 0]));
     let (_d, p) = temp(&c.finish());
     let got: Vec<String> = collect(&mut Clog2Source::open(&p).unwrap())
         .unwrap()
@@ -775,7 +585,7 @@ fn truncated_block_is_an_error() {
 fn unknown_record_type_is_an_error() {
     let mut c = Clog::new(false, 1);
     c.worlds(0.0);
-    c.raw(1.0, 0, 0, 0, 42, &[0; 8]);
+    c.record(1.0, 0, 0, 0, 42, &[0; 8]);
     // The world record takes 24 + 48 bytes from 1024.
     assert_eq!(
         open_err(&c.finish()),
