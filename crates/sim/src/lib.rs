@@ -13,16 +13,21 @@
 // Errors end a simulation: their size never weighs on the hot path.
 #![allow(clippy::result_large_err)]
 
+mod assemble;
+mod build;
 mod engine;
 mod error;
 mod idmap;
 mod intern;
 mod model;
 mod op;
+pub mod replay;
 mod resolve;
 mod sim;
 mod store;
 
+pub use assemble::{assemble_trace, ColumnSink, TraceParts};
+pub use build::{is_entity_kind, ModelBuilder, ModelEffect};
 pub use error::{SimError, SimErrorKind};
 pub use intern::{Interner, StrId};
 pub use model::{
