@@ -1,4 +1,5 @@
 //! The replay gives the trace the reference engine gives, whatever the
+#![allow(clippy::result_large_err)]
 //! points where its state is handed over to a new replay.
 
 use trama_events::{Event, EventKind, Field};
@@ -269,7 +270,7 @@ fn replays_give_the_engine_s_trace_wherever_they_are_split() {
         let want = canon(&want);
         let n = event_count(&text);
         let splits: Vec<usize> = (0..n)
-            .filter(|i| (i * 7 + seed as usize) % 23 == 0)
+            .filter(|i| (i * 7 + seed as usize).is_multiple_of(23))
             .collect();
         for sp in [&[][..], &splits[..], &(0..n).collect::<Vec<_>>()[..]] {
             let got = assembled(&text, sp, false)
