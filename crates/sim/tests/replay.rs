@@ -1,6 +1,6 @@
 //! The replay gives the trace the reference engine gives, whatever the
-#![allow(clippy::result_large_err)]
 //! points where its state is handed over to a new replay.
+#![allow(clippy::result_large_err)]
 
 use trama_events::{Event, EventKind, Field};
 use trama_gen::{generate, GenOptions};
