@@ -1,11 +1,15 @@
-//! Fuzz target: the binary reader (`.ptb`) and the simulation of what it
-//! decodes, then its conversion back to text. Frame checksums are
-//! recomputed first, so that mutations reach the decoder instead of all
-//! stopping at the CRC check (which the reader's tests cover).
+//! Fuzz target: the binary reader (`.ptb`), both ways of simulating what it
+//! decodes (the reference engine fed in order, and the parallel replay from
+//! keyframes, whole and for a window), then its conversion back to text.
+//! Frame checksums are recomputed first, so that mutations reach the
+//! decoders instead of all stopping at the CRC check (which the reader's
+//! tests cover). The replay vouches only for traces the engine accepts:
+//! when it succeeds, the engine must not reject the trace, and both must
+//! count the same.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trama_ptb::{write_text, PtbFile, ReadOptions, Record};
+use trama_ptb::{write_text, PtbFile, ReadError, ReadOptions, Record, ReplayOptions, Replayed};
 use trama_sim::{CountingSink, SimOptions, Simulator};
 
 /// Walks the frames from the header on and rewrites each frame's CRC.
@@ -35,23 +39,34 @@ fuzz_target!(|data: &[u8]| {
     let r = file.read(&opts, |rec| match rec {
         Record::Text(ev) => sim.event(&ev),
         Record::Handles(h) => sim.event_handles(&h.event),
-        Record::Value { ty, name } => sim.declare_value(ty, name),
     });
-    if r.is_ok() {
-        let _ = sim.finish();
+    // `None`: the file is damaged (the reference path is stricter about
+    // parts no simulation uses); `Some(Err)`: the engine rejects the trace.
+    let reference = match r {
+        Ok(()) => Some(sim.finish().map(|(_, c, _)| c)),
+        Err(ReadError::Handler(e)) => Some(Err(e)),
+        Err(ReadError::Format(_)) => None,
+    };
+    let mut ro = ReplayOptions::default();
+    ro.threads = 1 + data.len() % 2;
+    if let Ok((Replayed::Done(c), _)) = file.replay_counts(&ro) {
+        match reference {
+            Some(Ok(want)) => assert_eq!(
+                (want.states, want.events, want.variables, want.links),
+                (
+                    c.counts.states(),
+                    c.counts.events(),
+                    c.counts.variables(),
+                    c.counts.links()
+                )
+            ),
+            Some(Err(e)) => panic!("the replay accepted a trace the engine rejects: {e}"),
+            None => {}
+        }
     }
-    // A window from the keyframes, bounds from the input's length.
+    // A window, bounds from the input's length.
     let t = (data.len() % 97) as f64 / 10.0;
-    let mut sopts = SimOptions::default();
-    sopts.ignore_incomplete_links = true;
-    let mut sim = Simulator::new(CountingSink::default(), sopts);
-    let r = file.read_window(&opts, t, t + 1.0, |rec| match rec {
-        Record::Text(ev) => sim.event(&ev),
-        Record::Handles(h) => sim.event_handles(&h.event),
-        Record::Value { ty, name } => sim.declare_value(ty, name),
-    });
-    if r.is_ok() {
-        let _ = sim.finish();
-    }
+    ro.window = Some((t, t + 1.0));
+    let _ = file.replay_trace(&ro);
     let _ = write_text(&file, &opts, &mut std::io::sink());
 });

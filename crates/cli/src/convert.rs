@@ -7,8 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use trama_paje::{read_paje, ReadError};
-use trama_ptb::{SourceStats, StringMode, WriteOptions, Writer};
-use trama_sim::{Batch, Resolver};
+use trama_ptb::{SourceStats, StringMode, WriteError, WriteOptions, Writer};
 
 use crate::run::{open_any, reader_options, Opened, Progress};
 use crate::ReadArgs;
@@ -100,23 +99,33 @@ fn to_ptb(
     wopts.block_events = s.block_events;
     wopts.quotes_stripped = args.strip_quotes;
     let mut writer = Writer::new(out, wopts).context("writing the binary trace")?;
-    let mut resolver = Resolver::new(false);
-    let mut batch = Batch::default();
     let (defs, lines) = feed(&mut |ev| {
-        batch.clear();
-        resolver
-            .resolve(ev, &mut batch)
-            .map_err(|e| anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents))?;
-        let handles = resolver.entity_handles(&batch, 0);
-        let container = resolver.container_effect(&batch, 0);
-        writer
-            .event(ev, handles, container)
-            .with_context(|| format!("writing {}", s.output.display()))
+        writer.event(ev).map_err(|e| match e {
+            WriteError::Trace(e) => anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents),
+            WriteError::Io(e) => anyhow!(e).context(format!("writing {}", s.output.display())),
+        })
     })?;
-    let mut out = writer
+    let (mut out, written) = writer
         .finish(&defs, SourceStats { lines })
         .with_context(|| format!("writing {}", s.output.display()))?;
     out.flush()?;
+    if let Some(line) = written.invalid_at {
+        let at = if line == 0 {
+            "at its end".to_string()
+        } else {
+            format!("at line {line}")
+        };
+        eprintln!(
+            "trama: warning: {name}: the simulation rejects this trace {at} (`trama check` tells why); {} keeps every event, and reading it reports the same error",
+            s.output.display()
+        );
+    }
+    if std::env::var_os("TRAMA_TIMINGS").is_some() {
+        eprintln!(
+            "trama: timings: {} events in {} blocks, {} keyframes",
+            written.events, written.blocks, written.keyframes
+        );
+    }
     Ok(())
 }
 

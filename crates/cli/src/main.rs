@@ -281,8 +281,11 @@ struct ConvertArgs {
     /// proposal's standard mode).
     #[arg(long, value_enum, default_value_t = Strings::Interned)]
     strings: Strings,
-    /// zstd compression level of each block (1-22; 0 stores blocks uncompressed).
-    #[arg(long, value_name = "LEVEL", default_value_t = 3)]
+    /// zstd compression level of each block (1-22; 0 stores blocks
+    /// uncompressed). Higher levels make files barely smaller on traces
+    /// (their times are nearly random) and slower to write; level 1 is also
+    /// the fastest to read.
+    #[arg(long, value_name = "LEVEL", default_value_t = 1)]
     level: i32,
     /// Events per block (at most 65536): smaller blocks index time more finely.
     #[arg(long, value_name = "N", default_value_t = 65536)]

@@ -10,7 +10,10 @@ use anyhow::{anyhow, Context};
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_input::{Input, Source};
 use trama_paje::{read_paje, QuoteMode, ReadError, ReadStats, ReaderOptions};
-use trama_ptb::{PtbFile, ReadError as PtbReadError, ReadOptions as PtbReadOptions, Record};
+use trama_ptb::{
+    PtbFile, ReadError as PtbReadError, ReadOptions as PtbReadOptions, Record, ReplayOptions,
+    Replayed,
+};
 use trama_sim::{
     CountingSink, Model, ParallelTraceBuilder, Pipeline, SimError, SimOptions, Simulator, Sink,
     TraceBuilder, TypeKind,
@@ -176,12 +179,10 @@ fn ptb_options(args: &ReadArgs) -> PtbReadOptions {
     o
 }
 
-/// Feeds the records of a binary trace to `record`: all of them, or with a
-/// window only those a simulation of that window needs.
+/// Feeds every record of a binary trace to `record`.
 fn feed_binary<E>(
     file: &PtbFile,
     args: &ReadArgs,
-    window: Option<(f64, f64)>,
     record: impl FnMut(Record<'_>) -> Result<(), E>,
 ) -> Result<ReadStats, Failure<E>> {
     let threads = if args.threads == 1 {
@@ -191,21 +192,10 @@ fn feed_binary<E>(
     };
     let mut o = PtbReadOptions::default();
     o.threads = threads;
-    let to_failure = |e| match e {
+    file.read(&o, record).map_err(|e| match e {
         PtbReadError::Format(f) => Failure::Format(f),
         PtbReadError::Handler(e) => Failure::Stop(e),
-    };
-    match window {
-        Some((start, end)) => {
-            let (read, total) = file
-                .read_window(&o, start, end, record)
-                .map_err(to_failure)?;
-            if std::env::var_os("TRAMA_TIMINGS").is_some() {
-                eprintln!("trama: timings: window read {read} of {total} blocks");
-            }
-        }
-        None => file.read(&o, record).map_err(to_failure)?,
-    }
+    })?;
     Ok(binary_stats(file))
 }
 
@@ -278,12 +268,9 @@ fn simulate<S: Sink + Send>(
     args: &ReadArgs,
     sink: S,
     keep_extras: bool,
-    window: Option<(f64, f64)>,
     stop_early: impl Fn(&S) -> bool,
 ) -> anyhow::Result<Simulated<S>> {
     let opened = open_any(args)?;
-    // Set when only a window was simulated.
-    let mut window_read = false;
     let name = Source::from_arg(args.file.as_deref()).display_name();
     let binary = matches!(opened, Opened::Binary(_) | Opened::Rastro(_));
     let format = match opened {
@@ -366,23 +353,15 @@ fn simulate<S: Sink + Send>(
             }
         }
         Opened::Binary(file) => {
-            // A window of a binary trace: only the blocks it needs (the
-            // options that change the whole simulation need all of it).
-            let window = window.filter(|_| args.stop_at.is_none() && !args.no_imbrication);
-            let mut sopts = sopts;
-            if window.is_some() {
-                // Links still pending when reading stops lie outside the window.
-                sopts.ignore_incomplete_links = true;
-                sopts.end_time = file.container_ends().first().copied();
-                window_read = true;
-            }
+            // The reference simulation reads every block (a window is cut
+            // out afterwards); the parallel replay (`replay_binary`) reads
+            // only what a window needs.
             if args.threads == 1 {
                 let mut sim = Simulator::new(sink, sopts);
-                let read = feed_binary(&file, args, window, |rec| {
+                let read = feed_binary(&file, args, |rec| {
                     match rec {
                         Record::Text(ev) => sim.event(&ev),
                         Record::Handles(h) => sim.event_handles(&h.event),
-                        Record::Value { ty, name } => sim.declare_value(ty, name),
                     }
                     .map_err(|e| Stop::Sim(Box::new(e)))?;
                     if stop_early(sim.sink()) {
@@ -397,11 +376,10 @@ fn simulate<S: Sink + Send>(
                 (read, finished)
             } else {
                 let (read, finished) = Pipeline::run(sink, sopts, |front| {
-                    feed_binary(&file, args, window, |rec| {
+                    feed_binary(&file, args, |rec| {
                         match rec {
                             Record::Text(ev) => front.event(&ev),
                             Record::Handles(h) => front.event_handles(&h.event),
-                            Record::Value { ty, name } => front.declare_value(ty, name),
                         }
                         .map_err(|_| Stop::Engine)
                     })
@@ -450,11 +428,6 @@ fn simulate<S: Sink + Send>(
         return Err(anyhow!(std::io::Error::from(
             std::io::ErrorKind::BrokenPipe
         )));
-    }
-    if window_read {
-        // Warnings about the links left pending when reading stopped are
-        // about entities outside the window.
-        warnings.clear();
     }
     warnings.extend(stats.warnings.iter().cloned());
     for w in &warnings {
@@ -542,12 +515,12 @@ pub fn dump(
         )
     });
     if s.quiet {
-        simulate(args, CountingSink::default(), false, None, |_| false)?;
+        count(args)?;
         return Ok(ExitCode::SUCCESS);
     }
     if s.stream {
         let sink = StreamDump::new(out, &opts);
-        let done = simulate(args, sink, keep_extras, window, |d| d.failed())?;
+        let done = simulate(args, sink, keep_extras, |d| d.failed())?;
         done.sink.finish().context("writing the dump")?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -575,26 +548,133 @@ pub fn load_trace(
     keep_extras: bool,
     window: Option<(f64, f64)>,
 ) -> anyhow::Result<trama_sim::Trace> {
+    if let Some(trace) = replay_binary(args, keep_extras, window)? {
+        return Ok(trace);
+    }
     Ok(if args.threads == 1 {
-        let done = simulate(args, TraceBuilder::default(), keep_extras, window, |_| {
-            false
-        })?;
+        let done = simulate(args, TraceBuilder::default(), keep_extras, |_| false)?;
         done.sink.into_trace(done.model, done.warnings)
     } else {
         // Columns are filled on a thread of their own.
-        let done = simulate(
-            args,
-            ParallelTraceBuilder::new(),
-            keep_extras,
-            window,
-            |_| false,
-        )?;
+        let done = simulate(args, ParallelTraceBuilder::new(), keep_extras, |_| false)?;
         done.sink.into_trace(done.model, done.warnings)
     })
 }
 
+/// A binary trace the parallel replay can simulate (an interned `.ptb`
+/// file, options it covers), opened; `None` for the reference path.
+fn replayable(args: &ReadArgs) -> anyhow::Result<Option<PtbFile>> {
+    if args.no_imbrication || args.stop_at.is_some() {
+        return Ok(None);
+    }
+    let source = Source::from_arg(args.file.as_deref());
+    let Source::Path(path) = &source else {
+        return Ok(None);
+    };
+    let mut prefix = [0u8; 8];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| read_prefix(&mut f, &mut prefix))
+        .map_err(|e| anyhow!("cannot open {}: {e}", source.display_name()))?;
+    if !trama_ptb::is_ptb(&prefix[..n]) {
+        return Ok(None);
+    }
+    let name = source.display_name();
+    let file = PtbFile::open(path)
+        .map_err(|e| anyhow!("cannot open {name}: {e}"))?
+        .map_err(|e| anyhow!("{name}: {e}"))?;
+    Ok(file.interned().then_some(file))
+}
+
+fn replay_options(args: &ReadArgs, keep_extras: bool, window: Option<(f64, f64)>) -> ReplayOptions {
+    let mut o = ReplayOptions::default();
+    o.threads = args.threads;
+    o.keep_extras = keep_extras;
+    o.ignore_incomplete_links = args.ignore_incomplete_links;
+    o.window = window;
+    o
+}
+
+fn timings() -> bool {
+    std::env::var_os("TRAMA_TIMINGS").is_some()
+}
+
+fn fallback_note(why: &str) {
+    if timings() {
+        eprintln!("trama: timings: reference simulation ({why})");
+    }
+}
+
+fn print_warnings(args: &ReadArgs, warnings: &[String]) {
+    let name = Source::from_arg(args.file.as_deref()).display_name();
+    for w in warnings {
+        eprintln!("trama: warning: {name}: {w}");
+    }
+}
+
+/// The trace of a binary file by the parallel replay, when it applies.
+fn replay_binary(
+    args: &ReadArgs,
+    keep_extras: bool,
+    window: Option<(f64, f64)>,
+) -> anyhow::Result<Option<trama_sim::Trace>> {
+    let Some(file) = replayable(args)? else {
+        return Ok(None);
+    };
+    let name = Source::from_arg(args.file.as_deref()).display_name();
+    let (r, stats) = file
+        .replay_trace(&replay_options(args, keep_extras, window))
+        .map_err(|e| anyhow!("{name}: {e}"))?;
+    match r {
+        Replayed::Done(trace) => {
+            if timings() {
+                eprintln!(
+                    "trama: timings: window read {} of {} blocks ({} segments replayed)",
+                    stats.blocks_read, stats.blocks, stats.segments
+                );
+            }
+            print_warnings(args, &trace.warnings);
+            Ok(Some(trace))
+        }
+        Replayed::Fallback(why) => {
+            fallback_note(&why);
+            Ok(None)
+        }
+    }
+}
+
+/// Counts what a trace holds (`check`, `dump -q`).
+fn count(args: &ReadArgs) -> anyhow::Result<Simulated<CountingSink>> {
+    if let Some(file) = replayable(args)? {
+        let name = Source::from_arg(args.file.as_deref()).display_name();
+        let (r, _) = file
+            .replay_counts(&replay_options(args, false, None))
+            .map_err(|e| anyhow!("{name}: {e}"))?;
+        match r {
+            Replayed::Done(c) => {
+                print_warnings(args, &c.warnings);
+                let sink = CountingSink {
+                    states: c.counts.states(),
+                    events: c.counts.events(),
+                    variables: c.counts.variables(),
+                    links: c.counts.links(),
+                };
+                return Ok(Simulated {
+                    model: c.model,
+                    sink,
+                    warnings: c.warnings,
+                    stats: binary_stats(&file),
+                    binary: true,
+                    format: "binary (.ptb)",
+                });
+            }
+            Replayed::Fallback(why) => fallback_note(&why),
+        }
+    }
+    simulate(args, CountingSink::default(), false, |_| false)
+}
+
 pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {
-    let done = simulate(args, CountingSink::default(), false, None, |_| false)?;
+    let done = count(args)?;
     let m = &done.model;
     let c = &done.sink;
     let mut types = [0usize; 5];

@@ -15,7 +15,6 @@ fn main() {
         match r {
             trama_ptb::Record::Text(_) => text += 1,
             trama_ptb::Record::Handles(_) => handles += 1,
-            trama_ptb::Record::Value { .. } => {}
         }
         Ok(())
     })

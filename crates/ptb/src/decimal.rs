@@ -79,28 +79,38 @@ pub(crate) fn write(out: &mut Vec<u8>, m: i64, s: u8) {
 }
 
 /// The value C's `strtod` reads from the text of (m, s).
-#[inline]
+#[inline(always)]
 pub(crate) fn to_f64(m: i64, s: u8) -> f64 {
     if m.unsigned_abs() < (1 << 53) && s <= 22 {
         // Both operands are exact: one correctly rounded division.
         m as f64 / POW10[s as usize]
     } else {
-        let mut buf = Vec::with_capacity(48);
-        write(&mut buf, m, s);
-        trama_num::atof(&buf)
+        to_f64_text(m, s)
     }
 }
 
+#[inline(never)]
+fn to_f64_text(m: i64, s: u8) -> f64 {
+    let mut buf = Vec::with_capacity(48);
+    write(&mut buf, m, s);
+    trama_num::atof(&buf)
+}
+
 /// The value C's `strtof` reads from the text of (m, s), widened.
-#[inline]
+#[inline(always)]
 pub(crate) fn to_f32(m: i64, s: u8) -> f32 {
     if m.unsigned_abs() < (1 << 24) && s <= 10 {
         m as f32 / POW10[s as usize] as f32
     } else {
-        let mut buf = Vec::with_capacity(48);
-        write(&mut buf, m, s);
-        trama_num::strtof(&buf)
+        to_f32_text(m, s)
     }
+}
+
+#[inline(never)]
+fn to_f32_text(m: i64, s: u8) -> f32 {
+    let mut buf = Vec::with_capacity(48);
+    write(&mut buf, m, s);
+    trama_num::strtof(&buf)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ pub const MAGIC: [u8; 8] = [0x89, b'P', b'T', b'B', 0x0d, 0x0a, 0x1a, 0x0a];
 /// Last eight bytes of every file.
 pub(crate) const END_MAGIC: [u8; 8] = [0x89, b'P', b'T', b'B', b'E', b'N', b'D', 0x0a];
 /// The version this crate writes and reads.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 pub(crate) const HEADER_LEN: usize = 16;
 pub(crate) const FRAME_HEADER_LEN: usize = 16;
 pub(crate) const TRAILER_LEN: usize = 16;
@@ -21,19 +21,26 @@ pub(crate) const KIND_STRINGS: u8 = 1;
 pub(crate) const KIND_EVENTS: u8 = 2;
 pub(crate) const KIND_FOOTER: u8 = 3;
 pub(crate) const KIND_KEYFRAME: u8 = 4;
+pub(crate) const KIND_MODEL: u8 = 5;
 
 pub(crate) const CODEC_NONE: u8 = 0;
 pub(crate) const CODEC_ZSTD: u8 = 1;
 
 /// Number of columns of an events frame.
-pub(crate) const NCOLS: usize = 7;
-pub(crate) const DEFS: usize = 0;
+pub(crate) const NCOLS: usize = 8;
+pub(crate) const STREAMS: usize = 0;
 pub(crate) const LINES: usize = 1;
 pub(crate) const TIMES: usize = 2;
 pub(crate) const NUMS: usize = 3;
 pub(crate) const HANDLES: usize = 4;
 pub(crate) const STRS: usize = 5;
 pub(crate) const KEYS: usize = 6;
+pub(crate) const LINKS: usize = 7;
+
+/// The names of the columns, for messages.
+pub(crate) const COLUMN_NAMES: [&str; NCOLS] = [
+    "STREAMS", "LINES", "TIMES", "NUMS", "HANDLES", "STRS", "KEYS", "LINKS",
+];
 
 /// Scale byte of a time stored as text.
 pub(crate) const TIME_TEXT: u8 = 255;
@@ -65,21 +72,28 @@ pub(crate) enum Role {
     Str,
 }
 
-/// Is `kind` an entity event (its references stored as handles)?
+/// Is `kind` an entity event (stored in events frames; other events are
+/// model records)?
 pub(crate) fn is_entity(kind: EventKind) -> bool {
-    matches!(
-        kind,
-        EventKind::NewEvent
-            | EventKind::SetState
-            | EventKind::PushState
-            | EventKind::PopState
-            | EventKind::ResetState
-            | EventKind::SetVariable
-            | EventKind::AddVariable
-            | EventKind::SubVariable
-            | EventKind::StartLink
-            | EventKind::EndLink
-    )
+    trama_sim::is_entity_kind(kind)
+}
+
+/// Records of model frames.
+pub(crate) const REC_EVENT: u8 = 0;
+pub(crate) const REC_VALUE: u8 = 1;
+pub(crate) const REC_STREAM: u8 = 2;
+
+/// The code of a user-defined field's name in keyframes: odd numbers, from
+/// the definition's index and the field's rank among its user fields.
+#[inline]
+pub(crate) fn name_code(def: u32, k: usize) -> u32 {
+    ((def << 5 | k as u32) << 1) | 1
+}
+
+/// The code of a string of the table (a user-defined field's value).
+#[inline]
+pub(crate) fn string_code(id: u32) -> u32 {
+    id << 1
 }
 
 /// The role of `field` in an event of `kind`, with handles or not.

@@ -2,22 +2,29 @@
 //!
 //! # This crate
 //!
-//! [`Writer`] writes a file in one pass from events and the handles the
-//! simulator's resolver gave them; [`PtbFile`] opens one (through `mmap`),
-//! checks it and hands its events back in order ([`PtbFile::read`]),
-//! decoding frames on several threads; [`write_text`] turns it back into
-//! Pajé text.
+//! [`Writer`] writes a file in one pass from the events of a text trace: it
+//! resolves their references (as the simulator does), encodes them and
+//! follows the simulation ([`trama_sim::replay`]) to write keyframes.
+//! [`PtbFile`] opens a file (through `mmap`) and checks it; then either
+//! [`PtbFile::read`] hands its events back in order, for the reference
+//! simulator, decoding frames on several threads, or
+//! [`PtbFile::replay_counts`] and [`PtbFile::replay_trace`] simulate its
+//! blocks in parallel from their keyframes (and only those a time window
+//! needs). [`write_text`] turns a file back into Pajé text.
 #![deny(missing_docs)]
 
 mod decimal;
 mod format;
-mod keyframe;
+mod model;
 mod read;
+mod replay;
+mod state;
 mod text;
 mod varint;
 mod write;
 
 pub use format::{MAGIC, VERSION};
 pub use read::{is_ptb, FormatError, HandleRecord, PtbFile, ReadError, ReadOptions, Record};
+pub use replay::{Counted, ReplayOptions, ReplayStats, Replayed};
 pub use text::write_text;
-pub use write::{SourceStats, StringMode, WriteOptions, Writer};
+pub use write::{SourceStats, StringMode, WriteError, WriteOptions, Writer, Written};

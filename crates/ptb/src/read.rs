@@ -1,14 +1,17 @@
-//! The reader: `mmap`, checks, parallel decoding of events frames.
+//! The reader: `mmap`, checks, and the events in order for the reference
+//! simulation ([`PtbFile::read`]); the parallel replay is in `replay.rs`.
 
 use std::io;
 use std::path::Path;
 
+use hashbrown::HashMap;
 use trama_events::{Event, EventDef, EventKind, Field, Span};
 use trama_sim::{ContainerId, HandleEvent, TypeId, ValueId, ValueRef};
 
 use crate::decimal;
 use crate::format::*;
-use crate::varint::{self, Cursor};
+use crate::model::Records;
+use crate::varint::{self, Cursor, Fixed};
 
 /// A malformed, truncated or corrupted file: what is wrong and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -20,7 +23,7 @@ pub struct FormatError {
     pub what: String,
 }
 
-fn bad(offset: u64, what: impl Into<String>) -> FormatError {
+pub(crate) fn bad(offset: u64, what: impl Into<String>) -> FormatError {
     FormatError {
         offset,
         what: what.into(),
@@ -54,33 +57,223 @@ impl Data {
 
 /// One index entry.
 #[derive(Clone, Copy, Debug)]
-struct Frame {
-    kind: u8,
-    offset: u64,
-    count: u64,
-    first: u64,
-    t_min: f64,
-    t_max: f64,
+pub(crate) struct Frame {
+    pub kind: u8,
+    pub offset: u64,
+    pub count: u64,
+    pub first: u64,
+    pub t_min: f64,
+    pub t_max: f64,
     /// Events frames: the earliest start of the entities open at its end.
-    open_min: f64,
+    pub open_min: f64,
 }
 
-/// An open `.ptb` file: header, definitions, index and string table are
-/// read and checked; events are decoded by [`PtbFile::read`].
+/// Where each field of an entity event is stored, as a reader decodes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    Time,
+    /// Container and type: given by the stream (interned mode).
+    Container,
+    Type,
+    Other,
+    Value,
+    Number,
+    Key,
+    Str,
+    /// The k-th user-defined field (stored in `STRS`).
+    Extra(u8),
+}
+
+/// How a replay decodes the events of one definition: a handler per kind
+/// when the layout has a fixed path ([`Fast`]), else field by field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    Model,
+    Generic,
+    SetState,
+    PushState,
+    PopState,
+    ResetState,
+    NewEvent,
+    Variable,
+    Link,
+}
+
+/// How the events of one definition are stored.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    pub kind: EventKind,
+    pub op: Op,
+    /// Entity events stored with handles (interned mode).
+    pub handles: bool,
+    /// The fields after the identifier.
+    pub slots: Vec<Slot>,
+    /// The fixed decoding path of the replay, when the layout allows one.
+    pub fast: Option<Fast>,
+}
+
+pub(crate) const NO: u8 = u8::MAX;
+
+/// The fixed path an entity event of one definition (interned mode) is
+/// decoded along: its time, its value and other end (`HANDLES`, in field
+/// order), its number, its link, then its strings. Only for definitions
+/// whose texts stored in `STRS` come in that order (a time or number
+/// stored as text comes first).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fast {
+    pub timed: bool,
+    /// Handles to read, and where the value and the other end are among
+    /// them ([`NO`]: absent).
+    pub nh: u8,
+    pub vi: u8,
+    pub oi: u8,
+    pub number: bool,
+    pub key: bool,
+    /// The other strings: 0 for a standard field, k+1 for the k-th
+    /// user-defined one.
+    pub nstrs: u8,
+    pub strs: [u8; 24],
+}
+
+/// The path of definitions without one (their handler is the generic one).
+pub(crate) const NO_FAST: Fast = Fast {
+    timed: false,
+    nh: 0,
+    vi: NO,
+    oi: NO,
+    number: false,
+    key: false,
+    nstrs: 0,
+    strs: [0; 24],
+};
+
+fn fast_plan(slots: &[Slot]) -> Option<Fast> {
+    let mut f = NO_FAST;
+    let mut strings = false;
+    for &s in slots {
+        match s {
+            Slot::Time if strings || f.number || f.timed => return None,
+            Slot::Time => f.timed = true,
+            Slot::Number if strings || f.number => return None,
+            Slot::Number => f.number = true,
+            Slot::Container | Slot::Type => {}
+            Slot::Value | Slot::Other => {
+                let at = if s == Slot::Value {
+                    &mut f.vi
+                } else {
+                    &mut f.oi
+                };
+                if *at != NO {
+                    return None;
+                }
+                *at = f.nh;
+                f.nh += 1;
+            }
+            Slot::Key if f.key => return None,
+            Slot::Key => f.key = true,
+            Slot::Str | Slot::Extra(_) => {
+                strings = true;
+                if f.nstrs as usize == f.strs.len() {
+                    return None;
+                }
+                f.strs[f.nstrs as usize] = match s {
+                    Slot::Extra(k) => k.checked_add(1)?,
+                    _ => 0,
+                };
+                f.nstrs += 1;
+            }
+        }
+    }
+    Some(f)
+}
+
+fn plan(d: &EventDef, interned: bool) -> Plan {
+    let kind = d.kind();
+    let model = !is_entity(kind);
+    let handles = interned && !model;
+    let mut k = 0u8;
+    let slots: Vec<Slot> = d.fields()[1..]
+        .iter()
+        .map(|&(f, _)| {
+            if f == Field::Extra {
+                k += 1;
+                return if handles {
+                    Slot::Extra(k - 1)
+                } else {
+                    Slot::Str
+                };
+            }
+            match role(kind, f, handles) {
+                Role::Time => Slot::Time,
+                Role::Container => Slot::Container,
+                Role::Type => Slot::Type,
+                Role::Other => Slot::Other,
+                Role::Value => Slot::Value,
+                Role::Number => Slot::Number,
+                Role::Key => Slot::Key,
+                Role::Str => Slot::Str,
+            }
+        })
+        .collect();
+    let fast = if handles { fast_plan(&slots) } else { None };
+    let op = match (model, fast) {
+        (true, _) => Op::Model,
+        (false, None) => Op::Generic,
+        (false, Some(f)) => {
+            let value = f.vi != NO;
+            match kind {
+                EventKind::SetState if value => Op::SetState,
+                EventKind::PushState if value => Op::PushState,
+                EventKind::PopState => Op::PopState,
+                EventKind::ResetState => Op::ResetState,
+                EventKind::NewEvent if value => Op::NewEvent,
+                EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable
+                    if f.number =>
+                {
+                    Op::Variable
+                }
+                EventKind::StartLink | EventKind::EndLink if value && f.oi != NO && f.key => {
+                    Op::Link
+                }
+                _ => Op::Generic,
+            }
+        }
+    };
+    Plan {
+        kind,
+        op,
+        handles,
+        slots,
+        fast,
+    }
+}
+
+/// A stream as its model record declares it (checked when replayed).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StreamRec {
+    pub def: u32,
+    pub container: u32,
+    pub ty: u32,
+    /// Its model record.
+    pub record: u64,
+}
+
+/// An open `.ptb` file: header, definitions, index, strings and model
+/// records are read and checked; events are decoded when simulated.
 pub struct PtbFile {
     data: Data,
     flags: u16,
-    defs: Vec<EventDef>,
-    frames: Vec<Frame>,
+    pub(crate) defs: Vec<EventDef>,
+    pub(crate) frames: Vec<Frame>,
     strings: Vec<u8>,
     string_spans: Vec<(u32, u32)>,
     text_lines: u64,
     events: u64,
-    /// Per definition: the role of each field (after the identifier), as
-    /// stored (with handles in interned mode for entity events).
-    plans: Vec<Vec<Role>>,
+    pub(crate) plans: Vec<Plan>,
+    pub(crate) records: Records,
+    pub(crate) streams: Vec<StreamRec>,
     /// Final end time of every container, root first.
-    container_ends: Vec<f64>,
+    pub(crate) container_ends: Vec<f64>,
 }
 
 /// True when `prefix` starts like a `.ptb` file.
@@ -112,14 +305,6 @@ pub enum Record<'a> {
     Text(Event<'a>),
     /// An entity event stored with handles.
     Handles(HandleRecord<'a>),
-    /// A value created by a first use before a keyframe: declare it (with
-    /// [`trama_sim::Resolver::declare_value`]) so that handles stay the same.
-    Value {
-        /// Its type.
-        ty: TypeId,
-        /// Its identifier.
-        name: &'a [u8],
-    },
 }
 
 /// An entity event stored with handles.
@@ -140,31 +325,58 @@ pub(crate) struct Rec {
     pub tm: i64,
     pub ts: u8,
     pub handles: bool,
+    /// A model event: its record.
+    pub model: Option<u32>,
     pub c: u32,
     pub ty: u32,
-    /// `u32::MAX`: a new value named by the Value word.
+    /// `u32::MAX`: a new value, named by model record `vrec`.
     pub value: u32,
+    pub vrec: u32,
     pub other: u32,
     pub number: f64,
     /// Number as decimal (scale 255: its text is the Value word).
     pub nm: i64,
     pub ns: u8,
+    /// Links: the link's number, and whether this event completes it
+    /// (its key is then the first end's).
+    pub link: u64,
+    pub second: bool,
     /// First word in the block's spans (word 0 is the event identifier).
     pub words: u32,
-    /// Event kind of a handle record (a keyframe may restore a variable's
-    /// value with `PajeSetVariable` whatever event started it).
-    pub kind: u8,
-    /// A value declaration (keyframes): type `ty`, name in word 0.
-    pub decl: bool,
 }
 
 #[derive(Default)]
 pub(crate) struct Block {
     pub recs: Vec<Rec>,
+    /// The model records the frame uses: from `first_model` to `model_end`;
+    /// the links it numbers: from `first_link` to `link_end`.
+    pub first_model: u64,
+    pub model_end: u64,
+    pub first_link: u64,
+    pub link_end: u64,
     pub arena: Vec<u8>,
     pub spans: Vec<Span>,
     /// Decompressed payload (kept to reuse its allocation).
     raw: Vec<u8>,
+}
+
+/// The header of an events frame and its columns.
+pub(crate) struct Columns<'a> {
+    pub count: u64,
+    pub first_line: u64,
+    pub first_model: u64,
+    pub first_link: u64,
+    pub t_min: f64,
+    pub t_max: f64,
+    pub cols: [Cursor<'a>; NCOLS],
+}
+
+/// The keys of the links pending while reading in order, by number.
+#[derive(Default)]
+struct PendingKeys {
+    keys: HashMap<u64, Box<[u8]>>,
+    /// The key of the last second end delivered.
+    current: Box<[u8]>,
 }
 
 impl PtbFile {
@@ -173,7 +385,9 @@ impl PtbFile {
         let file = std::fs::File::open(path)?;
         // SAFETY: the map is read-only; a file changed underneath is the
         // user's doing, and every byte read is checked (CRC, bounds).
-        let map = unsafe { memmap2::Mmap::map(&file)? };
+        // Pages are mapped up front (one system call instead of a fault
+        // per page as the reading threads reach them).
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
         Ok(PtbFile::parse(Data::Mmap(map)))
     }
 
@@ -228,7 +442,10 @@ impl PtbFile {
             })()
             .ok_or_else(|| fbad("truncated index"))?;
             if e.offset >= footer_offset
-                || !matches!(e.kind, KIND_STRINGS | KIND_EVENTS | KIND_KEYFRAME)
+                || !matches!(
+                    e.kind,
+                    KIND_STRINGS | KIND_EVENTS | KIND_KEYFRAME | KIND_MODEL
+                )
             {
                 return Err(fbad("index entry out of range"));
             }
@@ -247,6 +464,8 @@ impl PtbFile {
         if !c.at_end() {
             return Err(fbad("trailing bytes"));
         }
+        let interned = flags & FLAG_INTERNED != 0;
+        let plans = defs.iter().map(|d| plan(d, interned)).collect();
         let mut file = PtbFile {
             data,
             flags,
@@ -256,22 +475,13 @@ impl PtbFile {
             string_spans: Vec::new(),
             text_lines,
             events,
-            plans: Vec::new(),
+            plans,
+            records: Records::default(),
+            streams: Vec::new(),
             container_ends,
         };
-        let interned = file.interned();
-        file.plans = file
-            .defs
-            .iter()
-            .map(|d| {
-                let handles = interned && is_entity(d.kind());
-                d.fields()[1..]
-                    .iter()
-                    .map(|&(f, _)| role(d.kind(), f, handles))
-                    .collect()
-            })
-            .collect();
         file.load_strings()?;
+        file.load_records()?;
         Ok(file)
     }
 
@@ -299,6 +509,40 @@ impl PtbFile {
                 return Err(sbad("trailing bytes"));
             }
         }
+        Ok(())
+    }
+
+    fn load_records(&mut self) -> Result<(), FormatError> {
+        let b = self.data.bytes();
+        let mut records = Records::default();
+        for f in self.frames.iter().filter(|f| f.kind == KIND_MODEL) {
+            let payload = frame(b, f.offset, KIND_MODEL, u64::MAX)?;
+            if f.first != records.recs.len() as u64 {
+                return Err(bad(f.offset, "model frame: records out of sequence"));
+            }
+            let before = records.recs.len();
+            records
+                .load(&payload, &self.defs)
+                .ok_or_else(|| bad(f.offset, "model frame: malformed record"))?;
+            if records.recs.len() as u64 != f.first + f.count {
+                return Err(bad(f.offset, "model frame: count does not match the index"));
+            }
+            for (i, r) in records.recs.iter().enumerate().skip(before) {
+                match r.tag {
+                    REC_VALUE | REC_STREAM if !self.interned() => {
+                        return Err(bad(f.offset, "model frame: handle records in plain mode"))
+                    }
+                    REC_STREAM => self.streams.push(StreamRec {
+                        def: r.def,
+                        container: r.container,
+                        ty: r.ty,
+                        record: i as u64,
+                    }),
+                    _ => {}
+                }
+            }
+        }
+        self.records = records;
         Ok(())
     }
 
@@ -342,9 +586,44 @@ impl PtbFile {
         self.frames.iter().filter(|f| f.kind == KIND_EVENTS).count()
     }
 
+    /// Number of keyframes.
+    pub fn keyframes(&self) -> usize {
+        self.frames
+            .iter()
+            .filter(|f| f.kind == KIND_KEYFRAME)
+            .count()
+    }
+
     /// Number of distinct strings (interned mode).
     pub fn strings(&self) -> usize {
         self.string_spans.len()
+    }
+
+    /// Final end time of every container (root first), as the whole trace
+    /// gives them: what a simulation of a window does not see.
+    pub fn container_ends(&self) -> &[f64] {
+        &self.container_ends
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.data.bytes()
+    }
+
+    pub(crate) fn events_frames(&self) -> Vec<Frame> {
+        self.frames
+            .iter()
+            .filter(|f| f.kind == KIND_EVENTS)
+            .copied()
+            .collect()
+    }
+
+    pub(crate) fn string(&self, id: u64) -> Option<&[u8]> {
+        let &(s, l) = self.string_spans.get(usize::try_from(id).ok()?)?;
+        Some(&self.strings[s as usize..(s + l) as usize])
+    }
+
+    pub(crate) fn string_count(&self) -> u32 {
+        self.string_spans.len() as u32
     }
 
     /// Hands every event to `handler`, in trace order. Frames are decoded
@@ -354,21 +633,21 @@ impl PtbFile {
         opts: &ReadOptions,
         mut handler: impl FnMut(Record<'_>) -> Result<(), E>,
     ) -> Result<(), ReadError<E>> {
-        let blocks: Vec<Frame> = self
-            .frames
-            .iter()
-            .filter(|f| f.kind == KIND_EVENTS)
-            .copied()
-            .collect();
+        let blocks = self.events_frames();
         let workers = opts.threads.min(blocks.len());
+        let (mut cursor, mut links) = (0u64, 0u64);
+        let mut keys = PendingKeys::default();
         if workers == 0 {
             let mut block = Block::default();
             for f in &blocks {
-                self.decode(f, &mut block)?;
-                self.deliver(&block, &mut handler)?;
+                self.decode(f, &mut block, &mut cursor, &mut links)?;
+                self.deliver(f, &block, &mut keys, &mut handler)?;
             }
-            return Ok(());
+            return self.check_records_used(cursor).map_err(ReadError::from);
         }
+        // Each worker decodes every `workers`-th frame, taking the model
+        // record and link number it starts at from its header; the
+        // sequence is checked here.
         std::thread::scope(|scope| {
             let mut rxs = Vec::new();
             let mut recycle = Vec::new();
@@ -383,7 +662,10 @@ impl PtbFile {
                     .spawn_scoped(scope, move || {
                         for f in blocks.iter().skip(w).step_by(workers) {
                             let mut block = rrx.try_recv().unwrap_or_default();
-                            let r = self.decode(f, &mut block).map(|_| block);
+                            let (mut at, mut link) = (u64::MAX, u64::MAX);
+                            let r = self
+                                .decode(f, &mut block, &mut at, &mut link)
+                                .map(|_| block);
                             let failed = r.is_err();
                             if tx.send(r).is_err() || failed {
                                 return;
@@ -398,7 +680,16 @@ impl PtbFile {
                     Ok(r) => r?,
                     Err(_) => return Err(bad(f.offset, "decoding thread stopped").into()),
                 };
-                let r = self.deliver(&block, &mut handler);
+                if block.first_model != cursor || block.first_link != links {
+                    return Err(bad(
+                        f.offset,
+                        "events frame: model records or links out of sequence",
+                    )
+                    .into());
+                }
+                cursor = block.model_end;
+                links = block.link_end;
+                let r = self.deliver(f, &block, &mut keys, &mut handler);
                 let _ = recycle[w].try_send(block);
                 if let Err(e) = r {
                     // Dropping the receivers stops the workers.
@@ -406,231 +697,41 @@ impl PtbFile {
                     return Err(e);
                 }
             }
-            Ok(())
+            self.check_records_used(cursor).map_err(ReadError::from)
         })
     }
 
-    /// Final end time of every container (root first), as the whole trace
-    /// gives them: what a simulation of a window does not see.
-    pub fn container_ends(&self) -> &[f64] {
-        &self.container_ends
-    }
-
-    /// Hands over what a simulation needs for the entities that overlap
-    /// `[start, end]`: the keyframe before the first block that reaches
-    /// `start`, the blocks from there on until no entity that started by
-    /// `end` is still open, then the records that create and destroy the
-    /// containers after that point. Entities outside the window come out
-    /// incomplete (and container end times must be taken from
-    /// [`PtbFile::container_ends`]). Returns (blocks read, blocks).
-    pub fn read_window<E>(
-        &self,
-        opts: &ReadOptions,
-        start: f64,
-        end: f64,
-        mut handler: impl FnMut(Record<'_>) -> Result<(), E>,
-    ) -> Result<(usize, usize), ReadError<E>> {
-        let blocks: Vec<Frame> = self
-            .frames
-            .iter()
-            .filter(|f| f.kind == KIND_EVENTS)
-            .copied()
-            .collect();
-        let n = blocks.len();
-        let first = blocks.iter().position(|b| b.t_max >= start).unwrap_or(n);
-        let keyframe = self
-            .frames
-            .iter()
-            .rfind(|f| f.kind == KIND_KEYFRAME && f.first as usize <= first);
-        let begin = keyframe.map_or(0, |k| k.first as usize);
-        // No block after `last` holds a time up to `end`.
-        let last = blocks.iter().rposition(|b| b.t_min <= end).unwrap_or(0);
-        let mut block = Block::default();
-        let mut last_line = 0;
-        if let Some(k) = keyframe {
-            self.decode_keyframe(k, &mut block, 0)?;
-            self.deliver(&block, &mut handler)?;
-        }
-        let _ = opts;
-        let mut read = 0;
-        let mut stopped = false;
-        for (b, f) in blocks.iter().enumerate().skip(begin) {
-            self.decode(f, &mut block)?;
-            self.deliver(&block, &mut handler)?;
-            read += 1;
-            last_line = block.recs.last().map_or(last_line, |r| r.line);
-            if b >= last && f.open_min > end && b + 1 < n {
-                stopped = true;
-                break;
-            }
-        }
-        if stopped {
-            // The containers created and destroyed afterwards: from the
-            // last keyframe, which lists every model record.
-            if let Some(k) = self.frames.iter().rfind(|f| f.kind == KIND_KEYFRAME) {
-                self.decode_keyframe(k, &mut block, last_line)?;
-                block.recs.retain(|r| !r.handles);
-                self.deliver(&block, &mut handler)?;
-            }
-        }
-        Ok((read, n))
-    }
-
-    /// Decodes a keyframe into `block`; with `after` > 0, only its model
-    /// records of lines after `after`.
-    fn decode_keyframe(&self, f: &Frame, block: &mut Block, after: u64) -> Result<(), FormatError> {
-        let payload = frame(self.data.bytes(), f.offset, KIND_KEYFRAME, u64::MAX)?;
-        let kbad = |what: &str| bad(f.offset, format!("keyframe: {what}"));
-        let mut c = Cursor::new(&payload);
-        let _block = c.varint().ok_or_else(|| kbad("truncated"))?;
-        let count = c.varint().ok_or_else(|| kbad("truncated"))?;
-        block.recs.clear();
-        block.arena.clear();
-        block.spans.clear();
-        let push = |block: &mut Block, bytes: &[u8]| {
-            let start = block.arena.len() as u32;
-            block.arena.extend_from_slice(bytes);
-            block.spans.push(Span {
-                start,
-                end: block.arena.len() as u32,
-            });
-        };
-        for _ in 0..count {
-            let tag = c.byte().ok_or_else(|| kbad("truncated"))?;
-            let words = block.spans.len() as u32;
-            match tag {
-                crate::keyframe::REC_TEXT => {
-                    let (def_idx, line, nwords) = (|| Some((c.u32()?, c.varint()?, c.varint()?)))()
-                        .ok_or_else(|| kbad("truncated record"))?;
-                    let def = self
-                        .defs
-                        .get(def_idx as usize)
-                        .ok_or_else(|| kbad("no such event definition"))?;
-                    if nwords + 1 != def.field_count() as u64 {
-                        return Err(kbad("record does not match its definition"));
-                    }
-                    push(block, def.id());
-                    for _ in 0..nwords {
-                        let w = c.bytes().ok_or_else(|| kbad("truncated record"))?;
-                        push(block, w);
-                    }
-                    if line > after {
-                        block.recs.push(Rec {
-                            def: def_idx,
-                            line,
-                            words,
-                            kind: def.kind() as u8,
-                            ..Rec::default()
-                        });
-                    }
-                }
-                crate::keyframe::REC_VALUE => {
-                    let (ty, name, line) = (|| Some((c.u32()?, c.bytes()?, c.varint()?)))()
-                        .ok_or_else(|| kbad("truncated record"))?;
-                    push(block, name);
-                    if line > after {
-                        block.recs.push(Rec {
-                            ty,
-                            line,
-                            words,
-                            decl: true,
-                            ..Rec::default()
-                        });
-                    }
-                }
-                crate::keyframe::REC_ENTITY => {
-                    let r = (|| {
-                        let def = c.u32()?;
-                        let kind = c.byte()?;
-                        let line = c.varint()?;
-                        let time = c.f64()?;
-                        let cont = c.u32()?;
-                        let ty = c.u32()?;
-                        let value = c.u32()?;
-                        let other = c.u32()?;
-                        let number = c.f64()?;
-                        let key = c.bytes()?;
-                        Some((def, kind, line, time, cont, ty, value, other, number, key))
-                    })()
-                    .ok_or_else(|| kbad("truncated record"))?;
-                    let (def_idx, kind, line, time, cont, ty, value, other, number, key) = r;
-                    let def = self
-                        .defs
-                        .get(def_idx as usize)
-                        .ok_or_else(|| kbad("no such event definition"))?;
-                    let ok_kind = EventKind::ALL
-                        .get(kind as usize)
-                        .is_some_and(|k| is_entity(*k));
-                    if !ok_kind || !is_entity(def.kind()) {
-                        return Err(kbad("not an entity record"));
-                    }
-                    let nextras = c.varint().ok_or_else(|| kbad("truncated record"))?;
-                    if nextras != def.extra_slots().len() as u64 {
-                        return Err(kbad("record does not match its definition"));
-                    }
-                    // Words: empty but for the key and the extras.
-                    let base = block.spans.len();
-                    for _ in 0..def.field_count() {
-                        block.spans.push(Span::default());
-                    }
-                    if let Some(i) = def.slot(Field::Key) {
-                        let start = block.arena.len() as u32;
-                        block.arena.extend_from_slice(key);
-                        block.spans[base + i] = Span {
-                            start,
-                            end: block.arena.len() as u32,
-                        };
-                    }
-                    for &slot in def.extra_slots() {
-                        let x = c.bytes().ok_or_else(|| kbad("truncated record"))?;
-                        let start = block.arena.len() as u32;
-                        block.arena.extend_from_slice(x);
-                        block.spans[base + slot as usize] = Span {
-                            start,
-                            end: block.arena.len() as u32,
-                        };
-                    }
-                    if after == 0 {
-                        block.recs.push(Rec {
-                            def: def_idx,
-                            line,
-                            time,
-                            handles: true,
-                            c: cont,
-                            ty,
-                            value: value.wrapping_sub(1),
-                            other,
-                            number,
-                            words,
-                            kind,
-                            ..Rec::default()
-                        });
-                    }
-                }
-                _ => return Err(kbad("unknown record")),
-            }
-        }
-        if !c.at_end() {
-            return Err(kbad("trailing bytes"));
+    fn check_records_used(&self, used: u64) -> Result<(), FormatError> {
+        if used != self.records.recs.len() as u64 {
+            let off = self
+                .frames
+                .iter()
+                .rfind(|f| f.kind == KIND_MODEL)
+                .map_or(0, |f| f.offset);
+            return Err(bad(
+                off,
+                format!(
+                    "{} model records, but the events use {used}",
+                    self.records.recs.len()
+                ),
+            ));
         }
         Ok(())
     }
 
     fn deliver<E>(
         &self,
+        f: &Frame,
         block: &Block,
+        keys: &mut PendingKeys,
         handler: &mut impl FnMut(Record<'_>) -> Result<(), E>,
     ) -> Result<(), ReadError<E>> {
         let mut extras: [&[u8]; 32] = [&[]; 32];
         for rec in &block.recs {
-            if rec.decl {
-                let s = block.spans[rec.words as usize];
-                let name = &block.arena[s.start as usize..s.end as usize];
-                handler(Record::Value {
-                    ty: TypeId(rec.ty),
-                    name,
-                })
-                .map_err(ReadError::Handler)?;
+            if let Some(r) = rec.model {
+                let m = &self.records.recs[r as usize];
+                let ev = self.records.event(m, &self.defs);
+                handler(Record::Text(ev)).map_err(ReadError::Handler)?;
                 continue;
             }
             let def = &self.defs[rec.def as usize];
@@ -651,17 +752,32 @@ impl PtbFile {
                 nx += 1;
             }
             let value = if rec.value == u32::MAX {
-                ValueRef::New(def.slot(Field::Value).map_or(&[][..], word))
+                ValueRef::New(self.records.name(&self.records.recs[rec.vrec as usize]))
             } else {
                 ValueRef::Id(ValueId(rec.value))
             };
-            let key = match def.slot(Field::Key) {
-                Some(i) => word(i),
+            let key: &[u8] = match def.slot(Field::Key) {
+                Some(_) if rec.second => {
+                    keys.current = keys.keys.remove(&rec.link).ok_or_else(|| {
+                        bad(
+                            f.offset,
+                            format!(
+                                "events frame: line {}: no pending link numbered {}",
+                                rec.line, rec.link
+                            ),
+                        )
+                    })?;
+                    &keys.current
+                }
+                Some(i) => {
+                    keys.keys.insert(rec.link, word(i).into());
+                    word(i)
+                }
                 None => &[],
             };
             let event = HandleEvent {
                 def,
-                kind: EventKind::ALL[rec.kind as usize],
+                kind: def.kind(),
                 line: rec.line,
                 time: rec.time,
                 container: ContainerId(rec.c),
@@ -683,30 +799,24 @@ impl PtbFile {
         Ok(())
     }
 
-    fn string(&self, id: u64) -> Option<&[u8]> {
-        let &(s, l) = self.string_spans.get(usize::try_from(id).ok()?)?;
-        Some(&self.strings[s as usize..(s + l) as usize])
-    }
-
-    fn decode(&self, f: &Frame, block: &mut Block) -> Result<(), FormatError> {
-        let mut raw = std::mem::take(&mut block.raw);
-        let r = self.decode_with(f, block, &mut raw);
-        block.raw = raw;
-        r
-    }
-
-    fn decode_with(
+    pub(crate) fn columns<'a>(
         &self,
         f: &Frame,
-        block: &mut Block,
-        raw: &mut Vec<u8>,
-    ) -> Result<(), FormatError> {
-        let payload = frame_into(self.data.bytes(), f.offset, KIND_EVENTS, u64::MAX, raw)?;
+        payload: &'a [u8],
+    ) -> Result<Columns<'a>, FormatError> {
         let ebad = |what: String| bad(f.offset, format!("events frame: {what}"));
         let mut head = Cursor::new(payload);
-        let (count, first_line, t_min, t_max) =
-            (|| Some((head.varint()?, head.varint()?, head.f64()?, head.f64()?)))()
-                .ok_or_else(|| ebad("truncated header".into()))?;
+        let (count, first_line, first_model, first_link, t_min, t_max) = (|| {
+            Some((
+                head.varint()?,
+                head.varint()?,
+                head.varint()?,
+                head.varint()?,
+                head.f64()?,
+                head.f64()?,
+            ))
+        })()
+        .ok_or_else(|| ebad("truncated header".into()))?;
         if count > 1 << 16
             || count != f.count
             || first_line != f.first
@@ -719,124 +829,230 @@ impl PtbFile {
         for (i, col) in cols.iter_mut().enumerate() {
             let data = head
                 .bytes()
-                .ok_or_else(|| ebad(format!("column {i} truncated")))?;
+                .ok_or_else(|| ebad(format!("column {} truncated", COLUMN_NAMES[i])))?;
             *col = Cursor::new(data);
         }
         if !head.at_end() {
             return Err(ebad("trailing bytes".into()));
         }
+        Ok(Columns {
+            count,
+            first_line,
+            first_model,
+            first_link,
+            t_min,
+            t_max,
+            cols,
+        })
+    }
+
+    /// Decodes an events frame for [`PtbFile::read`]. `cursor` and `links`
+    /// are the model record and link number the frame starts at
+    /// (`u64::MAX`: take the frame's word for them, the caller checks the
+    /// sequence).
+    fn decode(
+        &self,
+        f: &Frame,
+        block: &mut Block,
+        cursor: &mut u64,
+        links: &mut u64,
+    ) -> Result<(), FormatError> {
+        let mut raw = std::mem::take(&mut block.raw);
+        let r = self.decode_with(f, block, &mut raw, cursor, links);
+        block.raw = raw;
+        r
+    }
+
+    fn decode_with(
+        &self,
+        f: &Frame,
+        block: &mut Block,
+        raw: &mut Vec<u8>,
+        cursor: &mut u64,
+        links: &mut u64,
+    ) -> Result<(), FormatError> {
+        let payload = frame_into(self.bytes(), f.offset, KIND_EVENTS, u64::MAX, raw)?;
+        let ebad = |what: String| bad(f.offset, format!("events frame: {what}"));
+        let Columns {
+            count,
+            first_line,
+            first_model,
+            first_link,
+            cols: mut c,
+            ..
+        } = self.columns(f, payload)?;
+        if *cursor == u64::MAX {
+            (*cursor, *links) = (first_model, first_link);
+        } else if *cursor != first_model || *links != first_link {
+            return Err(ebad("model records or links out of sequence".into()));
+        }
+        block.first_model = first_model;
+        block.first_link = first_link;
         block.recs.clear();
         block.arena.clear();
         block.spans.clear();
         let interned = self.interned();
         let mut prev_line = first_line.wrapping_sub(1);
         let mut prev_time: Option<(i64, u8)> = None;
-        let names = ["DEFS", "LINES", "TIMES", "NUMS", "HANDLES", "STRS", "KEYS"];
+        let nrecs = self.records.recs.len() as u64;
+        let fixed = |col: usize| {
+            Fixed::new(c[col].data())
+                .ok_or_else(|| ebad(format!("column {}: bad width", COLUMN_NAMES[col])))
+        };
+        let (mut streams, mut handles) = (fixed(STREAMS)?, fixed(HANDLES)?);
         for n in 0..count {
-            let short = |col: usize| ebad(format!("event {n}: column {} too short", names[col]));
-            let def_idx = cols[DEFS].u32().ok_or_else(|| short(DEFS))?;
-            let def = self
-                .defs
-                .get(def_idx as usize)
-                .ok_or_else(|| ebad(format!("event {n}: no event definition {def_idx}")))?;
+            let short =
+                |col: usize| ebad(format!("event {n}: column {} too short", COLUMN_NAMES[col]));
+            let v = streams.next().ok_or_else(|| short(STREAMS))? as u64;
             let line = prev_line
                 .wrapping_add(1)
-                .wrapping_add(cols[LINES].varint().ok_or_else(|| short(LINES))?);
+                .wrapping_add(c[LINES].varint().ok_or_else(|| short(LINES))?);
             prev_line = line;
-            let kind = def.kind();
-            let handles = interned && is_entity(kind);
+            if v == 0 {
+                let r = *cursor;
+                let m = self
+                    .records
+                    .recs
+                    .get(r as usize)
+                    .filter(|m| m.tag == REC_EVENT)
+                    .ok_or_else(|| {
+                        ebad(format!(
+                            "event {n}: model record {r} missing or not this event"
+                        ))
+                    })?;
+                *cursor += 1;
+                block.recs.push(Rec {
+                    def: m.def,
+                    line,
+                    model: Some(r as u32),
+                    ..Rec::default()
+                });
+                continue;
+            }
             let mut rec = Rec {
-                def: def_idx,
                 line,
-                handles,
                 words: block.spans.len() as u32,
                 ts: TIME_TEXT,
                 ns: TIME_TEXT,
-                kind: kind as u8,
                 ..Rec::default()
             };
+            if interned {
+                let s = self
+                    .streams
+                    .get((v - 1) as usize)
+                    .ok_or_else(|| ebad(format!("event {n}: no stream {}", v - 1)))?;
+                if s.record == *cursor {
+                    *cursor += 1;
+                } else if s.record > *cursor {
+                    return Err(ebad(format!(
+                        "event {n}: stream {} used before its declaration",
+                        v - 1
+                    )));
+                }
+                (rec.def, rec.c, rec.ty) = (s.def, s.container, s.ty);
+            } else {
+                rec.def = u32::try_from(v - 1)
+                    .ok()
+                    .filter(|&d| (d as usize) < self.defs.len())
+                    .ok_or_else(|| ebad(format!("event {n}: no event definition {}", v - 1)))?;
+            }
+            let plan = &self.plans[rec.def as usize];
+            if plan.op == Op::Model {
+                return Err(ebad(format!(
+                    "event {n}: a model event stored as an entity"
+                )));
+            }
+            let def = &self.defs[rec.def as usize];
+            rec.handles = plan.handles;
             let start = block.arena.len() as u32;
-            if !handles {
+            if !plan.handles {
                 block.arena.extend_from_slice(def.id());
             }
             block.spans.push(Span {
                 start,
                 end: block.arena.len() as u32,
             });
-            for &r in &self.plans[def_idx as usize] {
+            for &s in &plan.slots {
                 let start = block.arena.len() as u32;
-                match r {
-                    Role::Time => {
-                        let v = cols[TIMES].varint().ok_or_else(|| short(TIMES))?;
-                        let dec = if v & 1 == 0 {
-                            let (pm, ps) = prev_time.ok_or_else(|| {
-                                ebad(format!("event {n}: time delta without a base"))
-                            })?;
-                            Some((pm.wrapping_add(varint::unzigzag(v >> 1)), ps))
-                        } else {
-                            let s = cols[TIMES].byte().ok_or_else(|| short(TIMES))?;
-                            if s == TIME_TEXT {
-                                None
-                            } else if s > decimal::MAX_SCALE {
-                                return Err(ebad(format!("event {n}: bad time scale {s}")));
-                            } else {
-                                let m = varint::unzigzag(
-                                    cols[TIMES].varint().ok_or_else(|| short(TIMES))?,
-                                );
-                                Some((m, s))
-                            }
-                        };
-                        match dec {
-                            Some((m, s)) => {
-                                prev_time = Some((m, s));
+                match s {
+                    Slot::Time => {
+                        match self
+                            .time(&mut c, &mut prev_time)
+                            .ok_or_else(|| ebad(format!("event {n}: bad time in TIMES or STRS")))?
+                        {
+                            Time::Decimal(m, s) => {
                                 rec.tm = m;
                                 rec.ts = s;
                                 rec.time = decimal::to_f64(m, s);
-                                if !handles {
+                                if !plan.handles {
                                     decimal::write(&mut block.arena, m, s);
                                 }
                             }
-                            None => {
-                                self.get_str(&mut cols[STRS], interned, &mut block.arena)
-                                    .ok_or_else(|| short(STRS))?;
-                                rec.time = trama_num::atof(&block.arena[start as usize..]);
+                            Time::Text(t) => {
+                                block.arena.extend_from_slice(t);
+                                rec.time = trama_num::atof(t);
                             }
                         }
                     }
-                    Role::Container => rec.c = cols[HANDLES].u32().ok_or_else(|| short(HANDLES))?,
-                    Role::Type => rec.ty = cols[HANDLES].u32().ok_or_else(|| short(HANDLES))?,
-                    Role::Other => rec.other = cols[HANDLES].u32().ok_or_else(|| short(HANDLES))?,
-                    Role::Value => {
-                        let v = cols[HANDLES].u32().ok_or_else(|| short(HANDLES))?;
+                    // Given by the stream.
+                    Slot::Container | Slot::Type => {}
+                    Slot::Other => rec.other = handles.next().ok_or_else(|| short(HANDLES))?,
+                    Slot::Value => {
+                        let v = handles.next().ok_or_else(|| short(HANDLES))?;
                         if v == 0 {
+                            let r = *cursor;
+                            let m = (r < nrecs)
+                                .then(|| &self.records.recs[r as usize])
+                                .filter(|m| m.tag == REC_VALUE)
+                                .ok_or_else(|| {
+                                    ebad(format!("event {n}: value record {r} missing"))
+                                })?;
+                            block.arena.extend_from_slice(self.records.name(m));
                             rec.value = u32::MAX;
-                            self.get_str(&mut cols[STRS], interned, &mut block.arena)
-                                .ok_or_else(|| short(STRS))?;
+                            rec.vrec = r as u32;
+                            *cursor += 1;
                         } else {
                             rec.value = v - 1;
                         }
                     }
-                    Role::Number => {
-                        let v = cols[NUMS].varint().ok_or_else(|| short(NUMS))?;
+                    Slot::Number => {
+                        let v = c[NUMS].varint().ok_or_else(|| short(NUMS))?;
                         if v & 31 == NUM_TEXT {
-                            self.get_str(&mut cols[STRS], interned, &mut block.arena)
+                            let t = self
+                                .get_str(&mut c[STRS], interned)
                                 .ok_or_else(|| short(STRS))?;
-                            rec.number = trama_num::strtof(&block.arena[start as usize..]) as f64;
+                            block.arena.extend_from_slice(t);
+                            rec.number = trama_num::strtof(t) as f64;
                         } else {
                             let s = (v & 31) as u8;
+                            if s > decimal::MAX_SCALE {
+                                return Err(ebad(format!("event {n}: bad number scale {s}")));
+                            }
                             let m = varint::unzigzag(v >> 5);
                             rec.nm = m;
                             rec.ns = s;
                             rec.number = decimal::to_f32(m, s) as f64;
                         }
                     }
-                    Role::Key => {
-                        let k = cols[KEYS].bytes().ok_or_else(|| short(KEYS))?;
-                        block.arena.extend_from_slice(k);
+                    Slot::Key => {
+                        let r = c[LINKS].varint().ok_or_else(|| short(LINKS))?;
+                        if r == 0 {
+                            let k = c[KEYS].bytes().ok_or_else(|| short(KEYS))?;
+                            block.arena.extend_from_slice(k);
+                            rec.link = *links;
+                            *links += 1;
+                        } else {
+                            rec.link = links.checked_sub(r).ok_or_else(|| {
+                                ebad(format!("event {n}: link {r} back from the first"))
+                            })?;
+                            rec.second = true;
+                        }
                     }
-                    Role::Str => {
-                        self.get_str(&mut cols[STRS], interned, &mut block.arena)
+                    Slot::Str | Slot::Extra(_) => {
+                        let t = self
+                            .get_str(&mut c[STRS], interned)
                             .ok_or_else(|| short(STRS))?;
+                        block.arena.extend_from_slice(t);
                     }
                 }
                 block.spans.push(Span {
@@ -849,47 +1065,73 @@ impl PtbFile {
             }
             block.recs.push(rec);
         }
-        for (i, c) in cols.iter().enumerate() {
-            if !c.at_end() {
+        for (i, col) in c.iter().enumerate() {
+            let left = match i {
+                STREAMS => !streams.exact(),
+                HANDLES => !handles.exact(),
+                _ => !col.at_end(),
+            };
+            if left {
                 return Err(ebad(format!(
-                    "column {} has {} bytes left over",
-                    names[i],
-                    {
-                        let mut c = *c;
-                        let p = c.pos();
-                        let mut n = 0;
-                        while c.byte().is_some() {
-                            n += 1;
-                        }
-                        let _ = p;
-                        n
-                    }
+                    "column {} has bytes left over",
+                    COLUMN_NAMES[i]
                 )));
             }
         }
+        block.model_end = *cursor;
+        block.link_end = *links;
         Ok(())
     }
 
     #[inline]
-    fn get_str(&self, c: &mut Cursor<'_>, interned: bool, out: &mut Vec<u8>) -> Option<()> {
-        let s = if interned {
-            self.string(c.varint()?)?
+    fn get_str<'a>(&'a self, c: &mut Cursor<'a>, interned: bool) -> Option<&'a [u8]> {
+        if interned {
+            self.string(c.varint()?)
         } else {
-            c.bytes()?
-        };
-        out.extend_from_slice(s);
-        Some(())
+            c.bytes()
+        }
+    }
+
+    /// Decodes a time: a decimal, or its text (in `STRS`).
+    fn time<'a>(
+        &'a self,
+        c: &mut [Cursor<'a>; NCOLS],
+        prev: &mut Option<(i64, u8)>,
+    ) -> Option<Time<'a>> {
+        let v = c[TIMES].varint()?;
+        if v & 1 == 0 {
+            let (pm, ps) = (*prev)?;
+            let m = pm.wrapping_add(varint::unzigzag(v >> 1));
+            *prev = Some((m, ps));
+            return Some(Time::Decimal(m, ps));
+        }
+        let s = c[TIMES].byte()?;
+        if s == TIME_TEXT {
+            return Some(Time::Text(self.get_str(&mut c[STRS], self.interned())?));
+        }
+        if s > decimal::MAX_SCALE {
+            return None;
+        }
+        let m = varint::unzigzag(c[TIMES].varint()?);
+        *prev = Some((m, s));
+        Some(Time::Decimal(m, s))
     }
 }
 
+/// A decoded time.
+enum Time<'a> {
+    Decimal(i64, u8),
+    Text(&'a [u8]),
+}
+
 /// Reads, checks and decompresses the frame at `offset`.
-fn frame(b: &[u8], offset: u64, kind: u8, limit: u64) -> Result<Vec<u8>, FormatError> {
+pub(crate) fn frame(b: &[u8], offset: u64, kind: u8, limit: u64) -> Result<Vec<u8>, FormatError> {
     let mut out = Vec::new();
     Ok(frame_into(b, offset, kind, limit, &mut out)?.to_vec())
 }
 
 /// Like [`frame`], decompressing into `out` (whose allocation is reused).
-fn frame_into<'a>(
+pub(crate) fn frame_into<'a>(
     b: &'a [u8],
     offset: u64,
     kind: u8,
@@ -927,8 +1169,21 @@ fn frame_into<'a>(
         CODEC_ZSTD => {
             out.clear();
             out.reserve(raw);
-            let n = zstd::bulk::Decompressor::new()
-                .and_then(|mut d| d.decompress_to_buffer(payload, out))
+            thread_local! {
+                // One decompression context per thread, reused frame after frame.
+                static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                    const { std::cell::RefCell::new(None) };
+            }
+            let n = DCTX
+                .with(|d| {
+                    let mut d = d.borrow_mut();
+                    if d.is_none() {
+                        *d = Some(zstd::bulk::Decompressor::new()?);
+                    }
+                    d.as_mut()
+                        .expect("made above")
+                        .decompress_to_buffer(payload, out)
+                })
                 .map_err(|e| bad(offset, format!("zstd: {e}")))?;
             if n != raw || out.len() != raw {
                 return Err(bad(

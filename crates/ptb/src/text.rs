@@ -72,8 +72,6 @@ pub fn write_text<W: Write>(
         let at = match &rec {
             Record::Text(ev) => ev.line(),
             Record::Handles(h) => h.event.line,
-            // Only keyframes declare values; a full read has none.
-            Record::Value { .. } => return Ok(()),
         };
         place(&mut line, at, &mut cur, &mut next_def);
         cur += 1;
@@ -101,7 +99,6 @@ pub fn write_text<W: Write>(
                 }
             }
             Record::Handles(h) => handle_line(&mut line, &h, &mut names, stripped)?,
-            Record::Value { .. } => {}
         }
         line.push(b'\n');
         out.write_all(&line)
@@ -162,6 +159,8 @@ fn handle_line(
             Role::Number if raw.ns != crate::format::TIME_TEXT => {
                 decimal::write(line, raw.nm, raw.ns)
             }
+            // A link's second end stores no key: the reader gives its first end's.
+            Role::Key => word(line, h.event.key, stripped),
             _ => word(line, w, stripped),
         }
     }

@@ -5,13 +5,13 @@ use std::io::{self, Write};
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, Sender};
-use trama_events::{Event, EventDef};
-use trama_sim::{ContainerEffect, EntityHandles};
-
-use crate::keyframe::Tracker;
+use trama_events::{Event, EventDef, Field};
+use trama_sim::replay::{Replay, ReplayEvent, ReplayOptions, ReplayState, ReplayTables, NONE};
+use trama_sim::{ModelBuilder, ModelEffect, SimError};
 
 use crate::decimal;
 use crate::format::*;
+use crate::state;
 use crate::varint;
 
 /// How strings are stored (the two modes of the original binary proposal).
@@ -43,7 +43,7 @@ impl Default for WriteOptions {
     fn default() -> WriteOptions {
         WriteOptions {
             strings: StringMode::Interned,
-            zstd_level: Some(3),
+            zstd_level: Some(1),
             block_events: 1 << 16,
             quotes_stripped: false,
         }
@@ -55,6 +55,33 @@ impl Default for WriteOptions {
 pub struct SourceStats {
     /// Lines of text.
     pub lines: u64,
+}
+
+/// Why writing stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The output failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// An event refers to what does not exist (or redefines what does):
+    /// the trace cannot be stored by handles.
+    #[error("{0}")]
+    Trace(Box<SimError>),
+}
+
+/// What a finished [`Writer`] tells about the trace.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Written {
+    /// Events stored.
+    pub events: u64,
+    /// Events frames.
+    pub blocks: u64,
+    /// Keyframes.
+    pub keyframes: u64,
+    /// The line of the first event the simulation rejects (0: at the end
+    /// of the trace), when it rejects one; the file keeps every event, and
+    /// reading it reports the error. No keyframe follows that point.
+    pub invalid_at: Option<u64>,
 }
 
 type WriterResult<W> = io::Result<(W, Vec<IndexEntry>, u64)>;
@@ -91,28 +118,55 @@ pub(crate) fn put_index(out: &mut Vec<u8>, e: &IndexEntry) {
 }
 
 /// Writes a `.ptb` file in one pass: feed it every event in trace order,
-/// then [`Writer::finish`] with the definitions. Frames are compressed and
-/// written on a thread of their own.
+/// then [`Writer::finish`] with the definitions. Events are resolved (their
+/// references checked) and simulated on the way, for the keyframes; frames
+/// are compressed and written on a thread of their own.
 pub struct Writer<W: Write + Send + 'static> {
     opts: WriteOptions,
+    mb: ModelBuilder,
+    tables: ReplayTables,
+    /// The simulation of what was written, for keyframes (interned mode);
+    /// `None` once it failed.
+    replay: Option<Replay<()>>,
+    invalid_at: Option<u64>,
     cols: [Vec<u8>; NCOLS],
+    /// The `STREAMS` and `HANDLES` columns, stored at a fixed width.
+    fixed: [Vec<u32>; 2],
     count: u64,
     first_line: u64,
     prev_line: u64,
+    first_model: u64,
     t_min: f64,
     t_max: f64,
+    timed: bool,
     prev_time: Option<(i64, u8)>,
     strings: HashMap<Box<[u8]>, u32>,
     new_strings: Vec<u8>,
     new_count: u64,
     nstrings: u64,
+    model: Vec<u8>,
+    model_count: u64,
+    model_total: u64,
     events: u64,
-    tracker: Tracker,
-    /// Per definition index: the roles of its fields (with handles, without).
-    plans: Vec<Option<[Vec<Role>; 2]>>,
+    extras: Vec<u32>,
+    /// Per definition index: the roles of its fields.
+    plans: Vec<Option<Vec<Role>>>,
+    /// Per container: its streams (definition, type, stream).
+    streams: Vec<Vec<(u32, u32, u32)>>,
+    nstreams: u32,
+    /// Pending links by list and key, with their numbers.
+    pending: HashMap<(u64, u128), u64>,
+    pending_long: HashMap<(u64, Box<[u8]>), u64>,
+    /// Link events stored as first ends so far.
+    link_count: u64,
+    first_link: u64,
+    /// The time of the last event, and each container's destruction time
+    /// (NaN while alive), for the footer.
+    last_time: f64,
+    dead: Vec<f64>,
     blocks: u64,
+    keyframes: u64,
     since_keyframe: usize,
-    keyframe_size: usize,
     tx: Option<Sender<Job>>,
     thread: Option<JoinHandle<WriterResult<W>>>,
 }
@@ -162,14 +216,19 @@ impl<W: Write + Send + 'static> Writer<W> {
                 let mut offset = HEADER_LEN as u64;
                 let mut index = Vec::new();
                 let mut compressed = Vec::new();
+                let mut cctx = match level {
+                    Some(l) => Some(zstd::bulk::Compressor::new(l)?),
+                    None => None,
+                };
                 for job in rx.iter() {
                     if job.payload.len() > u32::MAX as usize {
                         return Err(too_big());
                     }
-                    let (codec, stored): (u8, &[u8]) = match level {
-                        Some(l) => {
+                    let (codec, stored): (u8, &[u8]) = match &mut cctx {
+                        Some(c) => {
                             compressed.clear();
-                            zstd::stream::copy_encode(&job.payload[..], &mut compressed, l)?;
+                            compressed.reserve(zstd::zstd_safe::compress_bound(job.payload.len()));
+                            c.compress_to_buffer(&job.payload[..], &mut compressed)?;
                             (CODEC_ZSTD, &compressed)
                         }
                         None => (CODEC_NONE, &job.payload),
@@ -189,28 +248,47 @@ impl<W: Write + Send + 'static> Writer<W> {
                 Ok((out, index, offset))
             })?;
         let block_events = opts.block_events.clamp(1, 1 << 16);
+        let interned = opts.strings == StringMode::Interned;
         Ok(Writer {
             opts: WriteOptions {
                 block_events,
                 ..opts
             },
+            mb: ModelBuilder::new(false),
+            tables: ReplayTables::default(),
+            replay: interned.then(|| Replay::new(ReplayState::new(), (), ReplayOptions::default())),
+            invalid_at: None,
             cols: Default::default(),
+            fixed: Default::default(),
             count: 0,
             first_line: 0,
             prev_line: 0,
+            first_model: 0,
             t_min: 0.0,
             t_max: 0.0,
+            timed: false,
             prev_time: None,
             strings: HashMap::new(),
             new_strings: Vec::new(),
             new_count: 0,
             nstrings: 0,
+            model: Vec::new(),
+            model_count: 0,
+            model_total: 0,
             events: 0,
-            tracker: Tracker::new(),
+            extras: Vec::new(),
             plans: Vec::new(),
+            streams: Vec::new(),
+            nstreams: 0,
+            pending: HashMap::new(),
+            pending_long: HashMap::new(),
+            link_count: 0,
+            first_link: 0,
+            last_time: 0.0,
+            dead: vec![f64::NAN],
             blocks: 0,
+            keyframes: 0,
             since_keyframe: 0,
-            keyframe_size: 0,
             tx: Some(tx),
             thread: Some(thread),
         })
@@ -235,11 +313,12 @@ impl<W: Write + Send + 'static> Writer<W> {
         }
     }
 
+    /// Stores a string in `STRS`; returns its identifier (interned mode).
     #[inline]
-    fn put_str(&mut self, s: &[u8]) {
+    fn put_str(&mut self, s: &[u8]) -> u32 {
         if self.opts.strings == StringMode::Plain {
             varint::put_bytes(&mut self.cols[STRS], s);
-            return;
+            return 0;
         }
         let id = match self.strings.get(s) {
             Some(&id) => id,
@@ -253,19 +332,12 @@ impl<W: Write + Send + 'static> Writer<W> {
             }
         };
         varint::put(&mut self.cols[STRS], id as u64);
+        id
     }
 
     fn put_time(&mut self, w: &[u8]) -> f64 {
-        match decimal::parse(w) {
+        let t = match decimal::parse(w) {
             Some((m, s)) => {
-                let t = decimal::to_f64(m, s);
-                if self.t_min == 0.0 && self.t_max == 0.0 && self.prev_time.is_none() {
-                    self.t_min = t;
-                    self.t_max = t;
-                } else {
-                    self.t_min = self.t_min.min(t);
-                    self.t_max = self.t_max.max(t);
-                }
                 let col = &mut self.cols[TIMES];
                 match self.prev_time {
                     Some((pm, ps)) if ps == s => varint::put(col, varint::zigzag(m - pm) << 1),
@@ -276,109 +348,311 @@ impl<W: Write + Send + 'static> Writer<W> {
                     }
                 }
                 self.prev_time = Some((m, s));
-                t
+                decimal::to_f64(m, s)
             }
             None => {
-                let t = trama_num::atof(w);
-                if !t.is_nan() {
-                    self.t_min = self.t_min.min(t);
-                    self.t_max = self.t_max.max(t);
-                }
                 varint::put(&mut self.cols[TIMES], 1);
                 self.cols[TIMES].push(TIME_TEXT);
                 self.put_str(w);
-                t
+                trama_num::atof(w)
             }
+        };
+        // As the reader computes them (NaN never a bound).
+        if !self.timed {
+            self.t_min = f64::INFINITY;
+            self.t_max = f64::NEG_INFINITY;
+            self.timed = true;
         }
+        if t < self.t_min {
+            self.t_min = t;
+        }
+        if t > self.t_max {
+            self.t_max = t;
+        }
+        t
     }
 
-    fn put_number(&mut self, w: &[u8]) {
+    /// Stores a variable's value; returns it as `strtof` reads it.
+    fn put_number(&mut self, w: &[u8]) -> f64 {
         match decimal::parse(w) {
             Some((m, s)) if m.unsigned_abs() < 1 << 58 => {
-                varint::put(&mut self.cols[NUMS], varint::zigzag(m) << 5 | s as u64)
+                varint::put(&mut self.cols[NUMS], varint::zigzag(m) << 5 | s as u64);
+                decimal::to_f32(m, s) as f64
             }
             _ => {
                 varint::put(&mut self.cols[NUMS], NUM_TEXT);
                 self.put_str(w);
+                trama_num::strtof(w) as f64
             }
         }
     }
 
-    /// Adds one event. `handles` are what the resolver made of it
-    /// ([`trama_sim::Resolver::entity_handles`]); they are required for
-    /// entity events in interned mode (without them the event is stored as
-    /// text, which a reader resolves again). `container` is what it did to
-    /// the container tree ([`trama_sim::Resolver::container_effect`]), for
-    /// keyframes and the containers' end times.
-    pub fn event(
-        &mut self,
-        ev: &Event<'_>,
-        handles: Option<EntityHandles>,
-        container: Option<ContainerEffect>,
-    ) -> io::Result<()> {
+    /// Adds one event: resolves its references (an unknown container or a
+    /// type defined twice is an error, as when simulating), stores it and
+    /// follows the simulation for the keyframes.
+    pub fn event(&mut self, ev: &Event<'_>) -> Result<(), WriteError> {
         let def = ev.def();
         let kind = def.kind();
+        let d = def.index();
+        let line = ev.line();
         if self.count == 0 {
-            self.first_line = ev.line();
-            self.prev_line = ev.line().saturating_sub(1);
+            self.start_block()?;
+            self.first_line = line;
+            self.prev_line = line.saturating_sub(1);
+            self.first_model = self.model_total;
+            self.first_link = self.link_count;
         }
-        varint::put(&mut self.cols[DEFS], def.index() as u64);
-        varint::put(
-            &mut self.cols[LINES],
-            ev.line().wrapping_sub(self.prev_line).wrapping_sub(1),
-        );
-        self.prev_line = ev.line();
-        let h = match handles {
-            Some(h) if self.opts.strings == StringMode::Interned && is_entity(kind) => Some(h),
-            _ => None,
-        };
-        let mut time = 0.0;
-        let di = def.index() as usize;
-        if self.plans.len() <= di {
-            self.plans.resize(di + 1, None);
-        }
-        let plan = self.plans[di].get_or_insert_with(|| {
-            let roles = |handles| {
-                def.fields()[1..]
-                    .iter()
-                    .map(|&(f, _)| role(kind, f, handles))
-                    .collect()
-            };
-            [roles(true), roles(false)]
-        });
-        let plan = std::mem::take(&mut plan[if h.is_some() { 0 } else { 1 }]);
-        for (i, &r) in plan.iter().enumerate() {
-            let w = ev.word(i + 1);
-            match (r, h) {
-                (Role::Time, _) => time = self.put_time(w),
-                (Role::Container, Some(h)) => {
-                    varint::put(&mut self.cols[HANDLES], h.container.0 as u64)
+        if !is_entity(kind) {
+            let effect = self
+                .mb
+                .event(ev)
+                .map_err(|e| WriteError::Trace(Box::new(e)))?;
+            self.tables.sync(self.mb.model());
+            self.model.push(REC_EVENT);
+            varint::put(&mut self.model, d as u64);
+            varint::put(&mut self.model, line);
+            varint::put(&mut self.model, ev.word_count() as u64 - 1);
+            for i in 1..ev.word_count() {
+                varint::put_bytes(&mut self.model, ev.word(i));
+            }
+            self.model_count += 1;
+            self.model_total += 1;
+            self.last_time = effect.time();
+            self.follow_model(effect, line);
+            self.fixed[0].push(0);
+        } else {
+            let h = self
+                .mb
+                .entity(ev)
+                .map_err(|e| WriteError::Trace(Box::new(e)))?;
+            let interned = self.opts.strings == StringMode::Interned;
+            if interned {
+                let s = self.stream(d, h.container.0, h.ty.0, line);
+                self.fixed[0].push(s + 1);
+            } else {
+                self.fixed[0].push(d + 1);
+            }
+            if h.new_value && interned {
+                self.tables.sync(self.mb.model());
+                self.model.push(REC_VALUE);
+                varint::put(&mut self.model, h.ty.0 as u64);
+                varint::put(&mut self.model, line);
+                varint::put_bytes(&mut self.model, ev.get(Field::Value));
+                self.model_count += 1;
+                self.model_total += 1;
+                if let Some(r) = &mut self.replay {
+                    r.new_value(false);
                 }
-                (Role::Type, Some(h)) => varint::put(&mut self.cols[HANDLES], h.ty.0 as u64),
-                (Role::Other, Some(h)) => varint::put(&mut self.cols[HANDLES], h.other.0 as u64),
-                (Role::Value, Some(h)) => {
-                    if h.new_value {
-                        varint::put(&mut self.cols[HANDLES], 0);
-                        self.put_str(w);
-                    } else {
-                        varint::put(&mut self.cols[HANDLES], h.value.0 as u64 + 1);
+            }
+            let plan = match self.plans.get_mut(d as usize).and_then(|p| p.take()) {
+                Some(p) => p,
+                None => def.fields()[1..]
+                    .iter()
+                    .map(|&(f, _)| role(kind, f, interned))
+                    .collect(),
+            };
+            let mut time = 0.0;
+            let mut number = 0.0;
+            let mut key: &[u8] = &[];
+            let mut pair = None;
+            self.extras.clear();
+            let mut k = 0;
+            for (i, &r) in plan.iter().enumerate() {
+                let w = ev.word(i + 1);
+                match r {
+                    Role::Time => time = self.put_time(w),
+                    // Given by the stream.
+                    Role::Container | Role::Type => {}
+                    Role::Other => self.fixed[1].push(h.other.0),
+                    Role::Value => {
+                        let v = if h.new_value { 0 } else { h.value.0 + 1 };
+                        self.fixed[1].push(v);
+                    }
+                    Role::Number => number = self.put_number(w),
+                    Role::Key => {
+                        pair = self.pair(h.container.0, h.ty.0, w);
+                        key = w;
+                    }
+                    Role::Str => {
+                        let id = self.put_str(w);
+                        if def.fields()[i + 1].0 == Field::Extra {
+                            self.extras.push(name_code(d, k));
+                            self.extras.push(string_code(id));
+                            k += 1;
+                        }
                     }
                 }
-                (Role::Number, _) => self.put_number(w),
-                (Role::Key, _) => varint::put_bytes(&mut self.cols[KEYS], w),
-                _ => self.put_str(w),
+            }
+            if self.plans.len() <= d as usize {
+                self.plans.resize(d as usize + 1, None);
+            }
+            self.plans[d as usize] = Some(plan);
+            self.last_time = time;
+            if let Some(r) = &mut self.replay {
+                let link = matches!(
+                    kind,
+                    trama_events::EventKind::StartLink | trama_events::EventKind::EndLink
+                );
+                let ev = ReplayEvent {
+                    kind,
+                    time,
+                    container: h.container.0,
+                    ty: h.ty.0,
+                    value: h.value.0,
+                    other: if link { h.other.0 } else { NONE },
+                    number,
+                    key,
+                    pair,
+                    extras: &self.extras,
+                };
+                if r.entity(&self.tables, &ev).is_err() {
+                    self.replay = None;
+                    self.invalid_at = Some(line);
+                }
             }
         }
-        if let Some(p) = &mut self.plans[di] {
-            p[if h.is_some() { 0 } else { 1 }] = plan;
-        }
-        self.tracker.event(ev, time, handles, container);
+        varint::put(
+            &mut self.cols[LINES],
+            line.wrapping_sub(self.prev_line).wrapping_sub(1),
+        );
+        self.prev_line = line;
         self.count += 1;
         self.events += 1;
         if self.count as usize >= self.opts.block_events {
             self.flush()?;
         }
         Ok(())
+    }
+
+    /// The stream of entity events of definition `d` on (`c`, `ty`),
+    /// declared (a model record) at its first use.
+    fn stream(&mut self, d: u32, c: u32, ty: u32, line: u64) -> u32 {
+        let c_ = c as usize;
+        if self.streams.len() <= c_ {
+            self.streams.resize_with(c_ + 1, Vec::new);
+        }
+        if let Some(&(_, _, s)) = self.streams[c_]
+            .iter()
+            .find(|&&(x, t, _)| x == d && t == ty)
+        {
+            return s;
+        }
+        let s = self.nstreams;
+        self.nstreams += 1;
+        self.streams[c_].push((d, ty, s));
+        self.model.push(REC_STREAM);
+        varint::put(&mut self.model, d as u64);
+        varint::put(&mut self.model, c as u64);
+        varint::put(&mut self.model, ty as u64);
+        varint::put(&mut self.model, line);
+        self.model_count += 1;
+        self.model_total += 1;
+        if let Some(r) = &mut self.replay {
+            r.model_record();
+        }
+        s
+    }
+
+    /// Pairs a link end with the pending one of the same key in the same
+    /// list (container `c`, type `ty`), as the simulation does, and stores
+    /// the pairing: `LINKS` holds how many first ends back its other end
+    /// was, or 0 for a first end (whose key goes to `KEYS`). Returns the
+    /// number of the link it completes.
+    fn pair(&mut self, c: u32, ty: u32, key: &[u8]) -> Option<u64> {
+        let list = (c as u64) << 32 | ty as u64;
+        let found = match trama_sim::replay::pack_key(key) {
+            Some(p) => self.pending.remove(&(list, p)),
+            None => self.pending_long.remove(&(list, key.into())),
+        };
+        match found {
+            Some(n) => {
+                varint::put(&mut self.cols[LINKS], self.link_count - n);
+                Some(n)
+            }
+            None => {
+                varint::put(&mut self.cols[LINKS], 0);
+                varint::put_bytes(&mut self.cols[KEYS], key);
+                let n = self.link_count;
+                self.link_count += 1;
+                match trama_sim::replay::pack_key(key) {
+                    Some(p) => self.pending.insert((list, p), n),
+                    None => self.pending_long.insert((list, key.into()), n),
+                };
+                None
+            }
+        }
+    }
+
+    /// What a model event does to the simulation and to the footer's
+    /// container end times.
+    fn follow_model(&mut self, effect: ModelEffect, line: u64) {
+        match effect {
+            ModelEffect::Container { .. } => self.dead.push(f64::NAN),
+            ModelEffect::Destroy { container, time } => {
+                let m = self.mb.model();
+                let mut todo = vec![container.0];
+                while let Some(c) = todo.pop() {
+                    match self.dead.get_mut(c as usize) {
+                        Some(d) if d.is_nan() => *d = time,
+                        _ => continue,
+                    }
+                    todo.extend(m.containers[c as usize].children.iter().map(|c| c.0));
+                }
+            }
+            _ => {}
+        }
+        let Some(r) = &mut self.replay else { return };
+        let ok = match effect {
+            ModelEffect::Type(_) => {
+                r.new_type();
+                true
+            }
+            ModelEffect::Value(_) => {
+                r.new_value(true);
+                true
+            }
+            ModelEffect::Container { id, time } => r.new_container(id.0, time).is_ok(),
+            ModelEffect::Destroy { container, time } => {
+                r.destroy_event(&self.tables, container.0, time).is_ok()
+            }
+            ModelEffect::Time(t) => {
+                r.time_event(t);
+                true
+            }
+        };
+        if !ok {
+            self.replay = None;
+            self.invalid_at = Some(line);
+        }
+    }
+
+    /// Before the first event of every block but the first: a keyframe,
+    /// when it is small beside the blocks since the last one (under an
+    /// eighth of them), so keyframes stay a small part of the file.
+    fn start_block(&mut self) -> io::Result<()> {
+        if self.blocks == 0 {
+            return Ok(());
+        }
+        let Some(r) = &self.replay else {
+            return Ok(());
+        };
+        let mut payload = Vec::new();
+        varint::put(&mut payload, self.blocks);
+        state::encode(&r.state, &mut payload);
+        if payload.len() * 8 > self.since_keyframe {
+            return Ok(());
+        }
+        self.since_keyframe = 0;
+        self.keyframes += 1;
+        self.send(Job {
+            kind: KIND_KEYFRAME,
+            payload,
+            count: 0,
+            first: self.blocks,
+            t_min: 0.0,
+            t_max: 0.0,
+            open_min: 0.0,
+        })
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -400,60 +674,69 @@ impl<W: Write + Send + 'static> Writer<W> {
                 open_min: 0.0,
             })?;
         }
+        if self.model_count > 0 {
+            let first = self.model_total - self.model_count;
+            let mut payload = Vec::with_capacity(self.model.len() + 16);
+            varint::put(&mut payload, first);
+            varint::put(&mut payload, self.model_count);
+            payload.extend_from_slice(&self.model);
+            self.model.clear();
+            let count = std::mem::take(&mut self.model_count);
+            self.send(Job {
+                kind: KIND_MODEL,
+                payload,
+                count,
+                first,
+                t_min: 0.0,
+                t_max: 0.0,
+                open_min: 0.0,
+            })?;
+        }
         if self.count == 0 {
             return Ok(());
         }
+        let (t_min, t_max) = if self.timed {
+            (self.t_min, self.t_max)
+        } else {
+            (0.0, 0.0)
+        };
+        for (col, values) in [STREAMS, HANDLES].into_iter().zip(&mut self.fixed) {
+            varint::put_fixed(&mut self.cols[col], values);
+            values.clear();
+        }
         let size: usize = self.cols.iter().map(|c| c.len() + 10).sum();
-        let mut payload = Vec::with_capacity(size + 40);
+        let mut payload = Vec::with_capacity(size + 48);
         varint::put(&mut payload, self.count);
         varint::put(&mut payload, self.first_line);
-        payload.extend_from_slice(&self.t_min.to_le_bytes());
-        payload.extend_from_slice(&self.t_max.to_le_bytes());
+        varint::put(&mut payload, self.first_model);
+        varint::put(&mut payload, self.first_link);
+        payload.extend_from_slice(&t_min.to_le_bytes());
+        payload.extend_from_slice(&t_max.to_le_bytes());
         for c in &mut self.cols {
             varint::put(&mut payload, c.len() as u64);
             payload.extend_from_slice(c);
             c.clear();
         }
+        let open_min = match &self.replay {
+            Some(r) => r.state.open_min(),
+            // Where the simulation is not followed, windows read on.
+            None => f64::NEG_INFINITY,
+        };
         let job = Job {
             kind: KIND_EVENTS,
             payload,
             count: self.count,
             first: self.first_line,
-            t_min: self.t_min,
-            t_max: self.t_max,
-            open_min: self.tracker.open_min(),
+            t_min,
+            t_max,
+            open_min,
         };
         self.count = 0;
-        self.t_min = 0.0;
-        self.t_max = 0.0;
+        self.timed = false;
         self.prev_time = None;
         self.since_keyframe += job.payload.len();
         self.blocks += 1;
-        self.send(job)?;
-        // A keyframe for the next block, when the blocks since the last
-        // one weigh four times a keyframe (so keyframes stay under a fifth
-        // of the file whatever the model's size).
-        if self.since_keyframe >= 4 * self.keyframe_size {
-            self.keyframe_size = self.send_keyframe()?;
-            self.since_keyframe = 0;
-        }
-        Ok(())
-    }
-
-    /// Sends the keyframe for the next events frame; returns its size.
-    fn send_keyframe(&mut self) -> io::Result<usize> {
-        let payload = self.tracker.keyframe(self.blocks);
-        let size = payload.len();
-        self.send(Job {
-            kind: KIND_KEYFRAME,
-            payload,
-            count: 0,
-            first: self.blocks,
-            t_min: 0.0,
-            t_max: 0.0,
-            open_min: 0.0,
-        })?;
-        Ok(size)
+        self.send(job)
     }
 
     /// Events written so far.
@@ -462,12 +745,15 @@ impl<W: Write + Send + 'static> Writer<W> {
     }
 
     /// Writes the last frames, the footer (with `defs`, every definition of
-    /// the trace in declaration order) and the trailer; returns the output.
-    pub fn finish(mut self, defs: &[EventDef], source: SourceStats) -> io::Result<W> {
+    /// the trace in declaration order) and the trailer; returns the output
+    /// and what was written.
+    pub fn finish(mut self, defs: &[EventDef], source: SourceStats) -> io::Result<(W, Written)> {
         self.flush()?;
-        // The last keyframe holds every model record: a reader that stops
-        // early replays the ones after its stop to know every container.
-        self.send_keyframe()?;
+        if let Some(mut r) = self.replay.take() {
+            if r.finish(&self.tables, None).is_err() {
+                self.invalid_at = Some(0);
+            }
+        }
         // The index is known to the writing thread only: let it end, then
         // write the footer from here.
         self.tx = None;
@@ -487,10 +773,10 @@ impl<W: Write + Send + 'static> Writer<W> {
         }
         varint::put(&mut footer, source.lines);
         varint::put(&mut footer, self.events);
-        let ends = self.tracker.container_ends();
-        varint::put(&mut footer, ends.len() as u64);
-        for e in ends {
-            footer.extend_from_slice(&e.to_le_bytes());
+        varint::put(&mut footer, self.dead.len() as u64);
+        for &d in &self.dead {
+            let end = if d.is_nan() { self.last_time } else { d };
+            footer.extend_from_slice(&end.to_le_bytes());
         }
         let (codec, stored) = match self.opts.zstd_level {
             Some(l) => (CODEC_ZSTD, zstd::bulk::compress(&footer, l)?),
@@ -505,7 +791,13 @@ impl<W: Write + Send + 'static> Writer<W> {
         trailer[8..].copy_from_slice(&END_MAGIC);
         out.write_all(&trailer)?;
         out.flush()?;
-        Ok(out)
+        let written = Written {
+            events: self.events,
+            blocks: self.blocks,
+            keyframes: self.keyframes,
+            invalid_at: self.invalid_at,
+        };
+        Ok((out, written))
     }
 }
 

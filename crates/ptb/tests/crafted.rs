@@ -15,7 +15,7 @@ fn trailer(footer_offset: u64) -> Vec<u8> {
 
 fn header() -> Vec<u8> {
     let mut h = MAGIC.to_vec();
-    h.extend_from_slice(&[1, 0, 1, 0, 0, 0, 0, 0]);
+    h.extend_from_slice(&[2, 0, 1, 0, 0, 0, 0, 0]);
     h
 }
 

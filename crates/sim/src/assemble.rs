@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::intern::StrId;
 use crate::model::{ContainerId, ListId, ListInfo, Model, TypeId, TypeKind, ValueId};
-use crate::replay::{Live, NewList, ReplaySink};
+use crate::replay::{Final, NewList, ReplaySink};
 use crate::store::{Columns, Trace};
 
 /// The entities of one list finalized by one replay, in finalization order.
@@ -58,16 +58,16 @@ impl ColumnSink {
 
 impl ReplaySink for ColumnSink {
     #[inline]
-    fn entity(&mut self, list: u32, kind: TypeKind, e: &Live) {
-        let l = list as usize;
+    fn entity(&mut self, f: &Final<'_>) {
+        let l = f.list as usize;
         if l >= self.lists.len() {
             self.lists.resize_with(l + 1, ListOut::default);
         }
-        let o = &mut self.lists[l];
+        let (o, e) = (&mut self.lists[l], f.e);
         o.idx.push(e.idx);
         o.start.push(e.start);
         o.end.push(e.end);
-        match kind {
+        match f.kind {
             TypeKind::State => {
                 o.value.push(e.value);
                 o.level.push(e.level);
@@ -79,16 +79,16 @@ impl ReplaySink for ColumnSink {
                 o.from.push(e.from);
                 o.to.push(e.to);
                 let mut buf = [0u8; 16];
-                let k = e.key.bytes(&mut buf);
+                let k = f.state.key(e.key, &mut buf);
                 o.key.push((o.key_bytes.len() as u32, k.len() as u32));
                 o.key_bytes.extend_from_slice(k);
             }
             TypeKind::Container => {}
         }
         if self.keep_extras {
-            o.extras
-                .push((o.extras_pool.len() as u32, e.extras.len() as u32));
-            o.extras_pool.extend_from_slice(&e.extras);
+            let x = f.state.extras_of(e);
+            o.extras.push((o.extras_pool.len() as u32, x.len() as u32));
+            o.extras_pool.extend_from_slice(x);
         }
     }
 }
@@ -118,9 +118,10 @@ pub fn assemble_trace(
         ends,
         warnings,
     } = parts;
+    // A partial replay (a window) may not know every list: lists get
+    // handles in the order of theirs, without holes.
     for l in &lists {
         let id = ListId(model.lists.len() as u32);
-        debug_assert_eq!(id.0, l.id);
         model.lists.push(ListInfo {
             container: ContainerId(l.container),
             ty: TypeId(l.ty),
@@ -150,12 +151,14 @@ pub fn assemble_trace(
         }
     }
     let nlists = model.lists.len();
-    let kinds: Vec<TypeKind> = model.lists.iter().map(|l| l.kind).collect();
-    let built: Vec<(Columns, Vec<u8>, Vec<StrId>)> = (0..nlists)
-        .into_par_iter()
+    let built: Vec<(Columns, Vec<u8>, Vec<StrId>)> = lists
+        .par_iter()
         .map(|l| {
-            let outs: Vec<&ListOut> = sinks.iter().filter_map(|s| s.lists.get(l)).collect();
-            place(kinds[l], &outs)
+            let outs: Vec<&ListOut> = sinks
+                .iter()
+                .filter_map(|s| s.lists.get(l.id as usize))
+                .collect();
+            place(l.kind, &outs)
         })
         .collect();
     let mut trace = Trace {

@@ -5,16 +5,28 @@
 //! options (with or without `-z`) to [`ReplayEvent`]s whose references are
 //! handles, starting from a [`ReplayState`]: the containers created and
 //! alive, and per entity list the entities that are not final yet (the
-//! state stack, the last entity, the pending links). A binary trace stores
-//! such a state before its blocks (a *keyframe*), so that its blocks can be
-//! simulated independently, in parallel; the state reached at the end of a
-//! block must equal the next keyframe, which proves that the pieces add up
-//! to the simulation of the whole trace.
+//! state stack and the last entity, the pending links). A binary trace
+//! stores such a state before its blocks (a *keyframe*), so that its blocks
+//! can be simulated independently, in parallel; the state reached at the
+//! end of a block must equal the next keyframe, which proves that the
+//! pieces add up to the simulation of the whole trace.
+//!
+//! The engine keeps, per list, the entities that are not final in creation
+//! order; they are always the stacked states and, after them, at most one
+//! entity that is the list's last and is not stacked (a popped state, the
+//! current value of a variable, the last event or link). A replay keeps
+//! exactly that: a stack and a tail.
 //!
 //! A replay does not report errors itself: on anything the reference
 //! engine would reject (or that its options do not cover, such as a second
 //! destruction of a container) it gives up with a [`Bail`], and the caller
 //! simulates again with the reference engine, which names the error.
+//!
+//! Links are numbered in the order of their first ends over the whole
+//! trace; the second end of a link names its pending first end by number
+//! (binary traces store that instead of the key again). A replay fed with
+//! keys ([`Replay::with_key_index`]) pairs the ends by key, as the engine
+//! does, and numbers them the same way.
 //!
 //! Link keys need the whole trace: a key cannot be used again once its
 //! link is complete. A replay records a hash of every link's *first end*
@@ -24,7 +36,7 @@
 
 use std::hash::BuildHasher;
 
-use hashbrown::HashMap;
+use hashbrown::HashTable;
 use smallvec::SmallVec;
 use trama_events::EventKind;
 
@@ -34,10 +46,35 @@ use crate::model::{ContainerId, Model, TypeKind};
 /// "No handle" (a link end not known yet, an event without value).
 pub const NONE: u32 = u32::MAX;
 
+/// The tag (top byte) of a [`Live::key`] that indexes a long key.
+const LONG: u128 = 0xff << 120;
+
 type Fast = foldhash::fast::FixedState;
 
 fn fast() -> Fast {
     Fast::with_seed(0x7265_706c)
+}
+
+/// The hash of a link's number in the tables of pending links.
+#[inline]
+fn num_hash(n: u64) -> u64 {
+    n.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// A key of at most 15 bytes packed one-to-one into an integer (`None`
+/// for longer ones).
+#[inline]
+pub fn pack_key(key: &[u8]) -> Option<u128> {
+    pack(key)
+}
+
+/// The hash of a link key.
+#[inline]
+pub fn key_hash(key: &[u8]) -> u64 {
+    match pack(key) {
+        Some(p) => fast().hash_one(p),
+        None => fast().hash_one(key),
+    }
 }
 
 /// Why a replay gave up; the reference engine must simulate the trace to
@@ -53,48 +90,8 @@ impl std::fmt::Display for Bail {
 
 type R<T = ()> = Result<T, Bail>;
 
-/// A link key: packed with its length when at most 15 bytes long (as the
-/// engine does), else its bytes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum LinkKey {
-    /// A key of at most 15 bytes, packed one-to-one into an integer.
-    Packed(u128),
-    /// A longer key.
-    Long(Box<[u8]>),
-}
-
-impl Default for LinkKey {
-    fn default() -> Self {
-        LinkKey::Packed(0)
-    }
-}
-
-impl LinkKey {
-    /// The key of these bytes.
-    #[inline]
-    pub fn new(b: &[u8]) -> LinkKey {
-        match pack(b) {
-            Some(p) => LinkKey::Packed(p),
-            None => LinkKey::Long(b.into()),
-        }
-    }
-
-    /// The key's bytes.
-    #[inline]
-    pub fn bytes<'a>(&'a self, buf: &'a mut [u8; 16]) -> &'a [u8] {
-        match self {
-            LinkKey::Packed(p) => unpack(*p, buf),
-            LinkKey::Long(b) => b,
-        }
-    }
-}
-
-/// User-defined fields of an entity as `[name, value, name, value, …]`
-/// codes, opaque to the replay (the caller maps them to strings).
-pub type Extras = SmallVec<[u32; 2]>;
-
 /// An entity that is not final yet, as the engine keeps it.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Live {
     /// Creation index in its list.
     pub idx: u32,
@@ -112,12 +109,12 @@ pub struct Live {
     pub from: u32,
     /// End container of a link ([`NONE`] when not known yet).
     pub to: u32,
-    /// On its list's state stack.
-    pub stacked: bool,
-    /// Key of a link.
-    pub key: LinkKey,
-    /// User-defined fields (`[name, value, …]` codes).
-    pub extras: Extras,
+    /// Key of a link: packed when at most 15 bytes long, else the index of
+    /// its bytes in the state ([`ReplayState::key`] gives them).
+    pub key: u128,
+    /// User-defined fields: a range of [`ReplayState::extras`] holding
+    /// `[name, value, …]` codes (opaque to the replay).
+    pub extras: (u32, u32),
 }
 
 /// The state of one entity list: what is not final yet.
@@ -133,13 +130,15 @@ pub struct ListState {
     pub kind: TypeKind,
     /// Entities created so far (the next one's index).
     pub next_idx: u32,
-    /// Entities not final, in creation order: the stacked states and the
-    /// last entity.
-    pub live: Vec<Live>,
-    /// Indexes of the stacked states, bottom first.
-    pub stack: Vec<u32>,
-    /// Links with one end seen, by key.
-    pub pending: HashMap<LinkKey, Live, Fast>,
+    /// The stacked states, bottom first.
+    pub stack: Vec<Live>,
+    /// The last entity, when it is not stacked and not final.
+    pub tail: Option<Live>,
+    /// Links with one end seen, by number.
+    pub pending: HashTable<(u64, Live)>,
+    /// For replays fed with keys: the pending links' numbers by the hash
+    /// of their keys (not part of the state a keyframe holds).
+    pub by_key: HashTable<(u64, u64)>,
 }
 
 impl ListState {
@@ -151,10 +150,17 @@ impl ListState {
             ty,
             kind,
             next_idx: 0,
-            live: Vec::new(),
             stack: Vec::new(),
-            pending: HashMap::with_hasher(fast()),
+            tail: None,
+            pending: HashTable::new(),
+            by_key: HashTable::new(),
         }
+    }
+
+    /// The last entity not final (the tail, else the top of the stack).
+    #[inline]
+    pub fn last(&self) -> Option<&Live> {
+        self.tail.as_ref().or(self.stack.last())
     }
 }
 
@@ -167,7 +173,7 @@ pub struct ContainerState {
     /// once destroyed.
     pub end: f64,
     /// Its lists: (type, index in [`ReplayState::lists`]).
-    pub lists: Vec<(u32, u32)>,
+    pub lists: SmallVec<[(u32, u32); 4]>,
 }
 
 /// Everything a replay needs to go on from a point of the trace.
@@ -190,6 +196,12 @@ pub struct ReplayState {
     pub lists: Vec<ListState>,
     /// Lists created so far: the handle of the next one.
     pub list_count: u32,
+    /// Links whose first end was seen so far: the number of the next one.
+    pub link_count: u64,
+    /// The user-defined fields of entities, see [`Live::extras`].
+    pub extras: Vec<u32>,
+    /// The bytes of keys longer than 15 bytes, see [`Live::key`].
+    pub long_keys: Vec<u8>,
 }
 
 impl Default for ReplayState {
@@ -209,10 +221,13 @@ impl ReplayState {
             containers: vec![ContainerState {
                 alive: true,
                 end: -1.0,
-                lists: Vec::new(),
+                lists: SmallVec::new(),
             }],
             lists: Vec::new(),
             list_count: 0,
+            link_count: 0,
+            extras: Vec::new(),
+            long_keys: Vec::new(),
         }
     }
 
@@ -221,14 +236,13 @@ impl ReplayState {
     /// (infinity when none). No entity started before it is still open.
     pub fn open_min(&self) -> f64 {
         let mut m = f64::INFINITY;
-        for (c, l) in self.live_lists() {
-            let _ = c;
-            for e in &l.live {
+        for (_, l) in self.live_lists() {
+            for e in l.stack.iter().chain(&l.tail) {
                 if e.end == -1.0 {
                     m = m.min(e.start);
                 }
             }
-            for p in l.pending.values() {
+            for (_, p) in l.pending.iter() {
                 m = m.min(if p.start == -1.0 { p.end } else { p.start });
             }
         }
@@ -244,6 +258,90 @@ impl ReplayState {
                 .is_some_and(|c| c.alive);
             alive.then_some((l.container, l))
         })
+    }
+
+    /// The bytes of a key.
+    #[inline]
+    pub fn key<'a>(&'a self, key: u128, buf: &'a mut [u8; 16]) -> &'a [u8] {
+        if key & LONG == LONG {
+            let off = (key as u64) as usize;
+            let len = ((key >> 64) as u32) as usize;
+            self.long_keys.get(off..off + len).unwrap_or(&[])
+        } else {
+            unpack(key, buf)
+        }
+    }
+
+    /// The key of these bytes (a long one is stored in the state).
+    pub fn make_key(&mut self, b: &[u8]) -> u128 {
+        match pack(b) {
+            Some(p) => p,
+            None => {
+                let off = self.long_keys.len() as u128;
+                self.long_keys.extend_from_slice(b);
+                LONG | (b.len() as u128) << 64 | off
+            }
+        }
+    }
+
+    /// The user-defined fields of an entity.
+    #[inline]
+    pub fn extras_of(&self, e: &Live) -> &[u32] {
+        let (o, n) = (e.extras.0 as usize, e.extras.1 as usize);
+        self.extras.get(o..o + n).unwrap_or(&[])
+    }
+
+    /// Stores user-defined fields; returns their range.
+    #[inline(always)]
+    pub fn put_extras(&mut self, x: &[u32]) -> (u32, u32) {
+        if x.is_empty() {
+            return (0, 0);
+        }
+        let o = self.extras.len() as u32;
+        self.extras.extend_from_slice(x);
+        (o, x.len() as u32)
+    }
+
+    /// Adds a pending link to list `l` (a state read back from a keyframe).
+    pub fn insert_pending(&mut self, l: usize, number: u64, e: Live) {
+        self.lists[l]
+            .pending
+            .insert_unique(num_hash(number), (number, e), |(n, _)| num_hash(*n));
+    }
+
+    /// Drops the user-defined fields and long keys of entities that are
+    /// final (they pile up as a replay goes).
+    pub fn compact(&mut self) {
+        let mut extras = Vec::new();
+        let mut keys = Vec::new();
+        let (old_x, old_k) = (
+            std::mem::take(&mut self.extras),
+            std::mem::take(&mut self.long_keys),
+        );
+        let mut fix = |e: &mut Live| {
+            let (o, n) = (e.extras.0 as usize, e.extras.1 as usize);
+            if n > 0 {
+                e.extras.0 = extras.len() as u32;
+                extras.extend_from_slice(&old_x[o..o + n]);
+            }
+            if e.key & LONG == LONG {
+                let off = (e.key as u64) as usize;
+                let len = ((e.key >> 64) as u32) as usize;
+                let at = keys.len() as u128;
+                keys.extend_from_slice(&old_k[off..off + len]);
+                e.key = LONG | (len as u128) << 64 | at;
+            }
+        };
+        for l in &mut self.lists {
+            for e in l.stack.iter_mut().chain(l.tail.as_mut()) {
+                fix(e);
+            }
+            for (_, p) in l.pending.iter_mut() {
+                fix(p);
+            }
+        }
+        self.extras = extras;
+        self.long_keys = keys;
     }
 }
 
@@ -336,54 +434,93 @@ pub struct ReplayEvent<'a> {
     pub number: f64,
     /// The key of a link.
     pub key: &'a [u8],
+    /// The number of the pending link this event completes, when known
+    /// (else the key tells, see [`Replay::with_key_index`]).
+    pub pair: Option<u64>,
     /// User-defined fields, `[name, value, …]` codes.
     pub extras: &'a [u32],
 }
 
+/// A final entity, as handed to a [`ReplaySink`].
+pub struct Final<'a> {
+    /// Its list.
+    pub list: u32,
+    /// The nature of the list's type.
+    pub kind: TypeKind,
+    /// The entity.
+    pub e: &'a Live,
+    /// The state it lived in (for [`ReplayState::key`] and
+    /// [`ReplayState::extras_of`]).
+    pub state: &'a ReplayState,
+}
+
 /// Receives entities once final.
 pub trait ReplaySink {
-    /// Entity `e` of list `list` (of nature `kind`) is final.
-    fn entity(&mut self, list: u32, kind: TypeKind, e: &Live);
+    /// An entity is final.
+    fn entity(&mut self, f: &Final<'_>);
 }
 
 impl ReplaySink for () {
     #[inline]
-    fn entity(&mut self, _: u32, _: TypeKind, _: &Live) {}
+    fn entity(&mut self, _: &Final<'_>) {}
+}
+
+impl<S: ReplaySink + ?Sized> ReplaySink for &mut S {
+    #[inline]
+    fn entity(&mut self, f: &Final<'_>) {
+        (**self).entity(f)
+    }
 }
 
 /// Counts entities by nature.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CountSink {
-    /// States.
-    pub states: u64,
-    /// Events.
-    pub events: u64,
-    /// Variable values.
-    pub variables: u64,
-    /// Links.
-    pub links: u64,
+    by_kind: [u64; 5],
+}
+
+fn kind_index(k: TypeKind) -> usize {
+    match k {
+        TypeKind::Container => 0,
+        TypeKind::State => 1,
+        TypeKind::Event => 2,
+        TypeKind::Variable => 3,
+        TypeKind::Link => 4,
+    }
 }
 
 impl CountSink {
     /// Adds another count.
     pub fn add(&mut self, o: &CountSink) {
-        self.states += o.states;
-        self.events += o.events;
-        self.variables += o.variables;
-        self.links += o.links;
+        for (a, b) in self.by_kind.iter_mut().zip(o.by_kind) {
+            *a += b;
+        }
+    }
+
+    /// States.
+    pub fn states(&self) -> u64 {
+        self.by_kind[1]
+    }
+
+    /// Events.
+    pub fn events(&self) -> u64 {
+        self.by_kind[2]
+    }
+
+    /// Variable values.
+    pub fn variables(&self) -> u64 {
+        self.by_kind[3]
+    }
+
+    /// Links.
+    pub fn links(&self) -> u64 {
+        self.by_kind[4]
     }
 }
 
 impl ReplaySink for CountSink {
     #[inline]
-    fn entity(&mut self, _: u32, kind: TypeKind, _: &Live) {
-        match kind {
-            TypeKind::State => self.states += 1,
-            TypeKind::Event => self.events += 1,
-            TypeKind::Variable => self.variables += 1,
-            TypeKind::Link => self.links += 1,
-            TypeKind::Container => {}
-        }
+    fn entity(&mut self, f: &Final<'_>) {
+        self.by_kind[kind_index(f.kind)] += 1;
     }
 }
 
@@ -424,34 +561,18 @@ pub struct Replay<S> {
     pub destroyed: Vec<(u32, f64)>,
     /// Warnings (links dropped with `-z`).
     pub warnings: Vec<String>,
-    hasher: Fast,
-}
-
-fn expected_kind(kind: EventKind) -> Option<TypeKind> {
-    Some(match kind {
-        EventKind::NewEvent => TypeKind::Event,
-        EventKind::SetState
-        | EventKind::PushState
-        | EventKind::PopState
-        | EventKind::ResetState => TypeKind::State,
-        EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
-            TypeKind::Variable
-        }
-        EventKind::StartLink | EventKind::EndLink => TypeKind::Link,
-        _ => return None,
-    })
+    /// Pair link ends by key (else a second end comes with its number).
+    key_index: bool,
 }
 
 #[inline]
-fn has_value(kind: EventKind) -> bool {
-    matches!(
+fn emit<S: ReplaySink>(sink: &mut S, state: &ReplayState, list: u32, kind: TypeKind, e: &Live) {
+    sink.entity(&Final {
+        list,
         kind,
-        EventKind::NewEvent
-            | EventKind::SetState
-            | EventKind::PushState
-            | EventKind::StartLink
-            | EventKind::EndLink
-    )
+        e,
+        state,
+    });
 }
 
 impl<S: ReplaySink> Replay<S> {
@@ -465,8 +586,20 @@ impl<S: ReplaySink> Replay<S> {
             new_lists: Vec::new(),
             destroyed: Vec::new(),
             warnings: Vec::new(),
-            hasher: fast(),
+            key_index: false,
         }
+    }
+
+    /// Pairs link ends by their keys, as the engine does (for events read
+    /// from text). The state must not hold pending links yet.
+    pub fn with_key_index(mut self) -> Replay<S> {
+        self.key_index = true;
+        self
+    }
+
+    /// A model record with no effect on entities (a stream's declaration).
+    pub fn model_record(&mut self) {
+        self.state.model_cursor += 1;
     }
 
     /// A type definition (`PajeDefine*Type`).
@@ -499,7 +632,7 @@ impl<S: ReplaySink> Replay<S> {
         st.containers.push(ContainerState {
             alive: true,
             end: -1.0,
-            lists: Vec::new(),
+            lists: SmallVec::new(),
         });
         Ok(())
     }
@@ -548,23 +681,22 @@ impl<S: ReplaySink> Replay<S> {
     }
 
     fn destroy(&mut self, t: &ReplayTables, c: u32, time: f64) -> R {
-        let Replay {
-            state: st,
-            sink,
-            opts,
-            destroyed,
-            warnings,
-            ..
-        } = self;
+        let st = &mut self.state;
         let cs = &mut st.containers[c as usize];
         cs.alive = false;
         cs.end = time;
-        destroyed.push((c, time));
-        let lists = &cs.lists;
-        for &(_, li) in lists {
+        self.destroyed.push((c, time));
+        let lists = cs.lists.clone();
+        // Finish the last entity of every list.
+        for &(_, li) in &lists {
             let ls = &mut st.lists[li as usize];
-            if let Some(last) = ls.live.last_mut() {
-                if ls.kind == TypeKind::Event {
+            let kind = ls.kind;
+            let last = match &mut ls.tail {
+                Some(t) => Some(t),
+                None => ls.stack.last_mut(),
+            };
+            if let Some(last) = last {
+                if kind == TypeKind::Event {
                     if last.start == -1.0 {
                         last.start = time;
                         last.end = time;
@@ -574,33 +706,34 @@ impl<S: ReplaySink> Replay<S> {
                 }
             }
         }
-        for &(_, li) in lists {
+        for &(_, li) in &lists {
             let ls = &mut st.lists[li as usize];
             if ls.pending.is_empty() {
                 continue;
             }
-            if !opts.ignore_incomplete_links {
+            if !self.opts.ignore_incomplete_links {
                 return Err(Bail("incomplete links"));
             }
             let n = ls.pending.len();
-            warnings.push(format!(
+            self.warnings.push(format!(
                 "{n} incomplete link(s) of type '{}' in container '{}' ignored (-z)",
                 t.type_name.get(ls.ty as usize).map_or("", |s| s),
                 t.cont_name.get(c as usize).map_or("", |s| s),
             ));
             ls.pending.clear();
+            ls.by_key.clear();
         }
-        for &(_, li) in lists {
+        // Close stacked states and hand over everything not final.
+        for &(_, li) in &lists {
             let ls = &mut st.lists[li as usize];
-            let stack = std::mem::take(&mut ls.stack);
-            for idx in stack {
-                if let Some(e) = ls.live.iter_mut().find(|e| e.idx == idx) {
-                    e.end = time;
-                    e.stacked = false;
-                }
+            let (id, kind) = (ls.id, ls.kind);
+            let mut stack = std::mem::take(&mut ls.stack);
+            let tail = ls.tail.take();
+            for e in &mut stack {
+                e.end = time;
             }
-            for e in std::mem::take(&mut ls.live) {
-                sink.entity(ls.id, ls.kind, &e);
+            for e in stack.iter().chain(&tail) {
+                emit(&mut self.sink, st, id, kind, e);
             }
         }
         let n = st.containers.len() as u32;
@@ -614,131 +747,306 @@ impl<S: ReplaySink> Replay<S> {
         Ok(())
     }
 
-    /// An entity event (states, events, variables, links).
-    #[inline]
-    pub fn entity(&mut self, t: &ReplayTables, ev: &ReplayEvent<'_>) -> R {
-        let Some(expected) = expected_kind(ev.kind) else {
-            return Err(Bail("not an entity event"));
-        };
+    /// Checks a new list's type against its container and the event, and
+    /// creates it.
+    #[cold]
+    fn new_list(&mut self, t: &ReplayTables, c: u32, ty: u32, kind: TypeKind) -> R<usize> {
         let st = &mut self.state;
-        let (c, ty) = (ev.container as usize, ev.ty as usize);
-        if c >= st.containers.len() || ty >= st.types as usize {
-            return Err(Bail("handle out of range"));
-        }
-        if t.type_kind.get(ty) != Some(&expected) || t.type_parent.get(ty) != t.cont_ty.get(c) {
-            return Err(Bail("type does not fit the event or the container"));
-        }
-        if expected == TypeKind::Link {
-            let o = ev.other as usize;
-            let want = if ev.kind == EventKind::StartLink {
-                t.type_start.get(ty)
-            } else {
-                t.type_end.get(ty)
-            };
-            if o >= st.containers.len() || t.cont_ty.get(o) != want {
-                return Err(Bail("link end of the wrong type"));
-            }
-        }
-        if has_value(ev.kind)
-            && (ev.value >= st.values || t.value_ty.get(ev.value as usize) != Some(&ev.ty))
+        if ty >= st.types
+            || t.type_kind.get(ty as usize) != Some(&kind)
+            || t.type_parent.get(ty as usize) != t.cont_ty.get(c as usize)
         {
-            return Err(Bail("value out of range"));
-        }
-        st.last_time = ev.time;
-        if !st.containers[c].alive {
-            return Ok(());
-        }
-        let l = self.list_for(ev.container, ev.ty, expected);
-        let time = ev.time;
-        match ev.kind {
-            EventKind::NewEvent => {
-                self.check_order(l, time)?;
-                self.append(
-                    l,
-                    Live {
-                        start: time,
-                        end: time,
-                        value: ev.value,
-                        from: NONE,
-                        to: NONE,
-                        extras: SmallVec::from_slice(ev.extras),
-                        ..Live::default()
-                    },
-                );
-            }
-            EventKind::SetState | EventKind::PushState => {
-                self.check_order(l, time)?;
-                let level = if ev.kind == EventKind::SetState {
-                    self.reset(l, time);
-                    0
-                } else {
-                    let ls = &self.state.lists[l];
-                    match ls.stack.last() {
-                        None => 0,
-                        Some(&top) => ls
-                            .live
-                            .iter()
-                            .find(|x| x.idx == top)
-                            .map_or(0, |x| x.level + 1),
-                    }
-                };
-                let idx = self.append(
-                    l,
-                    Live {
-                        start: time,
-                        end: -1.0,
-                        value: ev.value,
-                        level,
-                        from: NONE,
-                        to: NONE,
-                        stacked: true,
-                        extras: SmallVec::from_slice(ev.extras),
-                        ..Live::default()
-                    },
-                );
-                self.state.lists[l].stack.push(idx);
-            }
-            EventKind::PopState => {
-                self.check_order(l, time)?;
-                self.pop(l, time)?;
-            }
-            EventKind::ResetState => {
-                self.check_order(l, time)?;
-                self.reset(l, time);
-            }
-            EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
-                self.variable(l, ev.kind, time, ev.number, ev.extras)?;
-            }
-            _ => self.link(l, ev)?,
-        }
-        self.state.containers[c].end = time;
-        Ok(())
-    }
-
-    #[inline]
-    fn list_for(&mut self, c: u32, ty: u32, kind: TypeKind) -> usize {
-        let st = &mut self.state;
-        let cs = &mut st.containers[c as usize];
-        if let Some(&(_, l)) = cs.lists.iter().find(|(t, _)| *t == ty) {
-            return l as usize;
+            return Err(Bail("type does not fit the event or the container"));
         }
         let l = st.lists.len();
         let id = st.list_count;
         st.list_count += 1;
         st.lists.push(ListState::new(id, c, ty, kind));
-        cs.lists.push((ty, l as u32));
+        st.containers[c as usize].lists.push((ty, l as u32));
         self.new_lists.push(NewList {
             id,
             container: c,
             ty,
             kind,
         });
-        l
+        Ok(l)
     }
 
+    /// The checks of an event on a destroyed container (no list is made).
+    #[cold]
+    fn check_type(&self, t: &ReplayTables, c: u32, ty: u32, kind: TypeKind) -> R {
+        let (c, ty) = (c as usize, ty as usize);
+        if ty >= self.state.types as usize
+            || t.type_kind.get(ty) != Some(&kind)
+            || t.type_parent.get(ty) != t.cont_ty.get(c)
+        {
+            return Err(Bail("type does not fit the event or the container"));
+        }
+        Ok(())
+    }
+
+    /// An entity event (states, events, variables, links).
     #[inline]
+    pub fn entity(&mut self, t: &ReplayTables, ev: &ReplayEvent<'_>) -> R {
+        let (c, ty, time) = (ev.container, ev.ty, ev.time);
+        match ev.kind {
+            EventKind::NewEvent => self.new_event(t, c, ty, ev.value, time, ev.extras),
+            EventKind::SetState => self.set_state(t, c, ty, ev.value, time, ev.extras),
+            EventKind::PushState => self.push_state(t, c, ty, ev.value, time, ev.extras),
+            EventKind::PopState => self.pop_state(t, c, ty, time),
+            EventKind::ResetState => self.reset_state(t, c, ty, time),
+            EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
+                self.variable_event(t, ev.kind, c, ty, time, ev.number, ev.extras)
+            }
+            EventKind::StartLink | EventKind::EndLink => self.link_event(
+                t,
+                ev.kind == EventKind::StartLink,
+                c,
+                ty,
+                ev.value,
+                ev.other,
+                time,
+                ev.key,
+                ev.pair,
+                ev.extras,
+            ),
+            _ => Err(Bail("not an entity event")),
+        }
+    }
+
+    /// The list an event of nature `kind` on (`c`, `ty`) goes to, made on
+    /// first use; `None` when the container is destroyed (the event is
+    /// ignored). Sets the time of the last event.
+    #[inline(always)]
+    fn list_of(
+        &mut self,
+        t: &ReplayTables,
+        c: u32,
+        ty: u32,
+        kind: TypeKind,
+        time: f64,
+    ) -> R<Option<usize>> {
+        let Some(cs) = self.state.containers.get(c as usize) else {
+            return Err(Bail("handle out of range"));
+        };
+        self.state.last_time = time;
+        if !cs.alive {
+            self.check_type(t, c, ty, kind)?;
+            return Ok(None);
+        }
+        match cs.lists.iter().find(|(x, _)| *x == ty) {
+            Some(&(_, l)) if self.state.lists[l as usize].kind == kind => Ok(Some(l as usize)),
+            Some(_) => Err(Bail("type does not fit the event or the container")),
+            None => self.new_list(t, c, ty, kind).map(Some),
+        }
+    }
+
+    /// The value of a state, event or link event belongs to its type.
+    #[inline(always)]
+    fn check_value(&self, t: &ReplayTables, ty: u32, value: u32) -> R {
+        if value >= self.state.values || t.value_ty.get(value as usize) != Some(&ty) {
+            return Err(Bail("value out of range"));
+        }
+        Ok(())
+    }
+
+    /// `PajeNewEvent`.
+    #[inline(always)]
+    pub fn new_event(
+        &mut self,
+        t: &ReplayTables,
+        c: u32,
+        ty: u32,
+        value: u32,
+        time: f64,
+        extras: &[u32],
+    ) -> R {
+        self.check_value(t, ty, value)?;
+        let Some(l) = self.list_of(t, c, ty, TypeKind::Event, time)? else {
+            return Ok(());
+        };
+        self.check_order(l, time)?;
+        let extras = self.state.put_extras(extras);
+        self.append(
+            l,
+            Live {
+                start: time,
+                end: time,
+                value,
+                from: NONE,
+                to: NONE,
+                extras,
+                ..Live::default()
+            },
+        );
+        self.state.containers[c as usize].end = time;
+        Ok(())
+    }
+
+    /// `PajePushState`.
+    #[inline(always)]
+    pub fn push_state(
+        &mut self,
+        t: &ReplayTables,
+        c: u32,
+        ty: u32,
+        value: u32,
+        time: f64,
+        extras: &[u32],
+    ) -> R {
+        self.check_value(t, ty, value)?;
+        let Some(l) = self.list_of(t, c, ty, TypeKind::State, time)? else {
+            return Ok(());
+        };
+        self.check_order(l, time)?;
+        let level = self.state.lists[l].stack.last().map_or(0, |x| x.level + 1);
+        let extras = self.state.put_extras(extras);
+        self.push(
+            l,
+            Live {
+                start: time,
+                end: -1.0,
+                value,
+                level,
+                from: NONE,
+                to: NONE,
+                extras,
+                ..Live::default()
+            },
+        );
+        self.state.containers[c as usize].end = time;
+        Ok(())
+    }
+
+    /// `PajeSetState`.
+    #[inline(always)]
+    pub fn set_state(
+        &mut self,
+        t: &ReplayTables,
+        c: u32,
+        ty: u32,
+        value: u32,
+        time: f64,
+        extras: &[u32],
+    ) -> R {
+        self.check_value(t, ty, value)?;
+        let Some(l) = self.list_of(t, c, ty, TypeKind::State, time)? else {
+            return Ok(());
+        };
+        self.check_order(l, time)?;
+        self.reset(l, time);
+        let extras = self.state.put_extras(extras);
+        self.push(
+            l,
+            Live {
+                start: time,
+                end: -1.0,
+                value,
+                level: 0,
+                from: NONE,
+                to: NONE,
+                extras,
+                ..Live::default()
+            },
+        );
+        self.state.containers[c as usize].end = time;
+        Ok(())
+    }
+
+    /// `PajePopState`.
+    #[inline(always)]
+    pub fn pop_state(&mut self, t: &ReplayTables, c: u32, ty: u32, time: f64) -> R {
+        let Some(l) = self.list_of(t, c, ty, TypeKind::State, time)? else {
+            return Ok(());
+        };
+        self.check_order(l, time)?;
+        self.pop(l, time)?;
+        self.state.containers[c as usize].end = time;
+        Ok(())
+    }
+
+    /// `PajeResetState`.
+    #[inline(always)]
+    pub fn reset_state(&mut self, t: &ReplayTables, c: u32, ty: u32, time: f64) -> R {
+        let Some(l) = self.list_of(t, c, ty, TypeKind::State, time)? else {
+            return Ok(());
+        };
+        self.check_order(l, time)?;
+        self.reset(l, time);
+        self.state.containers[c as usize].end = time;
+        Ok(())
+    }
+
+    /// `PajeSetVariable`, `PajeAddVariable` or `PajeSubVariable` (`kind`).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn variable_event(
+        &mut self,
+        t: &ReplayTables,
+        kind: EventKind,
+        c: u32,
+        ty: u32,
+        time: f64,
+        number: f64,
+        extras: &[u32],
+    ) -> R {
+        let Some(l) = self.list_of(t, c, ty, TypeKind::Variable, time)? else {
+            return Ok(());
+        };
+        self.variable(l, kind, time, number, extras)?;
+        self.state.containers[c as usize].end = time;
+        Ok(())
+    }
+
+    /// `PajeStartLink` (`start`) or `PajeEndLink`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn link_event(
+        &mut self,
+        t: &ReplayTables,
+        start: bool,
+        c: u32,
+        ty: u32,
+        value: u32,
+        other: u32,
+        time: f64,
+        key: &[u8],
+        pair: Option<u64>,
+        extras: &[u32],
+    ) -> R {
+        let o = other as usize;
+        let want = if start {
+            t.type_start.get(ty as usize)
+        } else {
+            t.type_end.get(ty as usize)
+        };
+        if o >= self.state.containers.len() || t.cont_ty.get(o) != want {
+            return Err(Bail("link end of the wrong type"));
+        }
+        self.check_value(t, ty, value)?;
+        let Some(l) = self.list_of(t, c, ty, TypeKind::Link, time)? else {
+            // Ignored, but numbered as a first end when it does not name one.
+            if pair.is_none() {
+                self.state.link_count += 1;
+            }
+            return Ok(());
+        };
+        let pair = match pair {
+            Some(n) => Some(n),
+            None if self.key_index => self.find_by_key(l, key),
+            None => None,
+        };
+        match pair {
+            Some(n) => self.link_second(l, n, start, value, other, time, extras)?,
+            None => self.link_first(l, key, start, value, other, time, extras),
+        }
+        self.state.containers[c as usize].end = time;
+        Ok(())
+    }
+
+    #[inline(always)]
     fn check_order(&self, l: usize, time: f64) -> R {
-        if let Some(last) = self.state.lists[l].live.last() {
+        if let Some(last) = self.state.lists[l].last() {
             if last.start > time || (last.end != -1.0 && last.end > time) {
                 return Err(Bail("not in time order"));
             }
@@ -746,81 +1054,92 @@ impl<S: ReplaySink> Replay<S> {
         Ok(())
     }
 
-    /// Appends an entity; the previous last one becomes final unless stacked.
-    #[inline]
-    fn append(&mut self, l: usize, mut e: Live) -> u32 {
-        let ls = &mut self.state.lists[l];
-        let idx = ls.next_idx;
+    /// Appends an unstacked entity: it becomes the tail; the previous tail
+    /// is final.
+    #[inline(always)]
+    fn append(&mut self, l: usize, mut e: Live) {
+        let st = &mut self.state;
+        let ls = &mut st.lists[l];
+        e.idx = ls.next_idx;
         ls.next_idx += 1;
-        e.idx = idx;
-        match ls.live.last_mut() {
-            Some(prev) if !prev.stacked => {
-                self.sink.entity(ls.id, ls.kind, prev);
-                *prev = e;
-            }
-            _ => ls.live.push(e),
-        }
-        idx
-    }
-
-    /// Makes the live entity `idx` final if it is neither last nor stacked.
-    fn settle(&mut self, l: usize, idx: u32) {
-        let ls = &mut self.state.lists[l];
-        let n = ls.live.len();
-        if let Some(pos) = ls.live.iter().position(|e| e.idx == idx) {
-            if pos + 1 < n && !ls.live[pos].stacked {
-                let e = ls.live.remove(pos);
-                self.sink.entity(ls.id, ls.kind, &e);
-            }
+        if let Some(prev) = ls.tail.replace(e) {
+            let (id, kind) = (ls.id, ls.kind);
+            emit(&mut self.sink, st, id, kind, &prev);
         }
     }
 
+    /// Pushes a state: the previous tail is final.
+    #[inline(always)]
+    fn push(&mut self, l: usize, mut e: Live) {
+        let st = &mut self.state;
+        let ls = &mut st.lists[l];
+        e.idx = ls.next_idx;
+        ls.next_idx += 1;
+        ls.stack.push(e);
+        if let Some(prev) = ls.tail.take() {
+            let (id, kind) = (ls.id, ls.kind);
+            emit(&mut self.sink, st, id, kind, &prev);
+        }
+    }
+
+    /// Ends every stacked state: all final but the list's last one.
     fn reset(&mut self, l: usize, time: f64) {
-        let stack = std::mem::take(&mut self.state.lists[l].stack);
-        if stack.is_empty() {
-            self.state.lists[l].stack = stack;
+        let st = &mut self.state;
+        let ls = &mut st.lists[l];
+        if ls.stack.is_empty() {
             return;
         }
-        for &idx in &stack {
-            if let Some(e) = self.state.lists[l].live.iter_mut().find(|e| e.idx == idx) {
-                e.end = time;
-                e.stacked = false;
+        let (id, kind) = (ls.id, ls.kind);
+        let mut stack = std::mem::take(&mut ls.stack);
+        for e in &mut stack {
+            e.end = time;
+        }
+        let keep_top = ls.tail.is_none();
+        let n = stack.len();
+        for (i, e) in stack.iter().enumerate() {
+            if keep_top && i + 1 == n {
+                break;
             }
+            emit(&mut self.sink, st, id, kind, e);
         }
-        for &idx in &stack {
-            self.settle(l, idx);
+        let ls = &mut st.lists[l];
+        if keep_top {
+            ls.tail = stack.pop();
         }
-        let mut stack = stack;
         stack.clear();
-        self.state.lists[l].stack = stack;
+        ls.stack = stack;
     }
 
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self, l: usize, time: f64) -> R {
-        let ls = &mut self.state.lists[l];
-        let Some(top) = ls.stack.pop() else {
+        let st = &mut self.state;
+        let ls = &mut st.lists[l];
+        let Some(mut e) = ls.stack.pop() else {
             return Err(Bail("pop of an empty stack"));
         };
-        if let Some(e) = ls.live.iter_mut().rev().find(|e| e.idx == top) {
-            e.end = time;
-            e.stacked = false;
+        e.end = time;
+        if ls.tail.is_none() {
+            // The popped state is the list's last: not final yet.
+            ls.tail = Some(e);
+        } else {
+            let (id, kind) = (ls.id, ls.kind);
+            emit(&mut self.sink, st, id, kind, &e);
         }
-        self.settle(l, top);
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn variable(&mut self, l: usize, kind: EventKind, time: f64, v: f64, extras: &[u32]) -> R {
-        let has_last = self.state.lists[l].next_idx > 0;
+        let ls = &mut self.state.lists[l];
+        let has_last = ls.next_idx > 0;
         if kind != EventKind::SetVariable && !has_last {
             return Err(Bail("variable changed before it was set"));
         }
-        if has_last {
-            self.check_order(l, time)?;
-        }
-        let ls = &mut self.state.lists[l];
         let mut previous = 0.0;
-        if let Some(last) = ls.live.last_mut() {
+        if let Some(last) = &mut ls.tail {
+            if last.start > time || (last.end != -1.0 && last.end > time) {
+                return Err(Bail("not in time order"));
+            }
             if last.start == time {
                 match kind {
                     EventKind::SetVariable => last.number = v,
@@ -837,6 +1156,7 @@ impl<S: ReplaySink> Replay<S> {
             EventKind::AddVariable => previous + v,
             _ => previous - v,
         };
+        let extras = self.state.put_extras(extras);
         self.append(
             l,
             Live {
@@ -846,77 +1166,182 @@ impl<S: ReplaySink> Replay<S> {
                 value: NONE,
                 from: NONE,
                 to: NONE,
-                extras: SmallVec::from_slice(extras),
+                extras,
                 ..Live::default()
             },
         );
         Ok(())
     }
 
-    #[inline]
-    fn link(&mut self, l: usize, ev: &ReplayEvent<'_>) -> R {
-        let is_start = ev.kind == EventKind::StartLink;
-        let time = ev.time;
-        let key = LinkKey::new(ev.key);
-        let ls = &mut self.state.lists[l];
-        match ls.pending.remove(&key) {
-            None => {
-                self.first_ends.push(self.hasher.hash_one((ls.id, &key)));
-                let p = Live {
-                    start: if is_start { time } else { -1.0 },
-                    end: if is_start { -1.0 } else { time },
-                    value: ev.value,
-                    from: if is_start { ev.other } else { NONE },
-                    to: if is_start { NONE } else { ev.other },
-                    extras: SmallVec::from_slice(ev.extras),
-                    key: key.clone(),
-                    ..Live::default()
-                };
-                ls.pending.insert(key, p);
-                Ok(())
+    /// The number of the link pending in list `l` under `key`.
+    fn find_by_key(&self, l: usize, key: &[u8]) -> Option<u64> {
+        let st = &self.state;
+        let ls = &st.lists[l];
+        let h = key_hash(key);
+        let mut buf = [0u8; 16];
+        ls.by_key
+            .find(h, |&(kh, n)| {
+                kh == h
+                    && ls
+                        .pending
+                        .find(num_hash(n), |(x, _)| *x == n)
+                        .is_some_and(|(_, p)| st.key(p.key, &mut buf) == key)
+            })
+            .map(|&(_, n)| n)
+    }
+
+    /// A link's first end: it is pending until its other end comes.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn link_first(
+        &mut self,
+        l: usize,
+        key: &[u8],
+        is_start: bool,
+        value: u32,
+        other: u32,
+        time: f64,
+        extras: &[u32],
+    ) {
+        let st = &mut self.state;
+        let n = st.link_count;
+        st.link_count += 1;
+        let h = key_hash(key);
+        self.first_ends
+            .push(h ^ (st.lists[l].id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let key = st.make_key(key);
+        let extras = st.put_extras(extras);
+        let p = Live {
+            start: if is_start { time } else { -1.0 },
+            end: if is_start { -1.0 } else { time },
+            value,
+            from: if is_start { other } else { NONE },
+            to: if is_start { NONE } else { other },
+            key,
+            extras,
+            ..Live::default()
+        };
+        st.insert_pending(l, n, p);
+        if self.key_index {
+            st.lists[l].by_key.insert_unique(h, (h, n), |(h, _)| *h);
+        }
+    }
+
+    /// A link's second end, completing pending link `n`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn link_second(
+        &mut self,
+        l: usize,
+        n: u64,
+        is_start: bool,
+        value: u32,
+        other: u32,
+        time: f64,
+        extras: &[u32],
+    ) -> R {
+        let st = &mut self.state;
+        let ls = &mut st.lists[l];
+        let Ok(entry) = ls.pending.find_entry(num_hash(n), |(x, _)| *x == n) else {
+            return Err(Bail("link end pairs with no pending link"));
+        };
+        let ((_, mut p), _) = entry.remove();
+        if self.key_index {
+            let mut buf = [0u8; 16];
+            let h = key_hash(st.key(p.key, &mut buf));
+            if let Ok(e) = st.lists[l].by_key.find_entry(h, |&(_, x)| x == n) {
+                e.remove();
             }
-            Some(mut p) => {
-                if is_start {
-                    p.start = time;
-                    p.from = ev.other;
-                } else {
-                    p.end = time;
-                    p.to = ev.other;
-                }
-                p.extras.extend_from_slice(ev.extras);
-                if p.value != ev.value {
-                    return Err(Bail("link ends with different values"));
-                }
-                self.check_order(l, time)?;
-                self.append(l, p);
-                Ok(())
-            }
+        }
+        if is_start {
+            p.start = time;
+            p.from = other;
+        } else {
+            p.end = time;
+            p.to = other;
+        }
+        if !extras.is_empty() {
+            let mut x = st.extras_of(&p).to_vec();
+            x.extend_from_slice(extras);
+            p.extras = st.put_extras(&x);
+        }
+        if p.value != value {
+            return Err(Bail("link ends with different values"));
+        }
+        self.check_order(l, time)?;
+        self.append(l, p);
+        Ok(())
+    }
+}
+
+/// Hashes of links' first ends ([`Replay::first_ends`]), spread over 256
+/// buckets by their top bits so that [`has_duplicates`] checks buckets in
+/// parallel, each small enough to stay in cache.
+#[derive(Clone, Debug)]
+pub struct FirstEnds {
+    buckets: Vec<Vec<u64>>,
+}
+
+impl Default for FirstEnds {
+    fn default() -> Self {
+        FirstEnds {
+            buckets: vec![Vec::new(); 256],
         }
     }
 }
 
-/// True when two of `hashes` are equal. Takes the vectors of
-/// [`Replay::first_ends`] of every part of a trace; equal hashes mean a
-/// link key may have been reused (or, very rarely, two keys hash alike):
-/// the reference engine must then decide.
-pub fn has_duplicates(mut parts: Vec<Vec<u64>>) -> bool {
-    const BITS: u32 = 8;
-    let total: usize = parts.iter().map(|p| p.len()).sum();
-    if total < 2 {
-        return false;
-    }
-    // Partition by the top bits, then sort each (small) bucket.
-    let mut buckets: Vec<Vec<u64>> = (0..1 << BITS)
-        .map(|_| Vec::with_capacity(total >> BITS << 1))
-        .collect();
-    for p in &mut parts {
-        for &h in p.iter() {
-            buckets[(h >> (64 - BITS)) as usize].push(h);
+impl FirstEnds {
+    /// Adds hashes.
+    pub fn add(&mut self, hashes: &[u64]) {
+        for &h in hashes {
+            self.buckets[(h >> 56) as usize].push(h);
         }
-        *p = Vec::new();
     }
-    buckets.into_iter().any(|mut b| {
-        b.sort_unstable();
-        b.windows(2).any(|w| w[0] == w[1])
+
+    /// Number of hashes.
+    pub fn len(&self) -> usize {
+        self.buckets.iter().map(|b| b.len()).sum()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// True when two of the hashes gathered in `parts` are equal: a link key
+/// may have been reused (or, very rarely, two keys hash alike), and the
+/// reference engine must decide.
+pub fn has_duplicates(parts: &[FirstEnds]) -> bool {
+    use rayon::prelude::*;
+    (0..256usize).into_par_iter().any(|b| {
+        let n: usize = parts.iter().map(|p| p.buckets[b].len()).sum();
+        if n < 2 {
+            return false;
+        }
+        // Open addressing, linear probing; 0 marks an empty slot (a zero
+        // hash is stored as 1, which at worst reports a duplicate that
+        // is not one: the reference engine then decides).
+        let size = (2 * n).next_power_of_two();
+        let mask = size - 1;
+        let mut table = vec![0u64; size];
+        for p in parts {
+            for &h in &p.buckets[b] {
+                let h = h.max(1);
+                // The top byte is the bucket's: spread with the low bits.
+                let mut i = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize & mask;
+                loop {
+                    match table[i] {
+                        0 => {
+                            table[i] = h;
+                            break;
+                        }
+                        x if x == h => return true,
+                        _ => i = (i + 1) & mask,
+                    }
+                }
+            }
+        }
+        false
     })
 }

@@ -11,7 +11,7 @@ use trama_sim::replay::{
 };
 use trama_sim::{
     assemble_trace, is_entity_kind, ColumnSink, CountingSink, Interner, ModelBuilder, ModelEffect,
-    SimOptions, Simulator, StrId, Trace, TraceBuilder, TraceParts, TypeKind,
+    SimOptions, Simulator, StrId, Trace, TraceBuilder, TraceParts,
 };
 
 /// Everything a trace holds, as text lines, for comparisons.
@@ -95,7 +95,8 @@ fn replayed<S: ReplaySink + Default>(
     let mut tables = ReplayTables::default();
     let mut codes = Codes::default();
     let mut run = Run {
-        replay: Replay::new(ReplayState::new(), S::default(), ReplayOptions::default()),
+        replay: Replay::new(ReplayState::new(), S::default(), ReplayOptions::default())
+            .with_key_index(),
         done: Vec::new(),
     };
     let mut n = 0usize;
@@ -138,6 +139,7 @@ fn replayed<S: ReplaySink + Default>(
                         0.0
                     },
                     key: if link { ev.get(Field::Key) } else { &[] },
+                    pair: None,
                     extras: &extras,
                 },
             )?;
@@ -156,7 +158,7 @@ fn replayed<S: ReplaySink + Default>(
         }
         if splits.contains(&n) {
             let state = run.replay.state.clone();
-            let next = Replay::new(state, S::default(), ReplayOptions::default());
+            let next = Replay::new(state, S::default(), ReplayOptions::default()).with_key_index();
             run.done.push(std::mem::replace(&mut run.replay, next));
         }
         n += 1;
@@ -180,15 +182,15 @@ fn assembled(text: &str, splits: &[usize], keep_extras: bool) -> Result<Trace, B
     let mut ends = Vec::new();
     let mut sinks = Vec::new();
     let mut warnings = Vec::new();
-    let mut firsts = Vec::new();
+    let mut firsts = trama_sim::replay::FirstEnds::default();
     for r in replays {
         lists.extend(r.new_lists.iter().copied());
         ends.extend(r.destroyed.iter().copied());
         warnings.extend(r.warnings.iter().cloned());
-        firsts.push(r.first_ends.clone());
+        firsts.add(&r.first_ends);
         sinks.push(r.sink);
     }
-    if has_duplicates(firsts) {
+    if has_duplicates(&[firsts]) {
         return Err(Bail("reused key"));
     }
     let parts = TraceParts {
@@ -237,8 +239,8 @@ impl Default for ExtrasSink {
 }
 
 impl ReplaySink for ExtrasSink {
-    fn entity(&mut self, list: u32, kind: TypeKind, e: &trama_sim::replay::Live) {
-        self.0.entity(list, kind, e)
+    fn entity(&mut self, f: &trama_sim::replay::Final<'_>) {
+        self.0.entity(f)
     }
 }
 
@@ -313,7 +315,7 @@ fn counts_match_the_counting_sink() {
             got.add(&r.sink);
         }
         assert_eq!(
-            (got.states, got.events, got.variables, got.links),
+            (got.states(), got.events(), got.variables(), got.links()),
             (want.states, want.events, want.variables, want.links),
             "seed {seed}"
         );

@@ -1,0 +1,880 @@
+//! The parallel replay: blocks simulated independently from their
+//! keyframes ([`trama_sim::replay`]), on several threads.
+//!
+//! A *segment* is a run of events frames that starts at a keyframe (or at
+//! the beginning of the trace) and ends before the next keyframe. Threads
+//! take segments in turn; each replays its segment from the keyframe's
+//! state and checks that it ends in the state of the next keyframe, byte
+//! for byte, which proves the pieces add up to the simulation of the whole
+//! trace. Anything the replay cannot vouch for (an error of the trace, a
+//! key that may be reused) sends the caller to the reference simulation.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use trama_sim::replay::{
+    has_duplicates, Bail, CountSink, FirstEnds, NewList, Replay, ReplayEvent,
+    ReplayOptions as SimReplay, ReplaySink, ReplayState,
+};
+use trama_sim::{assemble_trace, ColumnSink, Model, StrId, Trace, TraceParts};
+
+use crate::decimal;
+use crate::format::*;
+use crate::model::{prepass, Effect, Prepass, PrepassError};
+use crate::read::{bad, frame_into, FormatError, Frame, Op, PtbFile, Slot, NO_FAST};
+use crate::state;
+use crate::varint::{self, read_bytes, read_fixed, read_small, read_wide, Cursor};
+
+/// Options of [`PtbFile::replay_counts`] and [`PtbFile::replay_trace`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct ReplayOptions {
+    /// Threads replaying blocks (0: one per core; 1: on the caller's thread).
+    pub threads: usize,
+    /// Keep user-defined fields (pj_dump `-u`).
+    pub keep_extras: bool,
+    /// Drop links never completed, with a warning (pj_dump `-z`).
+    pub ignore_incomplete_links: bool,
+    /// Only what a simulation of the entities overlapping `[start, end]`
+    /// needs: the blocks from the keyframe before `start` on, until no
+    /// entity started by `end` is still open. Other entities may come out
+    /// incomplete; containers end at their final times.
+    pub window: Option<(f64, f64)>,
+}
+
+/// The outcome of a parallel replay.
+#[derive(Debug)]
+pub enum Replayed<T> {
+    /// The simulation, exactly as the reference simulation gives it.
+    Done(T),
+    /// The replay cannot tell (the trace breaks a rule, or needs what
+    /// replays do not cover): simulate with [`PtbFile::read`] and the
+    /// reference simulator, which names the error. The reason says why.
+    Fallback(String),
+}
+
+/// A trace replayed for its counts.
+#[derive(Debug)]
+pub struct Counted {
+    /// Types, values and containers (container end times included).
+    pub model: Model,
+    /// Entities by nature.
+    pub counts: CountSink,
+    /// Warnings (`-z`).
+    pub warnings: Vec<String>,
+}
+
+/// Statistics of a replay.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReplayStats {
+    /// Events frames read.
+    pub blocks_read: usize,
+    /// Events frames of the file.
+    pub blocks: usize,
+    /// Parts replayed independently (from a keyframe or the beginning).
+    pub segments: usize,
+}
+
+/// A run of events frames replayed from one starting state.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    /// The keyframe it starts from (none: the beginning of the trace).
+    keyframe: Option<usize>,
+    /// Its events frames (positions in the list of events frames).
+    first: usize,
+    end: usize,
+    /// The keyframe its end state must equal.
+    next: Option<usize>,
+    /// The last segment: the trace ends after it.
+    last: bool,
+}
+
+/// What one segment produced besides its entities.
+struct SegmentOut {
+    lists: Vec<NewList>,
+    destroyed: Vec<(u32, f64)>,
+    warnings: Vec<String>,
+}
+
+enum SegFail {
+    Format(FormatError),
+    Bail(String),
+}
+
+impl From<FormatError> for SegFail {
+    fn from(e: FormatError) -> SegFail {
+        SegFail::Format(e)
+    }
+}
+
+struct Run<S> {
+    pre: Prepass,
+    sinks: Vec<S>,
+    outs: Vec<SegmentOut>,
+    stats: ReplayStats,
+}
+
+/// A worker's buffers, reused from block to block.
+#[derive(Default)]
+struct Scratch {
+    raw: Vec<u8>,
+    extras: Vec<u32>,
+}
+
+impl PtbFile {
+    /// Simulates the whole trace (or a window) from its keyframes, blocks
+    /// in parallel, and counts its entities.
+    pub fn replay_counts(
+        &self,
+        opts: &ReplayOptions,
+    ) -> Result<(Replayed<Counted>, ReplayStats), FormatError> {
+        let run = match self.run(opts, &CountSink::default)? {
+            Ok(r) => r,
+            Err(why) => return Ok((Replayed::Fallback(why), ReplayStats::default())),
+        };
+        let mut counts = CountSink::default();
+        for s in &run.sinks {
+            counts.add(s);
+        }
+        let stats = run.stats;
+        let mut parts = self.parts(run.pre, run.outs, opts);
+        let warnings = std::mem::take(&mut parts.warnings);
+        let model = assemble_trace(parts, Vec::<ColumnSink>::new(), |_, s| s.intern(b"")).model;
+        Ok((
+            Replayed::Done(Counted {
+                model,
+                counts,
+                warnings,
+            }),
+            stats,
+        ))
+    }
+
+    /// Simulates the whole trace (or a window) from its keyframes, blocks
+    /// in parallel, into a columnar [`Trace`].
+    pub fn replay_trace(
+        &self,
+        opts: &ReplayOptions,
+    ) -> Result<(Replayed<Trace>, ReplayStats), FormatError> {
+        let keep = opts.keep_extras;
+        let run = match self.run(opts, &|| ColumnSink::new(keep))? {
+            Ok(r) => r,
+            Err(why) => return Ok((Replayed::Fallback(why), ReplayStats::default())),
+        };
+        let stats = run.stats;
+        let parts = self.parts(run.pre, run.outs, opts);
+        let trace = assemble_trace(parts, run.sinks, |code, strings| self.extra(code, strings));
+        Ok((Replayed::Done(trace), stats))
+    }
+
+    /// The string of a user-defined field's code.
+    fn extra(&self, code: u32, strings: &mut trama_sim::Interner) -> StrId {
+        if code & 1 == 1 {
+            let def = (code >> 6) as usize;
+            let k = ((code >> 1) & 31) as usize;
+            let name = self
+                .defs
+                .get(def)
+                .and_then(|d| d.extra_names().get(k))
+                .map_or("", |n| n);
+            strings.intern(name.as_bytes())
+        } else {
+            strings.intern(self.string((code >> 1) as u64).unwrap_or(b""))
+        }
+    }
+
+    /// The model and lists of a replay, with the containers' end times.
+    fn parts(&self, pre: Prepass, outs: Vec<SegmentOut>, opts: &ReplayOptions) -> TraceParts {
+        let mut lists: Vec<NewList> = Vec::new();
+        let mut ends = Vec::new();
+        let mut warnings = Vec::new();
+        for o in outs {
+            lists.extend(o.lists);
+            ends.extend(o.destroyed);
+            warnings.extend(o.warnings);
+        }
+        lists.sort_unstable_by_key(|l| l.id);
+        lists.dedup_by_key(|l| l.id);
+        if opts.window.is_some() {
+            // Containers end when the whole trace says, not where reading stopped.
+            ends = self
+                .container_ends
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (i as u32, t))
+                .collect();
+            warnings.clear();
+        }
+        TraceParts {
+            model: pre.model,
+            lists,
+            ends,
+            warnings,
+        }
+    }
+
+    /// The segments to replay: all of them, or those a window needs.
+    fn segments(&self, opts: &ReplayOptions) -> Vec<Segment> {
+        let events: Vec<usize> = (0..self.frames.len())
+            .filter(|&i| self.frames[i].kind == KIND_EVENTS)
+            .collect();
+        let n = events.len();
+        // Keyframes by the block they precede.
+        let mut kf: Vec<Option<usize>> = vec![None; n + 1];
+        for (i, f) in self.frames.iter().enumerate() {
+            if f.kind == KIND_KEYFRAME && (f.first as usize) < n && f.first > 0 {
+                kf[f.first as usize] = Some(i);
+            }
+        }
+        if let Some((start, end)) = opts.window {
+            let first = events
+                .iter()
+                .position(|&i| self.frames[i].t_max >= start)
+                .unwrap_or(n);
+            let begin = (1..=first.min(n.saturating_sub(1)))
+                .rev()
+                .find(|&b| kf[b].is_some())
+                .unwrap_or(0);
+            let last_needed = events
+                .iter()
+                .rposition(|&i| self.frames[i].t_min <= end)
+                .unwrap_or(0);
+            let mut stop = n;
+            for (b, &i) in events.iter().enumerate().skip(begin) {
+                if b >= last_needed && self.frames[i].open_min > end && b + 1 < n {
+                    stop = b + 1;
+                    break;
+                }
+            }
+            return vec![Segment {
+                keyframe: kf[begin],
+                first: begin,
+                end: stop,
+                next: None,
+                last: true,
+            }];
+        }
+        let mut segs = Vec::new();
+        let mut first = 0;
+        for b in 1..=n {
+            if b == n || kf[b].is_some() {
+                segs.push(Segment {
+                    keyframe: if first == 0 { None } else { kf[first] },
+                    first,
+                    end: b,
+                    next: if b == n { None } else { kf[b] },
+                    last: b == n,
+                });
+                first = b;
+            }
+        }
+        if segs.is_empty() {
+            segs.push(Segment {
+                keyframe: None,
+                first: 0,
+                end: 0,
+                next: None,
+                last: true,
+            });
+        }
+        segs
+    }
+
+    fn run<S: ReplaySink + Send>(
+        &self,
+        opts: &ReplayOptions,
+        make: &(dyn Fn() -> S + Sync),
+    ) -> Result<Result<Run<S>, String>, FormatError> {
+        if !self.interned() {
+            return Ok(Err("plain strings: events are resolved by name".into()));
+        }
+        let t0 = std::time::Instant::now();
+        let pre = match prepass(&self.records, &self.defs, opts.keep_extras) {
+            Ok(p) => p,
+            Err(PrepassError::Trace(e)) => {
+                return Ok(Err(format!("model record at line {}: {}", e.line, e.kind)))
+            }
+            Err(PrepassError::Stream(why)) => return Ok(Err(why)),
+            Err(PrepassError::Format(what)) => {
+                let off = self
+                    .frames
+                    .iter()
+                    .find(|f| f.kind == KIND_MODEL)
+                    .map_or(0, |f| f.offset);
+                return Err(bad(off, what));
+            }
+        };
+        let t1 = std::time::Instant::now();
+        let events = self.events_frames();
+        let segs = self.segments(opts);
+        let threads = match opts.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            t => t,
+        }
+        .min(segs.len())
+        .max(1);
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let failure: Mutex<Option<(usize, SegFail)>> = Mutex::new(None);
+        let outs: Mutex<Vec<(usize, SegmentOut)>> = Mutex::new(Vec::new());
+        let sim = {
+            let mut o = SimReplay::default();
+            o.ignore_incomplete_links = opts.ignore_incomplete_links || opts.window.is_some();
+            o
+        };
+        let end_time = opts
+            .window
+            .map(|_| self.container_ends.first().copied().unwrap_or(0.0));
+        let work = |sink: &mut S, firsts: &mut FirstEnds| {
+            let mut scratch = Scratch::default();
+            loop {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(seg) = segs.get(i) else { return };
+                let r = self.segment(
+                    &pre,
+                    &events,
+                    seg,
+                    sink,
+                    sim,
+                    end_time,
+                    &mut scratch,
+                    firsts,
+                );
+                match r {
+                    Ok(o) => outs.lock().expect("not poisoned").push((i, o)),
+                    Err(e) => {
+                        let mut f = failure.lock().expect("not poisoned");
+                        if f.as_ref().is_none_or(|(j, _)| i < *j) {
+                            *f = Some((i, e));
+                        }
+                        stop.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                }
+            }
+        };
+        // Each worker fills a sink of its own, made on its own thread (sinks
+        // side by side in memory would share cache lines).
+        let done: Vec<(S, FirstEnds)> = if threads == 1 {
+            let (mut sink, mut firsts) = (make(), FirstEnds::default());
+            work(&mut sink, &mut firsts);
+            vec![(sink, firsts)]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (1..threads)
+                    .map(|w| {
+                        let work = &work;
+                        std::thread::Builder::new()
+                            .name(format!("trama-replay-{w}"))
+                            .spawn_scoped(scope, move || {
+                                let (mut sink, mut firsts) = (make(), FirstEnds::default());
+                                work(&mut sink, &mut firsts);
+                                (sink, firsts)
+                            })
+                            .expect("cannot start a replay thread")
+                    })
+                    .collect();
+                let (mut sink, mut firsts) = (make(), FirstEnds::default());
+                work(&mut sink, &mut firsts);
+                let mut all = vec![(sink, firsts)];
+                for h in handles {
+                    match h.join() {
+                        Ok(s) => all.push(s),
+                        Err(p) => std::panic::resume_unwind(p),
+                    }
+                }
+                all
+            })
+        };
+        let (sinks, firsts): (Vec<S>, Vec<FirstEnds>) = done.into_iter().unzip();
+        if let Some((_, f)) = failure.into_inner().expect("not poisoned") {
+            return match f {
+                SegFail::Format(e) => Err(e),
+                SegFail::Bail(why) => Ok(Err(why)),
+            };
+        }
+        let t2 = std::time::Instant::now();
+        let mut outs = outs.into_inner().expect("not poisoned");
+        outs.sort_unstable_by_key(|(i, _)| *i);
+        let outs: Vec<SegmentOut> = outs.into_iter().map(|(_, o)| o).collect();
+        if opts.window.is_none() && has_duplicates(&firsts) {
+            return Ok(Err("a link key may be used twice".into()));
+        }
+        if std::env::var_os("TRAMA_TIMINGS").is_some() {
+            eprintln!(
+                "trama: timings: replay: model {:.1} ms, blocks {:.1} ms, key check {:.1} ms",
+                (t1 - t0).as_secs_f64() * 1e3,
+                (t2 - t1).as_secs_f64() * 1e3,
+                t2.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        let stats = ReplayStats {
+            blocks_read: segs.iter().map(|s| s.end - s.first).sum(),
+            blocks: events.len(),
+            segments: segs.len(),
+        };
+        Ok(Ok(Run {
+            pre,
+            sinks,
+            outs,
+            stats,
+        }))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn segment<S: ReplaySink>(
+        &self,
+        pre: &Prepass,
+        events: &[Frame],
+        seg: &Segment,
+        sink: &mut S,
+        opts: SimReplay,
+        end_time: Option<f64>,
+        scratch: &mut Scratch,
+        firsts: &mut FirstEnds,
+    ) -> Result<SegmentOut, SegFail> {
+        let b = self.bytes();
+        let mut lists = Vec::new();
+        let state = match seg.keyframe {
+            None => ReplayState::new(),
+            Some(k) => {
+                let f = &self.frames[k];
+                let payload = frame_into(b, f.offset, KIND_KEYFRAME, u64::MAX, &mut scratch.raw)?;
+                let mut c = Cursor::new(payload);
+                let block = c.varint();
+                if block != Some(f.first) {
+                    return Err(
+                        bad(f.offset, "keyframe: block number does not match the index").into(),
+                    );
+                }
+                let r = state::decode(&payload[c.pos()..], &pre.tables, &pre.counts, &pre.dead)
+                    .ok_or_else(|| bad(f.offset, "keyframe: malformed state"))?;
+                lists = r.lists;
+                r.state
+            }
+        };
+        let mut replay = Replay::new(state, sink, opts);
+        for f in &events[seg.first..seg.end] {
+            if let Err((bail, line)) = self.replay_block(pre, f, &mut replay, scratch)? {
+                return Err(SegFail::Bail(format!("{bail} (line {line})")));
+            }
+        }
+        if seg.last {
+            replay
+                .finish(&pre.tables, end_time)
+                .map_err(|b| SegFail::Bail(format!("{b} (at the end of the trace)")))?;
+            if end_time.is_none() && replay.state.model_cursor != pre.effects.len() as u64 {
+                let off = events.last().map_or(0, |f| f.offset);
+                return Err(bad(off, "model records left over after the last events frame").into());
+            }
+        } else if let Some(k) = seg.next {
+            let f = &self.frames[k];
+            let mut mine = Vec::new();
+            varint::put(&mut mine, f.first);
+            state::encode(&replay.state, &mut mine);
+            let payload = frame_into(b, f.offset, KIND_KEYFRAME, u64::MAX, &mut scratch.raw)?;
+            if payload != &mine[..] {
+                return Err(bad(
+                    f.offset,
+                    "keyframe does not match the events before it (the file is damaged)",
+                )
+                .into());
+            }
+        }
+        lists.extend(replay.new_lists.iter().copied());
+        firsts.add(&replay.first_ends);
+        Ok(SegmentOut {
+            lists,
+            destroyed: std::mem::take(&mut replay.destroyed),
+            warnings: std::mem::take(&mut replay.warnings),
+        })
+    }
+
+    /// Decodes an events frame into `replay`. `Ok(Err((why, line)))` when
+    /// the replay gives up.
+    ///
+    /// Each entity event names its stream, which gives its definition,
+    /// container and type; the handler of the definition's kind decodes
+    /// the rest and calls the replay's method for that kind, so that an
+    /// event's kind is tested once. Columns are slices of one payload, read
+    /// through one position each without failing (past a column's end the
+    /// reads run into the next column, past the payload they read zeros):
+    /// a frame whose columns are not used up exactly is rejected at its
+    /// end, and what garbage does before that at worst makes the replay
+    /// give up (the reference simulation then reports the damage).
+    fn replay_block<S: ReplaySink>(
+        &self,
+        pre: &Prepass,
+        f: &Frame,
+        replay: &mut Replay<S>,
+        scratch: &mut Scratch,
+    ) -> Result<Result<(), (Bail, u64)>, FormatError> {
+        let Scratch { raw, extras } = scratch;
+        let payload = frame_into(self.bytes(), f.offset, KIND_EVENTS, u64::MAX, raw)?;
+        let ebad = |what: String| bad(f.offset, format!("events frame: {what}"));
+        let c = self.columns(f, payload)?;
+        if c.first_model != replay.state.model_cursor || c.first_link != replay.state.link_count {
+            return Err(ebad("model records or links out of sequence".into()));
+        }
+        // Lines are only read for messages: one varint per event.
+        let lines_col = c.cols[LINES].data();
+        if lines_col.last().is_some_and(|&b| b >= 0x80)
+            || lines_col.iter().filter(|&&b| b < 0x80).count() as u64 != c.count
+        {
+            return Err(ebad("column LINES does not hold one line per event".into()));
+        }
+        let p = payload;
+        let base = p.as_ptr() as usize;
+        let start = |col: usize| c.cols[col].data().as_ptr() as usize - base;
+        let end = |col: usize| start(col) + c.cols[col].data().len();
+        // Fixed-width columns: their width byte, then the values.
+        let width = |col: usize| -> Result<usize, FormatError> {
+            let d = c.cols[col].data();
+            match d.first() {
+                Some(&w) if matches!(w, 1 | 2 | 4) && (d.len() - 1) % w as usize == 0 => {
+                    Ok(w as usize)
+                }
+                _ => Err(ebad(format!("column {}: bad width", COLUMN_NAMES[col]))),
+            }
+        };
+        let (ws, wh) = (width(STREAMS)?, width(HANDLES)?);
+        let mut ps = start(STREAMS) + 1;
+        let mut ph = start(HANDLES) + 1;
+        let (mut pt, mut pn, mut pstr, mut pk, mut pl) = (
+            start(TIMES),
+            start(NUMS),
+            start(STRS),
+            start(KEYS),
+            start(LINKS),
+        );
+        let mut bad_value = false;
+        let tables = &pre.tables;
+        let nstrings = self.string_count();
+        let (mut pm, mut psc, mut has_prev) = (0i64, 0u8, false);
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        let mut timed = false;
+        for n in 0..c.count {
+            let v = read_fixed(p, &mut ps, ws);
+            if v == 0 {
+                let at = replay.state.model_cursor;
+                let effect = match (
+                    self.records.recs.get(at as usize),
+                    pre.effects.get(at as usize),
+                ) {
+                    (Some(m), Some(e)) if m.tag == REC_EVENT => *e,
+                    _ => {
+                        return Err(ebad(format!(
+                            "event {n}: model record {at} missing or not an event"
+                        )))
+                    }
+                };
+                let r = match effect {
+                    Effect::Type => {
+                        replay.new_type();
+                        Ok(())
+                    }
+                    Effect::DefinedValue => {
+                        replay.new_value(true);
+                        Ok(())
+                    }
+                    Effect::Container { id, time } => replay.new_container(id, time),
+                    Effect::Destroy { container, time } => {
+                        replay.destroy_event(tables, container, time)
+                    }
+                    Effect::Time(t) => {
+                        replay.time_event(t);
+                        Ok(())
+                    }
+                    Effect::FirstValue { .. } | Effect::Stream => unreachable_effect(),
+                };
+                if let Err(b) = r {
+                    return Ok(Err((b, line_at(c.cols[LINES], c.first_line, n))));
+                }
+                continue;
+            }
+            let Some(s) = pre.streams.get(v as usize - 1) else {
+                return Err(ebad(format!("event {n}: no stream {}", v - 1)));
+            };
+            let at = replay.state.model_cursor;
+            if s.record == at {
+                replay.model_record();
+            } else if s.record > at {
+                return Err(ebad(format!(
+                    "event {n}: stream used before its declaration"
+                )));
+            }
+            let (def, ct, ty) = (s.def, s.container, s.ty);
+            let plan = &self.plans[def as usize];
+            let f = plan.fast.as_ref().unwrap_or(&NO_FAST);
+            macro_rules! time {
+                () => {{
+                    let v = read_wide(p, &mut pt, &mut bad_value);
+                    let t = if v & 1 == 0 && has_prev {
+                        pm = pm.wrapping_add(varint::unzigzag(v >> 1));
+                        decimal::to_f64(pm, psc)
+                    } else {
+                        self.time_rest(
+                            v,
+                            p,
+                            (&mut pt, &mut pstr),
+                            (&mut pm, &mut psc, &mut has_prev),
+                            &mut bad_value,
+                        )
+                        .ok_or_else(|| ebad(format!("event {n}: bad time")))?
+                    };
+                    if t < lo {
+                        lo = t;
+                    }
+                    if t > hi {
+                        hi = t;
+                    }
+                    timed = true;
+                    t
+                }};
+            }
+            macro_rules! value {
+                ($v:expr) => {{
+                    let v = $v;
+                    if v == 0 {
+                        self.first_value(pre, replay)
+                            .ok_or_else(|| ebad(format!("event {n}: value record missing")))?
+                    } else {
+                        v - 1
+                    }
+                }};
+            }
+            macro_rules! strings {
+                () => {{
+                    extras.clear();
+                    for &x in &f.strs[..f.nstrs as usize] {
+                        let id = read_small(p, &mut pstr, &mut bad_value);
+                        if id >= nstrings {
+                            return Err(ebad(format!("event {n}: no string {id}")));
+                        }
+                        if x > 0 {
+                            extras.push(name_code(def, x as usize - 1));
+                            extras.push(string_code(id));
+                        }
+                    }
+                }};
+            }
+            macro_rules! link {
+                () => {{
+                    let r = read_wide(p, &mut pl, &mut bad_value);
+                    if r == 0 {
+                        (read_bytes(p, &mut pk, &mut bad_value), None)
+                    } else {
+                        match replay.state.link_count.checked_sub(r) {
+                            Some(n) => (&[][..], Some(n)),
+                            None => return Err(ebad(format!("event {n}: link {r} back"))),
+                        }
+                    }
+                }};
+            }
+            macro_rules! handles {
+                () => {{
+                    let mut h = [0u32; 2];
+                    if f.nh > 0 {
+                        h[0] = read_fixed(p, &mut ph, wh);
+                        if f.nh > 1 {
+                            h[1] = read_fixed(p, &mut ph, wh);
+                        }
+                    }
+                    h
+                }};
+            }
+            let r = match plan.op {
+                Op::PushState | Op::SetState | Op::NewEvent => {
+                    let t = if f.timed { time!() } else { 0.0 };
+                    let h = handles!();
+                    let v = value!(h[f.vi as usize]);
+                    strings!();
+                    match plan.op {
+                        Op::PushState => replay.push_state(tables, ct, ty, v, t, extras),
+                        Op::SetState => replay.set_state(tables, ct, ty, v, t, extras),
+                        _ => replay.new_event(tables, ct, ty, v, t, extras),
+                    }
+                }
+                Op::PopState | Op::ResetState => {
+                    let t = if f.timed { time!() } else { 0.0 };
+                    handles!();
+                    strings!();
+                    if plan.op == Op::PopState {
+                        replay.pop_state(tables, ct, ty, t)
+                    } else {
+                        replay.reset_state(tables, ct, ty, t)
+                    }
+                }
+                Op::Variable => {
+                    let t = if f.timed { time!() } else { 0.0 };
+                    handles!();
+                    let x = self
+                        .number(p, &mut pn, &mut pstr, &mut bad_value)
+                        .ok_or_else(|| ebad(format!("event {n}: bad number")))?;
+                    strings!();
+                    replay.variable_event(tables, plan.kind, ct, ty, t, x, extras)
+                }
+                Op::Link => {
+                    let t = if f.timed { time!() } else { 0.0 };
+                    let h = handles!();
+                    let v = value!(h[f.vi as usize]);
+                    let o = h[f.oi as usize];
+                    let (key, pair) = link!();
+                    strings!();
+                    let start = plan.kind == trama_events::EventKind::StartLink;
+                    replay.link_event(tables, start, ct, ty, v, o, t, key, pair, extras)
+                }
+                Op::Model => {
+                    return Err(ebad(format!(
+                        "event {n}: a model event stored as an entity"
+                    )))
+                }
+                Op::Generic => {
+                    extras.clear();
+                    let mut ev = ReplayEvent {
+                        kind: plan.kind,
+                        time: 0.0,
+                        container: ct,
+                        ty,
+                        value: trama_sim::replay::NONE,
+                        other: trama_sim::replay::NONE,
+                        number: 0.0,
+                        key: &[],
+                        pair: None,
+                        extras: &[],
+                    };
+                    for &s in &plan.slots {
+                        match s {
+                            Slot::Time => ev.time = time!(),
+                            Slot::Container | Slot::Type => {}
+                            Slot::Other => ev.other = read_fixed(p, &mut ph, wh),
+                            Slot::Value => ev.value = value!(read_fixed(p, &mut ph, wh)),
+                            Slot::Number => {
+                                ev.number = self
+                                    .number(p, &mut pn, &mut pstr, &mut bad_value)
+                                    .ok_or_else(|| ebad(format!("event {n}: bad number")))?
+                            }
+                            Slot::Key => (ev.key, ev.pair) = link!(),
+                            Slot::Str | Slot::Extra(_) => {
+                                let id = read_small(p, &mut pstr, &mut bad_value);
+                                if id >= nstrings {
+                                    return Err(ebad(format!("event {n}: no string {id}")));
+                                }
+                                if let Slot::Extra(k) = s {
+                                    extras.push(name_code(def, k as usize));
+                                    extras.push(string_code(id));
+                                }
+                            }
+                        }
+                    }
+                    ev.extras = extras;
+                    replay.entity(tables, &ev)
+                }
+            };
+            if let Err(b) = r {
+                return Ok(Err((b, line_at(c.cols[LINES], c.first_line, n))));
+            }
+        }
+        for (pos, col) in [
+            (ps, STREAMS),
+            (ph, HANDLES),
+            (pt, TIMES),
+            (pn, NUMS),
+            (pstr, STRS),
+            (pk, KEYS),
+            (pl, LINKS),
+        ] {
+            if pos != end(col) || bad_value {
+                return Err(ebad(format!(
+                    "column {} does not hold what its events use",
+                    COLUMN_NAMES[col]
+                )));
+            }
+        }
+        let (lo, hi) = if timed { (lo, hi) } else { (0.0, 0.0) };
+        if lo.to_bits() != c.t_min.to_bits() || hi.to_bits() != c.t_max.to_bits() {
+            return Err(ebad("time range does not match the events".into()));
+        }
+        Ok(Ok(()))
+    }
+
+    /// A time that does not follow the previous one's scale: `v` is its
+    /// first varint (odd), the rest follows in `TIMES`, or in `STRS` when
+    /// stored as text. `None` when malformed.
+    #[inline(never)]
+    fn time_rest(
+        &self,
+        v: u64,
+        p: &[u8],
+        (pt, pstr): (&mut usize, &mut usize),
+        (pm, psc, has_prev): (&mut i64, &mut u8, &mut bool),
+        bad: &mut bool,
+    ) -> Option<f64> {
+        if v & 1 == 0 {
+            return None;
+        }
+        let s = *p.get(*pt)?;
+        *pt += 1;
+        if s == TIME_TEXT {
+            let id = read_small(p, pstr, bad);
+            return Some(trama_num::atof(self.string(id as u64)?));
+        }
+        if s > decimal::MAX_SCALE {
+            return None;
+        }
+        let m = varint::unzigzag(read_wide(p, pt, bad));
+        (*pm, *psc, *has_prev) = (m, s, true);
+        Some(decimal::to_f64(m, s))
+    }
+
+    /// A variable's value as `strtof` reads it, from `NUMS` (or `STRS`).
+    #[inline(always)]
+    fn number(&self, p: &[u8], pn: &mut usize, pstr: &mut usize, bad: &mut bool) -> Option<f64> {
+        let v = read_wide(p, pn, bad);
+        if v & 31 == NUM_TEXT {
+            let id = read_small(p, pstr, bad);
+            return Some(trama_num::strtof(self.string(id as u64)?) as f64);
+        }
+        let s = (v & 31) as u8;
+        if s > decimal::MAX_SCALE {
+            return None;
+        }
+        Some(decimal::to_f32(varint::unzigzag(v >> 5), s) as f64)
+    }
+
+    /// The value created by an event's first use: the next model record.
+    #[cold]
+    fn first_value<S: ReplaySink>(&self, pre: &Prepass, replay: &mut Replay<S>) -> Option<u32> {
+        let at = replay.state.model_cursor;
+        match (
+            self.records.recs.get(at as usize),
+            pre.effects.get(at as usize),
+        ) {
+            (Some(m), Some(&Effect::FirstValue { id })) if m.tag == REC_VALUE => {
+                replay.new_value(false);
+                Some(id)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn unreachable_effect() -> Result<(), Bail> {
+    Err(Bail(
+        "a record of a value or stream where an event's is due",
+    ))
+}
+
+/// The line of event `n` of a frame, from its `LINES` column (for messages).
+fn line_at(mut lines: Cursor<'_>, first_line: u64, n: u64) -> u64 {
+    let mut line = first_line.wrapping_sub(1);
+    for _ in 0..=n {
+        line = line
+            .wrapping_add(1)
+            .wrapping_add(lines.varint().unwrap_or(0));
+    }
+    line
+}

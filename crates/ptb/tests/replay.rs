@@ -1,0 +1,308 @@
+//! The parallel replay of a binary trace gives the trace the reference
+//! simulation gives (the events read back in order and simulated by the
+//! engine), with 1 or N threads, and gives up (never guesses) on traces
+//! the engine rejects or on files whose keyframes lie.
+#![allow(clippy::result_large_err)]
+
+use trama_gen::{generate, GenOptions};
+use trama_paje::{read_paje, ReaderOptions};
+use trama_ptb::{
+    PtbFile, ReadOptions, Record, ReplayOptions, Replayed, SourceStats, WriteOptions, Writer,
+};
+use trama_sim::{
+    CountingSink, ListId, SimOptions, Simulator, StrId, Trace, TraceBuilder, TypeKind,
+};
+
+/// Converts a text trace; `None` when it does not convert.
+fn convert(text: &str, block_events: usize) -> Option<PtbFile> {
+    let mut o = WriteOptions::default();
+    o.block_events = block_events;
+    let mut w = Writer::new(Vec::new(), o).ok()?;
+    let mut ro = ReaderOptions::default();
+    ro.threads = 1;
+    let stats = read_paje(text.as_bytes(), &ro, |ev| w.event(&ev).map_err(|_| ())).ok()?;
+    let (bytes, _) = w
+        .finish(&stats.definitions, SourceStats { lines: stats.lines })
+        .ok()?;
+    Some(PtbFile::from_vec(bytes).expect("a file just written reads"))
+}
+
+/// The reference: every record through the engine.
+fn reference(file: &PtbFile, keep_extras: bool) -> Option<Trace> {
+    let mut o = SimOptions::default();
+    o.keep_extras = keep_extras;
+    let mut sim = Simulator::new(TraceBuilder::default(), o);
+    let mut ro = ReadOptions::default();
+    ro.threads = 0;
+    file.read(&ro, |r| match r {
+        Record::Text(ev) => sim.event(&ev),
+        Record::Handles(h) => sim.event_handles(&h.event),
+    })
+    .ok()?;
+    let (model, sink, warnings) = sim.finish().ok()?;
+    Some(sink.into_trace(model, warnings))
+}
+
+/// Everything a trace holds, as text lines.
+fn canon(t: &Trace) -> Vec<String> {
+    let m = &t.model;
+    let s = |id: StrId| String::from_utf8_lossy(m.str(id)).into_owned();
+    let mut out = Vec::new();
+    for (i, c) in m.containers.iter().enumerate() {
+        out.push(format!(
+            "container {i} {} {:?} {} {} {:?} {:?} {:?}",
+            s(c.name),
+            c.parent,
+            c.start,
+            c.end,
+            c.children,
+            c.lists,
+            c.extras.iter().map(|&x| s(x)).collect::<Vec<_>>()
+        ));
+    }
+    for (i, l) in m.lists.iter().enumerate() {
+        out.push(format!("list {i} {l:?}"));
+        for k in 0..t.lists[i].len() {
+            let e = t.entity(ListId(i as u32), k);
+            out.push(format!(
+                "  {} {} {:?} {} {} {:?} {:?} {:?} {:?}",
+                e.start,
+                e.end,
+                e.value,
+                e.number,
+                e.level,
+                String::from_utf8_lossy(e.key),
+                e.from,
+                e.to,
+                e.extras.iter().map(|&x| s(x)).collect::<Vec<_>>()
+            ));
+        }
+    }
+    out.extend(t.warnings.iter().cloned());
+    out
+}
+
+fn replay(file: &PtbFile, threads: usize, keep_extras: bool) -> Replayed<Trace> {
+    let mut o = ReplayOptions::default();
+    o.threads = threads;
+    o.keep_extras = keep_extras;
+    file.replay_trace(&o).expect("a valid file").0
+}
+
+#[test]
+fn replays_give_the_reference_trace_with_any_number_of_threads() {
+    let mut compared = 0;
+    for seed in 0..120u64 {
+        let opts = if seed % 4 == 0 {
+            GenOptions::default()
+        } else {
+            GenOptions::varied(seed, 500)
+        };
+        let text = generate(seed, &opts);
+        // Small blocks: many keyframes.
+        let Some(file) = convert(&text, 7 + (seed as usize % 50)) else {
+            continue;
+        };
+        for keep_extras in [false, true] {
+            let Some(want) = reference(&file, keep_extras) else {
+                // The engine rejects it: the replay must not accept it.
+                for threads in [1, 4] {
+                    assert!(
+                        matches!(replay(&file, threads, keep_extras), Replayed::Fallback(_)),
+                        "seed {seed}: a trace the engine rejects was replayed"
+                    );
+                }
+                continue;
+            };
+            let want = canon(&want);
+            for threads in [1, 4] {
+                match replay(&file, threads, keep_extras) {
+                    Replayed::Done(t) => {
+                        let got = canon(&t);
+                        if got != want {
+                            let d = got.iter().zip(&want).position(|(a, b)| a != b);
+                            panic!(
+                                "seed {seed}, {threads} threads, extras {keep_extras}: differ at {d:?}: {:?} vs {:?}",
+                                d.map(|i| &got[i]),
+                                d.map(|i| &want[i])
+                            );
+                        }
+                    }
+                    Replayed::Fallback(why) => {
+                        panic!("seed {seed}: a valid trace was not replayed: {why}")
+                    }
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 300, "only {compared} comparisons");
+}
+
+#[test]
+fn counts_are_those_of_the_engine() {
+    for seed in 0..40u64 {
+        let text = generate(seed, &GenOptions::varied(seed + 77, 400));
+        let Some(file) = convert(&text, 64) else {
+            continue;
+        };
+        let mut sim = Simulator::new(CountingSink::default(), SimOptions::default());
+        let ok = file
+            .read(&ReadOptions::default(), |r| match r {
+                Record::Text(ev) => sim.event(&ev),
+                Record::Handles(h) => sim.event_handles(&h.event),
+            })
+            .is_ok();
+        let want = if ok { sim.finish().ok() } else { None };
+        let (got, _) = file.replay_counts(&ReplayOptions::default()).unwrap();
+        match (want, got) {
+            (Some((model, c, _)), Replayed::Done(r)) => {
+                assert_eq!(
+                    (c.states, c.events, c.variables, c.links),
+                    (
+                        r.counts.states(),
+                        r.counts.events(),
+                        r.counts.variables(),
+                        r.counts.links()
+                    ),
+                    "seed {seed}"
+                );
+                let ends =
+                    |m: &trama_sim::Model| m.containers.iter().map(|c| c.end).collect::<Vec<_>>();
+                assert_eq!(ends(&model), ends(&r.model), "seed {seed}: container ends");
+            }
+            (None, Replayed::Fallback(_)) => {}
+            (w, g) => panic!("seed {seed}: verdicts differ: {:?} vs {g:?}", w.is_some()),
+        }
+    }
+}
+
+const HEAD: &str = "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+%EventDef PajeDefineStateType 2\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+%EventDef PajeDefineLinkType 4\n% Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string\n%EndEventDef\n\
+%EventDef PajeCreateContainer 6\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
+%EventDef PajePushState 12\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
+%EventDef PajePopState 13\n% Time date\n% Type string\n% Container string\n%EndEventDef\n\
+%EventDef PajeStartLink 14\n% Time date\n% Type string\n% Container string\n% Value string\n% StartContainer string\n% Key string\n%EndEventDef\n\
+%EventDef PajeEndLink 15\n% Time date\n% Type string\n% Container string\n% Value string\n% EndContainer string\n% Key string\n%EndEventDef\n\
+0 P 0 P\n2 S P S\n4 L 0 P P L\n6 0 p1 P 0 p1\n6 0 p2 P 0 p2\n";
+
+/// A trace with many blocks whose `body` holds an error after them.
+fn with_error(body: &str) -> String {
+    let mut t = HEAD.to_string();
+    for i in 0..200 {
+        t.push_str(&format!("12 {i} S p1 a\n13 {i}.5 S p1\n"));
+        t.push_str(&format!("14 {i} L 0 m p1 k{i}\n15 {i}.5 L 0 m p2 k{i}\n"));
+    }
+    t.push_str(body);
+    t
+}
+
+#[test]
+fn traces_the_engine_rejects_are_never_replayed() {
+    for (body, what) in [
+        ("13 300 S p1\n", "pop of an empty stack"),
+        ("12 301 S p2 a\n12 300 S p2 b\n", "time order"),
+        (
+            "14 300 L 0 m p1 k3\n15 301 L 0 m p2 k3\n",
+            "a key used again",
+        ),
+        ("14 300 L 0 m p1 zz\n", "an incomplete link"),
+    ] {
+        let file = convert(&with_error(body), 16).expect("converts");
+        assert!(
+            file.keyframes() > 3,
+            "{what}: {} keyframes",
+            file.keyframes()
+        );
+        assert!(
+            reference(&file, false).is_none(),
+            "{what}: the engine accepts it"
+        );
+        for threads in [1, 3] {
+            match replay(&file, threads, false) {
+                Replayed::Fallback(_) => {}
+                Replayed::Done(_) => panic!("{what}: replayed as valid"),
+            }
+        }
+    }
+}
+
+/// The byte offset and length of every frame of `kind` (uncompressed file).
+fn frames(bytes: &[u8], kind: u8) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut p = 16;
+    while p + 16 <= bytes.len() - 16 {
+        let len = u32::from_le_bytes(bytes[p + 4..p + 8].try_into().unwrap()) as usize;
+        if bytes[p] == kind {
+            out.push((p, len));
+        }
+        p += 16 + len;
+    }
+    out
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn a_keyframe_that_lies_is_reported() {
+    let text = with_error("");
+    let mut o = WriteOptions::default();
+    o.block_events = 16;
+    o.zstd_level = None;
+    let mut w = Writer::new(Vec::new(), o).unwrap();
+    let mut ro = ReaderOptions::default();
+    ro.threads = 1;
+    let stats = read_paje(text.as_bytes(), &ro, |ev| w.event(&ev).map_err(|_| ())).unwrap();
+    let (good, _) = w
+        .finish(&stats.definitions, SourceStats { lines: stats.lines })
+        .unwrap();
+    let keyframes = frames(&good, 4);
+    assert!(keyframes.len() > 3);
+    let (at, len) = keyframes[keyframes.len() / 2];
+    // The time of the last event, in the keyframe's state (after the block
+    // number and the model cursor, both one byte here).
+    let mut bad = good.clone();
+    let t = at + 16 + 2;
+    let f = f64::from_le_bytes(bad[t..t + 8].try_into().unwrap());
+    bad[t..t + 8].copy_from_slice(&(f + 1.0).to_le_bytes());
+    let crc = crc32(&bad[at + 16..at + 16 + len]);
+    bad[at + 12..at + 16].copy_from_slice(&crc.to_le_bytes());
+    let file = PtbFile::from_vec(bad).unwrap();
+    let e = file
+        .replay_trace(&ReplayOptions::default())
+        .expect_err("a lying keyframe");
+    assert_eq!(e.offset, at as u64, "{e}");
+    assert!(e.what.contains("keyframe"), "{e}");
+    // The events themselves are intact: the reference path reads them.
+    assert!(reference(&file, false).is_some());
+}
+
+#[test]
+fn the_replay_is_told_apart_by_its_statistics() {
+    let file = convert(&with_error(""), 16).unwrap();
+    let mut o = ReplayOptions::default();
+    o.threads = 2;
+    let (r, stats) = file.replay_counts(&o).unwrap();
+    assert!(matches!(r, Replayed::Done(_)));
+    assert_eq!(stats.blocks, file.blocks());
+    assert_eq!(stats.blocks_read, file.blocks());
+    assert_eq!(stats.segments, file.keyframes() + 1);
+    let Replayed::Done(c) = r else { unreachable!() };
+    assert_eq!(c.counts.states(), 200);
+    assert_eq!(c.counts.links(), 200);
+    assert!(c.model.lists.iter().any(|l| l.kind == TypeKind::Link));
+}
