@@ -544,6 +544,13 @@ impl<'a> Event<'a> {
         self.words.len()
     }
 
+    /// The buffer the words are in, and their spans in it (to copy an
+    /// event at once).
+    #[inline]
+    pub fn spans(&self) -> (&'a [u8], &'a [Span]) {
+        (self.buf, self.words)
+    }
+
     /// The value of a standard field, or an empty slice when the definition
     /// does not declare it (PajeNG's behaviour).
     #[inline]

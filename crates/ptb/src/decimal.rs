@@ -14,47 +14,71 @@ const POW10: [f64; 23] = [
 /// are stored as strings.
 #[inline]
 pub(crate) fn parse(text: &[u8]) -> Option<(i64, u8)> {
-    let (neg, digits) = match text.first()? {
+    let (neg, d) = match text.first()? {
         b'-' => (true, &text[1..]),
         _ => (false, text),
     };
-    let mut m: i64 = 0;
-    let mut ndigits = 0usize;
-    let mut scale: Option<usize> = None;
-    let mut int_digits = 0usize;
-    for (i, &b) in digits.iter().enumerate() {
-        match b {
-            b'0'..=b'9' => {
-                if scale.is_none() {
-                    if int_digits == 1 && digits[0] == b'0' {
-                        return None; // leading zero
-                    }
-                    int_digits += 1;
-                }
-                ndigits += 1;
-                if ndigits > 18 {
-                    return None;
-                }
-                m = m * 10 + (b - b'0') as i64;
-            }
-            b'.' if scale.is_none() && i > 0 => scale = Some(i + 1),
-            _ => return None,
-        }
-    }
-    let s = match scale {
-        Some(start) => digits.len() - start,
-        None => 0,
-    };
-    if int_digits == 0 || (scale.is_some() && s == 0) || s > MAX_SCALE as usize {
+    // Digits accumulate with wrapping: too many of them are refused below.
+    let (m, int_digits) = digits(d, 0);
+    if int_digits == 0 || (int_digits > 1 && d[0] == b'0') {
         return None;
     }
+    let (m, s) = match d.get(int_digits) {
+        None => (m, 0),
+        Some(b'.') => {
+            let frac = &d[int_digits + 1..];
+            let (m, n) = digits(frac, m);
+            if n == 0 || n != frac.len() {
+                return None;
+            }
+            (m, n)
+        }
+        Some(_) => return None,
+    };
+    if int_digits + s > 18 || s > MAX_SCALE as usize {
+        return None;
+    }
+    let m = m as i64;
     if neg {
         if m == 0 {
             return None;
         }
-        m = -m;
+        return Some((-m, s as u8));
     }
     Some((m, s as u8))
+}
+
+/// Appends the leading decimal digits of `d` to `m` (wrapping); returns
+/// the value and how many digits there were. Eight at a time while it can.
+#[inline]
+fn digits(d: &[u8], mut m: u64) -> (u64, usize) {
+    let mut i = 0;
+    while let Some(b) = d.get(i..i + 8) {
+        let x = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        // All eight are '0'..='9'?
+        let low = x.wrapping_sub(0x3030_3030_3030_3030);
+        if (x & 0xf0f0_f0f0_f0f0_f0f0) != 0x3030_3030_3030_3030
+            || (low.wrapping_add(0x0606_0606_0606_0606) & 0xf0f0_f0f0_f0f0_f0f0) != 0
+        {
+            break;
+        }
+        // Pairs, then quads, then the eight digits (first digit in the
+        // lowest byte).
+        let x = (low.wrapping_mul(10) + (low >> 8)) & 0x00ff_00ff_00ff_00ff;
+        let x = (x.wrapping_mul(100) + (x >> 16)) & 0x0000_ffff_0000_ffff;
+        let x = (x.wrapping_mul(10000) + (x >> 32)) & 0xffff_ffff;
+        m = m.wrapping_mul(100_000_000).wrapping_add(x);
+        i += 8;
+    }
+    while let Some(&c) = d.get(i) {
+        let digit = c.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        m = m.wrapping_mul(10).wrapping_add(digit as u64);
+        i += 1;
+    }
+    (m, i)
 }
 
 /// Writes the text of (m, s) back, as [`parse`] read it.
@@ -138,6 +162,31 @@ mod tests {
         ] {
             assert_eq!(round(t).as_deref(), Some(t), "{t}");
         }
+    }
+
+    #[test]
+    fn long_digit_runs_read_as_one_at_a_time() {
+        for t in [
+            "12345678",
+            "1.23456789",
+            "98765432.1",
+            "0.000000001",
+            "123456789012345678",
+            "8.00000000",
+            "1234567.12345678",
+        ] {
+            let want: i64 = t
+                .replace('.', "")
+                .trim_start_matches('0')
+                .parse()
+                .unwrap_or(0);
+            let s = t.find('.').map_or(0, |p| t.len() - p - 1);
+            assert_eq!(parse(t.as_bytes()), Some((want, s as u8)), "{t}");
+        }
+        // A non-digit inside a run of eight.
+        assert_eq!(parse(b"1.2345a789"), None);
+        assert_eq!(parse(b"1234:6789"), None);
+        assert_eq!(parse(b"12345678/"), None);
     }
 
     #[test]

@@ -3,11 +3,19 @@
 /// Appends `v` as LEB128.
 #[inline]
 pub(crate) fn put(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
+    if v < 0x80 {
+        out.push(v as u8);
+        return;
     }
-    out.push(v as u8);
+    let mut buf = [0u8; 10];
+    let mut n = 0;
+    while v >= 0x80 {
+        buf[n] = v as u8 | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    buf[n] = v as u8;
+    out.extend_from_slice(&buf[..=n]);
 }
 
 /// Maps a signed integer to an unsigned one (0, -1, 1, -2 … → 0, 1, 2, 3 …).
@@ -234,8 +242,10 @@ pub(crate) fn put_fixed(out: &mut Vec<u8>, values: &[u32]) {
         4
     };
     out.push(w);
-    for &v in values {
-        out.extend_from_slice(&v.to_le_bytes()[..w as usize]);
+    match w {
+        1 => out.extend(values.iter().map(|&v| v as u8)),
+        2 => out.extend(values.iter().flat_map(|&v| (v as u16).to_le_bytes())),
+        _ => out.extend(values.iter().flat_map(|&v| v.to_le_bytes())),
     }
 }
 

@@ -5,9 +5,9 @@ use std::io::{self, Write};
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, Sender};
-use trama_events::{Event, EventDef, Field};
+use trama_events::{Event, EventDef, Field, Span};
 use trama_sim::replay::{Replay, ReplayEvent, ReplayOptions, ReplayState, ReplayTables, NONE};
-use trama_sim::{ModelBuilder, ModelEffect, SimError};
+use trama_sim::{EntityHandles, ModelBuilder, ModelEffect, SimError};
 
 use crate::decimal;
 use crate::format::*;
@@ -117,12 +117,13 @@ pub(crate) fn put_index(out: &mut Vec<u8>, e: &IndexEntry) {
     out.extend_from_slice(&e.open_min.to_le_bytes());
 }
 
-/// Writes a `.ptb` file in one pass: feed it every event in trace order,
-/// then [`Writer::finish`] with the definitions. Events are resolved (their
-/// references checked) and simulated on the way, for the keyframes; frames
-/// are compressed and written on a thread of their own.
-pub struct Writer<W: Write + Send + 'static> {
+/// The encoding side of a [`Writer`], on a thread of its own: streams, link
+/// pairing, columns, strings, model records, the simulation followed for
+/// keyframes; frames go to the compressing thread.
+struct Encoder<W: Write + Send + 'static> {
     opts: WriteOptions,
+    /// A mirror of the model (from the same model events and values), for
+    /// the simulation's tables and the containers' end times.
     mb: ModelBuilder,
     tables: ReplayTables,
     /// The simulation of what was written, for keyframes (interned mode);
@@ -151,8 +152,10 @@ pub struct Writer<W: Write + Send + 'static> {
     extras: Vec<u32>,
     /// Per definition index: the roles of its fields.
     plans: Vec<Option<Vec<Role>>>,
-    /// Per container: its streams (definition, type, stream).
-    streams: Vec<Vec<(u32, u32, u32)>>,
+    /// Streams by container and definition: (type, stream) of the first
+    /// type seen, others by (container, definition, type).
+    streams: Vec<Vec<(u32, u32)>>,
+    other_streams: HashMap<(u32, u32, u32), u32>,
     nstreams: u32,
     /// Pending links by list and key, with their numbers.
     pending: HashMap<(u64, u128), u64>,
@@ -193,9 +196,9 @@ fn too_big() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, "frame larger than 4 GiB")
 }
 
-impl<W: Write + Send + 'static> Writer<W> {
+impl<W: Write + Send + 'static> Encoder<W> {
     /// Starts a file on `out` (the header is written at once).
-    pub fn new(mut out: W, opts: WriteOptions) -> io::Result<Writer<W>> {
+    fn new(mut out: W, opts: WriteOptions) -> io::Result<Encoder<W>> {
         let mut header = [0u8; HEADER_LEN];
         header[..8].copy_from_slice(&MAGIC);
         header[8..10].copy_from_slice(&VERSION.to_le_bytes());
@@ -249,7 +252,7 @@ impl<W: Write + Send + 'static> Writer<W> {
             })?;
         let block_events = opts.block_events.clamp(1, 1 << 16);
         let interned = opts.strings == StringMode::Interned;
-        Ok(Writer {
+        Ok(Encoder {
             opts: WriteOptions {
                 block_events,
                 ..opts
@@ -279,6 +282,7 @@ impl<W: Write + Send + 'static> Writer<W> {
             extras: Vec::new(),
             plans: Vec::new(),
             streams: Vec::new(),
+            other_streams: HashMap::new(),
             nstreams: 0,
             pending: HashMap::new(),
             pending_long: HashMap::new(),
@@ -387,10 +391,9 @@ impl<W: Write + Send + 'static> Writer<W> {
         }
     }
 
-    /// Adds one event: resolves its references (an unknown container or a
-    /// type defined twice is an error, as when simulating), stores it and
-    /// follows the simulation for the keyframes.
-    pub fn event(&mut self, ev: &Event<'_>) -> Result<(), WriteError> {
+    /// Stores one event, whose references the [`Writer`] resolved (`handles`
+    /// for entity events), and follows the simulation for the keyframes.
+    fn event(&mut self, ev: &Event<'_>, handles: Option<EntityHandles>) -> Result<(), WriteError> {
         let def = ev.def();
         let kind = def.kind();
         let d = def.index();
@@ -421,11 +424,13 @@ impl<W: Write + Send + 'static> Writer<W> {
             self.follow_model(effect, line);
             self.fixed[0].push(0);
         } else {
-            let h = self
-                .mb
-                .entity(ev)
-                .map_err(|e| WriteError::Trace(Box::new(e)))?;
+            let h = handles.ok_or_else(|| io::Error::other("an entity event without handles"))?;
             let interned = self.opts.strings == StringMode::Interned;
+            if h.new_value {
+                self.mb
+                    .new_value(h.ty, ev.get(Field::Value), line)
+                    .map_err(|e| WriteError::Trace(Box::new(e)))?;
+            }
             if interned {
                 let s = self.stream(d, h.container.0, h.ty.0, line);
                 self.fixed[0].push(s + 1);
@@ -527,19 +532,32 @@ impl<W: Write + Send + 'static> Writer<W> {
     /// The stream of entity events of definition `d` on (`c`, `ty`),
     /// declared (a model record) at its first use.
     fn stream(&mut self, d: u32, c: u32, ty: u32, line: u64) -> u32 {
-        let c_ = c as usize;
+        // Per container and definition, the first type seen is looked up
+        // directly; others (rare) in a map.
+        let (c_, d_) = (c as usize, d as usize);
         if self.streams.len() <= c_ {
             self.streams.resize_with(c_ + 1, Vec::new);
         }
-        if let Some(&(_, _, s)) = self.streams[c_]
-            .iter()
-            .find(|&&(x, t, _)| x == d && t == ty)
-        {
-            return s;
+        let row = &mut self.streams[c_];
+        if row.len() <= d_ {
+            row.resize(d_ + 1, (u32::MAX, 0));
+        }
+        let (t0, s0) = row[d_];
+        if t0 == ty {
+            return s0;
+        }
+        if t0 != u32::MAX {
+            if let Some(&s) = self.other_streams.get(&(c, d, ty)) {
+                return s;
+            }
         }
         let s = self.nstreams;
         self.nstreams += 1;
-        self.streams[c_].push((d, ty, s));
+        if t0 == u32::MAX {
+            row[d_] = (ty, s);
+        } else {
+            self.other_streams.insert((c, d, ty), s);
+        }
         self.model.push(REC_STREAM);
         varint::put(&mut self.model, d as u64);
         varint::put(&mut self.model, c as u64);
@@ -739,15 +757,10 @@ impl<W: Write + Send + 'static> Writer<W> {
         self.send(job)
     }
 
-    /// Events written so far.
-    pub fn events(&self) -> u64 {
-        self.events
-    }
-
     /// Writes the last frames, the footer (with `defs`, every definition of
     /// the trace in declaration order) and the trailer; returns the output
     /// and what was written.
-    pub fn finish(mut self, defs: &[EventDef], source: SourceStats) -> io::Result<(W, Written)> {
+    fn finish(mut self, defs: &[EventDef], source: SourceStats) -> io::Result<(W, Written)> {
         self.flush()?;
         if let Some(mut r) = self.replay.take() {
             if r.finish(&self.tables, None).is_err() {
@@ -798,6 +811,219 @@ impl<W: Write + Send + 'static> Writer<W> {
             invalid_at: self.invalid_at,
         };
         Ok((out, written))
+    }
+}
+
+impl<W: Write + Send + 'static> Drop for Encoder<W> {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Events per batch handed to the encoding thread.
+const BATCH: usize = 4096;
+
+/// Events handed from a [`Writer`] to its encoding thread: their words and
+/// what resolving them gave.
+#[derive(Default)]
+struct Batch {
+    /// Definitions seen for the first time, by index.
+    defs: Vec<EventDef>,
+    steps: Vec<Step>,
+    bytes: Vec<u8>,
+    spans: Vec<Span>,
+}
+
+struct Step {
+    def: u32,
+    line: u64,
+    /// Its words (the identifier first) in the batch's spans.
+    words: u32,
+    handles: Option<EntityHandles>,
+}
+
+enum Msg {
+    Events(Batch),
+    Finish(Vec<EventDef>, SourceStats),
+}
+
+type Encoded<W> = io::Result<(W, Written)>;
+
+/// Writes a `.ptb` file in one pass: feed it every event in trace order,
+/// then [`Writer::finish`] with the definitions. The caller's thread
+/// resolves events (checks their references, as the simulator does); an
+/// encoding thread stores them and follows the simulation for keyframes; a
+/// third one compresses and writes frames.
+pub struct Writer<W: Write + Send + 'static> {
+    mb: ModelBuilder,
+    batch: Batch,
+    /// Definitions already handed over.
+    sent: Vec<bool>,
+    events: u64,
+    tx: Option<Sender<Msg>>,
+    free: crossbeam_channel::Receiver<Batch>,
+    thread: Option<JoinHandle<Encoded<W>>>,
+}
+
+impl<W: Write + Send + 'static> Writer<W> {
+    /// Starts a file on `out` (the header is written at once).
+    pub fn new(out: W, opts: WriteOptions) -> io::Result<Writer<W>> {
+        let mut enc = Encoder::new(out, opts)?;
+        let (tx, rx) = bounded::<Msg>(3);
+        let (free_tx, free) = bounded::<Batch>(4);
+        let thread = std::thread::Builder::new()
+            .name("trama-ptb-encode".into())
+            .spawn(move || -> Encoded<W> {
+                let mut defs: Vec<Option<EventDef>> = Vec::new();
+                for msg in rx.iter() {
+                    match msg {
+                        Msg::Events(mut b) => {
+                            for d in b.defs.drain(..) {
+                                let i = d.index() as usize;
+                                if defs.len() <= i {
+                                    defs.resize(i + 1, None);
+                                }
+                                defs[i] = Some(d);
+                            }
+                            for s in &b.steps {
+                                let def = defs
+                                    .get(s.def as usize)
+                                    .and_then(|d| d.as_ref())
+                                    .ok_or_else(|| io::Error::other("an event of no definition"))?;
+                                let w = s.words as usize;
+                                let ev = Event::new(
+                                    def,
+                                    s.line,
+                                    &b.bytes,
+                                    &b.spans[w..w + def.field_count()],
+                                );
+                                enc.event(&ev, s.handles).map_err(|e| match e {
+                                    WriteError::Io(e) => e,
+                                    WriteError::Trace(e) => io::Error::other(e.to_string()),
+                                })?;
+                            }
+                            b.steps.clear();
+                            b.bytes.clear();
+                            b.spans.clear();
+                            let _ = free_tx.try_send(b);
+                        }
+                        Msg::Finish(defs, source) => return enc.finish(&defs, source),
+                    }
+                }
+                Err(io::Error::other("the binary writer was dropped"))
+            })?;
+        Ok(Writer {
+            mb: ModelBuilder::new(false),
+            batch: Batch::default(),
+            sent: Vec::new(),
+            events: 0,
+            tx: Some(tx),
+            free,
+            thread: Some(thread),
+        })
+    }
+
+    /// Adds one event: resolves its references (an unknown container or a
+    /// type defined twice is an error, as when simulating) and hands it to
+    /// the encoding thread.
+    pub fn event(&mut self, ev: &Event<'_>) -> Result<(), WriteError> {
+        let def = ev.def();
+        let handles = if is_entity(def.kind()) {
+            Some(self.mb.entity(ev).map_err(WriteError::Trace)?)
+        } else {
+            self.mb
+                .event(ev)
+                .map_err(|e| WriteError::Trace(Box::new(e)))?;
+            None
+        };
+        let d = def.index() as usize;
+        if self.sent.len() <= d {
+            self.sent.resize(d + 1, false);
+        }
+        if !self.sent[d] {
+            self.sent[d] = true;
+            self.batch.defs.push(def.clone());
+        }
+        // The words lie in one stretch of the reader's buffer: one copy.
+        let b = &mut self.batch;
+        let words = b.spans.len() as u32;
+        let (buf, spans) = ev.spans();
+        let lo = spans.iter().map(|s| s.start).min().unwrap_or(0);
+        let hi = spans.iter().map(|s| s.end).max().unwrap_or(0).max(lo);
+        let at = b.bytes.len() as u32;
+        b.bytes.extend_from_slice(&buf[lo as usize..hi as usize]);
+        b.spans.extend(spans.iter().map(|s| Span {
+            start: s.start - lo + at,
+            end: s.end - lo + at,
+        }));
+        b.steps.push(Step {
+            def: d as u32,
+            line: ev.line(),
+            words,
+            handles,
+        });
+        self.events += 1;
+        if b.steps.len() >= BATCH || b.bytes.len() >= 1 << 24 {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self) -> io::Result<()> {
+        let next = self.free.try_recv().unwrap_or_default();
+        let batch = std::mem::replace(&mut self.batch, next);
+        let ok = self
+            .tx
+            .as_ref()
+            .is_some_and(|tx| tx.send(Msg::Events(batch)).is_ok());
+        if ok {
+            Ok(())
+        } else {
+            Err(self.stopped())
+        }
+    }
+
+    /// The encoding thread stopped: its error tells why.
+    fn stopped(&mut self) -> io::Error {
+        self.tx = None;
+        match self.thread.take().map(|t| t.join()) {
+            Some(Ok(Err(e))) => e,
+            Some(Err(p)) => std::panic::resume_unwind(p),
+            _ => io::Error::other("the binary writer stopped"),
+        }
+    }
+
+    /// Events written so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Writes the last frames, the footer (with `defs`, every definition of
+    /// the trace in declaration order) and the trailer; returns the output
+    /// and what was written.
+    pub fn finish(mut self, defs: &[EventDef], source: SourceStats) -> io::Result<(W, Written)> {
+        if !self.batch.steps.is_empty() {
+            self.send()?;
+        }
+        let ok = self
+            .tx
+            .take()
+            .is_some_and(|tx| tx.send(Msg::Finish(defs.to_vec(), source)).is_ok());
+        match self.thread.take().map(|t| t.join()) {
+            Some(Ok(r)) => r,
+            Some(Err(p)) => std::panic::resume_unwind(p),
+            None => Err(io::Error::other("the binary writer stopped")),
+        }
+        .and_then(|r| {
+            if ok {
+                Ok(r)
+            } else {
+                Err(io::Error::other("the binary writer stopped"))
+            }
+        })
     }
 }
 

@@ -102,6 +102,13 @@ impl ModelBuilder {
 
     /// Applies a model event (any event but those of entities).
     pub fn event(&mut self, ev: &Event<'_>) -> Result<ModelEffect, SimError> {
+        let r = self.model_event(ev);
+        // The next event starts with an empty batch.
+        self.batch.clear();
+        r
+    }
+
+    fn model_event(&mut self, ev: &Event<'_>) -> Result<ModelEffect, SimError> {
         if is_entity_kind(ev.kind()) {
             return Err(SimError {
                 line: ev.line(),
@@ -142,22 +149,25 @@ impl ModelBuilder {
 
     /// Resolves an entity event: its handles, and the value it created if
     /// it is the first use of its value (added to the model).
-    pub fn entity(&mut self, ev: &Event<'_>) -> Result<EntityHandles, SimError> {
-        self.batch.clear();
-        self.resolver.resolve(ev, &mut self.batch)?;
-        for op in &self.batch.ops {
-            apply_model(&mut self.model, op, &self.batch);
-        }
-        self.resolver
-            .entity_handles(&self.batch, 0)
-            .ok_or_else(|| SimError {
+    pub fn entity(&mut self, ev: &Event<'_>) -> Result<EntityHandles, Box<SimError>> {
+        if !is_entity_kind(ev.kind()) {
+            return Err(Box::new(SimError {
                 line: ev.line(),
                 kind: SimErrorKind::BadHandle {
                     what: "entity event kind",
                     index: ev.kind() as u32,
                 },
                 contents: ev.contents(),
-            })
+            }));
+        }
+        let h = self.resolver.entity_refs(ev, &mut self.batch)?;
+        if h.new_value {
+            for op in &self.batch.ops {
+                apply_model(&mut self.model, op, &self.batch);
+            }
+            self.batch.clear();
+        }
+        Ok(h)
     }
 
     /// Creates the value `name` of type `ty`, as its first use by an event
@@ -185,6 +195,7 @@ impl ModelBuilder {
         for op in &self.batch.ops {
             apply_model(&mut self.model, op, &self.batch);
         }
+        self.batch.clear();
         Ok(v)
     }
 

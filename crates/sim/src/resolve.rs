@@ -359,6 +359,62 @@ impl Resolver {
         Ok(())
     }
 
+    /// The references of an entity event as handles, checked as
+    /// [`Resolver::resolve`] checks them (in the same order, so errors are
+    /// the same), without an operation and without reading the time or
+    /// the number (for writers of binary traces, which read them
+    /// themselves). A value used for the first time is created: its
+    /// `NewValue` operation goes to `batch` (for a model to mirror).
+    pub fn entity_refs(
+        &mut self,
+        ev: &Event<'_>,
+        batch: &mut Batch,
+    ) -> Result<EntityHandles, Box<SimError>> {
+        self.refs(ev, batch).map_err(|kind| {
+            Box::new(SimError {
+                line: ev.line(),
+                kind,
+                contents: ev.contents(),
+            })
+        })
+    }
+
+    #[inline]
+    fn refs(&mut self, ev: &Event<'_>, batch: &mut Batch) -> R<EntityHandles> {
+        let kind = ev.kind();
+        let expected = expected_kind(kind);
+        let c = self.find_container(ev.get(Field::Container))?;
+        let other = match kind {
+            EventKind::StartLink => self.find_container(ev.get(Field::StartContainer))?,
+            EventKind::EndLink => self.find_container(ev.get(Field::EndContainer))?,
+            _ => c,
+        };
+        let ty_token = ev.get(Field::Type);
+        let ty = self.find_type(ty_token, kind_label(expected))?;
+        let other_token = ev.get(if kind == EventKind::StartLink {
+            Field::StartContainer
+        } else {
+            Field::EndContainer
+        });
+        self.check_entity(kind, c, ty, other, Some(ty_token), Some(other_token))?;
+        let before = self.nvalues;
+        let value = match kind {
+            EventKind::NewEvent
+            | EventKind::SetState
+            | EventKind::PushState
+            | EventKind::StartLink
+            | EventKind::EndLink => self.value_of(ty, ev.get(Field::Value), batch),
+            _ => ValueId(u32::MAX),
+        };
+        Ok(EntityHandles {
+            container: c,
+            ty,
+            value,
+            other,
+            new_value: self.nvalues != before,
+        })
+    }
+
     fn entity_event(&mut self, ev: &Event<'_>, time: f64, batch: &mut Batch) -> R {
         let kind = ev.kind();
         let expected = expected_kind(kind);
