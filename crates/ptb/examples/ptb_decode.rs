@@ -1,9 +1,23 @@
 //! Decodes a `.ptb` file and counts its records: the reader's throughput
-//! without simulation. `cargo run --release -p trama-ptb --example ptb_decode FILE [THREADS]`
+//! without simulation. `cargo run --release -p trama-ptb --example ptb_decode FILE [THREADS]`;
+//! with `--columns` instead of THREADS, the weight of each column.
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: ptb_decode FILE [THREADS]");
-    let threads: usize = args.next().map_or(1, |t| t.parse().expect("threads"));
+    let path = args
+        .next()
+        .expect("usage: ptb_decode FILE [THREADS | --columns]");
+    let next = args.next();
+    if next.as_deref() == Some("--columns") {
+        let file = trama_ptb::PtbFile::open(std::path::Path::new(&path))
+            .expect("open")
+            .expect("valid file");
+        println!("{:<8} {:>12} {:>12}", "column", "raw", "zstd-1");
+        for (name, raw, z) in file.column_sizes(1).expect("valid frames") {
+            println!("{name:<8} {raw:>12} {z:>12}");
+        }
+        return;
+    }
+    let threads: usize = next.map_or(1, |t| t.parse().expect("threads"));
     let t0 = std::time::Instant::now();
     let file = trama_ptb::PtbFile::open(std::path::Path::new(&path))
         .expect("open")

@@ -9,7 +9,7 @@ pub const MAGIC: [u8; 8] = [0x89, b'P', b'T', b'B', 0x0d, 0x0a, 0x1a, 0x0a];
 /// Last eight bytes of every file.
 pub(crate) const END_MAGIC: [u8; 8] = [0x89, b'P', b'T', b'B', b'E', b'N', b'D', 0x0a];
 /// The version this crate writes and reads.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 pub(crate) const HEADER_LEN: usize = 16;
 pub(crate) const FRAME_HEADER_LEN: usize = 16;
 pub(crate) const TRAILER_LEN: usize = 16;
@@ -27,20 +27,33 @@ pub(crate) const CODEC_NONE: u8 = 0;
 pub(crate) const CODEC_ZSTD: u8 = 1;
 
 /// Number of columns of an events frame.
-pub(crate) const NCOLS: usize = 8;
-pub(crate) const STREAMS: usize = 0;
+pub(crate) const NCOLS: usize = 9;
+pub(crate) const ORDER: usize = 0;
 pub(crate) const LINES: usize = 1;
-pub(crate) const TIMES: usize = 2;
-pub(crate) const NUMS: usize = 3;
-pub(crate) const HANDLES: usize = 4;
-pub(crate) const STRS: usize = 5;
-pub(crate) const KEYS: usize = 6;
-pub(crate) const LINKS: usize = 7;
+pub(crate) const STREAMS: usize = 2;
+pub(crate) const TIMES: usize = 3;
+pub(crate) const NUMS: usize = 4;
+pub(crate) const HANDLES: usize = 5;
+pub(crate) const STRS: usize = 6;
+pub(crate) const KEYS: usize = 7;
+pub(crate) const LINKS: usize = 8;
+
+/// The columns stored run by run, in the order of a run's lengths in the
+/// frame header (`STREAMS` and `HANDLES` count values, the others bytes).
+pub(crate) const RUN_COLS: [usize; 7] = [STREAMS, HANDLES, TIMES, NUMS, STRS, KEYS, LINKS];
 
 /// The names of the columns, for messages.
 pub(crate) const COLUMN_NAMES: [&str; NCOLS] = [
-    "STREAMS", "LINES", "TIMES", "NUMS", "HANDLES", "STRS", "KEYS", "LINKS",
+    "ORDER", "LINES", "STREAMS", "TIMES", "NUMS", "HANDLES", "STRS", "KEYS", "LINKS",
 ];
+
+/// Events frame flag: no model record takes effect in the frame, so its
+/// runs can be simulated one after the other.
+pub(crate) const FRAME_GROUPED: u64 = 1;
+/// Events frame flag (grouped frames only): every event is timed, the
+/// times of each run never decrease, and trace order is the merge of the
+/// runs by (time, run): `ORDER` is empty.
+pub(crate) const FRAME_MERGED: u64 = 2;
 
 /// Scale byte of a time stored as text.
 pub(crate) const TIME_TEXT: u8 = 255;

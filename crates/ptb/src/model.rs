@@ -172,6 +172,9 @@ pub(crate) struct Stream {
     pub ty: u32,
     /// The model record declaring it.
     pub record: u64,
+    /// Its list (container and type), numbered from 0 in order of first
+    /// declaration.
+    pub list: u32,
 }
 
 /// The whole model, resolved from the records.
@@ -185,6 +188,8 @@ pub(crate) struct Prepass {
     pub dead: Vec<(u64, f64)>,
     /// Every stream, in declaration order.
     pub streams: Vec<Stream>,
+    /// The lists of the streams.
+    pub stream_lists: u32,
     pub tables: ReplayTables,
 }
 
@@ -211,6 +216,7 @@ pub(crate) fn prepass(
     let mut counts = Vec::with_capacity(records.recs.len() + 1);
     let mut dead: Vec<(u64, f64)> = vec![(u64::MAX, 0.0)];
     let mut streams = Vec::new();
+    let mut lists: hashbrown::HashMap<(u32, u32), u32> = hashbrown::HashMap::new();
     let count = |m: &Model| Counts {
         types: m.types.len() as u32,
         values: m.values.len() as u32,
@@ -234,11 +240,14 @@ pub(crate) fn prepass(
                     r.line, r.ty, r.container
                 )));
             }
+            let n = lists.len() as u32;
+            let list = *lists.entry((r.container, r.ty)).or_insert(n);
             streams.push(Stream {
                 def: r.def,
                 container: r.container,
                 ty: r.ty,
                 record: i as u64,
+                list,
             });
             Effect::Stream
         } else if r.tag == REC_VALUE {
@@ -295,6 +304,7 @@ pub(crate) fn prepass(
         counts,
         dead,
         streams,
+        stream_lists: lists.len() as u32,
         tables,
     })
 }

@@ -337,23 +337,25 @@ pub(crate) struct Rec {
     /// Number as decimal (scale 255: its text is the Value word).
     pub nm: i64,
     pub ns: u8,
-    /// Links: the link's number, and whether this event completes it
-    /// (its key is then the first end's).
+    /// Links: for an event completing a link, how many first ends of its
+    /// list back that link's is (0: a first end, or an end the simulation
+    /// ignores, with its key).
     pub link: u64,
-    pub second: bool,
     /// First word in the block's spans (word 0 is the event identifier).
     pub words: u32,
+    /// Its run in the frame, and its rank in the run.
+    pub run: u32,
+    pub nth: u32,
+    /// Timed (its definition has a `Time` field).
+    pub timed: bool,
 }
 
 #[derive(Default)]
 pub(crate) struct Block {
     pub recs: Vec<Rec>,
-    /// The model records the frame uses: from `first_model` to `model_end`;
-    /// the links it numbers: from `first_link` to `link_end`.
+    /// The model records the frame uses: from `first_model` to `model_end`.
     pub first_model: u64,
     pub model_end: u64,
-    pub first_link: u64,
-    pub link_end: u64,
     pub arena: Vec<u8>,
     pub spans: Vec<Span>,
     /// Decompressed payload (kept to reuse its allocation).
@@ -365,16 +367,46 @@ pub(crate) struct Columns<'a> {
     pub count: u64,
     pub first_line: u64,
     pub first_model: u64,
-    pub first_link: u64,
+    /// No model record takes effect in the frame ([`FRAME_GROUPED`]).
+    pub grouped: bool,
+    /// Trace order is the merge of the runs by time ([`FRAME_MERGED`]).
+    pub merged: bool,
     pub t_min: f64,
     pub t_max: f64,
     pub cols: [Cursor<'a>; NCOLS],
+    /// Widths of the fixed-width columns `ORDER` (0 when absent: one
+    /// run), `STREAMS` and `HANDLES`.
+    pub order_width: usize,
+    pub streams_width: usize,
+    pub handles_width: usize,
+    pub runs: Vec<RunSpan>,
 }
 
-/// The keys of the links pending while reading in order, by number.
+/// Where one run of an events frame lies: per column of [`RUN_COLS`], its
+/// first and past-the-end byte offsets in the payload.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RunSpan {
+    pub count: u64,
+    pub start: [usize; NCOLS],
+    pub end: [usize; NCOLS],
+}
+
+/// A run's cursors, for [`PtbFile::read`].
+struct RunCursors<'a> {
+    /// Events decoded so far.
+    count: u32,
+    streams: Fixed<'a>,
+    handles: Fixed<'a>,
+    c: [Cursor<'a>; NCOLS],
+    prev_time: Option<(i64, u8)>,
+}
+
+/// The keys of the links pending while reading in order, by list
+/// (container, type) and number, and the links numbered per list.
 #[derive(Default)]
 struct PendingKeys {
-    keys: HashMap<u64, Box<[u8]>>,
+    keys: HashMap<(u32, u32, u64), Box<[u8]>>,
+    links: HashMap<(u32, u32), u64>,
     /// The key of the last second end delivered.
     current: Box<[u8]>,
 }
@@ -626,6 +658,55 @@ impl PtbFile {
         self.string_spans.len() as u32
     }
 
+    /// What each column of the events frames weighs: its name, its bytes
+    /// decompressed, and its bytes when each frame's part of it is
+    /// compressed alone at zstd `level` (to see where the size goes).
+    pub fn column_sizes(&self, level: i32) -> Result<Vec<(&'static str, u64, u64)>, FormatError> {
+        let mut sizes: Vec<(&'static str, u64, u64)> =
+            COLUMN_NAMES.iter().map(|&n| (n, 0, 0)).collect();
+        let mut raw = Vec::new();
+        for f in self.events_frames() {
+            let payload = frame_into(self.bytes(), f.offset, KIND_EVENTS, u64::MAX, &mut raw)?;
+            let c = self.columns(&f, payload)?;
+            for (i, col) in c.cols.iter().enumerate() {
+                let d = col.data();
+                sizes[i].1 += d.len() as u64;
+                let z = zstd::bulk::compress(d, level).map_err(|e| bad(f.offset, e.to_string()))?;
+                sizes[i].2 += z.len().min(d.len()) as u64;
+            }
+        }
+        Ok(sizes)
+    }
+
+    /// How many events frames use each layout: `[in trace order, grouped
+    /// by list, grouped and merged by time]` (see the format's
+    /// specification, "Events frame").
+    pub fn frame_layouts(&self) -> Result<[u64; 3], FormatError> {
+        let mut n = [0u64; 3];
+        let mut raw = Vec::new();
+        for f in self.events_frames() {
+            let payload = frame_into(self.bytes(), f.offset, KIND_EVENTS, u64::MAX, &mut raw)?;
+            let c = self.columns(&f, payload)?;
+            n[c.grouped as usize + c.merged as usize] += 1;
+        }
+        Ok(n)
+    }
+
+    /// The line of the `nth` event of run `run` of an events frame (for
+    /// messages; 0 when the frame cannot be decoded).
+    pub(crate) fn line_in_run(&self, f: &Frame, run: usize, nth: u64) -> u64 {
+        let mut block = Block::default();
+        let mut cursor = u64::MAX;
+        if self.decode(f, &mut block, &mut cursor).is_err() {
+            return 0;
+        }
+        block
+            .recs
+            .iter()
+            .find(|r| r.run as usize == run && r.nth as u64 == nth)
+            .map_or(0, |r| r.line)
+    }
+
     /// Hands every event to `handler`, in trace order. Frames are decoded
     /// on `opts.threads` threads.
     pub fn read<E>(
@@ -635,19 +716,18 @@ impl PtbFile {
     ) -> Result<(), ReadError<E>> {
         let blocks = self.events_frames();
         let workers = opts.threads.min(blocks.len());
-        let (mut cursor, mut links) = (0u64, 0u64);
+        let mut cursor = 0u64;
         let mut keys = PendingKeys::default();
         if workers == 0 {
             let mut block = Block::default();
             for f in &blocks {
-                self.decode(f, &mut block, &mut cursor, &mut links)?;
+                self.decode(f, &mut block, &mut cursor)?;
                 self.deliver(f, &block, &mut keys, &mut handler)?;
             }
             return self.check_records_used(cursor).map_err(ReadError::from);
         }
         // Each worker decodes every `workers`-th frame, taking the model
-        // record and link number it starts at from its header; the
-        // sequence is checked here.
+        // record it starts at from its header; the sequence is checked here.
         std::thread::scope(|scope| {
             let mut rxs = Vec::new();
             let mut recycle = Vec::new();
@@ -662,10 +742,8 @@ impl PtbFile {
                     .spawn_scoped(scope, move || {
                         for f in blocks.iter().skip(w).step_by(workers) {
                             let mut block = rrx.try_recv().unwrap_or_default();
-                            let (mut at, mut link) = (u64::MAX, u64::MAX);
-                            let r = self
-                                .decode(f, &mut block, &mut at, &mut link)
-                                .map(|_| block);
+                            let mut at = u64::MAX;
+                            let r = self.decode(f, &mut block, &mut at).map(|_| block);
                             let failed = r.is_err();
                             if tx.send(r).is_err() || failed {
                                 return;
@@ -680,15 +758,10 @@ impl PtbFile {
                     Ok(r) => r?,
                     Err(_) => return Err(bad(f.offset, "decoding thread stopped").into()),
                 };
-                if block.first_model != cursor || block.first_link != links {
-                    return Err(bad(
-                        f.offset,
-                        "events frame: model records or links out of sequence",
-                    )
-                    .into());
+                if block.first_model != cursor {
+                    return Err(bad(f.offset, "events frame: model records out of sequence").into());
                 }
                 cursor = block.model_end;
-                links = block.link_end;
                 let r = self.deliver(f, &block, &mut keys, &mut handler);
                 let _ = recycle[w].try_send(block);
                 if let Err(e) = r {
@@ -757,20 +830,26 @@ impl PtbFile {
                 ValueRef::Id(ValueId(rec.value))
             };
             let key: &[u8] = match def.slot(Field::Key) {
-                Some(_) if rec.second => {
-                    keys.current = keys.keys.remove(&rec.link).ok_or_else(|| {
-                        bad(
-                            f.offset,
-                            format!(
-                                "events frame: line {}: no pending link numbered {}",
-                                rec.line, rec.link
-                            ),
-                        )
-                    })?;
+                Some(_) if rec.link > 0 => {
+                    let n = keys.links.get(&(rec.c, rec.ty)).copied().unwrap_or(0);
+                    keys.current = n
+                        .checked_sub(rec.link)
+                        .and_then(|n| keys.keys.remove(&(rec.c, rec.ty, n)))
+                        .ok_or_else(|| {
+                            bad(
+                                f.offset,
+                                format!(
+                                    "events frame: line {}: no pending link {} back",
+                                    rec.line, rec.link
+                                ),
+                            )
+                        })?;
                     &keys.current
                 }
                 Some(i) => {
-                    keys.keys.insert(rec.link, word(i).into());
+                    let n = keys.links.entry((rec.c, rec.ty)).or_insert(0);
+                    keys.keys.insert((rec.c, rec.ty, *n), word(i).into());
+                    *n += 1;
                     word(i)
                 }
                 None => &[],
@@ -806,7 +885,7 @@ impl PtbFile {
     ) -> Result<Columns<'a>, FormatError> {
         let ebad = |what: String| bad(f.offset, format!("events frame: {what}"));
         let mut head = Cursor::new(payload);
-        let (count, first_line, first_model, first_link, t_min, t_max) = (|| {
+        let (count, first_line, first_model, flags, t_min, t_max, nruns) = (|| {
             Some((
                 head.varint()?,
                 head.varint()?,
@@ -814,6 +893,7 @@ impl PtbFile {
                 head.varint()?,
                 head.f64()?,
                 head.f64()?,
+                head.varint()?,
             ))
         })()
         .ok_or_else(|| ebad("truncated header".into()))?;
@@ -825,6 +905,30 @@ impl PtbFile {
         {
             return Err(ebad("header does not match the index".into()));
         }
+        if flags & !(FRAME_GROUPED | FRAME_MERGED) != 0
+            || flags & FRAME_MERGED != 0 && flags & FRAME_GROUPED == 0
+        {
+            return Err(ebad(format!("unknown flags {flags}")));
+        }
+        let merged = flags & FRAME_MERGED != 0;
+        if nruns == 0 || nruns > count {
+            return Err(ebad(format!("{nruns} runs for {count} events")));
+        }
+        // Per run: events, handles, then the bytes of TIMES … LINKS.
+        let mut lens = Vec::with_capacity(nruns as usize);
+        for _ in 0..nruns {
+            let mut l = [0u64; 7];
+            for x in &mut l {
+                *x = head
+                    .varint()
+                    .filter(|&v| v <= payload.len() as u64 * 8)
+                    .ok_or_else(|| ebad("truncated run table".into()))?;
+            }
+            if l[0] == 0 {
+                return Err(ebad("an empty run".into()));
+            }
+            lens.push(l);
+        }
         let mut cols: [Cursor<'_>; NCOLS] = [Cursor::new(&[]); NCOLS];
         for (i, col) in cols.iter_mut().enumerate() {
             let data = head
@@ -835,30 +939,94 @@ impl PtbFile {
         if !head.at_end() {
             return Err(ebad("trailing bytes".into()));
         }
+        let base = payload.as_ptr() as usize;
+        let start = |col: usize| cols[col].data().as_ptr() as usize - base;
+        // Fixed-width columns: their width byte, then `n` values.
+        let width = |col: usize, n: u64| -> Result<usize, FormatError> {
+            let d = cols[col].data();
+            match d.first() {
+                Some(&w) if matches!(w, 1 | 2 | 4) && (d.len() - 1) as u64 == n * w as u64 => {
+                    Ok(w as usize)
+                }
+                _ => Err(ebad(format!(
+                    "column {}: bad width or length",
+                    COLUMN_NAMES[col]
+                ))),
+            }
+        };
+        let order_width = if nruns == 1 {
+            if !cols[ORDER].data().is_empty() {
+                return Err(ebad("column ORDER: present with one run".into()));
+            }
+            0
+        } else if merged {
+            // How ties go.
+            0
+        } else {
+            width(ORDER, count)?
+        };
+        let total = |k: usize| lens.iter().try_fold(0u64, |a, l| a.checked_add(l[k]));
+        if total(0) != Some(count) {
+            return Err(ebad("runs do not hold the frame's events".into()));
+        }
+        let streams_width = width(STREAMS, count)?;
+        let handles_width = width(HANDLES, total(1).unwrap_or(u64::MAX))?;
+        for (k, &col) in RUN_COLS.iter().enumerate().skip(2) {
+            if total(k) != Some(cols[col].data().len() as u64) {
+                return Err(ebad(format!(
+                    "column {}: runs do not add up to its length",
+                    COLUMN_NAMES[col]
+                )));
+            }
+        }
+        let mut at = [0usize; NCOLS];
+        at[STREAMS] = start(STREAMS) + 1;
+        at[HANDLES] = start(HANDLES) + 1;
+        for &col in &RUN_COLS[2..] {
+            at[col] = start(col);
+        }
+        let runs = lens
+            .iter()
+            .map(|l| {
+                let mut r = RunSpan {
+                    count: l[0],
+                    start: at,
+                    end: at,
+                };
+                for (k, &col) in RUN_COLS.iter().enumerate() {
+                    let unit = match col {
+                        STREAMS => streams_width,
+                        HANDLES => handles_width,
+                        _ => 1,
+                    };
+                    r.end[col] = at[col] + l[k] as usize * unit;
+                    at[col] = r.end[col];
+                }
+                r
+            })
+            .collect();
         Ok(Columns {
             count,
             first_line,
             first_model,
-            first_link,
+            grouped: flags & FRAME_GROUPED != 0,
+            merged,
             t_min,
             t_max,
             cols,
+            order_width,
+            streams_width,
+            handles_width,
+            runs,
         })
     }
 
-    /// Decodes an events frame for [`PtbFile::read`]. `cursor` and `links`
-    /// are the model record and link number the frame starts at
-    /// (`u64::MAX`: take the frame's word for them, the caller checks the
-    /// sequence).
-    fn decode(
-        &self,
-        f: &Frame,
-        block: &mut Block,
-        cursor: &mut u64,
-        links: &mut u64,
-    ) -> Result<(), FormatError> {
+    /// Decodes an events frame for [`PtbFile::read`]. `cursor` is the
+    /// model record the frame starts at (`u64::MAX`: take the frame's word
+    /// for it, the caller checks the sequence).
+    fn decode(&self, f: &Frame, block: &mut Block, cursor: &mut u64) -> Result<(), FormatError> {
         let mut raw = std::mem::take(&mut block.raw);
-        let r = self.decode_with(f, block, &mut raw, cursor, links);
+        let r = self.decode_with(f, block, &mut raw, cursor);
         block.raw = raw;
         r
     }
@@ -869,45 +1037,66 @@ impl PtbFile {
         block: &mut Block,
         raw: &mut Vec<u8>,
         cursor: &mut u64,
-        links: &mut u64,
     ) -> Result<(), FormatError> {
         let payload = frame_into(self.bytes(), f.offset, KIND_EVENTS, u64::MAX, raw)?;
         let ebad = |what: String| bad(f.offset, format!("events frame: {what}"));
-        let Columns {
-            count,
-            first_line,
-            first_model,
-            first_link,
-            cols: mut c,
-            ..
-        } = self.columns(f, payload)?;
+        let cols = self.columns(f, payload)?;
+        let (count, first_line, first_model) = (cols.count, cols.first_line, cols.first_model);
         if *cursor == u64::MAX {
-            (*cursor, *links) = (first_model, first_link);
-        } else if *cursor != first_model || *links != first_link {
-            return Err(ebad("model records or links out of sequence".into()));
+            *cursor = first_model;
+        } else if *cursor != first_model {
+            return Err(ebad("model records out of sequence".into()));
         }
         block.first_model = first_model;
-        block.first_link = first_link;
         block.recs.clear();
         block.arena.clear();
         block.spans.clear();
         let interned = self.interned();
         let mut prev_line = first_line.wrapping_sub(1);
-        let mut prev_time: Option<(i64, u8)> = None;
         let nrecs = self.records.recs.len() as u64;
-        let fixed = |col: usize| {
-            Fixed::new(c[col].data())
-                .ok_or_else(|| ebad(format!("column {}: bad width", COLUMN_NAMES[col])))
+        let mut runs: Vec<RunCursors<'_>> = cols
+            .runs
+            .iter()
+            .map(|r| {
+                let part = |col: usize| &payload[r.start[col]..r.end[col]];
+                let mut c = [Cursor::new(&[]); NCOLS];
+                for &col in &RUN_COLS[2..] {
+                    c[col] = Cursor::new(part(col));
+                }
+                RunCursors {
+                    count: 0,
+                    streams: Fixed::with_width(part(STREAMS), cols.streams_width),
+                    handles: Fixed::with_width(part(HANDLES), cols.handles_width),
+                    c,
+                    prev_time: None,
+                }
+            })
+            .collect();
+        // The run of each event in trace order; merged runs are decoded one
+        // after the other, then put in trace order.
+        let mut order = match cols.order_width {
+            0 => None,
+            w => Some(Fixed::with_width(&cols.cols[ORDER].data()[1..], w)),
         };
-        let (mut streams, mut handles) = (fixed(STREAMS)?, fixed(HANDLES)?);
+        let (mut run, mut nth) = (0usize, 0u64);
         for n in 0..count {
             let short =
                 |col: usize| ebad(format!("event {n}: column {} too short", COLUMN_NAMES[col]));
-            let v = streams.next().ok_or_else(|| short(STREAMS))? as u64;
-            let line = prev_line
-                .wrapping_add(1)
-                .wrapping_add(c[LINES].varint().ok_or_else(|| short(LINES))?);
-            prev_line = line;
+            let k = if cols.merged {
+                while cols.runs.get(run).is_some_and(|r| nth == r.count) {
+                    (run, nth) = (run + 1, 0);
+                }
+                nth += 1;
+                run
+            } else {
+                order.as_mut().map_or(0, |o| o.get()) as usize
+            };
+            let rc = runs
+                .get_mut(k)
+                .ok_or_else(|| ebad(format!("event {n}: no run {k}")))?;
+            let v = rc.streams.next().ok_or_else(|| short(STREAMS))? as u64;
+            let (line, run, nth) = (0, k as u32, rc.count);
+            rc.count += 1;
             if v == 0 {
                 let r = *cursor;
                 let m = self
@@ -925,12 +1114,16 @@ impl PtbFile {
                     def: m.def,
                     line,
                     model: Some(r as u32),
+                    run,
+                    nth,
                     ..Rec::default()
                 });
                 continue;
             }
             let mut rec = Rec {
                 line,
+                run,
+                nth,
                 words: block.spans.len() as u32,
                 ts: TIME_TEXT,
                 ns: TIME_TEXT,
@@ -976,8 +1169,9 @@ impl PtbFile {
                 let start = block.arena.len() as u32;
                 match s {
                     Slot::Time => {
+                        rec.timed = true;
                         match self
-                            .time(&mut c, &mut prev_time)
+                            .time(&mut rc.c, &mut rc.prev_time)
                             .ok_or_else(|| ebad(format!("event {n}: bad time in TIMES or STRS")))?
                         {
                             Time::Decimal(m, s) => {
@@ -996,9 +1190,9 @@ impl PtbFile {
                     }
                     // Given by the stream.
                     Slot::Container | Slot::Type => {}
-                    Slot::Other => rec.other = handles.next().ok_or_else(|| short(HANDLES))?,
+                    Slot::Other => rec.other = rc.handles.next().ok_or_else(|| short(HANDLES))?,
                     Slot::Value => {
-                        let v = handles.next().ok_or_else(|| short(HANDLES))?;
+                        let v = rc.handles.next().ok_or_else(|| short(HANDLES))?;
                         if v == 0 {
                             let r = *cursor;
                             let m = (r < nrecs)
@@ -1016,10 +1210,10 @@ impl PtbFile {
                         }
                     }
                     Slot::Number => {
-                        let v = c[NUMS].varint().ok_or_else(|| short(NUMS))?;
+                        let v = rc.c[NUMS].varint().ok_or_else(|| short(NUMS))?;
                         if v & 31 == NUM_TEXT {
                             let t = self
-                                .get_str(&mut c[STRS], interned)
+                                .get_str(&mut rc.c[STRS], interned)
                                 .ok_or_else(|| short(STRS))?;
                             block.arena.extend_from_slice(t);
                             rec.number = trama_num::strtof(t) as f64;
@@ -1035,22 +1229,15 @@ impl PtbFile {
                         }
                     }
                     Slot::Key => {
-                        let r = c[LINKS].varint().ok_or_else(|| short(LINKS))?;
-                        if r == 0 {
-                            let k = c[KEYS].bytes().ok_or_else(|| short(KEYS))?;
+                        rec.link = rc.c[LINKS].varint().ok_or_else(|| short(LINKS))?;
+                        if rec.link == 0 {
+                            let k = rc.c[KEYS].bytes().ok_or_else(|| short(KEYS))?;
                             block.arena.extend_from_slice(k);
-                            rec.link = *links;
-                            *links += 1;
-                        } else {
-                            rec.link = links.checked_sub(r).ok_or_else(|| {
-                                ebad(format!("event {n}: link {r} back from the first"))
-                            })?;
-                            rec.second = true;
                         }
                     }
                     Slot::Str | Slot::Extra(_) => {
                         let t = self
-                            .get_str(&mut c[STRS], interned)
+                            .get_str(&mut rc.c[STRS], interned)
                             .ok_or_else(|| short(STRS))?;
                         block.arena.extend_from_slice(t);
                     }
@@ -1065,21 +1252,54 @@ impl PtbFile {
             }
             block.recs.push(rec);
         }
-        for (i, col) in c.iter().enumerate() {
-            let left = match i {
-                STREAMS => !streams.exact(),
-                HANDLES => !handles.exact(),
-                _ => !col.at_end(),
-            };
-            if left {
-                return Err(ebad(format!(
-                    "column {} has bytes left over",
-                    COLUMN_NAMES[i]
-                )));
+        if cols.merged {
+            let sorted = block
+                .recs
+                .windows(2)
+                .all(|w| w[0].run != w[1].run || w[0].time <= w[1].time);
+            if !sorted
+                || block
+                    .recs
+                    .iter()
+                    .any(|r| !r.timed || !mergeable_time(r.time))
+            {
+                return Err(ebad(
+                    "merged runs whose times are missing or decrease".into(),
+                ));
+            }
+            let keys: Vec<(f64, u32)> = block.recs.iter().map(|r| (r.time, r.run)).collect();
+            let order = merge_runs(&keys, cols.cols[ORDER].data());
+            let recs = std::mem::take(&mut block.recs);
+            block.recs = order.into_iter().map(|i| recs[i]).collect();
+        }
+        let mut lines = cols.cols[LINES];
+        for (n, rec) in block.recs.iter_mut().enumerate() {
+            rec.line = prev_line.wrapping_add(1).wrapping_add(
+                lines
+                    .varint()
+                    .ok_or_else(|| ebad(format!("event {n}: column LINES too short")))?,
+            );
+            prev_line = rec.line;
+        }
+        if !lines.at_end() {
+            return Err(ebad("column LINES has bytes left over".into()));
+        }
+        for (k, rc) in runs.iter().enumerate() {
+            for col in RUN_COLS {
+                let left = match col {
+                    STREAMS => !rc.streams.exact(),
+                    HANDLES => !rc.handles.exact(),
+                    _ => !rc.c[col].at_end(),
+                };
+                if left {
+                    return Err(ebad(format!(
+                        "run {k}: column {} has bytes left over",
+                        COLUMN_NAMES[col]
+                    )));
+                }
             }
         }
         block.model_end = *cursor;
-        block.link_end = *links;
         Ok(())
     }
 
@@ -1116,6 +1336,72 @@ impl PtbFile {
         *prev = Some((m, s));
         Some(Time::Decimal(m, s))
     }
+}
+
+/// The order of two events of merged runs, by (time, run) (times are
+/// never NaN nor -0 there, see [`mergeable_time`]).
+pub(crate) fn merge_order(a: (f64, u32), b: (f64, u32)) -> std::cmp::Ordering {
+    a.0.partial_cmp(&b.0)
+        .unwrap_or(std::cmp::Ordering::Equal)
+        .then(a.1.cmp(&b.1))
+}
+
+/// Can a merged run hold this time (equal times are then the same bits)?
+#[inline]
+pub(crate) fn mergeable_time(t: f64) -> bool {
+    !t.is_nan() && t.to_bits() != (-0.0f64).to_bits()
+}
+
+/// Trace order of the events of merged runs, given in run order by
+/// (time, run), each run's times never decreasing: positions in `keys`.
+/// Events go by time; where the heads of several runs have the same time,
+/// the next entry of `ties` names the run to take (one that is not among
+/// them, or no entry left, takes the first of them). Any `ties` gives an
+/// order.
+pub(crate) fn merge_runs(keys: &[(f64, u32)], ties: &[u8]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..keys.len()).collect();
+    // Stable: within a time, by run, then rank in the run.
+    idx.sort_by(|&a, &b| merge_order(keys[a], keys[b]));
+    let mut ties = Cursor::new(ties);
+    let mut out = Vec::with_capacity(keys.len());
+    let mut segs: Vec<(u32, usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < idx.len() {
+        let t = keys[idx[i]].0;
+        let mut j = i + 1;
+        while j < idx.len() && keys[idx[j]].0 == t {
+            j += 1;
+        }
+        // The group's runs: (run, next, end) over idx[i..j].
+        segs.clear();
+        for n in i..j {
+            let k = keys[idx[n]].1;
+            match segs.last_mut() {
+                Some(s) if s.0 == k => s.2 = n + 1,
+                _ => segs.push((k, n, n + 1)),
+            }
+        }
+        let mut live = segs.len();
+        for _ in i..j {
+            let pick = if live > 1 {
+                let want = ties.varint();
+                segs.iter()
+                    .position(|s| s.1 < s.2 && want == Some(s.0 as u64))
+                    .or_else(|| segs.iter().position(|s| s.1 < s.2))
+            } else {
+                segs.iter().position(|s| s.1 < s.2)
+            }
+            .expect("events left in the group");
+            let s = &mut segs[pick];
+            out.push(idx[s.1]);
+            s.1 += 1;
+            if s.1 == s.2 {
+                live -= 1;
+            }
+        }
+        i = j;
+    }
+    out
 }
 
 /// A decoded time.

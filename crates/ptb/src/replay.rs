@@ -21,7 +21,9 @@ use trama_sim::{assemble_trace, ColumnSink, Model, StrId, Trace, TraceParts};
 use crate::decimal;
 use crate::format::*;
 use crate::model::{prepass, Effect, Prepass, PrepassError};
-use crate::read::{bad, frame_into, FormatError, Frame, Op, PtbFile, Slot, NO_FAST};
+use crate::read::{
+    bad, frame_into, merge_order, FormatError, Frame, Op, PtbFile, RunSpan, Slot, NO_FAST,
+};
 use crate::state;
 use crate::varint::{self, read_bytes, read_fixed, read_small, read_wide, Cursor};
 
@@ -119,6 +121,82 @@ struct Run<S> {
 struct Scratch {
     raw: Vec<u8>,
     extras: Vec<u32>,
+    /// Per run of the frame: its cursors, the time of its last event and
+    /// its container (grouped frames), where its last event is in trace
+    /// order and how many events `ORDER` gives it.
+    pos: Vec<Pos>,
+    run_last: Vec<(f64, u32)>,
+    last_at: Vec<(usize, u32)>,
+    /// Per list of the streams, the last grouped frame (`stamp`) a run of
+    /// it was replayed in.
+    seen: Vec<u32>,
+    stamp: u32,
+}
+
+/// A run's cursors: byte offsets in the payload of its next value in each
+/// column, and its previous time (decimal mantissa and scale).
+#[derive(Clone, Copy, Debug)]
+struct Pos {
+    ps: usize,
+    ph: usize,
+    pt: usize,
+    pn: usize,
+    pstr: usize,
+    pk: usize,
+    pl: usize,
+    pm: i64,
+    psc: u8,
+    has_prev: bool,
+}
+
+impl Pos {
+    fn new(r: &RunSpan) -> Pos {
+        Pos {
+            ps: r.start[STREAMS],
+            ph: r.start[HANDLES],
+            pt: r.start[TIMES],
+            pn: r.start[NUMS],
+            pstr: r.start[STRS],
+            pk: r.start[KEYS],
+            pl: r.start[LINKS],
+            pm: 0,
+            psc: 0,
+            has_prev: false,
+        }
+    }
+
+    /// Are the cursors at these ends?
+    fn at(&self, end: &[usize; NCOLS]) -> bool {
+        self.ps == end[STREAMS]
+            && self.ph == end[HANDLES]
+            && self.pt == end[TIMES]
+            && self.pn == end[NUMS]
+            && self.pstr == end[STRS]
+            && self.pk == end[KEYS]
+            && self.pl == end[LINKS]
+    }
+}
+
+/// What the events of a frame share while replayed run by run.
+struct Ctx<'a> {
+    /// The frame's offset (for messages) and payload.
+    offset: u64,
+    p: &'a [u8],
+    ws: usize,
+    wh: usize,
+    lo: f64,
+    hi: f64,
+    timed: bool,
+    bad_value: bool,
+    /// Grouped frames: the list of the run (its index among the streams'
+    /// lists; `u32::MAX` before its first event) and its container.
+    list: u32,
+    container: u32,
+    /// Grouped frames: the run's previous time, whether a time decreased
+    /// (or was NaN), and how many of its events are timed.
+    run_prev: f64,
+    unsorted: bool,
+    ntimed: u64,
 }
 
 impl PtbFile {
@@ -496,15 +574,12 @@ impl PtbFile {
     /// Decodes an events frame into `replay`. `Ok(Err((why, line)))` when
     /// the replay gives up.
     ///
-    /// Each entity event names its stream, which gives its definition,
-    /// container and type; the handler of the definition's kind decodes
-    /// the rest and calls the replay's method for that kind, so that an
-    /// event's kind is tested once. Columns are slices of one payload, read
-    /// through one position each without failing (past a column's end the
-    /// reads run into the next column, past the payload they read zeros):
-    /// a frame whose columns are not used up exactly is rejected at its
-    /// end, and what garbage does before that at worst makes the replay
-    /// give up (the reference simulation then reports the damage).
+    /// A grouped frame (no model record takes effect in it) is replayed
+    /// run after run: each run holds the events of one list, and lists do
+    /// not depend on each other's order between model records; the times
+    /// of the last events (of the trace and of each container) are then
+    /// set in trace order from `ORDER`. Other frames are replayed in trace
+    /// order, each event from the cursors of its run.
     fn replay_block<S: ReplaySink>(
         &self,
         pre: &Prepass,
@@ -512,12 +587,20 @@ impl PtbFile {
         replay: &mut Replay<S>,
         scratch: &mut Scratch,
     ) -> Result<Result<(), (Bail, u64)>, FormatError> {
-        let Scratch { raw, extras } = scratch;
+        let Scratch {
+            raw,
+            extras,
+            pos,
+            run_last,
+            last_at,
+            seen,
+            stamp,
+        } = scratch;
         let payload = frame_into(self.bytes(), f.offset, KIND_EVENTS, u64::MAX, raw)?;
         let ebad = |what: String| bad(f.offset, format!("events frame: {what}"));
         let c = self.columns(f, payload)?;
-        if c.first_model != replay.state.model_cursor || c.first_link != replay.state.link_count {
-            return Err(ebad("model records or links out of sequence".into()));
+        if c.first_model != replay.state.model_cursor {
+            return Err(ebad("model records out of sequence".into()));
         }
         // Lines are only read for messages: one varint per event.
         let lines_col = c.cols[LINES].data();
@@ -526,50 +609,188 @@ impl PtbFile {
         {
             return Err(ebad("column LINES does not hold one line per event".into()));
         }
-        let p = payload;
-        let base = p.as_ptr() as usize;
-        let start = |col: usize| c.cols[col].data().as_ptr() as usize - base;
-        let end = |col: usize| start(col) + c.cols[col].data().len();
-        // Fixed-width columns: their width byte, then the values.
-        let width = |col: usize| -> Result<usize, FormatError> {
-            let d = c.cols[col].data();
-            match d.first() {
-                Some(&w) if matches!(w, 1 | 2 | 4) && (d.len() - 1) % w as usize == 0 => {
-                    Ok(w as usize)
-                }
-                _ => Err(ebad(format!("column {}: bad width", COLUMN_NAMES[col]))),
-            }
+        pos.clear();
+        pos.extend(c.runs.iter().map(Pos::new));
+        let mut ctx = Ctx {
+            offset: f.offset,
+            p: payload,
+            ws: c.streams_width,
+            wh: c.handles_width,
+            lo: f64::INFINITY,
+            hi: f64::NEG_INFINITY,
+            timed: false,
+            bad_value: false,
+            list: u32::MAX,
+            container: 0,
+            run_prev: f64::NEG_INFINITY,
+            unsorted: false,
+            ntimed: 0,
         };
-        let (ws, wh) = (width(STREAMS)?, width(HANDLES)?);
-        let mut ps = start(STREAMS) + 1;
-        let mut ph = start(HANDLES) + 1;
-        let (mut pt, mut pn, mut pstr, mut pk, mut pl) = (
-            start(TIMES),
-            start(NUMS),
-            start(STRS),
-            start(KEYS),
-            start(LINKS),
-        );
-        let mut bad_value = false;
+        let order = (c.order_width > 0).then(|| &c.cols[ORDER].data()[1..]);
+        let run_at = |n: usize| match order {
+            Some(o) => {
+                let mut at = n * c.order_width;
+                varint::read_fixed(o, &mut at, c.order_width) as usize
+            }
+            None => 0,
+        };
+        if c.grouped {
+            let lists = replay.state.list_count;
+            if seen.len() < pre.stream_lists as usize {
+                seen.resize(pre.stream_lists as usize, 0);
+            }
+            *stamp = stamp.wrapping_add(1);
+            if *stamp == 0 {
+                seen.fill(0);
+                *stamp = 1;
+            }
+            run_last.clear();
+            for (k, r) in c.runs.iter().enumerate() {
+                ctx.list = u32::MAX;
+                let p = &mut pos[k];
+                (ctx.ntimed, ctx.run_prev, ctx.unsorted) = (0, f64::NEG_INFINITY, false);
+                if let Err((b, j)) =
+                    self.replay_run::<S, true>(pre, &mut ctx, p, r.count, replay, extras)?
+                {
+                    return Ok(Err((b, self.line_in_run(f, k, j))));
+                }
+                if !p.at(&r.end) {
+                    return Err(ebad(format!("run {k}: columns do not hold its events")));
+                }
+                if c.merged && (ctx.ntimed != r.count || ctx.unsorted) {
+                    return Err(ebad(format!(
+                        "run {k}: merged runs whose times are missing or decrease"
+                    )));
+                }
+                let l = ctx.list as usize;
+                if seen[l] == *stamp {
+                    return Err(ebad(format!("run {k}: a list split over two runs")));
+                }
+                seen[l] = *stamp;
+                run_last.push((replay.state.last_time, ctx.container));
+            }
+            if replay.state.list_count != lists {
+                return Err(ebad("a grouped frame creates a list".into()));
+            }
+            // The last event of each run, in trace order.
+            let mut by_last: Vec<usize> = (0..c.runs.len()).collect();
+            if c.merged {
+                by_last.sort_by(|&a, &b| {
+                    merge_order((run_last[a].0, a as u32), (run_last[b].0, b as u32))
+                });
+            } else {
+                last_at.clear();
+                last_at.resize(c.runs.len(), (0, 0));
+                for n in 0..c.count as usize {
+                    let k = run_at(n);
+                    match last_at.get_mut(k) {
+                        Some(x) => *x = (n, x.1 + 1),
+                        None => return Err(ebad(format!("event {n}: no run {k}"))),
+                    }
+                }
+                if last_at
+                    .iter()
+                    .zip(&c.runs)
+                    .any(|(&(_, m), r)| m as u64 != r.count)
+                {
+                    return Err(ebad("column ORDER does not match the runs".into()));
+                }
+                by_last.sort_unstable_by_key(|&k| last_at[k].0);
+            }
+            for k in by_last {
+                let (t, cont) = run_last[k];
+                replay.set_last_time(cont, t);
+            }
+        } else {
+            for n in 0..c.count as usize {
+                let k = run_at(n);
+                let Some(p) = pos.get_mut(k) else {
+                    return Err(ebad(format!("event {n}: no run {k}")));
+                };
+                if let Err((b, _)) =
+                    self.replay_run::<S, false>(pre, &mut ctx, p, 1, replay, extras)?
+                {
+                    return Ok(Err((b, line_at(c.cols[LINES], c.first_line, n as u64))));
+                }
+            }
+            if let Some(k) = (0..c.runs.len()).find(|&k| !pos[k].at(&c.runs[k].end)) {
+                return Err(ebad(format!("run {k}: columns do not hold its events")));
+            }
+        }
+        if ctx.bad_value {
+            return Err(ebad("a value out of range in the columns".into()));
+        }
+        let (lo, hi) = if ctx.timed {
+            (ctx.lo, ctx.hi)
+        } else {
+            (0.0, 0.0)
+        };
+        if lo.to_bits() != c.t_min.to_bits() || hi.to_bits() != c.t_max.to_bits() {
+            return Err(ebad("time range does not match the events".into()));
+        }
+        Ok(Ok(()))
+    }
+
+    /// Replays `m` events of one run from its cursors `pos`. `Ok(Err((why,
+    /// j)))` when the replay gives up at the run's `j`-th event.
+    ///
+    /// Each entity event names its stream, which gives its definition,
+    /// container and type; the handler of the definition's kind decodes
+    /// the rest and calls the replay's method for that kind, so that an
+    /// event's kind is tested once. Columns are read through one position
+    /// each without failing (past a column's end the reads run into the
+    /// next, past the payload they read zeros): the caller checks that the
+    /// run's columns were used up exactly, and what garbage does before
+    /// that at worst makes the replay give up (the reference simulation
+    /// then reports the damage). `GROUPED`: the run is replayed on its own
+    /// (all its events are on one list, set in `ctx`, and use no model
+    /// record).
+    #[inline]
+    fn replay_run<S: ReplaySink, const GROUPED: bool>(
+        &self,
+        pre: &Prepass,
+        ctx: &mut Ctx<'_>,
+        pos: &mut Pos,
+        m: u64,
+        replay: &mut Replay<S>,
+        extras: &mut Vec<u32>,
+    ) -> Result<Result<(), (Bail, u64)>, FormatError> {
+        let p = ctx.p;
+        let (ws, wh) = (ctx.ws, ctx.wh);
+        let Pos {
+            mut ps,
+            mut ph,
+            mut pt,
+            mut pn,
+            mut pstr,
+            mut pk,
+            mut pl,
+            mut pm,
+            mut psc,
+            mut has_prev,
+        } = *pos;
+        let (mut lo, mut hi, mut timed, mut bad_value) = (ctx.lo, ctx.hi, ctx.timed, ctx.bad_value);
+        let (mut run_prev, mut unsorted, mut ntimed) = (ctx.run_prev, ctx.unsorted, ctx.ntimed);
+        let mut list = ctx.list;
+        let mut container = ctx.container;
         let tables = &pre.tables;
         let nstrings = self.string_count();
-        let (mut pm, mut psc, mut has_prev) = (0i64, 0u8, false);
-        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-        let mut timed = false;
-        for n in 0..c.count {
+        let off = ctx.offset;
+        let ebad = |what: String| bad(off, format!("events frame: {what}"));
+        let mut outcome = Ok(());
+        for j in 0..m {
             let v = read_fixed(p, &mut ps, ws);
             if v == 0 {
+                if GROUPED {
+                    return Err(ebad("a model event in a grouped frame".into()));
+                }
                 let at = replay.state.model_cursor;
                 let effect = match (
                     self.records.recs.get(at as usize),
                     pre.effects.get(at as usize),
                 ) {
                     (Some(m), Some(e)) if m.tag == REC_EVENT => *e,
-                    _ => {
-                        return Err(ebad(format!(
-                            "event {n}: model record {at} missing or not an event"
-                        )))
-                    }
+                    _ => return Err(ebad(format!("model record {at} missing or not an event"))),
                 };
                 let r = match effect {
                     Effect::Type => {
@@ -591,20 +812,30 @@ impl PtbFile {
                     Effect::FirstValue { .. } | Effect::Stream => unreachable_effect(),
                 };
                 if let Err(b) = r {
-                    return Ok(Err((b, line_at(c.cols[LINES], c.first_line, n))));
+                    outcome = Err((b, j));
+                    break;
                 }
                 continue;
             }
             let Some(s) = pre.streams.get(v as usize - 1) else {
-                return Err(ebad(format!("event {n}: no stream {}", v - 1)));
+                return Err(ebad(format!("no stream {}", v - 1)));
             };
             let at = replay.state.model_cursor;
-            if s.record == at {
+            if GROUPED {
+                if s.record >= at {
+                    return Err(ebad("a stream declared in a grouped frame".into()));
+                }
+                if s.list != list {
+                    if list != u32::MAX {
+                        return Err(ebad("a run of two lists".into()));
+                    }
+                    list = s.list;
+                    container = s.container;
+                }
+            } else if s.record == at {
                 replay.model_record();
             } else if s.record > at {
-                return Err(ebad(format!(
-                    "event {n}: stream used before its declaration"
-                )));
+                return Err(ebad("stream used before its declaration".into()));
             }
             let (def, ct, ty) = (s.def, s.container, s.ty);
             let plan = &self.plans[def as usize];
@@ -623,13 +854,19 @@ impl PtbFile {
                             (&mut pm, &mut psc, &mut has_prev),
                             &mut bad_value,
                         )
-                        .ok_or_else(|| ebad(format!("event {n}: bad time")))?
+                        .ok_or_else(|| ebad("bad time".into()))?
                     };
                     if t < lo {
                         lo = t;
                     }
                     if t > hi {
                         hi = t;
+                    }
+                    // (NaN counts as decreasing; -0 is not mergeable.)
+                    if GROUPED {
+                        unsorted |= (t < run_prev) | t.is_nan() | (t.to_bits() == NEG_ZERO);
+                        run_prev = t;
+                        ntimed += 1;
                     }
                     timed = true;
                     t
@@ -639,8 +876,11 @@ impl PtbFile {
                 ($v:expr) => {{
                     let v = $v;
                     if v == 0 {
+                        if GROUPED {
+                            return Err(ebad("a new value in a grouped frame".into()));
+                        }
                         self.first_value(pre, replay)
-                            .ok_or_else(|| ebad(format!("event {n}: value record missing")))?
+                            .ok_or_else(|| ebad("value record missing".into()))?
                     } else {
                         v - 1
                     }
@@ -652,7 +892,7 @@ impl PtbFile {
                     for &x in &f.strs[..f.nstrs as usize] {
                         let id = read_small(p, &mut pstr, &mut bad_value);
                         if id >= nstrings {
-                            return Err(ebad(format!("event {n}: no string {id}")));
+                            return Err(ebad(format!("no string {id}")));
                         }
                         if x > 0 {
                             extras.push(name_code(def, x as usize - 1));
@@ -667,10 +907,7 @@ impl PtbFile {
                     if r == 0 {
                         (read_bytes(p, &mut pk, &mut bad_value), None)
                     } else {
-                        match replay.state.link_count.checked_sub(r) {
-                            Some(n) => (&[][..], Some(n)),
-                            None => return Err(ebad(format!("event {n}: link {r} back"))),
-                        }
+                        (&[][..], Some(r))
                     }
                 }};
             }
@@ -713,7 +950,7 @@ impl PtbFile {
                     handles!();
                     let x = self
                         .number(p, &mut pn, &mut pstr, &mut bad_value)
-                        .ok_or_else(|| ebad(format!("event {n}: bad number")))?;
+                        .ok_or_else(|| ebad("bad number".into()))?;
                     strings!();
                     replay.variable_event(tables, plan.kind, ct, ty, t, x, extras)
                 }
@@ -727,11 +964,7 @@ impl PtbFile {
                     let start = plan.kind == trama_events::EventKind::StartLink;
                     replay.link_event(tables, start, ct, ty, v, o, t, key, pair, extras)
                 }
-                Op::Model => {
-                    return Err(ebad(format!(
-                        "event {n}: a model event stored as an entity"
-                    )))
-                }
+                Op::Model => return Err(ebad("a model event stored as an entity".into())),
                 Op::Generic => {
                     extras.clear();
                     let mut ev = ReplayEvent {
@@ -755,13 +988,13 @@ impl PtbFile {
                             Slot::Number => {
                                 ev.number = self
                                     .number(p, &mut pn, &mut pstr, &mut bad_value)
-                                    .ok_or_else(|| ebad(format!("event {n}: bad number")))?
+                                    .ok_or_else(|| ebad("bad number".into()))?
                             }
                             Slot::Key => (ev.key, ev.pair) = link!(),
                             Slot::Str | Slot::Extra(_) => {
                                 let id = read_small(p, &mut pstr, &mut bad_value);
                                 if id >= nstrings {
-                                    return Err(ebad(format!("event {n}: no string {id}")));
+                                    return Err(ebad(format!("no string {id}")));
                                 }
                                 if let Slot::Extra(k) = s {
                                     extras.push(name_code(def, k as usize));
@@ -775,30 +1008,27 @@ impl PtbFile {
                 }
             };
             if let Err(b) = r {
-                return Ok(Err((b, line_at(c.cols[LINES], c.first_line, n))));
+                outcome = Err((b, j));
+                break;
             }
         }
-        for (pos, col) in [
-            (ps, STREAMS),
-            (ph, HANDLES),
-            (pt, TIMES),
-            (pn, NUMS),
-            (pstr, STRS),
-            (pk, KEYS),
-            (pl, LINKS),
-        ] {
-            if pos != end(col) || bad_value {
-                return Err(ebad(format!(
-                    "column {} does not hold what its events use",
-                    COLUMN_NAMES[col]
-                )));
-            }
-        }
-        let (lo, hi) = if timed { (lo, hi) } else { (0.0, 0.0) };
-        if lo.to_bits() != c.t_min.to_bits() || hi.to_bits() != c.t_max.to_bits() {
-            return Err(ebad("time range does not match the events".into()));
-        }
-        Ok(Ok(()))
+        *pos = Pos {
+            ps,
+            ph,
+            pt,
+            pn,
+            pstr,
+            pk,
+            pl,
+            pm,
+            psc,
+            has_prev,
+        };
+        (ctx.lo, ctx.hi, ctx.timed, ctx.bad_value) = (lo, hi, timed, bad_value);
+        (ctx.run_prev, ctx.unsorted, ctx.ntimed) = (run_prev, unsorted, ntimed);
+        ctx.list = list;
+        ctx.container = container;
+        Ok(outcome)
     }
 
     /// A time that does not follow the previous one's scale: `v` is its
@@ -861,6 +1091,9 @@ impl PtbFile {
         }
     }
 }
+
+/// The bits of -0.
+const NEG_ZERO: u64 = 0x8000_0000_0000_0000;
 
 fn unreachable_effect() -> Result<(), Bail> {
     Err(Bail(

@@ -43,7 +43,6 @@ pub(crate) fn encode(st: &ReplayState, out: &mut Vec<u8>) {
     put_f64(out, st.last_time);
     varint::put(out, st.containers.len() as u64);
     varint::put(out, st.list_count as u64);
-    varint::put(out, st.link_count);
     let alive = st.containers.iter().filter(|c| c.alive).count();
     varint::put(out, alive as u64);
     let mut next = 0u64;
@@ -74,11 +73,10 @@ pub(crate) fn encode(st: &ReplayState, out: &mut Vec<u8>) {
             }
             None => out.push(0),
         }
+        varint::put(out, l.links);
         varint::put(out, l.pending.len() as u64);
-        let mut pending: Vec<&(u64, Live)> = l.pending.iter().collect();
-        pending.sort_unstable_by_key(|(n, _)| *n);
         let mut next = 0u64;
-        for (n, e) in pending {
+        for (n, e) in l.pending.sorted() {
             varint::put(out, n - next);
             next = n + 1;
             put_live(out, st, e);
@@ -142,7 +140,6 @@ pub(crate) fn decode(
     let last_time = c.f64()?;
     let ncont = c.varint()?;
     let list_count = c.u32()?;
-    let link_count = c.varint()?;
     let at = counts.get(usize::try_from(model_cursor).ok()?)?;
     if ncont != at.containers as u64 {
         return None;
@@ -153,7 +150,6 @@ pub(crate) fn decode(
     state.values = at.values;
     state.last_time = last_time;
     state.list_count = list_count;
-    state.link_count = link_count;
     state.containers = (0..ncont as usize)
         .map(|i| {
             let end = match dead.get(i) {
@@ -212,12 +208,14 @@ pub(crate) fn decode(
             1 => Some(get_live(&mut c, &mut state)?),
             _ => return None,
         };
+        l.links = c.varint()?;
+        let links = l.links;
         state.lists.push(l);
         let n = c.varint()?;
         let mut next = 0u64;
         for _ in 0..n {
             let number = next.checked_add(c.varint()?)?;
-            if number >= link_count {
+            if number >= links {
                 return None;
             }
             next = number + 1;

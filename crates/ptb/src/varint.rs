@@ -208,14 +208,16 @@ mod tests {
         for values in [vec![0u32, 7, 255], vec![1, 256, 65535], vec![3, 1 << 20]] {
             let mut col = Vec::new();
             put_fixed(&mut col, &values);
-            let f = Fixed::new(&col).expect("valid column");
             let w = col[0] as usize;
+            let mut f = Fixed::with_width(&col[1..], w);
             let mut pos = 1;
             for &v in &values {
                 assert_eq!(read_fixed(&col, &mut pos, w), v);
+                assert_eq!(f.next(), Some(v));
             }
             assert_eq!(pos, col.len());
-            let _ = f;
+            assert!(f.exact());
+            assert_eq!(f.next(), None);
         }
     }
 
@@ -233,7 +235,19 @@ mod tests {
 /// the fewest bytes that hold the largest value), then every value in
 /// that many bytes, little-endian.
 pub(crate) fn put_fixed(out: &mut Vec<u8>, values: &[u32]) {
-    let max = values.iter().copied().max().unwrap_or(0);
+    put_fixed_parts(out, std::iter::once(values));
+}
+
+/// Like [`put_fixed`], for the values of several slices one after the other.
+pub(crate) fn put_fixed_parts<'a>(
+    out: &mut Vec<u8>,
+    parts: impl Iterator<Item = &'a [u32]> + Clone,
+) {
+    let max = parts
+        .clone()
+        .flat_map(|p| p.iter().copied())
+        .max()
+        .unwrap_or(0);
     let w: u8 = if max < 1 << 8 {
         1
     } else if max < 1 << 16 {
@@ -242,10 +256,12 @@ pub(crate) fn put_fixed(out: &mut Vec<u8>, values: &[u32]) {
         4
     };
     out.push(w);
-    match w {
-        1 => out.extend(values.iter().map(|&v| v as u8)),
-        2 => out.extend(values.iter().flat_map(|&v| (v as u16).to_le_bytes())),
-        _ => out.extend(values.iter().flat_map(|&v| v.to_le_bytes())),
+    for values in parts {
+        match w {
+            1 => out.extend(values.iter().map(|&v| v as u8)),
+            2 => out.extend(values.iter().flat_map(|&v| (v as u16).to_le_bytes())),
+            _ => out.extend(values.iter().flat_map(|&v| v.to_le_bytes())),
+        }
     }
 }
 
@@ -259,16 +275,13 @@ pub(crate) struct Fixed<'a> {
 }
 
 impl<'a> Fixed<'a> {
-    /// The column's values; `None` when its width byte is not 1, 2 or 4
-    /// or its length is not a whole number of values.
-    pub fn new(col: &'a [u8]) -> Option<Fixed<'a>> {
-        let (&w, data) = col.split_first()?;
-        let width = w as usize;
-        (matches!(width, 1 | 2 | 4) && data.len() % width == 0).then_some(Fixed {
+    /// Values of `width` bytes (1, 2 or 4), without a width byte.
+    pub fn with_width(data: &'a [u8], width: usize) -> Fixed<'a> {
+        Fixed {
             data,
             width,
             pos: 0,
-        })
+        }
     }
 
     /// The next value (0 past the end).

@@ -130,9 +130,25 @@ struct Encoder<W: Write + Send + 'static> {
     /// `None` once it failed.
     replay: Option<Replay<()>>,
     invalid_at: Option<u64>,
-    cols: [Vec<u8>; NCOLS],
-    /// The `STREAMS` and `HANDLES` columns, stored at a fixed width.
-    fixed: [Vec<u32>; 2],
+    /// The runs of the block being written (the first `nruns` are in use)
+    /// and the one of the event being stored.
+    runs: Vec<RunBuf>,
+    nruns: usize,
+    cur: usize,
+    /// The block's runs by list (container << 32 | type), the run of
+    /// model events, and per stream the run it goes to in block `.0 - 1`.
+    run_of: HashMap<u64, u32>,
+    model_run: Option<u32>,
+    stream_run: Vec<(u64, u32)>,
+    /// The `ORDER` and `LINES` columns.
+    order: Vec<u32>,
+    /// So far in the block, every event is timed (not NaN nor -0) and
+    /// times never decrease: trace order is the merge of the runs by time
+    /// (`ORDER` then only says how ties go). The times of the block's
+    /// events.
+    merged: bool,
+    times: Vec<f64>,
+    lines: Vec<u8>,
     count: u64,
     first_line: u64,
     prev_line: u64,
@@ -140,7 +156,6 @@ struct Encoder<W: Write + Send + 'static> {
     t_min: f64,
     t_max: f64,
     timed: bool,
-    prev_time: Option<(i64, u8)>,
     strings: HashMap<Box<[u8]>, u32>,
     new_strings: Vec<u8>,
     new_count: u64,
@@ -160,9 +175,8 @@ struct Encoder<W: Write + Send + 'static> {
     /// Pending links by list and key, with their numbers.
     pending: HashMap<(u64, u128), u64>,
     pending_long: HashMap<(u64, Box<[u8]>), u64>,
-    /// Link events stored as first ends so far.
-    link_count: u64,
-    first_link: u64,
+    /// Per list: links numbered so far.
+    list_links: HashMap<u64, u64>,
     /// The time of the last event, and each container's destruction time
     /// (NaN while alive), for the footer.
     last_time: f64,
@@ -261,8 +275,16 @@ impl<W: Write + Send + 'static> Encoder<W> {
             tables: ReplayTables::default(),
             replay: interned.then(|| Replay::new(ReplayState::new(), (), ReplayOptions::default())),
             invalid_at: None,
-            cols: Default::default(),
-            fixed: Default::default(),
+            runs: Vec::new(),
+            nruns: 0,
+            cur: 0,
+            run_of: HashMap::new(),
+            model_run: None,
+            stream_run: Vec::new(),
+            order: Vec::new(),
+            merged: true,
+            times: Vec::new(),
+            lines: Vec::new(),
             count: 0,
             first_line: 0,
             prev_line: 0,
@@ -270,7 +292,6 @@ impl<W: Write + Send + 'static> Encoder<W> {
             t_min: 0.0,
             t_max: 0.0,
             timed: false,
-            prev_time: None,
             strings: HashMap::new(),
             new_strings: Vec::new(),
             new_count: 0,
@@ -286,8 +307,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
             nstreams: 0,
             pending: HashMap::new(),
             pending_long: HashMap::new(),
-            link_count: 0,
-            first_link: 0,
+            list_links: HashMap::new(),
             last_time: 0.0,
             dead: vec![f64::NAN],
             blocks: 0,
@@ -321,7 +341,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
     #[inline]
     fn put_str(&mut self, s: &[u8]) -> u32 {
         if self.opts.strings == StringMode::Plain {
-            varint::put_bytes(&mut self.cols[STRS], s);
+            varint::put_bytes(&mut self.runs[self.cur].cols[STRS], s);
             return 0;
         }
         let id = match self.strings.get(s) {
@@ -335,15 +355,61 @@ impl<W: Write + Send + 'static> Encoder<W> {
                 id
             }
         };
-        varint::put(&mut self.cols[STRS], id as u64);
+        varint::put(&mut self.runs[self.cur].cols[STRS], id as u64);
         id
+    }
+
+    /// A new run of the block; returns its index.
+    fn new_run(&mut self) -> u32 {
+        if self.nruns == self.runs.len() {
+            self.runs.push(RunBuf::default());
+        }
+        self.nruns += 1;
+        (self.nruns - 1) as u32
+    }
+
+    /// The run of the block holding the events of stream `s` (on list
+    /// `c`, `ty`).
+    #[inline]
+    fn stream_run(&mut self, s: u32, c: u32, ty: u32) -> u32 {
+        let stamp = self.blocks + 1;
+        if let Some(&(b, r)) = self.stream_run.get(s as usize) {
+            if b == stamp {
+                return r;
+            }
+        }
+        let list = (c as u64) << 32 | ty as u64;
+        let r = match self.run_of.get(&list) {
+            Some(&r) => r,
+            None => {
+                let r = self.new_run();
+                self.run_of.insert(list, r);
+                r
+            }
+        };
+        if self.stream_run.len() <= s as usize {
+            self.stream_run.resize(s as usize + 1, (0, 0));
+        }
+        self.stream_run[s as usize] = (stamp, r);
+        r
+    }
+
+    /// Makes run `r` the current one; `stream` goes to its `STREAMS`.
+    #[inline]
+    fn enter_run(&mut self, r: u32, stream: u32) {
+        self.cur = r as usize;
+        let run = &mut self.runs[self.cur];
+        run.count += 1;
+        run.streams.push(stream);
+        self.order.push(r);
     }
 
     fn put_time(&mut self, w: &[u8]) -> f64 {
         let t = match decimal::parse(w) {
             Some((m, s)) => {
-                let col = &mut self.cols[TIMES];
-                match self.prev_time {
+                let run = &mut self.runs[self.cur];
+                let col = &mut run.cols[TIMES];
+                match run.prev_time {
                     Some((pm, ps)) if ps == s => varint::put(col, varint::zigzag(m - pm) << 1),
                     _ => {
                         varint::put(col, 1);
@@ -351,12 +417,13 @@ impl<W: Write + Send + 'static> Encoder<W> {
                         varint::put(col, varint::zigzag(m));
                     }
                 }
-                self.prev_time = Some((m, s));
+                run.prev_time = Some((m, s));
                 decimal::to_f64(m, s)
             }
             None => {
-                varint::put(&mut self.cols[TIMES], 1);
-                self.cols[TIMES].push(TIME_TEXT);
+                let col = &mut self.runs[self.cur].cols[TIMES];
+                varint::put(col, 1);
+                col.push(TIME_TEXT);
                 self.put_str(w);
                 trama_num::atof(w)
             }
@@ -380,11 +447,12 @@ impl<W: Write + Send + 'static> Encoder<W> {
     fn put_number(&mut self, w: &[u8]) -> f64 {
         match decimal::parse(w) {
             Some((m, s)) if m.unsigned_abs() < 1 << 58 => {
-                varint::put(&mut self.cols[NUMS], varint::zigzag(m) << 5 | s as u64);
+                let col = &mut self.runs[self.cur].cols[NUMS];
+                varint::put(col, varint::zigzag(m) << 5 | s as u64);
                 decimal::to_f32(m, s) as f64
             }
             _ => {
-                varint::put(&mut self.cols[NUMS], NUM_TEXT);
+                varint::put(&mut self.runs[self.cur].cols[NUMS], NUM_TEXT);
                 self.put_str(w);
                 trama_num::strtof(w) as f64
             }
@@ -403,7 +471,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
             self.first_line = line;
             self.prev_line = line.saturating_sub(1);
             self.first_model = self.model_total;
-            self.first_link = self.link_count;
+            self.merged = true;
         }
         if !is_entity(kind) {
             let effect = self
@@ -422,7 +490,17 @@ impl<W: Write + Send + 'static> Encoder<W> {
             self.model_total += 1;
             self.last_time = effect.time();
             self.follow_model(effect, line);
-            self.fixed[0].push(0);
+            self.merged = false;
+            self.times.push(f64::NAN);
+            let r = match self.model_run {
+                Some(r) => r,
+                None => {
+                    let r = self.new_run();
+                    self.model_run = Some(r);
+                    r
+                }
+            };
+            self.enter_run(r, 0);
         } else {
             let h = handles.ok_or_else(|| io::Error::other("an entity event without handles"))?;
             let interned = self.opts.strings == StringMode::Interned;
@@ -433,9 +511,14 @@ impl<W: Write + Send + 'static> Encoder<W> {
             }
             if interned {
                 let s = self.stream(d, h.container.0, h.ty.0, line);
-                self.fixed[0].push(s + 1);
+                let r = self.stream_run(s, h.container.0, h.ty.0);
+                self.enter_run(r, s + 1);
             } else {
-                self.fixed[0].push(d + 1);
+                // One run: the events in order.
+                if self.nruns == 0 {
+                    self.new_run();
+                }
+                self.enter_run(0, d + 1);
             }
             if h.new_value && interned {
                 self.tables.sync(self.mb.model());
@@ -457,6 +540,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
                     .collect(),
             };
             let mut time = 0.0;
+            let mut timed = false;
             let mut number = 0.0;
             let mut key: &[u8] = &[];
             let mut pair = None;
@@ -465,13 +549,16 @@ impl<W: Write + Send + 'static> Encoder<W> {
             for (i, &r) in plan.iter().enumerate() {
                 let w = ev.word(i + 1);
                 match r {
-                    Role::Time => time = self.put_time(w),
+                    Role::Time => {
+                        time = self.put_time(w);
+                        timed = true;
+                    }
                     // Given by the stream.
                     Role::Container | Role::Type => {}
-                    Role::Other => self.fixed[1].push(h.other.0),
+                    Role::Other => self.runs[self.cur].handles.push(h.other.0),
                     Role::Value => {
                         let v = if h.new_value { 0 } else { h.value.0 + 1 };
-                        self.fixed[1].push(v);
+                        self.runs[self.cur].handles.push(v);
                     }
                     Role::Number => number = self.put_number(w),
                     Role::Key => {
@@ -492,6 +579,16 @@ impl<W: Write + Send + 'static> Encoder<W> {
                 self.plans.resize(d as usize + 1, None);
             }
             self.plans[d as usize] = Some(plan);
+            let t0 = self.times.last().copied().unwrap_or(f64::NEG_INFINITY);
+            if !timed
+                || t0.is_nan()
+                || time.is_nan()
+                || time < t0
+                || time.to_bits() == (-0.0f64).to_bits()
+            {
+                self.merged = false;
+            }
+            self.times.push(time);
             self.last_time = time;
             if let Some(r) = &mut self.replay {
                 let link = matches!(
@@ -517,7 +614,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
             }
         }
         varint::put(
-            &mut self.cols[LINES],
+            &mut self.lines,
             line.wrapping_sub(self.prev_line).wrapping_sub(1),
         );
         self.prev_line = line;
@@ -573,25 +670,34 @@ impl<W: Write + Send + 'static> Encoder<W> {
 
     /// Pairs a link end with the pending one of the same key in the same
     /// list (container `c`, type `ty`), as the simulation does, and stores
-    /// the pairing: `LINKS` holds how many first ends back its other end
-    /// was, or 0 for a first end (whose key goes to `KEYS`). Returns the
-    /// number of the link it completes.
+    /// the pairing: `LINKS` holds how many first ends of the list back its
+    /// other end was, or 0 for a first end (whose key goes to `KEYS`; so
+    /// does the key of an end on a destroyed container, which the
+    /// simulation ignores). Returns that distance for a second end.
     fn pair(&mut self, c: u32, ty: u32, key: &[u8]) -> Option<u64> {
+        let run = &mut self.runs[self.cur];
+        if self.dead.get(c as usize).is_some_and(|d| !d.is_nan()) {
+            varint::put(&mut run.cols[LINKS], 0);
+            varint::put_bytes(&mut run.cols[KEYS], key);
+            return None;
+        }
         let list = (c as u64) << 32 | ty as u64;
         let found = match trama_sim::replay::pack_key(key) {
             Some(p) => self.pending.remove(&(list, p)),
             None => self.pending_long.remove(&(list, key.into())),
         };
+        let count = self.list_links.entry(list).or_insert(0);
         match found {
             Some(n) => {
-                varint::put(&mut self.cols[LINKS], self.link_count - n);
-                Some(n)
+                let back = *count - n;
+                varint::put(&mut run.cols[LINKS], back);
+                Some(back)
             }
             None => {
-                varint::put(&mut self.cols[LINKS], 0);
-                varint::put_bytes(&mut self.cols[KEYS], key);
-                let n = self.link_count;
-                self.link_count += 1;
+                varint::put(&mut run.cols[LINKS], 0);
+                varint::put_bytes(&mut run.cols[KEYS], key);
+                let n = *count;
+                *count += 1;
                 match trama_sim::replay::pack_key(key) {
                     Some(p) => self.pending.insert((list, p), n),
                     None => self.pending_long.insert((list, key.into()), n),
@@ -674,6 +780,8 @@ impl<W: Write + Send + 'static> Encoder<W> {
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        // Before the model frame goes: did the block use model records?
+        let grouped = self.model_count == 0 && self.opts.strings == StringMode::Interned;
         if self.new_count > 0 {
             let mut payload = Vec::with_capacity(self.new_strings.len() + 16);
             let first = self.nstrings - self.new_count;
@@ -718,23 +826,78 @@ impl<W: Write + Send + 'static> Encoder<W> {
         } else {
             (0.0, 0.0)
         };
-        for (col, values) in [STREAMS, HANDLES].into_iter().zip(&mut self.fixed) {
-            varint::put_fixed(&mut self.cols[col], values);
-            values.clear();
-        }
-        let size: usize = self.cols.iter().map(|c| c.len() + 10).sum();
-        let mut payload = Vec::with_capacity(size + 48);
+        let runs = &self.runs[..self.nruns];
+        let size: usize = runs
+            .iter()
+            .map(|r| r.cols.iter().map(Vec::len).sum::<usize>() + 4 * r.handles.len() + 40)
+            .sum::<usize>()
+            + self.lines.len()
+            + 6 * self.order.len();
+        let mut payload = Vec::with_capacity(size + 64);
         varint::put(&mut payload, self.count);
         varint::put(&mut payload, self.first_line);
         varint::put(&mut payload, self.first_model);
-        varint::put(&mut payload, self.first_link);
+        // Trace order is the merge of the runs by time: no `ORDER`.
+        let merged = grouped && self.merged && runs.len() > 1;
+        let flags = match (grouped, merged) {
+            (true, true) => FRAME_GROUPED | FRAME_MERGED,
+            (true, false) => FRAME_GROUPED,
+            _ => 0,
+        };
+        varint::put(&mut payload, flags);
         payload.extend_from_slice(&t_min.to_le_bytes());
         payload.extend_from_slice(&t_max.to_le_bytes());
-        for c in &mut self.cols {
-            varint::put(&mut payload, c.len() as u64);
-            payload.extend_from_slice(c);
-            c.clear();
+        varint::put(&mut payload, runs.len() as u64);
+        for r in runs {
+            varint::put(&mut payload, r.count);
+            varint::put(&mut payload, r.handles.len() as u64);
+            for col in [TIMES, NUMS, STRS, KEYS, LINKS] {
+                varint::put(&mut payload, r.cols[col].len() as u64);
+            }
         }
+        let mut col = Vec::new();
+        for c in 0..NCOLS {
+            col.clear();
+            let data: &[u8] = match c {
+                ORDER if runs.len() <= 1 => &[],
+                ORDER if merged => {
+                    put_ties(&mut col, &self.times, &self.order, runs.len());
+                    &col
+                }
+                ORDER => {
+                    varint::put_fixed(&mut col, &self.order);
+                    &col
+                }
+                LINES => &self.lines,
+                STREAMS => {
+                    varint::put_fixed_parts(&mut col, runs.iter().map(|r| &r.streams[..]));
+                    &col
+                }
+                HANDLES => {
+                    varint::put_fixed_parts(&mut col, runs.iter().map(|r| &r.handles[..]));
+                    &col
+                }
+                _ => {
+                    let n: usize = runs.iter().map(|r| r.cols[c].len()).sum();
+                    varint::put(&mut payload, n as u64);
+                    for r in runs {
+                        payload.extend_from_slice(&r.cols[c]);
+                    }
+                    continue;
+                }
+            };
+            varint::put(&mut payload, data.len() as u64);
+            payload.extend_from_slice(data);
+        }
+        for r in &mut self.runs[..self.nruns] {
+            r.clear();
+        }
+        self.nruns = 0;
+        self.run_of.clear();
+        self.model_run = None;
+        self.order.clear();
+        self.times.clear();
+        self.lines.clear();
         let open_min = match &self.replay {
             Some(r) => r.state.open_min(),
             // Where the simulation is not followed, windows read on.
@@ -751,7 +914,6 @@ impl<W: Write + Send + 'static> Encoder<W> {
         };
         self.count = 0;
         self.timed = false;
-        self.prev_time = None;
         self.since_keyframe += job.payload.len();
         self.blocks += 1;
         self.send(job)
@@ -820,6 +982,66 @@ impl<W: Write + Send + 'static> Drop for Encoder<W> {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// The `ORDER` column of merged runs: at each event of a group of equal
+/// times where the runs left in the group are more than one, the run the
+/// event is in (see the format's events frame).
+fn put_ties(out: &mut Vec<u8>, times: &[f64], order: &[u32], nruns: usize) {
+    let mut seen = vec![usize::MAX; nruns];
+    let mut left = Vec::new();
+    let mut i = 0;
+    while i < times.len() {
+        let mut j = i + 1;
+        while j < times.len() && times[j] == times[i] {
+            j += 1;
+        }
+        if j - i > 1 {
+            // Distinct runs among the group's events from each on.
+            left.clear();
+            left.resize(j - i, 0u32);
+            let mut distinct = 0;
+            for n in (i..j).rev() {
+                let k = order[n] as usize;
+                if seen[k] != i {
+                    seen[k] = i;
+                    distinct += 1;
+                }
+                left[n - i] = distinct;
+            }
+            for n in i..j {
+                if left[n - i] > 1 {
+                    varint::put(out, order[n] as u64);
+                }
+            }
+        }
+        i = j;
+    }
+}
+
+/// The events of one list (or the model events, or in plain mode all
+/// events) of the block being written, column by column.
+#[derive(Default)]
+struct RunBuf {
+    count: u64,
+    streams: Vec<u32>,
+    handles: Vec<u32>,
+    /// The byte columns (`TIMES`, `NUMS`, `STRS`, `KEYS`, `LINKS`).
+    cols: [Vec<u8>; NCOLS],
+    /// The previous time of the run (decimal mantissa and scale).
+    prev_time: Option<(i64, u8)>,
+}
+
+impl RunBuf {
+    fn clear(&mut self) {
+        self.count = 0;
+        self.streams.clear();
+        self.handles.clear();
+        for c in &mut self.cols {
+            c.clear();
+        }
+        self.prev_time = None;
     }
 }
 

@@ -21,6 +21,7 @@ mod idmap;
 mod intern;
 mod model;
 mod op;
+mod pending;
 pub mod replay;
 mod resolve;
 mod sim;

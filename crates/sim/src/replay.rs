@@ -22,11 +22,13 @@
 //! destruction of a container) it gives up with a [`Bail`], and the caller
 //! simulates again with the reference engine, which names the error.
 //!
-//! Links are numbered in the order of their first ends over the whole
-//! trace; the second end of a link names its pending first end by number
-//! (binary traces store that instead of the key again). A replay fed with
-//! keys ([`Replay::with_key_index`]) pairs the ends by key, as the engine
-//! does, and numbers them the same way.
+//! Links are numbered per list, in the order of their first ends; the
+//! second end of a link names its pending first end by how many first ends
+//! of its list came since (binary traces store that instead of the key
+//! again), so that the events of a list can be replayed without those of
+//! the others. A replay fed with keys ([`Replay::with_key_index`]) pairs
+//! the ends by key, as the engine does, and numbers them the same way.
+//! Link events on destroyed containers are ignored and not numbered.
 //!
 //! Link keys need the whole trace: a key cannot be used again once its
 //! link is complete. A replay records a hash of every link's *first end*
@@ -42,6 +44,7 @@ use trama_events::EventKind;
 
 use crate::idmap::{pack, unpack};
 use crate::model::{ContainerId, Model, TypeKind};
+pub use crate::pending::Pending;
 
 /// "No handle" (a link end not known yet, an event without value).
 pub const NONE: u32 = u32::MAX;
@@ -53,12 +56,6 @@ type Fast = foldhash::fast::FixedState;
 
 fn fast() -> Fast {
     Fast::with_seed(0x7265_706c)
-}
-
-/// The hash of a link's number in the tables of pending links.
-#[inline]
-fn num_hash(n: u64) -> u64 {
-    n.wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// A key of at most 15 bytes packed one-to-one into an integer (`None`
@@ -134,8 +131,10 @@ pub struct ListState {
     pub stack: Vec<Live>,
     /// The last entity, when it is not stacked and not final.
     pub tail: Option<Live>,
+    /// Links whose first end was seen so far: the number of the next one.
+    pub links: u64,
     /// Links with one end seen, by number.
-    pub pending: HashTable<(u64, Live)>,
+    pub pending: Pending,
     /// For replays fed with keys: the pending links' numbers by the hash
     /// of their keys (not part of the state a keyframe holds).
     pub by_key: HashTable<(u64, u64)>,
@@ -152,7 +151,8 @@ impl ListState {
             next_idx: 0,
             stack: Vec::new(),
             tail: None,
-            pending: HashTable::new(),
+            links: 0,
+            pending: Pending::default(),
             by_key: HashTable::new(),
         }
     }
@@ -196,8 +196,6 @@ pub struct ReplayState {
     pub lists: Vec<ListState>,
     /// Lists created so far: the handle of the next one.
     pub list_count: u32,
-    /// Links whose first end was seen so far: the number of the next one.
-    pub link_count: u64,
     /// The user-defined fields of entities, see [`Live::extras`].
     pub extras: Vec<u32>,
     /// The bytes of keys longer than 15 bytes, see [`Live::key`].
@@ -225,7 +223,6 @@ impl ReplayState {
             }],
             lists: Vec::new(),
             list_count: 0,
-            link_count: 0,
             extras: Vec::new(),
             long_keys: Vec::new(),
         }
@@ -304,9 +301,7 @@ impl ReplayState {
 
     /// Adds a pending link to list `l` (a state read back from a keyframe).
     pub fn insert_pending(&mut self, l: usize, number: u64, e: Live) {
-        self.lists[l]
-            .pending
-            .insert_unique(num_hash(number), (number, e), |(n, _)| num_hash(*n));
+        self.lists[l].pending.insert(number, e);
     }
 
     /// Drops the user-defined fields and long keys of entities that are
@@ -434,8 +429,9 @@ pub struct ReplayEvent<'a> {
     pub number: f64,
     /// The key of a link.
     pub key: &'a [u8],
-    /// The number of the pending link this event completes, when known
-    /// (else the key tells, see [`Replay::with_key_index`]).
+    /// The pending link this event completes, when known: how many first
+    /// ends of its list came since that link's (≥ 1; else the key tells,
+    /// see [`Replay::with_key_index`]).
     pub pair: Option<u64>,
     /// User-defined fields, `[name, value, …]` codes.
     pub extras: &'a [u32],
@@ -635,6 +631,18 @@ impl<S: ReplaySink> Replay<S> {
             lists: SmallVec::new(),
         });
         Ok(())
+    }
+
+    /// Sets the time of the last event to `time`, an event of container
+    /// `c` (whose last event it is, when alive): after events replayed
+    /// out of trace order, the times as trace order leaves them.
+    pub fn set_last_time(&mut self, c: u32, time: f64) {
+        self.state.last_time = time;
+        if let Some(cs) = self.state.containers.get_mut(c as usize) {
+            if cs.alive {
+                cs.end = time;
+            }
+        }
     }
 
     /// An event whose only effect is the time (`PajeTraceFile`).
@@ -1025,14 +1033,13 @@ impl<S: ReplaySink> Replay<S> {
         }
         self.check_value(t, ty, value)?;
         let Some(l) = self.list_of(t, c, ty, TypeKind::Link, time)? else {
-            // Ignored, but numbered as a first end when it does not name one.
-            if pair.is_none() {
-                self.state.link_count += 1;
-            }
             return Ok(());
         };
         let pair = match pair {
-            Some(n) => Some(n),
+            Some(back) => match self.state.lists[l].links.checked_sub(back) {
+                Some(n) if back > 0 => Some(n),
+                _ => return Err(Bail("link end pairs with no pending link")),
+            },
             None if self.key_index => self.find_by_key(l, key),
             None => None,
         };
@@ -1184,8 +1191,8 @@ impl<S: ReplaySink> Replay<S> {
                 kh == h
                     && ls
                         .pending
-                        .find(num_hash(n), |(x, _)| *x == n)
-                        .is_some_and(|(_, p)| st.key(p.key, &mut buf) == key)
+                        .get(n)
+                        .is_some_and(|p| st.key(p.key, &mut buf) == key)
             })
             .map(|&(_, n)| n)
     }
@@ -1204,8 +1211,8 @@ impl<S: ReplaySink> Replay<S> {
         extras: &[u32],
     ) {
         let st = &mut self.state;
-        let n = st.link_count;
-        st.link_count += 1;
+        let n = st.lists[l].links;
+        st.lists[l].links += 1;
         let h = key_hash(key);
         self.first_ends
             .push(h ^ (st.lists[l].id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
@@ -1242,10 +1249,9 @@ impl<S: ReplaySink> Replay<S> {
     ) -> R {
         let st = &mut self.state;
         let ls = &mut st.lists[l];
-        let Ok(entry) = ls.pending.find_entry(num_hash(n), |(x, _)| *x == n) else {
+        let Some(mut p) = ls.pending.remove(n) else {
             return Err(Bail("link end pairs with no pending link"));
         };
-        let ((_, mut p), _) = entry.remove();
         if self.key_index {
             let mut buf = [0u8; 16];
             let h = key_hash(st.key(p.key, &mut buf));
