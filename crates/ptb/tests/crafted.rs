@@ -1,7 +1,7 @@
 //! Crafted and damaged files: every one gives a `FormatError` (with the
 //! byte offset of the part at fault), never a panic.
 
-use trama_ptb::{FormatError, PtbFile, ReadOptions, MAGIC};
+use trama_ptb::{FormatError, PtbFile, ReadOptions, MAGIC, VERSION};
 
 fn open(bytes: Vec<u8>) -> Result<PtbFile, FormatError> {
     PtbFile::from_vec(bytes)
@@ -15,7 +15,8 @@ fn trailer(footer_offset: u64) -> Vec<u8> {
 
 fn header() -> Vec<u8> {
     let mut h = MAGIC.to_vec();
-    h.extend_from_slice(&[2, 0, 1, 0, 0, 0, 0, 0]);
+    h.extend_from_slice(&VERSION.to_le_bytes());
+    h.extend_from_slice(&[1, 0, 0, 0, 0, 0]);
     h
 }
 

@@ -92,6 +92,7 @@ fn replay(file: &PtbFile, threads: usize, keep_extras: bool) -> Replayed<Trace> 
 #[test]
 fn replays_give_the_reference_trace_with_any_number_of_threads() {
     let mut compared = 0;
+    let mut layouts = [0u64; 3];
     for seed in 0..120u64 {
         let opts = if seed % 4 == 0 {
             GenOptions::default()
@@ -103,6 +104,9 @@ fn replays_give_the_reference_trace_with_any_number_of_threads() {
         let Some(file) = convert(&text, 7 + (seed as usize % 50)) else {
             continue;
         };
+        for (n, k) in layouts.iter_mut().zip(file.frame_layouts().unwrap()) {
+            *n += k;
+        }
         for keep_extras in [false, true] {
             let Some(want) = reference(&file, keep_extras) else {
                 // The engine rejects it: the replay must not accept it.
@@ -137,6 +141,8 @@ fn replays_give_the_reference_trace_with_any_number_of_threads() {
         }
     }
     assert!(compared > 300, "only {compared} comparisons");
+    // Every layout of an events frame was replayed.
+    assert!(layouts.iter().all(|&n| n > 20), "frame layouts {layouts:?}");
 }
 
 #[test]
@@ -305,4 +311,58 @@ fn the_replay_is_told_apart_by_its_statistics() {
     assert_eq!(c.counts.states(), 200);
     assert_eq!(c.counts.links(), 200);
     assert!(c.model.lists.iter().any(|l| l.kind == TypeKind::Link));
+}
+
+/// Events of many lists at equal times, interleaved at random: the frames
+/// that store them grouped by list and merged by time give back the trace
+/// order exactly (ties included), and replay to the reference trace.
+#[test]
+fn equal_times_over_many_lists_keep_their_order() {
+    let mut text = HEAD.to_string();
+    for c in 3..9 {
+        text.push_str(&format!("6 0 p{c} P 0 p{c}\n"));
+    }
+    let mut depth = [0u32; 9];
+    let mut x = 12345u64;
+    let mut t = 1u32;
+    for i in 0..3000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let c = 1 + (x >> 33) as usize % 8;
+        // Few distinct times: long runs of ties across containers.
+        if (x >> 20).is_multiple_of(7) {
+            t += 1;
+        }
+        if depth[c] > 0 && (x >> 40).is_multiple_of(2) {
+            depth[c] -= 1;
+            text.push_str(&format!("13 {t}.25 S p{c}\n"));
+        } else {
+            depth[c] += 1;
+            text.push_str(&format!("12 {t}.25 S p{c} v{}\n", i % 3));
+        }
+    }
+    let file = convert(&text, 400).expect("converts");
+    let layouts = file.frame_layouts().unwrap();
+    assert!(layouts[2] >= 5, "merged frames: {layouts:?}");
+    let mut back = Vec::new();
+    let mut ro = ReadOptions::default();
+    ro.threads = 2;
+    trama_ptb::write_text(&file, &ro, &mut back).unwrap();
+    let events = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("12 ") || l.starts_with("13 "))
+            .map(str::to_string)
+            .collect()
+    };
+    let (want, got) = (events(&text), events(&String::from_utf8(back).unwrap()));
+    assert_eq!(want.len(), 3000);
+    assert_eq!(want, got);
+    let reference = canon(&reference(&file, true).expect("valid"));
+    for threads in [1, 3] {
+        match replay(&file, threads, true) {
+            Replayed::Done(t) => assert_eq!(canon(&t), reference, "{threads} threads"),
+            Replayed::Fallback(why) => panic!("not replayed: {why}"),
+        }
+    }
 }
