@@ -7,7 +7,7 @@
 #   REPEAT=3 bench/binary.sh        best of N runs (default 3)
 #
 # Formats: text; trama's .ptb with plain strings, interned strings (both
-# uncompressed) and interned + zstd (level 3, the default); the seed's
+# uncompressed) and interned + zstd (level 1, the default); the seed's
 # libRastro binary Pajé in both string modes when `trama convert --to rastro`
 # exists.
 set -euo pipefail
@@ -22,14 +22,16 @@ mkdir -p "$data"
 cargo build --release -q
 bin=$root/target/release/trama
 
-measure() { # count cmd... → "wall user sys rss_kb" of the fastest run
+measure() { # count cmd... → "wall user sys rss_kb" of the fastest run (wall in ms precision)
     local count=$1; shift
     local best=""
     for _ in $(seq "$count"); do
-        local r tf
+        local r tf t0 t1
         tf=$(mktemp)
-        /usr/bin/time -o "$tf" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || echo "!! failed: $*" >&2
-        r=$(tail -1 "$tf"); rm -f "$tf"
+        t0=$(date +%s%N)
+        /usr/bin/time -o "$tf" -f "%U %S %M" "$@" >/dev/null 2>&1 || echo "!! failed: $*" >&2
+        t1=$(date +%s%N)
+        r="$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", (b-a)/1e9}') $(tail -1 "$tf")"; rm -f "$tf"
         if [ -z "$best" ] || awk -v a="${r%% *}" -v b="${best%% *}" 'BEGIN{exit !(a<b)}'; then
             best=$r
         fi
@@ -45,8 +47,8 @@ for n in "${sizes[@]}"; do
     printf "%-26s %12s %7s %10s %9s %10s %9s\n" format bytes size check "x text" dump "x text"
     read -r cw _ _ _ < <(measure "$repeat" "$bin" check --no-progress "$f")
     read -r dw _ _ _ < <(measure "$repeat" "$bin" dump --no-progress "$f" -o "$data/bdump_text.txt")
-    printf "%-26s %12d %6.1f%% %9.2fs %9s %9.2fs %9s\n" text "$tsize" 100 "$cw" - "$dw" -
-    variants=("ptb plain:--strings plain --level 0" "ptb interned:--strings interned --level 0" "ptb interned+zstd:--strings interned --level 3")
+    printf "%-26s %12d %6.1f%% %9.3fs %9s %9.3fs %9s\n" text "$tsize" 100 "$cw" - "$dw" -
+    variants=("ptb plain:--strings plain --level 0" "ptb interned:--strings interned --level 0" "ptb interned+zstd:--strings interned")
     if "$bin" convert --help | grep -q rastro; then
         variants+=("rastro plain:--to rastro --strings plain" "rastro interned:--to rastro --strings interned")
     fi
@@ -56,7 +58,7 @@ for n in "${sizes[@]}"; do
         out=$data/trace_$n.${name// /_}.$ext
         rm -f "$out"
         # shellcheck disable=SC2086
-        read -r vw _ _ _ < <(measure 1 "$bin" convert --no-progress $opts "$f" "$out")
+        read -r vw _ _ _ < <(measure "$repeat" "$bin" convert --no-progress $opts "$f" "$out")
         if [ ! -f "$out" ]; then
             # shellcheck disable=SC2086
             why=$("$bin" convert --no-progress $opts "$f" "$out" 2>&1 | head -1 || true)
@@ -68,7 +70,7 @@ for n in "${sizes[@]}"; do
         read -r bd _ _ _ < <(measure "$repeat" "$bin" dump --no-progress "$out" -o "$data/bdump_bin.txt")
         cmp -s "$data/bdump_text.txt" "$data/bdump_bin.txt" || echo "!! $name: dump differs from the text's"
         awk -v n="$name" -v b="$size" -v t="$tsize" -v c="$bw" -v tc="$cw" -v d="$bd" -v td="$dw" -v cv="$vw" 'BEGIN{
-            printf "%-26s %12d %6.1f%% %9.2fs %8.2fx %9.2fs %8.2fx   (conversion %.2fs)\n",
+            printf "%-26s %12d %6.1f%% %9.3fs %8.2fx %9.3fs %8.2fx   (conversion %.3fs)\n",
                    n, b, 100*b/t, c, tc/c, d, td/d, cv }'
         if [ "$name" = "ptb interned+zstd" ]; then
             # A window of 1 % of the span, in the middle of the trace.

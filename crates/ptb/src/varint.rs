@@ -7,15 +7,13 @@ pub(crate) fn put(out: &mut Vec<u8>, mut v: u64) {
         out.push(v as u8);
         return;
     }
-    let mut buf = [0u8; 10];
-    let mut n = 0;
+    // Byte by byte: no call to copy a few bytes.
+    out.reserve(10);
     while v >= 0x80 {
-        buf[n] = v as u8 | 0x80;
+        out.push(v as u8 | 0x80);
         v >>= 7;
-        n += 1;
     }
-    buf[n] = v as u8;
-    out.extend_from_slice(&buf[..=n]);
+    out.push(v as u8);
 }
 
 /// Maps a signed integer to an unsigned one (0, -1, 1, -2 … → 0, 1, 2, 3 …).
