@@ -28,6 +28,8 @@ measure() { # count cmd... → "wall user sys rss_kb" of the fastest run (wall i
     for _ in $(seq "$count"); do
         local r tf t0 t1
         tf=$(mktemp)
+        # A fresh output each run: truncating the last run's output is not the command's work.
+        [ -z "${FRESH:-}" ] || rm -f "$FRESH"
         t0=$(date +%s%N)
         /usr/bin/time -o "$tf" -f "%U %S %M" "$@" >/dev/null 2>&1 || echo "!! failed: $*" >&2
         t1=$(date +%s%N)
@@ -46,7 +48,7 @@ for n in "${sizes[@]}"; do
     echo "== $f ($n lines)"
     printf "%-26s %12s %7s %10s %9s %10s %9s\n" format bytes size check "x text" dump "x text"
     read -r cw _ _ _ < <(measure "$repeat" "$bin" check --no-progress "$f")
-    read -r dw _ _ _ < <(measure "$repeat" "$bin" dump --no-progress "$f" -o "$data/bdump_text.txt")
+    read -r dw _ _ _ < <(FRESH="$data/bdump_text.txt" measure "$repeat" "$bin" dump --no-progress "$f" -o "$data/bdump_text.txt")
     printf "%-26s %12d %6.1f%% %9.3fs %9s %9.3fs %9s\n" text "$tsize" 100 "$cw" - "$dw" -
     variants=("ptb plain:--strings plain --level 0" "ptb interned:--strings interned --level 0" "ptb interned+zstd:--strings interned")
     if "$bin" convert --help | grep -q rastro; then
@@ -58,16 +60,16 @@ for n in "${sizes[@]}"; do
         out=$data/trace_$n.${name// /_}.$ext
         rm -f "$out"
         # shellcheck disable=SC2086
-        read -r vw _ _ _ < <(measure "$repeat" "$bin" convert --no-progress $opts "$f" "$out")
-        if [ ! -f "$out" ]; then
-            # shellcheck disable=SC2086
-            why=$("$bin" convert --no-progress $opts "$f" "$out" 2>&1 | head -1 || true)
-            printf "%-26s not convertible: %s\n" "$name" "$why"
+        # shellcheck disable=SC2086
+        if ! why=$("$bin" convert --no-progress $opts "$f" "$out" 2>&1); then
+            printf "%-26s not convertible: %s\n" "$name" "$(echo "$why" | head -1)"
             continue
         fi
+        # shellcheck disable=SC2086
+        read -r vw _ _ _ < <(FRESH="$out" measure "$repeat" "$bin" convert --no-progress $opts "$f" "$out")
         size=$(stat -c %s "$out")
         read -r bw _ _ _ < <(measure "$repeat" "$bin" check --no-progress "$out")
-        read -r bd _ _ _ < <(measure "$repeat" "$bin" dump --no-progress "$out" -o "$data/bdump_bin.txt")
+        read -r bd _ _ _ < <(FRESH="$data/bdump_bin.txt" measure "$repeat" "$bin" dump --no-progress "$out" -o "$data/bdump_bin.txt")
         cmp -s "$data/bdump_text.txt" "$data/bdump_bin.txt" || echo "!! $name: dump differs from the text's"
         awk -v n="$name" -v b="$size" -v t="$tsize" -v c="$bw" -v tc="$cw" -v d="$bd" -v td="$dw" -v cv="$vw" 'BEGIN{
             printf "%-26s %12d %6.1f%% %9.3fs %8.2fx %9.3fs %8.2fx   (conversion %.3fs)\n",
@@ -77,8 +79,8 @@ for n in "${sizes[@]}"; do
             span=$("$bin" check --no-progress "$out" | awk '/time span/{print $5}')
             ws=$(awk -v s="$span" 'BEGIN{printf "%.6f", s*0.5}')
             we=$(awk -v s="$span" 'BEGIN{printf "%.6f", s*0.51}')
-            read -r tw _ _ _ < <(measure "$repeat" "$bin" dump --no-progress -s "$ws" -e "$we" "$f" -o "$data/bwin_text.txt")
-            read -r bw2 _ _ _ < <(measure "$repeat" "$bin" dump --no-progress -s "$ws" -e "$we" "$out" -o "$data/bwin_bin.txt")
+            read -r tw _ _ _ < <(FRESH="$data/bwin_text.txt" measure "$repeat" "$bin" dump --no-progress -s "$ws" -e "$we" "$f" -o "$data/bwin_text.txt")
+            read -r bw2 _ _ _ < <(FRESH="$data/bwin_bin.txt" measure "$repeat" "$bin" dump --no-progress -s "$ws" -e "$we" "$out" -o "$data/bwin_bin.txt")
             cmp -s "$data/bwin_text.txt" "$data/bwin_bin.txt" || echo "!! window dumps differ"
             blocks=$(TRAMA_TIMINGS=1 "$bin" dump --no-progress -s "$ws" -e "$we" "$out" -o /dev/null 2>&1 | awk '/window read/{print $5" of "$7}')
             awk -v a="$ws" -v b="$we" -v t="$tw" -v w="$bw2" -v k="$blocks" 'BEGIN{

@@ -240,8 +240,15 @@ impl PtbFile {
             Err(why) => return Ok((Replayed::Fallback(why), ReplayStats::default())),
         };
         let stats = run.stats;
+        let t0 = std::time::Instant::now();
         let parts = self.parts(run.pre, run.outs, opts);
         let trace = assemble_trace(parts, run.sinks, |code, strings| self.extra(code, strings));
+        if std::env::var_os("TRAMA_TIMINGS").is_some() {
+            eprintln!(
+                "trama: timings: replay: assembling the trace {:.1} ms",
+                t0.elapsed().as_secs_f64() * 1e3
+            );
+        }
         Ok((Replayed::Done(trace), stats))
     }
 
