@@ -183,3 +183,16 @@ pub(crate) fn get_def(c: &mut Cursor<'_>, index: u32) -> Option<EventDef> {
     }
     Some(def)
 }
+
+/// One index entry.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Frame {
+    pub kind: u8,
+    pub offset: u64,
+    pub count: u64,
+    pub first: u64,
+    pub t_min: f64,
+    pub t_max: f64,
+    /// Events frames: the earliest start of the entities open at its end.
+    pub open_min: f64,
+}

@@ -55,19 +55,6 @@ impl Data {
     }
 }
 
-/// One index entry.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Frame {
-    pub kind: u8,
-    pub offset: u64,
-    pub count: u64,
-    pub first: u64,
-    pub t_min: f64,
-    pub t_max: f64,
-    /// Events frames: the earliest start of the entities open at its end.
-    pub open_min: f64,
-}
-
 /// Where each field of an entity event is stored, as a reader decodes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {

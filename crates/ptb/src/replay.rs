@@ -21,9 +21,7 @@ use trama_sim::{assemble_trace, ColumnSink, Model, StrId, Trace, TraceParts};
 use crate::decimal;
 use crate::format::*;
 use crate::model::{prepass, Effect, Prepass, PrepassError};
-use crate::read::{
-    bad, frame_into, merge_order, FormatError, Frame, Op, PtbFile, RunSpan, Slot, NO_FAST,
-};
+use crate::read::{bad, frame_into, merge_order, FormatError, Op, PtbFile, RunSpan, Slot, NO_FAST};
 use crate::state;
 use crate::varint::{self, read_bytes, read_fixed, read_small, read_wide, Cursor};
 

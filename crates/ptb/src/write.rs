@@ -84,7 +84,7 @@ pub struct Written {
     pub invalid_at: Option<u64>,
 }
 
-type WriterResult<W> = io::Result<(W, Vec<IndexEntry>, u64)>;
+type WriterResult<W> = io::Result<(W, Vec<Frame>, u64)>;
 
 struct Job {
     kind: u8,
@@ -96,18 +96,7 @@ struct Job {
     open_min: f64,
 }
 
-#[derive(Clone, Debug)]
-pub(crate) struct IndexEntry {
-    pub kind: u8,
-    pub offset: u64,
-    pub count: u64,
-    pub first: u64,
-    pub t_min: f64,
-    pub t_max: f64,
-    pub open_min: f64,
-}
-
-pub(crate) fn put_index(out: &mut Vec<u8>, e: &IndexEntry) {
+pub(crate) fn put_index(out: &mut Vec<u8>, e: &Frame) {
     out.push(e.kind);
     varint::put(out, e.offset);
     varint::put(out, e.count);
@@ -251,7 +240,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
                         None => (CODEC_NONE, &job.payload),
                     };
                     let n = write_frame(&mut out, job.kind, codec, job.payload.len(), stored)?;
-                    index.push(IndexEntry {
+                    index.push(Frame {
                         kind: job.kind,
                         offset,
                         count: job.count,

@@ -13,10 +13,12 @@ use trama_sim::{
     CountingSink, ListId, SimOptions, Simulator, StrId, Trace, TraceBuilder, TypeKind,
 };
 
-/// Converts a text trace; `None` when it does not convert.
-fn convert(text: &str, block_events: usize) -> Option<PtbFile> {
+/// The bytes of a text trace converted (compressed at `zstd_level`);
+/// `None` when it does not convert.
+fn convert_bytes(text: &str, block_events: usize, zstd_level: Option<i32>) -> Option<Vec<u8>> {
     let mut o = WriteOptions::default();
     o.block_events = block_events;
+    o.zstd_level = zstd_level;
     let mut w = Writer::new(Vec::new(), o).ok()?;
     let mut ro = ReaderOptions::default();
     ro.threads = 1;
@@ -24,6 +26,12 @@ fn convert(text: &str, block_events: usize) -> Option<PtbFile> {
     let (bytes, _) = w
         .finish(&stats.definitions, SourceStats { lines: stats.lines })
         .ok()?;
+    Some(bytes)
+}
+
+/// Converts a text trace; `None` when it does not convert.
+fn convert(text: &str, block_events: usize) -> Option<PtbFile> {
+    let bytes = convert_bytes(text, block_events, WriteOptions::default().zstd_level)?;
     Some(PtbFile::from_vec(bytes).expect("a file just written reads"))
 }
 
@@ -265,17 +273,7 @@ fn crc32(data: &[u8]) -> u32 {
 
 #[test]
 fn a_keyframe_that_lies_is_reported() {
-    let text = with_error("");
-    let mut o = WriteOptions::default();
-    o.block_events = 16;
-    o.zstd_level = None;
-    let mut w = Writer::new(Vec::new(), o).unwrap();
-    let mut ro = ReaderOptions::default();
-    ro.threads = 1;
-    let stats = read_paje(text.as_bytes(), &ro, |ev| w.event(&ev).map_err(|_| ())).unwrap();
-    let (good, _) = w
-        .finish(&stats.definitions, SourceStats { lines: stats.lines })
-        .unwrap();
+    let good = convert_bytes(&with_error(""), 16, None).unwrap();
     let keyframes = frames(&good, 4);
     assert!(keyframes.len() > 3);
     let (at, len) = keyframes[keyframes.len() / 2];
@@ -385,16 +383,7 @@ fn damaged_columns_are_reported_or_read_consistently() {
     let files: Vec<Vec<u8>> = [generate(8, &GenOptions::default()), with_error(""), merged]
         .iter()
         .map(|text| {
-            let mut o = WriteOptions::default();
-            o.block_events = 64;
-            o.zstd_level = None;
-            let mut w = Writer::new(Vec::new(), o).unwrap();
-            let mut ro = ReaderOptions::default();
-            ro.threads = 1;
-            let stats = read_paje(text.as_bytes(), &ro, |ev| w.event(&ev).map_err(|_| ())).unwrap();
-            let (good, _) = w
-                .finish(&stats.definitions, SourceStats { lines: stats.lines })
-                .unwrap();
+            let good = convert_bytes(text, 64, None).unwrap();
             let file = PtbFile::from_vec(good.clone()).unwrap();
             for (n, k) in layouts.iter_mut().zip(file.frame_layouts().unwrap()) {
                 *n += k;
