@@ -9,7 +9,7 @@ pub const MAGIC: [u8; 8] = [0x89, b'P', b'T', b'B', 0x0d, 0x0a, 0x1a, 0x0a];
 /// Last eight bytes of every file.
 pub(crate) const END_MAGIC: [u8; 8] = [0x89, b'P', b'T', b'B', b'E', b'N', b'D', 0x0a];
 /// The version this crate writes and reads.
-pub const VERSION: u16 = 3;
+pub const VERSION: u16 = 4;
 pub(crate) const HEADER_LEN: usize = 16;
 pub(crate) const FRAME_HEADER_LEN: usize = 16;
 pub(crate) const TRAILER_LEN: usize = 16;
@@ -25,6 +25,9 @@ pub(crate) const KIND_MODEL: u8 = 5;
 
 pub(crate) const CODEC_NONE: u8 = 0;
 pub(crate) const CODEC_ZSTD: u8 = 1;
+/// A zstd frame (its length first) followed by the payload's tail stored
+/// as is.
+pub(crate) const CODEC_SPLIT: u8 = 2;
 
 /// Number of columns of an events frame.
 pub(crate) const NCOLS: usize = 9;
@@ -41,6 +44,12 @@ pub(crate) const LINKS: usize = 8;
 /// The columns stored run by run, in the order of a run's lengths in the
 /// frame header (`STREAMS` and `HANDLES` count values, the others bytes).
 pub(crate) const RUN_COLS: [usize; 7] = [STREAMS, HANDLES, TIMES, NUMS, STRS, KEYS, LINKS];
+
+/// The columns in the order they are stored in an events frame: `TIMES`
+/// last, so that a writer may leave it uncompressed ([`CODEC_SPLIT`]).
+pub(crate) const STORED_COLS: [usize; NCOLS] = [
+    ORDER, LINES, STREAMS, NUMS, HANDLES, STRS, KEYS, LINKS, TIMES,
+];
 
 /// The names of the columns, for messages.
 pub(crate) const COLUMN_NAMES: [&str; NCOLS] = [

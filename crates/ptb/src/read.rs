@@ -679,6 +679,22 @@ impl PtbFile {
         Ok(n)
     }
 
+    /// How many frames of the index (the footer aside) are stored with
+    /// each codec: `[as is, zstd, zstd and a tail as is]` (see the format's
+    /// specification, "Layout").
+    pub fn frame_codecs(&self) -> [u64; 3] {
+        let mut n = [0u64; 3];
+        for f in &self.frames {
+            let codec = usize::try_from(f.offset)
+                .ok()
+                .and_then(|o| self.bytes().get(o + 1));
+            if let Some(&c @ 0..=2) = codec {
+                n[c as usize] += 1;
+            }
+        }
+        n
+    }
+
     /// The line of the `nth` event of run `run` of an events frame (for
     /// messages; 0 when the frame cannot be decoded).
     pub(crate) fn line_in_run(&self, f: &Frame, run: usize, nth: u64) -> u64 {
@@ -917,11 +933,11 @@ impl PtbFile {
             lens.push(l);
         }
         let mut cols: [Cursor<'_>; NCOLS] = [Cursor::new(&[]); NCOLS];
-        for (i, col) in cols.iter_mut().enumerate() {
+        for i in STORED_COLS {
             let data = head
                 .bytes()
                 .ok_or_else(|| ebad(format!("column {} truncated", COLUMN_NAMES[i])))?;
-            *col = Cursor::new(data);
+            cols[i] = Cursor::new(data);
         }
         if !head.at_end() {
             return Err(ebad("trailing bytes".into()));
@@ -1440,32 +1456,49 @@ pub(crate) fn frame_into<'a>(
     match h[1] {
         CODEC_NONE if raw == stored => Ok(payload),
         CODEC_ZSTD => {
-            out.clear();
-            out.reserve(raw);
-            thread_local! {
-                // One decompression context per thread, reused frame after frame.
-                static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-                    const { std::cell::RefCell::new(None) };
-            }
-            let n = DCTX
-                .with(|d| {
-                    let mut d = d.borrow_mut();
-                    if d.is_none() {
-                        *d = Some(zstd::bulk::Decompressor::new()?);
-                    }
-                    d.as_mut()
-                        .expect("made above")
-                        .decompress_to_buffer(payload, out)
-                })
-                .map_err(|e| bad(offset, format!("zstd: {e}")))?;
-            if n != raw || out.len() != raw {
-                return Err(bad(
-                    offset,
-                    "decompressed size does not match the frame header",
-                ));
-            }
+            unzstd(payload, raw, out).map_err(|e| bad(offset, e))?;
+            Ok(&out[..])
+        }
+        CODEC_SPLIT => {
+            let mut c = Cursor::new(payload);
+            let z = c
+                .varint()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|&n| n <= c.remaining())
+                .ok_or_else(|| bad(offset, "split frame: bad zstd length"))?;
+            let (z, tail) = c.data()[c.pos()..].split_at(z);
+            let head = raw
+                .checked_sub(tail.len())
+                .ok_or_else(|| bad(offset, "split frame: tail longer than the payload"))?;
+            unzstd(z, head, out).map_err(|e| bad(offset, e))?;
+            out.extend_from_slice(tail);
             Ok(&out[..])
         }
         c => Err(bad(offset, format!("unknown codec {c}"))),
     }
+}
+
+/// Decompresses the zstd frames `z` into `out`, which must come to exactly
+/// `raw` bytes.
+fn unzstd(z: &[u8], raw: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    out.clear();
+    out.reserve(raw);
+    thread_local! {
+        // One decompression context per thread, reused frame after frame.
+        static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let n = DCTX
+        .with(|d| {
+            let mut d = d.borrow_mut();
+            if d.is_none() {
+                *d = Some(zstd::bulk::Decompressor::new()?);
+            }
+            d.as_mut().expect("made above").decompress_to_buffer(z, out)
+        })
+        .map_err(|e| format!("zstd: {e}"))?;
+    if n != raw || out.len() != raw {
+        return Err("decompressed size does not match the frame header".into());
+    }
+    Ok(())
 }

@@ -94,6 +94,9 @@ struct Job {
     t_min: f64,
     t_max: f64,
     open_min: f64,
+    /// Where the payload's tail (the `TIMES` column of an events frame)
+    /// starts, 0 for none: a tail that zstd hardly shrinks is stored as is.
+    split: usize,
 }
 
 pub(crate) fn put_index(out: &mut Vec<u8>, e: &Frame) {
@@ -177,22 +180,71 @@ struct Encoder<W: Write + Send + 'static> {
     thread: Option<JoinHandle<WriterResult<W>>>,
 }
 
+/// Writes a frame whose stored payload is the concatenation of `parts`.
 fn write_frame<W: Write>(
     out: &mut W,
     kind: u8,
     codec: u8,
     raw_len: usize,
-    payload: &[u8],
+    parts: &[&[u8]],
 ) -> io::Result<u64> {
+    let stored: usize = parts.iter().map(|p| p.len()).sum();
+    if stored > u32::MAX as usize {
+        return Err(too_big());
+    }
+    let mut crc = crc32fast::Hasher::new();
+    for p in parts {
+        crc.update(p);
+    }
     let mut h = [0u8; FRAME_HEADER_LEN];
     h[0] = kind;
     h[1] = codec;
-    h[4..8].copy_from_slice(&(payload.len() as u32).to_le_bytes());
+    h[4..8].copy_from_slice(&(stored as u32).to_le_bytes());
     h[8..12].copy_from_slice(&(raw_len as u32).to_le_bytes());
-    h[12..16].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    h[12..16].copy_from_slice(&crc.finalize().to_le_bytes());
     out.write_all(&h)?;
-    out.write_all(payload)?;
-    Ok((FRAME_HEADER_LEN + payload.len()) as u64)
+    for p in parts {
+        out.write_all(p)?;
+    }
+    Ok((FRAME_HEADER_LEN + stored) as u64)
+}
+
+/// zstd must shrink a payload's tail by at least 1/`TAIL_GAIN` for it to
+/// be compressed: incompressible times are faster to read as they are.
+const TAIL_GAIN: usize = 8;
+
+/// The codec and stored parts of `payload`, compressed with `c` into `a`
+/// and `b` (buffers reused from frame to frame). The part from `split` on
+/// is compressed on its own, and stored as is when zstd hardly shrinks it.
+fn compress<'a>(
+    c: &mut zstd::bulk::Compressor<'_>,
+    payload: &'a [u8],
+    split: usize,
+    (a, b, len): (&'a mut Vec<u8>, &'a mut Vec<u8>, &'a mut Vec<u8>),
+) -> io::Result<(u8, [&'a [u8]; 3])> {
+    let into = |c: &mut zstd::bulk::Compressor<'_>, src: &[u8], dst: &mut Vec<u8>| {
+        dst.clear();
+        dst.reserve(zstd::zstd_safe::compress_bound(src.len()));
+        c.compress_to_buffer(src, dst).map(|_| ())
+    };
+    let split = if split > 0 && split < payload.len() {
+        split
+    } else {
+        payload.len()
+    };
+    let (head, tail) = payload.split_at(split);
+    into(c, head, a)?;
+    if tail.is_empty() {
+        return Ok((CODEC_ZSTD, [a, &[], &[]]));
+    }
+    into(c, tail, b)?;
+    if b.len() + tail.len() / TAIL_GAIN <= tail.len() {
+        // Two zstd frames one after the other decompress as one.
+        return Ok((CODEC_ZSTD, [a, b, &[]]));
+    }
+    len.clear();
+    varint::put(len, a.len() as u64);
+    Ok((CODEC_SPLIT, [len, a, tail]))
 }
 
 fn too_big() -> io::Error {
@@ -221,7 +273,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
             .spawn(move || {
                 let mut offset = HEADER_LEN as u64;
                 let mut index = Vec::new();
-                let mut compressed = Vec::new();
+                let (mut a, mut b, mut len) = (Vec::new(), Vec::new(), Vec::new());
                 let mut cctx = match level {
                     Some(l) => Some(zstd::bulk::Compressor::new(l)?),
                     None => None,
@@ -230,16 +282,13 @@ impl<W: Write + Send + 'static> Encoder<W> {
                     if job.payload.len() > u32::MAX as usize {
                         return Err(too_big());
                     }
-                    let (codec, stored): (u8, &[u8]) = match &mut cctx {
+                    let (codec, parts) = match &mut cctx {
                         Some(c) => {
-                            compressed.clear();
-                            compressed.reserve(zstd::zstd_safe::compress_bound(job.payload.len()));
-                            c.compress_to_buffer(&job.payload[..], &mut compressed)?;
-                            (CODEC_ZSTD, &compressed)
+                            compress(c, &job.payload, job.split, (&mut a, &mut b, &mut len))?
                         }
-                        None => (CODEC_NONE, &job.payload),
+                        None => (CODEC_NONE, [&job.payload[..], &[], &[]]),
                     };
-                    let n = write_frame(&mut out, job.kind, codec, job.payload.len(), stored)?;
+                    let n = write_frame(&mut out, job.kind, codec, job.payload.len(), &parts)?;
                     index.push(Frame {
                         kind: job.kind,
                         offset,
@@ -765,6 +814,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
             t_min: 0.0,
             t_max: 0.0,
             open_min: 0.0,
+            split: 0,
         })
     }
 
@@ -787,6 +837,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
                 t_min: 0.0,
                 t_max: 0.0,
                 open_min: 0.0,
+                split: 0,
             })?;
         }
         if self.model_count > 0 {
@@ -805,6 +856,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
                 t_min: 0.0,
                 t_max: 0.0,
                 open_min: 0.0,
+                split: 0,
             })?;
         }
         if self.count == 0 {
@@ -845,7 +897,8 @@ impl<W: Write + Send + 'static> Encoder<W> {
             }
         }
         let mut col = Vec::new();
-        for c in 0..NCOLS {
+        let mut split = 0;
+        for c in STORED_COLS {
             col.clear();
             let data: &[u8] = match c {
                 ORDER if runs.len() <= 1 => &[],
@@ -869,6 +922,9 @@ impl<W: Write + Send + 'static> Encoder<W> {
                 _ => {
                     let n: usize = runs.iter().map(|r| r.cols[c].len()).sum();
                     varint::put(&mut payload, n as u64);
+                    if c == TIMES {
+                        split = payload.len();
+                    }
                     for r in runs {
                         payload.extend_from_slice(&r.cols[c]);
                     }
@@ -900,6 +956,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
             t_min,
             t_max,
             open_min,
+            split,
         };
         self.count = 0;
         self.timed = false;
@@ -949,7 +1006,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
         if stored.len() > u32::MAX as usize {
             return Err(too_big());
         }
-        write_frame(&mut out, KIND_FOOTER, codec, footer.len(), &stored)?;
+        write_frame(&mut out, KIND_FOOTER, codec, footer.len(), &[&stored])?;
         let mut trailer = [0u8; TRAILER_LEN];
         trailer[..8].copy_from_slice(&footer_offset.to_le_bytes());
         trailer[8..].copy_from_slice(&END_MAGIC);
