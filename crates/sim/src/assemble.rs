@@ -151,15 +151,23 @@ pub fn assemble_trace(
         }
     }
     let nlists = model.lists.len();
-    let built: Vec<(Columns, Vec<u8>, Vec<StrId>)> = lists
-        .par_iter()
-        .map(|l| {
-            let outs: Vec<&ListOut> = sinks
-                .iter()
-                .filter_map(|s| s.lists.get(l.id as usize))
-                .collect();
-            place(l.kind, &outs)
-        })
+    // Each list's pieces, taken out of the sinks.
+    let mut pieces: Vec<Vec<ListOut>> = (0..lists.len()).map(|_| Vec::new()).collect();
+    let at: hashbrown::HashMap<u32, usize> =
+        lists.iter().enumerate().map(|(i, l)| (l.id, i)).collect();
+    for s in sinks {
+        for (id, o) in s.lists.into_iter().enumerate() {
+            if let Some(&i) = at.get(&(id as u32)) {
+                if !o.idx.is_empty() {
+                    pieces[i].push(o);
+                }
+            }
+        }
+    }
+    let built: Vec<(Columns, Vec<u8>, Vec<StrId>)> = pieces
+        .into_par_iter()
+        .zip(lists.par_iter())
+        .map(|(outs, l)| place(l.kind, outs))
         .collect();
     let mut trace = Trace {
         model,
@@ -186,9 +194,136 @@ pub fn assemble_trace(
     trace
 }
 
+/// A stretch of a piece whose creation indexes are consecutive: (first
+/// index, piece, position in the piece, length).
+type Stretch = (u32, usize, usize, usize);
+
+/// When the pieces are made of few stretches of consecutive creation
+/// indexes (all lists but those of nested states: each replay finalizes
+/// the entities of its segments in creation order), these stretches in
+/// creation order, tiling `0..n`; `None` otherwise.
+fn stretches(outs: &[ListOut]) -> Option<Vec<Stretch>> {
+    let n: usize = outs.iter().map(|o| o.idx.len()).sum();
+    let mut v: Vec<Stretch> = Vec::new();
+    for (p, o) in outs.iter().enumerate() {
+        let mut start = 0;
+        for k in 1..=o.idx.len() {
+            if k == o.idx.len() || o.idx[k] != o.idx[k - 1].wrapping_add(1) {
+                v.push((o.idx[start], p, start, k - start));
+                if v.len() > n / 16 + 4 {
+                    return None;
+                }
+                start = k;
+            }
+        }
+    }
+    v.sort_unstable_by_key(|s| s.0);
+    let mut next = 0u64;
+    for &(first, _, _, len) in &v {
+        if first as u64 != next {
+            return None;
+        }
+        next += len as u64;
+    }
+    Some(v)
+}
+
+/// The columns of one list from the stretches of its pieces, in creation
+/// order: each column is copied stretch by stretch.
+fn concat(kind: TypeKind, outs: &[ListOut], order: &[Stretch]) -> (Columns, Vec<u8>, Vec<StrId>) {
+    let n: usize = order.iter().map(|s| s.3).sum();
+    fn join<T: Copy>(
+        n: usize,
+        outs: &[ListOut],
+        order: &[Stretch],
+        col: fn(&ListOut) -> &[T],
+    ) -> Vec<T> {
+        let mut v = Vec::with_capacity(n);
+        for &(_, p, at, len) in order {
+            v.extend_from_slice(&col(&outs[p])[at..at + len]);
+        }
+        v
+    }
+    let mut c = Columns {
+        start: join(n, outs, order, |o| &o.start),
+        end: join(n, outs, order, |o| &o.end),
+        ..Columns::default()
+    };
+    let value = || -> Vec<ValueId> {
+        let mut v = Vec::with_capacity(n);
+        for &(_, p, at, len) in order {
+            v.extend(outs[p].value[at..at + len].iter().map(|&x| ValueId(x)));
+        }
+        v
+    };
+    let mut keys = Vec::new();
+    match kind {
+        TypeKind::State => {
+            c.value = value();
+            c.level = join(n, outs, order, |o| &o.level);
+        }
+        TypeKind::Event => c.value = value(),
+        TypeKind::Variable => c.number = join(n, outs, order, |o| &o.number),
+        TypeKind::Link => {
+            c.value = value();
+            c.from = join(n, outs, order, |o| &o.from);
+            c.to = join(n, outs, order, |o| &o.to);
+            // The pieces' key bytes one after the other.
+            let mut base = Vec::with_capacity(outs.len());
+            for o in outs {
+                base.push(keys.len() as u64);
+                keys.extend_from_slice(&o.key_bytes);
+            }
+            c.key = Vec::with_capacity(n);
+            for &(_, p, at, len) in order {
+                let b = base[p];
+                c.key.extend(
+                    outs[p].key[at..at + len]
+                        .iter()
+                        .map(|&(off, len)| (b + off as u64, len)),
+                );
+            }
+        }
+        TypeKind::Container => {}
+    }
+    let mut extras = Vec::new();
+    if outs
+        .iter()
+        .any(|o| o.extras.iter().any(|&(_, len)| len > 0))
+    {
+        let mut base = Vec::with_capacity(outs.len());
+        for o in outs {
+            base.push(extras.len() as u32);
+            extras.extend(o.extras_pool.iter().map(|&s| StrId(s)));
+        }
+        c.extras = Vec::with_capacity(n);
+        for &(_, p, at, len) in order {
+            let b = base[p];
+            c.extras
+                .extend(outs[p].extras[at..at + len].iter().map(|&(off, len)| {
+                    if len == 0 {
+                        (0, 0)
+                    } else {
+                        (b + off, len)
+                    }
+                }));
+        }
+    }
+    (c, keys, extras)
+}
+
 /// The columns of one list from the pieces of every replay, in creation
 /// order (entities a partial replay did not see leave no hole).
-fn place(kind: TypeKind, outs: &[&ListOut]) -> (Columns, Vec<u8>, Vec<StrId>) {
+fn place(kind: TypeKind, outs: Vec<ListOut>) -> (Columns, Vec<u8>, Vec<StrId>) {
+    match stretches(&outs) {
+        Some(order) => concat(kind, &outs, &order),
+        None => gather(kind, &outs),
+    }
+}
+
+/// [`place`] entity by entity, for any order.
+fn gather(kind: TypeKind, outs: &[ListOut]) -> (Columns, Vec<u8>, Vec<StrId>) {
+    let outs: Vec<&ListOut> = outs.iter().collect();
     let n: usize = outs.iter().map(|o| o.idx.len()).sum();
     // (creation index, piece, position in the piece), in creation order.
     let mut order: Vec<(u32, u32, u32)> = Vec::with_capacity(n);
@@ -277,4 +412,110 @@ fn place(kind: TypeKind, outs: &[&ListOut]) -> (Columns, Vec<u8>, Vec<StrId>) {
             .collect();
     }
     (c, keys, extras)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pieces of `n` links: the creation indexes cut in stretches dealt
+    /// to `npieces` pieces, or shuffled entity by entity.
+    fn pieces(n: u32, npieces: usize, stretch: u32, shuffle: bool, seed: u64) -> Vec<ListOut> {
+        let mut x = seed;
+        let mut rnd = move |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut outs = vec![ListOut::default(); npieces];
+        let mut i = 0;
+        while i < n {
+            let p = rnd(npieces as u64) as usize;
+            let len = (1 + rnd(stretch as u64) as u32).min(n - i);
+            for k in i..i + len {
+                let o = &mut outs[p];
+                o.idx.push(k);
+                o.start.push(k as f64);
+                o.end.push(k as f64 + 0.5);
+                o.value.push(k % 7);
+                o.from.push(k % 3);
+                o.to.push(k % 5);
+                let key = format!("k{k}");
+                o.key.push((o.key_bytes.len() as u32, key.len() as u32));
+                o.key_bytes.extend_from_slice(key.as_bytes());
+                let x = if k % 4 == 0 { vec![k, k + 1] } else { vec![] };
+                o.extras.push((o.extras_pool.len() as u32, x.len() as u32));
+                o.extras_pool.extend_from_slice(&x);
+            }
+            i += len;
+        }
+        if shuffle {
+            for o in &mut outs {
+                let len = o.idx.len();
+                for a in (1..len).rev() {
+                    let b = rnd(a as u64 + 1) as usize;
+                    o.idx.swap(a, b);
+                    o.start.swap(a, b);
+                    o.end.swap(a, b);
+                    o.value.swap(a, b);
+                    o.from.swap(a, b);
+                    o.to.swap(a, b);
+                    o.key.swap(a, b);
+                    o.extras.swap(a, b);
+                }
+            }
+        }
+        outs.retain(|o| !o.idx.is_empty());
+        outs
+    }
+
+    /// Every column, keys and extras resolved, entity by entity.
+    fn resolved(r: &(Columns, Vec<u8>, Vec<StrId>)) -> Vec<String> {
+        let (c, keys, extras) = r;
+        (0..c.len())
+            .map(|k| {
+                let (o, l) = c.key[k];
+                let x = c
+                    .extras
+                    .get(k)
+                    .map_or(&[][..], |&(o, l)| &extras[o as usize..(o + l) as usize]);
+                format!(
+                    "{} {} {:?} {} {} {:?} {:?}",
+                    c.start[k],
+                    c.end[k],
+                    c.value[k],
+                    c.from[k],
+                    c.to[k],
+                    &keys[o as usize..o as usize + l as usize],
+                    x
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stretches_are_placed_as_entity_by_entity() {
+        let mut fast_paths = 0;
+        for seed in 0..40 {
+            let (n, np, st) = (
+                1 + seed as u32 * 37,
+                1 + seed as usize % 4,
+                1 + seed as u32 % 90,
+            );
+            let outs = pieces(n, np, st, false, seed);
+            fast_paths += stretches(&outs).is_some() as u32;
+            let fast = place(TypeKind::Link, outs.clone());
+            let slow = gather(TypeKind::Link, &outs);
+            assert_eq!(fast.0.len(), n as usize);
+            assert_eq!(resolved(&fast), resolved(&slow), "seed {seed}");
+            // In creation order.
+            assert!(fast.0.start.windows(2).all(|w| w[0] < w[1]), "seed {seed}");
+            // Shuffled pieces (nested states) are placed too.
+            let outs = pieces(n, np, st, true, seed);
+            let placed = place(TypeKind::Link, outs);
+            assert_eq!(resolved(&placed), resolved(&slow), "seed {seed}");
+        }
+        assert!(fast_paths >= 20, "{fast_paths} stretched cases");
+    }
 }
