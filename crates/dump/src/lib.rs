@@ -118,6 +118,21 @@ impl Fmt {
         trama_num::write_fixed(out, v, self.precision);
     }
 
+    /// A state's nesting level, as [`Fmt::num`] prints it: a digit and
+    /// zeros for the usual levels, without a float conversion.
+    #[inline]
+    fn level(&self, out: &mut Vec<u8>, level: u32) {
+        const ZEROS: &[u8; 17] = b".0000000000000000";
+        if level < 10 && self.precision < ZEROS.len() {
+            out.push(b'0' + level as u8);
+            if self.precision > 0 {
+                out.extend_from_slice(&ZEROS[..=self.precision]);
+            }
+        } else {
+            self.num(out, level as f64);
+        }
+    }
+
     fn extras(&self, out: &mut Vec<u8>, m: &Model, extras: &[StrId]) {
         if self.user_defined {
             for pair in extras.chunks_exact(2) {
@@ -182,7 +197,7 @@ impl Fmt {
             out.extend_from_slice(b", ");
             match kind {
                 TypeKind::State => {
-                    self.num(out, level as f64);
+                    self.level(out, level);
                     out.extend_from_slice(b", ");
                     out.extend_from_slice(m.str(m.value(value).name));
                 }
@@ -265,7 +280,7 @@ impl Fmt {
                     buf.extend_from_slice(b", ");
                     self.num(buf, duration(start, end));
                     buf.extend_from_slice(b", ");
-                    self.num(buf, cols.level[k] as f64);
+                    self.level(buf, cols.level[k]);
                     buf.extend_from_slice(b", ");
                     buf.extend_from_slice(m.str(m.value(cols.value[k]).name));
                 }
@@ -557,5 +572,28 @@ impl<W: Write> Sink for StreamDump<W> {
         self.fmt.container(&mut self.buf, m, id);
         self.lines += 1;
         self.flush_if_big();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Levels print as any number does, at every precision.
+    #[test]
+    fn levels_print_as_numbers() {
+        for precision in 0..20 {
+            let f = Fmt {
+                precision,
+                user_defined: false,
+                legacy_event_header: false,
+            };
+            for level in [0, 1, 7, 9, 10, 11, 99, 12345, u32::MAX] {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                f.level(&mut a, level);
+                f.num(&mut b, level as f64);
+                assert_eq!(a, b, "level {level}, precision {precision}");
+            }
+        }
     }
 }
