@@ -2,14 +2,16 @@
 //! keyframes ([`trama_sim::replay`]), on several threads.
 //!
 //! A *segment* is a run of events frames that starts at a keyframe (or at
-//! the beginning of the trace) and ends before the next keyframe. Threads
-//! take segments in turn; each replays its segment from the keyframe's
+//! the beginning of the trace) and ends before the next keyframe. One
+//! thread takes segments from the front, the others from the back (so that
+//! the first thread's entities are one stretch of each list, which the
+//! assembly keeps in place); each replays its segment from the keyframe's
 //! state and checks that it ends in the state of the next keyframe, byte
 //! for byte, which proves the pieces add up to the simulation of the whole
 //! trace. Anything the replay cannot vouch for (an error of the trace, a
 //! key that may be reused) sends the caller to the reference simulation.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use trama_sim::replay::{
@@ -396,8 +398,29 @@ impl PtbFile {
         }
         .min(segs.len())
         .max(1);
-        let next = AtomicUsize::new(0);
-        let stop = AtomicBool::new(false);
+        // Segments not taken yet: `lo..hi`. Those from the first failure
+        // on (`limit`) are not replayed; every one before it is, so that
+        // the failure reported is always the first.
+        let left = Mutex::new((0usize, segs.len()));
+        let limit = AtomicUsize::new(usize::MAX);
+        let take = |front: bool| -> Option<usize> {
+            let mut g = left.lock().expect("not poisoned");
+            let lim = limit.load(Ordering::Relaxed);
+            loop {
+                let (lo, hi) = *g;
+                if lo >= hi.min(lim) {
+                    return None;
+                }
+                if front {
+                    g.0 += 1;
+                    return Some(lo);
+                }
+                g.1 -= 1;
+                if hi - 1 < lim {
+                    return Some(hi - 1);
+                }
+            }
+        };
         let failure: Mutex<Option<(usize, SegFail)>> = Mutex::new(None);
         let outs: Mutex<Vec<(usize, SegmentOut)>> = Mutex::new(Vec::new());
         let sim = {
@@ -408,14 +431,10 @@ impl PtbFile {
         let end_time = opts
             .window
             .map(|_| self.container_ends.first().copied().unwrap_or(0.0));
-        let work = |sink: &mut S, firsts: &mut FirstEnds| {
+        let work = |sink: &mut S, firsts: &mut FirstEnds, front: bool| {
             let mut scratch = Scratch::default();
-            loop {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(seg) = segs.get(i) else { return };
+            while let Some(i) = take(front) {
+                let seg = &segs[i];
                 let r = self.segment(
                     &pre,
                     &events,
@@ -433,8 +452,7 @@ impl PtbFile {
                         if f.as_ref().is_none_or(|(j, _)| i < *j) {
                             *f = Some((i, e));
                         }
-                        stop.store(true, Ordering::Relaxed);
-                        return;
+                        limit.fetch_min(i, Ordering::Relaxed);
                     }
                 }
             }
@@ -443,7 +461,7 @@ impl PtbFile {
         // side by side in memory would share cache lines).
         let done: Vec<(S, FirstEnds)> = if threads == 1 {
             let (mut sink, mut firsts) = (make(), FirstEnds::default());
-            work(&mut sink, &mut firsts);
+            work(&mut sink, &mut firsts, true);
             vec![(sink, firsts)]
         } else {
             std::thread::scope(|scope| {
@@ -454,14 +472,14 @@ impl PtbFile {
                             .name(format!("trama-replay-{w}"))
                             .spawn_scoped(scope, move || {
                                 let (mut sink, mut firsts) = (make(), FirstEnds::default());
-                                work(&mut sink, &mut firsts);
+                                work(&mut sink, &mut firsts, false);
                                 (sink, firsts)
                             })
                             .expect("cannot start a replay thread")
                     })
                     .collect();
                 let (mut sink, mut firsts) = (make(), FirstEnds::default());
-                work(&mut sink, &mut firsts);
+                work(&mut sink, &mut firsts, true);
                 let mut all = vec![(sink, firsts)];
                 for h in handles {
                     match h.join() {

@@ -229,53 +229,75 @@ fn stretches(outs: &[ListOut]) -> Option<Vec<Stretch>> {
 }
 
 /// The columns of one list from the stretches of its pieces, in creation
-/// order: each column is copied stretch by stretch.
-fn concat(kind: TypeKind, outs: &[ListOut], order: &[Stretch]) -> (Columns, Vec<u8>, Vec<StrId>) {
+/// order: each column is copied stretch by stretch, after the vectors of
+/// the piece that holds the first stretch alone, which are kept.
+fn concat(
+    kind: TypeKind,
+    mut outs: Vec<ListOut>,
+    order: &[Stretch],
+) -> (Columns, Vec<u8>, Vec<StrId>) {
     let n: usize = order.iter().map(|s| s.3).sum();
+    let (mut head, rest) = match order.first() {
+        Some(&(_, p0, _, len0)) if len0 == outs[p0].idx.len() => {
+            (std::mem::take(&mut outs[p0]), &order[1..])
+        }
+        _ => (ListOut::default(), order),
+    };
     fn join<T: Copy>(
+        mut v: Vec<T>,
         n: usize,
         outs: &[ListOut],
-        order: &[Stretch],
+        rest: &[Stretch],
         col: fn(&ListOut) -> &[T],
     ) -> Vec<T> {
-        let mut v = Vec::with_capacity(n);
-        for &(_, p, at, len) in order {
+        v.reserve_exact(n - v.len());
+        for &(_, p, at, len) in rest {
             v.extend_from_slice(&col(&outs[p])[at..at + len]);
         }
         v
     }
     let mut c = Columns {
-        start: join(n, outs, order, |o| &o.start),
-        end: join(n, outs, order, |o| &o.end),
+        start: join(std::mem::take(&mut head.start), n, &outs, rest, |o| {
+            &o.start
+        }),
+        end: join(std::mem::take(&mut head.end), n, &outs, rest, |o| &o.end),
         ..Columns::default()
     };
-    let value = || -> Vec<ValueId> {
-        let mut v = Vec::with_capacity(n);
-        for &(_, p, at, len) in order {
-            v.extend(outs[p].value[at..at + len].iter().map(|&x| ValueId(x)));
-        }
-        v
+    let value = |v: Vec<u32>| -> Vec<ValueId> {
+        join(v, n, &outs, rest, |o| &o.value)
+            .into_iter()
+            .map(ValueId)
+            .collect()
     };
     let mut keys = Vec::new();
     match kind {
         TypeKind::State => {
-            c.value = value();
-            c.level = join(n, outs, order, |o| &o.level);
+            c.value = value(std::mem::take(&mut head.value));
+            c.level = join(std::mem::take(&mut head.level), n, &outs, rest, |o| {
+                &o.level
+            });
         }
-        TypeKind::Event => c.value = value(),
-        TypeKind::Variable => c.number = join(n, outs, order, |o| &o.number),
+        TypeKind::Event => c.value = value(std::mem::take(&mut head.value)),
+        TypeKind::Variable => {
+            c.number = join(std::mem::take(&mut head.number), n, &outs, rest, |o| {
+                &o.number
+            })
+        }
         TypeKind::Link => {
-            c.value = value();
-            c.from = join(n, outs, order, |o| &o.from);
-            c.to = join(n, outs, order, |o| &o.to);
-            // The pieces' key bytes one after the other.
-            let mut base = Vec::with_capacity(outs.len());
-            for o in outs {
-                base.push(keys.len() as u64);
+            c.value = value(std::mem::take(&mut head.value));
+            c.from = join(std::mem::take(&mut head.from), n, &outs, rest, |o| &o.from);
+            c.to = join(std::mem::take(&mut head.to), n, &outs, rest, |o| &o.to);
+            // The pieces' key bytes one after the other, the head's first.
+            keys = std::mem::take(&mut head.key_bytes);
+            let mut base = vec![0u64; outs.len()];
+            for (p, o) in outs.iter().enumerate() {
+                base[p] = keys.len() as u64;
                 keys.extend_from_slice(&o.key_bytes);
             }
             c.key = Vec::with_capacity(n);
-            for &(_, p, at, len) in order {
+            c.key
+                .extend(head.key.iter().map(|&(off, len)| (off as u64, len)));
+            for &(_, p, at, len) in rest {
                 let b = base[p];
                 c.key.extend(
                     outs[p].key[at..at + len]
@@ -287,17 +309,17 @@ fn concat(kind: TypeKind, outs: &[ListOut], order: &[Stretch]) -> (Columns, Vec<
         TypeKind::Container => {}
     }
     let mut extras = Vec::new();
-    if outs
-        .iter()
-        .any(|o| o.extras.iter().any(|&(_, len)| len > 0))
-    {
-        let mut base = Vec::with_capacity(outs.len());
-        for o in outs {
-            base.push(extras.len() as u32);
+    let has = |o: &ListOut| o.extras.iter().any(|&(_, len)| len > 0);
+    if has(&head) || outs.iter().any(has) {
+        extras = head.extras_pool.iter().map(|&s| StrId(s)).collect();
+        let mut base = vec![0u32; outs.len()];
+        for (p, o) in outs.iter().enumerate() {
+            base[p] = extras.len() as u32;
             extras.extend(o.extras_pool.iter().map(|&s| StrId(s)));
         }
         c.extras = Vec::with_capacity(n);
-        for &(_, p, at, len) in order {
+        c.extras.extend_from_slice(&head.extras);
+        for &(_, p, at, len) in rest {
             let b = base[p];
             c.extras
                 .extend(outs[p].extras[at..at + len].iter().map(|&(off, len)| {
@@ -316,7 +338,7 @@ fn concat(kind: TypeKind, outs: &[ListOut], order: &[Stretch]) -> (Columns, Vec<
 /// order (entities a partial replay did not see leave no hole).
 fn place(kind: TypeKind, outs: Vec<ListOut>) -> (Columns, Vec<u8>, Vec<StrId>) {
     match stretches(&outs) {
-        Some(order) => concat(kind, &outs, &order),
+        Some(order) => concat(kind, outs, &order),
         None => gather(kind, &outs),
     }
 }
@@ -496,7 +518,8 @@ mod tests {
 
     #[test]
     fn stretches_are_placed_as_entity_by_entity() {
-        let mut fast_paths = 0;
+        assert_eq!(place(TypeKind::Link, Vec::new()).0.len(), 0);
+        let (mut fast_paths, mut heads) = (0, 0);
         for seed in 0..40 {
             let (n, np, st) = (
                 1 + seed as u32 * 37,
@@ -511,11 +534,66 @@ mod tests {
             assert_eq!(resolved(&fast), resolved(&slow), "seed {seed}");
             // In creation order.
             assert!(fast.0.start.windows(2).all(|w| w[0] < w[1]), "seed {seed}");
+            // A first piece holding a prefix alone (kept in place), the
+            // rest in stretches of other pieces, taken last first.
+            let mut outs = pieces(n, np, st, false, seed);
+            let cut = outs.iter().position(|o| o.idx[0] == 0).unwrap();
+            let mut prefix = outs.remove(cut);
+            let keep = prefix
+                .idx
+                .windows(2)
+                .take_while(|w| w[1] == w[0] + 1)
+                .count()
+                + 1;
+            let mut tail = ListOut::default();
+            for (k, &i) in prefix.idx.iter().enumerate().skip(keep) {
+                tail.idx.push(i);
+                tail.start.push(prefix.start[k]);
+                tail.end.push(prefix.end[k]);
+                tail.value.push(prefix.value[k]);
+                tail.from.push(prefix.from[k]);
+                tail.to.push(prefix.to[k]);
+                let (o, l) = prefix.key[k];
+                tail.key.push((tail.key_bytes.len() as u32, l));
+                let kb = prefix.key_bytes[o as usize..(o + l) as usize].to_vec();
+                tail.key_bytes.extend_from_slice(&kb);
+                let (o, l) = prefix.extras[k];
+                tail.extras.push((tail.extras_pool.len() as u32, l));
+                let x = prefix.extras_pool[o as usize..(o + l) as usize].to_vec();
+                tail.extras_pool.extend_from_slice(&x);
+            }
+            for v in [
+                &mut prefix.idx,
+                &mut prefix.value,
+                &mut prefix.from,
+                &mut prefix.to,
+            ] {
+                v.truncate(keep);
+            }
+            prefix.start.truncate(keep);
+            prefix.end.truncate(keep);
+            prefix.key.truncate(keep);
+            prefix.extras.truncate(keep);
+            outs.reverse();
+            outs.insert(0, prefix);
+            if !tail.idx.is_empty() {
+                outs.push(tail);
+            }
+            if let Some(order) = stretches(&outs) {
+                assert_eq!((order[0].1, order[0].3), (0, keep), "seed {seed}");
+                heads += 1;
+            }
+            assert_eq!(
+                resolved(&place(TypeKind::Link, outs)),
+                resolved(&slow),
+                "seed {seed}"
+            );
             // Shuffled pieces (nested states) are placed too.
             let outs = pieces(n, np, st, true, seed);
             let placed = place(TypeKind::Link, outs);
             assert_eq!(resolved(&placed), resolved(&slow), "seed {seed}");
         }
         assert!(fast_paths >= 20, "{fast_paths} stretched cases");
+        assert!(heads >= 20, "{heads} cases with a head");
     }
 }
