@@ -213,6 +213,16 @@ fn write_frame<W: Write>(
 /// be compressed: incompressible times are faster to read as they are.
 const TAIL_GAIN: usize = 8;
 
+/// How the last tails went: after `fails` tails in a row that zstd hardly
+/// shrank, the next `skip` are stored as they are without trying (the
+/// times of a trace keep their nature: trying every frame would compress
+/// the incompressible for nothing).
+#[derive(Default)]
+struct Tails {
+    fails: u32,
+    skip: u32,
+}
+
 /// The codec and stored parts of `payload`, compressed with `c` into `a`
 /// and `b` (buffers reused from frame to frame). The part from `split` on
 /// is compressed on its own, and stored as is when zstd hardly shrinks it.
@@ -220,6 +230,7 @@ fn compress<'a>(
     c: &mut zstd::bulk::Compressor<'_>,
     payload: &'a [u8],
     split: usize,
+    tails: &mut Tails,
     (a, b, len): (&'a mut Vec<u8>, &'a mut Vec<u8>, &'a mut Vec<u8>),
 ) -> io::Result<(u8, [&'a [u8]; 3])> {
     let into = |c: &mut zstd::bulk::Compressor<'_>, src: &[u8], dst: &mut Vec<u8>| {
@@ -237,10 +248,17 @@ fn compress<'a>(
     if tail.is_empty() {
         return Ok((CODEC_ZSTD, [a, &[], &[]]));
     }
-    into(c, tail, b)?;
-    if b.len() + tail.len() / TAIL_GAIN <= tail.len() {
-        // Two zstd frames one after the other decompress as one.
-        return Ok((CODEC_ZSTD, [a, b, &[]]));
+    if tails.skip > 0 {
+        tails.skip -= 1;
+    } else {
+        into(c, tail, b)?;
+        if b.len() + tail.len() / TAIL_GAIN <= tail.len() {
+            tails.fails = 0;
+            // Two zstd frames one after the other decompress as one.
+            return Ok((CODEC_ZSTD, [a, b, &[]]));
+        }
+        tails.fails += 1;
+        tails.skip = (1u32 << tails.fails.min(4)) - 1;
     }
     len.clear();
     varint::put(len, a.len() as u64);
@@ -274,6 +292,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
                 let mut offset = HEADER_LEN as u64;
                 let mut index = Vec::new();
                 let (mut a, mut b, mut len) = (Vec::new(), Vec::new(), Vec::new());
+                let mut tails = Tails::default();
                 let mut cctx = match level {
                     Some(l) => Some(zstd::bulk::Compressor::new(l)?),
                     None => None,
@@ -284,7 +303,8 @@ impl<W: Write + Send + 'static> Encoder<W> {
                     }
                     let (codec, parts) = match &mut cctx {
                         Some(c) => {
-                            compress(c, &job.payload, job.split, (&mut a, &mut b, &mut len))?
+                            let bufs = (&mut a, &mut b, &mut len);
+                            compress(c, &job.payload, job.split, &mut tails, bufs)?
                         }
                         None => (CODEC_NONE, [&job.payload[..], &[], &[]]),
                     };
