@@ -282,9 +282,10 @@ struct ConvertArgs {
     #[arg(long, value_enum, default_value_t = Strings::Interned)]
     strings: Strings,
     /// zstd compression level of each block (1-22; 0 stores blocks
-    /// uncompressed). Higher levels make files barely smaller on traces
-    /// (their times are nearly random) and slower to write; level 1 is also
-    /// the fastest to read.
+    /// uncompressed). A block's times are stored as they are when zstd
+    /// would hardly shrink them (nearly random steps), which reads faster.
+    /// Higher levels make files barely smaller on traces and slower to
+    /// write; level 1 is also the fastest to read.
     #[arg(long, value_name = "LEVEL", default_value_t = 1)]
     level: i32,
     /// Events per block (at most 65536): smaller blocks index time more finely.
