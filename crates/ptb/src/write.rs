@@ -121,6 +121,9 @@ struct Encoder<W: Write + Send + 'static> {
     /// The simulation of what was written, for keyframes (interned mode);
     /// `None` once it failed.
     replay: Option<Replay<()>>,
+    /// Size of the replay's pools of extras and long keys after its last
+    /// compaction.
+    kept: usize,
     invalid_at: Option<u64>,
     /// The runs of the block being written (the first `nruns` are in use)
     /// and the one of the event being stored.
@@ -332,6 +335,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
             mb: ModelBuilder::new(false),
             tables: ReplayTables::default(),
             replay: interned.then(|| Replay::new(ReplayState::new(), (), ReplayOptions::default())),
+            kept: 0,
             invalid_at: None,
             runs: Vec::new(),
             nruns: 0,
@@ -968,6 +972,17 @@ impl<W: Write + Send + 'static> Encoder<W> {
             // Where the simulation is not followed, windows read on.
             None => f64::NEG_INFINITY,
         };
+        if let Some(r) = &mut self.replay {
+            // Only a reader checks the keys of first ends (across segments).
+            r.first_ends.clear();
+            // The fields and long keys of final entities pile up: drop them
+            // once they outweigh those kept and a few blocks' worth.
+            let pooled = r.state.extras.len() + r.state.long_keys.len();
+            if pooled > 2 * self.kept + 4 * self.opts.block_events {
+                r.state.compact();
+                self.kept = r.state.extras.len() + r.state.long_keys.len();
+            }
+        }
         let job = Job {
             kind: KIND_EVENTS,
             payload,
