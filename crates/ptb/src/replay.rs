@@ -558,9 +558,18 @@ impl PtbFile {
             }
         };
         let mut replay = Replay::new(state, sink, opts);
+        let mut kept = 0;
         for f in &events[seg.first..seg.end] {
             if let Err((bail, line)) = self.replay_block(pre, f, &mut replay, scratch)? {
                 return Err(SegFail::Bail(format!("{bail} (line {line})")));
+            }
+            // The fields and long keys of final entities pile up in long
+            // segments: drop them once they outweigh those kept and a few
+            // blocks' worth.
+            let pooled = replay.state.extras.len() + replay.state.long_keys.len();
+            if pooled > 2 * kept + 4 * f.count as usize {
+                replay.state.compact();
+                kept = replay.state.extras.len() + replay.state.long_keys.len();
             }
         }
         if seg.last {
