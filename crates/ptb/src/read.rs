@@ -1470,6 +1470,9 @@ pub(crate) fn frame_into<'a>(
             let head = raw
                 .checked_sub(tail.len())
                 .ok_or_else(|| bad(offset, "split frame: tail longer than the payload"))?;
+            // Room for the tail too.
+            out.clear();
+            out.reserve(raw);
             unzstd(z, head, out).map_err(|e| bad(offset, e))?;
             out.extend_from_slice(tail);
             Ok(&out[..])
