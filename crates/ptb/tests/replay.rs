@@ -256,6 +256,14 @@ fn frames(bytes: &[u8], kind: u8) -> Vec<(usize, usize)> {
     out
 }
 
+/// Makes the checksum of the frame at `at` (payload `len` bytes) right
+/// again after its payload was changed, so that the change reaches the
+/// decoders.
+fn fix_crc(bytes: &mut [u8], at: usize, len: usize) {
+    let crc = crc32(&bytes[at + 16..at + 16 + len]);
+    bytes[at + 12..at + 16].copy_from_slice(&crc.to_le_bytes());
+}
+
 fn crc32(data: &[u8]) -> u32 {
     let mut crc = !0u32;
     for &b in data {
@@ -283,8 +291,7 @@ fn a_keyframe_that_lies_is_reported() {
     let t = at + 16 + 2;
     let f = f64::from_le_bytes(bad[t..t + 8].try_into().unwrap());
     bad[t..t + 8].copy_from_slice(&(f + 1.0).to_le_bytes());
-    let crc = crc32(&bad[at + 16..at + 16 + len]);
-    bad[at + 12..at + 16].copy_from_slice(&crc.to_le_bytes());
+    fix_crc(&mut bad, at, len);
     let file = PtbFile::from_vec(bad).unwrap();
     let e = file
         .replay_trace(&ReplayOptions::default())
@@ -409,8 +416,7 @@ fn damaged_columns_are_reported_or_read_consistently() {
             let i = at + 16 + next() as usize % len;
             bad[i] ^= 1 << (next() % 8);
         }
-        let crc = crc32(&bad[at + 16..at + 16 + len]);
-        bad[at + 12..at + 16].copy_from_slice(&crc.to_le_bytes());
+        fix_crc(&mut bad, at, len);
         let Ok(file) = PtbFile::from_vec(bad) else {
             reported += 1;
             continue;
@@ -493,13 +499,13 @@ fn compressible_and_random_times_are_stored_each_their_way() {
         assert_eq!(codecs[0], 0, "{codecs:?}");
         // (A frame's first times, or a short last frame, may go either way;
         // after a frame stored as is, the next one is too.)
-        let frames = file.blocks() as u64;
+        let blocks = file.blocks() as u64;
         if split {
-            assert!(codecs[2] + 1 >= frames, "{codecs:?} for {frames} frames");
+            assert!(codecs[2] + 1 >= blocks, "{codecs:?} for {blocks} blocks");
         } else {
             assert!(
-                codecs[2] <= 2 && frames >= 8,
-                "{codecs:?} for {frames} frames"
+                codecs[2] <= 2 && blocks >= 8,
+                "{codecs:?} for {blocks} blocks"
             );
         }
         let want = canon(&reference(&file, false).expect("valid"));
@@ -523,22 +529,17 @@ fn compressible_and_random_times_are_stored_each_their_way() {
         }
         // The first split frame, with its zstd length one byte too long
         // (checksum made right again).
-        let mut at = 16;
-        loop {
-            let len = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().unwrap()) as usize;
-            if bytes[at + 1] == 2 {
-                let mut bad = bytes.clone();
-                bad[at + 16] += 1;
-                let crc = crc32(&bad[at + 16..at + 16 + len]);
-                bad[at + 12..at + 16].copy_from_slice(&crc.to_le_bytes());
-                let file = PtbFile::from_vec(bad).unwrap();
-                let e = file
-                    .replay_counts(&ReplayOptions::default())
-                    .expect_err("a damaged split");
-                assert_eq!(e.offset, at as u64, "{e}");
-                break;
-            }
-            at += 16 + len;
-        }
+        let (at, len) = frames(&bytes, 2)
+            .into_iter()
+            .find(|&(at, _)| bytes[at + 1] == 2)
+            .expect("a split frame");
+        let mut bad = bytes.clone();
+        bad[at + 16] += 1;
+        fix_crc(&mut bad, at, len);
+        let file = PtbFile::from_vec(bad).unwrap();
+        let e = file
+            .replay_counts(&ReplayOptions::default())
+            .expect_err("a damaged split");
+        assert_eq!(e.offset, at as u64, "{e}");
     }
 }
