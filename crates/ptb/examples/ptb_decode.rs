@@ -1,6 +1,7 @@
 //! Decodes a `.ptb` file and counts its records: the reader's throughput
 //! without simulation. `cargo run --release -p trama-ptb --example ptb_decode FILE [THREADS]`;
-//! with `--columns` instead of THREADS, the weight of each column.
+//! with `--columns` instead of THREADS, how many frames use each layout and
+//! codec, and the weight of each column.
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args
@@ -11,6 +12,7 @@ fn main() {
         let file = trama_ptb::PtbFile::open(std::path::Path::new(&path))
             .expect("open")
             .expect("valid file");
+        println!("layouts {:?}, codecs {:?}", file.frame_layouts().expect("valid frames"), file.frame_codecs());
         println!("{:<8} {:>12} {:>12}", "column", "raw", "zstd-1");
         for (name, raw, z) in file.column_sizes(1).expect("valid frames") {
             println!("{name:<8} {raw:>12} {z:>12}");
