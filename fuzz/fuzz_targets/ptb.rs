@@ -68,5 +68,10 @@ fuzz_target!(|data: &[u8]| {
     let t = (data.len() % 97) as f64 / 10.0;
     ro.window = Some((t, t + 1.0));
     let _ = file.replay_trace(&ro);
-    let _ = write_text(&file, &opts, &mut std::io::sink());
+    // The text has as many lines as the file says (blank ones stand for
+    // comments); a damaged count can ask for petabytes of them, which the
+    // writer streams in bounded memory, but not in a fuzzer's time.
+    if file.text_lines() <= 1 << 20 {
+        let _ = write_text(&file, &opts, &mut std::io::sink());
+    }
 });

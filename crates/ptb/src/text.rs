@@ -40,10 +40,16 @@ pub fn write_text<W: Write>(
     let mut next_def = 0;
     let mut line = Vec::with_capacity(256);
     let mut cur = 1u64;
-    let place = |line: &mut Vec<u8>, upto: u64, cur: &mut u64, next_def: &mut usize| {
+    // Writes the definitions and blank lines before line `upto`.
+    let place = |out: &mut W,
+                 line: &mut Vec<u8>,
+                 upto: u64,
+                 cur: &mut u64,
+                 next_def: &mut usize|
+     -> io::Result<()> {
         while *next_def < defs.len() && defs[*next_def].line() < upto {
             let d = &defs[*next_def];
-            pad(line, cur, d.line());
+            pad(out, line, cur, d.line())?;
             let mut head = d.to_header();
             let mut n = d.field_count() as u64 + 1;
             let next = defs
@@ -60,7 +66,7 @@ pub fn write_text<W: Write>(
             *cur += n;
             *next_def += 1;
         }
-        pad(line, cur, upto);
+        pad(out, line, cur, upto)
     };
     let mut names = Names {
         types: vec![b"0".to_vec()],
@@ -73,7 +79,7 @@ pub fn write_text<W: Write>(
             Record::Text(ev) => ev.line(),
             Record::Handles(h) => h.event.line,
         };
-        place(&mut line, at, &mut cur, &mut next_def);
+        place(out, &mut line, at, &mut cur, &mut next_def)?;
         cur += 1;
         match rec {
             Record::Text(ev) => {
@@ -104,17 +110,27 @@ pub fn write_text<W: Write>(
         out.write_all(&line)
     })?;
     line.clear();
-    place(&mut line, file.text_lines() + 1, &mut cur, &mut next_def);
+    let end = file.text_lines().saturating_add(1);
+    place(out, &mut line, end, &mut cur, &mut next_def).map_err(ReadError::Handler)?;
     out.write_all(&line).map_err(ReadError::Handler)?;
     out.flush().map_err(ReadError::Handler)
 }
 
-/// Blank lines up to (not including) line `to`.
-fn pad(out: &mut Vec<u8>, cur: &mut u64, to: u64) {
+/// Blank lines up to (not including) line `to`, after `line`; long runs
+/// of them go to `out` as they are made, so memory stays bounded whatever
+/// line numbers a file gives.
+fn pad<W: Write>(out: &mut W, line: &mut Vec<u8>, cur: &mut u64, to: u64) -> io::Result<()> {
+    const CHUNK: usize = 1 << 16;
     while *cur < to {
-        out.push(b'\n');
-        *cur += 1;
+        let n = (to - *cur).min(CHUNK as u64) as usize;
+        line.resize(line.len() + n, b'\n');
+        *cur += n as u64;
+        if line.len() >= CHUNK {
+            out.write_all(line)?;
+            line.clear();
+        }
     }
+    Ok(())
 }
 
 fn handle_line(

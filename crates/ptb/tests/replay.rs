@@ -543,3 +543,43 @@ fn compressible_and_random_times_are_stored_each_their_way() {
         assert_eq!(e.offset, at as u64, "{e}");
     }
 }
+
+/// Records the largest single write.
+struct Writes {
+    bytes: Vec<u8>,
+    largest: usize,
+}
+
+impl std::io::Write for Writes {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.largest = self.largest.max(b.len());
+        self.bytes.extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn long_runs_of_blank_lines_come_back_in_bounded_writes() {
+    // Blank lines stand for comments: 300 000 of them between the header
+    // and the events, and as many after (a damaged file may claim any
+    // number: they are written as they are made, never all held).
+    let (gap, tail) = (300_000, 250_000);
+    let mut text = String::from(
+        "%EventDef PajeDefineContainerType 0\n%\tAlias\tstring\n%\tType\tstring\n%\tName\tstring\n%EndEventDef\n\
+         %EventDef PajeCreateContainer 1\n%\tTime\tdate\n%\tAlias\tstring\n%\tType\tstring\n%\tContainer\tstring\n%\tName\tstring\n%EndEventDef\n",
+    );
+    text.push_str(&"\n".repeat(gap));
+    text.push_str("0 P 0 PROCESS\n1 0.5 p0 P 0 rank-0\n");
+    text.push_str(&"\n".repeat(tail));
+    let file = convert(&text, 16).expect("converts");
+    let mut out = Writes {
+        bytes: Vec::new(),
+        largest: 0,
+    };
+    trama_ptb::write_text(&file, &ReadOptions::default(), &mut out).unwrap();
+    assert_eq!(String::from_utf8(out.bytes).unwrap(), text);
+    assert!(out.largest <= 1 << 17, "a write of {} bytes", out.largest);
+}
