@@ -29,7 +29,7 @@
 
 use std::io::{self, Write};
 
-use rayon::prelude::*;
+use std::sync::atomic::Ordering;
 use trama_sim::{ContainerId, Entity, ListId, Model, Sink, StrId, Trace, TypeKind, ValueId};
 
 /// Options of the dump.
@@ -398,61 +398,79 @@ pub fn dump_trace<W: Write + Send + ?Sized>(
         }
         return out.write_all(&buf);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("trama-fmt-{i}"))
-        .build()
-        .map_err(io::Error::other)?;
-    // Windows of jobs are formatted in parallel while a writer thread
-    // writes the previous ones, in order.
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(16);
-        let write = move || -> io::Result<()> {
-            for b in rx {
-                out.write_all(&b)?;
-            }
-            Ok(())
-        };
-        let writer = std::thread::Builder::new()
-            .name("trama-write".into())
-            .spawn_scoped(scope, write)?;
-        let window = 4 * threads;
-        let mut pending = Vec::new();
-        'outer: for group in jobs.chunks(window) {
-            let bufs: Vec<Vec<u8>> = pool.install(|| {
-                group
-                    .par_iter()
-                    .map(|job| {
+    // Workers take jobs in output order and format each into a buffer of
+    // its own; this thread writes the buffers in order as they come. A
+    // worker waits rather than run more than `AHEAD` jobs ahead of the
+    // writing, which bounds memory.
+    let ahead = 8 * threads;
+    let gate = (
+        std::sync::Mutex::new((0usize, 0usize)),
+        std::sync::Condvar::new(),
+    );
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| -> io::Result<()> {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<u8>)>();
+        for w in 0..threads {
+            let (tx, gate, stop, jobs, run) = (tx.clone(), &gate, &stop, &jobs, &run);
+            std::thread::Builder::new()
+                .name(format!("trama-fmt-{w}"))
+                .spawn_scoped(scope, move || {
+                    let (m, cv) = gate;
+                    loop {
+                        let i = {
+                            let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+                            while g.0 >= g.1 + ahead && !stop.load(Ordering::Relaxed) {
+                                g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+                            }
+                            g.0 += 1;
+                            g.0 - 1
+                        };
+                        if i >= jobs.len() || stop.load(Ordering::Relaxed) {
+                            return;
+                        }
                         let mut b = Vec::new();
-                        run(job, &mut b);
-                        b
-                    })
-                    .collect()
-            });
-            for b in bufs {
-                if b.len() >= 256 * 1024 {
-                    if !pending.is_empty() && tx.send(std::mem::take(&mut pending)).is_err() {
-                        break 'outer;
+                        run(&jobs[i], &mut b);
+                        if tx.send((i, b)).is_err() {
+                            return;
+                        }
                     }
-                    if tx.send(b).is_err() {
-                        break 'outer;
-                    }
-                } else {
-                    pending.extend_from_slice(&b);
-                    if pending.len() >= 1 << 20 && tx.send(std::mem::take(&mut pending)).is_err() {
-                        break 'outer;
-                    }
-                }
-            }
-        }
-        if !pending.is_empty() {
-            let _ = tx.send(pending);
+                })?;
         }
         drop(tx);
-        match writer.join() {
-            Ok(r) => r,
-            Err(panic) => std::panic::resume_unwind(panic),
+        // Stops the workers however this returns (a write error included).
+        struct Stop<'a>(&'a std::sync::atomic::AtomicBool, &'a std::sync::Condvar);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+                self.1.notify_all();
+            }
         }
+        let _stop = Stop(&stop, &gate.1);
+        let mut done: std::collections::BTreeMap<usize, Vec<u8>> = Default::default();
+        let mut next = 0;
+        let mut pending = Vec::new();
+        for (i, b) in rx {
+            done.insert(i, b);
+            while let Some(b) = done.remove(&next) {
+                next += 1;
+                if b.len() >= 256 * 1024 {
+                    if !pending.is_empty() {
+                        out.write_all(&pending)?;
+                        pending.clear();
+                    }
+                    out.write_all(&b)?;
+                } else {
+                    pending.extend_from_slice(&b);
+                    if pending.len() >= 1 << 20 {
+                        out.write_all(&pending)?;
+                        pending.clear();
+                    }
+                }
+                gate.0.lock().unwrap_or_else(|e| e.into_inner()).1 = next;
+                gate.1.notify_all();
+            }
+        }
+        out.write_all(&pending)
     })
 }
 
