@@ -559,7 +559,15 @@ pub struct Replay<S> {
     pub warnings: Vec<String>,
     /// Pair link ends by key (else a second end comes with its number).
     key_index: bool,
+    /// The last list an event went to: container, type, nature, list
+    /// (`u32::MAX` for none). Events come in runs on one list (a binary
+    /// trace stores them so): the next one most often goes there too, and
+    /// is then known alive without a look-up. Cleared when a container is
+    /// destroyed.
+    hint: (u32, u32, TypeKind, u32),
 }
+
+const NO_HINT: (u32, u32, TypeKind, u32) = (u32::MAX, u32::MAX, TypeKind::Container, u32::MAX);
 
 #[inline]
 fn emit<S: ReplaySink>(sink: &mut S, state: &ReplayState, list: u32, kind: TypeKind, e: &Live) {
@@ -583,6 +591,7 @@ impl<S: ReplaySink> Replay<S> {
             destroyed: Vec::new(),
             warnings: Vec::new(),
             key_index: false,
+            hint: NO_HINT,
         }
     }
 
@@ -689,6 +698,7 @@ impl<S: ReplaySink> Replay<S> {
     }
 
     fn destroy(&mut self, t: &ReplayTables, c: u32, time: f64) -> R {
+        self.hint = NO_HINT;
         let st = &mut self.state;
         let cs = &mut st.containers[c as usize];
         cs.alive = false;
@@ -834,19 +844,25 @@ impl<S: ReplaySink> Replay<S> {
         kind: TypeKind,
         time: f64,
     ) -> R<Option<usize>> {
+        self.state.last_time = time;
+        let (hc, hty, hkind, hl) = self.hint;
+        if c == hc && ty == hty && kind == hkind {
+            return Ok(Some(hl as usize));
+        }
         let Some(cs) = self.state.containers.get(c as usize) else {
             return Err(Bail("handle out of range"));
         };
-        self.state.last_time = time;
         if !cs.alive {
             self.check_type(t, c, ty, kind)?;
             return Ok(None);
         }
-        match cs.lists.iter().find(|(x, _)| *x == ty) {
-            Some(&(_, l)) if self.state.lists[l as usize].kind == kind => Ok(Some(l as usize)),
-            Some(_) => Err(Bail("type does not fit the event or the container")),
-            None => self.new_list(t, c, ty, kind).map(Some),
-        }
+        let l = match cs.lists.iter().find(|(x, _)| *x == ty) {
+            Some(&(_, l)) if self.state.lists[l as usize].kind == kind => l as usize,
+            Some(_) => return Err(Bail("type does not fit the event or the container")),
+            None => self.new_list(t, c, ty, kind)?,
+        };
+        self.hint = (c, ty, kind, l as u32);
+        Ok(Some(l))
     }
 
     /// The value of a state, event or link event belongs to its type.
