@@ -12,7 +12,11 @@ fn main() {
         let file = trama_ptb::PtbFile::open(std::path::Path::new(&path))
             .expect("open")
             .expect("valid file");
-        println!("layouts {:?}, codecs {:?}", file.frame_layouts().expect("valid frames"), file.frame_codecs());
+        println!(
+            "layouts {:?}, codecs {:?}",
+            file.frame_layouts().expect("valid frames"),
+            file.frame_codecs()
+        );
         println!("{:<8} {:>12} {:>12}", "column", "raw", "zstd-1");
         for (name, raw, z) in file.column_sizes(1).expect("valid frames") {
             println!("{name:<8} {raw:>12} {z:>12}");

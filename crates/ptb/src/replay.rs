@@ -501,7 +501,7 @@ impl PtbFile {
         let mut outs = outs.into_inner().expect("not poisoned");
         outs.sort_unstable_by_key(|(i, _)| *i);
         let outs: Vec<SegmentOut> = outs.into_iter().map(|(_, o)| o).collect();
-        if opts.window.is_none() && has_duplicates(&firsts) {
+        if opts.window.is_none() && has_duplicates(&firsts, threads) {
             return Ok(Err("a link key may be used twice".into()));
         }
         if std::env::var_os("TRAMA_TIMINGS").is_some() {

@@ -1333,37 +1333,64 @@ impl FirstEnds {
 
 /// True when two of the hashes gathered in `parts` are equal: a link key
 /// may have been reused (or, very rarely, two keys hash alike), and the
-/// reference engine must decide.
-pub fn has_duplicates(parts: &[FirstEnds]) -> bool {
-    use rayon::prelude::*;
-    (0..256usize).into_par_iter().any(|b| {
-        let n: usize = parts.iter().map(|p| p.buckets[b].len()).sum();
-        if n < 2 {
-            return false;
+/// reference engine must decide. Buckets are checked on `threads` threads
+/// (the caller's and `threads - 1` more), each taking the next bucket not
+/// taken until one finds a duplicate.
+pub fn has_duplicates(parts: &[FirstEnds], threads: usize) -> bool {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let found = AtomicBool::new(false);
+    let work = || {
+        let mut table = Vec::new();
+        while !found.load(Ordering::Relaxed) {
+            let b = next.fetch_add(1, Ordering::Relaxed);
+            if b >= 256 {
+                break;
+            }
+            if bucket_has_duplicates(parts, b, &mut table) {
+                found.store(true, Ordering::Relaxed);
+            }
         }
-        // Open addressing, linear probing; 0 marks an empty slot (a zero
-        // hash is stored as 1, which at worst reports a duplicate that
-        // is not one: the reference engine then decides).
-        let size = (2 * n).next_power_of_two();
-        let mask = size - 1;
-        let mut table = vec![0u64; size];
-        for p in parts {
-            for &h in &p.buckets[b] {
-                let h = h.max(1);
-                // The top byte is the bucket's: spread with the low bits.
-                let mut i = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize & mask;
-                loop {
-                    match table[i] {
-                        0 => {
-                            table[i] = h;
-                            break;
-                        }
-                        x if x == h => return true,
-                        _ => i = (i + 1) & mask,
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads.max(1) {
+            scope.spawn(work);
+        }
+        work();
+    });
+    found.into_inner()
+}
+
+/// True when two hashes of bucket `b` of `parts` are equal; `table` is
+/// scratch space.
+fn bucket_has_duplicates(parts: &[FirstEnds], b: usize, table: &mut Vec<u64>) -> bool {
+    let n: usize = parts.iter().map(|p| p.buckets[b].len()).sum();
+    if n < 2 {
+        return false;
+    }
+    // Open addressing, linear probing; 0 marks an empty slot (a zero hash
+    // is stored as 1, which at worst reports a duplicate that is not one:
+    // the reference engine then decides).
+    let size = (2 * n).next_power_of_two();
+    let mask = size - 1;
+    table.clear();
+    table.resize(size, 0);
+    for p in parts {
+        for &h in &p.buckets[b] {
+            let h = h.max(1);
+            // The top byte is the bucket's: spread with the low bits.
+            let mut i = (h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize & mask;
+            loop {
+                match table[i] {
+                    0 => {
+                        table[i] = h;
+                        break;
                     }
+                    x if x == h => return true,
+                    _ => i = (i + 1) & mask,
                 }
             }
         }
-        false
-    })
+    }
+    false
 }

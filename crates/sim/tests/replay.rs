@@ -190,7 +190,7 @@ fn assembled(text: &str, splits: &[usize], keep_extras: bool) -> Result<Trace, B
         firsts.add(&r.first_ends);
         sinks.push(r.sink);
     }
-    if has_duplicates(&[firsts]) {
+    if has_duplicates(&[firsts], 2) {
         return Err(Bail("reused key"));
     }
     let parts = TraceParts {
