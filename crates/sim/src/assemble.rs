@@ -3,8 +3,6 @@
 //! of every replay are then placed, list by list in parallel, at their
 //! creation index.
 
-use rayon::prelude::*;
-
 use crate::intern::StrId;
 use crate::model::{ContainerId, ListId, ListInfo, Model, TypeId, TypeKind, ValueId};
 use crate::replay::{Final, NewList, ReplaySink};
@@ -151,6 +149,8 @@ pub fn assemble_trace(
         }
     }
     let nlists = model.lists.len();
+    // As many threads as the replay had (one sink each).
+    let threads = sinks.len().max(1);
     // Each list's pieces, taken out of the sinks.
     let mut pieces: Vec<Vec<ListOut>> = (0..lists.len()).map(|_| Vec::new()).collect();
     let at: hashbrown::HashMap<u32, usize> =
@@ -164,11 +164,7 @@ pub fn assemble_trace(
             }
         }
     }
-    let built: Vec<(Columns, Vec<u8>, Vec<StrId>)> = pieces
-        .into_par_iter()
-        .zip(lists.par_iter())
-        .map(|(outs, l)| place(l.kind, outs))
-        .collect();
+    let built = place_all(pieces, &lists, threads);
     let mut trace = Trace {
         model,
         lists: Vec::with_capacity(nlists),
@@ -192,6 +188,45 @@ pub fn assemble_trace(
         trace.lists.push(cols);
     }
     trace
+}
+
+/// The columns of every list from its pieces, on `threads` threads (the
+/// caller's and scoped ones), each taking the largest list not taken yet.
+fn place_all(
+    pieces: Vec<Vec<ListOut>>,
+    lists: &[NewList],
+    threads: usize,
+) -> Vec<(Columns, Vec<u8>, Vec<StrId>)> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let n = pieces.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    let size = |i: usize| pieces[i].iter().map(|o| o.idx.len()).sum::<usize>();
+    order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
+    let todo: Vec<Mutex<Vec<ListOut>>> = pieces.into_iter().map(Mutex::new).collect();
+    let done: Vec<Mutex<Option<(Columns, Vec<u8>, Vec<StrId>)>>> =
+        (0..n).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        let Some(&i) = order.get(k) else { break };
+        let outs = std::mem::take(&mut *todo[i].lock().unwrap_or_else(|e| e.into_inner()));
+        let r = place(lists[i].kind, outs);
+        *done[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads.min(n) {
+            scope.spawn(work);
+        }
+        work();
+    });
+    done.into_iter()
+        .map(|d| {
+            d.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every list placed")
+        })
+        .collect()
 }
 
 /// A stretch of a piece whose creation indexes are consecutive: (first
