@@ -190,13 +190,12 @@ pub fn assemble_trace(
     trace
 }
 
+/// A list's columns, key bytes and user-defined field strings.
+type Placed = (Columns, Vec<u8>, Vec<StrId>);
+
 /// The columns of every list from its pieces, on `threads` threads (the
 /// caller's and scoped ones), each taking the largest list not taken yet.
-fn place_all(
-    pieces: Vec<Vec<ListOut>>,
-    lists: &[NewList],
-    threads: usize,
-) -> Vec<(Columns, Vec<u8>, Vec<StrId>)> {
+fn place_all(pieces: Vec<Vec<ListOut>>, lists: &[NewList], threads: usize) -> Vec<Placed> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let n = pieces.len();
@@ -204,8 +203,7 @@ fn place_all(
     let size = |i: usize| pieces[i].iter().map(|o| o.idx.len()).sum::<usize>();
     order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
     let todo: Vec<Mutex<Vec<ListOut>>> = pieces.into_iter().map(Mutex::new).collect();
-    let done: Vec<Mutex<Option<(Columns, Vec<u8>, Vec<StrId>)>>> =
-        (0..n).map(|_| Mutex::new(None)).collect();
+    let done: Vec<Mutex<Option<Placed>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
