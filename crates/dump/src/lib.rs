@@ -400,7 +400,7 @@ pub fn dump_trace<W: Write + Send + ?Sized>(
     }
     // Workers take jobs in output order and format each into a buffer of
     // its own; this thread writes the buffers in order as they come. A
-    // worker waits rather than run more than `AHEAD` jobs ahead of the
+    // worker waits rather than run more than `ahead` jobs ahead of the
     // writing, which bounds memory.
     let ahead = 8 * threads;
     let gate = (
@@ -438,14 +438,19 @@ pub fn dump_trace<W: Write + Send + ?Sized>(
         }
         drop(tx);
         // Stops the workers however this returns (a write error included).
-        struct Stop<'a>(&'a std::sync::atomic::AtomicBool, &'a std::sync::Condvar);
+        // The flag is set under the gate's lock, so that a worker about to
+        // wait sees it or is woken.
+        type Gate = (std::sync::Mutex<(usize, usize)>, std::sync::Condvar);
+        struct Stop<'a>(&'a std::sync::atomic::AtomicBool, &'a Gate);
         impl Drop for Stop<'_> {
             fn drop(&mut self) {
+                let g = self.1 .0.lock().unwrap_or_else(|e| e.into_inner());
                 self.0.store(true, Ordering::Relaxed);
-                self.1.notify_all();
+                drop(g);
+                self.1 .1.notify_all();
             }
         }
-        let _stop = Stop(&stop, &gate.1);
+        let _stop = Stop(&stop, &gate);
         let mut done: std::collections::BTreeMap<usize, Vec<u8>> = Default::default();
         let mut next = 0;
         let mut pending = Vec::new();
