@@ -1338,6 +1338,12 @@ impl FirstEnds {
 /// taken until one finds a duplicate.
 pub fn has_duplicates(parts: &[FirstEnds], threads: usize) -> bool {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let total: usize = parts.iter().map(FirstEnds::len).sum();
+    if total < 2 {
+        return false;
+    }
+    // Small sets are not worth a thread.
+    let threads = if total < 1 << 14 { 1 } else { threads };
     let next = AtomicUsize::new(0);
     let found = AtomicBool::new(false);
     let work = || {

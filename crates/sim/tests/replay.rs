@@ -362,3 +362,26 @@ fn invalid_traces_make_the_replay_give_up() {
         assert_eq!(b, Some(Bail(why)), "{body}");
     }
 }
+
+#[test]
+fn duplicates_are_found_with_any_number_of_threads() {
+    // Distinct hashes (an odd multiplier is a bijection), spread over all
+    // buckets, in two parts as two replay threads would leave them.
+    let hashes: Vec<u64> = (1..=100_000u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    let (a, b) = hashes.split_at(40_000);
+    for threads in [1, 3] {
+        let mut p = trama_sim::replay::FirstEnds::default();
+        let mut q = trama_sim::replay::FirstEnds::default();
+        p.add(a);
+        q.add(b);
+        assert!(!has_duplicates(&[p.clone(), q.clone()], threads));
+        // The same hash seen by both threads, then twice by one.
+        q.add(&a[12_345..12_346]);
+        assert!(has_duplicates(&[p.clone(), q], threads));
+        p.add(&a[7..8]);
+        assert!(has_duplicates(&[p], threads));
+    }
+    assert!(!has_duplicates(&[], 2));
+}
