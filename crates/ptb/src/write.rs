@@ -1127,7 +1127,7 @@ impl RunBuf {
 }
 
 /// Events per batch handed to the encoding thread.
-const BATCH: usize = 4096;
+const BATCH: usize = 16384;
 
 /// Events handed from a [`Writer`] to its encoding thread: their words and
 /// what resolving them gave.
