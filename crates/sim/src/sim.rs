@@ -101,7 +101,7 @@ impl<S: Sink> Simulator<S> {
 }
 
 /// Operations per batch handed to the engine thread.
-const BATCH_OPS: usize = 4096;
+const BATCH_OPS: usize = 16384;
 
 /// The pipeline is closed: an error occurred (it comes out of
 /// [`Pipeline::run`]) or the sink stopped; stop feeding events.
