@@ -149,7 +149,15 @@ pub fn convert(args: &ReadArgs, s: &ConvertSettings) -> anyhow::Result<ExitCode>
     match (opened, to) {
         (Opened::Text(input), Target::Ptb) => {
             let progress = Progress::start(&input, !args.no_progress);
-            let ropts = reader_options(args);
+            let mut ropts = reader_options(args);
+            // The writer encodes on a thread of its own: the reader gets the
+            // other cores (on two, it lexes on the caller's thread, which
+            // beats sharing them among five busy threads).
+            let cores = match args.threads {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                n => n,
+            };
+            ropts.threads = cores.saturating_sub(1).max(1);
             to_ptb(args, s, out, &name, |event| {
                 let stats =
                     read_paje(input, &ropts, |ev| event(&ev)).map_err(|e| text_error(e, &name))?;
