@@ -24,7 +24,10 @@ mod varint;
 mod write;
 
 pub use format::{MAGIC, VERSION};
-pub use read::{is_ptb, FormatError, HandleRecord, PtbFile, ReadError, ReadOptions, Record};
+pub use read::{
+    is_ptb, Codec, FormatError, FrameInfo, FrameKind, HandleRecord, PtbFile, ReadError,
+    ReadOptions, Record,
+};
 pub use replay::{Counted, ReplayOptions, ReplayStats, Replayed};
 pub use text::write_text;
 pub use write::{SourceStats, StringMode, WriteError, WriteOptions, Writer, Written};

@@ -398,6 +398,60 @@ struct PendingKeys {
     current: Box<[u8]>,
 }
 
+/// What a frame holds (see the format's specification, "Layout").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FrameKind {
+    /// New interned strings.
+    Strings,
+    /// Model records (types, containers, values, streams).
+    Model,
+    /// A block of events.
+    Events,
+    /// The simulation's state before an events frame.
+    Keyframe,
+}
+
+/// How a frame's payload is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Codec {
+    /// As is.
+    None,
+    /// zstd.
+    Zstd,
+    /// zstd, then a tail (an events frame's times) as is.
+    ZstdRawTail,
+}
+
+/// One frame of a file, from its index entry and its header.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct FrameInfo {
+    /// What it holds.
+    pub kind: FrameKind,
+    /// Its byte offset in the file.
+    pub offset: u64,
+    /// Its bytes in the file, header included.
+    pub stored: u64,
+    /// Its payload's bytes once decompressed.
+    pub raw: u64,
+    /// How its payload is stored.
+    pub codec: Codec,
+    /// Events frames: events; strings and model frames: strings or
+    /// records; keyframes: 0.
+    pub count: u64,
+    /// Events frames: the line of the first event; strings and model
+    /// frames: the number of the first string or record; keyframes: the
+    /// index (among events frames) of the frame it precedes.
+    pub first: u64,
+    /// Events frames: the smallest and largest time of their events (both
+    /// 0 when none is timed, and for other frames).
+    pub t_min: f64,
+    /// See `t_min`.
+    pub t_max: f64,
+}
+
 impl PtbFile {
     /// Opens a file through `mmap`.
     pub fn open(path: &Path) -> io::Result<Result<PtbFile, FormatError>> {
@@ -677,6 +731,53 @@ impl PtbFile {
             n[c.grouped as usize + c.merged as usize] += 1;
         }
         Ok(n)
+    }
+
+    /// Every frame of the index (the footer aside), in file order, as the
+    /// index and each frame's header describe it (nothing is decompressed).
+    pub fn frames(&self) -> Result<Vec<FrameInfo>, FormatError> {
+        let b = self.bytes();
+        self.frames
+            .iter()
+            .map(|f| {
+                let o = usize::try_from(f.offset)
+                    .ok()
+                    .filter(|o| {
+                        o.checked_add(FRAME_HEADER_LEN)
+                            .is_some_and(|e| e <= b.len())
+                    })
+                    .ok_or_else(|| bad(f.offset, "frame offset out of range (truncated file?)"))?;
+                let h = &b[o..o + FRAME_HEADER_LEN];
+                let word = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes"));
+                let kind = match f.kind {
+                    KIND_STRINGS => FrameKind::Strings,
+                    KIND_MODEL => FrameKind::Model,
+                    KIND_KEYFRAME => FrameKind::Keyframe,
+                    _ => FrameKind::Events,
+                };
+                let codec = match h[1] {
+                    CODEC_NONE => Codec::None,
+                    CODEC_ZSTD => Codec::Zstd,
+                    _ => Codec::ZstdRawTail,
+                };
+                Ok(FrameInfo {
+                    kind,
+                    offset: f.offset,
+                    stored: (FRAME_HEADER_LEN as u64) + word(4) as u64,
+                    raw: word(8) as u64,
+                    codec,
+                    count: f.count,
+                    first: f.first,
+                    t_min: f.t_min,
+                    t_max: f.t_max,
+                })
+            })
+            .collect()
+    }
+
+    /// The version of the format the file was written in.
+    pub fn version(&self) -> u16 {
+        VERSION
     }
 
     /// How many frames of the index (the footer aside) are stored with
