@@ -9,6 +9,7 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 mod collect;
 mod convert;
+mod info;
 mod merge;
 mod render;
 mod report;
@@ -56,6 +57,15 @@ enum Command {
     /// (time order, stacks, links) are checked when the binary file is read.
     /// Every command that reads a trace accepts a .ptb file as well.
     Convert(ConvertArgs),
+    /// Describe a binary trace (.ptb): what it was made from, its blocks,
+    /// keyframes and strings, its time span and where its bytes go.
+    ///
+    /// Only the file's index and frame headers are read (nothing is
+    /// simulated: `trama check` does that), so it answers at once on any
+    /// size. --frames lists every frame with its offset, size, codec, events
+    /// and time range (the index a reader seeks with); --columns decompresses
+    /// every block to weigh its columns.
+    Info(InfoArgs),
     /// Statistics of a trace as a table, CSV or JSON (stable forms, documented in trama-analysis).
     ///
     /// states: for every container, state type and value, the number of
@@ -382,6 +392,22 @@ struct DumpArgs {
 }
 
 #[derive(Args, Debug)]
+struct InfoArgs {
+    /// Binary trace (.ptb; detected from content). Standard input when absent or "-".
+    #[arg(value_name = "FILE")]
+    file: Option<OsString>,
+    /// Also list every frame in file order: kind, byte offset, bytes stored and decompressed,
+    /// codec, count (events, strings or records), first (line, string or record; for a
+    /// keyframe, the block it precedes) and, for events frames, their time range.
+    #[arg(long)]
+    frames: bool,
+    /// Also weigh each column of the events frames (decompressed, and compressed alone with
+    /// zstd 1): decompresses every block.
+    #[arg(long)]
+    columns: bool,
+}
+
+#[derive(Args, Debug)]
 struct CheckArgs {
     #[command(flatten)]
     read: ReadArgs,
@@ -393,6 +419,7 @@ fn main() -> ExitCode {
         Command::Dump(a) => dump(a),
         Command::Check(a) => run::check(&a.read),
         Command::Convert(a) => convert(a),
+        Command::Info(a) => info(a),
         Command::Stats(a) => stats(a),
         Command::Report(a) => report::report(&a.read, &a.output, a.level),
         Command::Collect(a) => collect::collect(a),
@@ -433,6 +460,19 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+fn info(a: InfoArgs) -> anyhow::Result<ExitCode> {
+    let mut read = ReadArgs::for_file(std::path::Path::new(""));
+    read.file = a.file;
+    let settings = info::InfoSettings {
+        frames: a.frames,
+        columns: a.columns,
+    };
+    let mut w = BufWriter::new(io::stdout());
+    let code = info::info(&read, &settings, &mut w)?;
+    w.flush()?;
+    Ok(code)
 }
 
 fn stats(a: StatsArgs) -> anyhow::Result<ExitCode> {

@@ -436,3 +436,117 @@ fn windows_of_a_binary_dump_like_the_text() {
     }
     assert!(compared > 200, "only {compared} windows compared");
 }
+
+/// `trama info` describes a binary file from its index: the frames tile the
+/// file in order, the events frames hold every event (at most the block
+/// size each) in line order, each keyframe precedes the block it names,
+/// and the summary's sizes add up to the file's.
+#[test]
+fn info_describes_the_index_of_a_binary_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut o = GenOptions::plain();
+    o.events = 3000;
+    let path = tmp.path().join("t.paje");
+    std::fs::write(&path, generate(11, &o)).unwrap();
+    let bin = tmp.path().join("t.ptb");
+    let out = trama(&["convert", "--block-events", "500", s(&path), s(&bin)]);
+    assert!(out.status.success(), "{}", err(&out));
+    let file_len = std::fs::metadata(&bin).unwrap().len();
+
+    let out = trama(&["info", "--frames", s(&bin)]);
+    assert!(out.status.success(), "{}", err(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The events `check` reads are the events the index counts.
+    let check = String::from_utf8(trama(&["check", s(&bin)]).stdout).unwrap();
+    let events: u64 = check
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("input"))
+        .and_then(|l| l.split(", ").find_map(|p| p.strip_suffix(" events")))
+        .expect("check's input line")
+        .parse()
+        .unwrap();
+    assert!(
+        text.contains(&format!(": {events} events,")),
+        "summary: {text}"
+    );
+
+    // The frame table.
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("frame"))
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert!(!rows.is_empty(), "no frame table: {text}");
+    let num = |v: &str| -> u64 { v.parse().unwrap() };
+    let (mut end, mut in_blocks, mut blocks, mut next_line) = (16u64, 0u64, 0u64, 0u64);
+    let mut keyframes = Vec::new();
+    for r in &rows {
+        let (kind, offset, bytes) = (r[1], num(r[2]), num(r[3]));
+        assert!(offset >= end, "frames overlap or go back: {r:?}");
+        end = offset + bytes;
+        match kind {
+            "events" => {
+                // The codec's name may be two words ("zstd+raw times").
+                let n = r.len();
+                let (count, first) = (num(r[n - 4]), num(r[n - 3]));
+                let (lo, hi): (f64, f64) = (r[n - 2].parse().unwrap(), r[n - 1].parse().unwrap());
+                assert!(count > 0 && count <= 500, "{r:?}");
+                assert!(first > next_line, "blocks out of line order: {r:?}");
+                assert!(lo <= hi, "{r:?}");
+                next_line = first;
+                in_blocks += count;
+                blocks += 1;
+            }
+            "keyframe" => keyframes.push(num(r[r.len() - 3])),
+            "strings" | "model" => {}
+            k => panic!("unknown frame kind {k}"),
+        }
+    }
+    assert!(end < file_len, "the frames run past the footer");
+    assert_eq!(in_blocks, events);
+    assert_eq!(blocks, events.div_ceil(500));
+    assert!(!keyframes.is_empty(), "no keyframe in {blocks} blocks");
+    for k in &keyframes {
+        assert!(*k > 0 && *k < blocks, "keyframe before block {k}");
+    }
+    assert!(text.contains(&format!(
+        "blocks      {blocks} events frames (the largest holds 500 events), {} keyframes",
+        keyframes.len()
+    )));
+    // The parts of the summary make up the whole file.
+    let parts: u64 = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("size"))
+        .skip(1)
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let at = w.iter().position(|x| *x == "%").unwrap();
+            num(w[at - 2])
+        })
+        .sum();
+    assert_eq!(parts, file_len, "{text}");
+
+    // Weighing the columns decompresses every block: LINES holds one
+    // varint per event.
+    let out = trama(&["info", "--columns", s(&bin)]);
+    assert!(out.status.success(), "{}", err(&out));
+    let cols = String::from_utf8(out.stdout).unwrap();
+    let lines_col = cols
+        .lines()
+        .find(|l| l.starts_with("LINES"))
+        .expect("LINES row");
+    assert!(num(lines_col.split_whitespace().nth(1).unwrap()) >= events);
+
+    // Text and damaged files are refused with a reason.
+    let out = trama(&["info", s(&path)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err(&out).contains("trama convert"), "{}", err(&out));
+    let good = std::fs::read(&bin).unwrap();
+    let bad = tmp.path().join("bad.ptb");
+    std::fs::write(&bad, &good[..good.len() - 40]).unwrap();
+    let out = trama(&["info", s(&bad)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err(&out).contains("byte"), "{}", err(&out));
+}
