@@ -85,7 +85,7 @@ fn describe(
     )?;
     writeln!(
         out,
-        "  made from   {} lines of text: {} events, {} event definitions; quotes {}",
+        "  made from   {} lines (or libRastro records): {} events, {} event definitions; quotes {}",
         file.text_lines(),
         file.events(),
         file.definitions().len(),
