@@ -33,6 +33,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(file) = PtbFile::from_vec(v) else {
         return;
     };
+    // What `trama info` reads: the index and the frame headers.
+    if let Ok(frames) = file.frames() {
+        let stored: u64 = frames.iter().map(|f| f.stored).sum();
+        assert!(stored <= file.len(), "frames larger than the file");
+    }
     let mut opts = ReadOptions::default();
     opts.threads = (data.len() % 3) & 1;
     let mut sim = Simulator::new(CountingSink::default(), SimOptions::default());

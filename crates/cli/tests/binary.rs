@@ -549,4 +549,19 @@ fn info_describes_the_index_of_a_binary_file() {
     let out = trama(&["info", s(&bad)]);
     assert_eq!(out.status.code(), Some(1));
     assert!(err(&out).contains("byte"), "{}", err(&out));
+    // An events frame's header claiming more bytes than its place holds
+    // (no checksum covers a header, and opening a file reads no events
+    // frame) is named by its offset.
+    let second = num(rows.iter().find(|r| r[1] == "events").unwrap()[2]);
+    let mut v = good.clone();
+    let at = second as usize + 4;
+    v[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(&bad, &v).unwrap();
+    let out = trama(&["info", s(&bad)]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = err(&out);
+    assert!(
+        e.contains(&format!("byte {second}")) && e.contains("runs into the next"),
+        "{e}"
+    );
 }

@@ -735,44 +735,66 @@ impl PtbFile {
 
     /// Every frame of the index (the footer aside), in file order, as the
     /// index and each frame's header describe it (nothing is decompressed).
+    /// A frame that overlaps the next one (or the footer), or whose header
+    /// does not match its index entry, is an error at its offset.
     pub fn frames(&self) -> Result<Vec<FrameInfo>, FormatError> {
         let b = self.bytes();
-        self.frames
-            .iter()
-            .map(|f| {
-                let o = usize::try_from(f.offset)
-                    .ok()
-                    .filter(|o| {
-                        o.checked_add(FRAME_HEADER_LEN)
-                            .is_some_and(|e| e <= b.len())
-                    })
-                    .ok_or_else(|| bad(f.offset, "frame offset out of range (truncated file?)"))?;
-                let h = &b[o..o + FRAME_HEADER_LEN];
-                let word = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes"));
-                let kind = match f.kind {
-                    KIND_STRINGS => FrameKind::Strings,
-                    KIND_MODEL => FrameKind::Model,
-                    KIND_KEYFRAME => FrameKind::Keyframe,
-                    _ => FrameKind::Events,
-                };
-                let codec = match h[1] {
-                    CODEC_NONE => Codec::None,
-                    CODEC_ZSTD => Codec::Zstd,
-                    _ => Codec::ZstdRawTail,
-                };
-                Ok(FrameInfo {
-                    kind,
-                    offset: f.offset,
-                    stored: (FRAME_HEADER_LEN as u64) + word(4) as u64,
-                    raw: word(8) as u64,
-                    codec,
-                    count: f.count,
-                    first: f.first,
-                    t_min: f.t_min,
-                    t_max: f.t_max,
-                })
-            })
-            .collect()
+        let t = b.len() - TRAILER_LEN;
+        let footer = u64::from_le_bytes(b[t..t + 8].try_into().expect("8 bytes"));
+        let mut out = Vec::with_capacity(self.frames.len());
+        for (i, f) in self.frames.iter().enumerate() {
+            let limit = self.frames.get(i + 1).map_or(footer, |n| n.offset);
+            let o = f.offset as usize;
+            if f.offset < HEADER_LEN as u64
+                || f.offset.saturating_add(FRAME_HEADER_LEN as u64) > limit
+            {
+                return Err(bad(
+                    f.offset,
+                    "frame out of place: the index is not in file order or the frame has no room",
+                ));
+            }
+            let h = &b[o..o + FRAME_HEADER_LEN];
+            let word = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes"));
+            let stored = FRAME_HEADER_LEN as u64 + word(4) as u64;
+            if h[0] != f.kind || h[1] > CODEC_SPLIT {
+                return Err(bad(
+                    f.offset,
+                    format!(
+                        "frame header of kind {} and codec {}, the index says kind {}",
+                        h[0], h[1], f.kind
+                    ),
+                ));
+            }
+            if f.offset + stored > limit {
+                return Err(bad(
+                    f.offset,
+                    "frame runs into the next one (damaged header or index)",
+                ));
+            }
+            let kind = match f.kind {
+                KIND_STRINGS => FrameKind::Strings,
+                KIND_MODEL => FrameKind::Model,
+                KIND_KEYFRAME => FrameKind::Keyframe,
+                _ => FrameKind::Events,
+            };
+            let codec = match h[1] {
+                CODEC_NONE => Codec::None,
+                CODEC_ZSTD => Codec::Zstd,
+                _ => Codec::ZstdRawTail,
+            };
+            out.push(FrameInfo {
+                kind,
+                offset: f.offset,
+                stored,
+                raw: word(8) as u64,
+                codec,
+                count: f.count,
+                first: f.first,
+                t_min: f.t_min,
+                t_max: f.t_max,
+            });
+        }
+        Ok(out)
     }
 
     /// The version of the format the file was written in.
