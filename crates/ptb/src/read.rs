@@ -804,16 +804,16 @@ impl PtbFile {
 
     /// How many frames of the index (the footer aside) are stored with
     /// each codec: `[as is, zstd, zstd and a tail as is]` (see the format's
-    /// specification, "Layout").
+    /// specification, "Layout"); all 0 when [`PtbFile::frames`] finds the
+    /// index damaged.
     pub fn frame_codecs(&self) -> [u64; 3] {
         let mut n = [0u64; 3];
-        for f in &self.frames {
-            let codec = usize::try_from(f.offset)
-                .ok()
-                .and_then(|o| self.bytes().get(o + 1));
-            if let Some(&c @ 0..=2) = codec {
-                n[c as usize] += 1;
-            }
+        for f in self.frames().unwrap_or_default() {
+            n[match f.codec {
+                Codec::None => 0,
+                Codec::Zstd => 1,
+                Codec::ZstdRawTail => 2,
+            }] += 1;
         }
         n
     }
