@@ -193,10 +193,10 @@ struct Ctx<'a> {
     list: u32,
     container: u32,
     /// Grouped frames: the run's previous time, whether a time decreased
-    /// (or was NaN), and how many of its events are timed.
+    /// (or was NaN), and how many of its events are not timed.
     run_prev: f64,
     unsorted: bool,
-    ntimed: u64,
+    untimed: u64,
 }
 
 impl PtbFile {
@@ -656,7 +656,7 @@ impl PtbFile {
             container: 0,
             run_prev: f64::NEG_INFINITY,
             unsorted: false,
-            ntimed: 0,
+            untimed: 0,
         };
         let order = (c.order_width > 0).then(|| &c.cols[ORDER].data()[1..]);
         let run_at = |n: usize| match order {
@@ -680,7 +680,7 @@ impl PtbFile {
             for (k, r) in c.runs.iter().enumerate() {
                 ctx.list = u32::MAX;
                 let p = &mut pos[k];
-                (ctx.ntimed, ctx.run_prev, ctx.unsorted) = (0, f64::NEG_INFINITY, false);
+                (ctx.untimed, ctx.run_prev, ctx.unsorted) = (0, f64::NEG_INFINITY, false);
                 if let Err((b, j)) =
                     self.replay_run::<S, true>(pre, &mut ctx, p, r.count, replay, extras)?
                 {
@@ -689,7 +689,7 @@ impl PtbFile {
                 if !p.at(&r.end) {
                     return Err(ebad(format!("run {k}: columns do not hold its events")));
                 }
-                if c.merged && (ctx.ntimed != r.count || ctx.unsorted) {
+                if c.merged && (ctx.untimed != 0 || ctx.unsorted) {
                     return Err(ebad(format!(
                         "run {k}: merged runs whose times are missing or decrease"
                     )));
@@ -802,7 +802,7 @@ impl PtbFile {
             mut has_prev,
         } = *pos;
         let (mut lo, mut hi, mut timed, mut bad_value) = (ctx.lo, ctx.hi, ctx.timed, ctx.bad_value);
-        let (mut run_prev, mut unsorted, mut ntimed) = (ctx.run_prev, ctx.unsorted, ctx.ntimed);
+        let (mut run_prev, mut unsorted, mut untimed) = (ctx.run_prev, ctx.unsorted, ctx.untimed);
         let mut list = ctx.list;
         let mut container = ctx.container;
         let tables = &pre.tables;
@@ -877,16 +877,21 @@ impl PtbFile {
                     let v = read_wide(p, &mut pt, &mut bad_value);
                     let t = if v & 1 == 0 && has_prev {
                         pm = pm.wrapping_add(varint::unzigzag(v >> 1));
+                        // An integer over a power of ten: never NaN nor -0.
                         decimal::to_f64(pm, psc)
                     } else {
-                        self.time_rest(
-                            v,
-                            p,
-                            (&mut pt, &mut pstr),
-                            (&mut pm, &mut psc, &mut has_prev),
-                            &mut bad_value,
-                        )
-                        .ok_or_else(|| ebad("bad time".into()))?
+                        let t = self
+                            .time_rest(
+                                v,
+                                p,
+                                (&mut pt, &mut pstr),
+                                (&mut pm, &mut psc, &mut has_prev),
+                                &mut bad_value,
+                            )
+                            .ok_or_else(|| ebad("bad time".into()))?;
+                        // (NaN counts as decreasing; -0 is not mergeable.)
+                        unsorted |= t.is_nan() | (t.to_bits() == NEG_ZERO);
+                        t
                     };
                     if t < lo {
                         lo = t;
@@ -894,14 +899,22 @@ impl PtbFile {
                     if t > hi {
                         hi = t;
                     }
-                    // (NaN counts as decreasing; -0 is not mergeable.)
                     if GROUPED {
-                        unsorted |= (t < run_prev) | t.is_nan() | (t.to_bits() == NEG_ZERO);
+                        unsorted |= t < run_prev;
                         run_prev = t;
-                        ntimed += 1;
                     }
                     timed = true;
                     t
+                }};
+            }
+            macro_rules! timed_or_zero {
+                () => {{
+                    if f.timed {
+                        time!()
+                    } else {
+                        untimed += GROUPED as u64;
+                        0.0
+                    }
                 }};
             }
             macro_rules! value {
@@ -957,7 +970,7 @@ impl PtbFile {
             }
             let r = match plan.op {
                 Op::PushState | Op::SetState | Op::NewEvent => {
-                    let t = if f.timed { time!() } else { 0.0 };
+                    let t = timed_or_zero!();
                     let h = handles!();
                     let v = value!(h[f.vi as usize]);
                     strings!();
@@ -968,7 +981,7 @@ impl PtbFile {
                     }
                 }
                 Op::PopState | Op::ResetState => {
-                    let t = if f.timed { time!() } else { 0.0 };
+                    let t = timed_or_zero!();
                     handles!();
                     strings!();
                     if plan.op == Op::PopState {
@@ -978,7 +991,7 @@ impl PtbFile {
                     }
                 }
                 Op::Variable => {
-                    let t = if f.timed { time!() } else { 0.0 };
+                    let t = timed_or_zero!();
                     handles!();
                     let x = self
                         .number(p, &mut pn, &mut pstr, &mut bad_value)
@@ -987,7 +1000,7 @@ impl PtbFile {
                     replay.variable_event(tables, plan.kind, ct, ty, t, x, extras)
                 }
                 Op::Link => {
-                    let t = if f.timed { time!() } else { 0.0 };
+                    let t = timed_or_zero!();
                     let h = handles!();
                     let v = value!(h[f.vi as usize]);
                     let o = h[f.oi as usize];
@@ -999,6 +1012,7 @@ impl PtbFile {
                 Op::Model => return Err(ebad("a model event stored as an entity".into())),
                 Op::Generic => {
                     extras.clear();
+                    untimed += (GROUPED && !plan.slots.contains(&Slot::Time)) as u64;
                     let mut ev = ReplayEvent {
                         kind: plan.kind,
                         time: 0.0,
@@ -1057,7 +1071,7 @@ impl PtbFile {
             has_prev,
         };
         (ctx.lo, ctx.hi, ctx.timed, ctx.bad_value) = (lo, hi, timed, bad_value);
-        (ctx.run_prev, ctx.unsorted, ctx.ntimed) = (run_prev, unsorted, ntimed);
+        (ctx.run_prev, ctx.unsorted, ctx.untimed) = (run_prev, unsorted, untimed);
         ctx.list = list;
         ctx.container = container;
         Ok(outcome)
