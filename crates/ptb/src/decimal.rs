@@ -14,27 +14,35 @@ const POW10: [f64; 23] = [
 /// are stored as strings.
 #[inline]
 pub(crate) fn parse(text: &[u8]) -> Option<(i64, u8)> {
-    let (neg, d) = match text.first()? {
-        b'-' => (true, &text[1..]),
+    let (neg, d) = match text.split_first()? {
+        (b'-', rest) => (true, rest),
         _ => (false, text),
     };
-    // Digits accumulate with wrapping: too many of them are refused below.
-    let (m, int_digits) = digits(d, 0);
+    // At most 18 digits and a point: the digits below never overflow.
+    if d.len() > 19 {
+        return None;
+    }
+    let mut m = 0u64;
+    let mut int_digits = 0;
+    while let Some(&c) = d.get(int_digits) {
+        let x = c.wrapping_sub(b'0');
+        if x > 9 {
+            break;
+        }
+        m = m.wrapping_mul(10).wrapping_add(x as u64);
+        int_digits += 1;
+    }
     if int_digits == 0 || (int_digits > 1 && d[0] == b'0') {
         return None;
     }
-    let (m, s) = match d.get(int_digits) {
-        None => (m, 0),
-        Some(b'.') => {
-            let frac = &d[int_digits + 1..];
-            let (m, n) = digits(frac, m);
-            if n == 0 || n != frac.len() {
-                return None;
-            }
-            (m, n)
+    let mut s = 0;
+    if let Some((&point, frac)) = d[int_digits..].split_first() {
+        if point != b'.' || frac.is_empty() {
+            return None;
         }
-        Some(_) => return None,
-    };
+        m = fraction(frac, m)?;
+        s = frac.len();
+    }
     if int_digits + s > 18 || s > MAX_SCALE as usize {
         return None;
     }
@@ -48,19 +56,18 @@ pub(crate) fn parse(text: &[u8]) -> Option<(i64, u8)> {
     Some((m, s as u8))
 }
 
-/// Appends the leading decimal digits of `d` to `m` (wrapping); returns
-/// the value and how many digits there were. Eight at a time while it can.
+/// Appends the digits of `f` to `m` (wrapping), eight at a time while it
+/// can; `None` if one is not a digit.
 #[inline]
-fn digits(d: &[u8], mut m: u64) -> (u64, usize) {
-    let mut i = 0;
-    while let Some(b) = d.get(i..i + 8) {
-        let x = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+fn fraction(mut f: &[u8], mut m: u64) -> Option<u64> {
+    while let Some((head, rest)) = f.split_first_chunk::<8>() {
+        let x = u64::from_le_bytes(*head);
         // All eight are '0'..='9'?
         let low = x.wrapping_sub(0x3030_3030_3030_3030);
         if (x & 0xf0f0_f0f0_f0f0_f0f0) != 0x3030_3030_3030_3030
             || (low.wrapping_add(0x0606_0606_0606_0606) & 0xf0f0_f0f0_f0f0_f0f0) != 0
         {
-            break;
+            return None;
         }
         // Pairs, then quads, then the eight digits (first digit in the
         // lowest byte).
@@ -68,17 +75,16 @@ fn digits(d: &[u8], mut m: u64) -> (u64, usize) {
         let x = (x.wrapping_mul(100) + (x >> 16)) & 0x0000_ffff_0000_ffff;
         let x = (x.wrapping_mul(10000) + (x >> 32)) & 0xffff_ffff;
         m = m.wrapping_mul(100_000_000).wrapping_add(x);
-        i += 8;
+        f = rest;
     }
-    while let Some(&c) = d.get(i) {
-        let digit = c.wrapping_sub(b'0');
-        if digit > 9 {
-            break;
+    for &c in f {
+        let x = c.wrapping_sub(b'0');
+        if x > 9 {
+            return None;
         }
-        m = m.wrapping_mul(10).wrapping_add(digit as u64);
-        i += 1;
+        m = m.wrapping_mul(10).wrapping_add(x as u64);
     }
-    (m, i)
+    Some(m)
 }
 
 /// Writes the text of (m, s) back, as [`parse`] read it.
@@ -212,6 +218,39 @@ mod tests {
         }
         let long = format!("0.{}", "1".repeat(31));
         assert_eq!(parse(long.as_bytes()), None);
+    }
+
+    /// What `parse` accepts, said plainly.
+    fn reference(t: &str) -> Option<(i64, u8)> {
+        let d = t.strip_prefix('-').unwrap_or(t);
+        let (int, frac) = match d.split_once('.') {
+            Some((i, f)) if !f.is_empty() => (i, f),
+            Some(_) => return None,
+            None => (d, ""),
+        };
+        let digits = |x: &str| x.bytes().all(|c| c.is_ascii_digit());
+        if int.is_empty()
+            || !digits(int)
+            || !digits(frac)
+            || (int.len() > 1 && int.starts_with('0'))
+        {
+            return None;
+        }
+        if int.len() + frac.len() > 18 {
+            return None;
+        }
+        let m: i64 = format!("{int}{frac}").parse().ok()?;
+        if t.starts_with('-') {
+            return (m != 0).then_some((-m, frac.len() as u8));
+        }
+        Some((m, frac.len() as u8))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn parse_accepts_what_the_reference_does(t in "-?[0-9]{0,12}(\\.[0-9]{0,12})?[0-9a.]?") {
+            proptest::prop_assert_eq!(parse(t.as_bytes()), reference(&t), "{}", t);
+        }
     }
 
     #[test]

@@ -2,13 +2,33 @@
 
 /// Appends `v` as LEB128.
 #[inline]
-pub(crate) fn put(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put(out: &mut Vec<u8>, v: u64) {
     if v < 0x80 {
         out.push(v as u8);
         return;
     }
-    // Byte by byte: no call to copy a few bytes.
-    out.reserve(10);
+    if v < 1 << 56 {
+        // Up to eight bytes, built in a register and stored at once (the
+        // slack past the varint is cut off again).
+        let mut word = 0u64;
+        let mut shift = 0;
+        let mut v = v;
+        while v >= 0x80 {
+            word |= (v & 0x7f | 0x80) << shift;
+            shift += 8;
+            v >>= 7;
+        }
+        word |= v << shift;
+        let len = out.len() + shift / 8 + 1;
+        out.extend_from_slice(&word.to_le_bytes());
+        out.truncate(len);
+        return;
+    }
+    put_long(out, v);
+}
+
+#[inline(never)]
+fn put_long(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -171,6 +191,20 @@ mod tests {
         // Eleven continuation bytes never make a u64.
         let mut c = Cursor::new(&[0xff; 11]);
         assert_eq!(c.varint(), None);
+    }
+
+    #[test]
+    fn the_register_path_writes_the_bytes_of_the_plain_one() {
+        let mut buf = vec![9u8; 3];
+        for i in 0..64 {
+            for v in [1u64 << i, (1u64 << i) - 1, (1u64 << i) + 1, (1u64 << i) * 3] {
+                let (mut a, mut b) = (buf.clone(), buf.clone());
+                put(&mut a, v);
+                put_long(&mut b, v);
+                assert_eq!(a, b, "{v}");
+                buf.push(v as u8);
+            }
+        }
     }
 
     #[test]
