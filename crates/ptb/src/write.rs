@@ -1,5 +1,6 @@
 //! The streaming writer.
 
+use hashbrown::hash_map::Entry;
 use hashbrown::HashMap;
 use std::io::{self, Write};
 use std::thread::JoinHandle;
@@ -130,11 +131,13 @@ struct Encoder<W: Write + Send + 'static> {
     runs: Vec<RunBuf>,
     nruns: usize,
     cur: usize,
-    /// The block's runs by list (container << 32 | type), the run of
-    /// model events, and per stream the run it goes to in block `.0 - 1`.
-    run_of: HashMap<u64, u32>,
+    /// Per list (numbered by `list_ids`), the run it goes to in block
+    /// `.0 - 1`; the run of model events; per stream, its list and its run.
+    list_run: Vec<(u64, u32)>,
     model_run: Option<u32>,
-    stream_run: Vec<(u64, u32)>,
+    stream_info: Vec<StreamInfo>,
+    /// Lists (container << 32 | type) numbered in order of first use.
+    list_ids: HashMap<u64, u32>,
     /// The `ORDER` and `LINES` columns.
     order: Vec<u32>,
     /// So far in the block, every event is timed (not NaN nor -0) and
@@ -160,18 +163,20 @@ struct Encoder<W: Write + Send + 'static> {
     model_total: u64,
     events: u64,
     extras: Vec<u32>,
-    /// Per definition index: the roles of its fields.
-    plans: Vec<Option<Vec<Role>>>,
+    /// Per definition index: where its steps lie in `steps` (`u32::MAX`
+    /// before its first event).
+    plans: Vec<(u32, u32)>,
+    steps: Vec<(FieldStep, u32)>,
     /// Streams by container and definition: (type, stream) of the first
     /// type seen, others by (container, definition, type).
     streams: Vec<Vec<(u32, u32)>>,
     other_streams: HashMap<(u32, u32, u32), u32>,
     nstreams: u32,
     /// Pending links by list and key, with their numbers.
-    pending: HashMap<(u64, u128), u64>,
-    pending_long: HashMap<(u64, Box<[u8]>), u64>,
+    pending: HashMap<(u32, u128), u64>,
+    pending_long: HashMap<(u32, Box<[u8]>), u64>,
     /// Per list: links numbered so far.
-    list_links: HashMap<u64, u64>,
+    list_links: Vec<u64>,
     /// The time of the last event, and each container's destruction time
     /// (NaN while alive), for the footer.
     last_time: f64,
@@ -340,9 +345,10 @@ impl<W: Write + Send + 'static> Encoder<W> {
             runs: Vec::new(),
             nruns: 0,
             cur: 0,
-            run_of: HashMap::new(),
+            list_run: Vec::new(),
             model_run: None,
-            stream_run: Vec::new(),
+            stream_info: Vec::new(),
+            list_ids: HashMap::new(),
             order: Vec::new(),
             merged: true,
             times: Vec::new(),
@@ -364,12 +370,13 @@ impl<W: Write + Send + 'static> Encoder<W> {
             events: 0,
             extras: Vec::new(),
             plans: Vec::new(),
+            steps: Vec::new(),
             streams: Vec::new(),
             other_streams: HashMap::new(),
             nstreams: 0,
             pending: HashMap::new(),
             pending_long: HashMap::new(),
-            list_links: HashMap::new(),
+            list_links: Vec::new(),
             last_time: 0.0,
             dead: vec![f64::NAN],
             blocks: 0,
@@ -430,29 +437,27 @@ impl<W: Write + Send + 'static> Encoder<W> {
         (self.nruns - 1) as u32
     }
 
-    /// The run of the block holding the events of stream `s` (on list
-    /// `c`, `ty`).
+    /// The run of the block holding the events of stream `s`.
     #[inline]
-    fn stream_run(&mut self, s: u32, c: u32, ty: u32) -> u32 {
+    fn stream_run(&mut self, s: u32) -> u32 {
         let stamp = self.blocks + 1;
-        if let Some(&(b, r)) = self.stream_run.get(s as usize) {
-            if b == stamp {
-                return r;
-            }
+        let info = self.stream_info[s as usize];
+        if info.stamp == stamp {
+            return info.run;
         }
-        let list = (c as u64) << 32 | ty as u64;
-        let r = match self.run_of.get(&list) {
-            Some(&r) => r,
-            None => {
-                let r = self.new_run();
-                self.run_of.insert(list, r);
-                r
-            }
+        let (b, r) = self.list_run[info.list as usize];
+        let r = if b == stamp {
+            r
+        } else {
+            let r = self.new_run();
+            self.list_run[info.list as usize] = (stamp, r);
+            r
         };
-        if self.stream_run.len() <= s as usize {
-            self.stream_run.resize(s as usize + 1, (0, 0));
-        }
-        self.stream_run[s as usize] = (stamp, r);
+        self.stream_info[s as usize] = StreamInfo {
+            stamp,
+            run: r,
+            list: info.list,
+        };
         r
     }
 
@@ -571,9 +576,11 @@ impl<W: Write + Send + 'static> Encoder<W> {
                     .new_value(h.ty, ev.get(Field::Value), line)
                     .map_err(|e| WriteError::Trace(Box::new(e)))?;
             }
+            let mut list = 0;
             if interned {
                 let s = self.stream(d, h.container.0, h.ty.0, line);
-                let r = self.stream_run(s, h.container.0, h.ty.0);
+                list = self.stream_info[s as usize].list;
+                let r = self.stream_run(s);
                 self.enter_run(r, s + 1);
             } else {
                 // One run: the events in order.
@@ -594,12 +601,9 @@ impl<W: Write + Send + 'static> Encoder<W> {
                     r.new_value(false);
                 }
             }
-            let plan = match self.plans.get_mut(d as usize).and_then(|p| p.take()) {
-                Some(p) => p,
-                None => def.fields()[1..]
-                    .iter()
-                    .map(|&(f, _)| role(kind, f, interned))
-                    .collect(),
+            let (from, to) = match self.plans.get(d as usize) {
+                Some(&(from, to)) if from != u32::MAX => (from, to),
+                _ => self.plan(def, interned),
             };
             let mut time = 0.0;
             let mut timed = false;
@@ -608,39 +612,35 @@ impl<W: Write + Send + 'static> Encoder<W> {
             let mut pair = None;
             self.extras.clear();
             let mut k = 0;
-            for (i, &r) in plan.iter().enumerate() {
-                let w = ev.word(i + 1);
-                match r {
-                    Role::Time => {
+            for at in from..to {
+                let (step, i) = self.steps[at as usize];
+                let w = ev.word(i as usize);
+                match step {
+                    FieldStep::Time => {
                         time = self.put_time(w);
                         timed = true;
                     }
-                    // Given by the stream.
-                    Role::Container | Role::Type => {}
-                    Role::Other => self.runs[self.cur].handles.push(h.other.0),
-                    Role::Value => {
+                    FieldStep::Other => self.runs[self.cur].handles.push(h.other.0),
+                    FieldStep::Value => {
                         let v = if h.new_value { 0 } else { h.value.0 + 1 };
                         self.runs[self.cur].handles.push(v);
                     }
-                    Role::Number => number = self.put_number(w),
-                    Role::Key => {
-                        pair = self.pair(h.container.0, h.ty.0, w);
+                    FieldStep::Number => number = self.put_number(w),
+                    FieldStep::Key => {
+                        pair = self.pair(list, h.container.0, w);
                         key = w;
                     }
-                    Role::Str => {
+                    FieldStep::Str => {
+                        self.put_str(w);
+                    }
+                    FieldStep::Extra => {
                         let id = self.put_str(w);
-                        if def.fields()[i + 1].0 == Field::Extra {
-                            self.extras.push(name_code(d, k));
-                            self.extras.push(string_code(id));
-                            k += 1;
-                        }
+                        self.extras.push(name_code(d, k));
+                        self.extras.push(string_code(id));
+                        k += 1;
                     }
                 }
             }
-            if self.plans.len() <= d as usize {
-                self.plans.resize(d as usize + 1, None);
-            }
-            self.plans[d as usize] = Some(plan);
             let t0 = self.times.last().copied().unwrap_or(f64::NEG_INFINITY);
             if !timed
                 || t0.is_nan()
@@ -712,6 +712,20 @@ impl<W: Write + Send + 'static> Encoder<W> {
         }
         let s = self.nstreams;
         self.nstreams += 1;
+        let nlists = self.list_ids.len() as u32;
+        let list = *self
+            .list_ids
+            .entry((c as u64) << 32 | ty as u64)
+            .or_insert(nlists);
+        if list == nlists {
+            self.list_run.push((0, 0));
+            self.list_links.push(0);
+        }
+        self.stream_info.push(StreamInfo {
+            stamp: 0,
+            run: 0,
+            list,
+        });
         if t0 == u32::MAX {
             row[d_] = (ty, s);
         } else {
@@ -730,25 +744,66 @@ impl<W: Write + Send + 'static> Encoder<W> {
         s
     }
 
+    /// Builds the steps of definition `def` (the fields that store
+    /// something, in order); returns where they lie in `steps`.
+    #[inline(never)]
+    fn plan(&mut self, def: &EventDef, interned: bool) -> (u32, u32) {
+        let from = self.steps.len() as u32;
+        for (i, &(f, _)) in def.fields().iter().enumerate().skip(1) {
+            let step = match role(def.kind(), f, interned) {
+                Role::Time => FieldStep::Time,
+                // Given by the stream.
+                Role::Container | Role::Type => continue,
+                Role::Other => FieldStep::Other,
+                Role::Value => FieldStep::Value,
+                Role::Number => FieldStep::Number,
+                Role::Key => FieldStep::Key,
+                Role::Str if f == Field::Extra => FieldStep::Extra,
+                Role::Str => FieldStep::Str,
+            };
+            self.steps.push((step, i as u32));
+        }
+        let at = (from, self.steps.len() as u32);
+        let d = def.index() as usize;
+        if self.plans.len() <= d {
+            self.plans.resize(d + 1, (u32::MAX, 0));
+        }
+        self.plans[d] = at;
+        at
+    }
+
     /// Pairs a link end with the pending one of the same key in the same
     /// list (container `c`, type `ty`), as the simulation does, and stores
     /// the pairing: `LINKS` holds how many first ends of the list back its
     /// other end was, or 0 for a first end (whose key goes to `KEYS`; so
     /// does the key of an end on a destroyed container, which the
     /// simulation ignores). Returns that distance for a second end.
-    fn pair(&mut self, c: u32, ty: u32, key: &[u8]) -> Option<u64> {
+    fn pair(&mut self, list: u32, c: u32, key: &[u8]) -> Option<u64> {
         let run = &mut self.runs[self.cur];
         if self.dead.get(c as usize).is_some_and(|d| !d.is_nan()) {
             varint::put(&mut run.cols[LINKS], 0);
             varint::put_bytes(&mut run.cols[KEYS], key);
             return None;
         }
-        let list = (c as u64) << 32 | ty as u64;
+        let count = &mut self.list_links[list as usize];
+        // One lookup: a second end takes its first end out, a first end
+        // goes in with its number.
         let found = match trama_sim::replay::pack_key(key) {
-            Some(p) => self.pending.remove(&(list, p)),
-            None => self.pending_long.remove(&(list, key.into())),
+            Some(p) => match self.pending.entry((list, p)) {
+                Entry::Occupied(o) => Some(o.remove()),
+                Entry::Vacant(v) => {
+                    v.insert(*count);
+                    None
+                }
+            },
+            None => match self.pending_long.entry((list, key.into())) {
+                Entry::Occupied(o) => Some(o.remove()),
+                Entry::Vacant(v) => {
+                    v.insert(*count);
+                    None
+                }
+            },
         };
-        let count = self.list_links.entry(list).or_insert(0);
         match found {
             Some(n) => {
                 let back = *count - n;
@@ -758,12 +813,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
             None => {
                 varint::put(&mut run.cols[LINKS], 0);
                 varint::put_bytes(&mut run.cols[KEYS], key);
-                let n = *count;
                 *count += 1;
-                match trama_sim::replay::pack_key(key) {
-                    Some(p) => self.pending.insert((list, p), n),
-                    None => self.pending_long.insert((list, key.into()), n),
-                };
                 None
             }
         }
@@ -962,7 +1012,6 @@ impl<W: Write + Send + 'static> Encoder<W> {
             r.clear();
         }
         self.nruns = 0;
-        self.run_of.clear();
         self.model_run = None;
         self.order.clear();
         self.times.clear();
@@ -1099,6 +1148,29 @@ fn put_ties(out: &mut Vec<u8>, times: &[f64], order: &[u32], nruns: usize) {
         }
         i = j;
     }
+}
+
+/// What storing a field of an entity event takes (see [`Role`]; fields
+/// the stream gives have none).
+#[derive(Clone, Copy, Debug)]
+enum FieldStep {
+    Time,
+    Value,
+    Number,
+    Other,
+    Key,
+    Str,
+    /// A user-defined field (a string the simulation keeps).
+    Extra,
+}
+
+/// A stream's list (numbered by first use) and the run its events go to in
+/// block `stamp - 1`.
+#[derive(Clone, Copy, Debug)]
+struct StreamInfo {
+    stamp: u64,
+    run: u32,
+    list: u32,
 }
 
 /// The events of one list (or the model events, or in plain mode all
@@ -1254,8 +1326,10 @@ impl<W: Write + Send + 'static> Writer<W> {
         let b = &mut self.batch;
         let words = b.spans.len() as u32;
         let (buf, spans) = ev.spans();
-        let lo = spans.iter().map(|s| s.start).min().unwrap_or(0);
-        let hi = spans.iter().map(|s| s.end).max().unwrap_or(0).max(lo);
+        let (lo, hi) = spans.iter().fold((u32::MAX, 0), |(lo, hi), s| {
+            (lo.min(s.start), hi.max(s.end))
+        });
+        let lo = lo.min(hi);
         let at = b.bytes.len() as u32;
         b.bytes.extend_from_slice(&buf[lo as usize..hi as usize]);
         b.spans.extend(spans.iter().map(|s| Span {
