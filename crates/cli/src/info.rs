@@ -202,8 +202,13 @@ fn write_columns(file: &PtbFile, name: &str, out: &mut dyn Write) -> anyhow::Res
     writeln!(out)?;
     writeln!(
         out,
-        "events frames: {} in trace order, {} grouped by list, {} grouped and merged by time",
-        layouts[0], layouts[1], layouts[2]
+        "events frames: {} in trace order ({} events), {} grouped by list ({} events), {} grouped and merged by time ({} events)",
+        layouts[0].frames,
+        layouts[0].events,
+        layouts[1].frames,
+        layouts[1].events,
+        layouts[2].frames,
+        layouts[2].events
     )?;
     let raw_total: u64 = sizes.iter().map(|c| c.1).sum();
     writeln!(

@@ -505,7 +505,11 @@ fn info_describes_the_index_of_a_binary_file() {
     }
     assert!(end < file_len, "the frames run past the footer");
     assert_eq!(in_blocks, events);
-    assert_eq!(blocks, events.div_ceil(500));
+    // Blocks may end early around model records, never by more than a few.
+    assert!(
+        (events.div_ceil(500)..events.div_ceil(500) + 4).contains(&blocks),
+        "{blocks} blocks for {events} events"
+    );
     assert!(!keyframes.is_empty(), "no keyframe in {blocks} blocks");
     for k in &keyframes {
         assert!(*k > 0 && *k < blocks, "keyframe before block {k}");

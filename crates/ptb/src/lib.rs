@@ -25,7 +25,7 @@ mod write;
 
 pub use format::{MAGIC, VERSION};
 pub use read::{
-    is_ptb, Codec, FormatError, FrameInfo, FrameKind, HandleRecord, PtbFile, ReadError,
+    is_ptb, Codec, FormatError, FrameInfo, FrameKind, HandleRecord, Layout, PtbFile, ReadError,
     ReadOptions, Record,
 };
 pub use replay::{Counted, ReplayOptions, ReplayStats, Replayed};

@@ -424,6 +424,15 @@ pub enum Codec {
     ZstdRawTail,
 }
 
+/// Events frames of one layout, as [`PtbFile::frame_layouts`] counts them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Events frames.
+    pub frames: u64,
+    /// Events in them.
+    pub events: u64,
+}
+
 /// One frame of a file, from its index entry and its header.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
@@ -719,16 +728,18 @@ impl PtbFile {
         Ok(sizes)
     }
 
-    /// How many events frames use each layout: `[in trace order, grouped
-    /// by list, grouped and merged by time]` (see the format's
-    /// specification, "Events frame").
-    pub fn frame_layouts(&self) -> Result<[u64; 3], FormatError> {
-        let mut n = [0u64; 3];
+    /// How many events frames use each layout, and how many events they
+    /// hold: `[in trace order, grouped by list, grouped and merged by
+    /// time]` (see the format's specification, "Events frame").
+    pub fn frame_layouts(&self) -> Result<[Layout; 3], FormatError> {
+        let mut n = [Layout::default(); 3];
         let mut raw = Vec::new();
         for f in self.events_frames() {
             let payload = frame_into(self.bytes(), f.offset, KIND_EVENTS, u64::MAX, &mut raw)?;
             let c = self.columns(&f, payload)?;
-            n[c.grouped as usize + c.merged as usize] += 1;
+            let l = &mut n[c.grouped as usize + c.merged as usize];
+            l.frames += 1;
+            l.events += f.count;
         }
         Ok(n)
     }

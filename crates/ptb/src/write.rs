@@ -161,6 +161,10 @@ struct Encoder<W: Write + Send + 'static> {
     model: Vec<u8>,
     model_count: u64,
     model_total: u64,
+    /// Events of the block since its last model record, and `model_total`
+    /// then.
+    quiet: u64,
+    seen_model: u64,
     events: u64,
     extras: Vec<u32>,
     /// Per definition index: where its steps lie in `steps` (`u32::MAX`
@@ -367,6 +371,8 @@ impl<W: Write + Send + 'static> Encoder<W> {
             model: Vec::new(),
             model_count: 0,
             model_total: 0,
+            quiet: 0,
+            seen_model: 0,
             events: 0,
             extras: Vec::new(),
             plans: Vec::new(),
@@ -533,6 +539,9 @@ impl<W: Write + Send + 'static> Encoder<W> {
         let kind = def.kind();
         let d = def.index();
         let line = ev.line();
+        if self.count > 0 && self.cut_before(!is_entity(kind)) {
+            self.flush()?;
+        }
         if self.count == 0 {
             self.start_block()?;
             self.first_line = line;
@@ -682,10 +691,36 @@ impl<W: Write + Send + 'static> Encoder<W> {
         self.prev_line = line;
         self.count += 1;
         self.events += 1;
+        if self.model_total != self.seen_model {
+            self.seen_model = self.model_total;
+            self.quiet = 0;
+        } else {
+            self.quiet += 1;
+        }
         if self.count as usize >= self.opts.block_events {
             self.flush()?;
         }
         Ok(())
+    }
+
+    /// Whether the block ends before this event (`model`: a model event)
+    /// rather than at its size: a block holding model records is stored in
+    /// trace order, slower to read than one grouped by list. So a block of
+    /// at least a quarter of the block size of entity events ends before a
+    /// model event, and a block whose model records stopped an eighth of
+    /// the block size ago ends before its next entity event. Blocks never
+    /// get smaller than an eighth of the size, and a trace whose model
+    /// records come all along keeps whole blocks.
+    fn cut_before(&self, model: bool) -> bool {
+        if self.opts.strings != StringMode::Interned {
+            return false;
+        }
+        let size = self.opts.block_events as u64;
+        if self.model_count == 0 {
+            model && self.count >= (size / 4).max(1)
+        } else {
+            !model && self.quiet >= (size / 8).max(1)
+        }
     }
 
     /// The stream of entity events of definition `d` on (`c`, `ty`),
