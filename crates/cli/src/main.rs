@@ -299,7 +299,7 @@ struct ConvertArgs {
     #[arg(long, value_name = "LEVEL", default_value_t = 1)]
     level: i32,
     /// Events per block (at most 65536): smaller blocks index time more finely. A block ends
-    /// early around model records (containers, first uses of values), whose blocks read slower.
+    /// early after model records (containers, first uses of values), whose blocks read slower.
     #[arg(long, value_name = "N", default_value_t = 65536)]
     block_events: usize,
 }

@@ -703,24 +703,21 @@ impl<W: Write + Send + 'static> Encoder<W> {
         Ok(())
     }
 
-    /// Whether the block ends before this event (`model`: a model event)
-    /// rather than at its size: a block holding model records is stored in
-    /// trace order, slower to read than one grouped by list. So a block of
-    /// at least a quarter of the block size of entity events ends before a
-    /// model event, and a block whose model records stopped an eighth of
-    /// the block size ago ends before its next entity event. Blocks never
-    /// get smaller than an eighth of the size, and a trace whose model
-    /// records come all along keeps whole blocks.
+    /// Whether the block ends before this event rather than at its size: a
+    /// block holding model records is stored in trace order, slower to read
+    /// than one grouped by list. So a block whose model records stopped an
+    /// eighth of the block size ago ends before its next entity event (the
+    /// events after a trace's opening records are stored grouped). Blocks
+    /// never get smaller than an eighth of the size, and a trace whose model
+    /// records come all along keeps whole blocks. (A block is not ended
+    /// before a model event: at the end of a trace, that would leave the
+    /// closing destructions a block of their own with no timed entity event,
+    /// whose time range, 0 to 0, a window could not tell from events at 0.)
     fn cut_before(&self, model: bool) -> bool {
-        if self.opts.strings != StringMode::Interned {
-            return false;
-        }
-        let size = self.opts.block_events as u64;
-        if self.model_count == 0 {
-            model && self.count >= (size / 4).max(1)
-        } else {
-            !model && self.quiet >= (size / 8).max(1)
-        }
+        self.opts.strings == StringMode::Interned
+            && !model
+            && self.model_count > 0
+            && self.quiet >= (self.opts.block_events as u64 / 8).max(1)
     }
 
     /// The stream of entity events of definition `d` on (`c`, `ty`),
