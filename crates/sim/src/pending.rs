@@ -53,7 +53,7 @@ impl Pending {
     }
 
     /// Adds link `n` (not pending already).
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, n: u64, e: Live) {
         if self.ring.is_empty() {
             self.base = n;
@@ -86,7 +86,7 @@ impl Pending {
     }
 
     /// Takes pending link `n` out.
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, n: u64) -> Option<Live> {
         if let Some(i) = n.checked_sub(self.base) {
             if let Some(slot) = self.ring.get_mut(i as usize) {

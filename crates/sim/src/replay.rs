@@ -300,6 +300,7 @@ impl ReplayState {
     }
 
     /// Adds a pending link to list `l` (a state read back from a keyframe).
+    #[inline(always)]
     pub fn insert_pending(&mut self, l: usize, number: u64, e: Live) {
         self.lists[l].pending.insert(number, e);
     }
