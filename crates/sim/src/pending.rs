@@ -6,8 +6,6 @@
 //! hash table the few that stay pending long (moved there when the ring
 //! grows past a bound, so it never holds more than that).
 
-use std::collections::VecDeque;
-
 use hashbrown::HashTable;
 
 use crate::replay::Live;
@@ -25,7 +23,7 @@ fn num_hash(n: u64) -> u64 {
 pub struct Pending {
     /// The number of `ring[0]`.
     base: u64,
-    ring: VecDeque<Option<Live>>,
+    ring: Ring,
     /// Entries of `ring` that are `Some`.
     in_ring: usize,
     /// Older ones.
@@ -145,10 +143,10 @@ impl Pending {
     }
 
     /// Drops the holes at the front of the ring.
-    #[inline]
+    #[inline(always)]
     fn trim(&mut self) {
         while let Some(None) = self.ring.front() {
-            self.ring.pop_front();
+            self.ring.skip_front();
             self.base += 1;
         }
     }
@@ -160,13 +158,133 @@ impl Pending {
 
     fn spill_ring(&mut self) {
         let base = self.base;
-        let ring = std::mem::take(&mut self.ring);
-        for (i, e) in ring.into_iter().enumerate() {
+        let mut ring = std::mem::take(&mut self.ring);
+        for (i, e) in ring.drain().enumerate() {
             if let Some(e) = e {
                 self.spill_one(base + i as u64, e);
             }
         }
         self.in_ring = 0;
+    }
+}
+
+/// A double-ended queue of slots, written in place: `VecDeque::push_back`
+/// takes its (large) element through the stack and reads it back, which
+/// stalls when the element was just written.
+#[derive(Clone, Debug, Default)]
+struct Ring {
+    /// A power of two long (or empty).
+    slots: Vec<Option<Live>>,
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.head = 0;
+        self.len = 0;
+    }
+
+    #[inline(always)]
+    fn at(&self, i: usize) -> usize {
+        (self.head + i) & (self.slots.len() - 1)
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> Option<&Option<Live>> {
+        if i < self.len {
+            Some(&self.slots[self.at(i)])
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self, i: usize) -> Option<&mut Option<Live>> {
+        if i < self.len {
+            let at = self.at(i);
+            Some(&mut self.slots[at])
+        } else {
+            None
+        }
+    }
+
+    #[inline(always)]
+    fn front(&self) -> Option<&Option<Live>> {
+        self.get(0)
+    }
+
+    #[inline(always)]
+    fn pop_front(&mut self) -> Option<Option<Live>> {
+        if self.len == 0 {
+            return None;
+        }
+        let e = self.slots[self.head].take();
+        self.head = (self.head + 1) & (self.slots.len() - 1);
+        self.len -= 1;
+        Some(e)
+    }
+
+    /// Drops the front slot, which is empty.
+    #[inline(always)]
+    fn skip_front(&mut self) {
+        debug_assert!(self.slots[self.head].is_none());
+        self.head = (self.head + 1) & (self.slots.len() - 1);
+        self.len -= 1;
+    }
+
+    #[inline(always)]
+    fn push_back(&mut self, e: Option<Live>) {
+        if self.len == self.slots.len() {
+            self.grow();
+        }
+        let at = self.at(self.len);
+        self.slots[at] = e;
+        self.len += 1;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let mut slots = vec![None; (2 * self.slots.len()).max(16)];
+        for (i, s) in slots.iter_mut().enumerate().take(self.len) {
+            let at = self.at(i);
+            *s = self.slots[at].take();
+        }
+        self.slots = slots;
+        self.head = 0;
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Option<Live>> + '_ {
+        (0..self.len).map(|i| &self.slots[self.at(i)])
+    }
+
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut Option<Live>> + '_ {
+        let (head, len) = (self.head, self.len);
+        let (back, front) = self.slots.split_at_mut(head);
+        let n = front.len();
+        front
+            .iter_mut()
+            .take(len)
+            .chain(back.iter_mut().take(len.saturating_sub(n)))
+    }
+
+    fn drain(&mut self) -> impl Iterator<Item = Option<Live>> + '_ {
+        (0..std::mem::take(&mut self.len)).map(move |i| {
+            let at = (self.head + i) & (self.slots.len() - 1);
+            self.slots[at].take()
+        })
     }
 }
 

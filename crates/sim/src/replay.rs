@@ -1082,28 +1082,33 @@ impl<S: ReplaySink> Replay<S> {
     /// is final.
     #[inline(always)]
     fn append(&mut self, l: usize, mut e: Live) {
-        let st = &mut self.state;
-        let ls = &mut st.lists[l];
+        // The previous tail is handed to the sink where it lies: copied
+        // out right after a field of it changed, it would be read back
+        // from a half-forwarded store.
+        let st = &self.state;
+        let ls = &st.lists[l];
         e.idx = ls.next_idx;
-        ls.next_idx += 1;
-        if let Some(prev) = ls.tail.replace(e) {
-            let (id, kind) = (ls.id, ls.kind);
-            emit(&mut self.sink, st, id, kind, &prev);
+        if let Some(prev) = &ls.tail {
+            emit(&mut self.sink, st, ls.id, ls.kind, prev);
         }
+        let ls = &mut self.state.lists[l];
+        ls.next_idx += 1;
+        ls.tail = Some(e);
     }
 
     /// Pushes a state: the previous tail is final.
     #[inline(always)]
     fn push(&mut self, l: usize, mut e: Live) {
-        let st = &mut self.state;
-        let ls = &mut st.lists[l];
+        let st = &self.state;
+        let ls = &st.lists[l];
         e.idx = ls.next_idx;
-        ls.next_idx += 1;
-        ls.stack.push(e);
-        if let Some(prev) = ls.tail.take() {
-            let (id, kind) = (ls.id, ls.kind);
-            emit(&mut self.sink, st, id, kind, &prev);
+        if let Some(prev) = &ls.tail {
+            emit(&mut self.sink, st, ls.id, ls.kind, prev);
         }
+        let ls = &mut self.state.lists[l];
+        ls.next_idx += 1;
+        ls.tail = None;
+        ls.stack.push(e);
     }
 
     /// Ends every stacked state: all final but the list's last one.
@@ -1115,23 +1120,20 @@ impl<S: ReplaySink> Replay<S> {
         }
         let (id, kind) = (ls.id, ls.kind);
         let mut stack = std::mem::take(&mut ls.stack);
+        if ls.tail.is_none() {
+            // The top stays, as the list's last entity: its end is set
+            // where it lands.
+            ls.tail = stack.pop();
+            if let Some(t) = &mut ls.tail {
+                t.end = time;
+            }
+        }
         for e in &mut stack {
             e.end = time;
-        }
-        let keep_top = ls.tail.is_none();
-        let n = stack.len();
-        for (i, e) in stack.iter().enumerate() {
-            if keep_top && i + 1 == n {
-                break;
-            }
             emit(&mut self.sink, st, id, kind, e);
         }
-        let ls = &mut st.lists[l];
-        if keep_top {
-            ls.tail = stack.pop();
-        }
         stack.clear();
-        ls.stack = stack;
+        st.lists[l].stack = stack;
     }
 
     #[inline(always)]
@@ -1141,11 +1143,12 @@ impl<S: ReplaySink> Replay<S> {
         let Some(mut e) = ls.stack.pop() else {
             return Err(Bail("pop of an empty stack"));
         };
-        e.end = time;
         if ls.tail.is_none() {
-            // The popped state is the list's last: not final yet.
-            ls.tail = Some(e);
+            // The popped state is the list's last: not final yet (its end
+            // is set where it lands).
+            ls.tail.insert(e).end = time;
         } else {
+            e.end = time;
             let (id, kind) = (ls.id, ls.kind);
             emit(&mut self.sink, st, id, kind, &e);
         }
