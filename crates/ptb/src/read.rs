@@ -370,7 +370,8 @@ pub(crate) struct Columns<'a> {
 }
 
 /// Where one run of an events frame lies: per column of [`RUN_COLS`], its
-/// first and past-the-end byte offsets in the payload.
+/// first and past-the-end byte offsets in the payload (in the column's own
+/// data for `TIMES`).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct RunSpan {
     pub count: u64,
@@ -1020,6 +1021,17 @@ impl PtbFile {
         f: &Frame,
         payload: &'a [u8],
     ) -> Result<Columns<'a>, FormatError> {
+        self.columns_split(f, payload, &[])
+    }
+
+    /// The columns of an events frame whose payload is `payload` followed
+    /// by `tail` (see [`frame_split`]): a tail is the data of `TIMES`.
+    pub(crate) fn columns_split<'a>(
+        &self,
+        f: &Frame,
+        payload: &'a [u8],
+        tail: &'a [u8],
+    ) -> Result<Columns<'a>, FormatError> {
         let ebad = |what: String| bad(f.offset, format!("events frame: {what}"));
         let mut head = Cursor::new(payload);
         let (count, first_line, first_model, flags, t_min, t_max, nruns) = (|| {
@@ -1068,16 +1080,26 @@ impl PtbFile {
         }
         let mut cols: [Cursor<'_>; NCOLS] = [Cursor::new(&[]); NCOLS];
         for i in STORED_COLS {
-            let data = head
-                .bytes()
-                .ok_or_else(|| ebad(format!("column {} truncated", COLUMN_NAMES[i])))?;
+            let data = if i == TIMES && !tail.is_empty() {
+                head.varint()
+                    .filter(|&n| n == tail.len() as u64 && head.at_end())
+                    .map(|_| tail)
+            } else {
+                head.bytes()
+            }
+            .ok_or_else(|| ebad(format!("column {} truncated", COLUMN_NAMES[i])))?;
             cols[i] = Cursor::new(data);
         }
         if !head.at_end() {
             return Err(ebad("trailing bytes".into()));
         }
+        // Offsets in the payload; in the column itself for TIMES (which
+        // may lie apart).
         let base = payload.as_ptr() as usize;
-        let start = |col: usize| cols[col].data().as_ptr() as usize - base;
+        let start = |col: usize| match col {
+            TIMES => 0,
+            _ => cols[col].data().as_ptr() as usize - base,
+        };
         // Fixed-width columns: their width byte, then `n` values.
         let width = |col: usize, n: u64| -> Result<usize, FormatError> {
             let d = cols[col].data();
@@ -1195,7 +1217,10 @@ impl PtbFile {
             .runs
             .iter()
             .map(|r| {
-                let part = |col: usize| &payload[r.start[col]..r.end[col]];
+                let part = |col: usize| match col {
+                    TIMES => &cols.cols[TIMES].data()[r.start[col]..r.end[col]],
+                    _ => &payload[r.start[col]..r.end[col]],
+                };
                 let mut c = [Cursor::new(&[]); NCOLS];
                 for &col in &RUN_COLS[2..] {
                     c[col] = Cursor::new(part(col));
@@ -1561,6 +1586,52 @@ pub(crate) fn frame_into<'a>(
     limit: u64,
     out: &'a mut Vec<u8>,
 ) -> Result<&'a [u8], FormatError> {
+    match frame_parts(b, offset, kind, limit, out)? {
+        Payload::InPlace(p) => Ok(p),
+        Payload::Out => Ok(&out[..]),
+        Payload::Split(at, n) => {
+            out.extend_from_slice(&b[at..at + n]);
+            Ok(&out[..])
+        }
+    }
+}
+
+/// A frame's payload in two parts: the first, decompressed into `out` or
+/// read in place; the second, the tail a split frame stores as is, read in
+/// place (empty for other codecs).
+pub(crate) fn frame_split<'a>(
+    b: &'a [u8],
+    offset: u64,
+    kind: u8,
+    out: &'a mut Vec<u8>,
+) -> Result<(&'a [u8], &'a [u8]), FormatError> {
+    Ok(match frame_parts(b, offset, kind, u64::MAX, out)? {
+        Payload::InPlace(p) => (p, &[]),
+        Payload::Out => (&out[..], &[]),
+        Payload::Split(at, n) => (&out[..], &b[at..at + n]),
+    })
+}
+
+/// Where [`frame_parts`] left a payload.
+enum Payload<'a> {
+    /// Stored as is.
+    InPlace(&'a [u8]),
+    /// Decompressed into the buffer.
+    Out,
+    /// Decompressed into the buffer but for its tail, stored as is at
+    /// (offset, length) in the file.
+    Split(usize, usize),
+}
+
+/// Checks a frame and decompresses its payload into `out`, but for the
+/// tail of a split frame.
+fn frame_parts<'a>(
+    b: &'a [u8],
+    offset: u64,
+    kind: u8,
+    limit: u64,
+    out: &mut Vec<u8>,
+) -> Result<Payload<'a>, FormatError> {
     let o = usize::try_from(offset).map_err(|_| bad(offset, "frame offset out of range"))?;
     let end_limit = limit.min(b.len() as u64) as usize;
     if o < HEADER_LEN || o > end_limit.saturating_sub(FRAME_HEADER_LEN) {
@@ -1588,10 +1659,10 @@ pub(crate) fn frame_into<'a>(
         return Err(bad(offset, "checksum mismatch: the frame is corrupted"));
     }
     match h[1] {
-        CODEC_NONE if raw == stored => Ok(payload),
+        CODEC_NONE if raw == stored => Ok(Payload::InPlace(payload)),
         CODEC_ZSTD => {
             unzstd(payload, raw, out).map_err(|e| bad(offset, e))?;
-            Ok(&out[..])
+            Ok(Payload::Out)
         }
         CODEC_SPLIT => {
             let mut c = Cursor::new(payload);
@@ -1604,12 +1675,11 @@ pub(crate) fn frame_into<'a>(
             let head = raw
                 .checked_sub(tail.len())
                 .ok_or_else(|| bad(offset, "split frame: tail longer than the payload"))?;
-            // Room for the tail too.
+            // Room for the tail too, should the caller append it.
             out.clear();
             out.reserve(raw);
             unzstd(z, head, out).map_err(|e| bad(offset, e))?;
-            out.extend_from_slice(tail);
-            Ok(&out[..])
+            Ok(Payload::Split(p + stored - tail.len(), tail.len()))
         }
         c => Err(bad(offset, format!("unknown codec {c}"))),
     }

@@ -23,7 +23,9 @@ use trama_sim::{assemble_trace, ColumnSink, Model, StrId, Trace, TraceParts};
 use crate::decimal;
 use crate::format::*;
 use crate::model::{prepass, Effect, Prepass, PrepassError};
-use crate::read::{bad, frame_into, merge_order, FormatError, Op, PtbFile, RunSpan, Slot, NO_FAST};
+use crate::read::{
+    bad, frame_into, frame_split, merge_order, FormatError, Op, PtbFile, RunSpan, Slot, NO_FAST,
+};
 use crate::state;
 use crate::varint::{self, read_bytes, read_fixed, read_small, read_wide, Cursor};
 
@@ -182,6 +184,8 @@ struct Ctx<'a> {
     /// The frame's offset (for messages) and payload.
     offset: u64,
     p: &'a [u8],
+    /// The data of `TIMES` (apart from the payload in split frames).
+    t: &'a [u8],
     ws: usize,
     wh: usize,
     lo: f64,
@@ -628,9 +632,10 @@ impl PtbFile {
             seen,
             stamp,
         } = scratch;
-        let payload = frame_into(self.bytes(), f.offset, KIND_EVENTS, u64::MAX, raw)?;
+        // The times of a split frame are read where they lie in the file.
+        let (payload, tail) = frame_split(self.bytes(), f.offset, KIND_EVENTS, raw)?;
         let ebad = |what: String| bad(f.offset, format!("events frame: {what}"));
-        let c = self.columns(f, payload)?;
+        let c = self.columns_split(f, payload, tail)?;
         if c.first_model != replay.state.model_cursor {
             return Err(ebad("model records out of sequence".into()));
         }
@@ -646,6 +651,7 @@ impl PtbFile {
         let mut ctx = Ctx {
             offset: f.offset,
             p: payload,
+            t: c.cols[TIMES].data(),
             ws: c.streams_width,
             wh: c.handles_width,
             lo: f64::INFINITY,
@@ -787,7 +793,7 @@ impl PtbFile {
         replay: &mut Replay<S>,
         extras: &mut Vec<u32>,
     ) -> Result<Result<(), (Bail, u64)>, FormatError> {
-        let p = ctx.p;
+        let (p, tp) = (ctx.p, ctx.t);
         let (ws, wh) = (ctx.ws, ctx.wh);
         let Pos {
             mut ps,
@@ -874,7 +880,7 @@ impl PtbFile {
             let f = plan.fast.as_ref().unwrap_or(&NO_FAST);
             macro_rules! time {
                 () => {{
-                    let v = read_wide(p, &mut pt, &mut bad_value);
+                    let v = read_wide(tp, &mut pt, &mut bad_value);
                     let t = if v & 1 == 0 && has_prev {
                         pm = pm.wrapping_add(varint::unzigzag(v >> 1));
                         // An integer over a power of ten: never NaN nor -0.
@@ -883,7 +889,7 @@ impl PtbFile {
                         let t = self
                             .time_rest(
                                 v,
-                                p,
+                                (tp, p),
                                 (&mut pt, &mut pstr),
                                 (&mut pm, &mut psc, &mut has_prev),
                                 &mut bad_value,
@@ -1084,7 +1090,7 @@ impl PtbFile {
     fn time_rest(
         &self,
         v: u64,
-        p: &[u8],
+        (tp, p): (&[u8], &[u8]),
         (pt, pstr): (&mut usize, &mut usize),
         (pm, psc, has_prev): (&mut i64, &mut u8, &mut bool),
         bad: &mut bool,
@@ -1092,7 +1098,7 @@ impl PtbFile {
         if v & 1 == 0 {
             return None;
         }
-        let s = *p.get(*pt)?;
+        let s = *tp.get(*pt)?;
         *pt += 1;
         if s == TIME_TEXT {
             let id = read_small(p, pstr, bad);
@@ -1101,7 +1107,7 @@ impl PtbFile {
         if s > decimal::MAX_SCALE {
             return None;
         }
-        let m = varint::unzigzag(read_wide(p, pt, bad));
+        let m = varint::unzigzag(read_wide(tp, pt, bad));
         (*pm, *psc, *has_prev) = (m, s, true);
         Some(decimal::to_f64(m, s))
     }
