@@ -642,7 +642,7 @@ impl PtbFile {
         // Lines are only read for messages: one varint per event.
         let lines_col = c.cols[LINES].data();
         if lines_col.last().is_some_and(|&b| b >= 0x80)
-            || lines_col.iter().filter(|&&b| b < 0x80).count() as u64 != c.count
+            || varint::count_ends(lines_col) as u64 != c.count
         {
             return Err(ebad("column LINES does not hold one line per event".into()));
         }

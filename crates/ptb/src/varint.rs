@@ -176,6 +176,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ends_are_counted_as_one_by_one() {
+        let mut data = Vec::new();
+        let mut x = 0x9e37_79b9_u32;
+        for n in 0..100 {
+            let plain = data.iter().filter(|&&b: &&u8| b < 0x80).count();
+            assert_eq!(count_ends(&data), plain, "{n} bytes");
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            data.push(x as u8);
+        }
+    }
+
+    #[test]
     fn varints_round_trip() {
         let values = [0u64, 1, 127, 128, 300, 1 << 35, u64::MAX];
         let mut buf = Vec::new();
@@ -343,6 +357,18 @@ impl<'a> Fixed<'a> {
     pub fn exact(&self) -> bool {
         self.pos == self.data.len()
     }
+}
+
+/// How many varints end in `data`: its bytes below 0x80, counted eight at
+/// a time.
+pub(crate) fn count_ends(data: &[u8]) -> usize {
+    let (words, rest) = data.as_chunks::<8>();
+    let high: usize = words
+        .iter()
+        .map(|w| (u64::from_le_bytes(*w) & 0x8080_8080_8080_8080).count_ones() as usize)
+        .sum();
+    let high = high + rest.iter().filter(|&&b| b >= 0x80).count();
+    data.len() - high
 }
 
 /// The byte at `i` of a payload (0 past its end).
