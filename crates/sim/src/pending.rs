@@ -342,6 +342,10 @@ mod tests {
             let sorted: Vec<(u64, Live)> = p.sorted().into_iter().map(|(n, e)| (n, *e)).collect();
             let want: Vec<(u64, Live)> = map.into_iter().collect();
             assert_eq!(sorted, want);
+            // The mutable walk names the same links (the ring wraps).
+            let mut walked: Vec<(u64, Live)> = p.iter_mut().map(|(n, e)| (n, *e)).collect();
+            walked.sort_unstable_by_key(|(n, _)| *n);
+            assert_eq!(walked, want);
         }
     }
 }
