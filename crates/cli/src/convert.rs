@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
-use trama_paje::{read_paje, ReadError};
+use trama_paje::{read_paje, read_paje_chunked, Item, ReadError};
 use trama_ptb::{SourceStats, StringMode, WriteError, WriteOptions, Writer};
 
 use crate::run::{open_any, reader_options, Opened, Progress};
@@ -82,16 +82,15 @@ fn rastro_error(e: trama_rastro::paje::Error<anyhow::Error>, name: &str) -> anyh
 
 type Defs = (Vec<trama_events::EventDef>, u64);
 
-/// Writes a `.ptb` file from the events `feed` hands over (checking their
-/// references on the way); `feed` returns the definitions and the line count.
+/// Writes a `.ptb` file from the events (and chunks of text they lie in)
+/// `feed` hands over, checking their references on the way; `feed` returns
+/// the definitions and the line count.
 fn to_ptb(
     args: &ReadArgs,
     s: &ConvertSettings,
     out: BufWriter<File>,
     name: &str,
-    feed: impl FnOnce(
-        &mut dyn FnMut(&trama_events::Event<'_>) -> anyhow::Result<()>,
-    ) -> anyhow::Result<Defs>,
+    feed: impl FnOnce(&mut dyn FnMut(Item<'_>) -> anyhow::Result<()>) -> anyhow::Result<Defs>,
 ) -> anyhow::Result<()> {
     let mut wopts = WriteOptions::default();
     wopts.strings = s.strings;
@@ -99,11 +98,15 @@ fn to_ptb(
     wopts.block_events = s.block_events;
     wopts.quotes_stripped = args.strip_quotes;
     let mut writer = Writer::new(out, wopts).context("writing the binary trace")?;
-    let (defs, lines) = feed(&mut |ev| {
-        writer.event(ev).map_err(|e| match e {
+    let (defs, lines) = feed(&mut |item| match item {
+        Item::Chunk(text) => {
+            writer.text(text);
+            Ok(())
+        }
+        Item::Event(ev) => writer.event(&ev).map_err(|e| match e {
             WriteError::Trace(e) => anyhow!("{name}:{}: {}\n  | {}", e.line, e.kind, e.contents),
             WriteError::Io(e) => anyhow!(e).context(format!("writing {}", s.output.display())),
-        })
+        }),
     })?;
     let (mut out, written) = writer
         .finish(&defs, SourceStats { lines })
@@ -160,7 +163,7 @@ pub fn convert(args: &ReadArgs, s: &ConvertSettings) -> anyhow::Result<ExitCode>
             ropts.threads = cores.saturating_sub(1).max(1);
             to_ptb(args, s, out, &name, |event| {
                 let stats =
-                    read_paje(input, &ropts, |ev| event(&ev)).map_err(|e| text_error(e, &name))?;
+                    read_paje_chunked(input, &ropts, event).map_err(|e| text_error(e, &name))?;
                 drop(progress);
                 for w in &stats.warnings {
                     eprintln!("trama: warning: {name}: {w}");
@@ -171,7 +174,7 @@ pub fn convert(args: &ReadArgs, s: &ConvertSettings) -> anyhow::Result<ExitCode>
         (Opened::Rastro(data), Target::Ptb) => {
             to_ptb(args, s, out, &name, |event| {
                 let ropts = trama_rastro::paje::ReadOptions::default();
-                let st = trama_rastro::read_rastro_paje(&data, &ropts, |ev| event(&ev))
+                let st = trama_rastro::read_rastro_paje(&data, &ropts, |ev| event(Item::Event(ev)))
                     .map_err(|e| rastro_error(e, &name))?;
                 Ok((st.definitions, st.rastro_events))
             })?;

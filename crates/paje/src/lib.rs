@@ -34,4 +34,4 @@ pub use defs::Definitions;
 pub use error::{ReadError, SyntaxError};
 pub use lexer::{lex_chunk, LineRec, QuoteMode};
 pub use lexer_simd::lex_chunk_fast;
-pub use reader::{read_paje, ReadStats, ReaderOptions, MAX_FIELDS};
+pub use reader::{read_paje, read_paje_chunked, Item, ReadStats, ReaderOptions, MAX_FIELDS};

@@ -180,6 +180,17 @@ fn fill_chunk<R: Read>(
     }
 }
 
+/// What [`read_paje_chunked`] hands its handler: the text of a chunk, then
+/// the events whose words lie in it.
+#[derive(Clone, Copy, Debug)]
+pub enum Item<'a> {
+    /// The text that the events up to the next `Chunk` lie in (their
+    /// [`Event::spans`] buffer is this very slice, unchanged until then).
+    Chunk(&'a [u8]),
+    /// An event.
+    Event(Event<'a>),
+}
+
 /// Consumes lexed chunks in order: definitions, event lookup, field counts.
 struct Consumer<'h, F> {
     defs: Definitions,
@@ -190,7 +201,7 @@ struct Consumer<'h, F> {
 
 impl<F, E> Consumer<'_, F>
 where
-    F: FnMut(Event<'_>) -> Result<(), E>,
+    F: FnMut(Item<'_>) -> Result<(), E>,
 {
     fn chunk(&mut self, chunk: &Chunk) -> Result<(), ReadError<E>> {
         if let Some(off) = chunk.nul {
@@ -204,6 +215,7 @@ where
             });
         }
         let buf = chunk.text();
+        (self.handler)(Item::Chunk(buf)).map_err(ReadError::Handler)?;
         for rec in &chunk.lines {
             let line = self.base_line + rec.rel as u64 + 1;
             let words = &chunk.words[rec.first as usize..(rec.first + rec.count) as usize];
@@ -239,7 +251,8 @@ where
                 return Err(syntax(line, error, buf, words));
             }
             self.stats.events += 1;
-            (self.handler)(Event::new(def, line, buf, words)).map_err(ReadError::Handler)?;
+            (self.handler)(Item::Event(Event::new(def, line, buf, words)))
+                .map_err(ReadError::Handler)?;
         }
         self.base_line += chunk.nlines as u64;
         self.stats.lines = self.base_line;
@@ -309,6 +322,24 @@ where
     R: Read + Send,
     F: FnMut(Event<'_>) -> Result<(), E>,
 {
+    read_paje_chunked(input, options, |item| match item {
+        Item::Event(ev) => handler(ev),
+        Item::Chunk(_) => Ok(()),
+    })
+}
+
+/// As [`read_paje`], but the handler also sees each chunk of text before
+/// the events that lie in it ([`Item::Chunk`]), so it can keep a chunk
+/// whole instead of copying events one by one.
+pub fn read_paje_chunked<R, F, E>(
+    input: R,
+    options: &ReaderOptions,
+    mut handler: F,
+) -> Result<ReadStats, ReadError<E>>
+where
+    R: Read + Send,
+    F: FnMut(Item<'_>) -> Result<(), E>,
+{
     let threads = if options.threads == 0 {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -338,7 +369,7 @@ fn read_sequential<R: Read, F, E>(
     consumer: &mut Consumer<'_, F>,
 ) -> Result<(), ReadError<E>>
 where
-    F: FnMut(Event<'_>) -> Result<(), E>,
+    F: FnMut(Item<'_>) -> Result<(), E>,
 {
     let mut chunk = Chunk::new();
     let mut carry = Vec::new();
@@ -360,7 +391,7 @@ fn read_parallel<R: Read + Send, F, E>(
     consumer: &mut Consumer<'_, F>,
 ) -> Result<(), ReadError<E>>
 where
-    F: FnMut(Event<'_>) -> Result<(), E>,
+    F: FnMut(Item<'_>) -> Result<(), E>,
 {
     let in_flight = 2 * lexers + 2;
     let (job_tx, job_rx) = bounded::<(Chunk, Sender<Chunk>)>(in_flight);
@@ -466,6 +497,45 @@ mod tests {
             for chunk in [4096, 10_000, 1 << 20] {
                 assert_eq!(collect(&text, threads, chunk).unwrap(), reference);
             }
+        }
+    }
+
+    #[test]
+    fn chunks_come_before_the_events_that_lie_in_them() {
+        let mut text = String::from(HEADER);
+        text.push_str("0 P 0 Proc\n");
+        for i in 0..30_000 {
+            text.push_str(&format!("6 {i}.5 p{i} P 0 \"proc {i}\"\n"));
+        }
+        for threads in [1, 3] {
+            let opts = ReaderOptions {
+                threads,
+                chunk_size: 4096,
+                ..Default::default()
+            };
+            let mut chunks: Vec<u8> = Vec::new();
+            let mut current: Option<(usize, usize)> = None;
+            let (mut n_chunks, mut events) = (0, 0);
+            read_paje_chunked(text.as_bytes(), &opts, |item| -> Result<(), String> {
+                match item {
+                    Item::Chunk(t) => {
+                        chunks.extend_from_slice(t);
+                        current = Some((t.as_ptr() as usize, t.len()));
+                        n_chunks += 1;
+                    }
+                    Item::Event(ev) => {
+                        let (buf, _) = ev.spans();
+                        assert_eq!(current, Some((buf.as_ptr() as usize, buf.len())));
+                        events += 1;
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+            // Every byte of the text was in exactly one chunk, in order.
+            assert_eq!(chunks, text.as_bytes(), "{threads} threads");
+            assert!(n_chunks > 5, "{n_chunks} chunks");
+            assert_eq!(events, 30_001);
         }
     }
 

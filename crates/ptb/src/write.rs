@@ -3,6 +3,7 @@
 use hashbrown::hash_map::Entry;
 use hashbrown::HashMap;
 use std::io::{self, Write};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, Sender};
@@ -1240,17 +1241,54 @@ struct Batch {
     /// Definitions seen for the first time, by index.
     defs: Vec<EventDef>,
     steps: Vec<Step>,
+    /// The words of events given alone, copied one event after the other.
     bytes: Vec<u8>,
+    /// Whole chunks of text that events of the batch lie in.
+    chunks: Vec<Arc<Vec<u8>>>,
     spans: Vec<Span>,
+}
+
+impl Batch {
+    /// The text that `step`'s spans index into.
+    #[inline]
+    fn text(&self, step: &Step) -> &[u8] {
+        match step.chunk {
+            0 => &self.bytes,
+            c => &self.chunks[c as usize - 1],
+        }
+    }
+
+    fn clear(&mut self) {
+        self.steps.clear();
+        self.bytes.clear();
+        self.chunks.clear();
+        self.spans.clear();
+    }
 }
 
 struct Step {
     def: u32,
+    /// Where its words lie: 0 for the batch's own bytes, `i + 1` for its
+    /// chunk `i`.
+    chunk: u32,
     line: u64,
     /// Its words (the identifier first) in the batch's spans.
     words: u32,
     handles: Option<EntityHandles>,
 }
+
+/// The chunk of text announced by [`Writer::text`]: its copy, and where
+/// the caller's buffer was (to recognise events that lie in it).
+struct Chunk {
+    at: usize,
+    len: usize,
+    copy: Arc<Vec<u8>>,
+    /// Its index in the batch being filled, plus one (0: not in it yet).
+    in_batch: u32,
+}
+
+/// Copies of chunks kept for reuse once the encoder is done with them.
+const CHUNK_POOL: usize = 8;
 
 enum Msg {
     Events(Batch),
@@ -1270,6 +1308,9 @@ pub struct Writer<W: Write + Send + 'static> {
     /// Definitions already handed over.
     sent: Vec<bool>,
     events: u64,
+    /// The chunk announced last, if any.
+    chunk: Option<Chunk>,
+    pool: Vec<Arc<Vec<u8>>>,
     tx: Option<Sender<Msg>>,
     free: crossbeam_channel::Receiver<Batch>,
     thread: Option<JoinHandle<Encoded<W>>>,
@@ -1304,7 +1345,7 @@ impl<W: Write + Send + 'static> Writer<W> {
                                 let ev = Event::new(
                                     def,
                                     s.line,
-                                    &b.bytes,
+                                    b.text(s),
                                     &b.spans[w..w + def.field_count()],
                                 );
                                 enc.event(&ev, s.handles).map_err(|e| match e {
@@ -1312,9 +1353,7 @@ impl<W: Write + Send + 'static> Writer<W> {
                                     WriteError::Trace(e) => io::Error::other(e.to_string()),
                                 })?;
                             }
-                            b.steps.clear();
-                            b.bytes.clear();
-                            b.spans.clear();
+                            b.clear();
                             let _ = free_tx.try_send(b);
                         }
                         Msg::Finish(defs, source) => return enc.finish(&defs, source),
@@ -1327,6 +1366,8 @@ impl<W: Write + Send + 'static> Writer<W> {
             batch: Batch::default(),
             sent: Vec::new(),
             events: 0,
+            chunk: None,
+            pool: Vec::new(),
             tx: Some(tx),
             free,
             thread: Some(thread),
@@ -1354,22 +1395,39 @@ impl<W: Write + Send + 'static> Writer<W> {
             self.sent[d] = true;
             self.batch.defs.push(def.clone());
         }
-        // The words lie in one stretch of the reader's buffer: one copy.
         let b = &mut self.batch;
         let words = b.spans.len() as u32;
         let (buf, spans) = ev.spans();
-        let (lo, hi) = spans.iter().fold((u32::MAX, 0), |(lo, hi), s| {
-            (lo.min(s.start), hi.max(s.end))
-        });
-        let lo = lo.min(hi);
-        let at = b.bytes.len() as u32;
-        b.bytes.extend_from_slice(&buf[lo as usize..hi as usize]);
-        b.spans.extend(spans.iter().map(|s| Span {
-            start: s.start - lo + at,
-            end: s.end - lo + at,
-        }));
+        let chunk = match &mut self.chunk {
+            Some(c) if c.at == buf.as_ptr() as usize && c.len == buf.len() => {
+                // The words lie in the announced chunk, which the encoder
+                // gets whole: only the spans are copied.
+                if c.in_batch == 0 {
+                    b.chunks.push(c.copy.clone());
+                    c.in_batch = b.chunks.len() as u32;
+                }
+                b.spans.extend_from_slice(spans);
+                c.in_batch
+            }
+            _ => {
+                // The words lie in one stretch of the caller's buffer: one
+                // copy.
+                let (lo, hi) = spans.iter().fold((u32::MAX, 0), |(lo, hi), s| {
+                    (lo.min(s.start), hi.max(s.end))
+                });
+                let lo = lo.min(hi);
+                let at = b.bytes.len() as u32;
+                b.bytes.extend_from_slice(&buf[lo as usize..hi as usize]);
+                b.spans.extend(spans.iter().map(|s| Span {
+                    start: s.start - lo + at,
+                    end: s.end - lo + at,
+                }));
+                0
+            }
+        };
         b.steps.push(Step {
             def: d as u32,
+            chunk,
             line: ev.line(),
             words,
             handles,
@@ -1381,7 +1439,40 @@ impl<W: Write + Send + 'static> Writer<W> {
         Ok(())
     }
 
+    /// Announces the text that the next events lie in (their
+    /// [`Event::spans`] buffer is this slice, unchanged until the next
+    /// call): it is copied once, whole, instead of event by event.
+    pub fn text(&mut self, text: &[u8]) {
+        if let Some(old) = self.chunk.take() {
+            if self.pool.len() < CHUNK_POOL {
+                self.pool.push(old.copy);
+            }
+        }
+        // A copy the encoder is done with is refilled: no fresh pages.
+        let free = self.pool.iter_mut().position(|c| Arc::get_mut(c).is_some());
+        let mut copy = match free {
+            Some(i) => self.pool.swap_remove(i),
+            None => Arc::new(Vec::new()),
+        };
+        match Arc::get_mut(&mut copy) {
+            Some(v) => {
+                v.clear();
+                v.extend_from_slice(text);
+            }
+            None => copy = Arc::new(text.to_vec()),
+        }
+        self.chunk = Some(Chunk {
+            at: text.as_ptr() as usize,
+            len: text.len(),
+            copy,
+            in_batch: 0,
+        });
+    }
+
     fn send(&mut self) -> io::Result<()> {
+        if let Some(c) = &mut self.chunk {
+            c.in_batch = 0;
+        }
         let next = self.free.try_recv().unwrap_or_default();
         let batch = std::mem::replace(&mut self.batch, next);
         let ok = self

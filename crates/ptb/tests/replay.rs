@@ -5,7 +5,7 @@
 #![allow(clippy::result_large_err)]
 
 use trama_gen::{generate, GenOptions};
-use trama_paje::{read_paje, ReaderOptions};
+use trama_paje::{read_paje, read_paje_chunked, Item, ReaderOptions};
 use trama_ptb::{
     PtbFile, ReadOptions, Record, ReplayOptions, Replayed, SourceStats, WriteOptions, Writer,
 };
@@ -27,6 +27,71 @@ fn convert_bytes(text: &str, block_events: usize, zstd_level: Option<i32>) -> Op
         .finish(&stats.definitions, SourceStats { lines: stats.lines })
         .ok()?;
     Some(bytes)
+}
+
+/// The bytes of a text trace converted with each chunk of text announced
+/// to the writer (read in chunks of `chunk` bytes by `threads` threads);
+/// events on lines whose number `alone` picks are handed over from a buffer
+/// of their own instead.
+fn convert_chunked(
+    text: &str,
+    chunk: usize,
+    threads: usize,
+    alone: impl Fn(u64) -> bool,
+) -> Option<Vec<u8>> {
+    let mut w = Writer::new(Vec::new(), WriteOptions::default()).ok()?;
+    let mut ro = ReaderOptions::default();
+    ro.threads = threads;
+    ro.chunk_size = chunk;
+    let mut own = Vec::new();
+    let stats = read_paje_chunked(text.as_bytes(), &ro, |item| match item {
+        Item::Chunk(t) => {
+            w.text(t);
+            Ok(())
+        }
+        Item::Event(ev) if alone(ev.line()) => {
+            let (buf, spans) = ev.spans();
+            own.clear();
+            own.extend_from_slice(buf);
+            let ev = trama_events::Event::new(ev.def(), ev.line(), &own, spans);
+            w.event(&ev).map_err(|_| ())
+        }
+        Item::Event(ev) => w.event(&ev).map_err(|_| ()),
+    })
+    .ok()?;
+    let (bytes, _) = w
+        .finish(&stats.definitions, SourceStats { lines: stats.lines })
+        .ok()?;
+    Some(bytes)
+}
+
+#[test]
+fn events_handed_over_in_whole_chunks_write_the_same_file() {
+    let level = WriteOptions::default().zstd_level;
+    let mut compared = 0;
+    for seed in 0..24u64 {
+        // Some traces long enough for a batch of events to end inside a
+        // chunk of text, and for copies of chunks to be reused.
+        let max = if seed % 6 == 0 { 60_000 } else { 600 };
+        let text = generate(seed, &GenOptions::varied(seed, max));
+        let Some(want) = convert_bytes(&text, 65_536, level) else {
+            continue;
+        };
+        for (chunk, threads) in [(4096, 1), (1 << 16, 3)] {
+            let got = convert_chunked(&text, chunk, threads, |_| false);
+            assert!(
+                got.as_ref() == Some(&want),
+                "seed {seed}, chunks of {chunk}"
+            );
+            let got = convert_chunked(&text, chunk, threads, |line| line % 7 == 3);
+            assert!(
+                got.as_ref() == Some(&want),
+                "seed {seed}, chunks of {chunk}, some events alone"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 30, "only {compared} comparisons");
 }
 
 /// Converts a text trace; `None` when it does not convert.
