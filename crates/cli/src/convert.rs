@@ -99,8 +99,8 @@ fn to_ptb(
     wopts.quotes_stripped = args.strip_quotes;
     let mut writer = Writer::new(out, wopts).context("writing the binary trace")?;
     let (defs, lines) = feed(&mut |item| match item {
-        Item::Chunk(text) => {
-            writer.text(text);
+        Item::Chunk { buffer, len } => {
+            writer.text(buffer, len);
             Ok(())
         }
         Item::Event(ev) => writer.event(&ev).map_err(|e| match e {

@@ -13,6 +13,7 @@
 //! held whole. A line longer than `chunk_size` simply makes its chunk bigger.
 
 use std::io::{self, Read};
+use std::sync::Arc;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 use trama_events::{Event, EventDef, Span};
@@ -69,8 +70,11 @@ pub struct ReadStats {
 
 struct Chunk {
     /// Storage; only `data[..len]` is meaningful. Kept at its allocated size
-    /// so refilling a recycled chunk does not zero it again.
-    data: Vec<u8>,
+    /// so refilling a recycled chunk does not zero it again. A handler may
+    /// keep it ([`Item::Chunk`]): the next fill then takes a spare.
+    data: Arc<Vec<u8>>,
+    /// Buffers handed out before, taken again once their holders let go.
+    spares: Vec<Arc<Vec<u8>>>,
     len: usize,
     words: Vec<Span>,
     lines: Vec<LineRec>,
@@ -81,7 +85,8 @@ struct Chunk {
 impl Chunk {
     fn new() -> Chunk {
         Chunk {
-            data: Vec::new(),
+            data: Arc::new(Vec::new()),
+            spares: Vec::new(),
             len: 0,
             words: Vec::new(),
             lines: Vec::new(),
@@ -105,10 +110,31 @@ impl Chunk {
         );
     }
 
+    /// Makes the buffer this chunk's own again (a spare when a handler
+    /// still holds it), empty.
+    fn reclaim(&mut self) {
+        self.len = 0;
+        if Arc::get_mut(&mut self.data).is_some() {
+            return;
+        }
+        let free = self
+            .spares
+            .iter_mut()
+            .position(|b| Arc::get_mut(b).is_some());
+        let fresh = match free {
+            Some(i) => self.spares.swap_remove(i),
+            None => Arc::new(Vec::new()),
+        };
+        let held = std::mem::replace(&mut self.data, fresh);
+        if self.spares.len() < MAX_SPARES {
+            self.spares.push(held);
+        }
+    }
+
     /// Makes room for at least `extra` more bytes after `len`.
     fn reserve(&mut self, extra: usize) {
         if self.data.len() < self.len + extra {
-            self.data.resize(self.len + extra, 0);
+            Arc::make_mut(&mut self.data).resize(self.len + extra, 0);
         }
     }
 
@@ -116,7 +142,8 @@ impl Chunk {
     fn read_from<R: Read>(&mut self, input: &mut R, want: usize) -> io::Result<usize> {
         self.reserve(want);
         loop {
-            match input.read(&mut self.data[self.len..self.len + want]) {
+            let data = Arc::make_mut(&mut self.data);
+            match input.read(&mut data[self.len..self.len + want]) {
                 Ok(n) => {
                     self.len += n;
                     return Ok(n);
@@ -127,6 +154,9 @@ impl Chunk {
         }
     }
 }
+
+/// Buffers a chunk keeps for reuse while handlers hold them.
+const MAX_SPARES: usize = 8;
 
 /// Largest chunk (word offsets are 32-bit).
 const MAX_CHUNK: usize = u32::MAX as usize - (1 << 20);
@@ -141,9 +171,9 @@ fn fill_chunk<R: Read>(
     size: usize,
     eof: &mut bool,
 ) -> io::Result<bool> {
-    chunk.len = 0;
+    chunk.reclaim();
     chunk.reserve(carry.len().max(size));
-    chunk.data[..carry.len()].copy_from_slice(carry);
+    Arc::make_mut(&mut chunk.data)[..carry.len()].copy_from_slice(carry);
     chunk.len = carry.len();
     carry.clear();
     let mut search_from = 0;
@@ -180,13 +210,20 @@ fn fill_chunk<R: Read>(
     }
 }
 
-/// What [`read_paje_chunked`] hands its handler: the text of a chunk, then
+/// What [`read_paje_chunked`] hands its handler: a chunk of text, then
 /// the events whose words lie in it.
 #[derive(Clone, Copy, Debug)]
 pub enum Item<'a> {
-    /// The text that the events up to the next `Chunk` lie in (their
-    /// [`Event::spans`] buffer is this very slice, unchanged until then).
-    Chunk(&'a [u8]),
+    /// The text that the events up to the next `Chunk` lie in:
+    /// `buffer[..len]`, which is their [`Event::spans`] buffer. The handler
+    /// may keep the buffer (a clone of the `Arc`): the reader never changes
+    /// a buffer someone else holds.
+    Chunk {
+        /// The buffer the text starts.
+        buffer: &'a Arc<Vec<u8>>,
+        /// The length of the text.
+        len: usize,
+    },
     /// An event.
     Event(Event<'a>),
 }
@@ -215,7 +252,11 @@ where
             });
         }
         let buf = chunk.text();
-        (self.handler)(Item::Chunk(buf)).map_err(ReadError::Handler)?;
+        (self.handler)(Item::Chunk {
+            buffer: &chunk.data,
+            len: chunk.len,
+        })
+        .map_err(ReadError::Handler)?;
         for rec in &chunk.lines {
             let line = self.base_line + rec.rel as u64 + 1;
             let words = &chunk.words[rec.first as usize..(rec.first + rec.count) as usize];
@@ -324,7 +365,7 @@ where
 {
     read_paje_chunked(input, options, |item| match item {
         Item::Event(ev) => handler(ev),
-        Item::Chunk(_) => Ok(()),
+        Item::Chunk { .. } => Ok(()),
     })
 }
 
@@ -516,12 +557,15 @@ mod tests {
             let mut chunks: Vec<u8> = Vec::new();
             let mut current: Option<(usize, usize)> = None;
             let (mut n_chunks, mut events) = (0, 0);
+            let mut held = Vec::new();
             read_paje_chunked(text.as_bytes(), &opts, |item| -> Result<(), String> {
                 match item {
-                    Item::Chunk(t) => {
-                        chunks.extend_from_slice(t);
-                        current = Some((t.as_ptr() as usize, t.len()));
+                    Item::Chunk { buffer, len } => {
+                        chunks.extend_from_slice(&buffer[..len]);
+                        current = Some((buffer.as_ptr() as usize, len));
                         n_chunks += 1;
+                        // Holding a chunk never lets the reader change it.
+                        held.push((buffer.clone(), buffer[..len].to_vec()));
                     }
                     Item::Event(ev) => {
                         let (buf, _) = ev.spans();
@@ -532,6 +576,9 @@ mod tests {
                 Ok(())
             })
             .unwrap();
+            for (buffer, text) in &held {
+                assert_eq!(&buffer[..text.len()], &text[..]);
+            }
             // Every byte of the text was in exactly one chunk, in order.
             assert_eq!(chunks, text.as_bytes(), "{threads} threads");
             assert!(n_chunks > 5, "{n_chunks} chunks");

@@ -1243,8 +1243,9 @@ struct Batch {
     steps: Vec<Step>,
     /// The words of events given alone, copied one event after the other.
     bytes: Vec<u8>,
-    /// Whole chunks of text that events of the batch lie in.
-    chunks: Vec<Arc<Vec<u8>>>,
+    /// Chunks of the caller's text that events of the batch lie in (a
+    /// buffer, and the length of its text).
+    chunks: Vec<(Arc<Vec<u8>>, usize)>,
     spans: Vec<Span>,
 }
 
@@ -1254,7 +1255,10 @@ impl Batch {
     fn text(&self, step: &Step) -> &[u8] {
         match step.chunk {
             0 => &self.bytes,
-            c => &self.chunks[c as usize - 1],
+            c => {
+                let (buffer, len) = &self.chunks[c as usize - 1];
+                &buffer[..*len]
+            }
         }
     }
 
@@ -1277,18 +1281,13 @@ struct Step {
     handles: Option<EntityHandles>,
 }
 
-/// The chunk of text announced by [`Writer::text`]: its copy, and where
-/// the caller's buffer was (to recognise events that lie in it).
+/// The chunk of text announced by [`Writer::text`].
 struct Chunk {
-    at: usize,
+    buffer: Arc<Vec<u8>>,
     len: usize,
-    copy: Arc<Vec<u8>>,
     /// Its index in the batch being filled, plus one (0: not in it yet).
     in_batch: u32,
 }
-
-/// Copies of chunks kept for reuse once the encoder is done with them.
-const CHUNK_POOL: usize = 8;
 
 enum Msg {
     Events(Batch),
@@ -1310,7 +1309,6 @@ pub struct Writer<W: Write + Send + 'static> {
     events: u64,
     /// The chunk announced last, if any.
     chunk: Option<Chunk>,
-    pool: Vec<Arc<Vec<u8>>>,
     tx: Option<Sender<Msg>>,
     free: crossbeam_channel::Receiver<Batch>,
     thread: Option<JoinHandle<Encoded<W>>>,
@@ -1336,7 +1334,12 @@ impl<W: Write + Send + 'static> Writer<W> {
                                 }
                                 defs[i] = Some(d);
                             }
+                            let (mut at, mut text) = (0, &b.bytes[..]);
                             for s in &b.steps {
+                                if s.chunk != at {
+                                    at = s.chunk;
+                                    text = b.text(s);
+                                }
                                 let def = defs
                                     .get(s.def as usize)
                                     .and_then(|d| d.as_ref())
@@ -1345,7 +1348,7 @@ impl<W: Write + Send + 'static> Writer<W> {
                                 let ev = Event::new(
                                     def,
                                     s.line,
-                                    b.text(s),
+                                    text,
                                     &b.spans[w..w + def.field_count()],
                                 );
                                 enc.event(&ev, s.handles).map_err(|e| match e {
@@ -1367,7 +1370,6 @@ impl<W: Write + Send + 'static> Writer<W> {
             sent: Vec::new(),
             events: 0,
             chunk: None,
-            pool: Vec::new(),
             tx: Some(tx),
             free,
             thread: Some(thread),
@@ -1399,11 +1401,11 @@ impl<W: Write + Send + 'static> Writer<W> {
         let words = b.spans.len() as u32;
         let (buf, spans) = ev.spans();
         let chunk = match &mut self.chunk {
-            Some(c) if c.at == buf.as_ptr() as usize && c.len == buf.len() => {
+            Some(c) if c.buffer.as_ptr() == buf.as_ptr() && c.len == buf.len() => {
                 // The words lie in the announced chunk, which the encoder
-                // gets whole: only the spans are copied.
+                // shares: only the spans are copied.
                 if c.in_batch == 0 {
-                    b.chunks.push(c.copy.clone());
+                    b.chunks.push((c.buffer.clone(), c.len));
                     c.in_batch = b.chunks.len() as u32;
                 }
                 b.spans.extend_from_slice(spans);
@@ -1439,32 +1441,15 @@ impl<W: Write + Send + 'static> Writer<W> {
         Ok(())
     }
 
-    /// Announces the text that the next events lie in (their
-    /// [`Event::spans`] buffer is this slice, unchanged until the next
-    /// call): it is copied once, whole, instead of event by event.
-    pub fn text(&mut self, text: &[u8]) {
-        if let Some(old) = self.chunk.take() {
-            if self.pool.len() < CHUNK_POOL {
-                self.pool.push(old.copy);
-            }
-        }
-        // A copy the encoder is done with is refilled: no fresh pages.
-        let free = self.pool.iter_mut().position(|c| Arc::get_mut(c).is_some());
-        let mut copy = match free {
-            Some(i) => self.pool.swap_remove(i),
-            None => Arc::new(Vec::new()),
-        };
-        match Arc::get_mut(&mut copy) {
-            Some(v) => {
-                v.clear();
-                v.extend_from_slice(text);
-            }
-            None => copy = Arc::new(text.to_vec()),
-        }
+    /// Announces the text that the next events lie in, `buffer[..len]`
+    /// (their [`Event::spans`] buffer is this slice): the encoder shares
+    /// the buffer instead of getting each event's words copied. The buffer
+    /// must not change while the writer may hold it (an `Arc` shared with
+    /// the writer cannot be changed in place).
+    pub fn text(&mut self, buffer: &Arc<Vec<u8>>, len: usize) {
         self.chunk = Some(Chunk {
-            at: text.as_ptr() as usize,
-            len: text.len(),
-            copy,
+            buffer: buffer.clone(),
+            len: len.min(buffer.len()),
             in_batch: 0,
         });
     }

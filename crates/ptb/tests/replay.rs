@@ -45,8 +45,8 @@ fn convert_chunked(
     ro.chunk_size = chunk;
     let mut own = Vec::new();
     let stats = read_paje_chunked(text.as_bytes(), &ro, |item| match item {
-        Item::Chunk(t) => {
-            w.text(t);
+        Item::Chunk { buffer, len } => {
+            w.text(buffer, len);
             Ok(())
         }
         Item::Event(ev) if alone(ev.line()) => {
