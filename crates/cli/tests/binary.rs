@@ -5,6 +5,8 @@
 //!   `trama dump x.paje` prints (PajeNG's expected output), in both string
 //!   modes and both quote modes; rejected traces stay rejected;
 //! - text → binary → text → binary gives the same binary file;
+//! - traces written by real tools (SimGrid, StarPU) dump as PajeNG dumps
+//!   their text, and those it rejects fail to convert with the text's error;
 //! - random traces (`trama-gen`): same dumps, 1 and N threads, round trip;
 //! - damaged files give an error naming a byte offset, never a panic.
 
@@ -129,6 +131,81 @@ fn conformance_cases_read_the_same_from_binary() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Traces written by real tools (SimGrid, StarPU) read the same from
+/// their binary conversion as PajeNG reads the text, in both string and
+/// quote modes; the traces PajeNG rejects fail to convert with the text's
+/// error (file, line, token).
+#[test]
+fn real_traces_read_the_same_from_binary() {
+    let Some(shared) = shared_dir() else { return };
+    let dir = shared.join("samples/paje-real");
+    let exp = dir.join("expected-pj_dump");
+    let tmp = tempfile::tempdir().unwrap();
+    let accepted = [
+        "simgrid/s4u-trace-platform.paje",
+        "simgrid/s4u-trace-process-migration.paje",
+        "simgrid/smpi-replay.paje",
+        "simgrid/pajengr-simgrid-3.20.90-masterworkers.trace",
+        "starpu/starvz-lu_test-header-only-paje.trace",
+    ];
+    for rel in accepted {
+        let base = Path::new(rel).file_name().unwrap().to_str().unwrap();
+        let path = dir.join(rel);
+        for (quotes, suffix) in [
+            (None, "pj_dump.csv"),
+            (Some("--strip-quotes"), "pj_dump-1.3.10.csv"),
+        ] {
+            let expected = std::fs::read(exp.join(format!("{base}.{suffix}"))).unwrap();
+            let read_opts: Vec<&str> = quotes.into_iter().collect();
+            for strings in ["interned", "plain"] {
+                let tag = format!("{base}-{suffix}-{strings}");
+                let bin = round_trip(&path, tmp.path(), &tag, &read_opts, strings)
+                    .unwrap_or_else(|out| panic!("{tag}: conversion failed: {}", err(&out)));
+                for threads in ["1", "3"] {
+                    let mut args = vec!["dump", "--no-progress", "-j", threads];
+                    args.extend(quotes);
+                    args.push(s(&bin));
+                    let out = trama(&args);
+                    assert!(out.status.success(), "{tag}: {}", err(&out));
+                    assert!(
+                        out.stdout == expected,
+                        "{tag} -j {threads}: the binary's dump differs from PajeNG's"
+                    );
+                }
+            }
+        }
+    }
+    for (rel, opts, located, token) in [
+        (
+            "starpu/pajengr-starpu.buggy.trace",
+            &[][..],
+            ":377:",
+            "'mm0'",
+        ),
+        ("paje-2005/JavaTest.trace", &[][..], ":5:", "--no-strict"),
+        ("paje-2005/JavaTest.trace", &["-n"][..], ":45:", "Name"),
+    ] {
+        let path = dir.join(rel);
+        let bin = tmp.path().join("rejected.ptb");
+        let mut args = vec!["convert", "--no-progress"];
+        args.extend(opts);
+        args.extend([s(&path), s(&bin)]);
+        let conv = trama(&args);
+        let mut args = vec!["dump"];
+        args.extend(opts);
+        args.push(s(&path));
+        let text = trama(&args);
+        assert_eq!(conv.status.code(), Some(1), "{rel}: {}", err(&conv));
+        let e = err(&conv);
+        assert!(e.contains(located) && e.contains(token), "{rel}: {e}");
+        assert_eq!(
+            e,
+            err(&text),
+            "{rel}: the conversion's error is not the text's"
+        );
+    }
 }
 
 #[test]
