@@ -136,7 +136,7 @@ fn conformance_cases_read_the_same_from_binary() {
 /// Traces written by real tools (SimGrid, StarPU) read the same from
 /// their binary conversion as PajeNG reads the text, in both string and
 /// quote modes; the traces PajeNG rejects fail to convert with the text's
-/// error (file, line, token).
+/// error (file, line, token), leaving no output file.
 #[test]
 fn real_traces_read_the_same_from_binary() {
     let Some(shared) = shared_dir() else { return };
@@ -205,6 +205,7 @@ fn real_traces_read_the_same_from_binary() {
             err(&text),
             "{rel}: the conversion's error is not the text's"
         );
+        assert!(!bin.exists(), "{rel}: a failed conversion leaves no output");
     }
 }
 
