@@ -15,7 +15,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{cases, shared_dir, trama};
+use common::{cases, shared_dir, trama, REAL_ACCEPTED};
 
 use trama_gen::{generate, GenOptions};
 
@@ -143,14 +143,7 @@ fn real_traces_read_the_same_from_binary() {
     let dir = shared.join("samples/paje-real");
     let exp = dir.join("expected-pj_dump");
     let tmp = tempfile::tempdir().unwrap();
-    let accepted = [
-        "simgrid/s4u-trace-platform.paje",
-        "simgrid/s4u-trace-process-migration.paje",
-        "simgrid/smpi-replay.paje",
-        "simgrid/pajengr-simgrid-3.20.90-masterworkers.trace",
-        "starpu/starvz-lu_test-header-only-paje.trace",
-    ];
-    for rel in accepted {
+    for rel in REAL_ACCEPTED {
         let base = Path::new(rel).file_name().unwrap().to_str().unwrap();
         let path = dir.join(rel);
         for (quotes, suffix) in [

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{cases, shared_dir, trama};
+use common::{cases, shared_dir, trama, REAL_ACCEPTED};
 use std::path::Path;
 
 fn sorted_lines(b: &[u8]) -> Vec<&[u8]> {
@@ -153,14 +153,7 @@ fn real_traces_from_real_tools() {
     let Some(shared) = shared_dir() else { return };
     let dir = shared.join("samples/paje-real");
     let exp = dir.join("expected-pj_dump");
-    let accepted = [
-        "simgrid/s4u-trace-platform.paje",
-        "simgrid/s4u-trace-process-migration.paje",
-        "simgrid/smpi-replay.paje",
-        "simgrid/pajengr-simgrid-3.20.90-masterworkers.trace",
-        "starpu/starvz-lu_test-header-only-paje.trace",
-    ];
-    for rel in accepted {
+    for rel in REAL_ACCEPTED {
         let base = Path::new(rel).file_name().unwrap().to_str().unwrap();
         let path = dir.join(rel);
         for (flag, suffix) in [

@@ -29,6 +29,17 @@ pub fn shared_dir() -> Option<PathBuf> {
     None
 }
 
+/// The traces of `samples/paje-real` (in the shared folder) that PajeNG
+/// accepts: each has its pj_dump output in `expected-pj_dump`, as
+/// `<name>.pj_dump.csv` and, with quotes stripped, `<name>.pj_dump-1.3.10.csv`.
+pub const REAL_ACCEPTED: [&str; 5] = [
+    "simgrid/s4u-trace-platform.paje",
+    "simgrid/s4u-trace-process-migration.paje",
+    "simgrid/smpi-replay.paje",
+    "simgrid/pajengr-simgrid-3.20.90-masterworkers.trace",
+    "starpu/starvz-lu_test-header-only-paje.trace",
+];
+
 /// Runs trama with `args`.
 pub fn trama(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trama"))
