@@ -288,12 +288,17 @@ mod imp {
         lines: &mut Vec<LineRec>,
         nul: &mut Option<u32>,
     ) -> u32 {
-        words.clear();
         lines.clear();
         *nul = None;
         let n = buf.len();
-        // There are at most (n + 1) / 2 words.
-        words.resize(SLACK + GROW.min(n / 2 + 1), Span::default());
+        // `words` is room to write into: what it holds (the previous
+        // chunk's words) is overwritten, so only growth is zeroed, not
+        // the whole room again at every chunk. There are at most
+        // (n + 1) / 2 words.
+        let room = SLACK + GROW.min(n / 2 + 1);
+        if words.len() < room {
+            words.resize(room, Span::default());
+        }
         let mut out = Out {
             words,
             nw: 0,
@@ -355,9 +360,10 @@ mod tests {
     type Out = (Vec<Span>, Vec<LineRec>, Option<u32>, u32);
     type Lexer = fn(&[u8], QuoteMode, &mut Vec<Span>, &mut Vec<LineRec>, &mut Option<u32>) -> u32;
 
-    fn run(f: Lexer, buf: &[u8], mode: QuoteMode) -> Out {
-        // Start from dirty buffers, as a reused chunk would.
-        let mut words = vec![Span { start: 7, end: 9 }; 3];
+    fn run(f: Lexer, buf: &[u8], mode: QuoteMode, dirty: usize) -> Out {
+        // Start from dirty buffers, as a reused chunk would: `dirty` stale
+        // words (more than the room the fast lexer starts with, or fewer).
+        let mut words = vec![Span { start: 7, end: 9 }; dirty];
         let mut lines = vec![
             LineRec {
                 rel: 1,
@@ -374,21 +380,23 @@ mod tests {
     /// Asserts that the fast lexer matches the reference on `buf`, both modes.
     fn check(buf: &[u8]) {
         for mode in [QuoteMode::Keep, QuoteMode::Strip] {
-            let want = run(lex_chunk, buf, mode);
-            let got = run(lex_chunk_fast, buf, mode);
-            assert_eq!(
-                got,
-                want,
-                "mode {mode:?}, input {:?}",
-                String::from_utf8_lossy(buf)
-            );
+            let want = run(lex_chunk, buf, mode, 3);
+            for dirty in [3, 5000] {
+                let got = run(lex_chunk_fast, buf, mode, dirty);
+                assert_eq!(
+                    got,
+                    want,
+                    "mode {mode:?}, {dirty} stale words, input {:?}",
+                    String::from_utf8_lossy(buf)
+                );
+            }
         }
     }
 
     /// Words of each non-empty line, as strings, from the fast lexer.
     fn lex(s: &str, mode: QuoteMode) -> Vec<Vec<String>> {
         check(s.as_bytes());
-        let (words, lines, _, _) = run(lex_chunk_fast, s.as_bytes(), mode);
+        let (words, lines, _, _) = run(lex_chunk_fast, s.as_bytes(), mode, 3);
         crate::lexer::tests::line_words(s, &words, &lines)
     }
 
@@ -529,13 +537,16 @@ mod tests {
 
     #[test]
     fn lexer_simd_final_line_and_nul() {
-        assert_eq!(run(lex_chunk_fast, b"a\n\n# c\nb\nc", QuoteMode::Keep).3, 5);
+        assert_eq!(
+            run(lex_chunk_fast, b"a\n\n# c\nb\nc", QuoteMode::Keep, 3).3,
+            5
+        );
         check_shifted(b"a\n\n# c\nb\nc");
-        let (_, _, nul, _) = run(lex_chunk_fast, b"a\0b\n", QuoteMode::Keep);
+        let (_, _, nul, _) = run(lex_chunk_fast, b"a\0b\n", QuoteMode::Keep, 3);
         assert_eq!(nul, Some(1));
         let mut b = b"1 2 3\n".repeat(30);
         b.extend_from_slice(b"x\0y \0\n\0");
-        let (_, _, nul, _) = run(lex_chunk_fast, &b, QuoteMode::Keep);
+        let (_, _, nul, _) = run(lex_chunk_fast, &b, QuoteMode::Keep, 3);
         assert_eq!(nul, Some(181));
         check_shifted(&b);
         check_shifted(b"\0");
