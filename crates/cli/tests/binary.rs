@@ -242,8 +242,15 @@ fn generated_traces_read_the_same_from_binary() {
         let path = tmp.path().join(format!("g{seed}.paje"));
         std::fs::write(&path, &text).unwrap();
         let strings = if seed % 2 == 0 { "interned" } else { "plain" };
-        let text_dump = trama(&["dump", "-u", s(&path)]);
-        let bin = match round_trip(&path, tmp.path(), &format!("g{seed}"), &[], strings) {
+        // Quotes stripped on one trace in three: names with spaces must get
+        // their quotes back in the text made from the binary.
+        let quotes: &[&str] = if seed % 3 == 0 {
+            &["--strip-quotes"]
+        } else {
+            &[]
+        };
+        let text_dump = trama(&[&["dump", "-u"], quotes, &[s(&path)]].concat());
+        let bin = match round_trip(&path, tmp.path(), &format!("g{seed}"), quotes, strings) {
             Ok(b) => b,
             Err(out) => {
                 assert!(!text_dump.status.success(), "seed {seed}: {}", err(&out));

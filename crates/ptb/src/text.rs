@@ -160,18 +160,24 @@ fn handle_line(
             Role::Time if raw.ts != crate::format::TIME_TEXT => {
                 decimal::write(line, raw.tm, raw.ts)
             }
-            Role::Container => {
-                line.extend_from_slice(&name_of(&names.containers, raw.c, "container")?)
-            }
-            Role::Type => line.extend_from_slice(&name_of(&names.types, raw.ty, "type")?),
-            Role::Other => {
-                line.extend_from_slice(&name_of(&names.containers, raw.other, "container")?)
-            }
+            // Names are written as any word is: a name with a space, read
+            // with quotes stripped, gets its quotes back.
+            Role::Container => word(
+                line,
+                &name_of(&names.containers, raw.c, "container")?,
+                stripped,
+            ),
+            Role::Type => word(line, &name_of(&names.types, raw.ty, "type")?, stripped),
+            Role::Other => word(
+                line,
+                &name_of(&names.containers, raw.other, "container")?,
+                stripped,
+            ),
             Role::Value if raw.value == u32::MAX => {
                 names.values.push(w.to_vec());
                 word(line, w, stripped);
             }
-            Role::Value => line.extend_from_slice(&name_of(&names.values, raw.value, "value")?),
+            Role::Value => word(line, &name_of(&names.values, raw.value, "value")?, stripped),
             Role::Number if raw.ns != crate::format::TIME_TEXT => {
                 decimal::write(line, raw.nm, raw.ns)
             }
