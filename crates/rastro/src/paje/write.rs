@@ -63,7 +63,7 @@ pub enum WriteError {
     #[error("writing the rastro file: {0}")]
     Io(#[from] io::Error),
     /// A 65537th distinct string in [`StringMode::Interned`].
-    #[error("line {line}: more than 65536 distinct strings, which 16-bit string references cannot address; write this trace with inline strings (StringMode::Plain)")]
+    #[error("line {line}: more than 65536 distinct strings, which 16-bit string references cannot address; write this trace with plain strings (`--strings plain`, StringMode::Plain)")]
     TooManyStrings {
         /// Line (or record) of the event that needed it.
         line: u64,
