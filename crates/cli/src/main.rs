@@ -56,6 +56,11 @@ enum Command {
     /// trace (types, containers, values) as it goes; entity semantics
     /// (time order, stacks, links) are checked when the binary file is read.
     /// Every command that reads a trace accepts a .ptb file as well.
+    ///
+    /// A .ptb file converts to another .ptb (to change --strings or --level)
+    /// or to .rst directly: the result is the file its original text would
+    /// give. An output of "-" is standard output (then name the format with
+    /// --to; binary output is not written to a terminal).
     Convert(ConvertArgs),
     /// Describe a binary trace (.ptb): what it was made from, its blocks,
     /// keyframes and strings, its time span and where its bytes go.
@@ -276,7 +281,7 @@ struct StatsArgs {
 struct ConvertArgs {
     #[command(flatten)]
     read: ReadArgs,
-    /// Output file (`trama convert IN OUT` or `trama convert IN -o OUT`).
+    /// Output file (`trama convert IN OUT` or `trama convert IN -o OUT`); "-" for standard output.
     #[arg(value_name = "OUT", required_unless_present = "output")]
     out: Option<PathBuf>,
     /// Output file.

@@ -647,3 +647,128 @@ fn info_describes_the_index_of_a_binary_file() {
         "{e}"
     );
 }
+
+/// `.ptb` → `.ptb` (other string mode, level, block size) and `.ptb` →
+/// `.rst` give exactly the files the original text gives, whatever quote
+/// mode the text was read with; "-" writes standard output.
+#[test]
+fn binary_converts_to_binary_as_its_text_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let targets: [(&str, &[&str]); 4] = [
+        ("a.ptb", &[]),
+        ("b.ptb", &["--strings", "plain", "--level", "0"]),
+        ("c.ptb", &["--level", "9", "--block-events", "100"]),
+        ("d.rst", &["--strings", "plain"]),
+    ];
+    let mut compared = 0;
+    for seed in 0..12u64 {
+        let mut o = GenOptions::varied(seed, 400);
+        o.old_field_names = false;
+        let path = tmp.path().join(format!("g{seed}.paje"));
+        std::fs::write(&path, generate(seed, &o)).unwrap();
+        let quotes: &[&str] = if seed % 3 == 0 {
+            &["--strip-quotes"]
+        } else {
+            &[]
+        };
+        let convert = |input: &Path, opts: &[&str], out: &Path| -> Option<Vec<u8>> {
+            let mut a = vec!["convert", "--no-progress"];
+            a.extend(opts);
+            a.extend([s(input), s(out)]);
+            let r = trama(&a);
+            r.status.success().then(|| std::fs::read(out).unwrap())
+        };
+        let from_text: Vec<Option<Vec<u8>>> = targets
+            .iter()
+            .map(|(name, opts)| {
+                let opts = [quotes, opts].concat();
+                convert(&path, &opts, &tmp.path().join(format!("t-{name}")))
+            })
+            .collect();
+        for (src, _) in &targets[..3] {
+            let src = tmp.path().join(format!("t-{src}"));
+            if !src.is_file() {
+                continue;
+            }
+            for ((name, opts), want) in targets.iter().zip(&from_text) {
+                let out = tmp.path().join(format!("b-{name}"));
+                let _ = std::fs::remove_file(&out);
+                let got = convert(&src, opts, &out);
+                assert!(
+                    got == *want,
+                    "seed {seed}: {} → {name} is not what the text gives",
+                    src.display()
+                );
+                compared += 1;
+            }
+        }
+        // Standard output.
+        if let Some(a) = &from_text[0] {
+            let mut args = vec!["convert", "--no-progress", "--to", "ptb"];
+            args.extend(quotes);
+            args.extend([s(&path), "-"]);
+            let out = trama(&args);
+            assert!(out.status.success(), "{}", err(&out));
+            assert!(out.stdout == *a, "seed {seed}: .ptb on standard output");
+            let file = tmp.path().join("back.paje");
+            let src = tmp.path().join("t-a.ptb");
+            let out = trama(&["convert", "--to", "paje", s(&src), "-"]);
+            assert!(out.status.success(), "{}", err(&out));
+            assert!(convert(&src, &[], &file).is_some());
+            assert!(
+                out.stdout == std::fs::read(&file).unwrap(),
+                "seed {seed}: text on standard output"
+            );
+        }
+    }
+    assert!(compared > 60, "only {compared} comparisons");
+}
+
+/// A damaged `.ptb` converted to another binary either gives exactly what
+/// the intact file gives (the damage lies in a part the conversion does not
+/// need, such as a keyframe) or fails with the offset of the damage,
+/// leaving no output and warning of nothing else.
+#[test]
+fn damaged_binary_converts_to_nothing_or_to_the_same() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut o = GenOptions::plain();
+    o.events = 3000;
+    let path = tmp.path().join("t.paje");
+    std::fs::write(&path, generate(7, &o)).unwrap();
+    let bin = tmp.path().join("t.ptb");
+    let out = trama(&["convert", "--block-events", "500", s(&path), s(&bin)]);
+    assert!(out.status.success(), "{}", err(&out));
+    let good = std::fs::read(&bin).unwrap();
+    let bad = tmp.path().join("bad.ptb");
+    let mut failed = 0;
+    for name in ["x.ptb", "x.rst"] {
+        let target = tmp.path().join(name);
+        let args = ["convert", "--strings", "plain", s(&bad), s(&target)];
+        std::fs::write(&bad, &good).unwrap();
+        let out = trama(&args);
+        assert!(out.status.success(), "{}", err(&out));
+        let want = std::fs::read(&target).unwrap();
+        for at in (0..good.len()).step_by(good.len() / 41 + 1) {
+            let mut v = good.clone();
+            v[at] ^= 0x21;
+            std::fs::write(&bad, &v).unwrap();
+            std::fs::remove_file(&target).unwrap_or_default();
+            let out = trama(&args);
+            let e = err(&out);
+            if out.status.success() {
+                let got = std::fs::read(&target).unwrap();
+                assert!(got == want, "{name}, byte {at} flipped: a different file");
+                continue;
+            }
+            failed += 1;
+            assert_eq!(out.status.code(), Some(1), "{name}, byte {at}: {e}");
+            assert!(
+                e.starts_with("trama: error: ") && e.contains("byte "),
+                "{name}, byte {at}: {e}"
+            );
+            assert!(!e.contains("warning"), "{name}, byte {at}: {e}");
+            assert!(!target.exists(), "{name}, byte {at}: output left behind");
+        }
+    }
+    assert!(failed > 40, "only {failed} damaged files failed");
+}
