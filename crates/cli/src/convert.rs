@@ -204,6 +204,22 @@ fn text_to_rastro<W: Write>(
     Ok(())
 }
 
+/// Options to read `file` with, and a progress bar over its events.
+fn ptb_read_options(
+    args: &ReadArgs,
+    file: &trama_ptb::PtbFile,
+    name: &str,
+) -> (trama_ptb::ReadOptions, Option<Progress>) {
+    let mut o = trama_ptb::ReadOptions::default();
+    if args.threads != 0 {
+        o.threads = args.threads;
+    }
+    let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    o.progress = Some(counter.clone());
+    let progress = Progress::events(name, file.events(), counter, !args.no_progress);
+    (o, Some(progress))
+}
+
 /// A `.ptb` file to a binary format (`.ptb` with other options, or
 /// `.rst`): its events go on as the text they came from, through a pipe
 /// between a thread writing that text and the text converter, so the
@@ -222,10 +238,7 @@ fn binary_to_binary<W: Write + Send + 'static>(
     // The text holds the canonical field names, whatever the original
     // used; strict reading keeps user-defined fields as they are.
     text_args.no_strict = false;
-    let mut ropts = trama_ptb::ReadOptions::default();
-    if args.threads != 0 {
-        ropts.threads = args.threads;
-    }
+    let (ropts, progress) = ptb_read_options(args, &file, name);
     let (rx, tx) = std::io::pipe().context("making a pipe")?;
     let producer = std::thread::Builder::new()
         .name("trama-ptb-text".into())
@@ -237,8 +250,8 @@ fn binary_to_binary<W: Write + Send + 'static>(
     // The consumer drops its end of the pipe when it returns: a producer
     // still writing then stops on a broken pipe.
     let consumed = match to {
-        Target::Rastro => text_to_rastro(&text_args, s, out, name, rx, None).map(|()| None),
-        _ => text_to_ptb(&text_args, s, out, name, rx, None),
+        Target::Rastro => text_to_rastro(&text_args, s, out, name, rx, progress).map(|()| None),
+        _ => text_to_ptb(&text_args, s, out, name, rx, progress),
     };
     let produced = match producer.join() {
         Ok(r) => r,
@@ -338,11 +351,10 @@ pub fn convert(args: &ReadArgs, s: &ConvertSettings) -> anyhow::Result<ExitCode>
         }
         (Opened::Binary(file), Target::Paje) => {
             let mut out = out;
-            let mut o = trama_ptb::ReadOptions::default();
-            if args.threads != 0 {
-                o.threads = args.threads;
-            }
-            trama_ptb::write_text(&file, &o, &mut out).map_err(|e| match e {
+            let (o, progress) = ptb_read_options(args, &file, &name);
+            let written = trama_ptb::write_text(&file, &o, &mut out);
+            drop(progress);
+            written.map_err(|e| match e {
                 trama_ptb::ReadError::Format(f) => anyhow!("{name}: {f}"),
                 trama_ptb::ReadError::Handler(e) => {
                     anyhow!(e).context(format!("writing {}", out_name(s)))

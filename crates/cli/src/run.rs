@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -59,36 +59,74 @@ pub(crate) struct Progress {
 }
 
 impl Progress {
+    /// A bar over the bytes of `input` read so far (for inputs over 64 MB).
     pub(crate) fn start(input: &Input, enabled: bool) -> Progress {
+        match (enabled, input.len_hint()) {
+            (true, Some(len)) if len > 64 << 20 => Progress::spawn(
+                input.name().to_string(),
+                len,
+                input.progress_counter(),
+                "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            ),
+            _ => Progress::none(),
+        }
+    }
+
+    /// A bar over `total` events, of which `counter` holds those done (for
+    /// more than 4 million).
+    pub(crate) fn events(
+        name: &str,
+        total: u64,
+        counter: Arc<AtomicU64>,
+        enabled: bool,
+    ) -> Progress {
+        if !enabled || total <= 4 << 20 {
+            return Progress::none();
+        }
+        Progress::spawn(
+            name.to_string(),
+            total,
+            counter,
+            "{msg} [{bar:30}] {human_pos}/{human_len} events, eta {eta}",
+        )
+    }
+
+    fn none() -> Progress {
+        Progress {
+            done: Arc::new(AtomicBool::new(false)),
+            handle: None,
+        }
+    }
+
+    fn spawn(
+        name: String,
+        total: u64,
+        counter: Arc<AtomicU64>,
+        template: &'static str,
+    ) -> Progress {
         let done = Arc::new(AtomicBool::new(false));
-        let handle = match (enabled, input.len_hint()) {
-            (true, Some(len)) if len > 64 << 20 => {
-                let counter = input.progress_counter();
-                let done2 = done.clone();
-                let name = input.name().to_string();
-                Some(std::thread::spawn(move || {
-                    let bar = indicatif::ProgressBar::with_draw_target(
-                        Some(len),
-                        indicatif::ProgressDrawTarget::stderr_with_hz(4),
-                    );
-                    bar.set_style(
-                        indicatif::ProgressStyle::with_template(
-                            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-                        )
-                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                        .progress_chars("=> "),
-                    );
-                    bar.set_message(name);
-                    while !done2.load(Ordering::Relaxed) {
-                        bar.set_position(counter.load(Ordering::Relaxed));
-                        std::thread::sleep(Duration::from_millis(100));
-                    }
-                    bar.finish_and_clear();
-                }))
+        let done2 = done.clone();
+        let handle = std::thread::spawn(move || {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(total),
+                indicatif::ProgressDrawTarget::stderr_with_hz(4),
+            );
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(template)
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar.set_message(name);
+            while !done2.load(Ordering::Relaxed) {
+                bar.set_position(counter.load(Ordering::Relaxed));
+                std::thread::sleep(Duration::from_millis(100));
             }
-            _ => None,
-        };
-        Progress { done, handle }
+            bar.finish_and_clear();
+        });
+        Progress {
+            done,
+            handle: Some(handle),
+        }
     }
 }
 

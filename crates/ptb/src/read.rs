@@ -275,12 +275,24 @@ pub struct ReadOptions {
     /// Threads decoding frames, besides the caller's, which hands events
     /// to the handler; 0 decodes on the caller's thread.
     pub threads: usize,
+    /// When set, the events of each frame are added to it once handed to
+    /// the handler (out of [`PtbFile::events`]), for a progress bar.
+    pub progress: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+}
+
+/// Adds the events of frame `f` to the progress counter, if any.
+#[inline]
+fn advance(opts: &ReadOptions, f: &Frame) {
+    if let Some(p) = &opts.progress {
+        p.fetch_add(f.count, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Default for ReadOptions {
     fn default() -> ReadOptions {
         ReadOptions {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            progress: None,
         }
     }
 }
@@ -861,6 +873,7 @@ impl PtbFile {
             for f in &blocks {
                 self.decode(f, &mut block, &mut cursor)?;
                 self.deliver(f, &block, &mut keys, &mut handler)?;
+                advance(opts, f);
             }
             return self.check_records_used(cursor).map_err(ReadError::from);
         }
@@ -901,6 +914,7 @@ impl PtbFile {
                 }
                 cursor = block.model_end;
                 let r = self.deliver(f, &block, &mut keys, &mut handler);
+                advance(opts, f);
                 let _ = recycle[w].try_send(block);
                 if let Err(e) = r {
                     // Dropping the receivers stops the workers.

@@ -698,3 +698,28 @@ fn blocks_end_after_model_records() {
         stats.blocks
     );
 }
+
+/// A progress counter given to [`PtbFile::read`] ends at the file's event
+/// count, on the caller's thread and with decoding threads.
+#[test]
+fn read_counts_progress_up_to_every_event() {
+    let mut o = GenOptions::plain();
+    o.events = 5000;
+    let file = convert(&generate(11, &o), 400).expect("converts");
+    assert!(file.events() > 2000, "{} events", file.events());
+    for threads in [0, 3] {
+        let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let mut ro = ReadOptions::default();
+        ro.threads = threads;
+        ro.progress = Some(counter.clone());
+        let mut seen = 0u64;
+        file.read(&ro, |_| -> Result<(), ()> {
+            seen += 1;
+            Ok(())
+        })
+        .unwrap();
+        let done = counter.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(done, file.events(), "{threads} threads");
+        assert_eq!(seen, file.events(), "{threads} threads");
+    }
+}
