@@ -196,12 +196,27 @@ impl fmt::Debug for Input {
     }
 }
 
+/// Reads of at least this many bytes skip an empty buffer.
+const DIRECT_READ: usize = 64 << 10;
+
+/// Reads into `buf` from `r`; straight from the reader under it when
+/// nothing is buffered and `buf` is large (a chunk of text), which saves
+/// copying every byte through the buffer.
+#[inline]
+fn read_direct<R: Read>(r: &mut BufReader<R>, buf: &mut [u8]) -> io::Result<usize> {
+    if r.buffer().is_empty() && buf.len() >= DIRECT_READ {
+        r.get_mut().read(buf)
+    } else {
+        r.read(buf)
+    }
+}
+
 impl Read for Input {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match &mut self.inner {
-            Inner::Plain(r) => r.read(buf),
-            Inner::Gzip(r) => r.read(buf),
-            Inner::Zstd(r) => r.read(buf),
+            Inner::Plain(r) => read_direct(r, buf),
+            Inner::Gzip(r) => read_direct(r, buf),
+            Inner::Zstd(r) => read_direct(r, buf),
         }
         .map_err(|e| self.ctx.wrap(e))
     }

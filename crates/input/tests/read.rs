@@ -356,3 +356,33 @@ fn progress_from_another_thread() {
     assert_eq!(total, data.len());
     assert_eq!(counter.load(Ordering::Relaxed), compressed.len() as u64);
 }
+
+/// Small reads (through the buffer) mixed with large ones (straight from
+/// the reader under it once the buffer is empty) give the bytes in order,
+/// for every compression.
+#[test]
+fn small_and_large_reads_mixed() {
+    let data = text(3 << 20, 12);
+    for (name, bytes, compression) in [
+        ("t.paje", data.clone(), Compression::None),
+        ("t.paje.gz", gzip(&data), Compression::Gzip),
+        ("t.paje.zst", zstd(&data), Compression::Zstd),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut input = open(&write(dir.path(), name, &bytes));
+        assert_eq!(input.compression(), compression);
+        let mut got = Vec::new();
+        let sizes = [7usize, 200 << 10, 1, 64 << 10, 5000, 1 << 20, 3];
+        let mut buf = vec![0u8; 1 << 20];
+        for k in 0.. {
+            let want = sizes[k % sizes.len()];
+            let n = input.read(&mut buf[..want]).unwrap();
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert!(got == data, "{name}: content differs");
+        assert_eq!(input.bytes_read(), bytes.len() as u64, "{name}");
+    }
+}
