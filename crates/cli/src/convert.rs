@@ -96,9 +96,10 @@ fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// Says that the simulation rejects the trace just written (at `line`, 0
-/// for its end).
-fn warn_rejected(s: &ConvertSettings, name: &str, line: u64) {
+/// Says that the simulation rejects the trace just written, if it does (at
+/// `line`, 0 for its end).
+fn warn_rejected(s: &ConvertSettings, name: &str, rejected: Option<u64>) {
+    let Some(line) = rejected else { return };
     let at = if line == 0 {
         "at its end".to_string()
     } else {
@@ -157,7 +158,7 @@ fn text_to_ptb<W: Write + Send + 'static>(
     out: W,
     name: &str,
     input: impl Read + Send,
-    progress: Option<Progress>,
+    progress: Progress,
 ) -> anyhow::Result<Option<u64>> {
     let mut ropts = reader_options(args);
     // The writer encodes on a thread of its own: the reader gets the
@@ -185,7 +186,7 @@ fn text_to_rastro<W: Write>(
     out: W,
     name: &str,
     input: impl Read + Send,
-    progress: Option<Progress>,
+    progress: Progress,
 ) -> anyhow::Result<()> {
     let wopts =
         trama_rastro::paje::WriterOptions::new(s.rastro_strings, trama_rastro::paje::Flavor::Trace);
@@ -209,7 +210,7 @@ fn ptb_read_options(
     args: &ReadArgs,
     file: &trama_ptb::PtbFile,
     name: &str,
-) -> (trama_ptb::ReadOptions, Option<Progress>) {
+) -> (trama_ptb::ReadOptions, Progress) {
     let mut o = trama_ptb::ReadOptions::default();
     if args.threads != 0 {
         o.threads = args.threads;
@@ -217,7 +218,7 @@ fn ptb_read_options(
     let counter = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     o.progress = Some(counter.clone());
     let progress = Progress::events(name, file.events(), counter, !args.no_progress);
-    (o, Some(progress))
+    (o, progress)
 }
 
 /// A `.ptb` file to a binary format (`.ptb` with other options, or
@@ -266,9 +267,7 @@ fn binary_to_binary<W: Write + Send + 'static>(
             Err(anyhow!(e).context("passing the events on as text"))
         }
         Ok(()) => {
-            if let Some(line) = consumed? {
-                warn_rejected(s, name, line);
-            }
+            warn_rejected(s, name, consumed?);
             Ok(())
         }
     }
@@ -302,13 +301,11 @@ pub fn convert(args: &ReadArgs, s: &ConvertSettings) -> anyhow::Result<ExitCode>
     match (opened, to) {
         (Opened::Text(input), Target::Ptb) => {
             let progress = Progress::start(&input, !args.no_progress);
-            if let Some(line) = text_to_ptb(args, s, out, &name, input, Some(progress))? {
-                warn_rejected(s, &name, line);
-            }
+            warn_rejected(s, &name, text_to_ptb(args, s, out, &name, input, progress)?);
         }
         (Opened::Text(input), Target::Rastro) => {
             let progress = Progress::start(&input, !args.no_progress);
-            text_to_rastro(args, s, out, &name, input, Some(progress))?;
+            text_to_rastro(args, s, out, &name, input, progress)?;
         }
         (Opened::Rastro(data), Target::Ptb) => {
             let rejected = to_ptb(args, s, out, &name, |event| {
@@ -317,9 +314,7 @@ pub fn convert(args: &ReadArgs, s: &ConvertSettings) -> anyhow::Result<ExitCode>
                     .map_err(|e| rastro_error(e, &name))?;
                 Ok((st.definitions, st.rastro_events))
             })?;
-            if let Some(line) = rejected {
-                warn_rejected(s, &name, line);
-            }
+            warn_rejected(s, &name, rejected);
         }
         (Opened::Rastro(data), Target::Paje) => {
             let mut out = out;
