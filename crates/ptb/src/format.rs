@@ -61,7 +61,8 @@ pub(crate) const COLUMN_NAMES: [&str; NCOLS] = [
 pub(crate) const FRAME_GROUPED: u64 = 1;
 /// Events frame flag (grouped frames only): every event is timed, the
 /// times of each run never decrease, and trace order is the merge of the
-/// runs by (time, run): `ORDER` is empty.
+/// runs by time: `ORDER` holds only how ties between runs go (the tie
+/// list, see `put_ties`).
 pub(crate) const FRAME_MERGED: u64 = 2;
 
 /// Scale byte of a time stored as text.
@@ -99,6 +100,11 @@ pub(crate) enum Role {
 pub(crate) fn is_entity(kind: EventKind) -> bool {
     trama_sim::is_entity_kind(kind)
 }
+
+/// Most words of an event line, its identifier included (PajeNG's
+/// `PAJE_MAX_FIELDS`): a text reader refuses longer lines, so no stored
+/// entity event has more.
+pub(crate) const MAX_WORDS: usize = 20;
 
 /// Records of model frames.
 pub(crate) const REC_EVENT: u8 = 0;

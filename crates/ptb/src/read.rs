@@ -76,6 +76,10 @@ pub(crate) enum Slot {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Op {
     Model,
+    /// An entity definition of more words than a Pajé event line may
+    /// hold: no event of it can come from a text, and one stored is an
+    /// error.
+    Wide,
     Generic,
     SetState,
     PushState,
@@ -174,6 +178,15 @@ fn fast_plan(slots: &[Slot]) -> Option<Fast> {
     Some(f)
 }
 
+/// Why an event of `def`, a definition of too many fields, is refused.
+pub(crate) fn wide(def: &EventDef) -> String {
+    format!(
+        "an event of definition '{}', whose {} words exceed the {MAX_WORDS} of a Pajé event line",
+        String::from_utf8_lossy(def.id()),
+        def.field_count()
+    )
+}
+
 fn plan(d: &EventDef, interned: bool) -> Plan {
     let kind = d.kind();
     let model = !is_entity(kind);
@@ -205,6 +218,7 @@ fn plan(d: &EventDef, interned: bool) -> Plan {
     let fast = if handles { fast_plan(&slots) } else { None };
     let op = match (model, fast) {
         (true, _) => Op::Model,
+        (false, _) if d.field_count() > MAX_WORDS => Op::Wide,
         (false, None) => Op::Generic,
         (false, Some(f)) => {
             let value = f.vi != NO;
@@ -1331,6 +1345,12 @@ impl PtbFile {
                     "event {n}: a model event stored as an entity"
                 )));
             }
+            if plan.op == Op::Wide {
+                return Err(ebad(format!(
+                    "event {n}: {}",
+                    wide(&self.defs[rec.def as usize])
+                )));
+            }
             let def = &self.defs[rec.def as usize];
             rec.handles = plan.handles;
             let start = block.arena.len() as u32;
@@ -1444,7 +1464,8 @@ impl PtbFile {
                 ));
             }
             let keys: Vec<(f64, u32)> = block.recs.iter().map(|r| (r.time, r.run)).collect();
-            let order = merge_runs(&keys, cols.cols[ORDER].data());
+            let order = merge_runs(&keys, cols.cols[ORDER].data())
+                .ok_or_else(|| ebad("column ORDER does not give how the runs' ties go".into()))?;
             let recs = std::mem::take(&mut block.recs);
             block.recs = order.into_iter().map(|i| recs[i]).collect();
         }
@@ -1528,13 +1549,13 @@ pub(crate) fn mergeable_time(t: f64) -> bool {
     !t.is_nan() && t.to_bits() != (-0.0f64).to_bits()
 }
 
-/// Trace order of the events of merged runs, given in run order by
-/// (time, run), each run's times never decreasing: positions in `keys`.
-/// Events go by time; where the heads of several runs have the same time,
-/// the next entry of `ties` names the run to take (one that is not among
-/// them, or no entry left, takes the first of them). Any `ties` gives an
-/// order.
-pub(crate) fn merge_runs(keys: &[(f64, u32)], ties: &[u8]) -> Vec<usize> {
+/// The order of merged runs: `keys` holds each event's (time, run) in run
+/// order, each run's times never decreasing; the result lists positions in
+/// `keys`. Events go by time; where the heads of several runs have the same
+/// time, the next entry of `ties` names the run to take. `None` when `ties`
+/// does not match: an entry missing, naming a run with no event left at
+/// that time, or left over at the end.
+pub(crate) fn merge_runs(keys: &[(f64, u32)], ties: &[u8]) -> Option<Vec<usize>> {
     let mut idx: Vec<usize> = (0..keys.len()).collect();
     // Stable: within a time, by run, then rank in the run.
     idx.sort_by(|&a, &b| merge_order(keys[a], keys[b]));
@@ -1560,14 +1581,11 @@ pub(crate) fn merge_runs(keys: &[(f64, u32)], ties: &[u8]) -> Vec<usize> {
         let mut live = segs.len();
         for _ in i..j {
             let pick = if live > 1 {
-                let want = ties.varint();
-                segs.iter()
-                    .position(|s| s.1 < s.2 && want == Some(s.0 as u64))
-                    .or_else(|| segs.iter().position(|s| s.1 < s.2))
+                let want = ties.varint()?;
+                segs.iter().position(|s| s.1 < s.2 && want == s.0 as u64)?
             } else {
-                segs.iter().position(|s| s.1 < s.2)
-            }
-            .expect("events left in the group");
+                segs.iter().position(|s| s.1 < s.2)?
+            };
             let s = &mut segs[pick];
             out.push(idx[s.1]);
             s.1 += 1;
@@ -1577,7 +1595,7 @@ pub(crate) fn merge_runs(keys: &[(f64, u32)], ties: &[u8]) -> Vec<usize> {
         }
         i = j;
     }
-    out
+    ties.at_end().then_some(out)
 }
 
 /// A decoded time.
@@ -1695,6 +1713,10 @@ fn frame_parts<'a>(
             unzstd(z, head, out).map_err(|e| bad(offset, e))?;
             Ok(Payload::Split(p + stored - tail.len(), tail.len()))
         }
+        CODEC_NONE => Err(bad(
+            offset,
+            format!("frame stored as is, but its lengths differ ({raw} and {stored} bytes)"),
+        )),
         c => Err(bad(offset, format!("unknown codec {c}"))),
     }
 }
@@ -1722,4 +1744,25 @@ fn unzstd(z: &[u8], raw: usize, out: &mut Vec<u8>) -> Result<(), String> {
         return Err("decompressed size does not match the frame header".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge_runs;
+
+    #[test]
+    fn ties_must_match_the_runs() {
+        // Run 0 at positions 0-1, run 1 at 2-3; both at times 1 and 2.
+        let keys = [(1.0, 0), (2.0, 0), (1.0, 1), (2.0, 1)];
+        // Each time, the first pick is between two runs (one entry), the
+        // second is forced.
+        assert_eq!(merge_runs(&keys, &[1, 0]), Some(vec![2, 0, 1, 3]));
+        assert_eq!(merge_runs(&keys, &[0, 1]), Some(vec![0, 2, 3, 1]));
+        assert_eq!(merge_runs(&keys, &[1]), None, "an entry missing");
+        assert_eq!(merge_runs(&keys, &[5, 0]), None, "no such run");
+        assert_eq!(merge_runs(&keys, &[1, 0, 0]), None, "an entry left over");
+        // No ties: no entries.
+        assert_eq!(merge_runs(&[(1.0, 0), (2.0, 1)], &[]), Some(vec![0, 1]));
+        assert_eq!(merge_runs(&[(1.0, 0), (2.0, 1)], &[0]), None);
+    }
 }

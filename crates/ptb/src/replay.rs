@@ -1016,6 +1016,7 @@ impl PtbFile {
                     replay.link_event(tables, start, ct, ty, v, o, t, key, pair, extras)
                 }
                 Op::Model => return Err(ebad("a model event stored as an entity".into())),
+                Op::Wide => return Err(ebad(crate::read::wide(&self.defs[def as usize]))),
                 Op::Generic => {
                     extras.clear();
                     untimed += (GROUPED && !plan.slots.contains(&Slot::Time)) as u64;

@@ -723,3 +723,65 @@ fn read_counts_progress_up_to_every_event() {
         assert_eq!(seen, file.events(), "{threads} threads");
     }
 }
+
+/// An event of a definition wider than a Pajé event line (no text reader
+/// gives one; a writer fed by hand can store it) is refused with an error
+/// naming its frame on every read path, never a panic.
+#[test]
+fn events_of_too_wide_definitions_are_refused() {
+    let mut text = String::from(
+        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeDefineEventType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeNewEvent 3\n% Time date\n% Type string\n% Container string\n% Value string\n",
+    );
+    for k in 0..40 {
+        text.push_str(&format!("% X{k} string\n"));
+    }
+    text.push_str("%EndEventDef\n0 P 0 P\n1 E P E\n2 0 p P 0 p\n");
+    let mut w = Writer::new(Vec::new(), WriteOptions::default()).unwrap();
+    let mut ro = ReaderOptions::default();
+    ro.threads = 1;
+    let stats = read_paje(text.as_bytes(), &ro, |ev| w.event(&ev).map_err(|_| ())).unwrap();
+    let def = stats
+        .definitions
+        .iter()
+        .find(|d| d.id() == b"3")
+        .expect("the wide definition");
+    let mut words: Vec<String> = ["3", "1.5", "E", "p", "v"].map(String::from).to_vec();
+    words.extend((0..40).map(|k| format!("x{k}")));
+    let (mut buf, mut spans) = (Vec::new(), Vec::new());
+    for word in &words {
+        let start = buf.len() as u32;
+        buf.extend_from_slice(word.as_bytes());
+        spans.push(trama_events::Span {
+            start,
+            end: buf.len() as u32,
+        });
+        buf.push(b' ');
+    }
+    w.event(&trama_events::Event::new(def, 99, &buf, &spans))
+        .unwrap();
+    let (bytes, _) = w
+        .finish(&stats.definitions, SourceStats { lines: 99 })
+        .unwrap();
+    let file = PtbFile::from_vec(bytes).expect("the file opens");
+    let limit = format!("the {} of a Pajé event line", trama_paje::MAX_FIELDS);
+    for threads in [0, 2] {
+        let mut ro = ReadOptions::default();
+        ro.threads = threads;
+        match file.read(&ro, |_| -> Result<(), ()> { Ok(()) }) {
+            Err(trama_ptb::ReadError::Format(e)) => {
+                assert!(e.what.contains(&limit), "{e}");
+                assert!(e.offset > 0, "{e}");
+            }
+            _ => panic!("read: no error"),
+        }
+    }
+    let e = file
+        .replay_counts(&ReplayOptions::default())
+        .expect_err("replay: an error");
+    assert!(e.what.contains(&limit), "{e}");
+    let mut out = Vec::new();
+    assert!(trama_ptb::write_text(&file, &ReadOptions::default(), &mut out).is_err());
+}
