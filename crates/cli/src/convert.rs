@@ -192,12 +192,15 @@ fn text_to_rastro<W: Write>(
         trama_rastro::paje::WriterOptions::new(s.rastro_strings, trama_rastro::paje::Flavor::Trace);
     let mut w = trama_rastro::RastroPajeWriter::new(out, wopts)
         .map_err(|e| anyhow!("writing {}: {e}", out_name(s)))?;
-    read_paje(input, &reader_options(args), |ev| {
+    let stats = read_paje(input, &reader_options(args), |ev| {
         w.event(&ev)
             .map_err(|e| anyhow!("writing {}: {e}", out_name(s)))
     })
     .map_err(|e| text_error(e, name))?;
     drop(progress);
+    for warning in &stats.warnings {
+        eprintln!("trama: warning: {name}: {warning}");
+    }
     let mut out = w
         .finish()
         .map_err(|e| anyhow!("writing {}: {e}", out_name(s)))?;

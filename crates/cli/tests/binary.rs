@@ -772,3 +772,25 @@ fn damaged_binary_converts_to_nothing_or_to_the_same() {
     }
     assert!(failed > 40, "only {failed} damaged files failed");
 }
+
+/// What the text reader warns about reaches the user whatever the output
+/// format.
+#[test]
+fn text_warnings_reach_every_conversion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("open.paje");
+    std::fs::write(
+        &path,
+        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n",
+    )
+    .unwrap();
+    for name in ["x.ptb", "x.rst"] {
+        let out = trama(&["convert", s(&path), s(&tmp.path().join(name))]);
+        assert!(out.status.success(), "{name}: {}", err(&out));
+        assert!(
+            err(&out).contains("warning") && err(&out).contains("not closed by %EndEventDef"),
+            "{name}: {}",
+            err(&out)
+        );
+    }
+}
