@@ -191,6 +191,23 @@ pub(crate) struct Prepass {
     /// The lists of the streams.
     pub stream_lists: u32,
     pub tables: ReplayTables,
+    /// The streams with the way their events are decoded, for the replay
+    /// (filled by it).
+    pub hot: Vec<HotStream>,
+}
+
+/// A stream and the decoding path of its definition side by side: what
+/// the replay looks up for every event, in one place.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HotStream {
+    pub container: u32,
+    pub ty: u32,
+    pub list: u32,
+    pub def: u32,
+    pub record: u64,
+    pub op: crate::read::Op,
+    pub kind: trama_events::EventKind,
+    pub fast: crate::read::Fast,
 }
 
 /// Why the model could not be built.
@@ -306,6 +323,7 @@ pub(crate) fn prepass(
         streams,
         stream_lists: lists.len() as u32,
         tables,
+        hot: Vec::new(),
     })
 }
 

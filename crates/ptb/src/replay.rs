@@ -22,7 +22,7 @@ use trama_sim::{assemble_trace, ColumnSink, Model, StrId, Trace, TraceParts};
 
 use crate::decimal;
 use crate::format::*;
-use crate::model::{prepass, Effect, Prepass, PrepassError};
+use crate::model::{prepass, Effect, HotStream, Prepass, PrepassError};
 use crate::read::{
     bad, frame_into, frame_split, merge_order, FormatError, Op, PtbFile, RunSpan, Slot, NO_FAST,
 };
@@ -378,7 +378,7 @@ impl PtbFile {
             return Ok(Err("plain strings: events are resolved by name".into()));
         }
         let t0 = std::time::Instant::now();
-        let pre = match prepass(&self.records, &self.defs, opts.keep_extras) {
+        let mut pre = match prepass(&self.records, &self.defs, opts.keep_extras) {
             Ok(p) => p,
             Err(PrepassError::Trace(e)) => {
                 return Ok(Err(format!("model record at line {}: {}", e.line, e.kind)))
@@ -393,6 +393,23 @@ impl PtbFile {
                 return Err(bad(off, what));
             }
         };
+        pre.hot = pre
+            .streams
+            .iter()
+            .map(|s| {
+                let plan = self.plans.get(s.def as usize);
+                HotStream {
+                    container: s.container,
+                    ty: s.ty,
+                    list: s.list,
+                    def: s.def,
+                    record: s.record,
+                    op: plan.map_or(Op::Model, |p| p.op),
+                    kind: plan.map_or(trama_events::EventKind::PopState, |p| p.kind),
+                    fast: plan.and_then(|p| p.fast).unwrap_or(NO_FAST),
+                }
+            })
+            .collect();
         let t1 = std::time::Instant::now();
         let events = self.events_frames();
         let segs = self.segments(opts);
@@ -855,7 +872,7 @@ impl PtbFile {
                 }
                 continue;
             }
-            let Some(s) = pre.streams.get(v as usize - 1) else {
+            let Some(s) = pre.hot.get(v as usize - 1) else {
                 return Err(ebad(format!("no stream {}", v - 1)));
             };
             let at = replay.state.model_cursor;
@@ -876,8 +893,7 @@ impl PtbFile {
                 return Err(ebad("stream used before its declaration".into()));
             }
             let (def, ct, ty) = (s.def, s.container, s.ty);
-            let plan = &self.plans[def as usize];
-            let f = plan.fast.as_ref().unwrap_or(&NO_FAST);
+            let f = &s.fast;
             macro_rules! time {
                 () => {{
                     let v = read_wide(tp, &mut pt, &mut bad_value);
@@ -974,13 +990,13 @@ impl PtbFile {
                     h
                 }};
             }
-            let r = match plan.op {
+            let r = match s.op {
                 Op::PushState | Op::SetState | Op::NewEvent => {
                     let t = timed_or_zero!();
                     let h = handles!();
                     let v = value!(h[f.vi as usize]);
                     strings!();
-                    match plan.op {
+                    match s.op {
                         Op::PushState => replay.push_state(tables, ct, ty, v, t, extras),
                         Op::SetState => replay.set_state(tables, ct, ty, v, t, extras),
                         _ => replay.new_event(tables, ct, ty, v, t, extras),
@@ -990,7 +1006,7 @@ impl PtbFile {
                     let t = timed_or_zero!();
                     handles!();
                     strings!();
-                    if plan.op == Op::PopState {
+                    if s.op == Op::PopState {
                         replay.pop_state(tables, ct, ty, t)
                     } else {
                         replay.reset_state(tables, ct, ty, t)
@@ -1003,7 +1019,7 @@ impl PtbFile {
                         .number(p, &mut pn, &mut pstr, &mut bad_value)
                         .ok_or_else(|| ebad("bad number".into()))?;
                     strings!();
-                    replay.variable_event(tables, plan.kind, ct, ty, t, x, extras)
+                    replay.variable_event(tables, s.kind, ct, ty, t, x, extras)
                 }
                 Op::Link => {
                     let t = timed_or_zero!();
@@ -1012,12 +1028,13 @@ impl PtbFile {
                     let o = h[f.oi as usize];
                     let (key, pair) = link!();
                     strings!();
-                    let start = plan.kind == trama_events::EventKind::StartLink;
+                    let start = s.kind == trama_events::EventKind::StartLink;
                     replay.link_event(tables, start, ct, ty, v, o, t, key, pair, extras)
                 }
                 Op::Model => return Err(ebad("a model event stored as an entity".into())),
                 Op::Wide => return Err(ebad(crate::read::wide(&self.defs[def as usize]))),
                 Op::Generic => {
+                    let plan = &self.plans[def as usize];
                     extras.clear();
                     untimed += (GROUPED && !plan.slots.contains(&Slot::Time)) as u64;
                     let mut ev = ReplayEvent {
