@@ -27,7 +27,7 @@ use crate::read::{
     bad, frame_into, frame_split, merge_order, FormatError, Op, PtbFile, RunSpan, Slot, NO_FAST,
 };
 use crate::state;
-use crate::varint::{self, read_bytes, read_fixed, read_small, read_wide, Cursor};
+use crate::varint::{self, read_bytes, read_fixed, read_small, read_wide, read_wide_short, Cursor};
 
 /// Options of [`PtbFile::replay_counts`] and [`PtbFile::replay_trace`].
 #[derive(Clone, Debug, Default)]
@@ -970,7 +970,7 @@ impl PtbFile {
             }
             macro_rules! link {
                 () => {{
-                    let r = read_wide(p, &mut pl, &mut bad_value);
+                    let r = read_wide_short(p, &mut pl, &mut bad_value);
                     if r == 0 {
                         (read_bytes(p, &mut pk, &mut bad_value), None)
                     } else {

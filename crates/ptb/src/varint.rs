@@ -394,6 +394,17 @@ pub(crate) fn read_fixed(p: &[u8], pos: &mut usize, width: usize) -> u32 {
     }
 }
 
+/// [`read_wide`] for values most often under 128: one byte tested first.
+#[inline(always)]
+pub(crate) fn read_wide_short(p: &[u8], pos: &mut usize, bad: &mut bool) -> u64 {
+    let b = byte_at(p, *pos);
+    if b < 0x80 {
+        *pos += 1;
+        return b as u64;
+    }
+    read_wide(p, pos, bad)
+}
+
 /// Reads a varint at `*pos` of a payload; values that do not fit 32 bits
 /// set `bad`.
 #[inline(always)]
