@@ -397,16 +397,18 @@ impl PtbFile {
             .streams
             .iter()
             .map(|s| {
-                let plan = self.plans.get(s.def as usize);
+                // Records name existing definitions (checked as they are
+                // read), each with its plan.
+                let plan = &self.plans[s.def as usize];
                 HotStream {
                     container: s.container,
                     ty: s.ty,
                     list: s.list,
                     def: s.def,
                     record: s.record,
-                    op: plan.map_or(Op::Model, |p| p.op),
-                    kind: plan.map_or(trama_events::EventKind::PopState, |p| p.kind),
-                    fast: plan.and_then(|p| p.fast).unwrap_or(NO_FAST),
+                    op: plan.op,
+                    kind: plan.kind,
+                    fast: plan.fast.unwrap_or(NO_FAST),
                 }
             })
             .collect();
