@@ -200,11 +200,7 @@ pub(crate) struct Prepass {
 /// the replay looks up for every event, in one place.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct HotStream {
-    pub container: u32,
-    pub ty: u32,
-    pub list: u32,
-    pub def: u32,
-    pub record: u64,
+    pub stream: Stream,
     pub op: crate::read::Op,
     pub kind: trama_events::EventKind,
     pub fast: crate::read::Fast,

@@ -396,16 +396,12 @@ impl PtbFile {
         pre.hot = pre
             .streams
             .iter()
-            .map(|s| {
+            .map(|&stream| {
                 // Records name existing definitions (checked as they are
                 // read), each with its plan.
-                let plan = &self.plans[s.def as usize];
+                let plan = &self.plans[stream.def as usize];
                 HotStream {
-                    container: s.container,
-                    ty: s.ty,
-                    list: s.list,
-                    def: s.def,
-                    record: s.record,
+                    stream,
                     op: plan.op,
                     kind: plan.kind,
                     fast: plan.fast.unwrap_or(NO_FAST),
@@ -874,9 +870,10 @@ impl PtbFile {
                 }
                 continue;
             }
-            let Some(s) = pre.hot.get(v as usize - 1) else {
+            let Some(hot) = pre.hot.get(v as usize - 1) else {
                 return Err(ebad(format!("no stream {}", v - 1)));
             };
+            let s = &hot.stream;
             let at = replay.state.model_cursor;
             if GROUPED {
                 if s.record >= at {
@@ -895,7 +892,7 @@ impl PtbFile {
                 return Err(ebad("stream used before its declaration".into()));
             }
             let (def, ct, ty) = (s.def, s.container, s.ty);
-            let f = &s.fast;
+            let f = &hot.fast;
             macro_rules! time {
                 () => {{
                     let v = read_wide(tp, &mut pt, &mut bad_value);
@@ -992,13 +989,13 @@ impl PtbFile {
                     h
                 }};
             }
-            let r = match s.op {
+            let r = match hot.op {
                 Op::PushState | Op::SetState | Op::NewEvent => {
                     let t = timed_or_zero!();
                     let h = handles!();
                     let v = value!(h[f.vi as usize]);
                     strings!();
-                    match s.op {
+                    match hot.op {
                         Op::PushState => replay.push_state(tables, ct, ty, v, t, extras),
                         Op::SetState => replay.set_state(tables, ct, ty, v, t, extras),
                         _ => replay.new_event(tables, ct, ty, v, t, extras),
@@ -1008,7 +1005,7 @@ impl PtbFile {
                     let t = timed_or_zero!();
                     handles!();
                     strings!();
-                    if s.op == Op::PopState {
+                    if hot.op == Op::PopState {
                         replay.pop_state(tables, ct, ty, t)
                     } else {
                         replay.reset_state(tables, ct, ty, t)
@@ -1021,7 +1018,7 @@ impl PtbFile {
                         .number(p, &mut pn, &mut pstr, &mut bad_value)
                         .ok_or_else(|| ebad("bad number".into()))?;
                     strings!();
-                    replay.variable_event(tables, s.kind, ct, ty, t, x, extras)
+                    replay.variable_event(tables, hot.kind, ct, ty, t, x, extras)
                 }
                 Op::Link => {
                     let t = timed_or_zero!();
@@ -1030,7 +1027,7 @@ impl PtbFile {
                     let o = h[f.oi as usize];
                     let (key, pair) = link!();
                     strings!();
-                    let start = s.kind == trama_events::EventKind::StartLink;
+                    let start = hot.kind == trama_events::EventKind::StartLink;
                     replay.link_event(tables, start, ct, ty, v, o, t, key, pair, extras)
                 }
                 Op::Model => return Err(ebad("a model event stored as an entity".into())),
