@@ -43,7 +43,8 @@ fn events(data: &[u8], opts: &ReadOptions) -> Result<Vec<(u64, String)>, String>
 
 /// Writes the events of `data` back as binary Pajé.
 fn rewrite(data: &[u8], opts: &ReadOptions, strings: StringMode) -> Option<Vec<u8>> {
-    let mut w = RastroPajeWriter::new(Vec::new(), WriterOptions::new(strings, Flavor::Trace)).ok()?;
+    let mut w =
+        RastroPajeWriter::new(Vec::new(), WriterOptions::new(strings, Flavor::Trace)).ok()?;
     let mut failed = false;
     read_rastro_paje(data, opts, |ev| -> Result<(), ()> {
         if !failed && w.event(&ev).is_err() {
