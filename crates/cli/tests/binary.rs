@@ -23,6 +23,20 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
+/// A generated trace of 3000 events (`seed`) written to `t.paje` in `dir`
+/// and converted to `t.ptb` beside it, in blocks of 500 events; returns the
+/// binary's path.
+fn small_ptb(dir: &Path, seed: u64) -> PathBuf {
+    let mut o = GenOptions::plain();
+    o.events = 3000;
+    let path = dir.join("t.paje");
+    std::fs::write(&path, generate(seed, &o)).unwrap();
+    let bin = dir.join("t.ptb");
+    let out = trama(&["convert", "--block-events", "500", s(&path), s(&bin)]);
+    assert!(out.status.success(), "{}", err(&out));
+    bin
+}
+
 fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -301,14 +315,7 @@ fn generated_traces_read_the_same_from_binary() {
 #[test]
 fn damaged_files_give_an_offset_and_never_panic() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut o = GenOptions::plain();
-    o.events = 3000;
-    let text = generate(7, &o);
-    let path = tmp.path().join("t.paje");
-    std::fs::write(&path, &text).unwrap();
-    let bin = tmp.path().join("t.ptb");
-    let out = trama(&["convert", "--block-events", "500", s(&path), s(&bin)]);
-    assert!(out.status.success(), "{}", err(&out));
+    let bin = small_ptb(tmp.path(), 7);
     let good = std::fs::read(&bin).unwrap();
     let bad = tmp.path().join("bad.ptb");
     let mut n_offsets = 0;
@@ -522,13 +529,7 @@ fn windows_of_a_binary_dump_like_the_text() {
 #[test]
 fn info_describes_the_index_of_a_binary_file() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut o = GenOptions::plain();
-    o.events = 3000;
-    let path = tmp.path().join("t.paje");
-    std::fs::write(&path, generate(11, &o)).unwrap();
-    let bin = tmp.path().join("t.ptb");
-    let out = trama(&["convert", "--block-events", "500", s(&path), s(&bin)]);
-    assert!(out.status.success(), "{}", err(&out));
+    let bin = small_ptb(tmp.path(), 11);
     let file_len = std::fs::metadata(&bin).unwrap().len();
 
     let out = trama(&["info", "--frames", s(&bin)]);
@@ -622,7 +623,7 @@ fn info_describes_the_index_of_a_binary_file() {
     assert!(num(lines_col.split_whitespace().nth(1).unwrap()) >= events);
 
     // Text and damaged files are refused with a reason.
-    let out = trama(&["info", s(&path)]);
+    let out = trama(&["info", s(&tmp.path().join("t.paje"))]);
     assert_eq!(out.status.code(), Some(1));
     assert!(err(&out).contains("trama convert"), "{}", err(&out));
     let good = std::fs::read(&bin).unwrap();
@@ -731,13 +732,7 @@ fn binary_converts_to_binary_as_its_text_does() {
 #[test]
 fn damaged_binary_converts_to_nothing_or_to_the_same() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut o = GenOptions::plain();
-    o.events = 3000;
-    let path = tmp.path().join("t.paje");
-    std::fs::write(&path, generate(7, &o)).unwrap();
-    let bin = tmp.path().join("t.ptb");
-    let out = trama(&["convert", "--block-events", "500", s(&path), s(&bin)]);
-    assert!(out.status.success(), "{}", err(&out));
+    let bin = small_ptb(tmp.path(), 7);
     let good = std::fs::read(&bin).unwrap();
     let bad = tmp.path().join("bad.ptb");
     let mut failed = 0;
