@@ -146,6 +146,7 @@ fn to_f32_text(m: i64, s: u8) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     fn round(t: &str) -> Option<String> {
         let (m, s) = parse(t.as_bytes())?;
@@ -250,6 +251,40 @@ mod tests {
         #[test]
         fn parse_accepts_what_the_reference_does(t in "-?[0-9]{0,12}(\\.[0-9]{0,12})?[0-9a.]?") {
             proptest::prop_assert_eq!(parse(t.as_bytes()), reference(&t), "{}", t);
+        }
+
+        /// Any bytes, digits and points most often, around the lengths the
+        /// loop-free path takes (8 to 16 after the sign).
+        #[test]
+        fn parse_refuses_what_the_reference_does(
+            bytes in proptest::collection::vec::<_>(
+                proptest::prop_oneof![
+                    6 => proptest::num::u8::ANY.prop_map(|b| b'0' + b % 10),
+                    2 => proptest::strategy::Just(b'.'),
+                    1 => proptest::sample::select(b"-/:>\x1e\x2e\xae\xb0\x00 e".to_vec()),
+                    1 => proptest::num::u8::ANY,
+                ],
+                0..20,
+            )
+        ) {
+            let want = std::str::from_utf8(&bytes).ok().and_then(reference);
+            proptest::prop_assert_eq!(parse(&bytes), want, "{:?}", bytes);
+        }
+    }
+
+    #[test]
+    fn every_point_position_of_the_loop_free_lengths() {
+        for n in 8..=17 {
+            let digits: String = (0..n).map(|i| char::from(b'1' + (i % 9) as u8)).collect();
+            for at in 0..=n {
+                let t = format!("{}.{}", &digits[..at], &digits[at..]);
+                assert_eq!(parse(t.as_bytes()), reference(&t), "{t}");
+                let t = format!("-{t}");
+                assert_eq!(parse(t.as_bytes()), reference(&t), "{t}");
+                let z = format!("0{}", &t[1..]);
+                assert_eq!(parse(z.as_bytes()), reference(&z), "{z}");
+            }
+            assert_eq!(parse(digits.as_bytes()), reference(&digits), "{digits}");
         }
     }
 
