@@ -253,10 +253,10 @@ mod tests {
             proptest::prop_assert_eq!(parse(t.as_bytes()), reference(&t), "{}", t);
         }
 
-        /// Any bytes, digits and points most often, around the lengths the
-        /// loop-free path takes (8 to 16 after the sign).
+        /// Any bytes, digits and points most often, up to and past a
+        /// time's usual length (8 to 16 bytes).
         #[test]
-        fn parse_refuses_what_the_reference_does(
+        fn parse_of_any_bytes_matches_the_reference(
             bytes in proptest::collection::vec::<_>(
                 proptest::prop_oneof![
                     6 => proptest::num::u8::ANY.prop_map(|b| b'0' + b % 10),
@@ -273,7 +273,7 @@ mod tests {
     }
 
     #[test]
-    fn every_point_position_of_the_loop_free_lengths() {
+    fn every_point_position_in_8_to_17_digits() {
         for n in 8..=17 {
             let digits: String = (0..n).map(|i| char::from(b'1' + (i % 9) as u8)).collect();
             for at in 0..=n {
