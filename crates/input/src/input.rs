@@ -82,6 +82,19 @@ impl Input {
         }
     }
 
+    /// Reads a file already opened (from its current offset), detecting its
+    /// compression from its first bytes. `name` is used in messages; for a
+    /// regular file, [`Input::len_hint`] is its size.
+    pub fn from_file(name: impl Into<String>, file: File) -> Result<Input, InputError> {
+        let name: Arc<str> = Arc::from(name.into());
+        let meta = file.metadata().map_err(|source| InputError::Read {
+            name: name.to_string(),
+            source,
+        })?;
+        let len_hint = meta.is_file().then_some(meta.len());
+        Input::build(name, Box::new(file), len_hint)
+    }
+
     /// Wraps an arbitrary reader (e.g. in-memory data or a socket), detecting
     /// its compression from its first bytes. `name` is used in messages;
     /// [`Input::len_hint`] is `None`.
@@ -267,8 +280,9 @@ impl Ctx {
 }
 
 /// Opens a path for reading, mapping failures to [`InputError`]s that name
-/// it. Returns the file and, for a regular file, its size.
-fn open_file(path: &Path) -> Result<(File, Option<u64>), InputError> {
+/// it (a directory is refused). Returns the file and, for a regular file,
+/// its size.
+pub fn open_file(path: &Path) -> Result<(File, Option<u64>), InputError> {
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) => {

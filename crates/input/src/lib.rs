@@ -51,5 +51,5 @@ mod source;
 
 pub use compression::Compression;
 pub use error::InputError;
-pub use input::{Input, BUFFER_SIZE};
+pub use input::{open_file, Input, BUFFER_SIZE};
 pub use source::Source;
