@@ -491,12 +491,16 @@ pub struct FrameInfo {
 impl PtbFile {
     /// Opens a file through `mmap`.
     pub fn open(path: &Path) -> io::Result<Result<PtbFile, FormatError>> {
-        let file = std::fs::File::open(path)?;
+        PtbFile::from_file(&std::fs::File::open(path)?)
+    }
+
+    /// Maps a file already opened.
+    pub fn from_file(file: &std::fs::File) -> io::Result<Result<PtbFile, FormatError>> {
         // SAFETY: the map is read-only; a file changed underneath is the
         // user's doing, and every byte read is checked (CRC, bounds).
         // Pages are mapped up front (one system call instead of a fault
         // per page as the reading threads reach them).
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
         Ok(PtbFile::parse(Data::Mmap(map)))
     }
 
