@@ -1,0 +1,68 @@
+//! The sources of `trama merge` (libRastro, CLOG-2, Ganglia, PCP, sched,
+//! OpenTS) read as traces: the source's records are written as Pajé text
+//! (`trama_sources::PajeWriter`, which declares types, containers and
+//! values on first use, times from the first record) on a thread of its
+//! own, and the text is read through a pipe. So `trama view run.xml` shows
+//! an OpenTS file as any trace, in bounded memory.
+
+use std::io::Write;
+
+use trama_paje::QuoteMode;
+use trama_sources::{Dialect, PajeWriter, Source, WriterOptions};
+
+use crate::formats::text::TextReader;
+use crate::input::{Progress, ProgressUnit};
+use crate::pipe::TextPipe;
+use crate::Error;
+
+/// A reader of the Pajé text that `source`'s records make.
+pub(crate) fn open(source: Box<dyn Source>) -> Result<TextReader, Error> {
+    let name = source.name().to_string();
+    let pipe = TextPipe::spawn("trama-records-text", move |w| write_source(source, w))
+        .map_err(|e| crate::input::io_error(&name, e))?;
+    let progress = Progress {
+        total: None,
+        done: Default::default(),
+        unit: ProgressUnit::Events,
+    };
+    Ok(TextReader::from_reader(
+        Box::new(pipe),
+        progress,
+        QuoteMode::Strip,
+    ))
+}
+
+/// Writes every record of `source` as Pajé text into `out`.
+pub(crate) fn write_source(mut source: Box<dyn Source>, out: impl Write) -> Result<(), String> {
+    let name = source.name().to_string();
+    let mut dialect = Dialect::standard();
+    for x in source.extra_fields() {
+        let ty = trama_events::FieldType::from_name(x.field_type.as_bytes())
+            .ok_or_else(|| format!("{name}: unknown field type '{}'", x.field_type))?;
+        dialect = dialect.with_extras(x.kind, &[(x.name.as_str(), ty)]);
+    }
+    let out = std::io::BufWriter::with_capacity(64 << 10, out);
+    let closed = |e: &trama_sources::WriteError| matches!(e, trama_sources::WriteError::Io(io) if crate::pipe::is_closed(io));
+    let mut writer =
+        PajeWriter::new(out, dialect, WriterOptions::default()).map_err(|e| e.to_string())?;
+    let mut first = true;
+    while let Some(rec) = source.next_record().map_err(|e| e.to_string())? {
+        if first {
+            writer.set_origin(rec.time);
+            first = false;
+        }
+        match writer.write(&rec) {
+            Ok(()) => {}
+            Err(e) if closed(&e) => return Ok(()),
+            Err(e) => return Err(format!("{name}: {e}")),
+        }
+    }
+    match writer.finish() {
+        Ok(mut w) => match w.flush() {
+            Err(e) if !crate::pipe::is_closed(&e) => Err(e.to_string()),
+            _ => Ok(()),
+        },
+        Err(e) if closed(&e) => Ok(()),
+        Err(e) => Err(format!("{name}: {e}")),
+    }
+}

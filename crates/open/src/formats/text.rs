@@ -1,0 +1,101 @@
+//! Pajé text (plain, gzip or zstd): the streaming multi-threaded reader of
+//! `trama-paje`.
+
+use std::io::{Read, Write};
+
+use trama_paje::{read_paje_chunked, QuoteMode, ReaderOptions};
+
+use crate::input::{Head, Progress};
+use crate::reader::{Each, Failure, Item, ReadStats, Stop, TraceReader};
+use crate::{Error, LoadOptions};
+
+/// A Pajé text trace, read once.
+pub(crate) struct TextReader {
+    input: Option<Box<dyn Read + Send>>,
+    progress: Progress,
+    /// Forced quote mode (text made from another format), else the options'.
+    quotes: Option<QuoteMode>,
+}
+
+impl TextReader {
+    pub(crate) fn open(head: Head) -> Result<TextReader, Error> {
+        let (input, progress) = head.into_reader()?;
+        Ok(TextReader {
+            input: Some(input),
+            progress,
+            quotes: None,
+        })
+    }
+
+    /// Text from any reader, read in quote mode `quotes`.
+    pub(crate) fn from_reader(
+        input: Box<dyn Read + Send>,
+        progress: Progress,
+        quotes: QuoteMode,
+    ) -> TextReader {
+        TextReader {
+            input: Some(input),
+            progress,
+            quotes: Some(quotes),
+        }
+    }
+
+    fn take(&mut self) -> Result<Box<dyn Read + Send>, Failure> {
+        self.input.take().ok_or_else(|| {
+            Failure::Io(std::io::Error::other(
+                "the input is a stream and was already read",
+            ))
+        })
+    }
+}
+
+/// The text reader's options.
+pub(crate) fn reader_options(opts: &LoadOptions) -> ReaderOptions {
+    let mut o = ReaderOptions::default();
+    o.strict = opts.strict;
+    o.quotes = opts.quotes;
+    o.threads = opts.threads;
+    o
+}
+
+impl TraceReader for TextReader {
+    fn read(&mut self, opts: &LoadOptions, each: &mut Each<'_>) -> Result<ReadStats, Failure> {
+        let input = self.take()?;
+        let mut o = reader_options(opts);
+        if let Some(q) = self.quotes {
+            o.quotes = q;
+        }
+        let stats = read_paje_chunked(input, &o, |item| match item {
+            trama_paje::Item::Chunk { buffer, len } => each(Item::Chunk { buffer, len }),
+            trama_paje::Item::Event(ev) => each(Item::Event(ev)),
+        })?;
+        Ok(stats)
+    }
+
+    fn write_text(&mut self, out: &mut dyn Write) -> Result<(), Failure> {
+        let mut input = self.take()?;
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = match input.read(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Failure::Io(e)),
+            };
+            out.write_all(&buf[..n])
+                .map_err(|e| Failure::Stop(Stop::Other(Box::new(e))))?;
+        }
+    }
+
+    fn progress(&self) -> Option<Progress> {
+        Some(self.progress.clone())
+    }
+
+    fn take_text(&mut self) -> Option<Box<dyn Read + Send>> {
+        self.input.take()
+    }
+
+    fn text_quotes(&self) -> QuoteMode {
+        self.quotes.unwrap_or(QuoteMode::Keep)
+    }
+}

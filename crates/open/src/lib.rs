@@ -1,0 +1,224 @@
+//! The one door for traces: open any trace trama reads, whatever its
+//! format, and read, simulate or load it.
+//!
+//! ```text
+//! Source (path, "-", FIFO, reader) ──▶ open: once, first bytes ──▶ Format::sniff
+//!    ──▶ the format's TraceReader (Pajé text, .ptb, the proposal's .rst,
+//!        any merge source as Pajé text) ──▶ Opened
+//! Opened ──▶ simulate_into(sink) | load (columnar Trace; a .ptb replays its
+//!            blocks in parallel and reads only those a window needs)
+//!        ──▶ count (trama check) | write_text | into_source (a merge source)
+//! ```
+//!
+//! Formats are told from content, never from names ([`Format::sniff`]);
+//! formats trama recognises without reading them (OTF2, Paraver) are named
+//! in the error. An input is opened once: a FIFO, `<(…)` or standard input
+//! is read once, a regular file is memory-mapped or read from the handle
+//! that sniffed it. Errors ([`Error`]) name the input and the line (with
+//! its words), or the byte offset of a binary file, or the line of the
+//! original text of a `.ptb` event.
+//!
+//! [`kinds`] is the registry of the source kinds `trama merge` reads, and
+//! any trace trama reads serves as a merge source ([`Opened::into_source`]).
+#![deny(missing_docs)]
+// Errors end a reading: their size never weighs on the hot path.
+#![allow(clippy::result_large_err)]
+
+mod error;
+mod format;
+mod formats;
+mod input;
+pub mod kinds;
+mod lines;
+mod pipe;
+mod reader;
+mod simulate;
+
+use std::fs::File;
+use std::io::{Read, Write};
+
+pub use error::Error;
+pub use format::{Format, HEAD};
+pub use input::{Progress, ProgressUnit};
+pub use pipe::TextPipe;
+pub use reader::{Each, Failure, Item, ReadStats, Stop, TraceReader};
+pub use simulate::Simulated;
+pub use trama_input::Source;
+pub use trama_paje::QuoteMode;
+
+/// How to read and simulate a trace.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct LoadOptions {
+    /// Threads to use: 0 = one per core; 1 = everything on the caller's thread.
+    pub threads: usize,
+    /// Reject the old field names of Pajé 1.x. Default true.
+    pub strict: bool,
+    /// How quoted words of text are read. Default [`QuoteMode::Keep`].
+    pub quotes: QuoteMode,
+    /// Stop the simulation at this time: containers alive then are destroyed then.
+    pub stop_at: Option<f64>,
+    /// Drop links that never got their other end (with a warning) instead of failing.
+    pub ignore_incomplete_links: bool,
+    /// A pushed state ends the state it covers, which resumes as a new
+    /// entity when the pushed one is popped.
+    pub no_imbrication: bool,
+    /// Keep the values of user-defined fields.
+    pub keep_extras: bool,
+    /// Only what overlaps this window is needed ([`Opened::load`] of a
+    /// `.ptb` reads only the blocks it needs).
+    pub window: Option<(f64, f64)>,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            threads: 0,
+            strict: true,
+            quotes: QuoteMode::Keep,
+            stop_at: None,
+            ignore_incomplete_links: false,
+            no_imbrication: false,
+            keep_extras: false,
+            window: None,
+        }
+    }
+}
+
+/// Threads for `threads` (0: one per core).
+pub fn cores(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// A trace opened once, its format known.
+pub struct Opened {
+    name: String,
+    format: Format,
+    reader: Box<dyn TraceReader>,
+    /// Another handle on a regular file, to read a line again for a message.
+    again: Option<File>,
+}
+
+/// Opens `source` (a path, `-` for standard input) and tells its format.
+pub fn open(source: &Source) -> Result<Opened, Error> {
+    opened(input::open(source)?)
+}
+
+/// Opens a trace from any reader (decompressing it when needed); `name`
+/// names it in messages.
+pub fn open_reader(
+    name: impl Into<String>,
+    reader: impl Read + Send + 'static,
+) -> Result<Opened, Error> {
+    opened(input::open_reader(name.into(), reader)?)
+}
+
+fn opened(mut head: input::Head) -> Result<Opened, Error> {
+    let name = head.name.clone();
+    let format = head.format;
+    let again = head.again.take();
+    let reader = formats::reader_for(head)?;
+    Ok(Opened {
+        name,
+        format,
+        reader,
+        again,
+    })
+}
+
+/// Opens `source` and loads it into the columnar store (see [`Opened::load`]).
+pub fn load(source: &Source, opts: &LoadOptions) -> Result<trama_sim::Trace, Error> {
+    open(source)?.load(opts)
+}
+
+/// Opens `source` and simulates it into `sink` (see [`Opened::simulate_into`]).
+pub fn simulate_into<S: trama_sim::Sink + Send>(
+    source: &Source,
+    sink: S,
+    opts: &LoadOptions,
+) -> Result<Simulated<S>, Error> {
+    open(source)?.simulate_into(sink, opts)
+}
+
+impl Opened {
+    /// The input's name in messages: its path, or `<stdin>`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The progress of reading it, when it can be followed.
+    pub fn progress(&self) -> Option<Progress> {
+        self.reader.progress()
+    }
+
+    /// The `.ptb` file, when it is one.
+    pub fn ptb(&self) -> Option<&trama_ptb::PtbFile> {
+        self.reader.ptb()
+    }
+
+    /// Whether it is binary (its lines are those of the text it was made from).
+    pub fn binary(&self) -> bool {
+        self.reader.binary()
+    }
+
+    /// The quote mode its text (from [`Opened::write_text`]) reads back in.
+    pub fn text_quotes(&self) -> QuoteMode {
+        self.reader.text_quotes()
+    }
+
+    /// Hands every event to `each`, in trace order (see [`TraceReader::read`]).
+    pub fn read(&mut self, opts: &LoadOptions, each: &mut Each<'_>) -> Result<ReadStats, Error> {
+        self.reader.read(opts, each).map_err(|f| self.failure(f))
+    }
+
+    /// Writes it as Pajé text. A failure to write is [`Error::Producer`]
+    /// (or [`Error::Stopped`] for a closed pipe).
+    pub fn write_text(&mut self, out: &mut dyn Write) -> Result<(), Error> {
+        self.reader.write_text(out).map_err(|f| match f {
+            Failure::Stop(Stop::Other(e)) => match e.downcast::<std::io::Error>() {
+                Ok(io) if io.kind() == std::io::ErrorKind::BrokenPipe => Error::Stopped(*io),
+                Ok(io) => Error::Output(*io),
+                Err(e) => Error::Producer {
+                    name: self.name.clone(),
+                    message: e.to_string(),
+                },
+            },
+            f => self.failure(f),
+        })
+    }
+
+    /// The trace as a source of `trama merge`: Pajé text is read by the
+    /// Pajé source; other formats are written as Pajé text on a thread of
+    /// their own, read through a pipe.
+    pub fn into_source(mut self) -> Result<Box<dyn trama_sources::Source>, Error> {
+        let name = self.name.clone();
+        if let Some(input) = self.reader.take_text() {
+            return Ok(Box::new(trama_sources::paje::PajeSource::from_reader(
+                name, input,
+            )?));
+        }
+        let pipe = TextPipe::spawn("trama-text", move |w| {
+            let mut w = std::io::BufWriter::with_capacity(64 << 10, w);
+            let written = self
+                .write_text(&mut w)
+                .and_then(|()| w.flush().map_err(Error::Output));
+            match written {
+                Ok(()) | Err(Error::Stopped(_)) => Ok(()),
+                Err(Error::Output(e)) if pipe::is_closed(&e) => Ok(()),
+                Err(e) => Err(e.to_string()),
+            }
+        })
+        .map_err(|e| input::io_error(&name, e))?;
+        Ok(Box::new(trama_sources::paje::PajeSource::from_reader(
+            name, pipe,
+        )?))
+    }
+}

@@ -1,0 +1,273 @@
+//! Simulating any trace into a sink: on the caller's thread with one
+//! thread, else with the engine on a thread of its own; and the faster
+//! paths of a `.ptb` (parallel replay, window reads) when they apply.
+
+use trama_sim::{
+    CountingSink, Model, ParallelTraceBuilder, Pipeline, SimError, SimOptions, Simulator, Sink,
+    Trace, TraceBuilder,
+};
+
+use crate::reader::{Failure, Item, ReadStats, Stop};
+use crate::{Error, Format, LoadOptions, Opened};
+
+/// A finished simulation.
+#[non_exhaustive]
+pub struct Simulated<S> {
+    /// The types, containers and values.
+    pub model: Model,
+    /// The sink, with what it received.
+    pub sink: S,
+    /// Remarks about accepted but suspicious input, from the reader and
+    /// the simulation.
+    pub warnings: Vec<String>,
+    /// What the input held.
+    pub stats: ReadStats,
+    /// Its format.
+    pub format: Format,
+}
+
+fn sim_options(opts: &LoadOptions) -> SimOptions {
+    let mut o = SimOptions::default();
+    o.stop_at = opts.stop_at;
+    o.ignore_incomplete_links = opts.ignore_incomplete_links;
+    o.no_imbrication = opts.no_imbrication;
+    o.keep_extras = opts.keep_extras;
+    o
+}
+
+fn timings() -> bool {
+    std::env::var_os("TRAMA_TIMINGS").is_some()
+}
+
+impl Opened {
+    /// Reads and simulates the whole trace into `sink` (every block of a
+    /// `.ptb`: the window of `opts` is not applied). Stops early, with
+    /// [`Error::is_output_closed`], when the sink says it is
+    /// [stopped](Sink::stopped).
+    pub fn simulate_into<S: Sink + Send>(
+        &mut self,
+        sink: S,
+        opts: &LoadOptions,
+    ) -> Result<Simulated<S>, Error> {
+        let sopts = sim_options(opts);
+        let reader = &mut *self.reader;
+        let (read, finished) = if opts.threads == 1 {
+            let mut sim = Simulator::new(sink, sopts);
+            let read = reader.read(opts, &mut |item| {
+                match item {
+                    Item::Chunk { .. } => return Ok(()),
+                    Item::Event(ev) => sim.event(&ev),
+                    Item::Handles(h) => sim.event_handles(h),
+                }
+                .map_err(|e| Stop::Sim(Box::new(e)))?;
+                if sim.sink().stopped() {
+                    return Err(Stop::OutputClosed);
+                }
+                Ok(())
+            });
+            let finished = read.is_ok().then(|| sim.finish());
+            (read, finished)
+        } else {
+            let (read, finished) = Pipeline::run(sink, sopts, |front| {
+                reader.read(opts, &mut |item| {
+                    match item {
+                        Item::Chunk { .. } => Ok(()),
+                        Item::Event(ev) => front.event(&ev),
+                        Item::Handles(h) => front.event_handles(h),
+                    }
+                    .map_err(|_| Stop::Closed)
+                })
+            });
+            (read, Some(finished))
+        };
+        let read = match read {
+            // The engine's error (or the resolver's) comes out of `finished`.
+            Err(Failure::Stop(Stop::Closed)) => Ok(ReadStats::default()),
+            other => other,
+        };
+        let stats = match read {
+            Ok(stats) => stats,
+            Err(Failure::Syntax {
+                line,
+                error,
+                contents,
+            }) => {
+                // An engine error earlier in the trace wins over this one.
+                if let Some(Err(e)) = finished {
+                    if e.line != 0 && e.line < line {
+                        return Err(self.sim_error(e));
+                    }
+                }
+                return Err(Error::Syntax {
+                    name: self.name.clone(),
+                    line,
+                    error,
+                    contents,
+                });
+            }
+            Err(f) => return Err(self.failure(f)),
+        };
+        let (model, sink, mut warnings) = match finished {
+            Some(Ok(f)) => f,
+            Some(Err(e)) => return Err(self.sim_error(e)),
+            None => unreachable!("a simulation read to its end finishes"),
+        };
+        if sink.stopped() {
+            return Err(Error::output_closed());
+        }
+        warnings.extend(stats.warnings.iter().cloned());
+        Ok(Simulated {
+            model,
+            sink,
+            warnings,
+            stats,
+            format: self.format,
+        })
+    }
+
+    /// Reads and simulates the trace into the columnar store. With a
+    /// window, a `.ptb` reads only the blocks it needs; other formats are
+    /// read whole (the window is for what uses the trace).
+    pub fn load(&mut self, opts: &LoadOptions) -> Result<Trace, Error> {
+        if let Some(trace) = self.replay_trace(opts)? {
+            return Ok(trace);
+        }
+        Ok(if opts.threads == 1 {
+            let done = self.simulate_into(TraceBuilder::default(), opts)?;
+            done.sink.into_trace(done.model, done.warnings)
+        } else {
+            // Columns are filled on a thread of their own.
+            let done = self.simulate_into(ParallelTraceBuilder::new(), opts)?;
+            done.sink.into_trace(done.model, done.warnings)
+        })
+    }
+
+    /// Counts what the trace holds (`trama check`).
+    pub fn count(&mut self, opts: &LoadOptions) -> Result<Simulated<CountingSink>, Error> {
+        if let Some(file) = self.replayable(opts) {
+            let (r, _) = file
+                .replay_counts(&replay_options(opts))
+                .map_err(|e| self.format_error(e))?;
+            match r {
+                trama_ptb::Replayed::Done(c) => {
+                    let sink = CountingSink {
+                        states: c.counts.states(),
+                        events: c.counts.events(),
+                        variables: c.counts.variables(),
+                        links: c.counts.links(),
+                    };
+                    return Ok(Simulated {
+                        model: c.model,
+                        sink,
+                        warnings: c.warnings,
+                        stats: crate::formats::ptb::stats(file),
+                        format: self.format,
+                    });
+                }
+                trama_ptb::Replayed::Fallback(why) => fallback_note(&why),
+            }
+        }
+        self.simulate_into(CountingSink::default(), opts)
+    }
+
+    /// The `.ptb` file the parallel replay can simulate with `opts` (an
+    /// interned file; options it covers).
+    fn replayable(&self, opts: &LoadOptions) -> Option<&trama_ptb::PtbFile> {
+        if opts.no_imbrication || opts.stop_at.is_some() {
+            return None;
+        }
+        self.reader.ptb().filter(|f| f.interned())
+    }
+
+    fn replay_trace(&self, opts: &LoadOptions) -> Result<Option<Trace>, Error> {
+        let Some(file) = self.replayable(opts) else {
+            return Ok(None);
+        };
+        let (r, stats) = file
+            .replay_trace(&replay_options(opts))
+            .map_err(|e| self.format_error(e))?;
+        match r {
+            trama_ptb::Replayed::Done(trace) => {
+                if timings() {
+                    eprintln!(
+                        "trama: timings: window read {} of {} blocks ({} segments replayed)",
+                        stats.blocks_read, stats.blocks, stats.segments
+                    );
+                }
+                Ok(Some(trace))
+            }
+            trama_ptb::Replayed::Fallback(why) => {
+                fallback_note(&why);
+                Ok(None)
+            }
+        }
+    }
+
+    fn format_error(&self, e: trama_ptb::FormatError) -> Error {
+        Error::Format {
+            name: self.name.clone(),
+            message: e.to_string(),
+        }
+    }
+
+    /// The error of a reading that failed, named after the input.
+    pub fn failure(&self, f: Failure) -> Error {
+        let name = self.name.clone();
+        match f {
+            Failure::Stop(Stop::Sim(e)) => self.sim_error(*e),
+            Failure::Stop(Stop::OutputClosed) => Error::output_closed(),
+            Failure::Stop(Stop::Closed) => {
+                unreachable!("a closed pipeline's error comes with its result")
+            }
+            Failure::Stop(Stop::Other(e)) => Error::Producer {
+                name,
+                message: e.to_string(),
+            },
+            Failure::Syntax {
+                line,
+                error,
+                contents,
+            } => Error::Syntax {
+                name,
+                line,
+                error,
+                contents,
+            },
+            Failure::Io(source) => Error::Io { name, source },
+            Failure::Format(message) => Error::Format { name, message },
+        }
+    }
+
+    fn sim_error(&self, mut e: SimError) -> Error {
+        let binary = self.reader.binary();
+        if e.line != 0 && !binary && e.contents.is_empty() {
+            // Errors found by the engine carry no text: read the line again
+            // (only possible for files, not for streams).
+            if let Some(f) = self.again.as_ref().and_then(|f| f.try_clone().ok()) {
+                e.contents = crate::lines::line_of(f, e.line).unwrap_or_default();
+            }
+        }
+        Error::Sim {
+            name: self.name.clone(),
+            line: e.line,
+            binary,
+            kind: e.kind,
+            contents: e.contents,
+        }
+    }
+}
+
+fn replay_options(opts: &LoadOptions) -> trama_ptb::ReplayOptions {
+    let mut o = trama_ptb::ReplayOptions::default();
+    o.threads = opts.threads;
+    o.keep_extras = opts.keep_extras;
+    o.ignore_incomplete_links = opts.ignore_incomplete_links;
+    o.window = opts.window;
+    o
+}
+
+fn fallback_note(why: &str) {
+    if timings() {
+        eprintln!("trama: timings: reference simulation ({why})");
+    }
+}

@@ -1,0 +1,173 @@
+//! Opening traces through the one door: formats told from content, inputs
+//! read once (FIFOs, pipes), merge sources read as traces, formats trama
+//! does not read named in the error.
+
+use std::path::{Path, PathBuf};
+
+use trama_open::{kinds, Format, LoadOptions, Source};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `../shared/samples` beside the repository, when present.
+fn samples() -> Option<PathBuf> {
+    let dir = repo().join("../shared/samples");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("TRAMA_REQUIRE_SHARED").as_deref() != Ok("1"),
+        "shared samples missing at {}",
+        dir.display()
+    );
+    eprintln!("NOTE: shared samples missing: their cases SKIPPED");
+    None
+}
+
+fn format_of(path: &Path) -> Format {
+    match trama_open::open(&Source::Path(path.into())) {
+        Ok(o) => o.format(),
+        Err(trama_open::Error::Unsupported { format, .. }) => format,
+        Err(e) => panic!("{}: {e}", path.display()),
+    }
+}
+
+#[test]
+fn merge_kinds_are_told_from_content() {
+    let data = repo().join("crates/cli/tests/data/integration");
+    for (file, kind) in [
+        ("pingpong.clog2", "clog2"),
+        ("ftrace-paple01.txt", "sched"),
+        ("ganglia.log", "ganglia"),
+        ("pcp-paple01.csv", "pcp"),
+    ] {
+        assert_eq!(kinds::detect(&data.join(file)).unwrap(), kind, "{file}");
+    }
+    let opents = repo().join("crates/sources/tests/data/opents/small.xml");
+    assert_eq!(kinds::detect(&opents).unwrap(), "opents");
+    assert_eq!(
+        kinds::detect(&repo().join("examples/ring.paje")).unwrap(),
+        "paje"
+    );
+    let Some(s) = samples() else { return };
+    for (file, kind) in [
+        ("librastro-rst/akypuera/ring/rastro-0-0.rst", "rst"),
+        (
+            "paje-binary-rastro/committed-2014/rastro-5-5-ms.rst",
+            "paje",
+        ),
+        ("mpe-clog/clog2/cpilog.clog2", "clog2"),
+        ("ganglia/gmond-3.3.8-cassandra.xml", "ganglia"),
+        ("ganglia/gmetad-3.7.1-pretty-printed.xml", "ganglia"),
+        ("pcp/expected/dyninsts.pmrep-csv.unit-info.csv", "pcp"),
+        ("pcp/expected/ok-foo.pmdumplog-z-a.txt", "pcp"),
+        ("ftrace/tracecompass-trace-android-sched.txt", "sched"),
+        ("trace-cmd/trappy-raw_trace.txt", "sched"),
+        ("paje-real/simgrid/smpi-replay.paje", "paje"),
+    ] {
+        assert_eq!(kinds::detect(&s.join(file)).unwrap(), kind, "{file}");
+    }
+    let e = kinds::detect(&s.join("mpe-clog/clog-v1/fpilog.clog")).unwrap_err();
+    assert!(e.to_string().contains("fpilog.clog"), "{e}");
+}
+
+#[test]
+fn formats_trama_does_not_read_are_named() {
+    let Some(s) = samples() else { return };
+    for (file, format, words) in [
+        ("otf2/apex-phylanx/APEX.otf2", Format::Otf2, "OTF2 archive"),
+        (
+            "otf2/apex-phylanx/APEX/1.evt",
+            Format::Otf2Part,
+            "its anchor",
+        ),
+        ("paraver/profet-test1/test1.prv", Format::Paraver, "Paraver"),
+        (
+            "mpe-clog/clog-v1/fpilog.clog",
+            Format::UnknownBinary,
+            "NUL byte at byte",
+        ),
+    ] {
+        let path = s.join(file);
+        assert_eq!(format_of(&path), format, "{file}");
+        let e = trama_open::load(&Source::Path(path.clone()), &LoadOptions::default())
+            .err()
+            .unwrap_or_else(|| panic!("{file} loaded"))
+            .to_string();
+        assert!(
+            e.starts_with(&path.display().to_string()) && e.contains(words),
+            "{file}: {e}"
+        );
+    }
+}
+
+/// The same trace read from a file, a FIFO and a reader gives the same
+/// store; the FIFO is opened once (reopening it would wait forever for a
+/// second writer).
+#[test]
+fn a_fifo_and_a_reader_are_read_once() {
+    let ring = repo().join("examples/ring.paje");
+    let text = std::fs::read(&ring).unwrap();
+    let opts = LoadOptions::default();
+    let want = trama_open::load(&Source::Path(ring.clone()), &opts).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let writer = {
+            let (fifo, text) = (fifo.clone(), text.clone());
+            std::thread::spawn(move || std::fs::write(fifo, text).unwrap())
+        };
+        let got = trama_open::load(&Source::Path(fifo.clone()), &opts).unwrap();
+        writer.join().unwrap();
+        assert_eq!(got.entity_count(), want.entity_count());
+        assert_eq!(got.model.containers.len(), want.model.containers.len());
+    }
+    let mut opened = trama_open::open_reader("memory", std::io::Cursor::new(text)).unwrap();
+    assert_eq!(opened.format(), Format::PajeText);
+    let got = opened.load(&opts).unwrap();
+    assert_eq!(got.entity_count(), want.entity_count());
+    // A stream is read once: a second reading says so.
+    let Err(e) = opened.load(&opts) else {
+        panic!("a stream read twice")
+    };
+    let source = std::error::Error::source(&e).map(|s| s.to_string());
+    assert!(source.is_some_and(|s| s.contains("already read")), "{e}");
+}
+
+/// Sources of a merge open as traces: their records become Pajé.
+#[test]
+fn merge_sources_open_as_traces() {
+    let opents = repo().join("crates/sources/tests/data/opents/small.xml");
+    let data = repo().join("crates/cli/tests/data/integration");
+    for (path, format) in [
+        (opents, Format::Opents),
+        (data.join("ftrace-paple01.txt"), Format::Sched),
+        (data.join("ganglia.log"), Format::Ganglia),
+        (data.join("pcp-paple01.csv"), Format::Pcp),
+    ] {
+        let mut opened = trama_open::open(&Source::Path(path.clone())).unwrap();
+        assert_eq!(opened.format(), format, "{}", path.display());
+        let trace = opened
+            .load(&LoadOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(trace.entity_count() > 0, "{}: empty", path.display());
+        assert!(trace.model.containers.len() > 1, "{}", path.display());
+    }
+}
+
+/// Any trace serves as a merge source, binary or not.
+#[test]
+fn traces_serve_as_merge_sources() {
+    let ring = repo().join("examples/ring.paje");
+    let mut source = trama_open::open(&Source::Path(ring))
+        .unwrap()
+        .into_source()
+        .unwrap();
+    let mut n = 0;
+    while source.next_record().unwrap().is_some() {
+        n += 1;
+    }
+    assert!(n > 100, "{n} records");
+}
