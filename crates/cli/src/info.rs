@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail};
 use trama_ptb::{Codec, FrameInfo, FrameKind, PtbFile};
 
-use crate::run::{open_any, Opened};
+use trama_open::Format;
+
+use crate::run::open;
 use crate::ReadArgs;
 
 /// What `trama info` was asked to show.
@@ -47,25 +49,27 @@ fn percent(part: u64, whole: u64) -> f64 {
 
 /// Writes the description of the trace `args` names to `out`.
 pub fn info(args: &ReadArgs, s: &InfoSettings, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let name = trama_input::Source::from_arg(args.file.as_deref()).display_name();
-    let file = match open_any(args)? {
-        Opened::Binary(f) => f,
-        Opened::Text(_) => bail!(
-            "{name} is Pajé text: `trama info` describes binary traces; `trama check {name}` \
-             summarizes it, `trama convert {name} OUT.ptb` makes a binary trace of it"
-        ),
-        Opened::Rastro(_) => bail!(
-            "{name} is a libRastro binary Pajé file: `trama info` describes .ptb files; \
-             `trama check {name}` summarizes it"
-        ),
+    let opened = open(args)?;
+    let name = opened.name().to_string();
+    let Some(file) = opened.ptb() else {
+        match opened.format() {
+            Format::PajeText | Format::UnknownText => bail!(
+                "{name} is Pajé text: `trama info` describes binary traces; `trama check {name}` \
+                 summarizes it, `trama convert {name} OUT.ptb` makes a binary trace of it"
+            ),
+            f => bail!(
+                "{name} is {}: `trama info` describes .ptb files; `trama check {name}` summarizes it",
+                f.describe()
+            ),
+        }
     };
     let frames = file.frames().map_err(|e| anyhow!("{name}: {e}"))?;
-    describe(&file, &frames, &name, out)?;
+    describe(file, &frames, &name, out)?;
     if s.frames {
         write_frames(&frames, out)?;
     }
     if s.columns {
-        write_columns(&file, &name, out)?;
+        write_columns(file, &name, out)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,12 +9,12 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 mod collect;
 mod convert;
+mod dump;
 mod info;
 mod merge;
 mod render;
 mod report;
 mod run;
-mod sources;
 mod stats;
 mod timesync;
 
@@ -289,7 +289,7 @@ struct ConvertArgs {
     output: Option<PathBuf>,
     /// Output format (default: from the output's extension).
     #[arg(long, value_enum)]
-    to: Option<convert::Target>,
+    to: Option<Target>,
     /// How strings are stored in a binary file: `interned` (each distinct
     /// string once, entity references as handles; for .rst, the proposal's
     /// reference mode with 888 events) or `plain` (every field as text, the
@@ -307,6 +307,17 @@ struct ConvertArgs {
     /// early after model records (containers, first uses of values), whose blocks read slower.
     #[arg(long, value_name = "N", default_value_t = 65536)]
     block_events: usize,
+}
+
+/// Output formats of `trama convert`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Target {
+    /// trama's binary format (.ptb).
+    Ptb,
+    /// Pajé text.
+    Paje,
+    /// The original binary proposal's format: Pajé events in a libRastro file (.rst).
+    Rastro,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -423,7 +434,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Dump(a) => dump(a),
-        Command::Check(a) => run::check(&a.read),
+        Command::Check(a) => dump::check(&a.read),
         Command::Convert(a) => convert(a),
         Command::Info(a) => info(a),
         Command::Stats(a) => stats(a),
@@ -519,30 +530,32 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
     let Some(output) = a.out.or(a.output) else {
         anyhow::bail!("no output file given");
     };
-    let settings = convert::ConvertSettings {
-        output,
-        to: a.to,
-        strings: match a.strings {
-            Strings::Plain => trama_ptb::StringMode::Plain,
-            Strings::Interned => trama_ptb::StringMode::Interned,
-        },
-        rastro_strings: match a.strings {
-            Strings::Plain => trama_rastro::paje::StringMode::Plain,
-            Strings::Interned => trama_rastro::paje::StringMode::Interned,
-        },
-        zstd_level: (a.level > 0).then_some(a.level),
-        block_events: a.block_events,
+    let mut opts = trama_convert::ConvertOptions::default();
+    opts.strings = match a.strings {
+        Strings::Plain => trama_convert::StringMode::Plain,
+        Strings::Interned => trama_convert::StringMode::Interned,
     };
-    convert::convert(&a.read, &settings)
+    opts.zstd_level = (a.level > 0).then_some(a.level);
+    opts.block_events = a.block_events;
+    let to = a.to.map(|t| match t {
+        Target::Ptb => trama_convert::Target::Ptb,
+        Target::Paje => trama_convert::Target::Paje,
+        Target::Rastro => trama_convert::Target::Rastro,
+    });
+    convert::convert(&a.read, &output, to, opts)
 }
 
 fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {
-    let opts = run::DumpSettings {
-        start: a.start,
-        end: a.end,
-        user_defined: a.user_defined,
-        header: a.header,
-        precision: a.float_precision,
+    let mut o = trama_dump::DumpOptions::default();
+    o.start = a.start;
+    o.end = a.end;
+    o.precision = a.float_precision;
+    o.user_defined = a.user_defined;
+    o.header = a.header;
+    o.threads = a.read.threads;
+    o.legacy_event_header = a.read.strip_quotes;
+    let settings = dump::DumpSettings {
+        options: o,
         quiet: a.quiet,
         stream: a.stream,
     };
@@ -551,13 +564,13 @@ fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {
             let file = std::fs::File::create(path)
                 .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
             let mut w = BufWriter::with_capacity(1 << 20, file);
-            let code = run::dump(&a.read, &opts, &mut w)?;
+            let code = dump::dump(&a.read, &settings, &mut w)?;
             w.flush()?;
             Ok(code)
         }
         None => {
             let mut w = BufWriter::with_capacity(1 << 20, io::stdout());
-            let code = run::dump(&a.read, &opts, &mut w)?;
+            let code = dump::dump(&a.read, &settings, &mut w)?;
             w.flush()?;
             Ok(code)
         }

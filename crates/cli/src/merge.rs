@@ -13,7 +13,7 @@ use trama_merge::{merge, Correct, Input, Mapper, MergeOptions, Origin, Plan, Sou
 use trama_sources::{Dialect, PajeWriter, WriterOptions};
 use trama_timesync::{SyncTable, TimeUnit};
 
-use crate::sources::open_source;
+use trama_open::kinds::{detect, open_source, EntryContext};
 
 /// Arguments of `trama merge`.
 #[derive(Args, Debug)]
@@ -107,7 +107,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
                 (i, PathBuf::from(file))
             }
             None => {
-                let kind = crate::sources::detect(Path::new(s))?;
+                let kind = detect(Path::new(s))?;
                 let e = entry_of_kind(&plan, kind, s)?;
                 (
                     index(&plan, &e.name.clone()).expect("found"),
@@ -156,7 +156,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
                 .map_err(|e| anyhow!("source '{}', origin: {e}", entry.name))?,
             None => 0,
         };
-        let cx = crate::sources::EntryContext {
+        let cx = EntryContext {
             host: entry.host.as_deref(),
             base: args.plan.parent().unwrap_or(Path::new("")),
         };
@@ -272,15 +272,12 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     writer.finish()?.flush()?;
     if let Some(text) = &text_path {
         let read = crate::ReadArgs::for_file(text);
-        let settings = crate::convert::ConvertSettings {
-            output: args.output.clone(),
-            to: Some(crate::convert::Target::Ptb),
-            strings: trama_ptb::StringMode::Interned,
-            rastro_strings: trama_rastro::paje::StringMode::Interned,
-            zstd_level: None,
-            block_events: trama_ptb::WriteOptions::default().block_events,
-        };
-        let r = crate::convert::convert(&read, &settings);
+        let r = crate::convert::convert(
+            &read,
+            &args.output,
+            Some(trama_convert::Target::Ptb),
+            trama_convert::ConvertOptions::default(),
+        );
         let _ = std::fs::remove_file(text);
         r?;
     }

@@ -501,3 +501,52 @@ fn stats_of(args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// A process substitution and a named FIFO are read once, as they come:
+/// they give the file's dump (they used to be rejected, or to wait for a
+/// second writer, when the path was opened again after looking at it).
+#[test]
+fn process_substitution_and_fifo_are_read_once() {
+    let want = dump_of(&example(), &[]);
+    let bin = env!("CARGO_BIN_EXE_trama");
+    let script = format!("'{bin}' dump <(cat '{}')", example().display());
+    if let Ok(out) = Command::new("bash").arg("-c").arg(&script).output() {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout == want, "<(…) dumps differently");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("NOTE: mkfifo unavailable: FIFO case SKIPPED");
+        return;
+    }
+    for args in [&["dump"][..], &["check"], &["convert", "--to", "ptb"]] {
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::write(fifo, std::fs::read(example()).unwrap()))
+        };
+        let mut cmd = trama();
+        cmd.args(args).arg(&fifo);
+        let ptb = tmp.path().join("fifo.ptb");
+        if args[0] == "convert" {
+            cmd.arg(&ptb);
+        }
+        let out = cmd.output().expect("run trama");
+        writer.join().unwrap().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        match args[0] {
+            "dump" => assert!(out.stdout == want, "a FIFO dumps differently"),
+            "convert" => assert!(dump_of(&ptb, &[]) == want, "a FIFO converts differently"),
+            _ => assert!(String::from_utf8_lossy(&out.stdout).contains("valid Pajé trace")),
+        }
+    }
+}
