@@ -2,7 +2,7 @@
 
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail};
@@ -27,20 +27,47 @@ impl Drop for Partial<'_> {
 }
 
 /// Converts the input of `args` into `output` (`-` for standard output),
-/// in the format `opts.to`, or the output's extension's when `to` is `None`.
+/// in the format `to`, or the output's extension's when `to` is `None`.
 pub fn convert(
     args: &ReadArgs,
-    output: &PathBuf,
+    output: &Path,
     to: Option<Target>,
     mut opts: ConvertOptions,
 ) -> anyhow::Result<ExitCode> {
-    opts.to = match to.or_else(|| Target::of_path(output)) {
-        Some(t) => t,
-        None => bail!(
+    if let Some(to) = to {
+        opts.to = to;
+    } else {
+        opts.to = target(output)?;
+    }
+    let opened = open(args)?;
+    write(
+        opened,
+        &args.load_options(false, None),
+        output,
+        opts,
+        !args.no_progress,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn target(output: &Path) -> anyhow::Result<Target> {
+    Target::of_path(output).ok_or_else(|| {
+        anyhow!(
             "cannot tell the output format from '{}': name it .ptb, .rst or .paje, or use --to",
             output.display()
-        ),
-    };
+        )
+    })
+}
+
+/// Converts `opened` (read with `read`) into `output` in the format
+/// `opts.to`, with a progress bar when `progress`.
+pub fn write(
+    opened: trama_open::Opened,
+    read: &trama_open::LoadOptions,
+    output: &Path,
+    mut opts: ConvertOptions,
+    progress: bool,
+) -> anyhow::Result<()> {
     let stdout = output.as_os_str() == "-";
     if stdout && opts.to != Target::Paje && std::io::stdout().is_terminal() {
         bail!("not writing a binary trace to a terminal: redirect the output or name a file");
@@ -50,7 +77,6 @@ pub fn convert(
     } else {
         output.display().to_string()
     };
-    let opened = open(args)?;
     let name = opened.name().to_string();
     let out: Box<dyn Write + Send> = if stdout {
         Box::new(BufWriter::with_capacity(1 << 20, std::io::stdout()))
@@ -60,11 +86,11 @@ pub fn convert(
         Box::new(BufWriter::with_capacity(1 << 20, f))
     };
     let mut partial = Partial {
-        path: (!stdout).then_some(output.as_path()),
+        path: (!stdout).then_some(output),
         done: false,
     };
-    let bar = Bar::start(&opened, !args.no_progress);
-    let converted = trama_convert::convert(opened, &args.load_options(false, None), &opts, out)?;
+    let bar = Bar::start(&opened, progress);
+    let converted = trama_convert::convert(opened, read, &opts, out)?;
     drop(bar);
     warn(&name, &converted.warnings);
     if let Some(line) = converted.rejected {
@@ -79,5 +105,5 @@ pub fn convert(
         );
     }
     partial.done = true;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -1,19 +1,14 @@
 //! `trama merge`: many sources, one trace.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Context};
+use anyhow::{anyhow, bail};
 use clap::Args;
-use trama_merge::{merge, Correct, Input, Mapper, MergeOptions, Origin, Plan, SourcePlan};
-use trama_sources::{Dialect, PajeWriter, WriterOptions};
-use trama_timesync::{SyncTable, TimeUnit};
-
-use trama_open::kinds::{detect, open_source, EntryContext};
+use trama_merge::{Job, Origin};
+use trama_timesync::TimeUnit;
 
 /// Arguments of `trama merge`.
 #[derive(Args, Debug)]
@@ -71,51 +66,10 @@ fn parse_unit(s: &str) -> Result<TimeUnit, String> {
     s.parse::<TimeUnit>().map_err(|e| e.to_string())
 }
 
-/// The entry of `plan` whose kind is `kind` (for the seed's flags and bare files).
-fn entry_of_kind<'p>(plan: &'p Plan, kind: &str, what: &str) -> anyhow::Result<&'p SourcePlan> {
-    let mut found = plan.sources.iter().filter(|s| s.kind == kind);
-    match (found.next(), found.next()) {
-        (Some(e), None) => Ok(e),
-        (None, _) => bail!("{what}: the plan has no source entry of kind '{kind}'"),
-        (Some(a), Some(b)) => bail!(
-            "{what}: the plan has several entries of kind '{kind}' ('{}', '{}'); give NAME=FILE",
-            a.name,
-            b.name
-        ),
-    }
-}
-
 pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
-    let mut plan = Plan::read(&args.plan)?;
-    // Files per entry: the plan's own, then the command line's.
-    let mut files: Vec<Vec<PathBuf>> = plan.sources.iter().map(|s| s.files.clone()).collect();
-    let index = |plan: &Plan, name: &str| plan.sources.iter().position(|s| s.name == name);
+    let mut job = Job::new(&args.plan)?;
     for s in &args.sources {
-        let (entry, file) = match s.split_once('=') {
-            Some((name, file)) => {
-                let i = index(&plan, name).ok_or_else(|| {
-                    anyhow!(
-                        "{s}: the plan {} has no source entry named '{name}' (it has: {})",
-                        args.plan.display(),
-                        plan.sources
-                            .iter()
-                            .map(|s| s.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                })?;
-                (i, PathBuf::from(file))
-            }
-            None => {
-                let kind = detect(Path::new(s))?;
-                let e = entry_of_kind(&plan, kind, s)?;
-                (
-                    index(&plan, &e.name.clone()).expect("found"),
-                    PathBuf::from(s),
-                )
-            }
-        };
-        files[entry].push(file);
+        job.add(s)?;
     }
     for (flag, kind, list) in [
         ("--deck", "rst", &args.deck),
@@ -124,119 +78,20 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         ("--ganglia", "ganglia", &args.ganglia),
         ("--pcp", "pcp", &args.pcp),
     ] {
-        if !list.is_empty() {
-            let e = entry_of_kind(&plan, kind, flag)?.name.clone();
-            files[index(&plan, &e).expect("found")].extend(list.iter().cloned());
-        }
+        job.add_to_kind(flag, kind, list)?;
     }
     if let Some(m) = &args.mpinodes {
-        let e = entry_of_kind(&plan, "clog2", "--mpinodes")?.name.clone();
-        let i = index(&plan, &e).expect("found");
-        plan.sources[i].machinefile = Some(m.clone());
+        job.machine_file(m)?;
     }
-
-    let mut inputs = Vec::new();
-    for (entry, files) in plan.sources.iter().zip(&files) {
-        if files.is_empty() {
-            eprintln!(
-                "trama merge: note: source '{}' ({}) has no file; skipped",
-                entry.name, entry.kind
-            );
-            continue;
-        }
-        let rank_hosts = match &entry.machinefile {
-            Some(m) => Some(
-                trama_sources::clog2::read_machine_file(m)
-                    .with_context(|| format!("source '{}'", entry.name))?,
-            ),
-            None => None,
-        };
-        let origin = match &entry.origin {
-            Some(o) => trama_merge::parse_seconds(o)
-                .map_err(|e| anyhow!("source '{}', origin: {e}", entry.name))?,
-            None => 0,
-        };
-        let cx = EntryContext {
-            host: entry.host.as_deref(),
-            base: args.plan.parent().unwrap_or(Path::new("")),
-        };
-        for source in open_source(&entry.kind, files, &entry.options, &cx)
-            .with_context(|| format!("source '{}' of the plan", entry.name))?
-        {
-            let name = source.name().to_string();
-            inputs.push(Input {
-                mapper: Mapper::new(&plan, Some(entry), &name, rank_hosts.clone()),
-                source,
-                group: entry.name.clone(),
-                synchronized: entry.synchronized,
-                origin,
-            });
-        }
+    if let Some(sync) = &args.sync {
+        job.sync(sync, args.sync_unit);
     }
-    if inputs.is_empty() {
-        bail!(
-            "nothing to merge: no source has a file (give them on the command line or in the plan)"
-        );
-    }
-
-    let mut opts = MergeOptions::default();
-    opts.separate_groups = true;
-    opts.origin = match args.origin.as_str() {
+    job.origin(match args.origin.as_str() {
         "earliest" => Origin::Earliest,
         "absolute" => Origin::At(0),
         o => bail!("--origin: '{o}' is neither 'earliest' nor 'absolute'"),
-    };
-    if let Some(sync) = &args.sync {
-        let table = SyncTable::read(sync, args.sync_unit)?;
-        let mut corrections: HashMap<String, Correct> = HashMap::new();
-        for host in table.hosts() {
-            let c = table.correction(host).expect("a host of the table");
-            corrections.insert(host.to_string(), Arc::new(move |t| c.apply(t)));
-        }
-        opts.corrections = corrections;
-    }
-
-    let mut wopts = WriterOptions::default();
-    wopts.decimals = args.decimals;
-    wopts.comment = Some(format!(
-        "merged by trama {} from {} sources with plan {}",
-        env!("CARGO_PKG_VERSION"),
-        inputs.len(),
-        args.plan.display()
-    ));
-    let mut dialect = Dialect::standard();
-    for input in &inputs {
-        for x in input.source.extra_fields() {
-            let ty =
-                trama_events::FieldType::from_name(x.field_type.as_bytes()).ok_or_else(|| {
-                    anyhow!(
-                        "{}: unknown field type '{}'",
-                        input.source.name(),
-                        x.field_type
-                    )
-                })?;
-            dialect = dialect.with_extras(x.kind, &[(x.name.as_str(), ty)]);
-        }
-    }
-
-    let to_ptb = args.output.extension().is_some_and(|e| e == "ptb");
-    let text_path = if to_ptb {
-        let mut p = args.output.clone().into_os_string();
-        p.push(".partial.paje");
-        Some(PathBuf::from(p))
-    } else {
-        None
-    };
-    let out: Box<dyn Write> = if args.output.as_os_str() == "-" {
-        Box::new(BufWriter::with_capacity(1 << 16, std::io::stdout().lock()))
-    } else {
-        let p = text_path.as_ref().unwrap_or(&args.output);
-        Box::new(BufWriter::with_capacity(
-            1 << 16,
-            File::create(p).map_err(|e| anyhow!("cannot create {}: {e}", p.display()))?,
-        ))
-    };
-    let mut writer = PajeWriter::new(out, dialect, wopts)?;
+    });
+    job.decimals(args.decimals);
     let bar =
         (!args.no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
             let b = indicatif::ProgressBar::new_spinner();
@@ -248,39 +103,55 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
             );
             b
         });
-    let stats = merge(inputs, &plan.levels(), &opts, &mut writer, &mut |n| {
-        if let Some(b) = &bar {
+    let mut notes = |n: String| eprintln!("trama merge: note: {n}");
+    let shown = bar.clone();
+    let mut progress = move |n| {
+        if let Some(b) = &shown {
             b.set_position(n);
         }
-    });
+    };
+    let stats = if args.output.extension().is_some_and(|e| e == "ptb") {
+        // The text goes through a pipe into the converter; the merge's
+        // result comes back once the pipe is closed.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let pipe = trama_open::TextPipe::spawn("trama-merge", move |w| {
+            let mut notes = |n: String| eprintln!("trama merge: note: {n}");
+            let r = job.run(BufWriter::with_capacity(1 << 16, w), &mut notes, &mut progress);
+            let _ = tx.send(r);
+            Ok(())
+        })?;
+        let text = args.output.display().to_string();
+        let converted = trama_open::open_reader(text, pipe)
+            .map_err(anyhow::Error::from)
+            .and_then(|opened| {
+                crate::convert::write(
+                    opened,
+                    &trama_open::LoadOptions::default(),
+                    &args.output,
+                    trama_convert::ConvertOptions::default(),
+                    false,
+                )
+            });
+        // A failed merge cuts the text short: it is the cause.
+        let merged = rx.recv().expect("the merge reports its end")?;
+        converted?;
+        Ok(merged)
+    } else {
+        let out: Box<dyn Write> = if args.output.as_os_str() == "-" {
+            Box::new(BufWriter::with_capacity(1 << 16, std::io::stdout().lock()))
+        } else {
+            Box::new(BufWriter::with_capacity(
+                1 << 16,
+                File::create(&args.output)
+                    .map_err(|e| anyhow!("cannot create {}: {e}", args.output.display()))?,
+            ))
+        };
+        job.run(out, &mut notes, &mut progress)
+    };
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let stats = match stats {
-        Ok(s) => s,
-        Err(e) => {
-            drop(writer);
-            if let Some(p) = text_path
-                .as_ref()
-                .or((args.output.as_os_str() != "-").then_some(&args.output))
-            {
-                let _ = std::fs::remove_file(p);
-            }
-            return Err(e.into());
-        }
-    };
-    writer.finish()?.flush()?;
-    if let Some(text) = &text_path {
-        let read = crate::ReadArgs::for_file(text);
-        let r = crate::convert::convert(
-            &read,
-            &args.output,
-            Some(trama_convert::Target::Ptb),
-            trama_convert::ConvertOptions::default(),
-        );
-        let _ = std::fs::remove_file(text);
-        r?;
-    }
+    let stats = stats?;
     eprintln!(
         "trama merge: {} records from {} sources written{}",
         stats.written,

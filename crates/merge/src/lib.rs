@@ -8,10 +8,12 @@
 
 #![deny(missing_docs)]
 
+mod job;
 mod merge;
 pub mod plan;
 mod unify;
 
+pub use job::{Job, JobError};
 pub use merge::{merge, Correct, Input, MergeOptions, MergeStats, Origin};
 pub use plan::{parse_seconds, Plan, SourcePlan};
 pub use unify::Mapper;
