@@ -118,10 +118,12 @@ pub fn draw(
     opts: &ViewOptions,
     out: &mut dyn Write,
 ) -> Result<(), ViewError> {
-    let mut st = SpaceTimeOptions::default();
-    st.width = opts.width;
-    st.height = opts.height;
-    st.window = Some((window.start, window.end));
+    let mut st = SpaceTimeOptions {
+        width: opts.width,
+        height: opts.height,
+        window: Some((window.start, window.end)),
+        ..SpaceTimeOptions::default()
+    };
     if let Some(level) = &opts.order {
         let o =
             order(trace, window, level).ok_or_else(|| ViewError::UnknownOrder(level.clone()))?;
@@ -188,42 +190,46 @@ pub fn draw_traffic_matrix(
     for p in &m.pairs {
         values[idx(&p.from)][idx(&p.to)] = p.count as f64;
     }
-    let mut h = Heatmap::default();
-    h.title = format!(
-        "Messages from row to column, [{}, {}]",
-        m.window.start, m.window.end
-    );
-    h.rows = m.containers.clone();
-    h.cols = m.containers.clone();
-    h.values = values;
-    h.min = opts.min;
-    h.max = opts.max;
+    let h = Heatmap {
+        title: format!(
+            "Messages from row to column, [{}, {}]",
+            m.window.start, m.window.end
+        ),
+        rows: m.containers.clone(),
+        cols: m.containers.clone(),
+        values,
+        min: opts.min,
+        max: opts.max,
+        ..Heatmap::default()
+    };
     heatmap(&h, out)
 }
 
 /// The wait matrix: each row's waiting for each column (and in total), as
 /// a share of its time.
 pub fn draw_wait_matrix(m: &WaitMatrix, opts: &ViewOptions, out: &mut dyn Write) -> io::Result<()> {
-    let mut h = Heatmap::default();
-    h.title = format!(
-        "Waiting of each row for each column, % of its time, [{}, {}]",
-        m.window.start, m.window.end
-    );
-    h.rows = m.rows.iter().map(|r| r.container.clone()).collect();
-    h.cols = m.senders.clone();
-    h.cols.push("total".into());
-    h.values = m
-        .rows
-        .iter()
-        .map(|r| {
-            let mut v = r.share_of_time.clone();
-            v.push(r.waiting_share);
-            v
-        })
-        .collect();
-    h.min = opts.min;
-    h.max = opts.max;
-    h.percent = true;
+    let mut cols = m.senders.clone();
+    cols.push("total".into());
+    let h = Heatmap {
+        title: format!(
+            "Waiting of each row for each column, % of its time, [{}, {}]",
+            m.window.start, m.window.end
+        ),
+        rows: m.rows.iter().map(|r| r.container.clone()).collect(),
+        cols,
+        values: m
+            .rows
+            .iter()
+            .map(|r| {
+                let mut v = r.share_of_time.clone();
+                v.push(r.waiting_share);
+                v
+            })
+            .collect(),
+        min: opts.min,
+        max: opts.max,
+        percent: true,
+    };
     heatmap(&h, out)
 }
 
