@@ -92,7 +92,8 @@ pub fn stats(args: &ReadArgs, s: &StatsSettings, out: &mut dyn Write) -> anyhow:
     }
     let w = window.resolve(&trace);
     trama_report::stats(&trace, analysis, w, &opts, out).map_err(|e| match e {
-        // As they are: a broken pipe ends the output quietly.
+        // The errors themselves, as main looks for an io::Error in the
+        // chain (a broken pipe ends the output quietly).
         trama_report::Error::Io(e) => anyhow::Error::from(e),
         trama_report::Error::Json(e) => anyhow::Error::from(e),
         e => anyhow::Error::from(e),
