@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
-use trama_sim::{ContainerId, Trace, TypeId, TypeKind};
+use trama_sim::{ContainerId, EntityRef, ListId, Trace, TypeId, TypeKind};
 
 use crate::window::Window;
 
@@ -89,6 +89,26 @@ fn cname(trace: &Trace, c: ContainerId) -> String {
     String::from_utf8_lossy(trace.model.str(trace.model.container(c).name)).into_owned()
 }
 
+/// Every link with both ends, list by list: the link, its start
+/// container and its end container.
+pub(crate) fn links(
+    trace: &Trace,
+) -> impl Iterator<Item = (EntityRef<'_>, ContainerId, ContainerId)> + '_ {
+    trace
+        .model
+        .lists
+        .iter()
+        .enumerate()
+        .filter(|(_, info)| info.kind == TypeKind::Link)
+        .flat_map(move |(l, _)| {
+            (0..trace.lists[l].len()).filter_map(move |i| {
+                let e = trace.entity(ListId(l as u32), i);
+                let (from, to) = (e.from?, e.to?);
+                Some((e, from, to))
+            })
+        })
+}
+
 /// Every message in the window: (from, to, start, end, size).
 fn messages<'a>(
     trace: &'a Trace,
@@ -96,28 +116,17 @@ fn messages<'a>(
     size_field: Option<&'a str>,
 ) -> impl Iterator<Item = (ContainerId, ContainerId, f64, f64, Option<f64>)> + 'a {
     let m = &trace.model;
-    m.lists
-        .iter()
-        .enumerate()
-        .filter(|(_, info)| info.kind == TypeKind::Link)
-        .flat_map(move |(l, _)| {
-            let cols = &trace.lists[l];
-            (0..cols.len()).filter_map(move |i| {
-                let (s, e) = (cols.start[i], cols.end[i]);
-                if !window.overlaps(s, e) {
-                    return None;
-                }
-                let ent = trace.entity(trama_sim::ListId(l as u32), i);
-                let (from, to) = (ent.from?, ent.to?);
-                let size = size_field.and_then(|f| {
-                    ent.extras
-                        .chunks_exact(2)
-                        .find(|p| m.str(p[0]) == f.as_bytes())
-                        .and_then(|p| std::str::from_utf8(m.str(p[1])).ok())
-                        .and_then(|v| v.trim().trim_matches('"').parse::<f64>().ok())
-                });
-                Some((from, to, s, e, size))
-            })
+    links(trace)
+        .filter(|(e, _, _)| window.overlaps(e.start, e.end))
+        .map(move |(e, from, to)| {
+            let size = size_field.and_then(|f| {
+                e.extras
+                    .chunks_exact(2)
+                    .find(|p| m.str(p[0]) == f.as_bytes())
+                    .and_then(|p| std::str::from_utf8(m.str(p[1])).ok())
+                    .and_then(|v| v.trim().trim_matches('"').parse::<f64>().ok())
+            });
+            (from, to, e.start, e.end, size)
         })
 }
 

@@ -12,8 +12,9 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use trama_sim::{ContainerId, ListId, Trace, TypeKind};
+use trama_sim::{ContainerId, Trace};
 
+use crate::comm::links;
 use crate::window::Window;
 
 /// A node of [`Graph`].
@@ -55,18 +56,8 @@ pub struct Graph {
 pub fn graph(trace: &Trace, window: Window, iterations: usize) -> Graph {
     let m = &trace.model;
     let mut weight: HashMap<(ContainerId, ContainerId), u64> = HashMap::new();
-    for (l, info) in m.lists.iter().enumerate() {
-        if info.kind != TypeKind::Link {
-            continue;
-        }
-        for i in 0..trace.lists[l].len() {
-            let e = trace.entity(ListId(l as u32), i);
-            let (Some(a), Some(b)) = (e.from, e.to) else {
-                continue;
-            };
-            if a == b || !window.overlaps(e.start, e.end) {
-                continue;
-            }
+    for (e, a, b) in links(trace) {
+        if a != b && window.overlaps(e.start, e.end) {
             *weight.entry((a.min(b), a.max(b))).or_default() += 1;
         }
     }

@@ -18,9 +18,14 @@
 //!   force-directed (Fruchterman–Reingold) layout.
 //! - [`wait_matrix`]: who waited for whom: waiting states attributed to the
 //!   sender of the last message received during them.
+//! - [`states_at`] and [`dominant_states`]: one state value per container,
+//!   at an instant or over the window.
+//! - [`TimeWindow`]: a window as asked for (`START:END`, either side open),
+//!   resolved against a trace into a [`Window`].
 #![deny(missing_docs)]
 
 mod comm;
+mod dominant;
 mod graph;
 mod slices;
 mod states;
@@ -28,8 +33,9 @@ mod wait;
 mod window;
 
 pub use comm::{comm_matrix, order, CommMatrix, CommPair, OrderedHost, Ordering};
+pub use dominant::{dominant_states, find_value, states_at, ContainerState};
 pub use graph::{graph, Edge, Graph, Node};
 pub use slices::{instants, kiviat, slice_count, slices, Kiviat, SliceRow, Slices};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};
 pub use wait::{wait_matrix, WaitMatrix, WaitRow, UNATTRIBUTED};
-pub use window::Window;
+pub use window::{TimeWindow, Window, WindowError};

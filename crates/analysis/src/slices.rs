@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use trama_sim::{ContainerId, ListId, Trace, TypeKind, ValueId};
 
-use crate::comm::{ancestor, container_type};
+use crate::comm::{ancestor, container_type, links};
 use crate::window::Window;
 
 /// One container in one slice.
@@ -212,22 +212,13 @@ pub fn kiviat(trace: &Trace, window: Window, level: &str, at: &[f64]) -> Option<
     let col: HashMap<ContainerId, usize> = hosts.iter().enumerate().map(|(i, c)| (*c, i)).collect();
     // Off-host messages: (start, sender's host column).
     let mut msgs: Vec<(f64, usize)> = Vec::new();
-    for (l, info) in m.lists.iter().enumerate() {
-        if info.kind != TypeKind::Link {
+    for (e, from, to) in links(trace) {
+        let (Some(a), Some(b)) = (ancestor(trace, from, host_ty), ancestor(trace, to, host_ty))
+        else {
             continue;
-        }
-        for i in 0..trace.lists[l].len() {
-            let e = trace.entity(ListId(l as u32), i);
-            let (Some(from), Some(to)) = (e.from, e.to) else {
-                continue;
-            };
-            let (Some(a), Some(b)) = (ancestor(trace, from, host_ty), ancestor(trace, to, host_ty))
-            else {
-                continue;
-            };
-            if a != b && e.start >= window.start && e.start <= window.end {
-                msgs.push((e.start, col[&a]));
-            }
+        };
+        if a != b && e.start >= window.start && e.start <= window.end {
+            msgs.push((e.start, col[&a]));
         }
     }
     msgs.sort_by(|x, y| x.0.total_cmp(&y.0));

@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use trama_sim::{ContainerId, Trace, TypeKind};
 
+use crate::comm::links;
 use crate::window::Window;
 
 /// Column name of waits no link explains.
@@ -82,17 +83,8 @@ pub fn wait_matrix(trace: &Trace, window: Window, patterns: &[String]) -> WaitMa
         .collect();
     // Links ending on each container: (end time, sender), sorted.
     let mut arrivals: HashMap<ContainerId, Vec<(f64, ContainerId)>> = HashMap::new();
-    for (l, info) in m.lists.iter().enumerate() {
-        if info.kind != TypeKind::Link {
-            continue;
-        }
-        let cols = &trace.lists[l];
-        for i in 0..cols.len() {
-            let e = trace.entity(trama_sim::ListId(l as u32), i);
-            if let (Some(from), Some(to)) = (e.from, e.to) {
-                arrivals.entry(to).or_default().push((e.end, from));
-            }
-        }
+    for (e, from, to) in links(trace) {
+        arrivals.entry(to).or_default().push((e.end, from));
     }
     for v in arrivals.values_mut() {
         v.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -56,3 +56,126 @@ impl Window {
         b >= self.start && a <= self.end
     }
 }
+
+/// A time window as asked for: either side may be open (`None`), to be
+/// resolved against a trace's bounds ([`TimeWindow::resolve`]). Parses
+/// from `START:END` (`--window T1:T2`), either side may be empty.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TimeWindow {
+    /// Start; `None`: the trace's start.
+    pub start: Option<f64>,
+    /// End; `None`: the trace's end.
+    pub end: Option<f64>,
+}
+
+/// Why a `START:END` window does not parse.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WindowError {
+    /// No `:`.
+    #[error("--window must be START:END (either may be empty), not '{0}'")]
+    NoColon(String),
+    /// A side that is neither empty nor a number.
+    #[error("--window: '{0}' is not a number")]
+    NotANumber(String),
+    /// The end before the start.
+    #[error("--window: the end {end} is before the start {start}")]
+    EndBeforeStart {
+        /// The start.
+        start: f64,
+        /// The end.
+        end: f64,
+    },
+}
+
+impl TimeWindow {
+    /// `[start, end]`, either side open when `None`.
+    pub fn new(start: Option<f64>, end: Option<f64>) -> TimeWindow {
+        TimeWindow { start, end }
+    }
+
+    /// Parses an optional `START:END` (`None`: the whole trace).
+    pub fn parse_opt(s: Option<&str>) -> Result<TimeWindow, WindowError> {
+        s.map_or(Ok(TimeWindow::default()), str::parse)
+    }
+
+    /// What a trace loader reads: `None` for the whole trace, else the
+    /// bounds with an open side infinite.
+    pub fn bounds(&self) -> Option<(f64, f64)> {
+        (self.start.is_some() || self.end.is_some()).then(|| {
+            (
+                self.start.unwrap_or(f64::NEG_INFINITY),
+                self.end.unwrap_or(f64::INFINITY),
+            )
+        })
+    }
+
+    /// The closed window over `trace`: open sides at its bounds.
+    pub fn resolve(&self, trace: &Trace) -> Window {
+        Window::new(trace, self.start, self.end)
+    }
+}
+
+impl std::str::FromStr for TimeWindow {
+    type Err = WindowError;
+
+    fn from_str(s: &str) -> Result<TimeWindow, WindowError> {
+        let (a, b) = s
+            .split_once(':')
+            .ok_or_else(|| WindowError::NoColon(s.to_string()))?;
+        let num = |x: &str| -> Result<Option<f64>, WindowError> {
+            if x.trim().is_empty() {
+                return Ok(None);
+            }
+            x.trim()
+                .parse::<f64>()
+                .map(Some)
+                .map_err(|_| WindowError::NotANumber(x.to_string()))
+        };
+        let (start, end) = (num(a)?, num(b)?);
+        if let (Some(start), Some(end)) = (start, end) {
+            if end < start {
+                return Err(WindowError::EndBeforeStart { start, end });
+            }
+        }
+        Ok(TimeWindow { start, end })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_parse_with_either_side_open() {
+        let w = |s: &str| s.parse::<TimeWindow>();
+        assert_eq!(w("1:2"), Ok(TimeWindow::new(Some(1.0), Some(2.0))));
+        assert_eq!(w(" :2.5"), Ok(TimeWindow::new(None, Some(2.5))));
+        assert_eq!(w("-1:"), Ok(TimeWindow::new(Some(-1.0), None)));
+        assert_eq!(w(":"), Ok(TimeWindow::default()));
+        assert_eq!(TimeWindow::parse_opt(None), Ok(TimeWindow::default()));
+    }
+
+    #[test]
+    fn bad_windows_are_named() {
+        let e = |s: &str| s.parse::<TimeWindow>().unwrap_err().to_string();
+        assert_eq!(
+            e("5"),
+            "--window must be START:END (either may be empty), not '5'"
+        );
+        assert_eq!(e("1:x "), "--window: 'x ' is not a number");
+        assert_eq!(e("3:1"), "--window: the end 1 is before the start 3");
+    }
+
+    #[test]
+    fn bounds_are_none_for_the_whole_trace_and_open_sides_infinite() {
+        assert_eq!(TimeWindow::default().bounds(), None);
+        assert_eq!(
+            TimeWindow::new(Some(1.0), None).bounds(),
+            Some((1.0, f64::INFINITY))
+        );
+        assert_eq!(
+            TimeWindow::new(None, Some(2.0)).bounds(),
+            Some((f64::NEG_INFINITY, 2.0))
+        );
+    }
+}

@@ -7,7 +7,7 @@ use trama_sim::Trace;
 mod common;
 
 fn trace() -> Trace {
-    common::simulate(common::LINKS, true)
+    common::simulate(&common::links(), true)
 }
 
 #[test]

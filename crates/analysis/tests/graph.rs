@@ -6,7 +6,7 @@ use trama_analysis::{graph, Window};
 
 #[test]
 fn edges_are_undirected_and_weighted() {
-    let t = common::simulate(common::LINKS, false);
+    let t = common::simulate(&common::links(), false);
     let g = graph(&t, Window::of(&t), 100);
     let names: Vec<&str> = g.nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, ["proc1", "proc2", "proc3"]);
@@ -28,17 +28,13 @@ fn edges_are_undirected_and_weighted() {
 /// up apart: every inside distance is below every across distance.
 #[test]
 fn the_layout_separates_clusters() {
-    let mut text = String::from(
-        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeDefineLinkType 1\n% Alias string\n% Type string\n% StartContainerType string\n\
-         % EndContainerType string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n\
-         % Name string\n%EndEventDef\n\
-         %EventDef PajeStartLink 3\n% Time date\n% Type string\n% Container string\n% StartContainer string\n\
-         % Value string\n% Key string\n%EndEventDef\n\
-         %EventDef PajeEndLink 4\n% Time date\n% Type string\n% Container string\n% EndContainer string\n\
-         % Value string\n% Key string\n%EndEventDef\n0 P 0 P\n1 L 0 P P L\n",
-    );
+    let mut text = common::defs(&[
+        "PajeDefineContainerType",
+        "PajeDefineLinkType",
+        "PajeCreateContainer",
+        "PajeStartLink",
+        "PajeEndLink",
+    ]) + "0 P 0 P\n1 L 0 P P L\n";
     for i in 0..8 {
         text.push_str(&format!("2 0 p{i} P 0 p{i}\n"));
     }

@@ -7,7 +7,7 @@ use trama_analysis::{kiviat, slices, Window};
 /// A [0,4] with B [1,3] on it, then A [5,6].
 fn nested() -> trama_sim::Trace {
     let body = "3 0 S p1 A\n3 1 S p1 B\n4 3 S p1\n4 4 S p1\n3 5 S p1 A\n4 6 S p1\n";
-    common::simulate(&format!("{}{body}", common::STATE_HEADER), false)
+    common::simulate(&format!("{}{body}", common::state_header()), false)
 }
 
 #[test]
@@ -30,7 +30,7 @@ fn exclusive_time_per_slice() {
 
 #[test]
 fn messages_per_slice_and_kiviat() {
-    let t = common::simulate(common::LINKS, false);
+    let t = common::simulate(&common::links(), false);
     let s = slices(&t, Window::of(&t), 3);
     let get = |k: usize, c: &str| {
         s.rows

@@ -7,7 +7,7 @@ use trama_analysis::{time_per_state, StateRow, Window};
 use trama_sim::Trace;
 
 pub fn trace(body: &str) -> Trace {
-    common::simulate(&format!("{}{body}", common::STATE_HEADER), false)
+    common::simulate(&format!("{}{body}", common::state_header()), false)
 }
 
 fn row<'a>(rows: &'a [StateRow], container: &str, value: &str) -> &'a StateRow {

@@ -6,58 +6,18 @@ use trama_sim::Trace;
 
 mod common;
 
-pub const TRACE: &str = "\
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 2
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 3
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajePushState 4
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePopState 5
-% Time date
-% Type string
-% Container string
-%EndEventDef
-%EventDef PajeStartLink 6
-% Time date
-% Type string
-% Container string
-% StartContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeEndLink 7
-% Time date
-% Type string
-% Container string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
+/// Three processes, a state type and a link type.
+pub fn text() -> String {
+    common::defs(&[
+        "PajeDefineContainerType",
+        "PajeDefineStateType",
+        "PajeDefineLinkType",
+        "PajeCreateContainer",
+        "PajePushState",
+        "PajePopState",
+        "PajeStartLink",
+        "PajeEndLink",
+    ]) + "\
 0 P 0 Proc
 1 S P State
 2 L 0 P P Msg
@@ -77,10 +37,11 @@ pub const TRACE: &str = "\
 4 4 S p1 Wait
 5 5 S p1
 4 6 S p3 Compute
-";
+"
+}
 
 fn trace() -> Trace {
-    common::simulate(TRACE, false)
+    common::simulate(&text(), false)
 }
 
 fn close(a: &[f64], b: &[f64]) {

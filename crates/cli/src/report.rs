@@ -1,138 +1,18 @@
 //! `trama report`: one self-contained HTML file with a summary and every view.
 
-use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use trama_sim::TypeKind;
-use trama_views::SpaceTimeOptions;
 
-use crate::render::{draw, RenderSettings, View};
 use crate::run::load_trace;
 use crate::ReadArgs;
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 pub fn report(args: &ReadArgs, output: &Path, level: Option<String>) -> anyhow::Result<ExitCode> {
     let trace = load_trace(args, false, None)?;
-    let m = &trace.model;
-    let w = trama_analysis::Window::of(&trace);
     let name = trama_input::Source::from_arg(args.file.as_deref()).display_name();
-    // The host level: given, or the first container type with children types.
-    let level = level.or_else(|| {
-        m.types_depth_first().into_iter().find_map(|t| {
-            let ty = m.ty(t);
-            (t != trama_sim::TypeId::ROOT
-                && ty.kind == TypeKind::Container
-                && ty
-                    .children
-                    .iter()
-                    .any(|c| m.ty(*c).kind == TypeKind::Container))
-            .then(|| String::from_utf8_lossy(m.str(ty.name)).into_owned())
-        })
-    });
-    let mut counts = [0usize; 5];
-    for (l, info) in m.lists.iter().enumerate() {
-        let i = match info.kind {
-            TypeKind::State => 0,
-            TypeKind::Event => 1,
-            TypeKind::Variable => 2,
-            TypeKind::Link => 3,
-            TypeKind::Container => 4,
-        };
-        counts[i] += trace.lists[l].len();
-    }
-    let mut html = String::new();
-    let _ = write!(
-        html,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>trama report: {t}</title>\
-         <style>body{{font-family:sans-serif;margin:2em;color:#222}}h2{{margin-top:2em}}\
-         table{{border-collapse:collapse}}td,th{{padding:2px 10px;text-align:right;border-bottom:1px solid #eee}}\
-         td:first-child,th:first-child{{text-align:left}}.view{{overflow-x:auto}}</style></head><body>\
-         <h1>{t}</h1><table>\
-         <tr><td>time span</td><td>{s} – {e}</td></tr>\
-         <tr><td>containers</td><td>{c}</td></tr>\
-         <tr><td>states</td><td>{st}</td></tr><tr><td>events</td><td>{ev}</td></tr>\
-         <tr><td>variable values</td><td>{va}</td></tr><tr><td>links</td><td>{li}</td></tr></table>",
-        t = esc(&name),
-        s = w.start,
-        e = w.end,
-        c = m.containers.len() - 1,
-        st = counts[0],
-        ev = counts[1],
-        va = counts[2],
-        li = counts[3],
-    );
-    let settings = RenderSettings {
-        view: View::SpaceTime,
-        output: output.to_path_buf(),
-        window: None,
-        width: 1600,
-        height: None,
-        order: None,
-        level: level.clone(),
-        min: None,
-        max: None,
-        process: None,
-        at: None,
-    };
-    let mut opts = SpaceTimeOptions::default();
-    opts.width = 1600;
-    opts.window = Some((w.start, w.end));
-    let views = [
-        (View::SpaceTime, "Space-time view"),
-        (View::TrafficMatrix, "Messages between processes"),
-        (View::WaitMatrix, "Who waited for whom"),
-        (View::Graph, "Communication graph"),
-        (View::Kiviat, "Network share per host"),
-        (View::Mapping, "Processes by host"),
-        (View::Process, "One process in detail"),
-    ];
-    for (view, title) in views {
-        if matches!(view, View::Kiviat | View::Mapping) && level.is_none() {
-            continue;
-        }
-        let mut svg = Vec::new();
-        match draw(&trace, view, w, &opts, &settings, &mut svg) {
-            Ok(()) => {
-                let _ = write!(
-                    html,
-                    "<h2>{title}</h2><div class=\"view\">{}</div>",
-                    String::from_utf8_lossy(&svg)
-                );
-            }
-            Err(e) => {
-                let _ = write!(
-                    html,
-                    "<h2>{title}</h2><p>Not drawn: {}</p>",
-                    esc(&e.to_string())
-                );
-            }
-        }
-    }
-    // Time per state, rolled up to the host level when there is one.
-    if let Some(s) = trama_analysis::time_per_state(&trace, w, level.as_deref()) {
-        html.push_str("<h2>Time per state</h2><table><tr><th>container</th><th>state</th><th>value</th><th>count</th><th>exclusive (s)</th><th>share</th></tr>");
-        for r in &s.rows {
-            let _ = write!(
-                html,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.6}</td><td>{:.1} %</td></tr>",
-                esc(&r.container),
-                esc(&r.state_type),
-                esc(&r.value),
-                r.count,
-                r.exclusive,
-                100.0 * r.share
-            );
-        }
-        html.push_str("</table>");
-    }
-    html.push_str("<p>Made by trama.</p></body></html>\n");
+    let mut html = Vec::new();
+    trama_report::html_report(&trace, &name, level.as_deref(), &mut html)?;
     std::fs::write(output, html).with_context(|| format!("writing {}", output.display()))?;
     std::mem::forget(trace);
     Ok(ExitCode::SUCCESS)

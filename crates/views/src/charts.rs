@@ -28,6 +28,16 @@ pub struct Heatmap {
     pub percent: bool,
 }
 
+/// Opens a picture of `w` × `h` pixels on white, with `title` in bold at
+/// its top left.
+fn open(o: &mut String, w: f64, h: f64, title: &str) {
+    let _ = writeln!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/><text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
+        esc(title)
+    );
+}
+
 /// The gradient from dark blue (low) to yellow (high), as seed 002's
 /// matrices: below `min` black, above `max` white.
 fn shade(v: f64, min: f64, max: f64) -> String {
@@ -181,11 +191,7 @@ pub fn process_graph(
     let px = |v: f64| pad + v * (s - 2.0 * pad);
     let wmax = edges.iter().map(|e| e.2).max().unwrap_or(1).max(1) as f64;
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{s:.0}\" height=\"{s:.0}\" viewBox=\"0 0 {s:.0} {s:.0}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/><text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
-        esc(title)
-    );
+    open(&mut o, s, s, title);
     o.push_str("<g stroke=\"#4e79a7\" stroke-opacity=\"0.6\">");
     for &(a, b, w) in edges {
         let (na, nb) = (&nodes[a], &nodes[b]);
@@ -239,13 +245,7 @@ pub fn kiviat_chart(
         .fold(0.0f64, f64::max)
         .max(1e-9);
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{s:.0}\" height=\"{:.0}\" viewBox=\"0 0 {s:.0} {:.0}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/><text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
-        s + 20.0,
-        s + 20.0,
-        esc(title)
-    );
+    open(&mut o, s, s + 20.0, title);
     for ring in 1..=4 {
         let rr = r * ring as f64 / 4.0;
         let _ = write!(
@@ -316,13 +316,7 @@ pub fn mapping_chart(
         .clamp(22.0, 70.0)
         .min(s / 5.0);
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{s:.0}\" height=\"{:.0}\" viewBox=\"0 0 {s:.0} {:.0}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/><text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
-        s + 60.0,
-        s + 60.0,
-        esc(title)
-    );
+    open(&mut o, s, s + 60.0, title);
     let mut legend: Vec<(String, String)> = Vec::new();
     for (i, (h, procs)) in hosts.iter().enumerate() {
         let a = -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * i as f64 / n;
@@ -396,11 +390,7 @@ pub fn process_detail(
 ) -> io::Result<()> {
     let (w, h) = (900.0, 420.0);
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/><text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
-        esc(title)
-    );
+    open(&mut o, w, h, title);
     // Bars: waiting per partner.
     let _ = write!(
         o,

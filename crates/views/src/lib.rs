@@ -22,10 +22,17 @@
 //!   [`mapping_chart`]: hosts around a circle with their processes coloured;
 //!   [`process_detail`]: one process's waiting per partner and time per
 //!   state.
+//!
+//! The views of analysis results take the types of [`trama_analysis`]:
+//! [`draw_traffic_matrix`] ([`trama_analysis::CommMatrix`]),
+//! [`draw_wait_matrix`], [`draw_graph`], [`draw_kiviat`], [`draw_mapping`]
+//! and [`draw_process`]; [`draw`] computes the analysis a [`View`] shows and
+//! draws it, with [`ViewOptions`].
 #![deny(missing_docs)]
 
 mod charts;
 mod color;
+mod draw;
 mod space_time;
 mod svg;
 
@@ -33,5 +40,9 @@ pub use charts::{
     heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,
 };
 pub use color::color;
+pub use draw::{
+    draw, draw_graph, draw_kiviat, draw_mapping, draw_process, draw_traffic_matrix,
+    draw_wait_matrix, order_rows, View, ViewError, ViewOptions,
+};
 pub use space_time::{space_time, SpaceTimeOptions};
 pub use svg::svg_to_png;

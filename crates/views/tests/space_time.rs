@@ -4,19 +4,11 @@
 
 use std::path::Path;
 
-use trama_paje::{read_paje, ReaderOptions};
-use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
+use common::simulate;
+use trama_sim::Trace;
 use trama_views::{space_time, svg_to_png, SpaceTimeOptions};
 
-fn simulate(text: &str) -> Trace {
-    let mut sim = Simulator::new(TraceBuilder::default(), SimOptions::default());
-    read_paje(text.as_bytes(), &ReaderOptions::default(), |ev| {
-        sim.event(&ev)
-    })
-    .expect("valid");
-    let (model, sink, warnings) = sim.finish().expect("valid");
-    sink.into_trace(model, warnings)
-}
+mod common;
 
 fn render(t: &Trace, opts: &SpaceTimeOptions) -> String {
     let mut out = Vec::new();

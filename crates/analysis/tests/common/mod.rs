@@ -17,87 +17,79 @@ pub fn simulate(text: &str, keep_extras: bool) -> Trace {
     sink.into_trace(model, warnings)
 }
 
+/// The `%EventDef` block of each event, numbered from 0 in order, with
+/// the fields the tests use; words after an event's name are more fields
+/// (strings), e.g. `"PajeStartLink Size"`.
+pub fn defs(events: &[&str]) -> String {
+    let mut s = String::new();
+    for (code, spec) in events.iter().enumerate() {
+        let mut words = spec.split(' ');
+        let name = words.next().unwrap_or_default();
+        let fields: &[&str] = match name {
+            "PajeDefineContainerType" | "PajeDefineStateType" => &["Alias", "Type", "Name"],
+            "PajeDefineLinkType" => &[
+                "Alias",
+                "Type",
+                "StartContainerType",
+                "EndContainerType",
+                "Name",
+            ],
+            "PajeCreateContainer" => &["Time", "Alias", "Type", "Container", "Name"],
+            "PajePushState" => &["Time", "Type", "Container", "Value"],
+            "PajePopState" => &["Time", "Type", "Container"],
+            "PajeStartLink" => &[
+                "Time",
+                "Type",
+                "Container",
+                "StartContainer",
+                "Value",
+                "Key",
+            ],
+            "PajeEndLink" => &["Time", "Type", "Container", "EndContainer", "Value", "Key"],
+            _ => panic!("no fields known for {name}"),
+        };
+        s.push_str(&format!("%EventDef {name} {code}\n"));
+        for f in fields.iter().copied().chain(words) {
+            let ty = if f == "Time" { "date" } else { "string" };
+            s.push_str(&format!("% {f} {ty}\n"));
+        }
+        s.push_str("%EndEventDef\n");
+    }
+    s
+}
+
 /// Two kinds of containers (Host > Proc), a state type, hosts h1 with p1
 /// and p2: append state events (`3` push, `4` pop, on type S).
 #[allow(dead_code)]
-pub const STATE_HEADER: &str = "\
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajePushState 3
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePopState 4
-% Time date
-% Type string
-% Container string
-%EndEventDef
+pub fn state_header() -> String {
+    defs(&[
+        "PajeDefineContainerType",
+        "PajeDefineStateType",
+        "PajeCreateContainer",
+        "PajePushState",
+        "PajePopState",
+    ]) + "\
 0 H 0 Host
 0 P H Proc
 1 S P State
 2 0 h1 H 0 host1
 2 0 p1 P h1 proc1
 2 0 p2 P h1 proc2
-";
+"
+}
 
 /// Two hosts (h1: p1, p2; h2: p3) and four messages with a Size field:
 /// k1 p1→p3 [1,2] 100 B, k2 p1→p3 [2,5] 300 B, k3 p2→p1 [3,4], k4 p3→p1
 /// [6,6] (its end given first, size "x").
 #[allow(dead_code)]
-pub const LINKS: &str = "\
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 1
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeStartLink 3
-% Time date
-% Type string
-% Container string
-% StartContainer string
-% Value string
-% Key string
-% Size string
-%EndEventDef
-%EventDef PajeEndLink 4
-% Time date
-% Type string
-% Container string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
+pub fn links() -> String {
+    defs(&[
+        "PajeDefineContainerType",
+        "PajeDefineLinkType",
+        "PajeCreateContainer",
+        "PajeStartLink Size",
+        "PajeEndLink",
+    ]) + "\
 0 H 0 Host
 0 P H Proc
 1 L 0 P P Msg
@@ -114,4 +106,5 @@ pub const LINKS: &str = "\
 4 5 L 0 p3 m k2
 4 6 L 0 p1 m k4
 3 6 L 0 p3 m k4 x
-";
+"
+}

@@ -1,0 +1,95 @@
+//! One state value per container: the state on top of its stack at an
+//! instant ([`states_at`]), or its dominant state over a window
+//! ([`dominant_states`]): the value with the most exclusive time (see
+//! [`time_per_state`](crate::time_per_state)), the first in the order of
+//! the rows on a tie.
+
+use std::collections::BTreeMap;
+
+use trama_sim::{Model, Trace, TypeKind, ValueId};
+
+use crate::states::time_per_state;
+use crate::window::Window;
+
+/// The state value of one container.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContainerState {
+    /// The value's name.
+    pub value: String,
+    /// The value in the trace's model (where its colour is); `None` when
+    /// no value of the model has this name (a name that was not UTF-8).
+    pub id: Option<ValueId>,
+}
+
+/// The value called `value` of the state type called `state_type`.
+pub fn find_value(model: &Model, state_type: &str, value: &str) -> Option<ValueId> {
+    let m = model;
+    m.values
+        .iter()
+        .position(|v| {
+            m.str(v.name) == value.as_bytes() && m.str(m.ty(v.ty).name) == state_type.as_bytes()
+        })
+        .map(|i| ValueId(i as u32))
+}
+
+/// Per container name: the state on top of its stack at time `t` (the
+/// deepest state containing `t`; a state still open never ends). With
+/// several state types, the last one in the model's lists counts.
+pub fn states_at(trace: &Trace, t: f64) -> BTreeMap<String, ContainerState> {
+    let m = &trace.model;
+    let mut out = BTreeMap::new();
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != TypeKind::State {
+            continue;
+        }
+        let cols = &trace.lists[l];
+        // The deepest state containing t.
+        let mut best: Option<(u32, usize)> = None;
+        for i in 0..cols.len() {
+            let (a, b) = (cols.start[i], cols.end[i]);
+            let b = if b < a { f64::INFINITY } else { b };
+            if a <= t && t < b && best.is_none_or(|(lv, _)| cols.level[i] >= lv) {
+                best = Some((cols.level[i], i));
+            }
+        }
+        if let Some((_, i)) = best {
+            let id = cols.value[i];
+            let value = String::from_utf8_lossy(m.str(m.value(id).name)).into_owned();
+            let cname =
+                String::from_utf8_lossy(m.str(m.container(info.container).name)).into_owned();
+            out.insert(
+                cname,
+                ContainerState {
+                    value,
+                    id: Some(id),
+                },
+            );
+        }
+    }
+    out
+}
+
+/// Per container name: its dominant state over `window`, the value with
+/// the most exclusive time.
+pub fn dominant_states(trace: &Trace, window: Window) -> BTreeMap<String, ContainerState> {
+    let mut best: BTreeMap<String, (f64, &str, &str)> = BTreeMap::new();
+    let stats = time_per_state(trace, window, None);
+    for r in stats.iter().flat_map(|s| &s.rows) {
+        let e = best.entry(r.container.clone()).or_insert((-1.0, "", ""));
+        if r.exclusive > e.0 {
+            *e = (r.exclusive, &r.state_type, &r.value);
+        }
+    }
+    best.into_iter()
+        .map(|(c, (_, ty, value))| {
+            let id = find_value(&trace.model, ty, value);
+            (
+                c,
+                ContainerState {
+                    value: value.to_string(),
+                    id,
+                },
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,57 @@
+//! Printed outputs of the analyses of a simulated trace
+//! ([`trama_sim::Trace`]), each written to any [`std::io::Write`].
+//!
+//! - [`stats`]: computes one [`Analysis`] of [`trama_analysis`] and writes
+//!   it as a [`Format`]: aligned columns for people ([`Format::Table`],
+//!   which may change), or the stable CSV and JSON forms documented in
+//!   `docs/stats-formats.md` (the JSON document is the serde form of the
+//!   analysis' result type). The writers of each result are public:
+//!   [`write_states`], [`write_comm`], [`write_order`], [`write_wait`],
+//!   [`write_kiviat`], [`write_slices`], [`write_graph`].
+//! - [`html_report`]: one self-contained HTML page (no script, nothing to
+//!   fetch) with a summary of the trace, every view of [`trama_views`] and
+//!   the time per state.
+#![deny(missing_docs)]
+
+mod html;
+mod stats;
+mod table;
+
+use std::io;
+
+pub use html::html_report;
+pub use stats::{
+    stats, write_comm, write_graph, write_kiviat, write_order, write_slices, write_states,
+    write_wait, Analysis, StatsOptions,
+};
+
+/// Output formats of [`stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// Aligned columns for people.
+    #[default]
+    Table,
+    /// Comma-separated values with a header line.
+    Csv,
+    /// One JSON document.
+    Json,
+}
+
+/// Why an output could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Writing the output.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// Writing the JSON document.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// No container type has the [`StatsOptions::level`] name.
+    #[error("--level: no container type is called '{0}'")]
+    UnknownLevel(String),
+    /// A [`StatsOptions::slice_length`] that is not positive.
+    #[error("--slice-length must be positive, not {0}")]
+    SliceLength(f64),
+}

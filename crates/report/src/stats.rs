@@ -1,0 +1,497 @@
+//! The outputs of `trama stats`: one analysis as a table, CSV or JSON.
+
+use std::io::Write;
+
+use serde::Serialize;
+use trama_analysis::{
+    comm_matrix, graph, instants, kiviat, order, slice_count, slices, time_per_state, wait_matrix,
+    CommMatrix, Graph, Kiviat, Ordering, Slices, StateStats, WaitMatrix, Window,
+};
+use trama_sim::Trace;
+
+use crate::table::{csv_field, head, table};
+use crate::{Error, Format};
+
+/// The analyses [`stats`] computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Analysis {
+    /// Time per state: per container, state type and value
+    /// ([`time_per_state`]).
+    States,
+    /// Communication matrix: messages per pair of containers
+    /// ([`comm_matrix`]).
+    Comm,
+    /// Hosts and their processes ordered by off-host messages ([`order`]).
+    Order,
+    /// Who waited for whom ([`wait_matrix`]).
+    Wait,
+    /// Each host's cumulative share of network messages ([`kiviat`]).
+    Kiviat,
+    /// Per time slice and container: time per state, messages sent and
+    /// received ([`slices`]).
+    Slices,
+    /// Communication graph of processes with its layout ([`graph`]).
+    Graph,
+}
+
+impl Analysis {
+    /// Does it need [`StatsOptions::level`], the container type of the
+    /// hosts?
+    pub fn needs_level(self) -> bool {
+        matches!(self, Analysis::Order | Analysis::Kiviat)
+    }
+}
+
+/// How [`stats`] computes and writes.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct StatsOptions {
+    /// States: roll rows up to the containers of this type; comm: group
+    /// containers by their ancestors of this type; order and Kiviat: the
+    /// container type of the hosts.
+    pub level: Option<String>,
+    /// Comm: the user-defined link field holding the message size in
+    /// bytes (the trace must keep user-defined fields).
+    pub size_field: Option<String>,
+    /// Wait: patterns that make a state a wait (empty: `recv` and `wait`).
+    pub waiting: Vec<String>,
+    /// Slices: their number.
+    pub slices: usize,
+    /// Slices: their length instead of their number (positive).
+    pub slice_length: Option<f64>,
+    /// Kiviat: the number of equally spaced instants.
+    pub instants: usize,
+    /// Kiviat: the instants instead of their number.
+    pub at: Option<Vec<f64>>,
+    /// The output format.
+    pub format: Format,
+}
+
+impl Default for StatsOptions {
+    fn default() -> StatsOptions {
+        StatsOptions {
+            level: None,
+            size_field: None,
+            waiting: Vec::new(),
+            slices: 25,
+            slice_length: None,
+            instants: 10,
+            at: None,
+            format: Format::Table,
+        }
+    }
+}
+
+/// Computes `analysis` of `trace` over `window` and writes it to `out`.
+pub fn stats(
+    trace: &Trace,
+    analysis: Analysis,
+    window: Window,
+    opts: &StatsOptions,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let w = window;
+    let level = opts.level.as_deref();
+    let no_level = || Error::UnknownLevel(level.unwrap_or_default().to_string());
+    let format = opts.format;
+    match analysis {
+        Analysis::States => {
+            let s = time_per_state(trace, w, level).ok_or_else(no_level)?;
+            write_states(&s, format, out)
+        }
+        Analysis::Comm => {
+            let m =
+                comm_matrix(trace, w, level, opts.size_field.as_deref()).ok_or_else(no_level)?;
+            write_comm(&m, format, out)
+        }
+        Analysis::Graph => write_graph(&graph(trace, w, 300), format, out),
+        Analysis::Slices => {
+            let n = match opts.slice_length {
+                Some(len) if len > 0.0 => slice_count(w, len),
+                Some(len) => return Err(Error::SliceLength(len)),
+                None => opts.slices,
+            };
+            write_slices(&slices(trace, w, n), format, out)
+        }
+        Analysis::Kiviat => {
+            let at = match &opts.at {
+                Some(at) => at.clone(),
+                None => instants(w, opts.instants),
+            };
+            let k = kiviat(trace, w, level.unwrap_or_default(), &at).ok_or_else(no_level)?;
+            write_kiviat(&k, format, out)
+        }
+        Analysis::Wait => write_wait(&wait_matrix(trace, w, &opts.waiting), format, out),
+        Analysis::Order => {
+            let o = order(trace, w, level.unwrap_or_default()).ok_or_else(no_level)?;
+            write_order(&o, format, out)
+        }
+    }
+}
+
+/// The JSON form: the serde form of `x`, pretty, and a line break.
+fn json<T: Serialize>(x: &T, out: &mut dyn Write) -> Result<(), Error> {
+    serde_json::to_writer_pretty(&mut *out, x)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Writes time per state: the CSV rows, or a table followed by the load
+/// imbalance.
+pub fn write_states(s: &StateStats, format: Format, out: &mut dyn Write) -> Result<(), Error> {
+    match format {
+        Format::Json => return json(s, out),
+        Format::Csv => {
+            writeln!(
+                out,
+                "container,container_type,containers,state_type,value,count,total,exclusive,inclusive,mean,max,share"
+            )?;
+            for r in &s.rows {
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{},{},{},{},{}",
+                    csv_field(&r.container),
+                    csv_field(&r.container_type),
+                    r.containers,
+                    csv_field(&r.state_type),
+                    csv_field(&r.value),
+                    r.count,
+                    r.total,
+                    r.exclusive,
+                    r.inclusive,
+                    r.mean,
+                    r.max,
+                    r.share
+                )?;
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Time per state over [{}, {}]{}",
+                s.window.start,
+                s.window.end,
+                s.level
+                    .as_ref()
+                    .map(|l| format!(", rolled up to {l}"))
+                    .unwrap_or_default()
+            )?;
+            let mut lines = vec![head(&[
+                "container",
+                "state",
+                "value",
+                "count",
+                "total",
+                "exclusive",
+                "inclusive",
+                "mean",
+                "max",
+                "share",
+            ])];
+            for r in &s.rows {
+                lines.push(vec![
+                    r.container.clone(),
+                    r.state_type.clone(),
+                    r.value.clone(),
+                    r.count.to_string(),
+                    format!("{:.6}", r.total),
+                    format!("{:.6}", r.exclusive),
+                    format!("{:.6}", r.inclusive),
+                    format!("{:.6}", r.mean),
+                    format!("{:.6}", r.max),
+                    format!("{:.1}%", 100.0 * r.share),
+                ]);
+            }
+            table(out, &lines, 3)?;
+            writeln!(out)?;
+            writeln!(out, "Load imbalance (exclusive time across containers)")?;
+            let mut lines = vec![head(&[
+                "state",
+                "value",
+                "containers",
+                "mean",
+                "max",
+                "max/mean-1",
+                "stddev",
+            ])];
+            for i in &s.imbalance {
+                lines.push(vec![
+                    i.state_type.clone(),
+                    i.value.clone(),
+                    i.containers.to_string(),
+                    format!("{:.6}", i.mean),
+                    format!("{:.6}", i.max),
+                    format!("{:.3}", i.imbalance),
+                    format!("{:.6}", i.stddev),
+                ]);
+            }
+            table(out, &lines, 2)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the communication matrix: one row per pair with messages.
+pub fn write_comm(m: &CommMatrix, format: Format, out: &mut dyn Write) -> Result<(), Error> {
+    // An absent number: an empty CSV cell, a dash in the table.
+    let opt = |x: Option<f64>, f: fn(f64) -> String, none: &str| x.map_or(none.to_string(), f);
+    match format {
+        Format::Json => return json(m, out),
+        Format::Csv => {
+            writeln!(out, "from,to,count,bytes,rate")?;
+            for p in &m.pairs {
+                writeln!(
+                    out,
+                    "{},{},{},{},{}",
+                    csv_field(&p.from),
+                    csv_field(&p.to),
+                    p.count,
+                    opt(p.bytes, |v| v.to_string(), ""),
+                    opt(p.rate, |v| v.to_string(), "")
+                )?;
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Messages over [{}, {}]{}{}",
+                m.window.start,
+                m.window.end,
+                m.level
+                    .as_ref()
+                    .map(|l| format!(", between containers of type {l}"))
+                    .unwrap_or_default(),
+                m.size_field
+                    .as_ref()
+                    .map(|f| format!(", sizes from field {f}"))
+                    .unwrap_or_default()
+            )?;
+            let mut lines = vec![head(&["from", "to", "messages", "bytes", "rate (bit/s)"])];
+            for p in &m.pairs {
+                lines.push(vec![
+                    p.from.clone(),
+                    p.to.clone(),
+                    p.count.to_string(),
+                    opt(p.bytes, |b| format!("{b}"), "-"),
+                    opt(p.rate, |r| format!("{r:.1}"), "-"),
+                ]);
+            }
+            table(out, &lines, 2)?;
+            if m.unplaced > 0 {
+                writeln!(
+                    out,
+                    "({} messages with an end outside the level)",
+                    m.unplaced
+                )?;
+            }
+            if m.without_size > 0 {
+                writeln!(out, "({} messages without a numeric size)", m.without_size)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes the wait matrix: in CSV one row per non-zero cell, in the table
+/// each container's shares of its time.
+pub fn write_wait(m: &WaitMatrix, format: Format, out: &mut dyn Write) -> Result<(), Error> {
+    match format {
+        Format::Json => return json(m, out),
+        Format::Csv => {
+            writeln!(
+                out,
+                "container,sender,seconds,share_of_time,share_of_waiting"
+            )?;
+            for r in &m.rows {
+                for (j, sender) in m.senders.iter().enumerate() {
+                    if r.seconds[j] > 0.0 {
+                        writeln!(
+                            out,
+                            "{},{},{},{},{}",
+                            csv_field(&r.container),
+                            csv_field(sender),
+                            r.seconds[j],
+                            r.share_of_time[j],
+                            r.share_of_waiting[j]
+                        )?;
+                    }
+                }
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Waiting time by sender, share of each container's time, over [{}, {}] (waits: {})",
+                m.window.start,
+                m.window.end,
+                m.patterns.join(", ")
+            )?;
+            let mut head = vec!["waited".to_string()];
+            head.extend(m.senders.iter().cloned());
+            head.push("total".into());
+            let mut lines = vec![head];
+            let pct = |x: f64| {
+                if x == 0.0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.1}%", 100.0 * x)
+                }
+            };
+            for r in &m.rows {
+                let mut l = vec![r.container.clone()];
+                l.extend(r.share_of_time.iter().map(|x| pct(*x)));
+                l.push(pct(r.waiting_share));
+                lines.push(l);
+            }
+            table(out, &lines, 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the communication graph: its nodes with their coordinates, then
+/// (in CSV) its edges.
+pub fn write_graph(g: &Graph, format: Format, out: &mut dyn Write) -> Result<(), Error> {
+    match format {
+        Format::Json => return json(g, out),
+        Format::Csv => {
+            writeln!(out, "kind,name,x,y,other,messages")?;
+            for n in &g.nodes {
+                writeln!(
+                    out,
+                    "node,{},{},{},,{}",
+                    csv_field(&n.name),
+                    n.x,
+                    n.y,
+                    n.messages
+                )?;
+            }
+            for e in &g.edges {
+                writeln!(
+                    out,
+                    "edge,{},,,{},{}",
+                    csv_field(&g.nodes[e.a].name),
+                    csv_field(&g.nodes[e.b].name),
+                    e.messages
+                )?;
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Communication graph: {} processes, {} edges",
+                g.nodes.len(),
+                g.edges.len()
+            )?;
+            let mut lines = vec![head(&["process", "x", "y", "messages"])];
+            for n in &g.nodes {
+                lines.push(vec![
+                    n.name.clone(),
+                    format!("{:.3}", n.x),
+                    format!("{:.3}", n.y),
+                    n.messages.to_string(),
+                ]);
+            }
+            table(out, &lines, 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the time slices: one line per slice and container (the table is
+/// the CSV with tabs).
+pub fn write_slices(x: &Slices, format: Format, out: &mut dyn Write) -> Result<(), Error> {
+    if format == Format::Json {
+        return json(x, out);
+    }
+    let sep = if format == Format::Csv { "," } else { "\t" };
+    let mut head = vec!["slice".to_string(), "start".into(), "container".into()];
+    head.extend(x.values.iter().map(|v| csv_field(v)));
+    head.extend(["sent".to_string(), "received".into()]);
+    writeln!(out, "{}", head.join(sep))?;
+    for r in &x.rows {
+        let mut l = vec![
+            r.slice.to_string(),
+            x.starts[r.slice].to_string(),
+            csv_field(&r.container),
+        ];
+        l.extend(r.seconds.iter().map(|v| v.to_string()));
+        l.extend([r.sent.to_string(), r.received.to_string()]);
+        writeln!(out, "{}", l.join(sep))?;
+    }
+    Ok(())
+}
+
+/// Writes the Kiviat series: one line per instant, one column per host.
+pub fn write_kiviat(k: &Kiviat, format: Format, out: &mut dyn Write) -> Result<(), Error> {
+    match format {
+        Format::Json => return json(k, out),
+        Format::Csv => {
+            let mut head = vec!["instant".to_string()];
+            head.extend(k.hosts.iter().map(|h| csv_field(h)));
+            writeln!(out, "{}", head.join(","))?;
+            for (t, row) in k.instants.iter().zip(&k.shares) {
+                let mut l = vec![t.to_string()];
+                l.extend(row.iter().map(|v| v.to_string()));
+                writeln!(out, "{}", l.join(","))?;
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Cumulative share of network messages per {} (Kiviat series)",
+                k.level
+            )?;
+            let mut head = vec!["instant".to_string()];
+            head.extend(k.hosts.iter().cloned());
+            let mut lines = vec![head];
+            for (t, row) in k.instants.iter().zip(&k.shares) {
+                let mut l = vec![format!("{t:.6}")];
+                l.extend(row.iter().map(|v| format!("{:.1}%", 100.0 * v)));
+                lines.push(l);
+            }
+            table(out, &lines, 0)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the ordering: hosts in order, each with its processes in order.
+pub fn write_order(o: &Ordering, format: Format, out: &mut dyn Write) -> Result<(), Error> {
+    match format {
+        Format::Json => return json(o, out),
+        Format::Csv => {
+            writeln!(out, "host,host_sent_off_host,process,process_sent_off_host")?;
+            for h in &o.hosts {
+                if h.processes.is_empty() {
+                    writeln!(out, "{},{},,", csv_field(&h.host), h.sent_off_host)?;
+                }
+                for (p, n) in &h.processes {
+                    writeln!(
+                        out,
+                        "{},{},{},{}",
+                        csv_field(&h.host),
+                        h.sent_off_host,
+                        csv_field(p),
+                        n
+                    )?;
+                }
+            }
+        }
+        Format::Table => {
+            writeln!(
+                out,
+                "Order by messages put on the network over [{}, {}] (hosts: {})",
+                o.window.start, o.window.end, o.level
+            )?;
+            for h in &o.hosts {
+                writeln!(out, "{}  ({} off-host messages)", h.host, h.sent_off_host)?;
+                for (p, n) in &h.processes {
+                    writeln!(out, "    {p}  ({n})")?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! Aligned columns and CSV fields.
+
+use std::io::{self, Write};
+
+/// A CSV field: quoted (with doubled quotes) when it holds a comma, a
+/// quote or a line break.
+pub(crate) fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A table's header line.
+pub(crate) fn head(names: &[&str]) -> Vec<String> {
+    names.iter().map(|h| h.to_string()).collect()
+}
+
+/// Writes aligned columns: the first `left` columns left-aligned, the
+/// others right-aligned.
+pub(crate) fn table(out: &mut dyn Write, lines: &[Vec<String>], left: usize) -> io::Result<()> {
+    let n = lines.first().map_or(0, |l| l.len());
+    let width: Vec<usize> = (0..n)
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for l in lines {
+        let mut s = String::new();
+        for (i, cell) in l.iter().enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            let pad = width[i] - cell.chars().count();
+            if i < left {
+                s.push_str(cell);
+                if i + 1 < n {
+                    s.extend(std::iter::repeat_n(' ', pad));
+                }
+            } else {
+                s.extend(std::iter::repeat_n(' ', pad));
+                s.push_str(cell);
+            }
+        }
+        writeln!(out, "{}", s.trim_end())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_are_quoted_only_when_needed() {
+        assert_eq!(csv_field("rank-1"), "rank-1");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+    }
+
+    #[test]
+    fn tables_align_left_then_right() {
+        let lines = vec![
+            head(&["name", "n"]),
+            vec!["a".to_string(), "100".to_string()],
+            vec!["long name".to_string(), "2".to_string()],
+        ];
+        let mut out = Vec::new();
+        table(&mut out, &lines, 1).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "name         n\na          100\nlong name    2\n"
+        );
+    }
+}

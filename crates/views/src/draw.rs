@@ -1,0 +1,357 @@
+//! Views of analysis results ([`trama_analysis`]) and the one entry point
+//! that draws any view of a trace ([`draw`]).
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use trama_analysis::{
+    comm_matrix, dominant_states, find_value, graph, instants, kiviat, order, states_at,
+    time_per_state, wait_matrix, CommMatrix, ContainerState, Graph, Kiviat, Ordering, StateStats,
+    WaitMatrix, Window,
+};
+use trama_sim::{ContainerId, Trace};
+
+use crate::charts::{
+    heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,
+};
+use crate::color::color;
+use crate::space_time::{space_time, SpaceTimeOptions};
+
+/// The views [`draw`] makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum View {
+    /// Containers as rows, states as bars, links as arrows, over time
+    /// ([`space_time`]).
+    SpaceTime,
+    /// Heatmap of messages between containers (or their
+    /// [`ViewOptions::level`] ancestors): [`draw_traffic_matrix`].
+    TrafficMatrix,
+    /// Heatmap of who waited for whom: [`draw_wait_matrix`].
+    WaitMatrix,
+    /// Processes and the messages between them: [`draw_graph`].
+    Graph,
+    /// Each host's share of the network messages: [`draw_kiviat`].
+    Kiviat,
+    /// Hosts around a circle, their processes coloured by state:
+    /// [`draw_mapping`].
+    Mapping,
+    /// One process: waiting per partner, time per state:
+    /// [`draw_process`].
+    Process,
+}
+
+/// How [`draw`] and the views of analysis results draw.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ViewOptions {
+    /// Width in pixels (the charts are squares at most 700 to 900 pixels
+    /// wide).
+    pub width: u32,
+    /// Height in pixels; `None`: what the view needs.
+    pub height: Option<u32>,
+    /// Space-time rows in the seed's order: hosts (containers of this
+    /// type) by the messages they put on the network, each followed by its
+    /// processes.
+    pub order: Option<String>,
+    /// Traffic matrix: group containers by their ancestors of this type;
+    /// Kiviat and mapping: the container type of the hosts.
+    pub level: Option<String>,
+    /// Matrices: values below are black.
+    pub min: Option<f64>,
+    /// Matrices: values above are white.
+    pub max: Option<f64>,
+    /// Process view: the container to detail (default: the first with
+    /// states).
+    pub process: Option<String>,
+    /// Mapping: colour processes by their state at this instant instead of
+    /// their dominant state over the window.
+    pub at: Option<f64>,
+}
+
+impl Default for ViewOptions {
+    fn default() -> ViewOptions {
+        ViewOptions {
+            width: SpaceTimeOptions::default().width,
+            height: None,
+            order: None,
+            level: None,
+            min: None,
+            max: None,
+            process: None,
+            at: None,
+        }
+    }
+}
+
+/// Why a view could not be drawn.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ViewError {
+    /// No container type has the [`ViewOptions::level`] name.
+    #[error("--level: no container type is called '{0}'")]
+    UnknownLevel(String),
+    /// No container type has the [`ViewOptions::order`] name.
+    #[error("--order: no container type is called '{0}'")]
+    UnknownOrder(String),
+    /// The view needs [`ViewOptions::level`].
+    #[error("{0} needs --level: the container type of the hosts")]
+    NeedsLevel(&'static str),
+    /// The process view with no [`ViewOptions::process`] on a trace
+    /// without states.
+    #[error("no container has states: use --process NAME")]
+    NoStates,
+    /// The process to detail has neither states nor waits.
+    #[error("--process: no container called '{0}' has states or waits")]
+    UnknownProcess(String),
+    /// Writing the picture.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Draws `view` of `trace` over `window` as SVG into `out`: computes the
+/// analysis the view shows, then draws it.
+pub fn draw(
+    trace: &Trace,
+    view: View,
+    window: Window,
+    opts: &ViewOptions,
+    out: &mut dyn Write,
+) -> Result<(), ViewError> {
+    let mut st = SpaceTimeOptions {
+        width: opts.width,
+        height: opts.height,
+        window: Some((window.start, window.end)),
+        ..SpaceTimeOptions::default()
+    };
+    if let Some(level) = &opts.order {
+        let o =
+            order(trace, window, level).ok_or_else(|| ViewError::UnknownOrder(level.clone()))?;
+        st.order = Some(order_rows(trace, &o));
+    }
+    let level = opts.level.as_deref();
+    let no_level = || ViewError::UnknownLevel(level.unwrap_or_default().to_string());
+    match view {
+        View::SpaceTime => space_time(trace, &st, out)?,
+        View::TrafficMatrix => {
+            let m = comm_matrix(trace, window, level, None).ok_or_else(no_level)?;
+            draw_traffic_matrix(&m, opts, out)?;
+        }
+        View::WaitMatrix => draw_wait_matrix(&wait_matrix(trace, window, &[]), opts, out)?,
+        View::Graph => draw_graph(&graph(trace, window, 300), opts, out)?,
+        View::Kiviat => {
+            let l = level.ok_or(ViewError::NeedsLevel("kiviat"))?;
+            let k = kiviat(trace, window, l, &instants(window, 10)).ok_or_else(no_level)?;
+            draw_kiviat(&k, opts, out)?;
+        }
+        View::Mapping => {
+            let l = level.ok_or(ViewError::NeedsLevel("mapping"))?;
+            let o = order(trace, window, l).ok_or_else(no_level)?;
+            let states = match opts.at {
+                Some(t) => states_at(trace, t),
+                None => dominant_states(trace, window),
+            };
+            draw_mapping(trace, &o, &states, opts, out)?;
+        }
+        View::Process => {
+            let states = time_per_state(trace, window, None).ok_or_else(no_level)?;
+            let wait = wait_matrix(trace, window, &[]);
+            draw_process(trace, &states, &wait, opts, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// The space-time rows of an ordering: each host, then its processes.
+pub fn order_rows(trace: &Trace, o: &Ordering) -> Vec<ContainerId> {
+    let m = &trace.model;
+    let by_name = |n: &str| {
+        (0..m.containers.len() as u32)
+            .map(ContainerId)
+            .find(|c| m.str(m.container(*c).name) == n.as_bytes())
+    };
+    let mut rows = Vec::new();
+    for h in &o.hosts {
+        rows.extend(by_name(&h.host));
+        rows.extend(h.processes.iter().filter_map(|(p, _)| by_name(p)));
+    }
+    rows
+}
+
+/// The traffic matrix: messages from row to column.
+pub fn draw_traffic_matrix(
+    m: &CommMatrix,
+    opts: &ViewOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let idx = |n: &str| m.containers.iter().position(|c| c == n).unwrap_or(0);
+    let k = m.containers.len();
+    let mut values = vec![vec![0.0; k]; k];
+    for p in &m.pairs {
+        values[idx(&p.from)][idx(&p.to)] = p.count as f64;
+    }
+    let h = Heatmap {
+        title: format!(
+            "Messages from row to column, [{}, {}]",
+            m.window.start, m.window.end
+        ),
+        rows: m.containers.clone(),
+        cols: m.containers.clone(),
+        values,
+        min: opts.min,
+        max: opts.max,
+        ..Heatmap::default()
+    };
+    heatmap(&h, out)
+}
+
+/// The wait matrix: each row's waiting for each column (and in total), as
+/// a share of its time.
+pub fn draw_wait_matrix(m: &WaitMatrix, opts: &ViewOptions, out: &mut dyn Write) -> io::Result<()> {
+    let mut cols = m.senders.clone();
+    cols.push("total".into());
+    let h = Heatmap {
+        title: format!(
+            "Waiting of each row for each column, % of its time, [{}, {}]",
+            m.window.start, m.window.end
+        ),
+        rows: m.rows.iter().map(|r| r.container.clone()).collect(),
+        cols,
+        values: m
+            .rows
+            .iter()
+            .map(|r| {
+                let mut v = r.share_of_time.clone();
+                v.push(r.waiting_share);
+                v
+            })
+            .collect(),
+        min: opts.min,
+        max: opts.max,
+        percent: true,
+    };
+    heatmap(&h, out)
+}
+
+/// The communication graph at its layout's coordinates.
+pub fn draw_graph(g: &Graph, opts: &ViewOptions, out: &mut dyn Write) -> io::Result<()> {
+    let nodes: Vec<(String, f64, f64)> =
+        g.nodes.iter().map(|n| (n.name.clone(), n.x, n.y)).collect();
+    let edges: Vec<(usize, usize, u64)> = g.edges.iter().map(|e| (e.a, e.b, e.messages)).collect();
+    let size = opts.height.unwrap_or(opts.width.min(900));
+    process_graph("Processes and their messages", &nodes, &edges, size, out)
+}
+
+/// The Kiviat chart of each host's share of the network messages.
+pub fn draw_kiviat(k: &Kiviat, opts: &ViewOptions, out: &mut dyn Write) -> io::Result<()> {
+    let size = opts.height.unwrap_or(opts.width.min(700));
+    kiviat_chart(
+        &format!("Network share per {}", k.level),
+        &k.hosts,
+        &k.instants,
+        &k.shares,
+        size,
+        out,
+    )
+}
+
+/// The mapping of the processes of `o`'s hosts, each coloured by its state
+/// in `states` (per container name, e.g. [`dominant_states`]).
+pub fn draw_mapping(
+    trace: &Trace,
+    o: &Ordering,
+    states: &BTreeMap<String, ContainerState>,
+    opts: &ViewOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let hosts: Vec<(String, Vec<Mapped>)> = o
+        .hosts
+        .iter()
+        .map(|h| {
+            let procs = h
+                .processes
+                .iter()
+                .map(|(p, _)| match states.get(p) {
+                    Some(s) => (p.clone(), state_color(trace, s), s.value.clone()),
+                    None => (p.clone(), "#dddddd".into(), "no state".into()),
+                })
+                .collect();
+            (h.host.clone(), procs)
+        })
+        .collect();
+    let size = opts.height.unwrap_or(opts.width.min(800));
+    mapping_chart(
+        &format!(
+            "Processes by host, coloured by dominant state, [{}, {}]",
+            o.window.start, o.window.end
+        ),
+        &hosts,
+        size,
+        out,
+    )
+}
+
+/// The detail of one process ([`ViewOptions::process`], or the first
+/// container of `states`): its waiting per partner from `wait` and its
+/// time per state from `states`.
+pub fn draw_process(
+    trace: &Trace,
+    states: &StateStats,
+    wait: &WaitMatrix,
+    opts: &ViewOptions,
+    out: &mut dyn Write,
+) -> Result<(), ViewError> {
+    let p = match &opts.process {
+        Some(p) => p.clone(),
+        None => states
+            .rows
+            .first()
+            .map(|r| r.container.clone())
+            .ok_or(ViewError::NoStates)?,
+    };
+    let waits: Vec<(String, f64)> = wait
+        .rows
+        .iter()
+        .find(|r| r.container == p)
+        .map(|r| {
+            wait.senders
+                .iter()
+                .zip(&r.seconds)
+                .filter(|(_, v)| **v > 0.0)
+                .map(|(n, v)| (n.clone(), *v))
+                .collect()
+        })
+        .unwrap_or_default();
+    let pie: Vec<(String, String, f64)> = states
+        .rows
+        .iter()
+        .filter(|r| r.container == p && r.exclusive > 0.0)
+        .map(|r| {
+            let s = ContainerState {
+                value: r.value.clone(),
+                id: find_value(&trace.model, &r.state_type, &r.value),
+            };
+            (r.value.clone(), state_color(trace, &s), r.exclusive)
+        })
+        .collect();
+    if pie.is_empty() && waits.is_empty() {
+        return Err(ViewError::UnknownProcess(p));
+    }
+    let w = states.window;
+    process_detail(
+        &format!("Process {p}, [{}, {}]", w.start, w.end),
+        &waits,
+        &pie,
+        out,
+    )?;
+    Ok(())
+}
+
+/// The colour of a state value: its model's, or the palette's for its name.
+fn state_color(trace: &Trace, s: &ContainerState) -> String {
+    let m = &trace.model;
+    match s.id {
+        Some(v) => color(m.str(m.value(v).color), m.str(m.value(v).name)),
+        None => color(b"", s.value.as_bytes()),
+    }
+}
