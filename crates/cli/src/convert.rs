@@ -1,8 +1,7 @@
 //! `trama convert`: flags to `trama-convert`'s options, and the output file.
 
-use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
-use std::path::Path;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail};
@@ -10,21 +9,6 @@ use trama_convert::{ConvertOptions, Target};
 
 use crate::run::{open, warn, Bar};
 use crate::ReadArgs;
-
-/// Removes a partial output unless it was completed.
-struct Partial<'a> {
-    /// `None` for standard output.
-    path: Option<&'a Path>,
-    done: bool,
-}
-
-impl Drop for Partial<'_> {
-    fn drop(&mut self) {
-        if let (false, Some(path)) = (self.done, self.path) {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
 
 /// Converts the input of `args` into `output` (`-` for standard output),
 /// in the format `to`, or the output's extension's when `to` is `None`.
@@ -40,8 +24,10 @@ pub fn convert(
         opts.to = target(output)?;
     }
     let opened = open(args)?;
+    let inputs: Vec<PathBuf> = args.path().into_iter().map(Path::to_path_buf).collect();
     write(
         opened,
+        &inputs,
         &args.load_options(false, None),
         output,
         opts,
@@ -60,9 +46,11 @@ fn target(output: &Path) -> anyhow::Result<Target> {
 }
 
 /// Converts `opened` (read with `read`) into `output` in the format
-/// `opts.to`, with a progress bar when `progress`.
+/// `opts.to`, with a progress bar when `progress`; never onto one of
+/// `inputs`.
 pub fn write(
     opened: trama_open::Opened,
+    inputs: &[PathBuf],
     read: &trama_open::LoadOptions,
     output: &Path,
     mut opts: ConvertOptions,
@@ -78,17 +66,8 @@ pub fn write(
         output.display().to_string()
     };
     let name = opened.name().to_string();
-    let out: Box<dyn Write + Send> = if stdout {
-        Box::new(BufWriter::with_capacity(1 << 20, std::io::stdout()))
-    } else {
-        let f =
-            File::create(output).map_err(|e| anyhow!("cannot create {}: {e}", output.display()))?;
-        Box::new(BufWriter::with_capacity(1 << 20, f))
-    };
-    let mut partial = Partial {
-        path: (!stdout).then_some(output),
-        done: false,
-    };
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let (file, out) = trama_open::Output::create(output, &inputs)?;
     let bar = Bar::start(&opened, progress);
     let converted = trama_convert::convert(opened, read, &opts, out)?;
     drop(bar);
@@ -104,6 +83,6 @@ pub fn write(
             opts.output_name
         );
     }
-    partial.done = true;
+    file.commit()?;
     Ok(())
 }

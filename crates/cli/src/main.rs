@@ -163,17 +163,12 @@ struct AkypueraArgs {
 }
 
 fn akypuera(a: &AkypueraArgs) -> anyhow::Result<ExitCode> {
-    let out: Box<dyn Write> = match &a.output {
-        Some(p) => {
-            Box::new(BufWriter::new(std::fs::File::create(p).map_err(|e| {
-                anyhow::anyhow!("cannot create {}: {e}", p.display())
-            })?))
-        }
-        None => Box::new(BufWriter::new(io::stdout().lock())),
-    };
-    let (mut out, _) = trama_sources::rst::akypuera_convert(&a.files, out)?;
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    let inputs: Vec<&std::path::Path> = a.files.iter().map(PathBuf::as_path).collect();
+    let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));
+    run::write_output(output, &inputs, |w| {
+        trama_sources::rst::akypuera_convert(&a.files, w)?;
+        Ok(ExitCode::SUCCESS)
+    })
 }
 
 #[derive(Args, Debug)]
@@ -432,6 +427,15 @@ struct CheckArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Outputs appear whole or not at all: an interruption removes the
+    // temporary files of those being written (the collector handles
+    // Ctrl-C itself, to end after its current poll).
+    if !matches!(cli.command, Command::Collect(_)) {
+        let _ = ctrlc::set_handler(|| {
+            trama_open::output::remove_temporaries();
+            std::process::exit(130);
+        });
+    }
     let result = match cli.command {
         Command::Dump(a) => dump(a),
         Command::Check(a) => dump::check(&a.read),
@@ -505,22 +509,9 @@ fn stats(a: StatsArgs) -> anyhow::Result<ExitCode> {
         format: a.format,
         analysis: a.analysis,
     };
-    match &a.output {
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
-            let mut w = BufWriter::new(file);
-            let code = stats::stats(&a.read, &settings, &mut w)?;
-            w.flush()?;
-            Ok(code)
-        }
-        None => {
-            let mut w = BufWriter::new(io::stdout());
-            let code = stats::stats(&a.read, &settings, &mut w)?;
-            w.flush()?;
-            Ok(code)
-        }
-    }
+    let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));
+    let inputs: Vec<_> = a.read.path().into_iter().collect();
+    run::write_output(output, &inputs, |w| stats::stats(&a.read, &settings, w))
 }
 
 fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
@@ -559,20 +550,7 @@ fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {
         quiet: a.quiet,
         stream: a.stream,
     };
-    match &a.output {
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
-            let mut w = BufWriter::with_capacity(1 << 20, file);
-            let code = dump::dump(&a.read, &settings, &mut w)?;
-            w.flush()?;
-            Ok(code)
-        }
-        None => {
-            let mut w = BufWriter::with_capacity(1 << 20, io::stdout());
-            let code = dump::dump(&a.read, &settings, &mut w)?;
-            w.flush()?;
-            Ok(code)
-        }
-    }
+    let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));
+    let inputs: Vec<_> = a.read.path().into_iter().collect();
+    run::write_output(output, &inputs, |w| dump::dump(&a.read, &settings, w))
 }

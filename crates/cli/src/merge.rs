@@ -1,11 +1,10 @@
 //! `trama merge`: many sources, one trace.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail};
+use anyhow::bail;
 use clap::Args;
 use trama_merge::{Job, Origin};
 use trama_timesync::TimeUnit;
@@ -110,13 +109,30 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
             b.set_position(n);
         }
     };
+    // Every file named is an input, never an output.
+    let mut inputs: Vec<PathBuf> = vec![args.plan.clone()];
+    inputs.extend(
+        args.sources
+            .iter()
+            .map(|s| PathBuf::from(s.split_once('=').map_or(s.as_str(), |(_, f)| f))),
+    );
+    for list in [&args.deck, &args.mpi, &args.os, &args.ganglia, &args.pcp] {
+        inputs.extend(list.iter().cloned());
+    }
+    inputs.extend(args.sync.iter().cloned());
+    inputs.extend(args.mpinodes.iter().cloned());
+    let input_refs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
     let stats = if args.output.extension().is_some_and(|e| e == "ptb") {
         // The text goes through a pipe into the converter; the merge's
         // result comes back once the pipe is closed.
         let (tx, rx) = std::sync::mpsc::channel();
         let pipe = trama_open::TextPipe::spawn("trama-merge", move |w| {
             let mut notes = |n: String| eprintln!("trama merge: note: {n}");
-            let r = job.run(BufWriter::with_capacity(1 << 16, w), &mut notes, &mut progress);
+            let r = job.run(
+                BufWriter::with_capacity(1 << 16, w),
+                &mut notes,
+                &mut progress,
+            );
             let _ = tx.send(r);
             Ok(())
         })?;
@@ -126,6 +142,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
             .and_then(|opened| {
                 crate::convert::write(
                     opened,
+                    &inputs,
                     &trama_open::LoadOptions::default(),
                     &args.output,
                     trama_convert::ConvertOptions::default(),
@@ -137,16 +154,9 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         converted?;
         Ok(merged)
     } else {
-        let out: Box<dyn Write> = if args.output.as_os_str() == "-" {
-            Box::new(BufWriter::with_capacity(1 << 16, std::io::stdout().lock()))
-        } else {
-            Box::new(BufWriter::with_capacity(
-                1 << 16,
-                File::create(&args.output)
-                    .map_err(|e| anyhow!("cannot create {}: {e}", args.output.display()))?,
-            ))
-        };
-        job.run(out, &mut notes, &mut progress)
+        crate::run::write_output(&args.output, &input_refs, |w| {
+            Ok(job.run(w, &mut notes, &mut progress)?)
+        })
     };
     if let Some(b) = &bar {
         b.finish_and_clear();

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail, Context};
+use anyhow::{anyhow, bail};
 use trama_analysis::TimeWindow;
 use trama_views::{draw, svg_to_png, ViewOptions};
 
@@ -93,7 +93,8 @@ pub fn render(args: &ReadArgs, s: &RenderSettings) -> anyhow::Result<ExitCode> {
     } else {
         svg
     };
-    std::fs::write(&s.output, bytes).with_context(|| format!("writing {}", s.output.display()))?;
+    let inputs: Vec<_> = args.path().into_iter().collect();
+    crate::run::write_output(&s.output, &inputs, |w| Ok(w.write_all(&bytes)?))?;
     if std::env::var_os("TRAMA_TIMINGS").is_some() {
         eprintln!(
             "trama: timings: read+simulate {:.3} s, draw+write {:.3} s",

@@ -3,8 +3,6 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
-
 use crate::run::load_trace;
 use crate::ReadArgs;
 
@@ -13,7 +11,8 @@ pub fn report(args: &ReadArgs, output: &Path, level: Option<String>) -> anyhow::
     let name = trama_input::Source::from_arg(args.file.as_deref()).display_name();
     let mut html = Vec::new();
     trama_report::html_report(&trace, &name, level.as_deref(), &mut html)?;
-    std::fs::write(output, html).with_context(|| format!("writing {}", output.display()))?;
+    let inputs: Vec<_> = args.path().into_iter().collect();
+    crate::run::write_output(output, &inputs, |w| Ok(w.write_all(&html)?))?;
     std::mem::forget(trace);
     Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use trama_open::{LoadOptions, Opened, ProgressUnit, QuoteMode, Source};
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use trama_open::{LoadOptions, Opened, Output, ProgressUnit, QuoteMode, Source};
 
 use crate::ReadArgs;
 
@@ -13,6 +17,11 @@ impl ReadArgs {
     /// The input.
     pub fn source(&self) -> Source {
         Source::from_arg(self.file.as_deref())
+    }
+
+    /// The input's path, unless it is standard input.
+    pub fn path(&self) -> Option<&Path> {
+        self.file.as_deref().filter(|f| *f != "-").map(Path::new)
     }
 
     /// The options of reading and simulating.
@@ -123,4 +132,20 @@ impl Drop for Bar {
             let _ = h.join();
         }
     }
+}
+
+/// Writes `path` (`-`: standard output) through `write`, whole or not at
+/// all (see `trama_open::output`); never onto one of `inputs`.
+pub fn write_output<T>(
+    path: &Path,
+    inputs: &[&Path],
+    write: impl FnOnce(&mut (dyn Write + Send)) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    let (out, mut w) = Output::create(path, inputs)?;
+    let r = write(&mut *w)?;
+    w.flush()
+        .with_context(|| format!("writing {}", path.display()))?;
+    drop(w);
+    out.commit()?;
+    Ok(r)
 }

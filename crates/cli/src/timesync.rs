@@ -202,7 +202,7 @@ fn measure_hosts(a: &TimesyncArgs) -> anyhow::Result<ExitCode> {
     // The file must stay a valid timesync file.
     let table = SyncTable::parse(&text, &output.display().to_string(), TimeUnit::Microseconds)
         .context("the new block does not fit the file")?;
-    std::fs::write(output, &text).with_context(|| format!("cannot write {}", output.display()))?;
+    crate::run::write_output(output, &[], |w| Ok(w.write_all(text.as_bytes())?))?;
     let ms = |ns: i64| ns as f64 / 1e6;
     for (name, e) in &results {
         println!(

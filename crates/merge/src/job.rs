@@ -81,7 +81,12 @@ impl Job {
 
     /// The entry whose kind is `kind` (for the seed's flags and bare files).
     fn entry_of_kind(&self, kind: &str, what: &str) -> Result<usize, JobError> {
-        let mut found = self.plan.sources.iter().enumerate().filter(|(_, s)| s.kind == kind);
+        let mut found = self
+            .plan
+            .sources
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.kind == kind);
         match (found.next(), found.next()) {
             (Some((i, _)), None) => Ok(i),
             (None, _) => Err(JobError::Arguments(format!(
@@ -125,7 +130,12 @@ impl Job {
 
     /// Adds `files` to the entry of kind `kind` (the seed's flags, named
     /// `flag` in messages).
-    pub fn add_to_kind(&mut self, flag: &str, kind: &str, files: &[PathBuf]) -> Result<(), JobError> {
+    pub fn add_to_kind(
+        &mut self,
+        flag: &str,
+        kind: &str,
+        files: &[PathBuf],
+    ) -> Result<(), JobError> {
         if !files.is_empty() {
             let i = self.entry_of_kind(kind, flag)?;
             self.files[i].extend(files.iter().cloned());

@@ -1,0 +1,301 @@
+//! Files trama writes appear whole or not at all.
+//!
+//! [`Output::create`] opens a temporary file beside the target (in the same
+//! folder, so the final rename is atomic); [`Output::commit`] renames it
+//! into place once everything is written. Until then the target is
+//! untouched: a failure, an error in the input or an interruption leaves
+//! what was there before. The temporary file is removed when the
+//! [`Output`] is dropped uncommitted, and [`remove_temporaries`] removes
+//! those of every output still open (for a Ctrl-C handler).
+//!
+//! - `-` is standard output, written as it comes.
+//! - A target that is the same file as an input (same device and inode,
+//!   whatever the names) is refused: trama never writes onto its input.
+//! - A symbolic link is followed: the file it points to is replaced, the
+//!   link stays.
+//! - An existing target that is not a regular file (a device such as
+//!   `/dev/null`, a FIFO) is written in place: it is never replaced or
+//!   removed.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Temporary files of outputs not yet committed.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes the temporary files of every output not yet committed (for a
+/// Ctrl-C handler, before exiting).
+pub fn remove_temporaries() {
+    let list = TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner());
+    for p in list.iter() {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// Why an output cannot be written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OutputError {
+    /// The output is one of the inputs.
+    #[error(
+        "{output} is the input {input}: trama never writes onto its input; name another output"
+    )]
+    IsInput {
+        /// The output.
+        output: String,
+        /// The input it is.
+        input: String,
+    },
+    /// The output cannot be created.
+    #[error("cannot create {output}")]
+    Create {
+        /// The output.
+        output: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The output cannot be put in place.
+    #[error("cannot write {output}")]
+    Commit {
+        /// The output.
+        output: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// An output being written; see the module docs.
+#[derive(Debug)]
+pub struct Output {
+    target: PathBuf,
+    /// The temporary file, renamed onto `target` by [`Output::commit`];
+    /// `None` for standard output and outputs written in place.
+    temp: Option<PathBuf>,
+}
+
+/// The identity of a file: device and inode.
+#[cfg(unix)]
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+/// Whether `path` is the standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+impl Output {
+    /// Prepares to write `path` (`-`: standard output), refusing a file
+    /// that is one of `inputs`. Returns the output and the writer to write
+    /// through; flush the writer, then [`Output::commit`].
+    pub fn create(
+        path: &Path,
+        inputs: &[&Path],
+    ) -> Result<(Output, Box<dyn Write + Send>), OutputError> {
+        let name = path.display().to_string();
+        if is_stdout(path) {
+            let out = Output {
+                target: path.into(),
+                temp: None,
+            };
+            return Ok((
+                out,
+                Box::new(BufWriter::with_capacity(1 << 20, io::stdout())),
+            ));
+        }
+        let create = |source| OutputError::Create {
+            output: name.clone(),
+            source,
+        };
+        let existing = std::fs::metadata(path).ok();
+        if let Some(meta) = &existing {
+            for input in inputs {
+                if !is_stdout(input)
+                    && std::fs::metadata(input).is_ok_and(|m| identity(&m) == identity(meta))
+                    && cfg!(unix)
+                {
+                    return Err(OutputError::IsInput {
+                        output: name,
+                        input: input.display().to_string(),
+                    });
+                }
+            }
+            if !meta.is_file() {
+                if meta.is_dir() {
+                    return Err(create(io::Error::other("it is a directory")));
+                }
+                // A device or a FIFO: written in place, never replaced.
+                let file = OpenOptions::new().write(true).open(path).map_err(create)?;
+                let out = Output {
+                    target: path.into(),
+                    temp: None,
+                };
+                return Ok((out, Box::new(BufWriter::with_capacity(1 << 20, file))));
+            }
+        }
+        // A link is followed: its file is replaced, the link stays.
+        let target = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(create)?,
+            _ => path.to_path_buf(),
+        };
+        let (temp, file) = temporary(&target).map_err(create)?;
+        TEMPORARIES
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(temp.clone());
+        let out = Output {
+            target,
+            temp: Some(temp),
+        };
+        Ok((out, Box::new(BufWriter::with_capacity(1 << 20, file))))
+    }
+
+    /// Puts the output in place (the writer must have been flushed).
+    pub fn commit(mut self) -> Result<(), OutputError> {
+        let Some(temp) = self.temp.take() else {
+            return Ok(());
+        };
+        forget(&temp);
+        std::fs::rename(&temp, &self.target).map_err(|source| {
+            let _ = std::fs::remove_file(&temp);
+            OutputError::Commit {
+                output: self.target.display().to_string(),
+                source,
+            }
+        })
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            let _ = std::fs::remove_file(&temp);
+            forget(&temp);
+        }
+    }
+}
+
+fn forget(temp: &Path) {
+    let mut list = TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner());
+    list.retain(|p| p != temp);
+}
+
+/// A new file beside `target`, named after it.
+fn temporary(target: &Path) -> io::Result<(PathBuf, File)> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let stem = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let temp = dir.join(format!(".{stem}.trama-{}-{n}.tmp", std::process::id()));
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(f) => return Ok((temp, f)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, inputs: &[&Path], text: &[u8], commit: bool) -> Result<(), OutputError> {
+        let (out, mut w) = Output::create(path, inputs)?;
+        w.write_all(text).unwrap();
+        w.flush().unwrap();
+        drop(w);
+        if commit {
+            out.commit()?;
+        }
+        Ok(())
+    }
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn an_output_appears_whole_or_not_at_all() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out.txt");
+        std::fs::write(&out, "before").unwrap();
+        write(&out, &[], b"after", false).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"before", "uncommitted");
+        assert_eq!(files(tmp.path()), ["out.txt"], "no temporary left");
+        write(&out, &[], b"after", true).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"after");
+        assert_eq!(files(tmp.path()), ["out.txt"]);
+    }
+
+    #[test]
+    fn an_input_is_never_an_output() {
+        let tmp = tempfile::tempdir().unwrap();
+        let input = tmp.path().join("in.paje");
+        std::fs::write(&input, "trace").unwrap();
+        let other = tmp.path().join("./in.paje");
+        let e = write(&other, &[&input], b"x", true).unwrap_err();
+        assert!(
+            matches!(e, OutputError::IsInput { .. }) || !cfg!(unix),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&input).unwrap(), b"trace");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_and_devices_written_in_place() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real.txt");
+        std::fs::write(&real, "old").unwrap();
+        let link = tmp.path().join("link.txt");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write(&link, &[], b"new", true).unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        // The link to an input is the input.
+        let e = write(&link, &[&real], b"x", true).unwrap_err();
+        assert!(matches!(e, OutputError::IsInput { .. }), "{e}");
+        write(Path::new("/dev/null"), &[], b"nothing", true).unwrap();
+        assert!(std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device_like());
+    }
+
+    trait CharDevice {
+        fn is_char_device_like(&self) -> bool;
+    }
+
+    impl CharDevice for std::fs::FileType {
+        fn is_char_device_like(&self) -> bool {
+            use std::os::unix::fs::FileTypeExt;
+            self.is_char_device()
+        }
+    }
+}
