@@ -227,9 +227,11 @@ impl Job {
                     .into(),
             ));
         }
-        let mut opts = MergeOptions::default();
-        opts.separate_groups = true;
-        opts.origin = self.origin;
+        let mut opts = MergeOptions {
+            separate_groups: true,
+            origin: self.origin,
+            ..MergeOptions::default()
+        };
         if let Some((path, unit)) = &self.sync {
             let table = SyncTable::read(path, *unit)?;
             let mut corrections: HashMap<String, Correct> = HashMap::new();
