@@ -5,8 +5,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
-use trama_open::Format;
-use trama_sim::TypeKind;
 
 use crate::run::{open, warn, Bar};
 use crate::ReadArgs;
@@ -71,72 +69,7 @@ pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {
     let done = opened.count(&args.load_options(false, None))?;
     drop(bar);
     warn(opened.name(), &done.warnings);
-    let m = &done.model;
-    let c = &done.sink;
-    let mut types = [0usize; 5];
-    for t in &m.types[1..] {
-        types[match t.kind {
-            TypeKind::Container => 0,
-            TypeKind::State => 1,
-            TypeKind::Event => 2,
-            TypeKind::Variable => 3,
-            TypeKind::Link => 4,
-        }] += 1;
-    }
-    let root = m.container(trama_sim::ContainerId::ROOT);
     let mut o = std::io::stdout().lock();
-    writeln!(o, "{}: valid Pajé trace", opened.name())?;
-    let st = &done.stats;
-    match done.format {
-        Format::PajeText | Format::UnknownText => writeln!(
-            o,
-            "  input       {} lines, {} bytes, {} events, {} event definitions",
-            st.lines,
-            st.bytes,
-            st.events,
-            st.definitions.len()
-        )?,
-        f => writeln!(
-            o,
-            "  input       {}, {} bytes, {} events, {} event definitions (from {} lines or records)",
-            match f {
-                Format::Ptb => "binary (.ptb)",
-                Format::RastroPaje => "libRastro binary Pajé (.rst)",
-                other => other.describe(),
-            },
-            st.bytes,
-            st.events,
-            st.definitions.len(),
-            st.lines,
-        )?,
-    }
-    writeln!(
-        o,
-        "  types       {} ({} container, {} state, {} event, {} variable, {} link)",
-        m.types.len() - 1,
-        types[0],
-        types[1],
-        types[2],
-        types[3],
-        types[4]
-    )?;
-    writeln!(o, "  containers  {} (root included)", m.containers.len())?;
-    writeln!(
-        o,
-        "  entities    {} ({} states, {} events, {} variable values, {} links)",
-        c.states + c.events + c.variables + c.links,
-        c.states,
-        c.events,
-        c.variables,
-        c.links
-    )?;
-    let mut span = Vec::new();
-    trama_num::write_general(&mut span, root.start);
-    span.extend_from_slice(b" .. ");
-    trama_num::write_general(&mut span, root.end);
-    writeln!(o, "  time span   {}", String::from_utf8_lossy(&span))?;
-    if !done.warnings.is_empty() {
-        writeln!(o, "  warnings    {}", done.warnings.len())?;
-    }
+    trama_report::check_summary(opened.name(), &done, &mut o)?;
     Ok(ExitCode::SUCCESS)
 }

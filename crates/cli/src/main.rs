@@ -486,10 +486,9 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 fn info(a: InfoArgs) -> anyhow::Result<ExitCode> {
     let mut read = ReadArgs::for_file(std::path::Path::new(""));
     read.file = a.file;
-    let settings = info::InfoSettings {
-        frames: a.frames,
-        columns: a.columns,
-    };
+    let mut settings = trama_report::InfoOptions::default();
+    settings.frames = a.frames;
+    settings.columns = a.columns;
     let mut w = BufWriter::new(io::stdout());
     let code = info::info(&read, &settings, &mut w)?;
     w.flush()?;

@@ -8,18 +8,24 @@
 //!   analysis' result type). The writers of each result are public:
 //!   [`write_states`], [`write_comm`], [`write_order`], [`write_wait`],
 //!   [`write_kiviat`], [`write_slices`], [`write_graph`].
+//! - [`check_summary`]: what `trama check` says of a valid trace.
+//! - [`ptb_info`]: what a `.ptb` file holds and where its bytes go.
 //! - [`html_report`]: one self-contained HTML page (no script, nothing to
 //!   fetch) with a summary of the trace, every view of [`trama_views`] and
 //!   the time per state.
 #![deny(missing_docs)]
 
+mod check;
 mod html;
+mod info;
 mod stats;
 mod table;
 
 use std::io;
 
+pub use check::check_summary;
 pub use html::html_report;
+pub use info::{ptb_info, InfoOptions};
 pub use stats::{
     stats, write_comm, write_graph, write_kiviat, write_order, write_slices, write_states,
     write_wait, Analysis, StatsOptions,
@@ -51,6 +57,9 @@ pub enum Error {
     /// No container type has the [`StatsOptions::level`] name.
     #[error("--level: no container type is called '{0}'")]
     UnknownLevel(String),
+    /// A file to describe is damaged (the message names it and the offset).
+    #[error("{0}")]
+    Damaged(String),
     /// A [`StatsOptions::slice_length`] that is not positive.
     #[error("--slice-length must be positive, not {0}")]
     SliceLength(f64),
