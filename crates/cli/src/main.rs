@@ -97,6 +97,9 @@ enum Command {
     ///
     /// graph: processes joined by the messages they exchange, with a
     /// deterministic force-directed layout (coordinates in [0, 1]).
+    #[command(
+        after_help = "Examples:\n  trama stats states trace.paje --level Host\n  trama stats comm trace.ptb --size-field Size --format csv"
+    )]
     Stats(StatsArgs),
     /// Draw a view of a trace as SVG or PNG (from the output's extension).
     ///
@@ -228,11 +231,13 @@ struct RenderArgs {
 
 #[derive(Args, Debug)]
 struct StatsArgs {
+    /// Which analysis: states (the default), comm, order, wait, kiviat,
+    /// slices or graph. `trama stats ANALYSIS FILE`; `trama stats FILE
+    /// ANALYSIS` works too.
+    #[arg(value_name = "ANALYSIS")]
+    analysis: Option<OsString>,
     #[command(flatten)]
     read: ReadArgs,
-    /// Which analysis (after FILE).
-    #[arg(value_enum, value_name = "ANALYSIS", default_value_t = stats::Analysis::States)]
-    analysis: stats::Analysis,
     /// Time window START:END (either side may be empty): only what overlaps it counts.
     #[arg(long, value_name = "T1:T2", allow_hyphen_values = true)]
     window: Option<String>,
@@ -495,7 +500,9 @@ fn info(a: InfoArgs) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-fn stats(a: StatsArgs) -> anyhow::Result<ExitCode> {
+fn stats(mut a: StatsArgs) -> anyhow::Result<ExitCode> {
+    let (analysis, file) = stats::analysis_and_file(a.analysis.take(), a.read.file.take())?;
+    a.read.file = file;
     let settings = stats::StatsSettings {
         window: a.window,
         level: a.level,
@@ -506,7 +513,7 @@ fn stats(a: StatsArgs) -> anyhow::Result<ExitCode> {
         instants: a.instants,
         at: a.at,
         format: a.format,
-        analysis: a.analysis,
+        analysis,
     };
     let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));
     let inputs: Vec<_> = a.read.path().into_iter().collect();

@@ -1,5 +1,6 @@
 //! `trama stats`: analyses of a trace as a table, CSV or JSON.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -38,6 +39,35 @@ pub enum Analysis {
     Slices,
     /// Communication graph of processes with a force-directed layout.
     Graph,
+}
+
+/// The analysis and the trace of `trama stats A B`: `ANALYSIS FILE`, or
+/// `FILE ANALYSIS` (the order of earlier versions); a single word is an
+/// analysis (of standard input) unless a file of that name exists.
+pub fn analysis_and_file(
+    first: Option<OsString>,
+    second: Option<OsString>,
+) -> anyhow::Result<(Analysis, Option<OsString>)> {
+    let parse = |s: &OsString| {
+        s.to_str()
+            .and_then(|s| <Analysis as clap::ValueEnum>::from_str(s, true).ok())
+    };
+    Ok(match (first, second) {
+        (None, _) => (Analysis::States, None),
+        (Some(a), None) => match parse(&a) {
+            Some(x) if !std::path::Path::new(&a).exists() => (x, None),
+            _ => (Analysis::States, Some(a)),
+        },
+        (Some(a), Some(b)) => match (parse(&a), parse(&b)) {
+            (Some(x), _) => (x, Some(b)),
+            (None, Some(x)) => (x, Some(a)),
+            (None, None) => bail!(
+                "trama stats ANALYSIS FILE: neither '{}' nor '{}' is an analysis (states, comm, order, wait, kiviat, slices, graph)",
+                a.to_string_lossy(),
+                b.to_string_lossy()
+            ),
+        },
+    })
 }
 
 /// What `trama stats` was asked to do.

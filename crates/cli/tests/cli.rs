@@ -550,3 +550,30 @@ fn process_substitution_and_fifo_are_read_once() {
         }
     }
 }
+
+/// Every subcommand takes its input as `trama VERB [KIND] FILE`; `stats`
+/// also takes the earlier `FILE ANALYSIS` order, with the same output.
+#[test]
+fn stats_takes_the_analysis_before_or_after_the_file() {
+    let run = |args: &[&str]| {
+        let out = trama().args(args).output().expect("run trama");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let ex = example();
+    let file = ex.to_str().unwrap();
+    for analysis in ["states", "comm", "wait", "graph"] {
+        let before = run(&["stats", analysis, file, "--format", "csv"]);
+        let after = run(&["stats", file, analysis, "--format", "csv"]);
+        assert!(!before.is_empty());
+        assert!(before == after, "{analysis}: the two orders differ");
+    }
+    assert!(run(&["stats", file]) == run(&["stats", "states", file]));
+    let out = trama().args(["stats", "nothing", file]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is an analysis"));
+}
