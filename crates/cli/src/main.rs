@@ -5,6 +5,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::builder::TypedValueParser;
 use clap::{ArgAction, Args, Parser, Subcommand};
 
 mod collect;
@@ -190,8 +191,8 @@ struct ReportArgs {
 #[derive(Args, Debug)]
 struct RenderArgs {
     /// The view.
-    #[arg(value_enum, value_name = "VIEW")]
-    view: render::View,
+    #[arg(value_name = "VIEW", value_parser = choices(&trama_views::View::ALL))]
+    view: trama_views::View,
     #[command(flatten)]
     read: ReadArgs,
     /// Output picture: OUT.svg or OUT.png.
@@ -270,8 +271,8 @@ struct StatsArgs {
     )]
     at: Option<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = stats::Format::Table)]
-    format: stats::Format,
+    #[arg(long, value_parser = choices(&trama_report::Format::ALL), default_value = "table")]
+    format: trama_report::Format,
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -428,6 +429,17 @@ struct InfoArgs {
 struct CheckArgs {
     #[command(flatten)]
     read: ReadArgs,
+}
+
+/// A flag's values from a library's list of `(value, name, help)`.
+fn choices<T: Copy + Send + Sync + 'static>(
+    all: &'static [(T, &'static str, &'static str)],
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    let values = all
+        .iter()
+        .map(|(_, name, help)| clap::builder::PossibleValue::new(*name).help(*help));
+    clap::builder::PossibleValuesParser::new(values)
+        .map(move |s| all.iter().find(|a| a.1 == s).expect("a possible value").0)
 }
 
 fn main() -> ExitCode {

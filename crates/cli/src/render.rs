@@ -10,42 +10,9 @@ use trama_views::{draw, svg_to_png, ViewOptions};
 use crate::run::load_trace;
 use crate::ReadArgs;
 
-/// Views.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum View {
-    /// Containers as rows, states as bars, links as arrows, over time.
-    SpaceTime,
-    /// Heatmap of messages between containers (or their --level ancestors).
-    TrafficMatrix,
-    /// Heatmap of who waited for whom (share of each container's time).
-    WaitMatrix,
-    /// Processes and the messages between them, force-directed.
-    Graph,
-    /// Each host's (--level) share of the network messages (radar chart).
-    Kiviat,
-    /// Hosts (--level) around a circle, their processes coloured by dominant state.
-    Mapping,
-    /// One process (--process): waiting per partner, time per state.
-    Process,
-}
-
-impl From<View> for trama_views::View {
-    fn from(v: View) -> trama_views::View {
-        match v {
-            View::SpaceTime => trama_views::View::SpaceTime,
-            View::TrafficMatrix => trama_views::View::TrafficMatrix,
-            View::WaitMatrix => trama_views::View::WaitMatrix,
-            View::Graph => trama_views::View::Graph,
-            View::Kiviat => trama_views::View::Kiviat,
-            View::Mapping => trama_views::View::Mapping,
-            View::Process => trama_views::View::Process,
-        }
-    }
-}
-
 /// What `trama render` was asked to do.
 pub struct RenderSettings {
-    pub view: View,
+    pub view: trama_views::View,
     pub output: PathBuf,
     pub window: Option<String>,
     pub width: u32,
@@ -81,13 +48,7 @@ pub fn render(args: &ReadArgs, s: &RenderSettings) -> anyhow::Result<ExitCode> {
     opts.process = s.process.clone();
     opts.at = s.at;
     let mut svg = Vec::new();
-    draw(
-        &trace,
-        s.view.into(),
-        window.resolve(&trace),
-        &opts,
-        &mut svg,
-    )?;
+    draw(&trace, s.view, window.resolve(&trace), &opts, &mut svg)?;
     let bytes = if png {
         svg_to_png(&svg).map_err(|e| anyhow!("rasterizing the picture: {e}"))?
     } else {

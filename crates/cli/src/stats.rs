@@ -6,40 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail};
 use trama_analysis::TimeWindow;
-use trama_report::StatsOptions;
+use trama_report::{Analysis, Format, StatsOptions};
 
 use crate::run::load_trace;
 use crate::ReadArgs;
-
-/// Output formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Aligned columns for people.
-    Table,
-    /// Comma-separated values with a header line.
-    Csv,
-    /// One JSON document.
-    Json,
-}
-
-/// Analyses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Analysis {
-    /// Time per state: per container, state type and value.
-    States,
-    /// Communication matrix: messages (links) per pair of containers.
-    Comm,
-    /// Hosts (--level) and their processes ordered by off-host messages.
-    Order,
-    /// Who waited for whom: waiting states attributed to the last sender.
-    Wait,
-    /// Each host's (--level) cumulative share of network messages at --instants instants.
-    Kiviat,
-    /// Per time slice (--slices N) and container: time per state, messages sent and received.
-    Slices,
-    /// Communication graph of processes with a force-directed layout.
-    Graph,
-}
 
 /// The analysis and the trace of `trama stats A B`: `ANALYSIS FILE`, or
 /// `FILE ANALYSIS` (the order of earlier versions); a single word is an
@@ -48,10 +18,7 @@ pub fn analysis_and_file(
     first: Option<OsString>,
     second: Option<OsString>,
 ) -> anyhow::Result<(Analysis, Option<OsString>)> {
-    let parse = |s: &OsString| {
-        s.to_str()
-            .and_then(|s| <Analysis as clap::ValueEnum>::from_str(s, true).ok())
-    };
+    let parse = |s: &OsString| s.to_str().and_then(Analysis::from_name);
     Ok(match (first, second) {
         (None, _) => (Analysis::States, None),
         (Some(a), None) => match parse(&a) {
@@ -85,17 +52,8 @@ pub struct StatsSettings {
 }
 
 pub fn stats(args: &ReadArgs, s: &StatsSettings, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    use trama_report::{Analysis as A, Format as F};
     let window = TimeWindow::parse_opt(s.window.as_deref())?;
-    let analysis = match s.analysis {
-        Analysis::States => A::States,
-        Analysis::Comm => A::Comm,
-        Analysis::Order => A::Order,
-        Analysis::Wait => A::Wait,
-        Analysis::Kiviat => A::Kiviat,
-        Analysis::Slices => A::Slices,
-        Analysis::Graph => A::Graph,
-    };
+    let analysis = s.analysis;
     if analysis.needs_level() && s.level.is_none() {
         bail!("this analysis needs --level: the container type of the hosts (e.g. --level Host)");
     }
@@ -107,12 +65,8 @@ pub fn stats(args: &ReadArgs, s: &StatsSettings, out: &mut dyn Write) -> anyhow:
     opts.slices = s.slices;
     opts.slice_length = s.slice_length;
     opts.instants = s.instants;
-    opts.format = match s.format {
-        Format::Table => F::Table,
-        Format::Csv => F::Csv,
-        Format::Json => F::Json,
-    };
-    if let (A::Kiviat, Some(list)) = (analysis, &s.at) {
+    opts.format = s.format;
+    if let (Analysis::Kiviat, Some(list)) = (analysis, &s.at) {
         let at = list.split(',').map(|t| {
             t.trim()
                 .parse::<f64>()

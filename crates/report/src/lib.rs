@@ -44,6 +44,19 @@ pub enum Format {
     Json,
 }
 
+impl Format {
+    /// Every format with its name on the command line and a line of help.
+    pub const ALL: [(Format, &'static str, &'static str); 3] = [
+        (Format::Table, "table", "Aligned columns for people"),
+        (
+            Format::Csv,
+            "csv",
+            "Comma-separated values with a header line",
+        ),
+        (Format::Json, "json", "One JSON document"),
+    ];
+}
+
 /// Why an output could not be made.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

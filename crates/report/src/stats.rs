@@ -36,6 +36,50 @@ pub enum Analysis {
 }
 
 impl Analysis {
+    /// Every analysis with its name on the command line and a line of help.
+    pub const ALL: [(Analysis, &'static str, &'static str); 7] = [
+        (
+            Analysis::States,
+            "states",
+            "Time per state: per container, state type and value",
+        ),
+        (
+            Analysis::Comm,
+            "comm",
+            "Communication matrix: messages (links) per pair of containers",
+        ),
+        (
+            Analysis::Order,
+            "order",
+            "Hosts (--level) and their processes ordered by off-host messages",
+        ),
+        (
+            Analysis::Wait,
+            "wait",
+            "Who waited for whom: waiting states attributed to the last sender",
+        ),
+        (
+            Analysis::Kiviat,
+            "kiviat",
+            "Each host's (--level) cumulative share of network messages at --instants instants",
+        ),
+        (
+            Analysis::Slices,
+            "slices",
+            "Per time slice (--slices N) and container: time per state, messages sent and received",
+        ),
+        (
+            Analysis::Graph,
+            "graph",
+            "Communication graph of processes with a force-directed layout",
+        ),
+    ];
+
+    /// The analysis called `name` (see [`Analysis::ALL`]).
+    pub fn from_name(name: &str) -> Option<Analysis> {
+        Analysis::ALL.iter().find(|a| a.1 == name).map(|a| a.0)
+    }
+
     /// Does it need [`StatsOptions::level`], the container type of the
     /// hosts?
     pub fn needs_level(self) -> bool {

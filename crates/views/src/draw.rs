@@ -84,6 +84,52 @@ impl Default for ViewOptions {
     }
 }
 
+impl View {
+    /// Every view with its name on the command line and a line of help.
+    pub const ALL: [(View, &'static str, &'static str); 7] = [
+        (
+            View::SpaceTime,
+            "space-time",
+            "Containers as rows, states as bars, links as arrows, over time",
+        ),
+        (
+            View::TrafficMatrix,
+            "traffic-matrix",
+            "Heatmap of messages between containers (or their --level ancestors)",
+        ),
+        (
+            View::WaitMatrix,
+            "wait-matrix",
+            "Heatmap of who waited for whom (share of each container's time)",
+        ),
+        (
+            View::Graph,
+            "graph",
+            "Processes and the messages between them, force-directed",
+        ),
+        (
+            View::Kiviat,
+            "kiviat",
+            "Each host's (--level) share of the network messages (radar chart)",
+        ),
+        (
+            View::Mapping,
+            "mapping",
+            "Hosts (--level) around a circle, their processes coloured by dominant state",
+        ),
+        (
+            View::Process,
+            "process",
+            "One process (--process): waiting per partner, time per state",
+        ),
+    ];
+
+    /// The view called `name` (see [`View::ALL`]).
+    pub fn from_name(name: &str) -> Option<View> {
+        View::ALL.iter().find(|v| v.1 == name).map(|v| v.0)
+    }
+}
+
 /// Why a view could not be drawn.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
