@@ -59,10 +59,10 @@ fuzz_target!(|data: &[u8]| {
             Some(Ok(want)) => assert_eq!(
                 (want.states, want.events, want.variables, want.links),
                 (
-                    c.counts.states(),
-                    c.counts.events(),
-                    c.counts.variables(),
-                    c.counts.links()
+                    c.counts.states,
+                    c.counts.events,
+                    c.counts.variables,
+                    c.counts.links
                 )
             ),
             Some(Err(e)) => panic!("the replay accepted a trace the engine rejects: {e}"),

@@ -690,15 +690,9 @@ fn count(args: &ReadArgs) -> anyhow::Result<Simulated<CountingSink>> {
         match r {
             Replayed::Done(c) => {
                 print_warnings(args, &c.warnings);
-                let sink = CountingSink {
-                    states: c.counts.states(),
-                    events: c.counts.events(),
-                    variables: c.counts.variables(),
-                    links: c.counts.links(),
-                };
                 return Ok(Simulated {
                     model: c.model,
-                    sink,
+                    sink: c.counts,
                     warnings: c.warnings,
                     stats: binary_stats(&file),
                     binary: true,

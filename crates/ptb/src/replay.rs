@@ -15,10 +15,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use trama_sim::replay::{
-    has_duplicates, Bail, CountSink, FirstEnds, NewList, Replay, ReplayEvent,
-    ReplayOptions as SimReplay, ReplaySink, ReplayState,
+    assemble_trace, has_duplicates, Bail, ColumnSink, FirstEnds, NewList, Replay, ReplayEvent,
+    ReplaySink, ReplayState, TraceParts,
 };
-use trama_sim::{assemble_trace, ColumnSink, Model, StrId, Trace, TraceParts};
+use trama_sim::{CountingSink, Model, StrId, Trace};
 
 use crate::decimal;
 use crate::format::*;
@@ -63,7 +63,7 @@ pub struct Counted {
     /// Types, values and containers (container end times included).
     pub model: Model,
     /// Entities by nature.
-    pub counts: CountSink,
+    pub counts: CountingSink,
     /// Warnings (`-z`).
     pub warnings: Vec<String>,
 }
@@ -210,11 +210,11 @@ impl PtbFile {
         &self,
         opts: &ReplayOptions,
     ) -> Result<(Replayed<Counted>, ReplayStats), FormatError> {
-        let run = match self.run(opts, &CountSink::default)? {
+        let run = match self.run(opts, &CountingSink::default)? {
             Ok(r) => r,
             Err(why) => return Ok((Replayed::Fallback(why), ReplayStats::default())),
         };
-        let mut counts = CountSink::default();
+        let mut counts = CountingSink::default();
         for s in &run.sinks {
             counts.add(s);
         }
@@ -442,11 +442,8 @@ impl PtbFile {
         };
         let failure: Mutex<Option<(usize, SegFail)>> = Mutex::new(None);
         let outs: Mutex<Vec<(usize, SegmentOut)>> = Mutex::new(Vec::new());
-        let sim = {
-            let mut o = SimReplay::default();
-            o.ignore_incomplete_links = opts.ignore_incomplete_links || opts.window.is_some();
-            o
-        };
+        // Links a window cuts are dropped like those never completed.
+        let ignore_incomplete_links = opts.ignore_incomplete_links || opts.window.is_some();
         let end_time = opts
             .window
             .map(|_| self.container_ends.first().copied().unwrap_or(0.0));
@@ -459,7 +456,7 @@ impl PtbFile {
                     &events,
                     seg,
                     sink,
-                    sim,
+                    ignore_incomplete_links,
                     end_time,
                     &mut scratch,
                     firsts,
@@ -551,7 +548,7 @@ impl PtbFile {
         events: &[Frame],
         seg: &Segment,
         sink: &mut S,
-        opts: SimReplay,
+        ignore_incomplete_links: bool,
         end_time: Option<f64>,
         scratch: &mut Scratch,
         firsts: &mut FirstEnds,
@@ -576,7 +573,8 @@ impl PtbFile {
                 r.state
             }
         };
-        let mut replay = Replay::new(state, sink, opts);
+        let mut replay =
+            Replay::new(state, sink).ignoring_incomplete_links(ignore_incomplete_links);
         let mut kept = 0;
         for f in &events[seg.first..seg.end] {
             if let Err((bail, line)) = self.replay_block(pre, f, &mut replay, scratch)? {

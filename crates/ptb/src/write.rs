@@ -8,8 +8,10 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, Sender};
 use trama_events::{Event, EventDef, Field, Span};
-use trama_sim::replay::{Replay, ReplayEvent, ReplayOptions, ReplayState, ReplayTables, NONE};
-use trama_sim::{EntityHandles, ModelBuilder, ModelEffect, SimError};
+use trama_sim::replay::{
+    ModelBuilder, ModelEffect, Replay, ReplayEvent, ReplayState, ReplayTables, NONE,
+};
+use trama_sim::{EntityHandles, SimError};
 
 use crate::decimal;
 use crate::format::*;
@@ -344,7 +346,7 @@ impl<W: Write + Send + 'static> Encoder<W> {
             },
             mb: ModelBuilder::new(false),
             tables: ReplayTables::default(),
-            replay: interned.then(|| Replay::new(ReplayState::new(), (), ReplayOptions::default())),
+            replay: interned.then(|| Replay::new(ReplayState::new(), ())),
             kept: 0,
             invalid_at: None,
             runs: Vec::new(),

@@ -21,30 +21,37 @@ pub fn pack(s: &[u8]) -> Option<u128> {
         if n > 15 {
             return None;
         }
-        let a = u64::from_le_bytes(s[..8].try_into().unwrap()) as u128;
-        let b = u64::from_le_bytes(s[n - 8..].try_into().unwrap());
-        // Bytes 8..n are the top n-8 bytes of b.
-        let hi = if n == 8 {
-            0
-        } else {
-            (b >> (8 * (16 - n))) as u128
-        };
-        a | hi << 64
+        two_loads::<8>(s)
     } else if n >= 4 {
-        let a = u32::from_le_bytes(s[..4].try_into().unwrap()) as u128;
-        let b = u32::from_le_bytes(s[n - 4..].try_into().unwrap());
-        let hi = if n == 4 {
-            0
-        } else {
-            (b >> (8 * (8 - n))) as u128
-        };
-        a | hi << 32
+        two_loads::<4>(s)
     } else if n > 0 {
         s[0] as u128 | (s[n / 2] as u128) << 8 | (s[n - 1] as u128) << 16
     } else {
         0
     };
     Some(body | len)
+}
+
+/// The `n` bytes of `s`, `W <= n < 2 * W` (`W` is 4 or 8), as an integer
+/// (little-endian): two loads of `W` bytes, the second one overlapping
+/// the first unless `n` is `W`.
+#[inline(always)]
+fn two_loads<const W: usize>(s: &[u8]) -> u128 {
+    let n = s.len();
+    let load = |b: &[u8]| {
+        let mut a = [0u8; 8];
+        a[..W].copy_from_slice(&b[..W]);
+        u64::from_le_bytes(a)
+    };
+    let a = load(s) as u128;
+    let b = load(&s[n - W..]);
+    // Bytes W..n are the top n-W bytes of b.
+    let hi = if n == W {
+        0
+    } else {
+        (b >> (8 * (2 * W - n))) as u128
+    };
+    a | hi << (8 * W)
 }
 
 /// Unpacks what [`pack`] made into `buf`, returning the bytes.
