@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
+use trama_events::StringMode;
 use trama_paje::{read_paje, read_paje_chunked, Item, ReadError};
-use trama_ptb::{SourceStats, StringMode, WriteError, WriteOptions, Writer};
+use trama_ptb::{SourceStats, WriteError, WriteOptions, Writer};
 
 use crate::run::{open_any, reader_options, Opened, Progress};
 use crate::ReadArgs;
@@ -27,8 +28,8 @@ pub enum Target {
 pub struct ConvertSettings {
     pub output: PathBuf,
     pub to: Option<Target>,
+    /// How strings are stored (in a `.ptb` or `.rst` output).
     pub strings: StringMode,
-    pub rastro_strings: trama_rastro::paje::StringMode,
     pub zstd_level: Option<i32>,
     pub block_events: usize,
 }
@@ -189,7 +190,7 @@ fn text_to_rastro<W: Write>(
     progress: Progress,
 ) -> anyhow::Result<()> {
     let wopts =
-        trama_rastro::paje::WriterOptions::new(s.rastro_strings, trama_rastro::paje::Flavor::Trace);
+        trama_rastro::paje::WriterOptions::new(s.strings, trama_rastro::paje::Flavor::Trace);
     let mut w = trama_rastro::RastroPajeWriter::new(out, wopts)
         .map_err(|e| anyhow!("writing {}: {e}", out_name(s)))?;
     let stats = read_paje(input, &reader_options(args), |ev| {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
+use trama_events::StringMode;
 
 mod collect;
 mod convert;
@@ -523,12 +524,8 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
         output,
         to: a.to,
         strings: match a.strings {
-            Strings::Plain => trama_ptb::StringMode::Plain,
-            Strings::Interned => trama_ptb::StringMode::Interned,
-        },
-        rastro_strings: match a.strings {
-            Strings::Plain => trama_rastro::paje::StringMode::Plain,
-            Strings::Interned => trama_rastro::paje::StringMode::Interned,
+            Strings::Plain => StringMode::Plain,
+            Strings::Interned => StringMode::Interned,
         },
         zstd_level: (a.level > 0).then_some(a.level),
         block_events: a.block_events,

@@ -275,8 +275,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         let settings = crate::convert::ConvertSettings {
             output: args.output.clone(),
             to: Some(crate::convert::Target::Ptb),
-            strings: trama_ptb::StringMode::Interned,
-            rastro_strings: trama_rastro::paje::StringMode::Interned,
+            strings: trama_events::StringMode::Interned,
             zstd_level: None,
             block_events: trama_ptb::WriteOptions::default().block_events,
         };

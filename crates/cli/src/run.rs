@@ -11,7 +11,7 @@ use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_input::{Input, Source};
 use trama_paje::{read_paje, QuoteMode, ReadError, ReadStats, ReaderOptions};
 use trama_ptb::{
-    PtbFile, ReadError as PtbReadError, ReadOptions as PtbReadOptions, Record, ReplayOptions,
+    Decoded, PtbFile, ReadError as PtbReadError, ReadOptions as PtbReadOptions, ReplayOptions,
     Replayed,
 };
 use trama_sim::{
@@ -221,7 +221,7 @@ fn ptb_options(args: &ReadArgs) -> PtbReadOptions {
 fn feed_binary<E>(
     file: &PtbFile,
     args: &ReadArgs,
-    record: impl FnMut(Record<'_>) -> Result<(), E>,
+    record: impl FnMut(Decoded<'_>) -> Result<(), E>,
 ) -> Result<ReadStats, Failure<E>> {
     let threads = if args.threads == 1 {
         0
@@ -398,8 +398,8 @@ fn simulate<S: Sink + Send>(
                 let mut sim = Simulator::new(sink, sopts);
                 let read = feed_binary(&file, args, |rec| {
                     match rec {
-                        Record::Text(ev) => sim.event(&ev),
-                        Record::Handles(h) => sim.event_handles(&h.event),
+                        Decoded::Text(ev) => sim.event(&ev),
+                        Decoded::Handles(h) => sim.event_handles(&h.event),
                     }
                     .map_err(|e| Stop::Sim(Box::new(e)))?;
                     if stop_early(sim.sink()) {
@@ -416,8 +416,8 @@ fn simulate<S: Sink + Send>(
                 let (read, finished) = Pipeline::run(sink, sopts, |front| {
                     feed_binary(&file, args, |rec| {
                         match rec {
-                            Record::Text(ev) => front.event(&ev),
-                            Record::Handles(h) => front.event_handles(&h.event),
+                            Decoded::Text(ev) => front.event(&ev),
+                            Decoded::Handles(h) => front.event_handles(&h.event),
                         }
                         .map_err(|_| Stop::Engine)
                     })

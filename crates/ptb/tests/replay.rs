@@ -11,7 +11,7 @@ mod sim_canon;
 use trama_gen::{generate, GenOptions};
 use trama_paje::{read_paje, read_paje_chunked, Item, ReaderOptions};
 use trama_ptb::{
-    PtbFile, ReadOptions, Record, ReplayOptions, Replayed, SourceStats, WriteOptions, Writer,
+    Decoded, PtbFile, ReadOptions, ReplayOptions, Replayed, SourceStats, WriteOptions, Writer,
 };
 use trama_sim::{CountingSink, SimOptions, Simulator, Trace, TraceBuilder, TypeKind};
 
@@ -110,8 +110,8 @@ fn reference(file: &PtbFile, keep_extras: bool) -> Option<Trace> {
     let mut ro = ReadOptions::default();
     ro.threads = 0;
     file.read(&ro, |r| match r {
-        Record::Text(ev) => sim.event(&ev),
-        Record::Handles(h) => sim.event_handles(&h.event),
+        Decoded::Text(ev) => sim.event(&ev),
+        Decoded::Handles(h) => sim.event_handles(&h.event),
     })
     .ok()?;
     let (model, sink, warnings) = sim.finish().ok()?;
@@ -198,8 +198,8 @@ fn counts_are_those_of_the_engine() {
         let mut sim = Simulator::new(CountingSink::default(), SimOptions::default());
         let ok = file
             .read(&ReadOptions::default(), |r| match r {
-                Record::Text(ev) => sim.event(&ev),
-                Record::Handles(h) => sim.event_handles(&h.event),
+                Decoded::Text(ev) => sim.event(&ev),
+                Decoded::Handles(h) => sim.event_handles(&h.event),
             })
             .is_ok();
         let want = if ok { sim.finish().ok() } else { None };
@@ -443,8 +443,8 @@ fn damaged_columns_are_reported_or_read_consistently() {
         };
         let mut sim = Simulator::new(CountingSink::default(), SimOptions::default());
         let read = file.read(&ReadOptions::default(), |r| match r {
-            Record::Text(ev) => sim.event(&ev),
-            Record::Handles(h) => sim.event_handles(&h.event),
+            Decoded::Text(ev) => sim.event(&ev),
+            Decoded::Handles(h) => sim.event_handles(&h.event),
         });
         let reference = match read {
             Ok(()) => Some(sim.finish().ok().map(|(_, c, _)| c)),
