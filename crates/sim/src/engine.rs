@@ -615,14 +615,7 @@ impl<S: Sink> Engine<S> {
         for &(_, l) in &lists {
             let kind = self.model.list(l).kind;
             if let Some(last) = self.lists[l.index()].live.last_mut() {
-                if kind == TypeKind::Event {
-                    if last.start == -1.0 {
-                        last.start = time;
-                        last.end = time;
-                    }
-                } else if last.end == -1.0 {
-                    last.end = time;
-                }
+                end_at_destruction(kind, &mut last.start, &mut last.end, time);
             }
         }
         // Pending links.
@@ -841,6 +834,22 @@ impl<S: Sink> Engine<S> {
         }
         self.settle(l, top);
         Ok(())
+    }
+}
+
+/// PajeNG's rule for the last entity of a list whose container is
+/// destroyed at `time` (given by its start and end): an event not placed
+/// in time yet takes that time; any other entity whose end is not known
+/// ends then. The engine and the replay both apply it.
+#[inline]
+pub(crate) fn end_at_destruction(kind: TypeKind, start: &mut f64, end: &mut f64, time: f64) {
+    if kind == TypeKind::Event {
+        if *start == -1.0 {
+            *start = time;
+            *end = time;
+        }
+    } else if *end == -1.0 {
+        *end = time;
     }
 }
 

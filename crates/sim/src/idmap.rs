@@ -10,6 +10,25 @@ use hashbrown::{HashMap, HashSet};
 
 type Fast = foldhash::fast::FixedState;
 
+/// The `n` bytes of `s`, `W <= n < 2 * W` (`W` is the size of `$t`), as
+/// an integer (little-endian): two loads of a `$t`, the second one
+/// overlapping the first unless `n` is `W`. A macro rather than a generic
+/// function: each width compiles to its own loads and shifts.
+macro_rules! two_loads {
+    ($s:expr, $n:expr, $t:ty, $w:expr) => {{
+        let (s, n): (&[u8], usize) = ($s, $n);
+        let a = <$t>::from_le_bytes(s[..$w].try_into().unwrap()) as u128;
+        let b = <$t>::from_le_bytes(s[n - $w..].try_into().unwrap());
+        // Bytes W..n are the top n-W bytes of b.
+        let hi = if n == $w {
+            0
+        } else {
+            (b >> (8 * (2 * $w - n))) as u128
+        };
+        a | hi << (8 * $w)
+    }};
+}
+
 /// Packs an identifier of at most 15 bytes with its length (in the top
 /// byte) into a `u128`, one-to-one. Overlapping unaligned loads avoid a
 /// byte-by-byte copy (and the store-forwarding stall it causes).
@@ -21,37 +40,15 @@ pub fn pack(s: &[u8]) -> Option<u128> {
         if n > 15 {
             return None;
         }
-        two_loads::<8>(s)
+        two_loads!(s, n, u64, 8)
     } else if n >= 4 {
-        two_loads::<4>(s)
+        two_loads!(s, n, u32, 4)
     } else if n > 0 {
         s[0] as u128 | (s[n / 2] as u128) << 8 | (s[n - 1] as u128) << 16
     } else {
         0
     };
     Some(body | len)
-}
-
-/// The `n` bytes of `s`, `W <= n < 2 * W` (`W` is 4 or 8), as an integer
-/// (little-endian): two loads of `W` bytes, the second one overlapping
-/// the first unless `n` is `W`.
-#[inline(always)]
-fn two_loads<const W: usize>(s: &[u8]) -> u128 {
-    let n = s.len();
-    let load = |b: &[u8]| {
-        let mut a = [0u8; 8];
-        a[..W].copy_from_slice(&b[..W]);
-        u64::from_le_bytes(a)
-    };
-    let a = load(s) as u128;
-    let b = load(&s[n - W..]);
-    // Bytes W..n are the top n-W bytes of b.
-    let hi = if n == W {
-        0
-    } else {
-        (b >> (8 * (2 * W - n))) as u128
-    };
-    a | hi << (8 * W)
 }
 
 /// Unpacks what [`pack`] made into `buf`, returning the bytes.

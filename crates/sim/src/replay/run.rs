@@ -6,6 +6,7 @@ use smallvec::SmallVec;
 use super::{
     Bail, ContainerState, Final, ListState, Live, ReplaySink, ReplayState, ReplayTables, R,
 };
+use crate::engine::end_at_destruction;
 use crate::model::{ContainerId, TypeKind};
 
 /// A list created during a replay.
@@ -208,14 +209,7 @@ impl<S: ReplaySink> Replay<S> {
                 None => ls.stack.last_mut(),
             };
             if let Some(last) = last {
-                if kind == TypeKind::Event {
-                    if last.start == -1.0 {
-                        last.start = time;
-                        last.end = time;
-                    }
-                } else if last.end == -1.0 {
-                    last.end = time;
-                }
+                end_at_destruction(kind, &mut last.start, &mut last.end, time);
             }
         }
         for &(_, li) in &lists {
