@@ -104,6 +104,12 @@ impl<V: Copy + Default> PackedTable<V> {
         if k == 0 {
             return self.empty_key;
         }
+        self.slot_of(k).map(|i| self.vals[i])
+    }
+
+    /// The slot of key `k` (not 0), by linear probing from its home.
+    #[inline(always)]
+    fn slot_of(&self, k: u128) -> Option<usize> {
         if self.keys.is_empty() {
             return None;
         }
@@ -112,7 +118,7 @@ impl<V: Copy + Default> PackedTable<V> {
         loop {
             let slot = self.keys[i];
             if slot == k {
-                return Some(self.vals[i]);
+                return Some(i);
             }
             if slot == 0 {
                 return None;
@@ -176,21 +182,8 @@ impl<V: Copy + Default> PackedTable<V> {
             }
             return v;
         }
-        if self.keys.is_empty() {
-            return None;
-        }
+        let mut i = self.slot_of(k)?;
         let mask = self.keys.len() - 1;
-        let mut i = self.home(k);
-        loop {
-            let slot = self.keys[i];
-            if slot == 0 {
-                return None;
-            }
-            if slot == k {
-                break;
-            }
-            i = (i + 1) & mask;
-        }
         let v = self.vals[i];
         self.len -= 1;
         // Backward-shift deletion: pull later entries of the cluster back
