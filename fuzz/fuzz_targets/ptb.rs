@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trama_ptb::{write_text, PtbFile, ReadError, ReadOptions, Record, ReplayOptions, Replayed};
+use trama_ptb::{write_text, PtbFile, ReadError, ReadOptions, Decoded, ReplayOptions, Replayed};
 use trama_sim::{CountingSink, SimOptions, Simulator};
 
 /// Walks the frames from the header on and rewrites each frame's CRC.
@@ -42,8 +42,8 @@ fuzz_target!(|data: &[u8]| {
     opts.threads = (data.len() % 3) & 1;
     let mut sim = Simulator::new(CountingSink::default(), SimOptions::default());
     let r = file.read(&opts, |rec| match rec {
-        Record::Text(ev) => sim.event(&ev),
-        Record::Handles(h) => sim.event_handles(&h.event),
+        Decoded::Text(ev) => sim.event(&ev),
+        Decoded::Handles(h) => sim.event_handles(&h.event),
     });
     // `None`: the file is damaged (the reference path is stricter about
     // parts no simulation uses); `Some(Err)`: the engine rejects the trace.
@@ -59,10 +59,10 @@ fuzz_target!(|data: &[u8]| {
             Some(Ok(want)) => assert_eq!(
                 (want.states, want.events, want.variables, want.links),
                 (
-                    c.counts.states(),
-                    c.counts.events(),
-                    c.counts.variables(),
-                    c.counts.links()
+                    c.counts.states,
+                    c.counts.events,
+                    c.counts.variables,
+                    c.counts.links
                 )
             ),
             Some(Err(e)) => panic!("the replay accepted a trace the engine rejects: {e}"),

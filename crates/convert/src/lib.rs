@@ -23,7 +23,7 @@ use std::io::{self, Write};
 use trama_open::{Format, Item, LoadOptions, Opened, Stop};
 use trama_ptb::{SourceStats, WriteError, WriteOptions, Writer};
 
-pub use trama_ptb::StringMode;
+pub use trama_events::StringMode;
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -245,11 +245,8 @@ fn to_rastro<W: Write + Send + 'static>(
     opts: &ConvertOptions,
     out: W,
 ) -> Result<Converted, Error> {
-    use trama_rastro::paje::{Flavor, StringMode as RastroStrings, WriterOptions};
-    let strings = match opts.strings {
-        StringMode::Plain => RastroStrings::Plain,
-        StringMode::Interned => RastroStrings::Interned,
-    };
+    use trama_rastro::paje::{Flavor, WriterOptions};
+    let strings = opts.strings;
     let rastro_error = |e: trama_rastro::paje::WriteError| write_error(opts, io::Error::other(e));
     let mut w =
         trama_rastro::RastroPajeWriter::new(out, WriterOptions::new(strings, Flavor::Trace))

@@ -27,6 +27,18 @@
 
 use std::fmt;
 
+/// How a trace writer stores strings (every binary format has both
+/// modes; each picks its own default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StringMode {
+    /// Every field as its text, in every event.
+    Plain,
+    /// Each distinct string stored once and referred to (a `.ptb` file
+    /// also refers to types, containers and values by handle; a libRastro
+    /// file holds at most 65536 distinct strings).
+    Interned,
+}
+
 /// The 19 kinds of Pajé events (format 1.3.1 as read by PajeNG).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]

@@ -150,15 +150,9 @@ impl Opened {
                 .map_err(|e| self.format_error(e))?;
             match r {
                 trama_ptb::Replayed::Done(c) => {
-                    let sink = CountingSink {
-                        states: c.counts.states(),
-                        events: c.counts.events(),
-                        variables: c.counts.variables(),
-                        links: c.counts.links(),
-                    };
                     return Ok(Simulated {
                         model: c.model,
-                        sink,
+                        sink: c.counts,
                         warnings: c.warnings,
                         stats: crate::formats::ptb::stats(file),
                         format: self.format,

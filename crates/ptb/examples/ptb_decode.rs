@@ -33,8 +33,8 @@ fn main() {
     let (mut text, mut handles) = (0u64, 0u64);
     file.read(&opts, |r| -> Result<(), ()> {
         match r {
-            trama_ptb::Record::Text(_) => text += 1,
-            trama_ptb::Record::Handles(_) => handles += 1,
+            trama_ptb::Decoded::Text(_) => text += 1,
+            trama_ptb::Decoded::Handles(_) => handles += 1,
         }
         Ok(())
     })

@@ -98,7 +98,7 @@ pub(crate) enum Role {
 /// Is `kind` an entity event (stored in events frames; other events are
 /// model records)?
 pub(crate) fn is_entity(kind: EventKind) -> bool {
-    trama_sim::is_entity_kind(kind)
+    trama_sim::replay::is_entity_kind(kind)
 }
 
 /// Most words of an event line, its identifier included (PajeNG's

@@ -25,8 +25,8 @@ mod write;
 
 pub use format::{MAGIC, VERSION};
 pub use read::{
-    is_ptb, Codec, FormatError, FrameInfo, FrameKind, HandleRecord, Layout, PtbFile, ReadError,
-    ReadOptions, Record,
+    is_ptb, Codec, Decoded, DecodedHandles, FormatError, FrameInfo, FrameKind, Layout, PtbFile,
+    ReadError, ReadOptions,
 };
 pub use replay::{Counted, ReplayOptions, ReplayStats, Replayed};
 pub use text::write_text;

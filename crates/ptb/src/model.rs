@@ -6,8 +6,8 @@
 //! mark where each record takes effect.
 
 use trama_events::{Event, EventDef, Span};
-use trama_sim::replay::ReplayTables;
-use trama_sim::{Model, ModelBuilder, ModelEffect, SimError, TypeId};
+use trama_sim::replay::{ModelBuilder, ModelEffect, ReplayTables};
+use trama_sim::{Model, SimError, TypeId};
 
 use crate::format::{REC_EVENT, REC_STREAM, REC_VALUE};
 use crate::state::Counts;

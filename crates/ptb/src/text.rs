@@ -6,7 +6,7 @@ use trama_events::{EventKind, Field};
 
 use crate::decimal;
 use crate::format::{role, Role};
-use crate::read::{HandleRecord, PtbFile, ReadError, ReadOptions, Record};
+use crate::read::{Decoded, DecodedHandles, PtbFile, ReadError, ReadOptions};
 
 /// Identifiers of the things handles designate, in creation order.
 struct Names {
@@ -76,13 +76,13 @@ pub fn write_text<W: Write>(
     file.read(opts, |rec| {
         line.clear();
         let at = match &rec {
-            Record::Text(ev) => ev.line(),
-            Record::Handles(h) => h.event.line,
+            Decoded::Text(ev) => ev.line(),
+            Decoded::Handles(h) => h.event.line,
         };
         place(out, &mut line, at, &mut cur, &mut next_def)?;
         cur += 1;
         match rec {
-            Record::Text(ev) => {
+            Decoded::Text(ev) => {
                 for i in 0..ev.word_count() {
                     if i > 0 {
                         line.push(b' ');
@@ -104,7 +104,7 @@ pub fn write_text<W: Write>(
                     _ => {}
                 }
             }
-            Record::Handles(h) => handle_line(&mut line, &h, &mut names, stripped)?,
+            Decoded::Handles(h) => handle_line(&mut line, &h, &mut names, stripped)?,
         }
         line.push(b'\n');
         out.write_all(&line)
@@ -135,7 +135,7 @@ fn pad<W: Write>(out: &mut W, line: &mut Vec<u8>, cur: &mut u64, to: u64) -> io:
 
 fn handle_line(
     line: &mut Vec<u8>,
-    h: &HandleRecord<'_>,
+    h: &DecodedHandles<'_>,
     names: &mut Names,
     stripped: bool,
 ) -> io::Result<()> {

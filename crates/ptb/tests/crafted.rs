@@ -1,6 +1,8 @@
 //! Crafted and damaged files: every one gives a `FormatError` (with the
 //! byte offset of the part at fault), never a panic.
 
+mod common;
+
 use trama_ptb::{FormatError, PtbFile, ReadOptions, MAGIC, VERSION};
 
 fn open(bytes: Vec<u8>) -> Result<PtbFile, FormatError> {
@@ -25,25 +27,9 @@ fn frame(kind: u8, payload: &[u8]) -> Vec<u8> {
     let mut f = vec![kind, 0, 0, 0];
     f.extend_from_slice(&(payload.len() as u32).to_le_bytes());
     f.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    f.extend_from_slice(&crc32fast_hash(payload).to_le_bytes());
+    f.extend_from_slice(&common::crc32(payload).to_le_bytes());
     f.extend_from_slice(payload);
     f
-}
-
-// CRC-32 (ISO-HDLC), bit by bit: the test does not trust the crate's code.
-fn crc32fast_hash(data: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in data {
-        crc ^= b as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }
 
 #[test]

@@ -4,14 +4,16 @@
 //! the engine rejects or on files whose keyframes lie.
 #![allow(clippy::result_large_err)]
 
+mod common;
+#[path = "../../sim/tests/support/canon.rs"]
+mod sim_canon;
+
 use trama_gen::{generate, GenOptions};
 use trama_paje::{read_paje, read_paje_chunked, Item, ReaderOptions};
 use trama_ptb::{
-    PtbFile, ReadOptions, Record, ReplayOptions, Replayed, SourceStats, WriteOptions, Writer,
+    Decoded, PtbFile, ReadOptions, ReplayOptions, Replayed, SourceStats, WriteOptions, Writer,
 };
-use trama_sim::{
-    CountingSink, ListId, SimOptions, Simulator, StrId, Trace, TraceBuilder, TypeKind,
-};
+use trama_sim::{CountingSink, SimOptions, Simulator, Trace, TraceBuilder, TypeKind};
 
 /// The bytes of a text trace converted (compressed at `zstd_level`);
 /// `None` when it does not convert.
@@ -108,8 +110,8 @@ fn reference(file: &PtbFile, keep_extras: bool) -> Option<Trace> {
     let mut ro = ReadOptions::default();
     ro.threads = 0;
     file.read(&ro, |r| match r {
-        Record::Text(ev) => sim.event(&ev),
-        Record::Handles(h) => sim.event_handles(&h.event),
+        Decoded::Text(ev) => sim.event(&ev),
+        Decoded::Handles(h) => sim.event_handles(&h.event),
     })
     .ok()?;
     let (model, sink, warnings) = sim.finish().ok()?;
@@ -118,39 +120,7 @@ fn reference(file: &PtbFile, keep_extras: bool) -> Option<Trace> {
 
 /// Everything a trace holds, as text lines.
 fn canon(t: &Trace) -> Vec<String> {
-    let m = &t.model;
-    let s = |id: StrId| String::from_utf8_lossy(m.str(id)).into_owned();
-    let mut out = Vec::new();
-    for (i, c) in m.containers.iter().enumerate() {
-        out.push(format!(
-            "container {i} {} {:?} {} {} {:?} {:?} {:?}",
-            s(c.name),
-            c.parent,
-            c.start,
-            c.end,
-            c.children,
-            c.lists,
-            c.extras.iter().map(|&x| s(x)).collect::<Vec<_>>()
-        ));
-    }
-    for (i, l) in m.lists.iter().enumerate() {
-        out.push(format!("list {i} {l:?}"));
-        for k in 0..t.lists[i].len() {
-            let e = t.entity(ListId(i as u32), k);
-            out.push(format!(
-                "  {} {} {:?} {} {} {:?} {:?} {:?} {:?}",
-                e.start,
-                e.end,
-                e.value,
-                e.number,
-                e.level,
-                String::from_utf8_lossy(e.key),
-                e.from,
-                e.to,
-                e.extras.iter().map(|&x| s(x)).collect::<Vec<_>>()
-            ));
-        }
-    }
+    let mut out = sim_canon::canon(t);
     out.extend(t.warnings.iter().cloned());
     out
 }
@@ -228,8 +198,8 @@ fn counts_are_those_of_the_engine() {
         let mut sim = Simulator::new(CountingSink::default(), SimOptions::default());
         let ok = file
             .read(&ReadOptions::default(), |r| match r {
-                Record::Text(ev) => sim.event(&ev),
-                Record::Handles(h) => sim.event_handles(&h.event),
+                Decoded::Text(ev) => sim.event(&ev),
+                Decoded::Handles(h) => sim.event_handles(&h.event),
             })
             .is_ok();
         let want = if ok { sim.finish().ok() } else { None };
@@ -239,10 +209,10 @@ fn counts_are_those_of_the_engine() {
                 assert_eq!(
                     (c.states, c.events, c.variables, c.links),
                     (
-                        r.counts.states(),
-                        r.counts.events(),
-                        r.counts.variables(),
-                        r.counts.links()
+                        r.counts.states,
+                        r.counts.events,
+                        r.counts.variables,
+                        r.counts.links
                     ),
                     "seed {seed}"
                 );
@@ -325,23 +295,8 @@ fn frames(bytes: &[u8], kind: u8) -> Vec<(usize, usize)> {
 /// again after its payload was changed, so that the change reaches the
 /// decoders.
 fn fix_crc(bytes: &mut [u8], at: usize, len: usize) {
-    let crc = crc32(&bytes[at + 16..at + 16 + len]);
+    let crc = common::crc32(&bytes[at + 16..at + 16 + len]);
     bytes[at + 12..at + 16].copy_from_slice(&crc.to_le_bytes());
-}
-
-fn crc32(data: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in data {
-        crc ^= b as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }
 
 #[test]
@@ -378,8 +333,8 @@ fn the_replay_is_told_apart_by_its_statistics() {
     assert_eq!(stats.blocks_read, file.blocks());
     assert_eq!(stats.segments, file.keyframes() + 1);
     let Replayed::Done(c) = r else { unreachable!() };
-    assert_eq!(c.counts.states(), 200);
-    assert_eq!(c.counts.links(), 200);
+    assert_eq!(c.counts.states, 200);
+    assert_eq!(c.counts.links, 200);
     assert!(c.model.lists.iter().any(|l| l.kind == TypeKind::Link));
 }
 
@@ -488,8 +443,8 @@ fn damaged_columns_are_reported_or_read_consistently() {
         };
         let mut sim = Simulator::new(CountingSink::default(), SimOptions::default());
         let read = file.read(&ReadOptions::default(), |r| match r {
-            Record::Text(ev) => sim.event(&ev),
-            Record::Handles(h) => sim.event_handles(&h.event),
+            Decoded::Text(ev) => sim.event(&ev),
+            Decoded::Handles(h) => sim.event_handles(&h.event),
         });
         let reference = match read {
             Ok(()) => Some(sim.finish().ok().map(|(_, c, _)| c)),
@@ -506,10 +461,10 @@ fn damaged_columns_are_reported_or_read_consistently() {
                         Some(Some(want)) => assert_eq!(
                             (want.states, want.events, want.variables, want.links),
                             (
-                                c.counts.states(),
-                                c.counts.events(),
-                                c.counts.variables(),
-                                c.counts.links()
+                                c.counts.states,
+                                c.counts.events,
+                                c.counts.variables,
+                                c.counts.links
                             )
                         ),
                         Some(None) => panic!("the replay accepted a trace the engine rejects"),

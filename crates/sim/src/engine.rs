@@ -80,8 +80,9 @@ pub trait Sink {
     }
 }
 
-/// Counts entities per kind and discards them.
-#[derive(Clone, Debug, Default)]
+/// Counts entities per kind and discards them: a [`Sink`] of the
+/// simulator and a [`ReplaySink`](crate::replay::ReplaySink) of a replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CountingSink {
     /// States.
     pub states: u64,
@@ -93,15 +94,31 @@ pub struct CountingSink {
     pub links: u64,
 }
 
-impl Sink for CountingSink {
-    fn entity(&mut self, model: &Model, list: ListId, _idx: u32, _e: &Entity<'_>) {
-        match model.list(list).kind {
+impl CountingSink {
+    /// Counts one entity of a list of nature `kind`.
+    #[inline]
+    pub fn count(&mut self, kind: TypeKind) {
+        match kind {
             TypeKind::State => self.states += 1,
             TypeKind::Event => self.events += 1,
             TypeKind::Variable => self.variables += 1,
             TypeKind::Link => self.links += 1,
             TypeKind::Container => {}
         }
+    }
+
+    /// Adds another count (of another part of the trace).
+    pub fn add(&mut self, o: &CountingSink) {
+        self.states += o.states;
+        self.events += o.events;
+        self.variables += o.variables;
+        self.links += o.links;
+    }
+}
+
+impl Sink for CountingSink {
+    fn entity(&mut self, model: &Model, list: ListId, _idx: u32, _e: &Entity<'_>) {
+        self.count(model.list(list).kind);
     }
 }
 
@@ -425,23 +442,12 @@ impl<S: Sink> Engine<S> {
             self.check_order(l, time)?;
         }
         let ll = &mut self.lists[l.index()];
-        let mut previous = 0.0;
-        if let Some(last) = ll.live.last_mut() {
-            if last.start == time {
-                match kind {
-                    EventKind::SetVariable => last.number = v,
-                    EventKind::AddVariable => last.number += v,
-                    _ => last.number -= v,
-                }
-                return Ok(());
-            }
-            last.end = time;
-            previous = last.number;
-        }
-        let number = match kind {
-            EventKind::SetVariable => v,
-            EventKind::AddVariable => previous + v,
-            _ => previous - v,
+        let last = ll
+            .live
+            .last_mut()
+            .map(|e| (e.start, &mut e.end, &mut e.number));
+        let Some(number) = variable_step(kind, time, v, last) else {
+            return Ok(());
         };
         self.append(
             l,
@@ -609,14 +615,7 @@ impl<S: Sink> Engine<S> {
         for &(_, l) in &lists {
             let kind = self.model.list(l).kind;
             if let Some(last) = self.lists[l.index()].live.last_mut() {
-                if kind == TypeKind::Event {
-                    if last.start == -1.0 {
-                        last.start = time;
-                        last.end = time;
-                    }
-                } else if last.end == -1.0 {
-                    last.end = time;
-                }
+                end_at_destruction(kind, &mut last.start, &mut last.end, time);
             }
         }
         // Pending links.
@@ -836,6 +835,55 @@ impl<S: Sink> Engine<S> {
         self.settle(l, top);
         Ok(())
     }
+}
+
+/// PajeNG's rule for the last entity of a list whose container is
+/// destroyed at `time` (given by its start and end): an event not placed
+/// in time yet takes that time; any other entity whose end is not known
+/// ends then. The engine and the replay both apply it.
+#[inline]
+pub(crate) fn end_at_destruction(kind: TypeKind, start: &mut f64, end: &mut f64, time: f64) {
+    if kind == TypeKind::Event {
+        if *start == -1.0 {
+            *start = time;
+            *end = time;
+        }
+    } else if *end == -1.0 {
+        *end = time;
+    }
+}
+
+/// PajeNG's rule for a variable event (`PajeSetVariable`, `PajeAddVariable`
+/// or `PajeSubVariable`, `kind`) of value `v` at `time`, given the
+/// variable's last value, if any, as (start, end, value): at the time that
+/// value started, the event changes it in place (`None`); otherwise that
+/// value ends at `time`, and the new value, to append, is returned. The
+/// engine and the replay both apply it.
+#[inline(always)]
+pub(crate) fn variable_step(
+    kind: EventKind,
+    time: f64,
+    v: f64,
+    last: Option<(f64, &mut f64, &mut f64)>,
+) -> Option<f64> {
+    let mut previous = 0.0;
+    if let Some((start, end, number)) = last {
+        if start == time {
+            match kind {
+                EventKind::SetVariable => *number = v,
+                EventKind::AddVariable => *number += v,
+                _ => *number -= v,
+            }
+            return None;
+        }
+        *end = time;
+        previous = *number;
+    }
+    Some(match kind {
+        EventKind::SetVariable => v,
+        EventKind::AddVariable => previous + v,
+        _ => previous - v,
+    })
 }
 
 /// Applies an operation that builds the model (a new type, value or

@@ -10,6 +10,25 @@ use hashbrown::{HashMap, HashSet};
 
 type Fast = foldhash::fast::FixedState;
 
+/// The `n` bytes of `s`, `W <= n < 2 * W` (`W` is the size of `$t`), as
+/// an integer (little-endian): two loads of a `$t`, the second one
+/// overlapping the first unless `n` is `W`. A macro rather than a generic
+/// function: each width compiles to its own loads and shifts.
+macro_rules! two_loads {
+    ($s:expr, $n:expr, $t:ty, $w:expr) => {{
+        let (s, n): (&[u8], usize) = ($s, $n);
+        let a = <$t>::from_le_bytes(s[..$w].try_into().unwrap()) as u128;
+        let b = <$t>::from_le_bytes(s[n - $w..].try_into().unwrap());
+        // Bytes W..n are the top n-W bytes of b.
+        let hi = if n == $w {
+            0
+        } else {
+            (b >> (8 * (2 * $w - n))) as u128
+        };
+        a | hi << (8 * $w)
+    }};
+}
+
 /// Packs an identifier of at most 15 bytes with its length (in the top
 /// byte) into a `u128`, one-to-one. Overlapping unaligned loads avoid a
 /// byte-by-byte copy (and the store-forwarding stall it causes).
@@ -21,24 +40,9 @@ pub fn pack(s: &[u8]) -> Option<u128> {
         if n > 15 {
             return None;
         }
-        let a = u64::from_le_bytes(s[..8].try_into().unwrap()) as u128;
-        let b = u64::from_le_bytes(s[n - 8..].try_into().unwrap());
-        // Bytes 8..n are the top n-8 bytes of b.
-        let hi = if n == 8 {
-            0
-        } else {
-            (b >> (8 * (16 - n))) as u128
-        };
-        a | hi << 64
+        two_loads!(s, n, u64, 8)
     } else if n >= 4 {
-        let a = u32::from_le_bytes(s[..4].try_into().unwrap()) as u128;
-        let b = u32::from_le_bytes(s[n - 4..].try_into().unwrap());
-        let hi = if n == 4 {
-            0
-        } else {
-            (b >> (8 * (8 - n))) as u128
-        };
-        a | hi << 32
+        two_loads!(s, n, u32, 4)
     } else if n > 0 {
         s[0] as u128 | (s[n / 2] as u128) << 8 | (s[n - 1] as u128) << 16
     } else {
@@ -100,6 +104,12 @@ impl<V: Copy + Default> PackedTable<V> {
         if k == 0 {
             return self.empty_key;
         }
+        self.slot_of(k).map(|i| self.vals[i])
+    }
+
+    /// The slot of key `k` (not 0), by linear probing from its home.
+    #[inline(always)]
+    fn slot_of(&self, k: u128) -> Option<usize> {
         if self.keys.is_empty() {
             return None;
         }
@@ -108,7 +118,7 @@ impl<V: Copy + Default> PackedTable<V> {
         loop {
             let slot = self.keys[i];
             if slot == k {
-                return Some(self.vals[i]);
+                return Some(i);
             }
             if slot == 0 {
                 return None;
@@ -172,21 +182,8 @@ impl<V: Copy + Default> PackedTable<V> {
             }
             return v;
         }
-        if self.keys.is_empty() {
-            return None;
-        }
+        let mut i = self.slot_of(k)?;
         let mask = self.keys.len() - 1;
-        let mut i = self.home(k);
-        loop {
-            let slot = self.keys[i];
-            if slot == 0 {
-                return None;
-            }
-            if slot == k {
-                break;
-            }
-            i = (i + 1) & mask;
-        }
         let v = self.vals[i];
         self.len -= 1;
         // Backward-shift deletion: pull later entries of the cluster back

@@ -9,26 +9,25 @@
 //! tree ([`Model::types_depth_first`], [`Model::containers_depth_first`]),
 //! the entity lists of a container ([`Trace::lists_of`]) and the entities of
 //! a list in a time window ([`Trace::window`]).
+//!
+//! [`replay`] holds what binary traces need: the model alone, a replay of
+//! entity events from a saved state, and the assembly of a trace from the
+//! pieces of a parallel replay.
 #![deny(missing_docs)]
 // Errors end a simulation: their size never weighs on the hot path.
 #![allow(clippy::result_large_err)]
 
-mod assemble;
-mod build;
 mod engine;
 mod error;
 mod idmap;
 mod intern;
 mod model;
 mod op;
-mod pending;
 pub mod replay;
 mod resolve;
 mod sim;
 mod store;
 
-pub use assemble::{assemble_trace, ColumnSink, TraceParts};
-pub use build::{is_entity_kind, ModelBuilder, ModelEffect};
 pub use error::{SimError, SimErrorKind};
 pub use intern::{Interner, StrId};
 pub use model::{

@@ -379,7 +379,7 @@ impl Resolver {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn refs(&mut self, ev: &Event<'_>, batch: &mut Batch) -> R<EntityHandles> {
         let kind = ev.kind();
         let expected = expected_kind(kind);
@@ -418,28 +418,13 @@ impl Resolver {
     fn entity_event(&mut self, ev: &Event<'_>, time: f64, batch: &mut Batch) -> R {
         let kind = ev.kind();
         let expected = expected_kind(kind);
-        let c = self.find_container(ev.get(Field::Container))?;
-        let other = match kind {
-            EventKind::StartLink => self.find_container(ev.get(Field::StartContainer))?,
-            EventKind::EndLink => self.find_container(ev.get(Field::EndContainer))?,
-            _ => c,
-        };
-        let ty_token = ev.get(Field::Type);
-        let ty = self.find_type(ty_token, kind_label(expected))?;
-        let other_token = ev.get(if kind == EventKind::StartLink {
-            Field::StartContainer
-        } else {
-            Field::EndContainer
-        });
-        self.check_entity(kind, c, ty, other, Some(ty_token), Some(other_token))?;
-        let value = match kind {
-            EventKind::NewEvent
-            | EventKind::SetState
-            | EventKind::PushState
-            | EventKind::StartLink
-            | EventKind::EndLink => self.value_of(ty, ev.get(Field::Value), batch),
-            _ => ValueId(u32::MAX),
-        };
+        let EntityHandles {
+            container: c,
+            ty,
+            value,
+            other,
+            ..
+        } = self.refs(ev, batch)?;
         let number = if expected == TypeKind::Variable {
             trama_num::strtof(ev.get(Field::Value)) as f64
         } else {

@@ -5,52 +5,15 @@
 use trama_events::{Event, EventKind, Field};
 use trama_gen::{generate, GenOptions};
 use trama_paje::{read_paje, ReaderOptions};
-use trama_sim::replay::{
-    has_duplicates, Bail, CountSink, Replay, ReplayEvent, ReplayOptions, ReplaySink, ReplayState,
-    ReplayTables, NONE,
-};
-use trama_sim::{
-    assemble_trace, is_entity_kind, ColumnSink, CountingSink, Interner, ModelBuilder, ModelEffect,
-    SimOptions, Simulator, StrId, Trace, TraceBuilder, TraceParts,
-};
+#[path = "support/canon.rs"]
+mod canon;
 
-/// Everything a trace holds, as text lines, for comparisons.
-fn canon(t: &Trace) -> Vec<String> {
-    let m = &t.model;
-    let s = |id: StrId| String::from_utf8_lossy(m.str(id)).into_owned();
-    let mut out = Vec::new();
-    for (i, c) in m.containers.iter().enumerate() {
-        out.push(format!(
-            "container {i} {} {:?} {} {} {:?} {:?} {:?}",
-            s(c.name),
-            c.parent,
-            c.start,
-            c.end,
-            c.children,
-            c.lists,
-            c.extras.iter().map(|&x| s(x)).collect::<Vec<_>>()
-        ));
-    }
-    for (i, l) in m.lists.iter().enumerate() {
-        out.push(format!("list {i} {:?}", l));
-        for k in 0..t.lists[i].len() {
-            let e = t.entity(trama_sim::ListId(i as u32), k);
-            out.push(format!(
-                "  {} {} {:?} {} {} {:?} {:?} {:?} {:?}",
-                e.start,
-                e.end,
-                e.value,
-                e.number,
-                e.level,
-                String::from_utf8_lossy(e.key),
-                e.from,
-                e.to,
-                e.extras.iter().map(|&x| s(x)).collect::<Vec<_>>()
-            ));
-        }
-    }
-    out
-}
+use canon::canon;
+use trama_sim::replay::{
+    assemble_trace, has_duplicates, is_entity_kind, Bail, ColumnSink, ModelBuilder, ModelEffect,
+    Replay, ReplayEvent, ReplaySink, ReplayState, ReplayTables, TraceParts, NONE,
+};
+use trama_sim::{CountingSink, Interner, SimOptions, Simulator, Trace, TraceBuilder};
 
 fn reference(text: &str, keep_extras: bool) -> Option<Trace> {
     let mut o = SimOptions::default();
@@ -95,8 +58,7 @@ fn replayed<S: ReplaySink + Default>(
     let mut tables = ReplayTables::default();
     let mut codes = Codes::default();
     let mut run = Run {
-        replay: Replay::new(ReplayState::new(), S::default(), ReplayOptions::default())
-            .with_key_index(),
+        replay: Replay::new(ReplayState::new(), S::default()).with_key_index(),
         done: Vec::new(),
     };
     let mut n = 0usize;
@@ -158,7 +120,7 @@ fn replayed<S: ReplaySink + Default>(
         }
         if splits.contains(&n) {
             let state = run.replay.state.clone();
-            let next = Replay::new(state, S::default(), ReplayOptions::default()).with_key_index();
+            let next = Replay::new(state, S::default()).with_key_index();
             run.done.push(std::mem::replace(&mut run.replay, next));
         }
         n += 1;
@@ -309,13 +271,13 @@ fn counts_match_the_counting_sink() {
         let Ok((_, want, _)) = sim.finish() else {
             continue;
         };
-        let (replays, _, _) = replayed::<CountSink>(&text, &[5, 50], false).unwrap();
-        let mut got = CountSink::default();
+        let (replays, _, _) = replayed::<CountingSink>(&text, &[5, 50], false).unwrap();
+        let mut got = CountingSink::default();
         for r in &replays {
             got.add(&r.sink);
         }
         assert_eq!(
-            (got.states(), got.events(), got.variables(), got.links()),
+            (got.states, got.events, got.variables, got.links),
             (want.states, want.events, want.variables, want.links),
             "seed {seed}"
         );

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use trama_paje::QuoteMode;
-use trama_ptb::{PtbFile, ReadError, ReadOptions, Record};
+use trama_ptb::{Decoded, PtbFile, ReadError, ReadOptions};
 
 use crate::input::{Head, Progress, ProgressUnit};
 use crate::reader::{Each, Failure, Item, ReadStats, Stop, TraceReader};
@@ -63,8 +63,8 @@ impl TraceReader for PtbReader {
         };
         self.file
             .read(&self.options(threads), |rec| match rec {
-                Record::Text(ev) => each(Item::Event(ev)),
-                Record::Handles(h) => each(Item::Handles(&h.event)),
+                Decoded::Text(ev) => each(Item::Event(ev)),
+                Decoded::Handles(h) => each(Item::Handles(&h.event)),
             })
             .map_err(|e| failure(e, Failure::Stop))?;
         Ok(stats(&self.file))

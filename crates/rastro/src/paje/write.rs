@@ -3,21 +3,11 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
+pub use trama_events::StringMode;
 use trama_events::{Event, EventDef, EventKind, Field, FieldType};
 
 use super::{field_code, field_type_code, kind_id, DEFINITION_EVENT, STRING_EVENT};
 use crate::rst::{EncodeError, Encoder, Layout, Stamp, EVENT_INIT, EVENT_STOP};
-
-/// How strings are stored.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum StringMode {
-    /// Inside each event (`paje2rst` with `STRING_REFERENCE=OFF`).
-    #[default]
-    Plain,
-    /// Once each, as type-888 events; events carry `u16` indexes
-    /// (`paje2rst`'s default). At most 65536 distinct strings.
-    Interned,
-}
 
 /// Which definitions and value order are written (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -30,10 +20,14 @@ pub enum Flavor {
 }
 
 /// Options of [`RastroPajeWriter`].
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct WriterOptions {
-    /// Strings inline or referenced.
+    /// Strings inside each event ([`StringMode::Plain`], the default:
+    /// `paje2rst` with `STRING_REFERENCE=OFF`) or once each, as type-888
+    /// events, that events refer to by `u16` indexes
+    /// ([`StringMode::Interned`], `paje2rst`'s default; at most 65536
+    /// distinct strings).
     pub strings: StringMode,
     /// Definitions and value order.
     pub flavor: Flavor,
@@ -42,6 +36,17 @@ pub struct WriterOptions {
     /// The host name of the libRastro header event (`paje2rst`: the
     /// machine it ran on).
     pub host: Vec<u8>,
+}
+
+impl Default for WriterOptions {
+    fn default() -> WriterOptions {
+        WriterOptions {
+            strings: StringMode::Plain,
+            flavor: Flavor::default(),
+            ids: (0, 0),
+            host: Vec::new(),
+        }
+    }
 }
 
 impl WriterOptions {
