@@ -140,6 +140,7 @@ use std::time::{Duration, Instant};
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
+use trama_num::SecondsSyntax;
 
 use crate::record::{path, Nanos, Path, Record, Source, SourceError, VarOp, What};
 
@@ -278,23 +279,7 @@ fn quote(tok: &str) -> String {
 
 /// Parses Unix seconds with up to nine decimals into nanoseconds.
 fn parse_seconds(tok: &str) -> Option<Nanos> {
-    let (int, frac) = match tok.split_once('.') {
-        Some((i, f)) => (i, f),
-        None => (tok, ""),
-    };
-    if int.is_empty()
-        || !int.bytes().all(|b| b.is_ascii_digit())
-        || frac.len() > 9
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let secs: i64 = int.parse().ok()?;
-    let mut ns: i64 = 0;
-    for (i, b) in frac.bytes().enumerate() {
-        ns += i64::from(b - b'0') * 10i64.pow(8 - i as u32);
-    }
-    secs.checked_mul(NS)?.checked_add(ns)
+    trama_num::parse_seconds(tok.as_bytes(), SecondsSyntax::PLAIN).ok()
 }
 
 fn format_seconds(t: Nanos) -> String {

@@ -91,6 +91,7 @@ use std::sync::Arc;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use trama_events::EventKind;
+use trama_num::{PastNanos, SecondsSyntax};
 
 use crate::record::{ExtraField, Nanos, Path, Record, Source, SourceError, Step, VarOp, What};
 
@@ -882,24 +883,14 @@ impl<R: Read + Send> Source for OpentsSource<R> {
 }
 
 /// Seconds (`0.143853`, `12`, `1e-3`) as nanoseconds: plain decimals
-/// exactly (digits past the nanosecond cut), other forms through `f64`;
-/// `None` for anything negative, non-finite or not a number.
+/// exactly (digits past the nanosecond cut), other forms through a double
+/// (C's `strtod`); `None` for anything negative, non-finite or not a number.
 fn parse_seconds(s: &str) -> Option<Nanos> {
-    let s = s.trim();
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-    let digits = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
-    if !(int.is_empty() && frac.is_empty()) && digits(int) && digits(frac) {
-        let whole: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
-        let mut ns: i64 = 0;
-        for (i, b) in frac.bytes().take(9).enumerate() {
-            ns += i64::from(b - b'0') * 10i64.pow(8 - i as u32);
-        }
-        return whole.checked_mul(1_000_000_000)?.checked_add(ns);
-    }
-    let v: f64 = s.parse().ok()?;
-    (0.0..9.2e9)
-        .contains(&v)
-        .then(|| (v * 1e9).round() as Nanos)
+    const SYNTAX: SecondsSyntax = SecondsSyntax::PLAIN
+        .bare_fraction(true)
+        .past_nanos(PastNanos::Truncate)
+        .double(true);
+    trama_num::parse_seconds(s.trim().as_bytes(), SYNTAX).ok()
 }
 
 fn secs(t: Nanos) -> String {

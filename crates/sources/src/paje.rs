@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use trama_events::{Event, EventKind, Field};
+use trama_num::{PastNanos, SecondsSyntax};
 use trama_paje::{read_paje, QuoteMode, ReaderOptions};
 
 use crate::record::{
@@ -462,45 +463,12 @@ impl Converter {
 /// A decimal time in seconds (`12`, `0.000001907`, `-3.5`, `1e-3`) as
 /// nanoseconds: exact up to 9 decimals, rounded to the nearest beyond.
 pub fn decimal_nanos(text: &[u8]) -> Option<Nanos> {
-    if text.is_empty() {
-        return None;
-    }
-    let (neg, digits) = match text.first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let dot = digits.iter().position(|&b| b == b'.');
-    let (int, frac) = match dot {
-        Some(d) => (&digits[..d], &digits[d + 1..]),
-        None => (digits, &digits[digits.len()..]),
-    };
-    let plain = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
-    if (int.is_empty() && frac.is_empty()) || !plain(int) || !plain(frac) {
-        // Exponents and other forms C accepts: through the double.
-        let (v, used) = trama_num::strtod(text);
-        if used != text.len() || !v.is_finite() {
-            return None;
-        }
-        return Some((v * 1e9).round() as Nanos);
-    }
-    let mut ns: i128 = 0;
-    for &b in int {
-        ns = ns.checked_mul(10)?.checked_add((b - b'0') as i128)?;
-    }
-    ns = ns.checked_mul(1_000_000_000)?;
-    let mut scale = 100_000_000i128;
-    for &b in frac.iter().take(9) {
-        ns += (b - b'0') as i128 * scale;
-        scale /= 10;
-    }
-    if frac.len() > 9 && frac[9] >= b'5' {
-        ns += 1;
-    }
-    if neg {
-        ns = -ns;
-    }
-    Nanos::try_from(ns).ok()
+    const SYNTAX: SecondsSyntax = SecondsSyntax::PLAIN
+        .sign(true)
+        .bare_fraction(true)
+        .past_nanos(PastNanos::Round)
+        .double(true);
+    trama_num::parse_seconds(text, SYNTAX).ok()
 }
 
 #[cfg(test)]

@@ -128,6 +128,8 @@
 use std::collections::HashMap;
 use std::path::Path as FsPath;
 
+use trama_num::{SecondsError, SecondsSyntax};
+
 use crate::record::{path, Nanos, Path, Record, Source, SourceError, VarOp, VecSource, What};
 
 /// Which PCP text layout an input has.
@@ -1057,25 +1059,11 @@ fn date_days(y: i64, m: u32, d: u32) -> Result<i64, String> {
 
 /// `digits[.digits]` seconds to nanoseconds (at most 9 fraction digits).
 fn parse_seconds(s: &str) -> Result<i64, String> {
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("`{s}` is not a number of seconds"));
-    }
-    if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("`{s}`: bad fraction of a second"));
-    }
-    let secs: i64 = int.parse().map_err(|_| format!("`{s}` is too large"))?;
-    let mut ns: i64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse().unwrap_or(0)
-    };
-    for _ in frac.len()..9 {
-        ns *= 10;
-    }
-    secs.checked_mul(NS_PER_SEC)
-        .and_then(|v| v.checked_add(ns))
-        .ok_or_else(|| format!("`{s}` is too large"))
+    trama_num::parse_seconds(s.as_bytes(), SecondsSyntax::PLAIN).map_err(|e| match e {
+        SecondsError::Malformed => format!("`{s}` is not a number of seconds"),
+        SecondsError::Fraction => format!("`{s}`: bad fraction of a second"),
+        SecondsError::Range => format!("`{s}` is too large"),
+    })
 }
 
 /// `HH:MM:SS[.frac]` → nanoseconds since midnight.

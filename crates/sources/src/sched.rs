@@ -301,28 +301,17 @@ struct Anchored<'t> {
     body: &'t str,
 }
 
+/// An event's time stamp: seconds with at most nine decimals, or a bare
+/// count of the trace clock (`trace_clock=counter`, no point), taken as
+/// nanoseconds.
 fn parse_event_time(tok: &str) -> Option<Nanos> {
-    let (int, frac) = tok.split_once('.').unwrap_or((tok, ""));
-    if int.is_empty()
-        || !int.bytes().all(|b| b.is_ascii_digit())
-        || frac.len() > 9
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
+    if tok.contains('.') {
+        return trama_num::parse_seconds(tok.as_bytes(), trama_num::SecondsSyntax::PLAIN).ok();
+    }
+    if tok.is_empty() || !tok.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let i: i64 = int.parse().ok()?;
-    if !tok.contains('.') {
-        return Some(i);
-    }
-    let mut f: i64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse().ok()?
-    };
-    for _ in frac.len()..9 {
-        f *= 10;
-    }
-    i.checked_mul(1_000_000_000)?.checked_add(f)
+    tok.parse().ok()
 }
 
 /// Splits the next blank-separated token off `s`.
