@@ -22,6 +22,9 @@
 //! truncated lines, swapped or replaced fields, …) for robustness tests:
 //! its output is usually invalid.
 //!
+//! [`golden`] checks a test's output against a committed file, and
+//! rewrites the file with `TRAMA_BLESS=1`.
+//!
 //! ```
 //! use trama_gen::{generate, mutate, GenOptions};
 //! // A rich trace, and one without what PajeNG versions read differently.
@@ -39,6 +42,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod golden;
 mod mutate;
 mod rng;
 

@@ -27,18 +27,10 @@ fn text(s: &str, n: usize) -> Vec<u8> {
 
 /// Checks `bytes` against the committed `tests/data/clog2/<name>` (writes
 /// it with `TRAMA_BLESS=1`), and returns its path.
+#[track_caller]
 fn fixture(name: &str, bytes: &[u8]) -> PathBuf {
     let p = common::data(&format!("clog2/{name}"));
-    if std::env::var("TRAMA_BLESS").as_deref() == Ok("1") {
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, bytes).unwrap();
-    }
-    let committed = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    assert!(
-        committed == bytes,
-        "{} differs from what the layout gives (TRAMA_BLESS=1 rewrites it)",
-        p.display()
-    );
+    trama_gen::golden::check(&p, bytes);
     p
 }
 
