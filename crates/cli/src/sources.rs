@@ -145,28 +145,27 @@ pub fn open_source(
                 Some(file) => rst::Mapping::load(&cx.base.join(file))?,
             };
             o.finish()?;
-            for s in rst::open_all(files, Arc::new(mapping))? {
+            for s in rst::open_all(files, &rst::RstOptions::new(mapping))? {
                 out.push(Box::new(s));
             }
         }
         "clog2" => {
             o.finish()?;
+            let opts = clog2::Clog2Options::default();
             for f in files {
-                out.push(Box::new(clog2::Clog2Source::open(f)?));
+                out.push(Box::new(clog2::Clog2Source::open(f, &opts)?));
             }
         }
         "ganglia" => {
-            let opts = ganglia::Options::new(o.strings("hosts")?, o.strings("metrics")?);
+            let opts = ganglia::GangliaOptions::new(o.strings("hosts")?, o.strings("metrics")?);
             o.finish()?;
             for f in files {
                 out.push(Box::new(ganglia::GangliaSource::open(f, &opts)?));
             }
         }
         "pcp" => {
-            let mut opts = pcp::PcpOptions {
-                host: cx.host.map(str::to_string),
-                ..Default::default()
-            };
+            let mut opts = pcp::PcpOptions::default();
+            opts.host = cx.host.map(str::to_string);
             if let Some(v) = o.int("utc_offset")? {
                 opts.utc_offset = i32::try_from(v).context("option 'utc_offset'")?;
             }
@@ -203,8 +202,9 @@ pub fn open_source(
         }
         "opents" => {
             o.finish()?;
+            let opts = opents::OpentsOptions::default();
             for f in files {
-                out.push(Box::new(opents::OpentsSource::open(f)?));
+                out.push(Box::new(opents::OpentsSource::open(f, &opts)?));
             }
         }
         other => bail!(
@@ -225,7 +225,7 @@ fn open_paje(path: &Path) -> anyhow::Result<paje::PajeSource> {
         .and_then(|mut f| f.read(&mut prefix))
         .map_err(|e| anyhow!("{}: {e}", path.display()))?;
     if !trama_ptb::is_ptb(&prefix[..n]) {
-        return Ok(paje::PajeSource::open(path)?);
+        return Ok(paje::PajeSource::open(path, &paje::PajeOptions::default())?);
     }
     let file = trama_ptb::PtbFile::open(path)
         .map_err(|e| anyhow!("{}: {e}", path.display()))?
@@ -255,7 +255,11 @@ fn open_paje(path: &Path) -> anyhow::Result<paje::PajeSource> {
         failure,
         thread: Some(thread),
     };
-    Ok(paje::PajeSource::from_reader(name, checked)?)
+    Ok(paje::PajeSource::from_reader(
+        name,
+        checked,
+        &paje::PajeOptions::default(),
+    )?)
 }
 
 /// The reading end of a pipe whose writer may fail: its failure is an

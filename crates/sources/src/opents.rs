@@ -93,7 +93,9 @@ use quick_xml::Reader;
 use trama_events::EventKind;
 use trama_num::{PastNanos, SecondsSyntax};
 
-use crate::record::{ExtraField, Nanos, Path, Record, Source, SourceError, Step, VarOp, What};
+use crate::record::{
+    open_file, ExtraField, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
+};
 
 /// One slice every 1/25 s: the time of a slice without a `time` attribute.
 pub const SLICE_PERIOD_NS: Nanos = 40_000_000;
@@ -279,14 +281,19 @@ pub struct OpentsSource<R: Read = File> {
     done: bool,
 }
 
+/// How to read an OpenTS trace (nothing to choose yet).
+#[non_exhaustive]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpentsOptions {}
+
 impl OpentsSource<File> {
     /// Opens the trace at `path` and reads its header.
-    pub fn open(path: impl AsRef<FsPath>) -> Result<OpentsSource<File>, SourceError> {
-        let path = path.as_ref();
-        let name = path.display().to_string();
-        let file =
-            File::open(path).map_err(|e| SourceError::file(&name, format!("cannot open: {e}")))?;
-        OpentsSource::new(name, file)
+    pub fn open(
+        path: impl AsRef<FsPath>,
+        opts: &OpentsOptions,
+    ) -> Result<OpentsSource<File>, SourceError> {
+        let (name, file) = open_file(path.as_ref(), "cannot open: ")?;
+        OpentsSource::from_reader(name, file, opts)
     }
 }
 
@@ -301,7 +308,11 @@ struct Attr {
 impl<R: Read + Send> OpentsSource<R> {
     /// Reads a trace from `input` (named `name` in errors) up to its root
     /// element, whose attributes make the [`TraceHeader`].
-    pub fn new(name: impl Into<String>, input: R) -> Result<OpentsSource<R>, SourceError> {
+    pub fn from_reader(
+        name: impl Into<String>,
+        input: R,
+        _opts: &OpentsOptions,
+    ) -> Result<OpentsSource<R>, SourceError> {
         let mut reader = Reader::from_reader(LineReader::new(input));
         reader.config_mut().check_end_names = true;
         let mut src = OpentsSource {
@@ -920,9 +931,4 @@ fn describe(ev: &Event) -> String {
         Event::GeneralRef(r) => format!("&{};", String::from_utf8_lossy(r)),
         _ => "markup".into(),
     }
-}
-
-/// Opens an OpenTS XML trace as a [`Source`] (see [`OpentsSource::open`]).
-pub fn open(path: impl AsRef<FsPath>) -> Result<OpentsSource<File>, SourceError> {
-    OpentsSource::open(path)
 }

@@ -27,7 +27,7 @@ use trama_num::{PastNanos, SecondsSyntax};
 use trama_paje::{read_paje, QuoteMode, ReaderOptions};
 
 use crate::record::{
-    Decl, EntityKind, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
+    open_file, Decl, EntityKind, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
 };
 
 /// Records handed over at a time: small, since a merge holds one batch in
@@ -46,19 +46,27 @@ pub struct PajeSource {
     finished: bool,
 }
 
+/// How to read a Pajé trace as a source (nothing to choose yet).
+#[non_exhaustive]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PajeOptions {}
+
 impl PajeSource {
     /// Opens a Pajé trace (plain, gzip or zstd) from a file.
-    pub fn open(path: &std::path::Path) -> Result<PajeSource, SourceError> {
-        let name = path.display().to_string();
-        let file =
-            std::fs::File::open(path).map_err(|e| SourceError::file(&name, e.to_string()))?;
-        PajeSource::from_reader(name, file)
+    pub fn open(
+        path: impl AsRef<std::path::Path>,
+        opts: &PajeOptions,
+    ) -> Result<PajeSource, SourceError> {
+        let (name, file) = open_file(path.as_ref(), "")?;
+        PajeSource::from_reader(name, file, opts)
     }
 
-    /// Reads a Pajé trace from any reader; `name` names it in messages.
+    /// Reads a Pajé trace (plain, gzip or zstd) from any reader; `name`
+    /// names it in messages.
     pub fn from_reader<R: std::io::Read + Send + 'static>(
         name: impl Into<String>,
         reader: R,
+        _opts: &PajeOptions,
     ) -> Result<PajeSource, SourceError> {
         let name = name.into();
         let input = trama_input::Input::from_reader(name.clone(), reader)
@@ -501,7 +509,8 @@ mod tests {
 
     #[test]
     fn paths_types_and_values_are_named() {
-        let mut s = PajeSource::from_reader("t.paje", TRACE.as_bytes()).unwrap();
+        let mut s =
+            PajeSource::from_reader("t.paje", TRACE.as_bytes(), &PajeOptions::default()).unwrap();
         let recs = collect(&mut s).unwrap_or_else(|e| panic!("{e}"));
         let creates: Vec<_> = recs
             .iter()
@@ -539,8 +548,12 @@ mod tests {
     #[test]
     fn errors_name_file_and_line() {
         let bad = TRACE.replace("11 1.000000001 p1 S v1", "11 1.000000001 p9 S v1");
-        let mut s =
-            PajeSource::from_reader("t.paje", std::io::Cursor::new(bad.into_bytes())).unwrap();
+        let mut s = PajeSource::from_reader(
+            "t.paje",
+            std::io::Cursor::new(bad.into_bytes()),
+            &PajeOptions::default(),
+        )
+        .unwrap();
         let e = collect(&mut s).unwrap_err().to_string();
         assert!(e.starts_with("t.paje:") && e.contains("'p9'"), "{e}");
     }

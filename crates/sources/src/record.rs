@@ -395,6 +395,33 @@ impl SourceError {
     }
 }
 
+/// Opens the file at `path` for a reader's `open`: the file and its name
+/// in messages (the path); an error reads `{prefix}{the error}`.
+pub(crate) fn open_file(
+    path: &std::path::Path,
+    prefix: &str,
+) -> Result<(String, std::fs::File), SourceError> {
+    let name = path.display().to_string();
+    match std::fs::File::open(path) {
+        Ok(f) => Ok((name, f)),
+        Err(e) => Err(SourceError::file(name, format!("{prefix}{e}"))),
+    }
+}
+
+/// The whole of `reader`, for readers that need all their input at once;
+/// an error reads `{prefix}{the error}`.
+pub(crate) fn read_all(
+    name: &str,
+    mut reader: impl std::io::Read,
+    prefix: &str,
+) -> Result<Vec<u8>, SourceError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| SourceError::file(name, format!("{prefix}{e}")))?;
+    Ok(bytes)
+}
+
 /// An extra (user-defined) field a source's records carry for one event kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExtraField {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::log::{format_seconds, quote_value};
 use super::repeats::{Seen, Verdict};
 use super::xml::read_xml;
-use super::{decode, detect, matches, quote, Format, Options, Sample};
+use super::{decode, detect, matches, quote, Format, GangliaOptions, Sample};
 use crate::record::Nanos;
 
 /// The gmond's port when `--gmond` gives none.
@@ -27,7 +27,7 @@ pub struct CollectOptions {
     /// Stop after this many polls (failed ones included); `None`: until stopped.
     pub count: Option<u64>,
     /// Hosts and metrics to keep.
-    pub filter: Options,
+    pub filter: GangliaOptions,
     /// Longest wait to connect, and between two reads of a dump.
     pub timeout: Duration,
 }
@@ -40,7 +40,7 @@ impl CollectOptions {
             gmond: gmond.into(),
             interval,
             count: None,
-            filter: Options::default(),
+            filter: GangliaOptions::default(),
             timeout: Duration::from_secs(10),
         }
     }
@@ -95,7 +95,7 @@ pub enum CollectEvent {
 pub enum CollectError {
     /// The options are unusable.
     #[error("{0}")]
-    Options(String),
+    GangliaOptions(String),
     /// The first poll failed: the gmond was never reached or sent no dump.
     #[error("first poll of gmond {gmond} failed: {message}")]
     FirstPoll {
@@ -193,15 +193,17 @@ pub fn collect(
     progress: &mut dyn FnMut(&CollectEvent),
 ) -> Result<CollectStats, CollectError> {
     if opts.interval.is_zero() {
-        return Err(CollectError::Options(
+        return Err(CollectError::GangliaOptions(
             "the interval must be positive".into(),
         ));
     }
     if opts.count == Some(0) {
-        return Err(CollectError::Options("the count must be at least 1".into()));
+        return Err(CollectError::GangliaOptions(
+            "the count must be at least 1".into(),
+        ));
     }
     if opts.gmond.trim().is_empty() {
-        return Err(CollectError::Options("no gmond given".into()));
+        return Err(CollectError::GangliaOptions("no gmond given".into()));
     }
     let mut stats = CollectStats::default();
     let mut seen = Seen::default();

@@ -121,7 +121,7 @@
 //! of emitted samples that finds repeats: about 150 MB for a log of a
 //! million samples (45 MB).
 //!
-//! [`Options`] keeps only some hosts (by name or IP) and metrics; what it
+//! [`GangliaOptions`] keeps only some hosts (by name or IP) and metrics; what it
 //! leaves out is counted in [`ReadStats::filtered`].
 //!
 //! # Collector
@@ -154,17 +154,17 @@ const NS: i64 = 1_000_000_000;
 /// name or its IP address matches.
 #[non_exhaustive]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Options {
+pub struct GangliaOptions {
     /// Host names or IP addresses to keep (all when empty).
     pub hosts: Vec<String>,
     /// Metric names to keep (all when empty).
     pub metrics: Vec<String>,
 }
 
-impl Options {
-    /// Options keeping these hosts and metrics (empty: all).
-    pub fn new(hosts: Vec<String>, metrics: Vec<String>) -> Options {
-        Options { hosts, metrics }
+impl GangliaOptions {
+    /// GangliaOptions keeping these hosts and metrics (empty: all).
+    pub fn new(hosts: Vec<String>, metrics: Vec<String>) -> GangliaOptions {
+        GangliaOptions { hosts, metrics }
     }
 
     /// Whether a host of this name (and IP, if known) is kept.
@@ -283,7 +283,7 @@ mod tests {
 
     #[test]
     fn patterns() {
-        let o = Options::new(
+        let o = GangliaOptions::new(
             vec!["node*".into(), "10.0.0.7".into()],
             vec!["cpu_*".into()],
         );
@@ -292,6 +292,6 @@ mod tests {
         assert!(!o.keeps_host("x", Some("10.0.0.8")));
         assert!(o.keeps_metric("cpu_user"));
         assert!(!o.keeps_metric("load_one"));
-        assert!(Options::default().keeps_metric("anything"));
+        assert!(GangliaOptions::default().keeps_metric("anything"));
     }
 }

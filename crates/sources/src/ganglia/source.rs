@@ -2,10 +2,13 @@
 //! repeats, in time order, as records.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 
 use super::repeats::{Seen, Verdict};
-use super::{read_samples, Format, Options};
-use crate::record::{path, Nanos, Path, Record, Source, SourceError, VarOp, What};
+use super::{read_samples, Format, GangliaOptions};
+use crate::record::{
+    open_file, path, read_all, Nanos, Path, Record, Source, SourceError, VarOp, What,
+};
 
 /// What a [`GangliaSource`] read and what it left out.
 #[non_exhaustive]
@@ -15,7 +18,7 @@ pub struct ReadStats {
     pub documents: u64,
     /// Samples read (every METRIC of every document, every log line).
     pub samples: u64,
-    /// Samples left out by [`Options`].
+    /// Samples left out by [`GangliaOptions`].
     pub filtered: u64,
     /// Numeric samples already emitted (repeated by a later dump).
     pub repeats: u64,
@@ -59,21 +62,29 @@ impl GangliaSource {
     /// Reads the file at `path`.
     pub fn open(
         path: impl AsRef<std::path::Path>,
-        opts: &Options,
+        opts: &GangliaOptions,
     ) -> Result<GangliaSource, SourceError> {
-        let p = path.as_ref();
-        let name = p.display().to_string();
-        let bytes = std::fs::read(p).map_err(|e| SourceError::file(&name, e.to_string()))?;
+        let (name, file) = open_file(path.as_ref(), "")?;
+        GangliaSource::from_reader(name, file, opts)
+    }
+
+    /// Reads the whole of `reader` (an XML dump or a text log); `name`
+    /// names it in errors.
+    pub fn from_reader(
+        name: impl Into<String>,
+        reader: impl Read,
+        opts: &GangliaOptions,
+    ) -> Result<GangliaSource, SourceError> {
+        let name = name.into();
+        let bytes = read_all(&name, reader, "")?;
         GangliaSource::from_bytes(name, &bytes, opts)
     }
 
-    /// Reads an input held in memory; `name` names it in errors.
-    pub fn from_bytes(
-        name: impl Into<String>,
+    fn from_bytes(
+        name: String,
         bytes: &[u8],
-        opts: &Options,
+        opts: &GangliaOptions,
     ) -> Result<GangliaSource, SourceError> {
-        let name = name.into();
         let mut seen = Seen::default();
         let mut stats = ReadStats::default();
         let mut containers: Vec<Path> = Vec::new();

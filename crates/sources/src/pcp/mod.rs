@@ -131,9 +131,10 @@ mod pmdumptext;
 mod pmrep;
 mod time;
 
+use std::io::Read;
 use std::path::Path as FsPath;
 
-use crate::record::{Record, Source, SourceError, VecSource};
+use crate::record::{open_file, read_all, Record, Source, SourceError, VecSource};
 use convert::Converter;
 use pmdumplog::{parse_record_head, read_pmdumplog};
 use pmdumptext::{is_full_name_line, read_pmdumptext};
@@ -162,8 +163,12 @@ pub enum InstanceMapping {
 }
 
 /// How to read a PCP text export.
+#[non_exhaustive]
 #[derive(Clone, Debug)]
 pub struct PcpOptions {
+    /// The layout; `None` (the default): detected from the content
+    /// ([`detect_format`]).
+    pub format: Option<PcpFormat>,
     /// The host when the input names none (pmrep CSV without `-k`,
     /// pmdumptext without `-l`, or with an archive as source).
     pub host: Option<String>,
@@ -182,6 +187,7 @@ pub struct PcpOptions {
 impl Default for PcpOptions {
     fn default() -> Self {
         PcpOptions {
+            format: None,
             host: None,
             utc_offset: 0,
             year: None,
@@ -241,26 +247,29 @@ pub struct PcpSource {
 }
 
 impl PcpSource {
-    /// Reads the file at `path`, detecting its layout.
+    /// Reads the file at `path`, in the layout of the options or detected.
     pub fn open(path: impl AsRef<FsPath>, opts: &PcpOptions) -> Result<PcpSource, SourceError> {
-        let name = path.as_ref().display().to_string();
-        let bytes = std::fs::read(path.as_ref())
-            .map_err(|e| SourceError::file(&name, format!("cannot read: {e}")))?;
+        let (name, file) = open_file(path.as_ref(), "cannot read: ")?;
+        PcpSource::from_reader(name, file, opts)
+    }
+
+    /// Reads the whole of `reader` (UTF-8 text, named `name` in messages),
+    /// in the layout of the options or detected.
+    pub fn from_reader(
+        name: impl Into<String>,
+        reader: impl Read,
+        opts: &PcpOptions,
+    ) -> Result<PcpSource, SourceError> {
+        let name = name.into();
+        let bytes = read_all(&name, reader, "cannot read: ")?;
         let text = String::from_utf8(bytes).map_err(|e| {
             SourceError::byte(&name, e.utf8_error().valid_up_to() as u64, "not UTF-8 text")
         })?;
-        PcpSource::from_text(&name, &text, None, opts)
+        PcpSource::from_text(&name, &text, opts)
     }
 
-    /// Reads `text` (named `name` in messages) in layout `format`, or the
-    /// detected one when `None`.
-    pub fn from_text(
-        name: &str,
-        text: &str,
-        format: Option<PcpFormat>,
-        opts: &PcpOptions,
-    ) -> Result<PcpSource, SourceError> {
-        let format = match format.or_else(|| detect_format(text)) {
+    fn from_text(name: &str, text: &str, opts: &PcpOptions) -> Result<PcpSource, SourceError> {
+        let format = match opts.format.or_else(|| detect_format(text)) {
             Some(f) => f,
             None => {
                 return Err(SourceError::file(

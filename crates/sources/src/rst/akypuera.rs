@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::engine::{Decoded, Engine};
 use super::mapping::Mapping;
-use super::{read_file, RstSource};
+use super::{read_file, RstOptions, RstSource};
 use crate::record::{Nanos, Path, Record, Source, SourceError, What};
 use crate::writer::{Dialect, PajeWriter, WriterOptions};
 
@@ -183,11 +183,7 @@ pub fn akypuera_convert<W: std::io::Write>(
 /// is what the merge takes; [`akypuera_source`] is `aky_converter`'s own
 /// output.
 pub fn akypuera_sources(files: &[PathBuf]) -> Result<Vec<RstSource>, SourceError> {
-    let mapping = Arc::new(Mapping::akypuera());
-    files
-        .iter()
-        .map(|f| RstSource::open(f, mapping.clone()))
-        .collect()
+    super::open_all(files, &RstOptions::new(Mapping::akypuera()))
 }
 
 /// Akypuera's conversion of a set of rank files, as one source: the
