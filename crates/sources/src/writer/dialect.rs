@@ -10,144 +10,89 @@ pub struct Dialect {
     defs: Vec<EventDef>,
 }
 
+/// A `%EventDef` block as header text:
+/// `event_def!(PajeSetVariable 8: Time date, Container string)`.
+macro_rules! event_def {
+    ($event:ident $id:literal: $($field:ident $ty:ident),* $(,)?) => {
+        concat!(
+            "%EventDef ", stringify!($event), " ", $id, "\n",
+            $("%       ", stringify!($field), " ", stringify!($ty), "\n",)*
+            "%EndEventDef\n"
+        )
+    };
+}
+
+/// The definitions that begin PajeNG's reference header and Akypuera's
+/// alike: the types and values (ids 0 to 5).
+macro_rules! type_defs {
+    () => {
+        concat!(
+            event_def!(PajeDefineContainerType 0: Alias string, Type string, Name string),
+            event_def!(
+                PajeDefineVariableType 1: Alias string, Type string, Name string, Color color
+            ),
+            event_def!(PajeDefineStateType 2: Alias string, Type string, Name string),
+            event_def!(PajeDefineEventType 3: Alias string, Type string, Name string),
+            event_def!(
+                PajeDefineLinkType 4: Alias string, Type string, StartContainerType string,
+                EndContainerType string, Name string
+            ),
+            event_def!(
+                PajeDefineEntityValue 5: Alias string, Type string, Name string, Color color
+            ),
+        )
+    };
+}
+
+/// The definitions both headers have next but one, with the same ids:
+/// destroying containers, variables, setting and pushing states (ids 7
+/// to 12).
+macro_rules! destroy_variable_state_defs {
+    () => {
+        concat!(
+            event_def!(PajeDestroyContainer 7: Time date, Type string, Name string),
+            event_def!(PajeSetVariable 8: Time date, Container string, Type string, Value double),
+            event_def!(PajeAddVariable 9: Time date, Container string, Type string, Value double),
+            event_def!(PajeSubVariable 10: Time date, Container string, Type string, Value double),
+            event_def!(PajeSetState 11: Time date, Container string, Type string, Value string),
+            event_def!(PajePushState 12: Time date, Container string, Type string, Value string),
+        )
+    };
+}
+
+pub(crate) use {destroy_variable_state_defs, event_def, type_defs};
+
 /// PajeNG's reference header (the one of its test traces), with the push
 /// state and start link variants that carry `Mark` and `Size`.
-const STANDARD_HEADER: &str = "\
-%EventDef PajeDefineContainerType 0
-%       Alias string
-%       Type string
-%       Name string
-%EndEventDef
-%EventDef PajeDefineVariableType 1
-%       Alias string
-%       Type string
-%       Name string
-%       Color color
-%EndEventDef
-%EventDef PajeDefineStateType 2
-%       Alias string
-%       Type string
-%       Name string
-%EndEventDef
-%EventDef PajeDefineEventType 3
-%       Alias string
-%       Type string
-%       Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 4
-%       Alias string
-%       Type string
-%       StartContainerType string
-%       EndContainerType string
-%       Name string
-%EndEventDef
-%EventDef PajeDefineEntityValue 5
-%       Alias string
-%       Type string
-%       Name string
-%       Color color
-%EndEventDef
-%EventDef PajeCreateContainer 6
-%       Time date
-%       Alias string
-%       Type string
-%       Container string
-%       Name string
-%EndEventDef
-%EventDef PajeDestroyContainer 7
-%       Time date
-%       Type string
-%       Name string
-%EndEventDef
-%EventDef PajeSetVariable 8
-%       Time date
-%       Container string
-%       Type string
-%       Value double
-%EndEventDef
-%EventDef PajeAddVariable 9
-%       Time date
-%       Container string
-%       Type string
-%       Value double
-%EndEventDef
-%EventDef PajeSubVariable 10
-%       Time date
-%       Container string
-%       Type string
-%       Value double
-%EndEventDef
-%EventDef PajeSetState 11
-%       Time date
-%       Container string
-%       Type string
-%       Value string
-%EndEventDef
-%EventDef PajePushState 12
-%       Time date
-%       Container string
-%       Type string
-%       Value string
-%EndEventDef
-%EventDef PajePushState 13
-%       Time date
-%       Container string
-%       Type string
-%       Value string
-%       Mark string
-%EndEventDef
-%EventDef PajePopState 14
-%       Time date
-%       Container string
-%       Type string
-%EndEventDef
-%EventDef PajeResetState 15
-%       Time date
-%       Type string
-%       Container string
-%EndEventDef
-%EventDef PajeStartLink 16
-%       Time date
-%       Container string
-%       Type string
-%       StartContainer string
-%       Value string
-%       Key string
-%EndEventDef
-%EventDef PajeStartLink 17
-%       Time date
-%       Container string
-%       Type string
-%       StartContainer string
-%       Value string
-%       Key string
-%       Size double
-%EndEventDef
-%EventDef PajeStartLink 18
-%       Time date
-%       Container string
-%       Type string
-%       StartContainer string
-%       Value string
-%       Key string
-%       Size double
-%       Mark string
-%EndEventDef
-%EventDef PajeEndLink 19
-%       Time date
-%       Container string
-%       Type string
-%       EndContainer string
-%       Value string
-%       Key string
-%EndEventDef
-%EventDef PajeNewEvent 20
-%       Time date
-%       Container string
-%       Type string
-%       Value string
-%EndEventDef
-";
+const STANDARD_HEADER: &str = concat!(
+    type_defs!(),
+    event_def!(
+        PajeCreateContainer 6: Time date, Alias string, Type string, Container string, Name string
+    ),
+    destroy_variable_state_defs!(),
+    event_def!(
+        PajePushState 13: Time date, Container string, Type string, Value string, Mark string
+    ),
+    event_def!(PajePopState 14: Time date, Container string, Type string),
+    event_def!(PajeResetState 15: Time date, Type string, Container string),
+    event_def!(
+        PajeStartLink 16: Time date, Container string, Type string, StartContainer string,
+        Value string, Key string
+    ),
+    event_def!(
+        PajeStartLink 17: Time date, Container string, Type string, StartContainer string,
+        Value string, Key string, Size double
+    ),
+    event_def!(
+        PajeStartLink 18: Time date, Container string, Type string, StartContainer string,
+        Value string, Key string, Size double, Mark string
+    ),
+    event_def!(
+        PajeEndLink 19: Time date, Container string, Type string, EndContainer string,
+        Value string, Key string
+    ),
+    event_def!(PajeNewEvent 20: Time date, Container string, Type string, Value string),
+);
 
 /// An error of the header given to [`Dialect::from_header`].
 #[derive(Debug, thiserror::Error)]
