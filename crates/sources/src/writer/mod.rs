@@ -228,44 +228,14 @@ impl<W: Write> PajeWriter<W> {
                 value,
                 extra,
             } => {
-                let kind = rec.what.kind();
-                let ek = if kind == EventKind::NewEvent {
-                    EntityKind::Event
-                } else {
-                    EntityKind::State
-                };
-                let c = self.live(t, container)?;
-                let ta = self.entity_type(ek, ty, &c.type_alias, None)?;
-                self.value(&ta, value, None)?;
-                self.emit(
-                    kind,
-                    extra,
-                    &Fields {
-                        time: Some(t),
-                        container: Some(&c.alias),
-                        ty: Some(&ta),
-                        value: Some(value),
-                        ..Fields::default()
-                    },
-                )?;
+                self.entity(t, rec.what.kind(), container, ty, Some(value), extra)?;
             }
             What::PopState {
                 container,
                 ty,
                 extra,
             } => {
-                let c = self.live(t, container)?;
-                let ta = self.entity_type(EntityKind::State, ty, &c.type_alias, None)?;
-                self.emit(
-                    EventKind::PopState,
-                    extra,
-                    &Fields {
-                        time: Some(t),
-                        container: Some(&c.alias),
-                        ty: Some(&ta),
-                        ..Fields::default()
-                    },
-                )?;
+                self.entity(t, EventKind::PopState, container, ty, None, extra)?;
             }
             What::Variable {
                 container,
@@ -279,8 +249,6 @@ impl<W: Write> PajeWriter<W> {
                         DisplayPath(container)
                     )));
                 }
-                let c = self.live(t, container)?;
-                let ta = self.entity_type(EntityKind::Variable, ty, &c.type_alias, None)?;
                 let kind = match op {
                     VarOp::Set => EventKind::SetVariable,
                     VarOp::Add => EventKind::AddVariable,
@@ -290,17 +258,7 @@ impl<W: Write> PajeWriter<W> {
                 v.clear();
                 use std::fmt::Write as _;
                 let _ = write!(v, "{value}");
-                let r = self.emit(
-                    kind,
-                    &[],
-                    &Fields {
-                        time: Some(t),
-                        container: Some(&c.alias),
-                        ty: Some(&ta),
-                        value: Some(&v),
-                        ..Fields::default()
-                    },
-                );
+                let r = self.entity(t, kind, container, ty, Some(&v), &[]);
                 self.number = v;
                 r?;
             }
@@ -353,6 +311,43 @@ impl<W: Write> PajeWriter<W> {
             }
         }
         Ok(())
+    }
+
+    /// Writes a state, event or variable record of `kind` on a live
+    /// container, declaring its type, and the value of a state or event,
+    /// on first use.
+    fn entity(
+        &mut self,
+        t: Nanos,
+        kind: EventKind,
+        container: &Path,
+        ty: &str,
+        value: Option<&str>,
+        extra: &[(String, String)],
+    ) -> Result<(), WriteError> {
+        let ek = match kind {
+            EventKind::NewEvent => EntityKind::Event,
+            EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
+                EntityKind::Variable
+            }
+            _ => EntityKind::State,
+        };
+        let c = self.live(t, container)?;
+        let ta = self.entity_type(ek, ty, &c.type_alias, None)?;
+        if let (Some(v), false) = (value, ek == EntityKind::Variable) {
+            self.value(&ta, v, None)?;
+        }
+        self.emit(
+            kind,
+            extra,
+            &Fields {
+                time: Some(t),
+                container: Some(&c.alias),
+                ty: Some(&ta),
+                value,
+                ..Fields::default()
+            },
+        )
     }
 
     /// Flushes and returns the output.
