@@ -65,27 +65,31 @@ fn show(r: &Record) -> String {
             ..
         } => format!("{t} event {} {ty}={value}", p(container)),
         What::StartLink {
-            from,
+            from: end,
             ty,
             value,
             key,
             extra,
             container,
-        } => format!(
-            "{t} start {} {ty}={value} key={key} {extra:?} in {container:?}",
-            p(from)
-        ),
-        What::EndLink {
-            to,
+        }
+        | What::EndLink {
+            to: end,
             ty,
             value,
             key,
             extra,
             container,
-        } => format!(
-            "{t} end {} {ty}={value} key={key} {extra:?} in {container:?}",
-            p(to)
-        ),
+        } => {
+            let side = if matches!(r.what, What::StartLink { .. }) {
+                "start"
+            } else {
+                "end"
+            };
+            format!(
+                "{t} {side} {} {ty}={value} key={key} {extra:?} in {container:?}",
+                p(end)
+            )
+        }
         other => format!("{t} {other:?}"),
     }
 }
@@ -381,7 +385,7 @@ fn crafted_states_both_byte_orders() {
         let p = fixture(file, &states_log(big));
         let mut src = Clog2Source::open(&p, &Clog2Options::default()).unwrap();
         assert_eq!(src.preamble().is_big_endian, big);
-        let got: Vec<String> = collect(&mut src).unwrap().iter().map(show).collect();
+        let got = common::lines(&mut src, show);
         assert_eq!(got, STATES_EXPECTED, "{file}");
         assert_eq!(
             src.anomalies(),
@@ -533,11 +537,8 @@ fn threads_get_their_own_containers() {
     c.record(2.0, 0, 0, 0, 5, &c.ints(&[600, 0]));
     c.record(3.0, 0, 0, 1, 5, &c.ints(&[601, 0]));
     let (_d, p) = temp(&c.finish());
-    let got: Vec<String> = collect(&mut Clog2Source::open(&p, &Clog2Options::default()).unwrap())
-        .unwrap()
-        .iter()
-        .map(show)
-        .collect();
+    let mut src = Clog2Source::open(&p, &Clog2Options::default()).unwrap();
+    let got = common::lines(&mut src, show);
     assert_eq!(
         got,
         [

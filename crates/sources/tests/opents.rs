@@ -152,13 +152,9 @@ fn header_only_and_lazy_ranks() {
     // Without `ranks`, a rank is created at the first slice naming it.
     let xml = "<trace>\n<slice time='0.01'><rank num='4'/></slice>\n\
                <slice time='2'><rank num='1'><task type='exported'><detail count='1' to='7'/></task></rank></slice>\n</trace>\n";
-    let got: Vec<String> = collect(
-        &mut OpentsSource::from_reader("lazy", xml.as_bytes(), &OpentsOptions::default()).unwrap(),
-    )
-    .unwrap()
-    .iter()
-    .map(show)
-    .collect();
+    let mut src =
+        OpentsSource::from_reader("lazy", xml.as_bytes(), &OpentsOptions::default()).unwrap();
+    let got = common::lines(&mut src, show);
     assert_eq!(
         got,
         [

@@ -21,27 +21,11 @@ fn read(file: &std::path::Path, o: &PcpOptions) -> (Vec<Record>, PcpSource) {
 }
 
 fn var(time: i64, p: &[(&str, &str)], ty: &str, value: f64) -> Record {
-    Record {
-        time,
-        what: What::Variable {
-            container: path(p),
-            ty: ty.to_string(),
-            op: VarOp::Set,
-            value,
-        },
-    }
+    common::variable(time, path(p), ty, value)
 }
 
 fn state(time: i64, p: &[(&str, &str)], ty: &str, value: &str) -> Record {
-    Record {
-        time,
-        what: What::SetState {
-            container: path(p),
-            ty: ty.to_string(),
-            value: value.to_string(),
-            extra: Vec::new(),
-        },
-    }
+    common::set_state(time, path(p), ty, value)
 }
 
 /// (type, value) of the variable records at `time`.
@@ -374,13 +358,9 @@ fn malformed_inputs_name_line_and_token() {
         ("Time\tmem.util.free[\"x\n", 1, "closing"),
         ("           Metric\t  m.u.free\n", 1, "interactive"),
     ];
-    for (text, line, token) in cases {
-        let err = PcpSource::from_reader("t", text.as_bytes(), &o)
-            .err()
-            .unwrap_or_else(|| panic!("{text:?} accepted"));
-        assert_eq!(err.location, Location::Line(*line), "{text:?}: {err}");
-        assert!(err.message.contains(token), "{text:?}: {err}");
-    }
+    common::errors_at(cases, |text| {
+        PcpSource::from_reader("t", text.as_bytes(), &o)
+    });
     // pmdumptext without names, and text that is no PCP export.
     let mut dumptext = o.clone();
     dumptext.format = Some(PcpFormat::Pmdumptext);

@@ -11,39 +11,15 @@ fn thread(tid: &str) -> Vec<(&'static str, String)> {
 }
 
 fn st(time: i64, tid: &str, value: &str) -> Record {
-    Record {
-        time,
-        what: What::SetState {
-            container: path(&thread(tid)),
-            ty: "sched".into(),
-            value: value.into(),
-            extra: Vec::new(),
-        },
-    }
+    common::set_state(time, path(&thread(tid)), "sched", value)
 }
 
 fn comm(time: i64, tid: &str, value: &str) -> Record {
-    Record {
-        time,
-        what: What::Event {
-            container: path(&thread(tid)),
-            ty: "comm".into(),
-            value: value.into(),
-            extra: Vec::new(),
-        },
-    }
+    common::event(time, path(&thread(tid)), "comm", value)
 }
 
 fn cpu(time: i64, n: &str, value: &str) -> Record {
-    Record {
-        time,
-        what: What::SetState {
-            container: path(&[("host", "h"), ("cpu", n)]),
-            ty: "running".into(),
-            value: value.into(),
-            extra: Vec::new(),
-        },
-    }
+    common::set_state(time, path(&[("host", "h"), ("cpu", n)]), "running", value)
 }
 
 fn read(file: &std::path::Path, o: &SchedOptions) -> (Vec<Record>, SchedSource) {
@@ -377,12 +353,10 @@ fn malformed_lines_name_line_and_token() {
         ("bloqueio 5 7\n", 1, "time record"),
         ("tempo 100\nbloqueio 5 7\nsomething 5 7\n", 3, "`something`"),
     ];
-    for (text, line, token) in cases {
-        let err = SchedSource::from_reader("t", text.as_bytes(), &o)
-            .err()
-            .unwrap_or_else(|| panic!("{text:?} accepted"));
-        assert_eq!(err.location, Location::Line(*line), "{text:?}: {err}");
-        assert!(err.message.contains(token), "{text:?}: {err}");
+    let errors = common::errors_at(cases, |text| {
+        SchedSource::from_reader("t", text.as_bytes(), &o)
+    });
+    for err in errors {
         assert_eq!(err.file, "t");
     }
 }
