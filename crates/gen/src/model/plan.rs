@@ -137,26 +137,12 @@ impl Gen<'_> {
             if root && !self.o.root_entities {
                 continue;
             }
-            let states = if root {
-                usize::from(self.r.chance(0.3))
-            } else {
-                self.r.range(1, 2)
-            };
-            for _ in 0..states {
-                self.new_etype(Ek::State, ct);
-            }
+            self.some_etypes(Ek::State, ct, 1);
             if !root && self.r.chance(0.6) {
                 self.new_etype(Ek::Event, ct);
             }
             if self.o.variables {
-                let n = if root {
-                    usize::from(self.r.chance(0.3))
-                } else {
-                    self.r.range(0, 2)
-                };
-                for _ in 0..n {
-                    self.new_etype(Ek::Var, ct);
-                }
+                self.some_etypes(Ek::Var, ct, 0);
             }
         }
         if self.o.links && self.cts.len() > 1 {
@@ -168,6 +154,19 @@ impl Gen<'_> {
                     any = true;
                 }
             }
+        }
+    }
+
+    /// Entity types of `kind` in container type `ct`: none or one (30 %)
+    /// in the root, `min` to 2 elsewhere.
+    fn some_etypes(&mut self, kind: Ek, ct: usize, min: usize) {
+        let n = if ct == 0 {
+            usize::from(self.r.chance(0.3))
+        } else {
+            self.r.range(min, 2)
+        };
+        for _ in 0..n {
+            self.new_etype(kind, ct);
         }
     }
 

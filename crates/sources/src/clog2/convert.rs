@@ -403,43 +403,40 @@ fn declarations(s: &Scan, conv: &mut Converter, t0: Nanos, out: &mut VecDeque<Re
             parent: Some("rank".into()),
         });
     }
-    push(Decl::EntityType {
-        kind: EntityKind::State,
-        name: STATE_TYPE.into(),
-        container: leaf.into(),
-        color: None,
-    });
-    let mut values = BTreeSet::new();
-    for d in &s.states {
-        let name = state_name(d);
-        if values.insert(name.clone()) {
-            let color = conv.color(&d.color);
-            push(Decl::Value {
-                ty: STATE_TYPE.into(),
-                name,
-                color,
-            });
-        }
-    }
-    if !s.events.is_empty() || s.undefined_events {
+    // A type, then its values (named and coloured by their definitions,
+    // the first definition of a name only).
+    let mut entity_type = |kind, ty: &str, values: Vec<(String, &str)>| {
         push(Decl::EntityType {
-            kind: EntityKind::Event,
-            name: EVENT_TYPE.into(),
+            kind,
+            name: ty.into(),
             container: leaf.into(),
             color: None,
         });
-        let mut values = BTreeSet::new();
-        for d in &s.events {
-            let name = event_name(d);
-            if values.insert(name.clone()) {
-                let color = conv.color(&d.color);
+        let mut seen = BTreeSet::new();
+        for (name, color) in values {
+            if seen.insert(name.clone()) {
+                let color = conv.color(color);
                 push(Decl::Value {
-                    ty: EVENT_TYPE.into(),
+                    ty: ty.into(),
                     name,
                     color,
                 });
             }
         }
+    };
+    let states = s
+        .states
+        .iter()
+        .map(|d| (state_name(d), &*d.color))
+        .collect();
+    entity_type(EntityKind::State, STATE_TYPE, states);
+    if !s.events.is_empty() || s.undefined_events {
+        let events = s
+            .events
+            .iter()
+            .map(|d| (event_name(d), &*d.color))
+            .collect();
+        entity_type(EntityKind::Event, EVENT_TYPE, events);
     }
     if !s.messages.is_empty() {
         push(Decl::LinkType {

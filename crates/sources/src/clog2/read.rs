@@ -598,31 +598,25 @@ impl Preamble {
                 )),
             }
         };
-        let int = |key: &str| -> Result<i64, SourceError> {
+        // An integer, with its offset for messages.
+        let int = |key: &str| -> Result<(usize, i64), SourceError> {
             let (off, v) = one(key, key)?;
-            number(&v, off, key, name)
+            Ok((off, number(&v, off, key, name)?))
+        };
+        let out_of_range = |key: &str, (off, v): (usize, i64)| {
+            SourceError::byte(
+                name,
+                off as u64,
+                format!("preamble `{key}=` {v} out of range"),
+            )
         };
         let uint = |key: &str| -> Result<u32, SourceError> {
-            let (off, _) = find(key, key)?;
-            let v = int(key)?;
-            u32::try_from(v).map_err(|_| {
-                SourceError::byte(
-                    name,
-                    off as u64,
-                    format!("preamble `{key}=` {v} out of range"),
-                )
-            })
+            let (off, v) = int(key)?;
+            u32::try_from(v).map_err(|_| out_of_range(key, (off, v)))
         };
         let sint = |key: &str| -> Result<i32, SourceError> {
-            let (off, _) = find(key, key)?;
-            let v = int(key)?;
-            i32::try_from(v).map_err(|_| {
-                SourceError::byte(
-                    name,
-                    off as u64,
-                    format!("preamble `{key}=` {v} out of range"),
-                )
-            })
+            let (off, v) = int(key)?;
+            i32::try_from(v).map_err(|_| out_of_range(key, (off, v)))
         };
         let (foff, fv) = find("commtable_fptr", "commtable_fptr")?;
         let commtable_fptr = match fv.as_slice() {
