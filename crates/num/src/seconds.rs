@@ -177,8 +177,9 @@ fn through_double(text: &[u8], negative: bool) -> Result<i64, SecondsError> {
         return Err(SecondsError::Malformed);
     }
     let ns = (v * 1e9).round();
-    // i64::MIN and -i64::MIN (2^63) are exact doubles.
-    if !(-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&ns) {
+    // 2^63, the first value past the i64 range, is an exact double.
+    let limit = -(i64::MIN as f64);
+    if !(-limit..limit).contains(&ns) {
         return Err(SecondsError::Range);
     }
     Ok(ns as i64)
