@@ -59,7 +59,8 @@ fn reference(text: &str, syn: SecondsSyntax) -> Option<i64> {
         return None;
     }
     let ns = (v * 1e9).round();
-    (ns.abs() < 9.2e18).then_some(ns as i64)
+    let limit = 2f64.powi(63);
+    (-limit..limit).contains(&ns).then_some(ns as i64)
 }
 
 /// Texts of digits, points, signs and exponents, some with blanks or junk
