@@ -152,22 +152,19 @@ impl<W: Write> PajeWriter<W> {
         Ok(alias)
     }
 
+    /// The link type `name` held by `container_type`, declared on first use
+    /// with both ends of the type of its first link's other end.
     pub(super) fn link_type(
         &mut self,
         name: &str,
         container_type: &Arc<str>,
         end_type: &str,
     ) -> Result<Arc<str>, WriteError> {
-        if let Some(a) = self
-            .link_types
-            .get(container_type)
-            .and_then(|m| m.get(name))
-        {
-            return Ok(a.clone());
-        }
         self.declare_link_type(name, container_type, end_type, end_type)
     }
 
+    /// The link type `name` held by `container_type`, declared (with these
+    /// start and end types) unless it already is.
     fn declare_link_type(
         &mut self,
         name: &str,
