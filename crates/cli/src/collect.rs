@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use trama_sources::ganglia::{self, CollectEvent, CollectOptions, Options};
+use trama_sources::ganglia::{self, CollectEvent, CollectOptions, GangliaOptions};
 
 #[derive(Args, Debug)]
 pub struct CollectArgs {
@@ -94,7 +94,7 @@ fn collect_ganglia(a: GangliaArgs) -> anyhow::Result<ExitCode> {
             .filter(|s| !s.is_empty())
             .collect()
     };
-    opts.filter = Options::new(trim(a.hosts), trim(a.metrics));
+    opts.filter = GangliaOptions::new(trim(a.hosts), trim(a.metrics));
 
     let mut file = OpenOptions::new()
         .read(true)

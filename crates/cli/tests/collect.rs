@@ -6,7 +6,7 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use trama_sources::ganglia::{read_samples, GangliaSource, Options};
+use trama_sources::ganglia::{read_samples, GangliaOptions, GangliaSource};
 use trama_sources::{collect as records, What};
 
 fn trama(args: &[&str]) -> Output {
@@ -77,11 +77,11 @@ fn collects_chosen_hosts_and_metrics_into_a_readable_log() {
 
     // What the log should hold: every distinct sample of the dump for the
     // chosen hosts and metrics, read straight from the dump.
-    let opts = Options::new(
+    let opts = GangliaOptions::new(
         hosts.iter().map(|h| h.to_string()).collect(),
         vec!["load_one".into(), "cpu_*".into(), "os_name".into()],
     );
-    let mut direct = GangliaSource::from_bytes("dump", &bytes, &opts).unwrap();
+    let mut direct = GangliaSource::from_reader("dump", bytes.as_slice(), &opts).unwrap();
     let direct = records(&mut direct).unwrap();
     assert!(!direct.is_empty());
 
@@ -99,7 +99,7 @@ fn collects_chosen_hosts_and_metrics_into_a_readable_log() {
     .unwrap();
     // The same dump three times: logged once.
     assert_eq!(lines, direct.len());
-    let mut back = GangliaSource::open(&log, &Options::default()).unwrap();
+    let mut back = GangliaSource::open(&log, &GangliaOptions::default()).unwrap();
     let back = records(&mut back).unwrap();
     assert_eq!(back.len(), direct.len());
     for (b, d) in back.iter().zip(&direct) {
@@ -156,7 +156,7 @@ fn collects_chosen_hosts_and_metrics_into_a_readable_log() {
     assert!(out.status.success());
     let text2 = std::fs::read(&log).unwrap();
     assert_eq!(text2.len(), 2 * text.len());
-    let mut again = GangliaSource::open(&log, &Options::default()).unwrap();
+    let mut again = GangliaSource::open(&log, &GangliaOptions::default()).unwrap();
     assert_eq!(records(&mut again).unwrap().len(), direct.len());
 }
 

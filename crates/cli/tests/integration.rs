@@ -642,19 +642,8 @@ fn data(name: &str) -> String {
 #[test]
 fn inputs_are_what_the_run_model_gives() {
     let dir = data_dir();
-    let bless = std::env::var("TRAMA_BLESS").as_deref() == Ok("1");
     for (name, bytes) in inputs() {
-        let p = dir.join(name);
-        if bless {
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&p, &bytes).unwrap();
-        }
-        let committed = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        assert!(
-            committed == bytes,
-            "{} differs from what the run's model gives (TRAMA_BLESS=1 rewrites it)",
-            p.display()
-        );
+        trama_gen::golden::check(dir.join(name), bytes);
     }
 }
 

@@ -51,6 +51,7 @@ use std::collections::BTreeMap;
 use std::path::{Path as FsPath, PathBuf};
 
 use serde::Deserialize;
+use trama_num::{SecondsError, SecondsSyntax};
 
 use crate::MergeError;
 
@@ -278,34 +279,11 @@ impl Plan {
 /// Parses a decimal number of seconds (`-12.5`, `1094221332.965040`)
 /// exactly into nanoseconds.
 pub fn parse_seconds(text: &str) -> Result<i64, String> {
-    let t = text.trim();
-    let (neg, digits) = match t.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    let ok = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if (int.is_empty() && frac.is_empty()) || !ok(int) || !ok(frac) || frac.len() > 9 {
-        return Err(format!(
-            "'{text}' is not a number of seconds with at most 9 decimals"
-        ));
-    }
-    let mut ns: i128 = if int.is_empty() {
-        0
-    } else {
-        int.parse::<i128>().map_err(|e| e.to_string())?
-    };
-    ns *= 1_000_000_000;
-    if !frac.is_empty() {
-        let f: i128 = frac
-            .parse()
-            .map_err(|_| format!("bad decimals in '{text}'"))?;
-        ns += f * 10i128.pow(9 - frac.len() as u32);
-    }
-    if neg {
-        ns = -ns;
-    }
-    i64::try_from(ns).map_err(|_| format!("'{text}' is out of range"))
+    const SYNTAX: SecondsSyntax = SecondsSyntax::PLAIN.sign(true).bare_fraction(true);
+    trama_num::parse_seconds(text.trim().as_bytes(), SYNTAX).map_err(|e| match e {
+        SecondsError::Range => format!("'{text}' is out of range"),
+        _ => format!("'{text}' is not a number of seconds with at most 9 decimals"),
+    })
 }
 
 #[cfg(test)]

@@ -13,6 +13,10 @@
 //! * [`write_fixed`]: glibc `printf("%.*f", prec, v)`, the exact decimal
 //!   expansion of the binary value rounded half-to-even.
 //! * [`write_general`]: glibc `printf("%g", v)`, i.e. C++ `std::cout << v`.
+//! * [`parse_seconds`] ([`seconds`]): decimal seconds, the time stamps of
+//!   trace formats, read exactly into integer nanoseconds, each format's
+//!   variant (signs, more than nine decimals, exponents through
+//!   [`strtod`]) chosen by a [`SecondsSyntax`].
 //!
 //! All functions have fast paths for the common cases (short decimals such as
 //! time stamps with nine decimals, moderate magnitudes and precisions) and fall
@@ -23,6 +27,9 @@
 
 mod parse;
 mod print;
+pub mod seconds;
+
+pub use seconds::{parse_seconds, PastNanos, SecondsError, SecondsSyntax};
 
 /// C `atof`/`strtod(s, NULL)` on bytes: parse the longest valid prefix; 0.0 when there is none.
 #[inline]

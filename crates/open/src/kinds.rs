@@ -9,7 +9,6 @@
 //! given without their entry's name.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use trama_input::Source as Input;
 use trama_sources::{clog2, ganglia, opents, pcp, rst, sched, Source};
@@ -158,28 +157,27 @@ pub fn open_source(
                 Some(file) => rst::Mapping::load(&cx.base.join(file))?,
             };
             o.finish()?;
-            for s in rst::open_all(files, Arc::new(mapping))? {
+            for s in rst::open_all(files, &rst::RstOptions::new(mapping))? {
                 out.push(Box::new(s));
             }
         }
         "clog2" => {
             o.finish()?;
+            let opts = clog2::Clog2Options::default();
             for f in files {
-                out.push(Box::new(clog2::Clog2Source::open(f)?));
+                out.push(Box::new(clog2::Clog2Source::open(f, &opts)?));
             }
         }
         "ganglia" => {
-            let opts = ganglia::Options::new(o.strings("hosts")?, o.strings("metrics")?);
+            let opts = ganglia::GangliaOptions::new(o.strings("hosts")?, o.strings("metrics")?);
             o.finish()?;
             for f in files {
                 out.push(Box::new(ganglia::GangliaSource::open(f, &opts)?));
             }
         }
         "pcp" => {
-            let mut opts = pcp::PcpOptions {
-                host: cx.host.map(str::to_string),
-                ..Default::default()
-            };
+            let mut opts = pcp::PcpOptions::default();
+            opts.host = cx.host.map(str::to_string);
             if let Some(v) = o.int("utc_offset")? {
                 opts.utc_offset = int32(v, "utc_offset")?;
             }
@@ -218,8 +216,9 @@ pub fn open_source(
         }
         "opents" => {
             o.finish()?;
+            let opts = opents::OpentsOptions::default();
             for f in files {
-                out.push(Box::new(opents::OpentsSource::open(f)?));
+                out.push(Box::new(opents::OpentsSource::open(f, &opts)?));
             }
         }
         other => {
@@ -289,46 +288,37 @@ pub(crate) fn unsupported(head: &Head) -> Error {
 pub(crate) fn source_of(head: Head) -> Result<Box<dyn Source>, Error> {
     let name = head.name.clone();
     let format = head.format;
-    let bytes = head.into_bytes()?;
+    let (input, _) = head.into_reader()?;
     Ok(match format {
-        Format::Rastro => Box::new(rst::RstSource::from_bytes(
+        Format::Rastro => Box::new(rst::RstSource::from_reader(
             name,
-            bytes,
-            Arc::new(rst::Mapping::akypuera()),
+            input,
+            &rst::RstOptions::default(),
         )?),
-        Format::Ganglia => Box::new(ganglia::GangliaSource::from_bytes(
+        Format::Ganglia => Box::new(ganglia::GangliaSource::from_reader(
             name,
-            &bytes,
-            &ganglia::Options::new(Vec::new(), Vec::new()),
+            input,
+            &ganglia::GangliaOptions::default(),
         )?),
-        Format::Pcp => {
-            let text = String::from_utf8_lossy(&bytes);
-            Box::new(pcp::PcpSource::from_text(
-                &name,
-                &text,
-                None,
-                &pcp::PcpOptions::default(),
-            )?)
-        }
+        Format::Pcp => Box::new(pcp::PcpSource::from_reader(
+            name,
+            input,
+            &pcp::PcpOptions::default(),
+        )?),
         Format::Sched => {
-            let text = String::from_utf8_lossy(&bytes);
-            let host = host_of(&name);
-            Box::new(sched::SchedSource::from_text(
-                &name,
-                &text,
-                None,
-                &sched::SchedOptions::new(host),
-            )?)
+            let opts = sched::SchedOptions::new(host_of(&name));
+            Box::new(sched::SchedSource::from_reader(name, input, &opts)?)
         }
-        Format::Opents => Box::new(opents::OpentsSource::new(
+        Format::Opents => Box::new(opents::OpentsSource::from_reader(
             name,
-            std::io::Cursor::new(bytes),
+            input,
+            &opents::OpentsOptions::default(),
         )?),
-        Format::Clog2 => {
-            return Err(options_error(format!(
-                "{name}: a CLOG-2 log is read by `trama merge` (kind clog2)"
-            )))
-        }
+        Format::Clog2 => Box::new(clog2::Clog2Source::from_reader(
+            name,
+            input,
+            &clog2::Clog2Options::default(),
+        )?),
         _ => unreachable!("not a merge source's format: {format:?}"),
     })
 }

@@ -204,7 +204,9 @@ impl Opened {
         let name = self.name.clone();
         if let Some(input) = self.reader.take_text() {
             return Ok(Box::new(trama_sources::paje::PajeSource::from_reader(
-                name, input,
+                name,
+                input,
+                &trama_sources::paje::PajeOptions::default(),
             )?));
         }
         let pipe = TextPipe::spawn("trama-text", move |w| {
@@ -220,7 +222,9 @@ impl Opened {
         })
         .map_err(|e| input::io_error(&name, e))?;
         Ok(Box::new(trama_sources::paje::PajeSource::from_reader(
-            name, pipe,
+            name,
+            pipe,
+            &trama_sources::paje::PajeOptions::default(),
         )?))
     }
 }

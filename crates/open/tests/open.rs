@@ -146,6 +146,7 @@ fn merge_sources_open_as_traces() {
         (data.join("ftrace-paple01.txt"), Format::Sched),
         (data.join("ganglia.log"), Format::Ganglia),
         (data.join("pcp-paple01.csv"), Format::Pcp),
+        (data.join("pingpong.clog2"), Format::Clog2),
     ] {
         let mut opened = trama_open::open(&Source::Path(path.clone())).unwrap();
         assert_eq!(opened.format(), format, "{}", path.display());

@@ -13,6 +13,13 @@
 //! containers named by their path in the source's hierarchy, timed in
 //! nanoseconds of the source's clock. [`PajeWriter`] writes such a stream as
 //! a Pajé trace.
+//!
+//! Every kind is opened the same way: `<Kind>Source::open(path, &options)`
+//! or `<Kind>Source::from_reader(name, reader, &options)` (`name` names
+//! the input in messages; readers that need the whole input read it all
+//! first), with the kind's own options, `<Kind>Options` (`GangliaOptions`,
+//! `PcpOptions`, `RstOptions` holding the mapping...), which have a
+//! `Default` or, for sched, a `new` taking the host.
 
 #![deny(missing_docs)]
 

@@ -91,8 +91,11 @@ use std::sync::Arc;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use trama_events::EventKind;
+use trama_num::{PastNanos, SecondsSyntax};
 
-use crate::record::{ExtraField, Nanos, Path, Record, Source, SourceError, Step, VarOp, What};
+use crate::record::{
+    open_file, ExtraField, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
+};
 
 /// One slice every 1/25 s: the time of a slice without a `time` attribute.
 pub const SLICE_PERIOD_NS: Nanos = 40_000_000;
@@ -278,14 +281,19 @@ pub struct OpentsSource<R: Read = File> {
     done: bool,
 }
 
+/// How to read an OpenTS trace (nothing to choose yet).
+#[non_exhaustive]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpentsOptions {}
+
 impl OpentsSource<File> {
     /// Opens the trace at `path` and reads its header.
-    pub fn open(path: impl AsRef<FsPath>) -> Result<OpentsSource<File>, SourceError> {
-        let path = path.as_ref();
-        let name = path.display().to_string();
-        let file =
-            File::open(path).map_err(|e| SourceError::file(&name, format!("cannot open: {e}")))?;
-        OpentsSource::new(name, file)
+    pub fn open(
+        path: impl AsRef<FsPath>,
+        opts: &OpentsOptions,
+    ) -> Result<OpentsSource<File>, SourceError> {
+        let (name, file) = open_file(path.as_ref(), "cannot open: ")?;
+        OpentsSource::from_reader(name, file, opts)
     }
 }
 
@@ -300,7 +308,11 @@ struct Attr {
 impl<R: Read + Send> OpentsSource<R> {
     /// Reads a trace from `input` (named `name` in errors) up to its root
     /// element, whose attributes make the [`TraceHeader`].
-    pub fn new(name: impl Into<String>, input: R) -> Result<OpentsSource<R>, SourceError> {
+    pub fn from_reader(
+        name: impl Into<String>,
+        input: R,
+        _opts: &OpentsOptions,
+    ) -> Result<OpentsSource<R>, SourceError> {
         let mut reader = Reader::from_reader(LineReader::new(input));
         reader.config_mut().check_end_names = true;
         let mut src = OpentsSource {
@@ -882,24 +894,14 @@ impl<R: Read + Send> Source for OpentsSource<R> {
 }
 
 /// Seconds (`0.143853`, `12`, `1e-3`) as nanoseconds: plain decimals
-/// exactly (digits past the nanosecond cut), other forms through `f64`;
-/// `None` for anything negative, non-finite or not a number.
+/// exactly (digits past the nanosecond cut), other forms through a double
+/// (C's `strtod`); `None` for anything negative, non-finite or not a number.
 fn parse_seconds(s: &str) -> Option<Nanos> {
-    let s = s.trim();
-    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
-    let digits = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
-    if !(int.is_empty() && frac.is_empty()) && digits(int) && digits(frac) {
-        let whole: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
-        let mut ns: i64 = 0;
-        for (i, b) in frac.bytes().take(9).enumerate() {
-            ns += i64::from(b - b'0') * 10i64.pow(8 - i as u32);
-        }
-        return whole.checked_mul(1_000_000_000)?.checked_add(ns);
-    }
-    let v: f64 = s.parse().ok()?;
-    (0.0..9.2e9)
-        .contains(&v)
-        .then(|| (v * 1e9).round() as Nanos)
+    const SYNTAX: SecondsSyntax = SecondsSyntax::PLAIN
+        .bare_fraction(true)
+        .past_nanos(PastNanos::Truncate)
+        .double(true);
+    trama_num::parse_seconds(s.trim().as_bytes(), SYNTAX).ok()
 }
 
 fn secs(t: Nanos) -> String {
@@ -929,9 +931,4 @@ fn describe(ev: &Event) -> String {
         Event::GeneralRef(r) => format!("&{};", String::from_utf8_lossy(r)),
         _ => "markup".into(),
     }
-}
-
-/// Opens an OpenTS XML trace as a [`Source`] (see [`OpentsSource::open`]).
-pub fn open(path: impl AsRef<FsPath>) -> Result<OpentsSource<File>, SourceError> {
-    OpentsSource::open(path)
 }

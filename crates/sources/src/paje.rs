@@ -23,10 +23,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use trama_events::{Event, EventKind, Field};
+use trama_num::{PastNanos, SecondsSyntax};
 use trama_paje::{read_paje, QuoteMode, ReaderOptions};
 
 use crate::record::{
-    Decl, EntityKind, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
+    open_file, Decl, EntityKind, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
 };
 
 /// Records handed over at a time: small, since a merge holds one batch in
@@ -45,19 +46,27 @@ pub struct PajeSource {
     finished: bool,
 }
 
+/// How to read a Pajé trace as a source (nothing to choose yet).
+#[non_exhaustive]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PajeOptions {}
+
 impl PajeSource {
     /// Opens a Pajé trace (plain, gzip or zstd) from a file.
-    pub fn open(path: &std::path::Path) -> Result<PajeSource, SourceError> {
-        let name = path.display().to_string();
-        let file =
-            std::fs::File::open(path).map_err(|e| SourceError::file(&name, e.to_string()))?;
-        PajeSource::from_reader(name, file)
+    pub fn open(
+        path: impl AsRef<std::path::Path>,
+        opts: &PajeOptions,
+    ) -> Result<PajeSource, SourceError> {
+        let (name, file) = open_file(path.as_ref(), "")?;
+        PajeSource::from_reader(name, file, opts)
     }
 
-    /// Reads a Pajé trace from any reader; `name` names it in messages.
+    /// Reads a Pajé trace (plain, gzip or zstd) from any reader; `name`
+    /// names it in messages.
     pub fn from_reader<R: std::io::Read + Send + 'static>(
         name: impl Into<String>,
         reader: R,
+        _opts: &PajeOptions,
     ) -> Result<PajeSource, SourceError> {
         let name = name.into();
         let input = trama_input::Input::from_reader(name.clone(), reader)
@@ -462,45 +471,12 @@ impl Converter {
 /// A decimal time in seconds (`12`, `0.000001907`, `-3.5`, `1e-3`) as
 /// nanoseconds: exact up to 9 decimals, rounded to the nearest beyond.
 pub fn decimal_nanos(text: &[u8]) -> Option<Nanos> {
-    if text.is_empty() {
-        return None;
-    }
-    let (neg, digits) = match text.first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let dot = digits.iter().position(|&b| b == b'.');
-    let (int, frac) = match dot {
-        Some(d) => (&digits[..d], &digits[d + 1..]),
-        None => (digits, &digits[digits.len()..]),
-    };
-    let plain = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
-    if (int.is_empty() && frac.is_empty()) || !plain(int) || !plain(frac) {
-        // Exponents and other forms C accepts: through the double.
-        let (v, used) = trama_num::strtod(text);
-        if used != text.len() || !v.is_finite() {
-            return None;
-        }
-        return Some((v * 1e9).round() as Nanos);
-    }
-    let mut ns: i128 = 0;
-    for &b in int {
-        ns = ns.checked_mul(10)?.checked_add((b - b'0') as i128)?;
-    }
-    ns = ns.checked_mul(1_000_000_000)?;
-    let mut scale = 100_000_000i128;
-    for &b in frac.iter().take(9) {
-        ns += (b - b'0') as i128 * scale;
-        scale /= 10;
-    }
-    if frac.len() > 9 && frac[9] >= b'5' {
-        ns += 1;
-    }
-    if neg {
-        ns = -ns;
-    }
-    Nanos::try_from(ns).ok()
+    const SYNTAX: SecondsSyntax = SecondsSyntax::PLAIN
+        .sign(true)
+        .bare_fraction(true)
+        .past_nanos(PastNanos::Round)
+        .double(true);
+    trama_num::parse_seconds(text, SYNTAX).ok()
 }
 
 #[cfg(test)]
@@ -533,7 +509,8 @@ mod tests {
 
     #[test]
     fn paths_types_and_values_are_named() {
-        let mut s = PajeSource::from_reader("t.paje", TRACE.as_bytes()).unwrap();
+        let mut s =
+            PajeSource::from_reader("t.paje", TRACE.as_bytes(), &PajeOptions::default()).unwrap();
         let recs = collect(&mut s).unwrap_or_else(|e| panic!("{e}"));
         let creates: Vec<_> = recs
             .iter()
@@ -571,8 +548,12 @@ mod tests {
     #[test]
     fn errors_name_file_and_line() {
         let bad = TRACE.replace("11 1.000000001 p1 S v1", "11 1.000000001 p9 S v1");
-        let mut s =
-            PajeSource::from_reader("t.paje", std::io::Cursor::new(bad.into_bytes())).unwrap();
+        let mut s = PajeSource::from_reader(
+            "t.paje",
+            std::io::Cursor::new(bad.into_bytes()),
+            &PajeOptions::default(),
+        )
+        .unwrap();
         let e = collect(&mut s).unwrap_err().to_string();
         assert!(e.starts_with("t.paje:") && e.contains("'p9'"), "{e}");
     }

@@ -250,6 +250,25 @@ pub enum EntityKind {
     Variable,
 }
 
+/// The subject of a record (see [`What::subject`]), borrowed as the
+/// record is: shared or mutable.
+macro_rules! subject_of {
+    ($what:expr) => {
+        match $what {
+            What::Declare(_) => None,
+            What::Create { container }
+            | What::Destroy { container }
+            | What::SetState { container, .. }
+            | What::PushState { container, .. }
+            | What::PopState { container, .. }
+            | What::Event { container, .. }
+            | What::Variable { container, .. } => Some(container),
+            What::StartLink { from, .. } => Some(from),
+            What::EndLink { to, .. } => Some(to),
+        }
+    };
+}
+
 impl What {
     /// The Pajé event kind this record is written as.
     pub fn kind(&self) -> EventKind {
@@ -300,36 +319,14 @@ impl What {
     /// The container the record is about (the sender or receiver of a link
     /// end), whose host's clock its time was read on; `None` for declarations.
     pub fn subject(&self) -> Option<&Path> {
-        match self {
-            What::Declare(_) => None,
-            What::Create { container }
-            | What::Destroy { container }
-            | What::SetState { container, .. }
-            | What::PushState { container, .. }
-            | What::PopState { container, .. }
-            | What::Event { container, .. }
-            | What::Variable { container, .. } => Some(container),
-            What::StartLink { from, .. } => Some(from),
-            What::EndLink { to, .. } => Some(to),
-        }
+        subject_of!(self)
     }
 }
 
 impl What {
     /// The subject's path, to rewrite it (see [`What::subject`]).
     pub fn subject_mut(&mut self) -> Option<&mut Path> {
-        match self {
-            What::Declare(_) => None,
-            What::Create { container }
-            | What::Destroy { container }
-            | What::SetState { container, .. }
-            | What::PushState { container, .. }
-            | What::PopState { container, .. }
-            | What::Event { container, .. }
-            | What::Variable { container, .. } => Some(container),
-            What::StartLink { from, .. } => Some(from),
-            What::EndLink { to, .. } => Some(to),
-        }
+        subject_of!(self)
     }
 }
 
@@ -393,6 +390,33 @@ impl SourceError {
             message: message.into(),
         }
     }
+}
+
+/// Opens the file at `path` for a reader's `open`: the file and its name
+/// in messages (the path); an error reads `{prefix}{the error}`.
+pub(crate) fn open_file(
+    path: &std::path::Path,
+    prefix: &str,
+) -> Result<(String, std::fs::File), SourceError> {
+    let name = path.display().to_string();
+    match std::fs::File::open(path) {
+        Ok(f) => Ok((name, f)),
+        Err(e) => Err(SourceError::file(name, format!("{prefix}{e}"))),
+    }
+}
+
+/// The whole of `reader`, for readers that need all their input at once;
+/// an error reads `{prefix}{the error}`.
+pub(crate) fn read_all(
+    name: &str,
+    mut reader: impl std::io::Read,
+    prefix: &str,
+) -> Result<Vec<u8>, SourceError> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| SourceError::file(name, format!("{prefix}{e}")))?;
+    Ok(bytes)
 }
 
 /// An extra (user-defined) field a source's records carry for one event kind.

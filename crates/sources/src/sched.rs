@@ -109,9 +109,12 @@
 //!   the thread switched out gets its state as usual.
 
 use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
 use std::path::Path as FsPath;
 
-use crate::record::{path, Nanos, Path, Record, Source, SourceError, VecSource, What};
+use crate::record::{
+    open_file, path, read_all, Nanos, Path, Record, Source, SourceError, VecSource, What,
+};
 
 /// Which layout a scheduling input has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,10 +126,14 @@ pub enum SchedFormat {
 }
 
 /// How to read a scheduling trace.
+#[non_exhaustive]
 #[derive(Clone, Debug)]
 pub struct SchedOptions {
     /// The host the trace was taken on (the top of every path).
     pub host: String,
+    /// The layout; `None` (the default): detected from the content
+    /// ([`detect_format`]).
+    pub format: Option<SchedFormat>,
     /// Also write per-CPU containers with the running thread (default true).
     pub cpus: bool,
     /// Count malformed `sched_switch`/wakeup lines instead of failing
@@ -135,10 +142,11 @@ pub struct SchedOptions {
 }
 
 impl SchedOptions {
-    /// Options for `host`, with CPUs and strict parsing.
+    /// Options for `host`, with CPUs, strict parsing and the layout detected.
     pub fn new(host: impl Into<String>) -> SchedOptions {
         SchedOptions {
             host: host.into(),
+            format: None,
             cpus: true,
             lenient: false,
         }
@@ -184,25 +192,28 @@ pub struct SchedSource {
 }
 
 impl SchedSource {
-    /// Reads the file at `path`, detecting its layout.
+    /// Reads the file at `path`, in the layout of the options or detected.
     pub fn open(path: impl AsRef<FsPath>, opts: &SchedOptions) -> Result<SchedSource, SourceError> {
-        let name = path.as_ref().display().to_string();
-        let bytes = std::fs::read(path.as_ref())
-            .map_err(|e| SourceError::file(&name, format!("cannot read: {e}")))?;
-        // Comms are kernel bytes: read them lossily rather than fail.
-        let text = String::from_utf8_lossy(&bytes);
-        SchedSource::from_text(&name, &text, None, opts)
+        let (name, file) = open_file(path.as_ref(), "cannot read: ")?;
+        SchedSource::from_reader(name, file, opts)
     }
 
-    /// Reads `text` (named `name` in messages) in layout `format`, or the
-    /// detected one when `None`.
-    pub fn from_text(
-        name: &str,
-        text: &str,
-        format: Option<SchedFormat>,
+    /// Reads the whole of `reader` (named `name` in messages), in the
+    /// layout of the options or detected.
+    pub fn from_reader(
+        name: impl Into<String>,
+        reader: impl Read,
         opts: &SchedOptions,
     ) -> Result<SchedSource, SourceError> {
-        let format = format.unwrap_or_else(|| detect_format(text));
+        let name = name.into();
+        let bytes = read_all(&name, reader, "cannot read: ")?;
+        // Comms are kernel bytes: read them lossily rather than fail.
+        let text = String::from_utf8_lossy(&bytes);
+        SchedSource::from_text(&name, &text, opts)
+    }
+
+    fn from_text(name: &str, text: &str, opts: &SchedOptions) -> Result<SchedSource, SourceError> {
+        let format = opts.format.unwrap_or_else(|| detect_format(text));
         let mut stats = SchedStats {
             format: Some(format),
             ..SchedStats::default()
@@ -301,28 +312,17 @@ struct Anchored<'t> {
     body: &'t str,
 }
 
+/// An event's time stamp: seconds with at most nine decimals, or a bare
+/// count of the trace clock (`trace_clock=counter`, no point), taken as
+/// nanoseconds.
 fn parse_event_time(tok: &str) -> Option<Nanos> {
-    let (int, frac) = tok.split_once('.').unwrap_or((tok, ""));
-    if int.is_empty()
-        || !int.bytes().all(|b| b.is_ascii_digit())
-        || frac.len() > 9
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
+    if tok.contains('.') {
+        return trama_num::parse_seconds(tok.as_bytes(), trama_num::SecondsSyntax::PLAIN).ok();
+    }
+    if tok.is_empty() || !tok.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let i: i64 = int.parse().ok()?;
-    if !tok.contains('.') {
-        return Some(i);
-    }
-    let mut f: i64 = if frac.is_empty() {
-        0
-    } else {
-        frac.parse().ok()?
-    };
-    for _ in frac.len()..9 {
-        f *= 10;
-    }
-    i.checked_mul(1_000_000_000)?.checked_add(f)
+    tok.parse().ok()
 }
 
 /// Splits the next blank-separated token off `s`.

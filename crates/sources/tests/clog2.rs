@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use trama_sources::clog2::{
-    rank_hosts, read_machine_file, Body, Clog2Reader, Clog2Record, Clog2Source,
+    rank_hosts, read_machine_file, Body, Clog2Options, Clog2Reader, Clog2Record, Clog2Source,
 };
 use trama_sources::{collect, Decl, DisplayPath, Record, Source, What};
 
@@ -27,18 +27,10 @@ fn text(s: &str, n: usize) -> Vec<u8> {
 
 /// Checks `bytes` against the committed `tests/data/clog2/<name>` (writes
 /// it with `TRAMA_BLESS=1`), and returns its path.
+#[track_caller]
 fn fixture(name: &str, bytes: &[u8]) -> PathBuf {
     let p = common::data(&format!("clog2/{name}"));
-    if std::env::var("TRAMA_BLESS").as_deref() == Ok("1") {
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, bytes).unwrap();
-    }
-    let committed = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    assert!(
-        committed == bytes,
-        "{} differs from what the layout gives (TRAMA_BLESS=1 rewrites it)",
-        p.display()
-    );
+    trama_gen::golden::check(&p, bytes);
     p
 }
 
@@ -73,27 +65,31 @@ fn show(r: &Record) -> String {
             ..
         } => format!("{t} event {} {ty}={value}", p(container)),
         What::StartLink {
-            from,
+            from: end,
             ty,
             value,
             key,
             extra,
             container,
-        } => format!(
-            "{t} start {} {ty}={value} key={key} {extra:?} in {container:?}",
-            p(from)
-        ),
-        What::EndLink {
-            to,
+        }
+        | What::EndLink {
+            to: end,
             ty,
             value,
             key,
             extra,
             container,
-        } => format!(
-            "{t} end {} {ty}={value} key={key} {extra:?} in {container:?}",
-            p(to)
-        ),
+        } => {
+            let side = if matches!(r.what, What::StartLink { .. }) {
+                "start"
+            } else {
+                "end"
+            };
+            format!(
+                "{t} {side} {} {ty}={value} key={key} {extra:?} in {container:?}",
+                p(end)
+            )
+        }
         other => format!("{t} {other:?}"),
     }
 }
@@ -191,7 +187,7 @@ fn real_records_and_comm_table() {
 #[test]
 fn real_state_definitions() {
     let Some(p) = cpilog() else { return };
-    let src = Clog2Source::open(&p).unwrap();
+    let src = Clog2Source::open(&p, &Clog2Options::default()).unwrap();
     let defs: Vec<(i32, i32, i32, &str, &str)> = src
         .state_defs()
         .iter()
@@ -231,7 +227,7 @@ fn real_state_definitions() {
 #[test]
 fn real_conversion() {
     let Some(p) = cpilog() else { return };
-    let mut src = Clog2Source::open(&p).unwrap();
+    let mut src = Clog2Source::open(&p, &Clog2Options::default()).unwrap();
     assert!(src.extra_fields().is_empty(), "no messages in this log");
     let recs = collect(&mut src).unwrap();
     // Declarations first; colours from the X11 names (MPE's "gray" is X11's).
@@ -322,7 +318,9 @@ fn clog_v1_is_refused() {
         return;
     };
     let p = d.join("clog-v1/fpilog.clog");
-    let e = Clog2Source::open(&p).err().expect("a CLOG v1 log");
+    let e = Clog2Source::open(&p, &Clog2Options::default())
+        .err()
+        .expect("a CLOG v1 log");
     let msg = e.to_string();
     assert!(msg.contains("at byte 0: not a CLOG-2 log"), "{msg}");
     assert!(
@@ -385,9 +383,9 @@ const STATES_EXPECTED: &[&str] = &[
 fn crafted_states_both_byte_orders() {
     for (big, file) in [(true, "states-be.clog2"), (false, "states-le.clog2")] {
         let p = fixture(file, &states_log(big));
-        let mut src = Clog2Source::open(&p).unwrap();
+        let mut src = Clog2Source::open(&p, &Clog2Options::default()).unwrap();
         assert_eq!(src.preamble().is_big_endian, big);
-        let got: Vec<String> = collect(&mut src).unwrap().iter().map(show).collect();
+        let got = common::lines(&mut src, show);
         assert_eq!(got, STATES_EXPECTED, "{file}");
         assert_eq!(
             src.anomalies(),
@@ -455,7 +453,7 @@ fn messages_log(big: bool) -> Vec<u8> {
 fn crafted_messages_pair_up() {
     for (big, file) in [(true, "messages-be.clog2"), (false, "messages-le.clog2")] {
         let p = fixture(file, &messages_log(big));
-        let mut src = Clog2Source::open(&p).unwrap();
+        let mut src = Clog2Source::open(&p, &Clog2Options::default()).unwrap();
         assert_eq!(src.extra_fields().len(), 1);
         assert_eq!(src.extra_fields()[0].name, "Size");
         let recs = collect(&mut src).unwrap();
@@ -501,7 +499,7 @@ fn non_finalized_log_applies_its_time_shifts_and_is_sorted() {
     c.timeshift(1.5, 0, -1.0);
     c.bare(2.0, 0, 5001); // 1.0 s: before the first
     let (_d, p) = temp(&c.finish());
-    let mut src = Clog2Source::open(&p).unwrap();
+    let mut src = Clog2Source::open(&p, &Clog2Options::default()).unwrap();
     let got: Vec<String> = collect(&mut src)
         .unwrap()
         .iter()
@@ -525,7 +523,7 @@ fn finalized_log_keeps_its_times() {
     c.timeshift(0.5, 0, -0.25);
     c.bare(1.0, 0, 5000);
     let (_d, p) = temp(&c.finish());
-    let recs = collect(&mut Clog2Source::open(&p).unwrap()).unwrap();
+    let recs = collect(&mut Clog2Source::open(&p, &Clog2Options::default()).unwrap()).unwrap();
     assert_eq!(recs.last().unwrap().time, 1_000_000_000);
 }
 
@@ -539,11 +537,8 @@ fn threads_get_their_own_containers() {
     c.record(2.0, 0, 0, 0, 5, &c.ints(&[600, 0]));
     c.record(3.0, 0, 0, 1, 5, &c.ints(&[601, 0]));
     let (_d, p) = temp(&c.finish());
-    let got: Vec<String> = collect(&mut Clog2Source::open(&p).unwrap())
-        .unwrap()
-        .iter()
-        .map(show)
-        .collect();
+    let mut src = Clog2Source::open(&p, &Clog2Options::default()).unwrap();
+    let got = common::lines(&mut src, show);
     assert_eq!(
         got,
         [
@@ -560,7 +555,9 @@ fn threads_get_their_own_containers() {
 
 fn open_err(bytes: &[u8]) -> String {
     let (_d, p) = temp(bytes);
-    let e = Clog2Source::open(&p).err().expect("an error");
+    let e = Clog2Source::open(&p, &Clog2Options::default())
+        .err()
+        .expect("an error");
     e.to_string().replace(&p.display().to_string(), "FILE")
 }
 
@@ -655,7 +652,11 @@ fn machine_file_places_ranks() {
 fn crafted_messages_as_paje() {
     use trama_events::FieldType;
     use trama_sources::{Dialect, PajeWriter, WriterOptions};
-    let mut src = Clog2Source::open(common::data("clog2/messages-be.clog2")).unwrap();
+    let mut src = Clog2Source::open(
+        common::data("clog2/messages-be.clog2"),
+        &Clog2Options::default(),
+    )
+    .unwrap();
     let mut dialect = Dialect::standard();
     for f in src.extra_fields() {
         assert_eq!(f.field_type, "int");
@@ -688,7 +689,7 @@ fn crafted_messages_as_paje() {
 fn real_log_writes_as_paje() {
     use trama_sources::{Dialect, PajeWriter, WriterOptions};
     let Some(p) = cpilog() else { return };
-    let mut src = Clog2Source::open(&p).unwrap();
+    let mut src = Clog2Source::open(&p, &Clog2Options::default()).unwrap();
     let mut w = PajeWriter::new(Vec::new(), Dialect::standard(), WriterOptions::default()).unwrap();
     let mut n = 0;
     for r in collect(&mut src).unwrap() {

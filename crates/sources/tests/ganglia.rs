@@ -12,13 +12,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use trama_sources::ganglia::{
-    collect, detect, read_samples, CollectEvent, CollectOptions, Format, GangliaSource, Options,
+    collect, detect, read_samples, CollectEvent, CollectOptions, Format, GangliaOptions,
+    GangliaSource,
 };
 use trama_sources::{collect as records, DisplayPath, Location, Record, VarOp, What};
 
 const NS: i64 = 1_000_000_000;
 
-fn read(path: &std::path::Path, opts: &Options) -> (GangliaSource, Vec<Record>) {
+fn read(path: &std::path::Path, opts: &GangliaOptions) -> (GangliaSource, Vec<Record>) {
     let mut src = GangliaSource::open(path, opts).unwrap_or_else(|e| panic!("{e}"));
     let recs = records(&mut src).unwrap();
     (src, recs)
@@ -104,7 +105,10 @@ fn gmond_cassandra_three_hosts() {
     let Some(dir) = common::samples("ganglia") else {
         return;
     };
-    let (src, recs) = read(&dir.join("gmond-3.3.8-cassandra.xml"), &Options::default());
+    let (src, recs) = read(
+        &dir.join("gmond-3.3.8-cassandra.xml"),
+        &GangliaOptions::default(),
+    );
     assert_eq!(src.format(), Format::Xml);
     assert_eq!(
         hosts(&src),
@@ -163,7 +167,10 @@ fn gmond_darwin_one_host() {
     let Some(dir) = common::samples("ganglia") else {
         return;
     };
-    let (src, recs) = read(&dir.join("gmond-3.7.1-darwin.xml"), &Options::default());
+    let (src, recs) = read(
+        &dir.join("gmond-3.7.1-darwin.xml"),
+        &GangliaOptions::default(),
+    );
     assert_eq!(hosts(&src), ["cluster:my cluster/host:10.62.51.152"]);
     let st = src.stats();
     assert_eq!((st.samples, st.variables, st.events), (33, 29, 4));
@@ -200,7 +207,7 @@ fn gmetad_times_come_from_the_root_grid() {
     };
     let (src, recs) = read(
         &dir.join("gmetad-3.7.1-pretty-printed.xml"),
-        &Options::default(),
+        &GangliaOptions::default(),
     );
     // The GRID is not part of the path: same container as the gmond dump.
     assert_eq!(hosts(&src), ["cluster:my cluster/host:10.62.51.152"]);
@@ -236,7 +243,8 @@ fn real_gmond_then_gmetad_dump_drops_repeats() {
     };
     let mut both = std::fs::read(dir.join("gmond-3.7.1-darwin.xml")).unwrap();
     both.extend(std::fs::read(dir.join("gmetad-3.7.1-pretty-printed.xml")).unwrap());
-    let mut src = GangliaSource::from_bytes("both", &both, &Options::default()).unwrap();
+    let mut src =
+        GangliaSource::from_reader("both", both.as_slice(), &GangliaOptions::default()).unwrap();
     let recs = records(&mut src).unwrap();
     let st = src.stats();
     assert_eq!((st.documents, st.samples), (2, 66));
@@ -264,7 +272,7 @@ fn filters_by_host_name_or_ip_and_metric() {
     let Some(dir) = common::samples("ganglia") else {
         return;
     };
-    let opts = Options::new(
+    let opts = GangliaOptions::new(
         vec!["cassandra_node_1".into(), "10.0.0.7".into()],
         vec!["cpu_*".into(), "os_name".into()],
     );
@@ -298,7 +306,10 @@ fn filters_by_host_name_or_ip_and_metric() {
 
 #[test]
 fn successive_dumps_golden() {
-    let (src, recs) = read(&common::data("ganglia/successive.xml"), &Options::default());
+    let (src, recs) = read(
+        &common::data("ganglia/successive.xml"),
+        &GangliaOptions::default(),
+    );
     let expected = std::fs::read_to_string(common::data("ganglia/successive.expected")).unwrap();
     assert_eq!(golden(&recs), expected);
     let st = src.stats();
@@ -317,7 +328,7 @@ fn successive_dumps_golden() {
 fn nested_grids_summaries_and_bare_hosts_golden() {
     let (src, recs) = read(
         &common::data("ganglia/gmetad-nested.xml"),
-        &Options::default(),
+        &GangliaOptions::default(),
     );
     let expected = std::fs::read_to_string(common::data("ganglia/gmetad-nested.expected")).unwrap();
     assert_eq!(golden(&recs), expected);
@@ -328,7 +339,7 @@ fn nested_grids_summaries_and_bare_hosts_golden() {
 #[test]
 fn text_log_golden() {
     let path = common::data("ganglia/log.txt");
-    let (src, recs) = read(&path, &Options::default());
+    let (src, recs) = read(&path, &GangliaOptions::default());
     assert_eq!(src.format(), Format::TextLog);
     let expected = std::fs::read_to_string(common::data("ganglia/log.expected")).unwrap();
     assert_eq!(golden(&recs), expected);
@@ -337,7 +348,7 @@ fn text_log_golden() {
     assert_eq!(src.units("bytes_out"), None);
     let (_, only) = read(
         &path,
-        &Options::new(vec!["paple*".into()], vec!["bytes_out".into()]),
+        &GangliaOptions::new(vec!["paple*".into()], vec!["bytes_out".into()]),
     );
     assert_eq!(only.len(), 2);
 }
@@ -354,7 +365,7 @@ fn detection() {
 }
 
 fn error(bytes: &[u8]) -> (Location, String) {
-    match GangliaSource::from_bytes("bad", bytes, &Options::default()) {
+    match GangliaSource::from_reader("bad", bytes, &GangliaOptions::default()) {
         Ok(_) => panic!("accepted {:?}", String::from_utf8_lossy(bytes)),
         Err(e) => {
             assert_eq!(e.file, "bad");
@@ -477,7 +488,7 @@ fn collector_logs_new_samples_once_and_reads_back() {
     let addr = fake_gmond(dumps);
     let mut opts = CollectOptions::new(addr, Duration::from_millis(20));
     opts.count = Some(3);
-    opts.filter = Options::new(vec!["a".into()], vec![]);
+    opts.filter = GangliaOptions::new(vec!["a".into()], vec![]);
     let mut log = Vec::new();
     let mut rounds = Vec::new();
     let stats = collect(&opts, &AtomicBool::new(false), &mut log, &mut |e| {
@@ -505,11 +516,12 @@ fn collector_logs_new_samples_once_and_reads_back() {
     ));
     assert!(matches!(rounds[2], CollectEvent::Round { lines: 0, .. }));
     // The log reads back to the reader's own records of the dumps.
-    let mut back = GangliaSource::from_bytes("log", &log, &Options::default()).unwrap();
+    let mut back =
+        GangliaSource::from_reader("log", log.as_slice(), &GangliaOptions::default()).unwrap();
     let back = records(&mut back).unwrap();
     let (_, direct) = read(
         &common::data("ganglia/successive.xml"),
-        &Options::new(vec!["a".into()], vec![]),
+        &GangliaOptions::new(vec!["a".into()], vec![]),
     );
     assert_eq!(back.len(), direct.len());
     for (b, d) in back.iter().zip(&direct) {
@@ -538,7 +550,8 @@ fn collector_stops_through_the_flag() {
     assert_eq!(stats.rounds, 2);
     assert_eq!(events.len(), 2);
     // Everything of the first poll is in the log.
-    let mut back = GangliaSource::from_bytes("log", &log, &Options::default()).unwrap();
+    let mut back =
+        GangliaSource::from_reader("log", log.as_slice(), &GangliaOptions::default()).unwrap();
     assert_eq!(records(&mut back).unwrap().len(), 8);
 }
 
@@ -602,7 +615,7 @@ fn collector_warns_about_filters_matching_nothing() {
     let addr = fake_gmond(std::fs::read(common::data("ganglia/successive.xml")).unwrap());
     let mut opts = CollectOptions::new(addr, Duration::from_millis(10));
     opts.count = Some(1);
-    opts.filter = Options::new(
+    opts.filter = GangliaOptions::new(
         vec!["zz".into(), "10.0.0.2".into()],
         vec!["load_*".into(), "nope".into()],
     );

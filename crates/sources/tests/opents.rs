@@ -6,7 +6,7 @@ mod common;
 
 use std::io::Read;
 
-use trama_sources::opents::{OpentsSource, TraceHeader};
+use trama_sources::opents::{OpentsOptions, OpentsSource, TraceHeader};
 use trama_sources::{collect, Location, Record, Source, SourceError, What};
 
 fn show(r: &Record) -> String {
@@ -49,7 +49,8 @@ fn show(r: &Record) -> String {
 
 #[test]
 fn small_trace_records() {
-    let mut src = OpentsSource::open(common::data("opents/small.xml")).unwrap();
+    let mut src =
+        OpentsSource::open(common::data("opents/small.xml"), &OpentsOptions::default()).unwrap();
     assert_eq!(
         src.header(),
         &TraceHeader {
@@ -142,18 +143,18 @@ fn small_trace_records() {
 
 #[test]
 fn header_only_and_lazy_ranks() {
-    let mut s = OpentsSource::new("empty", &b"<trace cmd='x'/>"[..]).unwrap();
+    let mut s =
+        OpentsSource::from_reader("empty", &b"<trace cmd='x'/>"[..], &OpentsOptions::default())
+            .unwrap();
     assert_eq!(s.header().ranks, None);
     assert_eq!(s.header().start_unix_seconds(), None);
     assert!(collect(&mut s).unwrap().is_empty());
     // Without `ranks`, a rank is created at the first slice naming it.
     let xml = "<trace>\n<slice time='0.01'><rank num='4'/></slice>\n\
                <slice time='2'><rank num='1'><task type='exported'><detail count='1' to='7'/></task></rank></slice>\n</trace>\n";
-    let got: Vec<String> = collect(&mut OpentsSource::new("lazy", xml.as_bytes()).unwrap())
-        .unwrap()
-        .iter()
-        .map(show)
-        .collect();
+    let mut src =
+        OpentsSource::from_reader("lazy", xml.as_bytes(), &OpentsOptions::default()).unwrap();
+    let got = common::lines(&mut src, show);
     assert_eq!(
         got,
         [
@@ -175,7 +176,8 @@ fn header_only_and_lazy_ranks() {
 }
 
 fn error(xml: &str) -> SourceError {
-    let mut s = match OpentsSource::new("t.xml", xml.as_bytes()) {
+    let mut s = match OpentsSource::from_reader("t.xml", xml.as_bytes(), &OpentsOptions::default())
+    {
         Ok(s) => s,
         Err(e) => return e,
     };
@@ -359,7 +361,12 @@ impl Read for Generator {
 #[test]
 fn large_generated_trace_streams() {
     let (slices, ranks) = (1_500u64, 16u32);
-    let mut src = OpentsSource::new("generated", Generator::new(slices, ranks, None)).unwrap();
+    let mut src = OpentsSource::from_reader(
+        "generated",
+        Generator::new(slices, ranks, None),
+        &OpentsOptions::default(),
+    )
+    .unwrap();
     let per_rank = 6 + 7 + 4 + 8; // resource, tasks, message, two extras
     let per_slice = ranks as usize * (per_rank + 2); // and a migration's two ends
     let (mut n, mut last, mut most) = (0usize, i64::MIN, 0usize);
@@ -394,7 +401,7 @@ fn large_generated_trace_streams() {
 #[test]
 fn line_numbers_deep_in_a_generated_trace() {
     let g = Generator::new(400, 8, Some(357));
-    let mut src = OpentsSource::new("generated", g).unwrap();
+    let mut src = OpentsSource::from_reader("generated", g, &OpentsOptions::default()).unwrap();
     let e = collect(&mut src).unwrap_err();
     // The generator is gone into the source; recompute where it wrote the bad token.
     let mut again = Generator::new(400, 8, Some(357));

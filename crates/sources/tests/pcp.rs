@@ -9,10 +9,9 @@ use trama_sources::{collect, path, Location, Record, VarOp, What};
 const S: i64 = 1_000_000_000;
 
 fn opts(host: &str) -> PcpOptions {
-    PcpOptions {
-        host: Some(host.to_string()),
-        ..PcpOptions::default()
-    }
+    let mut o = PcpOptions::default();
+    o.host = Some(host.to_string());
+    o
 }
 
 fn read(file: &std::path::Path, o: &PcpOptions) -> (Vec<Record>, PcpSource) {
@@ -22,27 +21,11 @@ fn read(file: &std::path::Path, o: &PcpOptions) -> (Vec<Record>, PcpSource) {
 }
 
 fn var(time: i64, p: &[(&str, &str)], ty: &str, value: f64) -> Record {
-    Record {
-        time,
-        what: What::Variable {
-            container: path(p),
-            ty: ty.to_string(),
-            op: VarOp::Set,
-            value,
-        },
-    }
+    common::variable(time, path(p), ty, value)
 }
 
 fn state(time: i64, p: &[(&str, &str)], ty: &str, value: &str) -> Record {
-    Record {
-        time,
-        what: What::SetState {
-            container: path(p),
-            ty: ty.to_string(),
-            value: value.to_string(),
-            extra: Vec::new(),
-        },
-    }
+    common::set_state(time, path(p), ty, value)
 }
 
 /// (type, value) of the variable records at `time`.
@@ -194,12 +177,10 @@ fn pmrep_csv_instance_containers_and_zone_option() {
     let Some(dir) = common::samples("pcp") else {
         return;
     };
-    let o = PcpOptions {
-        host: Some("dyn".into()),
-        utc_offset: 3600,
-        instances: InstanceMapping::Container,
-        ..PcpOptions::default()
-    };
+    let mut o = PcpOptions::default();
+    o.host = Some("dyn".into());
+    o.utc_offset = 3600;
+    o.instances = InstanceMapping::Container;
     let (recs, _) = read(&dir.join("expected/dyninsts.pmrep-csv.p-I-r-u.csv"), &o);
     // Printed 00:00:15 at UTC+1 is 23:00:15 the day before, in UTC.
     assert_eq!(
@@ -250,11 +231,9 @@ fn pmrep_extended_csv_golden() {
 
 #[test]
 fn pmdumptext_m_l_o_u_golden() {
-    let o = PcpOptions {
-        year: Some(1998),
-        utc_offset: 10 * 3600,
-        ..PcpOptions::default()
-    };
+    let mut o = PcpOptions::default();
+    o.year = Some(1998);
+    o.utc_offset = 10 * 3600;
     let (recs, src) = read(&common::data("pcp/dumptext-m-l-o-u.txt"), &o);
     assert_eq!(src.stats().format, Some(PcpFormat::Pmdumptext));
     // 1998-08-07 04:34:33 at UTC+10.
@@ -379,22 +358,14 @@ fn malformed_inputs_name_line_and_token() {
         ("Time\tmem.util.free[\"x\n", 1, "closing"),
         ("           Metric\t  m.u.free\n", 1, "interactive"),
     ];
-    for (text, line, token) in cases {
-        let err = PcpSource::from_text("t", text, None, &o)
-            .err()
-            .unwrap_or_else(|| panic!("{text:?} accepted"));
-        assert_eq!(err.location, Location::Line(*line), "{text:?}: {err}");
-        assert!(err.message.contains(token), "{text:?}: {err}");
-    }
+    common::errors_at(cases, |text| {
+        PcpSource::from_reader("t", text.as_bytes(), &o)
+    });
     // pmdumptext without names, and text that is no PCP export.
-    assert!(PcpSource::from_text(
-        "t",
-        "Fri Aug  7 04:34:33\t1\n",
-        Some(PcpFormat::Pmdumptext),
-        &o
-    )
-    .is_err());
-    assert!(PcpSource::from_text("t", "hello\n", None, &o).is_err());
+    let mut dumptext = o.clone();
+    dumptext.format = Some(PcpFormat::Pmdumptext);
+    assert!(PcpSource::from_reader("t", "Fri Aug  7 04:34:33\t1\n".as_bytes(), &dumptext).is_err());
+    assert!(PcpSource::from_reader("t", "hello\n".as_bytes(), &o).is_err());
 }
 
 #[test]
@@ -416,7 +387,7 @@ fn pmrep_dash_instances_and_other_delimiters() {
     // `pmrep -l ';'`: the delimiter is the character after `Time`.
     let text =
         "Time;\"mem.util.free\";\"kernel.uname.release\"\n2021-04-26 05:42:25;17;\"6.1;x\"\n";
-    let mut s = PcpSource::from_text("t", text, None, &opts("web1")).unwrap();
+    let mut s = PcpSource::from_reader("t", text.as_bytes(), &opts("web1")).unwrap();
     assert_eq!(
         collect(&mut s).unwrap(),
         vec![

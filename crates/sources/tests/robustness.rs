@@ -7,7 +7,6 @@ mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use trama_sources::{
     clog2, ganglia, opents, paje, pcp, rst, sched, Dialect, PajeWriter, Source, SourceError,
@@ -88,7 +87,7 @@ fn readers() -> Vec<(&'static str, Box<Open>)> {
         (
             "rst",
             Box::new(|n: &str, d: Vec<u8>| {
-                rst::RstSource::from_bytes(n, d, Arc::new(rst::Mapping::akypuera()))
+                rst::RstSource::from_reader(n, d.as_slice(), &rst::RstOptions::default())
                     .map(|s| Box::new(s) as Box<dyn Source>)
             }),
         ),
@@ -96,47 +95,62 @@ fn readers() -> Vec<(&'static str, Box<Open>)> {
             "clog2",
             Box::new(|n: &str, d: Vec<u8>| {
                 let p = via_file(n, &d);
-                clog2::Clog2Source::open(&p).map(|s| Box::new(s) as Box<dyn Source>)
+                clog2::Clog2Source::open(&p, &clog2::Clog2Options::default())
+                    .map(|s| Box::new(s) as Box<dyn Source>)
             }),
         ),
         (
             "ganglia",
             Box::new(|n: &str, d: Vec<u8>| {
-                ganglia::GangliaSource::from_bytes(n, &d, &ganglia::Options::default())
-                    .map(|s| Box::new(s) as Box<dyn Source>)
+                ganglia::GangliaSource::from_reader(
+                    n,
+                    d.as_slice(),
+                    &ganglia::GangliaOptions::default(),
+                )
+                .map(|s| Box::new(s) as Box<dyn Source>)
             }),
         ),
         (
             "pcp",
             Box::new(|n: &str, d: Vec<u8>| {
-                let opts = pcp::PcpOptions {
-                    host: Some("h".into()),
-                    year: Some(2020),
-                    ..Default::default()
-                };
-                pcp::PcpSource::from_text(n, &text(&d), None, &opts)
+                let mut opts = pcp::PcpOptions::default();
+                opts.host = Some("h".into());
+                opts.year = Some(2020);
+                pcp::PcpSource::from_reader(n, text(&d).as_bytes(), &opts)
                     .map(|s| Box::new(s) as Box<dyn Source>)
             }),
         ),
         (
             "sched",
             Box::new(|n: &str, d: Vec<u8>| {
-                sched::SchedSource::from_text(n, &text(&d), None, &sched::SchedOptions::new("h"))
-                    .map(|s| Box::new(s) as Box<dyn Source>)
+                sched::SchedSource::from_reader(
+                    n,
+                    text(&d).as_bytes(),
+                    &sched::SchedOptions::new("h"),
+                )
+                .map(|s| Box::new(s) as Box<dyn Source>)
             }),
         ),
         (
             "opents",
             Box::new(|n: &str, d: Vec<u8>| {
-                opents::OpentsSource::new(n, std::io::Cursor::new(d))
-                    .map(|s| Box::new(s) as Box<dyn Source>)
+                opents::OpentsSource::from_reader(
+                    n,
+                    std::io::Cursor::new(d),
+                    &opents::OpentsOptions::default(),
+                )
+                .map(|s| Box::new(s) as Box<dyn Source>)
             }),
         ),
         (
             "paje",
             Box::new(|n: &str, d: Vec<u8>| {
-                paje::PajeSource::from_reader(n, std::io::Cursor::new(d))
-                    .map(|s| Box::new(s) as Box<dyn Source>)
+                paje::PajeSource::from_reader(
+                    n,
+                    std::io::Cursor::new(d),
+                    &paje::PajeOptions::default(),
+                )
+                .map(|s| Box::new(s) as Box<dyn Source>)
             }),
         ),
     ]

@@ -7,12 +7,11 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use trama_rastro::rst::{Encoder, Layout, Stamp, Value};
 use trama_sources::rst::{
     akypuera_convert, akypuera_dialect, akypuera_options, akypuera_source, akypuera_sources,
-    Mapping, RstSource, Skipped, AKY_HEADER,
+    Mapping, RstOptions, RstSource, Skipped, AKY_HEADER,
 };
 use trama_sources::{
     collect, path, Decl, Dialect, EntityKind, Location, PajeWriter, Record, Source, SourceError,
@@ -373,18 +372,18 @@ fn rst_file(id1: u64, id2: u64, host: &str, events: &[(u16, u64, Vec<Value<'stat
     enc.finish().expect("bytes")
 }
 
-fn strict() -> Arc<Mapping> {
-    Arc::new(Mapping::load(&common::data("rst/strict-mpi.toml")).expect("test mapping"))
+fn strict() -> RstOptions {
+    RstOptions::new(Mapping::load(&common::data("rst/strict-mpi.toml")).expect("test mapping"))
 }
 
-fn with_policy(unknown: &str, out: &str) -> Arc<Mapping> {
+fn with_policy(unknown: &str, out: &str) -> RstOptions {
     let text = std::fs::read_to_string(common::data("rst/strict-mpi.toml")).expect("mapping");
     let text = text.replacen(
         "name = \"strict MPI\"",
         &format!("name = \"strict MPI\"\nunknown = \"{unknown}\"\nunmatched_out = \"{out}\""),
         1,
     );
-    Arc::new(Mapping::from_toml("policy.toml", &text).expect("mapping"))
+    RstOptions::new(Mapping::from_toml("policy.toml", &text).expect("mapping"))
 }
 
 /// Reads a source to its end: the records before the first error, and it.
@@ -414,7 +413,7 @@ fn unknown_id_is_an_error_naming_file_offset_and_id_unless_the_mapping_says() {
         "h0",
         &[(1000, 10, vec![]), (777, 20, vec![Value::U32(5)])],
     );
-    let mut s = RstSource::from_bytes("crafted-unknown.rst", bytes.clone(), strict()).unwrap();
+    let mut s = RstSource::from_reader("crafted-unknown.rst", bytes.as_slice(), &strict()).unwrap();
     let (recs, err) = read_all(&mut s);
     let err = err.expect("an error");
     assert_eq!(err.file, "crafted-unknown.rst");
@@ -437,13 +436,14 @@ fn unknown_id_is_an_error_naming_file_offset_and_id_unless_the_mapping_says() {
     );
 
     let mut s =
-        RstSource::from_bytes("u.rst", bytes.clone(), with_policy("skip", "error")).unwrap();
+        RstSource::from_reader("u.rst", bytes.as_slice(), &with_policy("skip", "error")).unwrap();
     let (recs, err) = read_all(&mut s);
     assert!(err.is_none());
     assert_eq!(not_declarations(recs).len(), 1);
     assert_eq!(s.skipped().unknown, 1);
 
-    let mut s = RstSource::from_bytes("u.rst", bytes, with_policy("event", "error")).unwrap();
+    let mut s =
+        RstSource::from_reader("u.rst", bytes.as_slice(), &with_policy("event", "error")).unwrap();
     let recs = not_declarations(collect(&mut s).unwrap());
     assert_eq!(
         recs[1],
@@ -470,7 +470,7 @@ fn truncated_file_gives_its_records_then_an_error_at_the_cut() {
     );
     assert_eq!(bytes.len(), 96);
     let cut = bytes[..78].to_vec();
-    let mut s = RstSource::from_bytes("cut.rst", cut, strict()).unwrap();
+    let mut s = RstSource::from_reader("cut.rst", cut.as_slice(), &strict()).unwrap();
     let (recs, err) = read_all(&mut s);
     let err = err.expect("truncated");
     assert_eq!(err.location, Location::Byte(76));
@@ -487,7 +487,7 @@ fn truncated_file_gives_its_records_then_an_error_at_the_cut() {
     assert_eq!(kinds.len(), 2, "create and push before the cut");
 
     // Cut inside the header: the file is refused at once.
-    let err = RstSource::from_bytes("head.rst", bytes[..30].to_vec(), strict())
+    let err = RstSource::from_reader("head.rst", &bytes[..30], &strict())
         .err()
         .expect("refused");
     assert_eq!(err.file, "head.rst");
@@ -496,7 +496,7 @@ fn truncated_file_gives_its_records_then_an_error_at_the_cut() {
     // Data after the stop event.
     let mut more = bytes.clone();
     more.extend_from_slice(&bytes[48..60]);
-    let mut s = RstSource::from_bytes("more.rst", more, strict()).unwrap();
+    let mut s = RstSource::from_reader("more.rst", more.as_slice(), &strict()).unwrap();
     let (_, err) = read_all(&mut s);
     let err = err.expect("trailing data");
     assert_eq!(err.location, Location::Byte(96));
@@ -521,7 +521,7 @@ fn unmatched_out_is_an_error_or_counted() {
             (50, 4, vec![]),
         ],
     );
-    let mut s = RstSource::from_bytes("out.rst", bytes.clone(), strict()).unwrap();
+    let mut s = RstSource::from_reader("out.rst", bytes.as_slice(), &strict()).unwrap();
     let (_, err) = read_all(&mut s);
     let err = err.expect("unmatched");
     assert_eq!(err.location, Location::Byte(60));
@@ -529,7 +529,8 @@ fn unmatched_out_is_an_error_or_counted() {
     assert!(err.message.contains("MPI_Comm_rank"), "{}", err.message);
     assert!(err.message.contains("no state"), "{}", err.message);
 
-    let mut s = RstSource::from_bytes("out.rst", bytes, with_policy("error", "skip")).unwrap();
+    let mut s =
+        RstSource::from_reader("out.rst", bytes.as_slice(), &with_policy("error", "skip")).unwrap();
     let recs = not_declarations(collect(&mut s).unwrap());
     assert_eq!(s.skipped().unmatched_out, 1);
     let kinds: Vec<&str> = recs.iter().map(|r| r.what.kind().name()).collect();
@@ -572,9 +573,11 @@ fn crafted_point_to_point_pairs_keys_and_extras_are_all_or_nothing() {
     );
     let m = strict();
     let a = not_declarations(
-        collect(&mut RstSource::from_bytes("r0", r0, m.clone()).unwrap()).unwrap(),
+        collect(&mut RstSource::from_reader("r0", r0.as_slice(), &m).unwrap()).unwrap(),
     );
-    let b = not_declarations(collect(&mut RstSource::from_bytes("r1", r1, m).unwrap()).unwrap());
+    let b = not_declarations(
+        collect(&mut RstSource::from_reader("r1", r1.as_slice(), &m).unwrap()).unwrap(),
+    );
     let starts: Vec<(String, Vec<(String, String)>)> = a
         .iter()
         .filter_map(|r| match &r.what {
@@ -612,7 +615,7 @@ fn crafted_point_to_point_pairs_keys_and_extras_are_all_or_nothing() {
 #[test]
 fn time_going_back_and_timeless_files_are_refused() {
     let bytes = rst_file(0, 0, "h0", &[(1000, 10, vec![]), (49, 5, vec![])]);
-    let mut s = RstSource::from_bytes("back.rst", bytes, strict()).unwrap();
+    let mut s = RstSource::from_reader("back.rst", bytes.as_slice(), &strict()).unwrap();
     let (_, err) = read_all(&mut s);
     let err = err.expect("backwards");
     assert_eq!(err.location, Location::Byte(60));
@@ -627,7 +630,7 @@ fn time_going_back_and_timeless_files_are_refused() {
     .unwrap();
     enc.event(16382, Stamp::Timeless { time_set: false }, &[])
         .unwrap();
-    let err = RstSource::from_bytes("old.rst", enc.finish().unwrap(), strict())
+    let err = RstSource::from_reader("old.rst", enc.finish().unwrap().as_slice(), &strict())
         .err()
         .expect("timeless");
     assert!(err.message.contains("timeless"), "{}", err.message);
@@ -660,9 +663,9 @@ fn a_deck_trace_with_two_nodes() {
             (102, 45, vec![]),
         ],
     );
-    let m = Arc::new(Mapping::deck());
-    let mut s0 = RstSource::from_bytes("deck-0-0.rst", node0, m.clone()).unwrap();
-    let mut s1 = RstSource::from_bytes("deck-1-0.rst", node1, m).unwrap();
+    let m = RstOptions::new(Mapping::deck());
+    let mut s0 = RstSource::from_reader("deck-0-0.rst", node0.as_slice(), &m).unwrap();
+    let mut s1 = RstSource::from_reader("deck-1-0.rst", node1.as_slice(), &m).unwrap();
     let a = collect(&mut s0).unwrap();
     let b = collect(&mut s1).unwrap();
     let t0 = path(&[("host", "n0"), ("node", "0"), ("thread", "0")]);
@@ -837,7 +840,12 @@ fn throughput_of_a_large_rank_file() {
     let bytes = rst_file(0, 0, "h0", &events);
     let size = bytes.len();
     let start = std::time::Instant::now();
-    let mut s = RstSource::from_bytes("big.rst", bytes, Arc::new(Mapping::akypuera())).unwrap();
+    let mut s = RstSource::from_reader(
+        "big.rst",
+        bytes.as_slice(),
+        &RstOptions::new(Mapping::akypuera()),
+    )
+    .unwrap();
     let mut records = 0u64;
     while s.next_record().unwrap().is_some() {
         records += 1;

@@ -11,39 +11,15 @@ fn thread(tid: &str) -> Vec<(&'static str, String)> {
 }
 
 fn st(time: i64, tid: &str, value: &str) -> Record {
-    Record {
-        time,
-        what: What::SetState {
-            container: path(&thread(tid)),
-            ty: "sched".into(),
-            value: value.into(),
-            extra: Vec::new(),
-        },
-    }
+    common::set_state(time, path(&thread(tid)), "sched", value)
 }
 
 fn comm(time: i64, tid: &str, value: &str) -> Record {
-    Record {
-        time,
-        what: What::Event {
-            container: path(&thread(tid)),
-            ty: "comm".into(),
-            value: value.into(),
-            extra: Vec::new(),
-        },
-    }
+    common::event(time, path(&thread(tid)), "comm", value)
 }
 
 fn cpu(time: i64, n: &str, value: &str) -> Record {
-    Record {
-        time,
-        what: What::SetState {
-            container: path(&[("host", "h"), ("cpu", n)]),
-            ty: "running".into(),
-            value: value.into(),
-            extra: Vec::new(),
-        },
-    }
+    common::set_state(time, path(&[("host", "h"), ("cpu", n)]), "running", value)
 }
 
 fn read(file: &std::path::Path, o: &SchedOptions) -> (Vec<Record>, SchedSource) {
@@ -238,10 +214,8 @@ fn trace_cmd_unsorted_sample() {
         "{err}"
     );
     // ...counted when lenient.
-    let o = SchedOptions {
-        lenient: true,
-        ..SchedOptions::new("h")
-    };
+    let mut o = SchedOptions::new("h");
+    o.lenient = true;
     let (recs, src) = read(&file, &o);
     let s = src.stats();
     assert_eq!((s.switches, s.malformed, s.out_of_order), (6, 1, 1));
@@ -313,10 +287,8 @@ fn unsorted_plugin_format_golden() {
 
 #[test]
 fn perf_script_golden() {
-    let o = SchedOptions {
-        cpus: false,
-        ..SchedOptions::new("h")
-    };
+    let mut o = SchedOptions::new("h");
+    o.cpus = false;
     let (recs, src) = read(&common::data("sched/perf-script.txt"), &o);
     let t = |ns: i64| 1_234_000_000_000 + ns;
     assert_eq!(
@@ -381,12 +353,10 @@ fn malformed_lines_name_line_and_token() {
         ("bloqueio 5 7\n", 1, "time record"),
         ("tempo 100\nbloqueio 5 7\nsomething 5 7\n", 3, "`something`"),
     ];
-    for (text, line, token) in cases {
-        let err = SchedSource::from_text("t", text, None, &o)
-            .err()
-            .unwrap_or_else(|| panic!("{text:?} accepted"));
-        assert_eq!(err.location, Location::Line(*line), "{text:?}: {err}");
-        assert!(err.message.contains(token), "{text:?}: {err}");
+    let errors = common::errors_at(cases, |text| {
+        SchedSource::from_reader("t", text.as_bytes(), &o)
+    });
+    for err in errors {
         assert_eq!(err.file, "t");
     }
 }
@@ -395,7 +365,7 @@ fn malformed_lines_name_line_and_token() {
 fn layout_detection_is_not_fooled_by_a_comm() {
     // `time` is a seed record type and a program name.
     let text = "            time  4321 [001] 5.000000: sched:sched_switch: prev_comm=time prev_pid=4321 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
-    let mut src = SchedSource::from_text("t", text, None, &SchedOptions::new("h")).unwrap();
+    let mut src = SchedSource::from_reader("t", text.as_bytes(), &SchedOptions::new("h")).unwrap();
     assert_eq!(src.stats().format, Some(SchedFormat::EventText));
     let recs = collect(&mut src).unwrap();
     assert_eq!(

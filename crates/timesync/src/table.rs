@@ -402,23 +402,22 @@ impl SyncTable {
                 None => None,
             };
             if let Some(a) = after {
-                if a.pair.reference_ns <= before.pair.reference_ns {
-                    return Err(err(
-                        a.no,
-                        format!(
-                            "reference time `{}` is not after `{}` (line {}): the interval of `{host}` must be positive",
-                            a.ref_tok, before.ref_tok, before.no
-                        ),
-                    ));
-                }
-                if a.pair.host_ns <= before.pair.host_ns {
-                    return Err(err(
-                        a.no,
-                        format!(
-                            "host time `{}` is not after `{}` (line {}): the interval of `{host}` must be positive",
-                            a.host_tok, before.host_tok, before.no
-                        ),
-                    ));
+                type Clock = for<'l> fn(&Line<'l>) -> (i64, &'l str);
+                let clocks: [(&str, Clock); 2] = [
+                    ("reference", |l| (l.pair.reference_ns, l.ref_tok)),
+                    ("host", |l| (l.pair.host_ns, l.host_tok)),
+                ];
+                for (clock, read) in clocks {
+                    let ((later, later_tok), (earlier, earlier_tok)) = (read(a), read(before));
+                    if later <= earlier {
+                        return Err(err(
+                            a.no,
+                            format!(
+                                "{clock} time `{later_tok}` is not after `{earlier_tok}` (line {}): the interval of `{host}` must be positive",
+                                before.no
+                            ),
+                        ));
+                    }
                 }
             }
             hosts.insert(host.to_string(), (before.pair, after.map(|a| a.pair)));

@@ -102,6 +102,21 @@ fn two_blocks_make_a_drift_correction() {
     }
 }
 
+/// A server on loopback that reads one request, writes `reply` and hangs
+/// up; its thread gives the request.
+fn one_reply(reply: &'static [u8]) -> (std::net::SocketAddr, std::thread::JoinHandle<[u8; 8]>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let t = std::thread::spawn(move || {
+        let (mut s, _) = l.accept().unwrap();
+        let mut req = [0u8; 8];
+        s.read_exact(&mut req).unwrap();
+        s.write_all(reply).unwrap();
+        req
+    });
+    (addr, t)
+}
+
 #[test]
 fn protocol_errors() {
     assert_eq!(
@@ -109,27 +124,13 @@ fn protocol_errors() {
         std::io::ErrorKind::InvalidInput
     );
     // A server that answers nonsense.
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap();
-    let t = std::thread::spawn(move || {
-        let (mut s, _) = l.accept().unwrap();
-        let mut req = [0u8; 8];
-        s.read_exact(&mut req).unwrap();
-        assert_eq!(&req, b"TSRQ\0\0\0\0");
-        s.write_all(&[b'X'; 24]).unwrap();
-    });
+    let (addr, t) = one_reply(&[b'X'; 24]);
     let e = measure(addr, 3, TIMEOUT).unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidData, "{e}");
-    t.join().unwrap();
+    let req = t.join().unwrap();
+    assert_eq!(&req, b"TSRQ\0\0\0\0");
     // A server that hangs up after half a reply.
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap();
-    let t = std::thread::spawn(move || {
-        let (mut s, _) = l.accept().unwrap();
-        let mut req = [0u8; 8];
-        s.read_exact(&mut req).unwrap();
-        s.write_all(b"TSRP\0\0\0\0\0\0").unwrap();
-    });
+    let (addr, t) = one_reply(b"TSRP\0\0\0\0\0\0");
     let e = measure(addr, 3, TIMEOUT).unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof, "{e}");
     t.join().unwrap();

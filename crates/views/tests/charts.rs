@@ -67,13 +67,7 @@ fn charts_match_their_golden_svgs() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results");
     let check = |name: &str, svg: Vec<u8>| {
         parse(&svg);
-        let path = dir.join(name);
-        if std::env::var_os("TRAMA_BLESS").is_some() {
-            std::fs::write(&path, &svg).unwrap();
-        }
-        let want =
-            std::fs::read(&path).unwrap_or_else(|_| panic!("{name}: TRAMA_BLESS=1 makes it"));
-        assert!(svg == want, "{name} differs (TRAMA_BLESS=1 to accept)");
+        trama_gen::golden::check(dir.join(name), &svg);
     };
     let mut h = Heatmap::default();
     h.title = "Messages".into();

@@ -32,16 +32,7 @@ fn ring_example_matches_its_golden_svg() {
     let mut o = SpaceTimeOptions::default();
     o.width = 1200;
     let svg = render(&t, &o);
-    let golden = data("results/ring.space-time.svg");
-    if std::env::var_os("TRAMA_BLESS").is_some() {
-        std::fs::write(&golden, &svg).unwrap();
-    }
-    let want = std::fs::read_to_string(&golden).expect("golden file (TRAMA_BLESS=1 makes it)");
-    assert!(
-        svg == want,
-        "the SVG differs from {} (TRAMA_BLESS=1 to accept)",
-        golden.display()
-    );
+    trama_gen::golden::check(data("results/ring.space-time.svg"), &svg);
     // What it must show: every container, the legend's values, arrows.
     for name in ["node-0", "rank-3", "Compute", "MPI_Send", "24 links"] {
         assert!(svg.contains(name), "{name} missing");

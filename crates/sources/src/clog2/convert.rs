@@ -3,9 +3,9 @@
 //! (mapping in the module documentation).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::fs::File;
-use std::io::BufReader;
-use std::path::{Path as FsPath, PathBuf};
+use std::io::{BufReader, Cursor, Read};
+use std::path::Path as FsPath;
+use std::sync::Arc;
 
 use trama_events::EventKind;
 
@@ -15,7 +15,8 @@ use super::read::{
 };
 use super::x11;
 use crate::record::{
-    path, Decl, EntityKind, ExtraField, Nanos, Path, Record, Source, SourceError, What,
+    open_file, path, read_all, Decl, EntityKind, ExtraField, Nanos, Path, Record, Source,
+    SourceError, What,
 };
 
 /// The state type of the records.
@@ -67,8 +68,11 @@ pub struct Clog2Source {
     pending: VecDeque<Record>,
 }
 
+/// What the two passes read: a file, or bytes held in memory.
+type Input = Box<dyn Read + Send>;
+
 enum Mode {
-    Stream(Clog2Reader<BufReader<File>>),
+    Stream(Clog2Reader<Input>),
     Buffered(std::vec::IntoIter<Record>),
     Done,
 }
@@ -86,16 +90,53 @@ struct Converter {
     anomalies: BTreeMap<String, u64>,
 }
 
+/// How to read a CLOG-2 log (nothing to choose yet).
+#[non_exhaustive]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Clog2Options {}
+
 impl Clog2Source {
     /// Opens a CLOG-2 file: reads it once for its definitions (so events
     /// logged before the definition of their state are understood) and
     /// prepares the conversion. Records come in time order: streamed when
     /// the file's events are in time order (a merged log), else converted
     /// whole and sorted.
-    pub fn open(path: impl AsRef<FsPath>) -> Result<Clog2Source, SourceError> {
-        let path: PathBuf = path.as_ref().to_path_buf();
-        let (preamble, scan) = scan(&path)?;
-        let name = path.display().to_string();
+    pub fn open(path: impl AsRef<FsPath>, opts: &Clog2Options) -> Result<Clog2Source, SourceError> {
+        let path = path.as_ref();
+        let open = || {
+            let (name, f) = open_file(path, "cannot open: ")?;
+            Clog2Reader::from_reader(
+                name,
+                Box::new(BufReader::with_capacity(1 << 16, f)) as Input,
+            )
+        };
+        Clog2Source::read(&open, opts)
+    }
+
+    /// Reads a CLOG-2 log from `reader` (named `name` in messages) as
+    /// [`Clog2Source::open`] reads a file, holding the whole log in memory
+    /// for the two passes.
+    pub fn from_reader(
+        name: impl Into<String>,
+        reader: impl Read,
+        opts: &Clog2Options,
+    ) -> Result<Clog2Source, SourceError> {
+        let name = name.into();
+        let bytes: Arc<[u8]> = read_all(&name, reader, "read error: ")?.into();
+        let open = || {
+            Clog2Reader::from_reader(name.clone(), Box::new(Cursor::new(bytes.clone())) as Input)
+        };
+        Clog2Source::read(&open, opts)
+    }
+
+    /// Both passes, each over an input from `open`.
+    fn read(
+        open: &dyn Fn() -> Result<Clog2Reader<Input>, SourceError>,
+        _opts: &Clog2Options,
+    ) -> Result<Clog2Source, SourceError> {
+        let (preamble, scan) = scan(open()?)?;
+        let mut reader = open()?;
+        let name = reader.name().to_string();
         let mut conv = Converter {
             threads: preamble.max_thread_count > 1,
             finalized: preamble.is_finalized,
@@ -113,7 +154,6 @@ impl Clog2Source {
             None => 0,
         };
         declarations(&scan, &mut conv, t0, &mut pending);
-        let mut reader = Clog2Reader::open(&path)?;
         let mode = if scan.sorted {
             Mode::Stream(reader)
         } else {
@@ -233,8 +273,7 @@ impl Source for Clog2Source {
 }
 
 /// The first pass.
-fn scan(path: &FsPath) -> Result<(Preamble, Scan), SourceError> {
-    let mut reader = Clog2Reader::open(path)?;
+fn scan(mut reader: Clog2Reader<Input>) -> Result<(Preamble, Scan), SourceError> {
     let preamble = reader.preamble().clone();
     let name = reader.name().to_string();
     let mut s = Scan {
@@ -364,43 +403,40 @@ fn declarations(s: &Scan, conv: &mut Converter, t0: Nanos, out: &mut VecDeque<Re
             parent: Some("rank".into()),
         });
     }
-    push(Decl::EntityType {
-        kind: EntityKind::State,
-        name: STATE_TYPE.into(),
-        container: leaf.into(),
-        color: None,
-    });
-    let mut values = BTreeSet::new();
-    for d in &s.states {
-        let name = state_name(d);
-        if values.insert(name.clone()) {
-            let color = conv.color(&d.color);
-            push(Decl::Value {
-                ty: STATE_TYPE.into(),
-                name,
-                color,
-            });
-        }
-    }
-    if !s.events.is_empty() || s.undefined_events {
+    // A type, then its values (named and coloured by their definitions,
+    // the first definition of a name only).
+    let mut entity_type = |kind, ty: &str, values: Vec<(String, &str)>| {
         push(Decl::EntityType {
-            kind: EntityKind::Event,
-            name: EVENT_TYPE.into(),
+            kind,
+            name: ty.into(),
             container: leaf.into(),
             color: None,
         });
-        let mut values = BTreeSet::new();
-        for d in &s.events {
-            let name = event_name(d);
-            if values.insert(name.clone()) {
-                let color = conv.color(&d.color);
+        let mut seen = BTreeSet::new();
+        for (name, color) in values {
+            if seen.insert(name.clone()) {
+                let color = conv.color(color);
                 push(Decl::Value {
-                    ty: EVENT_TYPE.into(),
+                    ty: ty.into(),
                     name,
                     color,
                 });
             }
         }
+    };
+    let states = s
+        .states
+        .iter()
+        .map(|d| (state_name(d), &*d.color))
+        .collect();
+    entity_type(EntityKind::State, STATE_TYPE, states);
+    if !s.events.is_empty() || s.undefined_events {
+        let events = s
+            .events
+            .iter()
+            .map(|d| (event_name(d), &*d.color))
+            .collect();
+        entity_type(EntityKind::Event, EVENT_TYPE, events);
     }
     if !s.messages.is_empty() {
         push(Decl::LinkType {

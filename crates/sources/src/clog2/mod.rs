@@ -138,7 +138,7 @@ mod read;
 mod write;
 mod x11;
 
-pub use convert::{Clog2Source, EVENT_TYPE, LINK_TYPE, SIZE_FIELD, STATE_TYPE};
+pub use convert::{Clog2Options, Clog2Source, EVENT_TYPE, LINK_TYPE, SIZE_FIELD, STATE_TYPE};
 pub use machine::{parse_machine_file, rank_hosts, read_machine_file};
 pub use read::{
     Body, Clog2Reader, Clog2Record, CommEntry, EventDef, Preamble, StateDef, Uuid, COMM_ENTRY_SIZE,

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
-use crate::record::SourceError;
+use crate::record::{open_file, SourceError};
 
 /// Size of the text preamble at the start of every CLOG-2 file.
 pub const PREAMBLE_SIZE: usize = 1024;
@@ -299,17 +299,14 @@ pub struct Clog2Reader<R> {
 impl Clog2Reader<BufReader<File>> {
     /// Opens a file and reads its preamble.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, SourceError> {
-        let path = path.as_ref();
-        let name = path.display().to_string();
-        let f =
-            File::open(path).map_err(|e| SourceError::file(&name, format!("cannot open: {e}")))?;
-        Clog2Reader::new(BufReader::with_capacity(1 << 16, f), name)
+        let (name, f) = open_file(path.as_ref(), "cannot open: ")?;
+        Clog2Reader::from_reader(name, BufReader::with_capacity(1 << 16, f))
     }
 }
 
 impl<R: Read> Clog2Reader<R> {
     /// Reads the preamble from `input` (named `name` in messages).
-    pub fn new(mut input: R, name: impl Into<String>) -> Result<Self, SourceError> {
+    pub fn from_reader(name: impl Into<String>, mut input: R) -> Result<Self, SourceError> {
         let name = name.into();
         let mut buf = vec![0u8; PREAMBLE_SIZE];
         let n = read_full(&mut input, &mut buf).map_err(|e| SourceError::file(&name, e))?;
@@ -601,31 +598,25 @@ impl Preamble {
                 )),
             }
         };
-        let int = |key: &str| -> Result<i64, SourceError> {
+        // An integer, with its offset for messages.
+        let int = |key: &str| -> Result<(usize, i64), SourceError> {
             let (off, v) = one(key, key)?;
-            number(&v, off, key, name)
+            Ok((off, number(&v, off, key, name)?))
+        };
+        let out_of_range = |key: &str, (off, v): (usize, i64)| {
+            SourceError::byte(
+                name,
+                off as u64,
+                format!("preamble `{key}=` {v} out of range"),
+            )
         };
         let uint = |key: &str| -> Result<u32, SourceError> {
-            let (off, _) = find(key, key)?;
-            let v = int(key)?;
-            u32::try_from(v).map_err(|_| {
-                SourceError::byte(
-                    name,
-                    off as u64,
-                    format!("preamble `{key}=` {v} out of range"),
-                )
-            })
+            let (off, v) = int(key)?;
+            u32::try_from(v).map_err(|_| out_of_range(key, (off, v)))
         };
         let sint = |key: &str| -> Result<i32, SourceError> {
-            let (off, _) = find(key, key)?;
-            let v = int(key)?;
-            i32::try_from(v).map_err(|_| {
-                SourceError::byte(
-                    name,
-                    off as u64,
-                    format!("preamble `{key}=` {v} out of range"),
-                )
-            })
+            let (off, v) = int(key)?;
+            i32::try_from(v).map_err(|_| out_of_range(key, (off, v)))
         };
         let (foff, fv) = find("commtable_fptr", "commtable_fptr")?;
         let commtable_fptr = match fv.as_slice() {

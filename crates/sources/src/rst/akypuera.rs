@@ -7,142 +7,42 @@ use std::sync::Arc;
 
 use super::engine::{Decoded, Engine};
 use super::mapping::Mapping;
-use super::{read_file, RstSource};
+use super::{read_file, RstOptions, RstSource};
 use crate::record::{Nanos, Path, Record, Source, SourceError, What};
-use crate::writer::{Dialect, PajeWriter, WriterOptions};
+use crate::writer::{
+    destroy_variable_state_defs, event_def, type_defs, Dialect, PajeWriter, WriterOptions,
+};
 
 /// The Pajé header `aky_converter` writes (Akypuera of 2017-2018 with
 /// Poti): Poti's 18 definitions, with aliases and the container before
 /// the type in `PajeCreateContainer`, then Akypuera's two declared
 /// events: a push state with a `Mark` (the send mark of MPI calls) and a
 /// start link with the message `Size` and `Mark`.
-pub const AKY_HEADER: &str = "\
-%EventDef PajeDefineContainerType 0
-%       Alias string
-%       Type string
-%       Name string
-%EndEventDef
-%EventDef PajeDefineVariableType 1
-%       Alias string
-%       Type string
-%       Name string
-%       Color color
-%EndEventDef
-%EventDef PajeDefineStateType 2
-%       Alias string
-%       Type string
-%       Name string
-%EndEventDef
-%EventDef PajeDefineEventType 3
-%       Alias string
-%       Type string
-%       Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 4
-%       Alias string
-%       Type string
-%       StartContainerType string
-%       EndContainerType string
-%       Name string
-%EndEventDef
-%EventDef PajeDefineEntityValue 5
-%       Alias string
-%       Type string
-%       Name string
-%       Color color
-%EndEventDef
-%EventDef PajeCreateContainer 6
-%       Time date
-%       Alias string
-%       Container string
-%       Type string
-%       Name string
-%EndEventDef
-%EventDef PajeDestroyContainer 7
-%       Time date
-%       Type string
-%       Name string
-%EndEventDef
-%EventDef PajeSetVariable 8
-%       Time date
-%       Container string
-%       Type string
-%       Value double
-%EndEventDef
-%EventDef PajeAddVariable 9
-%       Time date
-%       Container string
-%       Type string
-%       Value double
-%EndEventDef
-%EventDef PajeSubVariable 10
-%       Time date
-%       Container string
-%       Type string
-%       Value double
-%EndEventDef
-%EventDef PajeSetState 11
-%       Time date
-%       Container string
-%       Type string
-%       Value string
-%EndEventDef
-%EventDef PajePushState 12
-%       Time date
-%       Container string
-%       Type string
-%       Value string
-%EndEventDef
-%EventDef PajePopState 13
-%       Time date
-%       Container string
-%       Type string
-%EndEventDef
-%EventDef PajeResetState 14
-%       Time date
-%       Container string
-%       Type string
-%EndEventDef
-%EventDef PajeStartLink 15
-%       Time date
-%       Container string
-%       Type string
-%       StartContainer string
-%       Value string
-%       Key string
-%EndEventDef
-%EventDef PajeEndLink 16
-%       Time date
-%       Container string
-%       Type string
-%       EndContainer string
-%       Value string
-%       Key string
-%EndEventDef
-%EventDef PajeNewEvent 17
-%       Time date
-%       Container string
-%       Type string
-%       Value string
-%EndEventDef
-%EventDef PajePushState 18
-%       Time date
-%       Container string
-%       Type string
-%       Value string
-%       Mark string
-%EndEventDef
-%EventDef PajeStartLink 19
-%       Time date
-%       Container string
-%       Type string
-%       StartContainer string
-%       Value string
-%       Key string
-%       Size string
-%       Mark string
-%EndEventDef
-";
+pub const AKY_HEADER: &str = concat!(
+    type_defs!(),
+    event_def!(
+        PajeCreateContainer 6: Time date, Alias string, Container string, Type string, Name string
+    ),
+    destroy_variable_state_defs!(),
+    event_def!(PajePopState 13: Time date, Container string, Type string),
+    event_def!(PajeResetState 14: Time date, Container string, Type string),
+    event_def!(
+        PajeStartLink 15: Time date, Container string, Type string, StartContainer string,
+        Value string, Key string
+    ),
+    event_def!(
+        PajeEndLink 16: Time date, Container string, Type string, EndContainer string,
+        Value string, Key string
+    ),
+    event_def!(PajeNewEvent 17: Time date, Container string, Type string, Value string),
+    event_def!(
+        PajePushState 18: Time date, Container string, Type string, Value string, Mark string
+    ),
+    event_def!(
+        PajeStartLink 19: Time date, Container string, Type string, StartContainer string,
+        Value string, Key string, Size string, Mark string
+    ),
+);
 
 /// The dialect to write an Akypuera conversion with: [`AKY_HEADER`].
 /// Write with [`akypuera_options`]: Akypuera never declares values.
@@ -183,11 +83,7 @@ pub fn akypuera_convert<W: std::io::Write>(
 /// is what the merge takes; [`akypuera_source`] is `aky_converter`'s own
 /// output.
 pub fn akypuera_sources(files: &[PathBuf]) -> Result<Vec<RstSource>, SourceError> {
-    let mapping = Arc::new(Mapping::akypuera());
-    files
-        .iter()
-        .map(|f| RstSource::open(f, mapping.clone()))
-        .collect()
+    super::open_all(files, &RstOptions::new(Mapping::akypuera()))
 }
 
 /// Akypuera's conversion of a set of rank files, as one source: the

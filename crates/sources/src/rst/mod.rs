@@ -154,6 +154,7 @@ mod mapping;
 mod template;
 
 use std::collections::VecDeque;
+use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -165,7 +166,7 @@ pub use mapping::{Mapping, OutPolicy, StateMode, UnknownPolicy, AKYPUERA_TOML, D
 
 use engine::Engine;
 
-use crate::record::{ExtraField, Path, Record, Source, SourceError, What};
+use crate::record::{open_file, read_all, ExtraField, Path, Record, Source, SourceError, What};
 
 /// Events a source passed over because its mapping said to skip them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -176,10 +177,33 @@ pub struct Skipped {
     pub unmatched_out: u64,
 }
 
+/// How to read libRastro files: the mapping of their events.
+#[non_exhaustive]
+#[derive(Clone, Debug)]
+pub struct RstOptions {
+    /// What each event id becomes (default: [`Mapping::akypuera`]).
+    pub mapping: Arc<Mapping>,
+}
+
+impl RstOptions {
+    /// Options reading events through `mapping`.
+    pub fn new(mapping: impl Into<Arc<Mapping>>) -> RstOptions {
+        RstOptions {
+            mapping: mapping.into(),
+        }
+    }
+}
+
+impl Default for RstOptions {
+    fn default() -> RstOptions {
+        RstOptions::new(Mapping::akypuera())
+    }
+}
+
 /// Reads a whole file, naming it by its path.
 fn read_file(path: &std::path::Path) -> Result<(String, Vec<u8>), SourceError> {
-    let name = path.display().to_string();
-    let data = std::fs::read(path).map_err(|e| SourceError::file(&name, e.to_string()))?;
+    let (name, file) = open_file(path, "")?;
+    let data = read_all(&name, file, "")?;
     Ok((name, data))
 }
 
@@ -193,19 +217,29 @@ pub struct RstSource {
 
 impl RstSource {
     /// Opens a file: reads it, checks its layout and its header event.
-    pub fn open(path: &std::path::Path, mapping: Arc<Mapping>) -> Result<RstSource, SourceError> {
-        let (name, data) = read_file(path)?;
-        RstSource::from_bytes(name, data, mapping)
+    pub fn open(
+        path: impl AsRef<std::path::Path>,
+        opts: &RstOptions,
+    ) -> Result<RstSource, SourceError> {
+        let (name, data) = read_file(path.as_ref())?;
+        RstSource::from_data(name, data, opts)
     }
 
-    /// A file already in memory; `name` names it in messages.
-    pub fn from_bytes(
+    /// Reads the whole of `reader` (a libRastro file, named `name` in
+    /// messages), as [`RstSource::open`] reads a file.
+    pub fn from_reader(
         name: impl Into<String>,
-        data: Vec<u8>,
-        mapping: Arc<Mapping>,
+        reader: impl Read,
+        opts: &RstOptions,
     ) -> Result<RstSource, SourceError> {
+        let name = name.into();
+        let data = read_all(&name, reader, "")?;
+        RstSource::from_data(name, data, opts)
+    }
+
+    fn from_data(name: String, data: Vec<u8>, opts: &RstOptions) -> Result<RstSource, SourceError> {
         Ok(RstSource {
-            engine: Engine::open(name.into(), data, mapping)?,
+            engine: Engine::open(name, data, opts.mapping.clone())?,
             out: VecDeque::new(),
             declared: false,
         })
@@ -262,10 +296,7 @@ impl Source for RstSource {
     }
 }
 
-/// Opens every file with the same mapping.
-pub fn open_all(files: &[PathBuf], mapping: Arc<Mapping>) -> Result<Vec<RstSource>, SourceError> {
-    files
-        .iter()
-        .map(|f| RstSource::open(f, mapping.clone()))
-        .collect()
+/// Opens every file with the same options.
+pub fn open_all(files: &[PathBuf], opts: &RstOptions) -> Result<Vec<RstSource>, SourceError> {
+    files.iter().map(|f| RstSource::open(f, opts)).collect()
 }

@@ -1,7 +1,11 @@
-//! Shared by the source readers' tests: the real samples beside the repository.
+//! Shared by the source readers' tests: the real samples beside the
+//! repository, the records expected of a reader, and the checks of its
+//! errors.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+
+use trama_sources::{collect, Location, Record, Source, SourceError, VarOp, What};
 
 /// `../shared/samples/<sub>` beside the repository (or under `$TRAMA_SHARED`).
 /// Without it the tests print a note and pass, unless `TRAMA_REQUIRE_SHARED=1`
@@ -33,4 +37,67 @@ pub fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(rel)
+}
+
+/// Every record of `src`, each as the line `show` makes of it.
+pub fn lines(src: &mut dyn Source, show: fn(&Record) -> String) -> Vec<String> {
+    collect(src).unwrap().iter().map(show).collect()
+}
+
+/// A state set on `container` at `time`.
+pub fn set_state(time: i64, container: trama_sources::Path, ty: &str, value: &str) -> Record {
+    Record {
+        time,
+        what: What::SetState {
+            container,
+            ty: ty.to_string(),
+            value: value.to_string(),
+            extra: Vec::new(),
+        },
+    }
+}
+
+/// A point event on `container` at `time`.
+pub fn event(time: i64, container: trama_sources::Path, ty: &str, value: &str) -> Record {
+    Record {
+        time,
+        what: What::Event {
+            container,
+            ty: ty.to_string(),
+            value: value.to_string(),
+            extra: Vec::new(),
+        },
+    }
+}
+
+/// A variable set on `container` at `time`.
+pub fn variable(time: i64, container: trama_sources::Path, ty: &str, value: f64) -> Record {
+    Record {
+        time,
+        what: What::Variable {
+            container,
+            ty: ty.to_string(),
+            op: VarOp::Set,
+            value,
+        },
+    }
+}
+
+/// Reads each text of `cases` (text, line, token) with `read` and checks
+/// that it fails at that line with a message quoting the token; returns
+/// the errors.
+pub fn errors_at<T>(
+    cases: &[(&str, u64, &str)],
+    read: impl Fn(&str) -> Result<T, SourceError>,
+) -> Vec<SourceError> {
+    let mut errors = Vec::new();
+    for (text, line, token) in cases {
+        let err = read(text)
+            .err()
+            .unwrap_or_else(|| panic!("{text:?} accepted"));
+        assert_eq!(err.location, Location::Line(*line), "{text:?}: {err}");
+        assert!(err.message.contains(token), "{text:?}: {err}");
+        errors.push(err);
+    }
+    errors
 }

@@ -1,0 +1,406 @@
+//! The collector: polls a gmond and appends the new samples to a text log
+//! (`trama collect ganglia`).
+
+use std::fmt::Write as _;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::log::{format_seconds, quote_value};
+use super::repeats::{Seen, Verdict};
+use super::xml::read_xml;
+use super::{decode, detect, matches, quote, Format, GangliaOptions, Sample};
+use crate::record::Nanos;
+
+/// The gmond's port when `--gmond` gives none.
+pub const GMOND_PORT: u16 = 8649;
+
+/// Settings of [`collect`].
+#[non_exhaustive]
+#[derive(Clone, Debug)]
+pub struct CollectOptions {
+    /// The gmond, `HOST:PORT` (`HOST` alone: port [`GMOND_PORT`]).
+    pub gmond: String,
+    /// Time between the starts of two polls.
+    pub interval: Duration,
+    /// Stop after this many polls (failed ones included); `None`: until stopped.
+    pub count: Option<u64>,
+    /// Hosts and metrics to keep.
+    pub filter: GangliaOptions,
+    /// Longest wait to connect, and between two reads of a dump.
+    pub timeout: Duration,
+}
+
+impl CollectOptions {
+    /// Polls `gmond` every `interval`, everything kept, until stopped, with
+    /// a 10 s timeout.
+    pub fn new(gmond: impl Into<String>, interval: Duration) -> CollectOptions {
+        CollectOptions {
+            gmond: gmond.into(),
+            interval,
+            count: None,
+            filter: GangliaOptions::default(),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What [`collect`] did.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CollectStats {
+    /// Polls attempted.
+    pub rounds: u64,
+    /// Polls that failed (no connection, a bad dump).
+    pub failed: u64,
+    /// Lines written to the log.
+    pub lines: u64,
+    /// Samples of the dumps left out by the filter.
+    pub filtered: u64,
+    /// Numeric samples not written again (already in the log).
+    pub repeats: u64,
+    /// String samples not written because their text had not changed.
+    pub unchanged: u64,
+    /// Samples whose host or metric name has blanks (the log cannot hold them).
+    pub unloggable: u64,
+}
+
+/// What [`collect`] reports as it goes.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CollectEvent {
+    /// A poll succeeded.
+    Round {
+        /// Its number, from 1.
+        round: u64,
+        /// Hosts in the dump (kept by the filter).
+        hosts: u64,
+        /// Lines it appended.
+        lines: u64,
+    },
+    /// Something went wrong but collection goes on (a failed poll, a filter
+    /// entry that matches nothing, a name the log cannot hold).
+    Warning {
+        /// The poll it is about.
+        round: u64,
+        /// What.
+        message: String,
+    },
+}
+
+/// Why [`collect`] stopped without completing.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum CollectError {
+    /// The options are unusable.
+    #[error("{0}")]
+    GangliaOptions(String),
+    /// The first poll failed: the gmond was never reached or sent no dump.
+    #[error("first poll of gmond {gmond} failed: {message}")]
+    FirstPoll {
+        /// The gmond.
+        gmond: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The log could not be written.
+    #[error("writing the log: {0}")]
+    Write(#[from] io::Error),
+}
+
+/// Where [`collect`] appends its log: a writer that can also push what it
+/// wrote to stable storage.
+pub trait LogSink: Write {
+    /// Makes what was written durable (`fsync`).
+    fn sync(&mut self) -> io::Result<()>;
+}
+
+impl LogSink for std::fs::File {
+    fn sync(&mut self) -> io::Result<()> {
+        self.sync_data()
+    }
+}
+
+impl LogSink for Vec<u8> {
+    fn sync(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn resolve(gmond: &str) -> io::Result<Vec<SocketAddr>> {
+    let with_port = if gmond.parse::<SocketAddr>().is_ok() || gmond.rsplit_once(':').is_some() {
+        gmond.to_string()
+    } else {
+        format!("{gmond}:{GMOND_PORT}")
+    };
+    Ok(with_port.to_socket_addrs()?.collect())
+}
+
+/// Connects, reads the whole dump, returns it.
+fn fetch(gmond: &str, timeout: Duration) -> Result<Vec<u8>, String> {
+    let addrs = resolve(gmond).map_err(|e| format!("cannot resolve {gmond}: {e}"))?;
+    let mut last = format!("{gmond} has no address");
+    for a in addrs {
+        match TcpStream::connect_timeout(&a, timeout) {
+            Ok(mut s) => {
+                s.set_read_timeout(Some(timeout))
+                    .map_err(|e| e.to_string())?;
+                let mut buf = Vec::new();
+                s.read_to_end(&mut buf)
+                    .map_err(|e| format!("reading from {a}: {e}"))?;
+                if buf.iter().all(|b| b.is_ascii_whitespace()) {
+                    return Err(format!(
+                        "{a} closed the connection without sending anything \
+                         (is this host allowed by the gmond's tcp_accept_channel acl?)"
+                    ));
+                }
+                return Ok(buf);
+            }
+            Err(e) => last = format!("cannot connect to {a}: {e}"),
+        }
+    }
+    Err(last)
+}
+
+struct Owned {
+    cluster: Option<String>,
+    host: String,
+    ip: Option<String>,
+    metric: String,
+    time: Nanos,
+    value: String,
+    number: Option<f64>,
+}
+
+/// Polls the gmond of `opts` every interval and appends the new samples of
+/// the chosen hosts and metrics to `out` as text-log lines (one write, one
+/// flush and one [`LogSink::sync`] per poll, lines in time order within a
+/// poll), until `stop` is set (checked between polls and while waiting:
+/// the poll under way is completed and written first) or `count` polls
+/// were made.
+///
+/// A poll that fails is reported through `progress` (once for a run of
+/// identical failures, and again when the gmond answers) and retried at
+/// the next interval, except the first one: if the gmond cannot be reached or
+/// sends no valid dump then, nothing is written and the error is returned.
+/// A sample whose host or metric name has blanks cannot be logged: it is
+/// counted and reported once per name.
+pub fn collect(
+    opts: &CollectOptions,
+    stop: &AtomicBool,
+    out: &mut dyn LogSink,
+    progress: &mut dyn FnMut(&CollectEvent),
+) -> Result<CollectStats, CollectError> {
+    if opts.interval.is_zero() {
+        return Err(CollectError::GangliaOptions(
+            "the interval must be positive".into(),
+        ));
+    }
+    if opts.count == Some(0) {
+        return Err(CollectError::GangliaOptions(
+            "the count must be at least 1".into(),
+        ));
+    }
+    if opts.gmond.trim().is_empty() {
+        return Err(CollectError::GangliaOptions("no gmond given".into()));
+    }
+    let mut stats = CollectStats::default();
+    let mut seen = Seen::default();
+    let mut warned: std::collections::HashSet<String> = Default::default();
+    let mut next = Instant::now();
+    let mut streak = 0u64;
+    let mut last_failure: Option<String> = None;
+    'rounds: loop {
+        stats.rounds += 1;
+        let round = stats.rounds;
+        let label = "its dump";
+        let mut samples: Vec<Owned> = Vec::new();
+        let mut hosts_seen: Vec<(String, Option<String>)> = Vec::new();
+        let mut metrics_seen: Vec<String> = Vec::new();
+        let mut filtered = 0;
+        let result = fetch(&opts.gmond, opts.timeout).and_then(|bytes| {
+            if detect(&bytes) != Some(Format::Xml) {
+                return Err(format!(
+                    "it sent no XML dump (first bytes {})",
+                    quote(&decode(&bytes[..bytes.len().min(40)]))
+                ));
+            }
+            read_xml(label, &bytes, &mut |s| {
+                if round == 1 {
+                    if !hosts_seen.iter().any(|(h, _)| h == s.host) {
+                        hosts_seen.push((s.host.into(), s.ip.map(Into::into)));
+                    }
+                    if !metrics_seen.iter().any(|m| m == s.metric) {
+                        metrics_seen.push(s.metric.into());
+                    }
+                }
+                if !opts.filter.keeps_host(s.host, s.ip) || !opts.filter.keeps_metric(s.metric) {
+                    filtered += 1;
+                    return;
+                }
+                samples.push(Owned {
+                    cluster: s.cluster.map(Into::into),
+                    host: s.host.into(),
+                    ip: s.ip.map(Into::into),
+                    metric: s.metric.into(),
+                    time: s.time,
+                    value: s.value.into(),
+                    number: s.number,
+                });
+            })
+            .map_err(|e| e.to_string())
+        });
+        match result {
+            Err(message) if round == 1 => {
+                return Err(CollectError::FirstPoll {
+                    gmond: opts.gmond.clone(),
+                    message,
+                })
+            }
+            Err(message) => {
+                stats.failed += 1;
+                streak += 1;
+                // Once per run of identical failures.
+                if last_failure.as_deref() != Some(message.as_str()) {
+                    progress(&CollectEvent::Warning {
+                        round,
+                        message: format!(
+                            "poll of gmond {} failed (retrying every interval): {message}",
+                            opts.gmond
+                        ),
+                    });
+                    last_failure = Some(message);
+                }
+            }
+            Ok(_) => {
+                if streak > 0 {
+                    progress(&CollectEvent::Warning {
+                        round,
+                        message: format!(
+                            "gmond {} answers again after {streak} failed polls",
+                            opts.gmond
+                        ),
+                    });
+                    streak = 0;
+                    last_failure = None;
+                }
+                if round == 1 {
+                    warn_unmatched(opts, &hosts_seen, &metrics_seen, progress);
+                }
+                stats.filtered += filtered;
+                samples.sort_by_key(|s| s.time);
+                let mut text = String::new();
+                let mut lines = 0;
+                let mut hosts: Vec<&str> = Vec::new();
+                for s in &samples {
+                    if !hosts.contains(&s.host.as_str()) {
+                        hosts.push(&s.host);
+                    }
+                    let bad = [&s.host, &s.metric]
+                        .into_iter()
+                        .find(|n| n.is_empty() || n.contains(char::is_whitespace));
+                    if let Some(bad) = bad {
+                        stats.unloggable += 1;
+                        if warned.insert(bad.clone()) {
+                            progress(&CollectEvent::Warning {
+                                round,
+                                message: format!(
+                                    "the name {} has blanks: its samples cannot be logged",
+                                    quote(bad)
+                                ),
+                            });
+                        }
+                        continue;
+                    }
+                    let sample = Sample {
+                        cluster: s.cluster.as_deref(),
+                        host: &s.host,
+                        ip: s.ip.as_deref(),
+                        metric: &s.metric,
+                        time: s.time,
+                        value: &s.value,
+                        number: s.number,
+                        units: None,
+                    };
+                    // Non-finite values are logged too (once): the reader
+                    // counts them.
+                    match seen.admit(&sample).2 {
+                        Verdict::Repeat => {
+                            stats.repeats += 1;
+                            continue;
+                        }
+                        Verdict::Unchanged => {
+                            stats.unchanged += 1;
+                            continue;
+                        }
+                        Verdict::New => {}
+                    }
+                    let _ = write!(text, "{} {} {} ", format_seconds(s.time), s.metric, s.host);
+                    if s.number.is_some() {
+                        text.push_str(&s.value);
+                    } else {
+                        quote_value(&mut text, &s.value);
+                    }
+                    text.push('\n');
+                    lines += 1;
+                }
+                out.write_all(text.as_bytes())?;
+                out.flush()?;
+                out.sync()?;
+                stats.lines += lines;
+                progress(&CollectEvent::Round {
+                    round,
+                    hosts: hosts.len() as u64,
+                    lines,
+                });
+            }
+        }
+        if opts.count.is_some_and(|c| round >= c) {
+            break;
+        }
+        next += opts.interval;
+        let now = Instant::now();
+        if next < now {
+            next = now;
+        }
+        loop {
+            if stop.load(Ordering::SeqCst) {
+                break 'rounds;
+            }
+            let now = Instant::now();
+            if now >= next {
+                break;
+            }
+            std::thread::sleep((next - now).min(Duration::from_millis(50)));
+        }
+    }
+    Ok(stats)
+}
+
+fn warn_unmatched(
+    opts: &CollectOptions,
+    hosts: &[(String, Option<String>)],
+    metrics: &[String],
+    progress: &mut dyn FnMut(&CollectEvent),
+) {
+    for h in &opts.filter.hosts {
+        if !hosts
+            .iter()
+            .any(|(n, ip)| matches(h, n) || ip.as_deref().is_some_and(|ip| matches(h, ip)))
+        {
+            progress(&CollectEvent::Warning {
+                round: 1,
+                message: format!("no host {} in the gmond's dump", quote(h)),
+            });
+        }
+    }
+    for m in &opts.filter.metrics {
+        if !metrics.iter().any(|n| matches(m, n)) {
+            progress(&CollectEvent::Warning {
+                round: 1,
+                message: format!("no metric {} in the gmond's dump", quote(m)),
+            });
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! Declarations on first use: container types and containers (with their
+//! aliases), entity and link types, and values with their colours.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use trama_events::{EventKind, Field};
+
+use super::{address, ContainerInfo, Fields, PajeWriter, TimeText, WriteError};
+use crate::record::{Decl, DisplayPath, EntityKind, Nanos, Path};
+
+impl<W: Write> PajeWriter<W> {
+    /// Writes what a [`crate::What::Declare`] record declares.
+    pub(super) fn declare(&mut self, d: &Decl) -> Result<(), WriteError> {
+        match d {
+            Decl::ContainerType { name, parent } => {
+                let parent_alias = match parent {
+                    None => self.root.clone(),
+                    Some(p) => self.container_type_by_name(p)?,
+                };
+                self.container_type(name, &parent_alias)?;
+            }
+            Decl::EntityType {
+                kind,
+                name,
+                container,
+                color,
+            } => {
+                let ct = self.container_type_by_name(container)?;
+                self.entity_type(*kind, name, &ct, color.as_deref())?;
+            }
+            Decl::LinkType {
+                name,
+                container,
+                start,
+                end,
+            } => {
+                let ct = match container {
+                    None => self.root.clone(),
+                    Some(c) => self.container_type_by_name(c)?,
+                };
+                let st = self.container_type_by_name(start)?;
+                let et = self.container_type_by_name(end)?;
+                self.declare_link_type(name, &ct, &st, &et)?;
+            }
+            Decl::Value { ty, name, color } => {
+                let ta = self.entity_type_by_name(ty)?;
+                self.value(&ta, name, color.as_deref())?;
+            }
+        }
+        Ok(())
+    }
+
+    fn container_type_by_name(&self, name: &str) -> Result<Arc<str>, WriteError> {
+        let mut found = self
+            .container_types
+            .iter()
+            .filter(|((n, _), _)| n == name)
+            .map(|(_, a)| a.clone());
+        match (found.next(), found.next()) {
+            (Some(a), None) => Ok(a),
+            (None, _) => Err(WriteError::Record(format!(
+                "container type '{name}' used in a declaration before it is declared"
+            ))),
+            (Some(_), Some(_)) => Err(WriteError::Record(format!(
+                "container type '{name}' is ambiguous: it appears under several parents"
+            ))),
+        }
+    }
+
+    fn entity_type_by_name(&self, name: &str) -> Result<Arc<str>, WriteError> {
+        let mut found = self
+            .entity_types
+            .values()
+            .chain(self.link_types.values())
+            .filter_map(|m| m.get(name).cloned());
+        match (found.next(), found.next()) {
+            (Some(a), None) => Ok(a),
+            (None, _) => Err(WriteError::Record(format!(
+                "a value is declared for type '{name}' before the type"
+            ))),
+            (Some(_), Some(_)) => Err(WriteError::Record(format!(
+                "type '{name}' is ambiguous: several container types hold it"
+            ))),
+        }
+    }
+
+    fn fresh_type_alias(&mut self, name: &str) -> Arc<str> {
+        let mut alias = name.to_string();
+        let mut n = 2;
+        while self.type_aliases.contains(&alias) {
+            alias = format!("{name}~{n}");
+            n += 1;
+        }
+        self.type_aliases.insert(alias.clone());
+        Arc::from(alias)
+    }
+
+    fn container_type(&mut self, name: &str, parent_alias: &str) -> Result<Arc<str>, WriteError> {
+        let key = (name.to_string(), parent_alias.to_string());
+        if let Some(a) = self.container_types.get(&key) {
+            return Ok(a.clone());
+        }
+        let alias = self.fresh_type_alias(name);
+        self.container_types.insert(key, alias.clone());
+        self.emit(
+            EventKind::DefineContainerType,
+            &[],
+            &Fields {
+                alias: Some(&alias),
+                ty: Some(parent_alias),
+                name: Some(name),
+                ..Fields::default()
+            },
+        )?;
+        Ok(alias)
+    }
+
+    pub(super) fn entity_type(
+        &mut self,
+        kind: EntityKind,
+        name: &str,
+        container_type: &Arc<str>,
+        color: Option<&str>,
+    ) -> Result<Arc<str>, WriteError> {
+        let key = (kind, container_type.clone());
+        if let Some(a) = self.entity_types.get(&key).and_then(|m| m.get(name)) {
+            return Ok(a.clone());
+        }
+        let alias = self.fresh_type_alias(name);
+        self.entity_types
+            .entry(key)
+            .or_default()
+            .insert(name.to_string(), alias.clone());
+        let event = match kind {
+            EntityKind::State => EventKind::DefineStateType,
+            EntityKind::Event => EventKind::DefineEventType,
+            EntityKind::Variable => EventKind::DefineVariableType,
+        };
+        let color = color.map(str::to_string).unwrap_or_else(|| color_of(name));
+        self.emit(
+            event,
+            &[],
+            &Fields {
+                alias: Some(&alias),
+                ty: Some(&**container_type),
+                name: Some(name),
+                color: Some(&color),
+                ..Fields::default()
+            },
+        )?;
+        Ok(alias)
+    }
+
+    /// The link type `name` held by `container_type`, declared on first use
+    /// with both ends of the type of its first link's other end.
+    pub(super) fn link_type(
+        &mut self,
+        name: &str,
+        container_type: &Arc<str>,
+        end_type: &str,
+    ) -> Result<Arc<str>, WriteError> {
+        self.declare_link_type(name, container_type, end_type, end_type)
+    }
+
+    /// The link type `name` held by `container_type`, declared (with these
+    /// start and end types) unless it already is.
+    fn declare_link_type(
+        &mut self,
+        name: &str,
+        container_type: &Arc<str>,
+        start: &str,
+        end: &str,
+    ) -> Result<Arc<str>, WriteError> {
+        if let Some(a) = self
+            .link_types
+            .get(container_type)
+            .and_then(|m| m.get(name))
+        {
+            return Ok(a.clone());
+        }
+        let alias = self.fresh_type_alias(name);
+        self.link_types
+            .entry(container_type.clone())
+            .or_default()
+            .insert(name.to_string(), alias.clone());
+        self.emit(
+            EventKind::DefineLinkType,
+            &[],
+            &Fields {
+                alias: Some(&alias),
+                ty: Some(&**container_type),
+                name: Some(name),
+                start_type: Some(start),
+                end_type: Some(end),
+                ..Fields::default()
+            },
+        )?;
+        Ok(alias)
+    }
+
+    pub(super) fn value(
+        &mut self,
+        ty: &Arc<str>,
+        name: &str,
+        color: Option<&str>,
+    ) -> Result<(), WriteError> {
+        if let Some(c) = color {
+            self.colors
+                .insert((ty.to_string(), name.to_string()), c.to_string());
+        }
+        if self.values.get(ty).is_some_and(|v| v.contains(name)) {
+            return Ok(());
+        }
+        let key = (ty.to_string(), name.to_string());
+        // Values are declared only when asked and when the dialect can
+        // carry them; otherwise the first use of a value names it.
+        let Some(i) = self
+            .dialect
+            .find(EventKind::DefineEntityValue, &[])
+            .filter(|_| self.opts.declare_values)
+        else {
+            return Ok(());
+        };
+        let color = self
+            .colors
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| color_of(name));
+        let _ = i;
+        self.values
+            .entry(ty.clone())
+            .or_default()
+            .insert(name.to_string());
+        self.emit(
+            EventKind::DefineEntityValue,
+            &[],
+            &Fields {
+                alias: Some(name),
+                ty: Some(&**ty),
+                name: Some(name),
+                color: Some(&color),
+                ..Fields::default()
+            },
+        )
+    }
+
+    /// The container of `path`, created (with its ancestors) if needed.
+    pub(super) fn container(&mut self, t: Nanos, path: &Path) -> Result<ContainerInfo, WriteError> {
+        if let Some((p, c)) = self.by_address.get(&address(path)) {
+            if Arc::ptr_eq(p, path) {
+                return Ok(c.clone());
+            }
+        }
+        if let Some(c) = self.containers.get(path) {
+            let c = c.clone();
+            self.remember(path, &c);
+            return Ok(c);
+        }
+        if path.is_empty() {
+            return Err(WriteError::Record("a record names an empty path".into()));
+        }
+        let (parent_alias, parent_type) = if path.len() == 1 {
+            (self.root.clone(), self.root.clone())
+        } else {
+            let parent: Path = path[..path.len() - 1].into();
+            let p = self.container(t, &parent)?;
+            if !p.alive {
+                return Err(WriteError::Record(format!(
+                    "container {} is used after its parent was destroyed",
+                    DisplayPath(path)
+                )));
+            }
+            (p.alias, p.type_alias)
+        };
+        let step = &path[path.len() - 1];
+        let type_alias = self.container_type(&step.ty, &parent_type)?;
+        let mut alias = step.name.clone();
+        let mut n = 2;
+        while self.container_aliases.contains(&alias) {
+            alias = format!("{}~{n}", step.name);
+            n += 1;
+        }
+        self.container_aliases.insert(alias.clone());
+        let info = ContainerInfo {
+            alias: Arc::from(alias.as_str()),
+            type_alias: type_alias.clone(),
+            alive: true,
+        };
+        self.containers.insert(path.clone(), info.clone());
+        self.remember(path, &info);
+        // Without an Alias field the name must identify the container.
+        let def_has_alias = self
+            .dialect
+            .find(EventKind::CreateContainer, &[])
+            .is_some_and(|i| self.dialect.defs()[i].slot(Field::Alias).is_some());
+        let name = if def_has_alias { &step.name } else { &alias };
+        self.emit(
+            EventKind::CreateContainer,
+            &[],
+            &Fields {
+                time: Some(t),
+                alias: Some(&alias),
+                ty: Some(&type_alias),
+                container: Some(&parent_alias),
+                name: Some(name),
+                ..Fields::default()
+            },
+        )?;
+        Ok(info)
+    }
+
+    /// Caches a container by its path's address. Keeping the path keeps
+    /// the address from being reused; sources that build a new path per
+    /// record would fill the cache, so it is emptied when large.
+    fn remember(&mut self, path: &Path, c: &ContainerInfo) {
+        if self.by_address.len() >= 1 << 16 {
+            self.by_address.clear();
+        }
+        self.by_address
+            .insert(address(path), (path.clone(), c.clone()));
+    }
+
+    /// A container records may be written on: alive.
+    pub(super) fn live(&mut self, t: Nanos, path: &Path) -> Result<ContainerInfo, WriteError> {
+        let c = self.container(t, path)?;
+        if !c.alive {
+            return Err(WriteError::Record(format!(
+                "a record at {} names container {} after its destruction",
+                TimeText(t - self.opts.origin, self.opts.decimals),
+                DisplayPath(path)
+            )));
+        }
+        Ok(c)
+    }
+}
+
+/// A colour for a name, stable across runs: a hue from the name's hash,
+/// as `"r g b"` in 0..1.
+pub(super) fn color_of(name: &str) -> String {
+    // FNV-1a: stable, unlike the standard hasher.
+    let mut h: u32 = 0x811c9dc5;
+    for b in name.bytes() {
+        h ^= b as u32;
+        h = h.wrapping_mul(0x01000193);
+    }
+    let hue = (h % 360) as f64 / 60.0;
+    let (s, v) = (0.65, 0.9);
+    let c = v * s;
+    let x = c * (1.0 - (hue % 2.0 - 1.0).abs());
+    let (r, g, b) = match hue as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = v - c;
+    format!("{:.3} {:.3} {:.3}", r + m, g + m, b + m)
+}
