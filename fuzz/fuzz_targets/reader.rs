@@ -6,13 +6,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use trama_paje::{read_paje, QuoteMode, ReadError, ReaderOptions};
+use trama_paje::{read_paje, QuoteMode, ReadError, ReadOptions};
 
 /// What a read produced: (line, words) of every event, then the outcome.
 type Outcome = (Vec<(u64, String)>, Result<u64, (Option<u64>, String)>);
 
 fn read(data: &[u8], quotes: QuoteMode, strict: bool, threads: usize) -> Outcome {
-    let mut opts = ReaderOptions::default();
+    let mut opts = ReadOptions::default();
     opts.quotes = quotes;
     opts.strict = strict;
     opts.threads = threads;

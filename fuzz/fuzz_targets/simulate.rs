@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
-use trama_paje::{read_paje, QuoteMode, ReadError, ReaderOptions};
+use trama_paje::{read_paje, QuoteMode, ReadError, ReadOptions};
 use trama_sim::{SimOptions, Simulator, TraceBuilder};
 
 fuzz_target!(|data: &[u8]| {
@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     let b2 = rest.get(1).copied().unwrap_or(0) as f64;
     let text = rest;
 
-    let mut ropts = ReaderOptions::default();
+    let mut ropts = ReadOptions::default();
     ropts.quotes = if flags & 1 != 0 {
         QuoteMode::Strip
     } else {

@@ -17,7 +17,7 @@ use std::process::Command;
 use proptest::prelude::*;
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_gen::{generate, mutate, GenOptions};
-use trama_paje::{read_paje, QuoteMode, ReadError, ReaderOptions};
+use trama_paje::{read_paje, QuoteMode, ReadError, ReadOptions};
 use trama_sim::{Model, SimError, SimOptions, Simulator, Sink, Trace, TraceBuilder};
 
 /// How a run of the pipeline failed.
@@ -31,8 +31,8 @@ struct Failure {
     message: String,
 }
 
-fn reader(quotes: QuoteMode, strict: bool, threads: usize, chunk: usize) -> ReaderOptions {
-    let mut o = ReaderOptions::default();
+fn reader(quotes: QuoteMode, strict: bool, threads: usize, chunk: usize) -> ReadOptions {
+    let mut o = ReadOptions::default();
     o.quotes = quotes;
     o.strict = strict;
     o.threads = threads;
@@ -49,7 +49,7 @@ fn sim_options(keep_extras: bool) -> SimOptions {
 /// Reads and simulates `text` into `sink`.
 fn simulate<S: Sink>(
     text: &[u8],
-    ropts: &ReaderOptions,
+    ropts: &ReadOptions,
     sopts: SimOptions,
     sink: S,
 ) -> Result<(Model, S, Vec<String>), Failure> {
@@ -88,7 +88,7 @@ fn sim_failure(e: SimError) -> Failure {
     }
 }
 
-fn build(text: &[u8], ropts: &ReaderOptions, keep_extras: bool) -> Result<Trace, Failure> {
+fn build(text: &[u8], ropts: &ReadOptions, keep_extras: bool) -> Result<Trace, Failure> {
     let (model, sink, warnings) = simulate(
         text,
         ropts,
@@ -117,7 +117,7 @@ fn dump_memory(trace: &Trace, opts: &DumpOptions) -> Vec<u8> {
 
 fn dump_stream(
     text: &[u8],
-    ropts: &ReaderOptions,
+    ropts: &ReadOptions,
     keep_extras: bool,
     opts: &DumpOptions,
 ) -> Result<Vec<u8>, Failure> {
@@ -301,7 +301,7 @@ fn check_failure(text: &[u8], f: &Failure) -> Result<(), String> {
 }
 
 /// Runs the whole pipeline (read, simulate, dump in memory) on `input`.
-fn pipeline(input: &[u8], ropts: &ReaderOptions) -> Result<Vec<u8>, Failure> {
+fn pipeline(input: &[u8], ropts: &ReadOptions) -> Result<Vec<u8>, Failure> {
     let trace = build(input, ropts, true)?;
     let mut opts = dump_opts(true, None, 1);
     opts.header = true;

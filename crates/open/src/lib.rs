@@ -203,10 +203,10 @@ impl Opened {
     pub fn into_source(mut self) -> Result<Box<dyn trama_sources::Source>, Error> {
         let name = self.name.clone();
         if let Some(input) = self.reader.take_text() {
-            return Ok(Box::new(trama_sources::paje::PajeSource::from_reader(
+            return Ok(Box::new(trama_sources::trace::TraceSource::from_reader(
                 name,
                 input,
-                &trama_sources::paje::PajeOptions::default(),
+                &trama_sources::trace::TraceOptions::default(),
             )?));
         }
         let pipe = TextPipe::spawn("trama-text", move |w| {
@@ -221,10 +221,10 @@ impl Opened {
             }
         })
         .map_err(|e| input::io_error(&name, e))?;
-        Ok(Box::new(trama_sources::paje::PajeSource::from_reader(
+        Ok(Box::new(trama_sources::trace::TraceSource::from_reader(
             name,
             pipe,
-            &trama_sources::paje::PajeOptions::default(),
+            &trama_sources::trace::TraceOptions::default(),
         )?))
     }
 }

@@ -5,17 +5,17 @@
 //!   have several identifiers with different field lists;
 //! - unknown field names are kept as user-defined extra fields; old field
 //!   names (`ContainerType`, `SourceContainer`, …) are accepted with
-//!   [`ReaderOptions::strict`] set to false;
+//!   [`ReadOptions::strict`] set to false;
 //! - `#` comments (also in the middle of a word), quoted words, CRLF and
 //!   blank lines are handled as described in [`QuoteMode`];
 //! - input of any size is streamed in chunks that are lexed on several
 //!   threads while the caller's thread receives events in file order.
 //!
 //! ```
-//! use trama_paje::{read_paje, ReaderOptions};
+//! use trama_paje::{read_paje, ReadOptions};
 //! let text = "%EventDef PajeDefineContainerType 1\n% Name string\n% Type string\n%EndEventDef\n1 Proc 0\n";
 //! let mut kinds = Vec::new();
-//! let stats = read_paje(text.as_bytes(), &ReaderOptions::default(), |ev| -> Result<(), ()> {
+//! let stats = read_paje(text.as_bytes(), &ReadOptions::default(), |ev| -> Result<(), ()> {
 //!     kinds.push(ev.kind());
 //!     Ok(())
 //! }).unwrap();
@@ -34,4 +34,4 @@ pub use defs::Definitions;
 pub use error::{ReadError, SyntaxError};
 pub use lexer::{lex_chunk, LineRec, QuoteMode};
 pub use lexer_simd::lex_chunk_fast;
-pub use reader::{read_paje, read_paje_chunked, Item, ReadStats, ReaderOptions, MAX_FIELDS};
+pub use reader::{read_paje, read_paje_chunked, Item, ReadOptions, ReadStats, MAX_FIELDS};

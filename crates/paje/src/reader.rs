@@ -29,7 +29,7 @@ pub const MAX_FIELDS: usize = 20;
 /// Options of the text reader.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
-pub struct ReaderOptions {
+pub struct ReadOptions {
     /// Reject old field names (`ContainerType`, `SourceContainer`, …). Default true.
     pub strict: bool,
     /// How quoted words are read. Default [`QuoteMode::Keep`].
@@ -42,9 +42,9 @@ pub struct ReaderOptions {
     pub chunk_size: usize,
 }
 
-impl Default for ReaderOptions {
+impl Default for ReadOptions {
     fn default() -> Self {
-        ReaderOptions {
+        ReadOptions {
             strict: true,
             quotes: QuoteMode::Keep,
             threads: 0,
@@ -356,7 +356,7 @@ fn syntax<E>(line: u64, error: SyntaxError, buf: &[u8], words: &[Span]) -> ReadE
 /// only events. Stops at the first error (syntax, I/O or handler).
 pub fn read_paje<R, F, E>(
     input: R,
-    options: &ReaderOptions,
+    options: &ReadOptions,
     mut handler: F,
 ) -> Result<ReadStats, ReadError<E>>
 where
@@ -374,7 +374,7 @@ where
 /// whole instead of copying events one by one.
 pub fn read_paje_chunked<R, F, E>(
     input: R,
-    options: &ReaderOptions,
+    options: &ReadOptions,
     mut handler: F,
 ) -> Result<ReadStats, ReadError<E>>
 where
@@ -504,7 +504,7 @@ mod tests {
     const HEADER: &str = "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n%EventDef PajeCreateContainer 6\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n";
 
     fn collect(text: &str, threads: usize, chunk: usize) -> Result<Vec<(u64, String)>, String> {
-        let opts = ReaderOptions {
+        let opts = ReadOptions {
             threads,
             chunk_size: chunk,
             ..Default::default()
@@ -549,7 +549,7 @@ mod tests {
             text.push_str(&format!("6 {i}.5 p{i} P 0 \"proc {i}\"\n"));
         }
         for threads in [1, 3] {
-            let opts = ReaderOptions {
+            let opts = ReadOptions {
                 threads,
                 chunk_size: 4096,
                 ..Default::default()
@@ -624,7 +624,7 @@ mod tests {
             text.push_str(&format!("0 T{i} 0 Proc\n"));
         }
         for threads in [1, 2, 4] {
-            let opts = ReaderOptions {
+            let opts = ReadOptions {
                 threads,
                 chunk_size: 4096,
                 ..Default::default()

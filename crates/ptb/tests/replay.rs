@@ -9,7 +9,7 @@ mod common;
 mod sim_canon;
 
 use trama_gen::{generate, GenOptions};
-use trama_paje::{read_paje, read_paje_chunked, Item, ReaderOptions};
+use trama_paje::{read_paje, read_paje_chunked, Item};
 use trama_ptb::{
     Decoded, PtbFile, ReadOptions, ReplayOptions, Replayed, SourceStats, WriteOptions, Writer,
 };
@@ -22,7 +22,7 @@ fn convert_bytes(text: &str, block_events: usize, zstd_level: Option<i32>) -> Op
     o.block_events = block_events;
     o.zstd_level = zstd_level;
     let mut w = Writer::new(Vec::new(), o).ok()?;
-    let mut ro = ReaderOptions::default();
+    let mut ro = trama_paje::ReadOptions::default();
     ro.threads = 1;
     let stats = read_paje(text.as_bytes(), &ro, |ev| w.event(&ev).map_err(|_| ())).ok()?;
     let (bytes, _) = w
@@ -42,7 +42,7 @@ fn convert_chunked(
     alone: impl Fn(u64) -> bool,
 ) -> Option<Vec<u8>> {
     let mut w = Writer::new(Vec::new(), WriteOptions::default()).ok()?;
-    let mut ro = ReaderOptions::default();
+    let mut ro = trama_paje::ReadOptions::default();
     ro.threads = threads;
     ro.chunk_size = chunk;
     let mut own = Vec::new();
@@ -695,7 +695,7 @@ fn events_of_too_wide_definitions_are_refused() {
     }
     text.push_str("%EndEventDef\n0 P 0 P\n1 E P E\n2 0 p P 0 p\n");
     let mut w = Writer::new(Vec::new(), WriteOptions::default()).unwrap();
-    let mut ro = ReaderOptions::default();
+    let mut ro = trama_paje::ReadOptions::default();
     ro.threads = 1;
     let stats = read_paje(text.as_bytes(), &ro, |ev| w.event(&ev).map_err(|_| ())).unwrap();
     let def = stats

@@ -11,13 +11,13 @@ use std::path::{Path, PathBuf};
 
 use common::{dump_rastro, dump_text, dump_text_with, first_difference, read, shared};
 use trama_events::{Event, EventDef, EventKind, Field, FieldType, Span};
-use trama_paje::{read_paje, ReaderOptions};
+use trama_paje::read_paje;
 use trama_rastro::paje::{
     read_rastro_paje, Flavor, RastroPajeWriter, ReadOptions, StringMode, WriteError, WriterOptions,
 };
 
-fn text_options() -> ReaderOptions {
-    let mut o = ReaderOptions::default();
+fn text_options() -> trama_paje::ReadOptions {
+    let mut o = trama_paje::ReadOptions::default();
     o.strict = false;
     o
 }

@@ -4,7 +4,7 @@
 
 use trama_events::{Event, EventKind, Field};
 use trama_gen::{generate, GenOptions};
-use trama_paje::{read_paje, ReaderOptions};
+use trama_paje::{read_paje, ReadOptions};
 #[path = "support/canon.rs"]
 mod canon;
 
@@ -19,7 +19,7 @@ fn reference(text: &str, keep_extras: bool) -> Option<Trace> {
     let mut o = SimOptions::default();
     o.keep_extras = keep_extras;
     let mut sim = Simulator::new(TraceBuilder::default(), o);
-    let mut ro = ReaderOptions::default();
+    let mut ro = ReadOptions::default();
     ro.threads = 1;
     read_paje(text.as_bytes(), &ro, |ev| sim.event(&ev)).ok()?;
     let (model, sink, warnings) = sim.finish().ok()?;
@@ -62,7 +62,7 @@ fn replayed<S: ReplaySink + Default>(
         done: Vec::new(),
     };
     let mut n = 0usize;
-    let mut ro = ReaderOptions::default();
+    let mut ro = ReadOptions::default();
     ro.threads = 1;
     read_paje(text.as_bytes(), &ro, |ev: Event<'_>| -> Result<(), Bail> {
         let time = ev
@@ -208,7 +208,7 @@ impl ReplaySink for ExtrasSink {
 
 fn event_count(text: &str) -> usize {
     let mut n = 0;
-    let mut ro = ReaderOptions::default();
+    let mut ro = ReadOptions::default();
     ro.threads = 1;
     read_paje(text.as_bytes(), &ro, |_| -> Result<(), ()> {
         n += 1;
@@ -263,7 +263,7 @@ fn counts_match_the_counting_sink() {
     for seed in 0..60u64 {
         let text = generate(seed, &GenOptions::varied(seed, 300));
         let mut sim = Simulator::new(CountingSink::default(), SimOptions::default());
-        let mut ro = ReaderOptions::default();
+        let mut ro = ReadOptions::default();
         ro.threads = 1;
         if read_paje(text.as_bytes(), &ro, |ev| sim.event(&ev)).is_err() {
             continue;

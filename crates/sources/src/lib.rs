@@ -7,7 +7,7 @@
 //! - [`pcp`]: Performance Co-Pilot `pmrep` CSV and `pmdumptext` output;
 //! - [`sched`]: Linux scheduling (`sched_switch` of ftrace, trace-cmd, perf script);
 //! - [`opents`]: OpenTS (T-system) XML traces;
-//! - [`paje`]: Pajé traces themselves (text or binary).
+//! - [`trace`]: any trace trama reads, as its Pajé text (made by `trama-open`).
 //!
 //! Every reader yields [`Record`]s (see [`record`]): Pajé-level facts about
 //! containers named by their path in the source's hierarchy, timed in
@@ -26,11 +26,11 @@
 pub mod clog2;
 pub mod ganglia;
 pub mod opents;
-pub mod paje;
 pub mod pcp;
 pub mod record;
 pub mod rst;
 pub mod sched;
+pub mod trace;
 mod writer;
 
 pub use record::{

@@ -9,7 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use trama_sources::{
-    clog2, ganglia, opents, paje, pcp, rst, sched, Dialect, PajeWriter, Source, SourceError,
+    clog2, ganglia, opents, pcp, rst, sched, trace, Dialect, PajeWriter, Source, SourceError,
     WriterOptions,
 };
 
@@ -145,10 +145,10 @@ fn readers() -> Vec<(&'static str, Box<Open>)> {
         (
             "paje",
             Box::new(|n: &str, d: Vec<u8>| {
-                paje::PajeSource::from_reader(
+                trace::TraceSource::from_reader(
                     n,
                     std::io::Cursor::new(d),
-                    &paje::PajeOptions::default(),
+                    &trace::TraceOptions::default(),
                 )
                 .map(|s| Box::new(s) as Box<dyn Source>)
             }),

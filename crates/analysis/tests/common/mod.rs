@@ -1,6 +1,6 @@
 //! Shared by the tests: simulates a Pajé text into a trace store.
 
-use trama_paje::{read_paje, ReaderOptions};
+use trama_paje::{read_paje, ReadOptions};
 use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
 
 /// Simulates `text` (a valid trace), keeping user-defined fields if asked.
@@ -9,7 +9,7 @@ pub fn simulate(text: &str, keep_extras: bool) -> Trace {
     let mut o = SimOptions::default();
     o.keep_extras = keep_extras;
     let mut sim = Simulator::new(TraceBuilder::default(), o);
-    read_paje(text.as_bytes(), &ReaderOptions::default(), |ev| {
+    read_paje(text.as_bytes(), &ReadOptions::default(), |ev| {
         sim.event(&ev)
     })
     .expect("valid trace");

@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 
-use trama_paje::{read_paje_chunked, QuoteMode, ReaderOptions};
+use trama_paje::{read_paje_chunked, QuoteMode, ReadOptions};
 
 use crate::input::{Head, Progress};
 use crate::reader::{Each, Failure, Item, ReadStats, Stop, TraceReader};
@@ -50,8 +50,8 @@ impl TextReader {
 }
 
 /// The text reader's options.
-pub(crate) fn reader_options(opts: &LoadOptions) -> ReaderOptions {
-    let mut o = ReaderOptions::default();
+pub(crate) fn reader_options(opts: &LoadOptions) -> ReadOptions {
+    let mut o = ReadOptions::default();
     o.strict = opts.strict;
     o.quotes = opts.quotes;
     o.threads = opts.threads;

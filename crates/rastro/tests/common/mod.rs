@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use trama_dump::{dump_trace, DumpOptions};
 use trama_events::Event;
-use trama_paje::{read_paje, ReaderOptions};
+use trama_paje::read_paje;
 use trama_rastro::paje::{read_rastro_paje, ReadOptions};
 use trama_sim::{SimOptions, Simulator, TraceBuilder};
 
@@ -49,11 +49,11 @@ pub fn simulate(
 
 /// pj_dump output of a text trace.
 pub fn dump_text(text: &[u8]) -> Result<Vec<u8>, String> {
-    dump_text_with(text, &ReaderOptions::default())
+    dump_text_with(text, &trama_paje::ReadOptions::default())
 }
 
 /// pj_dump output of a text trace read with the given options.
-pub fn dump_text_with(text: &[u8], opts: &ReaderOptions) -> Result<Vec<u8>, String> {
+pub fn dump_text_with(text: &[u8], opts: &trama_paje::ReadOptions) -> Result<Vec<u8>, String> {
     simulate(|h| {
         read_paje(text, opts, h)
             .map(|_| ())

@@ -1,13 +1,13 @@
 //! Shared by the tests: simulates a Pajé text into a trace store.
 
-use trama_paje::{read_paje, ReaderOptions};
+use trama_paje::{read_paje, ReadOptions};
 use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
 
 /// Simulates `text` (a valid trace).
 #[allow(clippy::result_large_err)]
 pub fn simulate(text: &str) -> Trace {
     let mut sim = Simulator::new(TraceBuilder::default(), SimOptions::default());
-    read_paje(text.as_bytes(), &ReaderOptions::default(), |ev| {
+    read_paje(text.as_bytes(), &ReadOptions::default(), |ev| {
         sim.event(&ev)
     })
     .expect("valid");

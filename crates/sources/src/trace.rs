@@ -1,4 +1,6 @@
-//! Pajé text traces as a source, so per-node Pajé traces can be merged.
+//! Traces as a source, so per-node traces can be merged: Pajé text, and
+//! any trace trama reads, whose text `trama-open` makes
+//! (`Opened::into_source`).
 //!
 //! The trace is read in file order by the Pajé reader (on a thread of its
 //! own, handing records over in small batches, so memory stays bounded
@@ -14,7 +16,7 @@
 //! [`Decl`]s (the merge keeps entity and link types, and takes the
 //! container types from its plan); entity values → [`Decl::Value`] with
 //! their colours. `PajeResetState` has no record: it is an error.
-//! Extra (user-defined) fields are not carried; [`PajeSource::dropped_extras`]
+//! Extra (user-defined) fields are not carried; [`TraceSource::dropped_extras`]
 //! counts them by field name once the source is read.
 
 use std::collections::{BTreeMap, HashMap};
@@ -24,7 +26,7 @@ use std::thread::JoinHandle;
 
 use trama_events::{Event, EventKind, Field};
 use trama_num::{PastNanos, SecondsSyntax};
-use trama_paje::{read_paje, QuoteMode, ReaderOptions};
+use trama_paje::{read_paje, QuoteMode, ReadOptions};
 
 use crate::record::{
     open_file, Decl, EntityKind, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
@@ -37,7 +39,7 @@ const BATCH: usize = 256;
 type Batch = Result<Vec<Record>, SourceError>;
 
 /// A Pajé text trace read as a [`Source`].
-pub struct PajeSource {
+pub struct TraceSource {
     name: String,
     rx: Receiver<Batch>,
     batch: std::vec::IntoIter<Record>,
@@ -49,16 +51,16 @@ pub struct PajeSource {
 /// How to read a Pajé trace as a source (nothing to choose yet).
 #[non_exhaustive]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PajeOptions {}
+pub struct TraceOptions {}
 
-impl PajeSource {
+impl TraceSource {
     /// Opens a Pajé trace (plain, gzip or zstd) from a file.
     pub fn open(
         path: impl AsRef<std::path::Path>,
-        opts: &PajeOptions,
-    ) -> Result<PajeSource, SourceError> {
+        opts: &TraceOptions,
+    ) -> Result<TraceSource, SourceError> {
         let (name, file) = open_file(path.as_ref(), "")?;
-        PajeSource::from_reader(name, file, opts)
+        TraceSource::from_reader(name, file, opts)
     }
 
     /// Reads a Pajé trace (plain, gzip or zstd) from any reader; `name`
@@ -66,8 +68,8 @@ impl PajeSource {
     pub fn from_reader<R: std::io::Read + Send + 'static>(
         name: impl Into<String>,
         reader: R,
-        _opts: &PajeOptions,
-    ) -> Result<PajeSource, SourceError> {
+        _opts: &TraceOptions,
+    ) -> Result<TraceSource, SourceError> {
         let name = name.into();
         let input = trama_input::Input::from_reader(name.clone(), reader)
             .map_err(|e| SourceError::file(&name, e.to_string()))?;
@@ -78,7 +80,7 @@ impl PajeSource {
             .name("trama-paje-source".into())
             .spawn(move || {
                 let mut conv = Converter::new(thread_name.clone());
-                let mut opts = ReaderOptions::default();
+                let mut opts = ReadOptions::default();
                 opts.threads = 1;
                 opts.quotes = QuoteMode::Strip;
                 opts.chunk_size = 64 << 10;
@@ -114,7 +116,7 @@ impl PajeSource {
                 let _ = tx.send(last);
             })
             .map_err(|e| SourceError::file(&name, e.to_string()))?;
-        Ok(PajeSource {
+        Ok(TraceSource {
             name,
             rx,
             batch: Vec::new().into_iter(),
@@ -130,7 +132,7 @@ impl PajeSource {
     }
 }
 
-impl Drop for PajeSource {
+impl Drop for TraceSource {
     fn drop(&mut self) {
         // Unblock the reading thread, then wait for it.
         let (_tx, rx) = sync_channel(0);
@@ -141,7 +143,7 @@ impl Drop for PajeSource {
     }
 }
 
-impl Source for PajeSource {
+impl Source for TraceSource {
     fn name(&self) -> &str {
         &self.name
     }
@@ -510,7 +512,7 @@ mod tests {
     #[test]
     fn paths_types_and_values_are_named() {
         let mut s =
-            PajeSource::from_reader("t.paje", TRACE.as_bytes(), &PajeOptions::default()).unwrap();
+            TraceSource::from_reader("t.paje", TRACE.as_bytes(), &TraceOptions::default()).unwrap();
         let recs = collect(&mut s).unwrap_or_else(|e| panic!("{e}"));
         let creates: Vec<_> = recs
             .iter()
@@ -548,10 +550,10 @@ mod tests {
     #[test]
     fn errors_name_file_and_line() {
         let bad = TRACE.replace("11 1.000000001 p1 S v1", "11 1.000000001 p9 S v1");
-        let mut s = PajeSource::from_reader(
+        let mut s = TraceSource::from_reader(
             "t.paje",
             std::io::Cursor::new(bad.into_bytes()),
-            &PajeOptions::default(),
+            &TraceOptions::default(),
         )
         .unwrap();
         let e = collect(&mut s).unwrap_err().to_string();
