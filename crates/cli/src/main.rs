@@ -318,6 +318,7 @@ enum Target {
     /// Pajé text.
     Paje,
     /// The original binary proposal's format: Pajé events in a libRastro file (.rst).
+    #[value(alias = "rst")]
     Rastro,
 }
 

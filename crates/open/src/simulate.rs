@@ -2,9 +2,12 @@
 //! thread, else with the engine on a thread of its own; and the faster
 //! paths of a `.ptb` (parallel replay, window reads) when they apply.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use trama_sim::{
-    CountingSink, Model, ParallelTraceBuilder, Pipeline, SimError, SimOptions, Simulator, Sink,
-    Trace, TraceBuilder,
+    ContainerId, CountingSink, Entity, ListId, Model, ParallelTraceBuilder, Pipeline, SimError,
+    SimOptions, Simulator, Sink, Trace, TraceBuilder,
 };
 
 use crate::reader::{Failure, Item, ReadStats, Stop};
@@ -35,6 +38,37 @@ fn sim_options(opts: &LoadOptions) -> SimOptions {
     o
 }
 
+/// A sink that remembers it stopped (its output closed), so that the
+/// simulation's end (incomplete links of a trace cut short) is not taken
+/// for an error of the input.
+struct Watched<S> {
+    sink: S,
+    stopped: Arc<AtomicBool>,
+}
+
+impl<S: Sink> Sink for Watched<S> {
+    #[inline]
+    fn entity(&mut self, model: &Model, list: ListId, idx: u32, entity: &Entity<'_>) {
+        self.sink.entity(model, list, idx, entity)
+    }
+
+    fn container(&mut self, model: &Model, id: ContainerId) {
+        self.sink.container(model, id)
+    }
+
+    fn list(&mut self, model: &Model, list: ListId) {
+        self.sink.list(model, list)
+    }
+
+    fn stopped(&self) -> bool {
+        let stopped = self.sink.stopped();
+        if stopped {
+            self.stopped.store(true, Ordering::Relaxed);
+        }
+        stopped
+    }
+}
+
 fn timings() -> bool {
     std::env::var_os("TRAMA_TIMINGS").is_some()
 }
@@ -50,6 +84,11 @@ impl Opened {
         opts: &LoadOptions,
     ) -> Result<Simulated<S>, Error> {
         let sopts = sim_options(opts);
+        let stopped = Arc::new(AtomicBool::new(false));
+        let sink = Watched {
+            sink,
+            stopped: stopped.clone(),
+        };
         let reader = &mut *self.reader;
         let (read, finished) = if opts.threads == 1 {
             let mut sim = Simulator::new(sink, sopts);
@@ -80,6 +119,9 @@ impl Opened {
             });
             (read, Some(finished))
         };
+        if stopped.load(Ordering::Relaxed) {
+            return Err(Error::output_closed());
+        }
         let read = match read {
             // The engine's error (or the resolver's) comes out of `finished`.
             Err(Failure::Stop(Stop::Closed)) => Ok(ReadStats::default()),
@@ -118,7 +160,7 @@ impl Opened {
         warnings.extend(stats.warnings.iter().cloned());
         Ok(Simulated {
             model,
-            sink,
+            sink: sink.sink,
             warnings,
             stats,
             format: self.format,
