@@ -72,7 +72,7 @@ enum Command {
     /// and time range (the index a reader seeks with); --columns decompresses
     /// every block to weigh its columns.
     Info(InfoArgs),
-    /// Statistics of a trace as a table, CSV or JSON (stable forms, documented in trama-analysis).
+    /// Statistics of a trace as a table, CSV or JSON (the CSV and JSON forms are stable: docs/stats-formats.md).
     ///
     /// states: for every container, state type and value, the number of
     /// states and the time spent (total, exclusive = on top of the stack,
@@ -331,7 +331,9 @@ enum Strings {
 /// Options shared by every command that reads a Pajé trace.
 #[derive(Args, Debug, Clone)]
 pub struct ReadArgs {
-    /// Trace file (text, .gz or .zst; detected from content). Standard input when absent or "-".
+    /// Trace file: Pajé text (plain, .gz or .zst), trama's binary .ptb, the proposal's
+    /// libRastro .rst, or a source `trama merge` reads (OpenTS, Ganglia, PCP, sched, CLOG-2,
+    /// Akypuera); the format is told from the content. Standard input when absent or "-".
     #[arg(value_name = "FILE")]
     pub file: Option<OsString>,
     /// Accept the old field names of Pajé 1.x (ContainerType, EntityType, SourceContainer, DestContainer, …).

@@ -29,7 +29,7 @@ pub struct MergeArgs {
     #[arg(long, value_name = "UNIT", default_value = "us", value_parser = parse_unit)]
     sync_unit: TimeUnit,
     /// Output: OUT.paje (Pajé text), OUT.ptb (trama's binary format) or - (standard output).
-    #[arg(short = 'o', long, visible_alias = "output", value_name = "OUT")]
+    #[arg(short = 'o', long, value_name = "OUT")]
     output: PathBuf,
     /// Where time 0 is: `earliest` (the first record, the default) or
     /// `absolute` (the reference clock's own zero, e.g. the Unix epoch).
@@ -163,9 +163,10 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     }
     let stats = stats?;
     eprintln!(
-        "trama merge: {} records from {} sources written{}",
+        "trama merge: {} records from {} source{} written{}",
         stats.written,
         stats.records.len(),
+        if stats.records.len() == 1 { "" } else { "s" },
         match stats.span {
             Some((a, b)) => format!(", spanning {} s", trama_sources::TimeText(b - a, 6)),
             None => String::new(),

@@ -51,6 +51,8 @@ pub(crate) struct Head {
     /// Another handle on a regular file, to read a line again for a
     /// message (an error found after its text was passed on).
     pub again: Option<File>,
+    /// The path of a regular file (to find the files that go with it).
+    pub path: Option<std::path::PathBuf>,
 }
 
 /// Where the bytes after the head come from.
@@ -90,6 +92,7 @@ pub(crate) fn open(source: &Source) -> Result<Head, Error> {
                 format,
                 body: Body::File(file),
                 again,
+                path: Some(path.clone()),
             })
         }
     }
@@ -113,6 +116,7 @@ fn stream(name: String, mut input: Input, again: Option<File>) -> Result<Head, E
         format,
         body: Body::Stream(input),
         again,
+        path: None,
     })
 }
 

@@ -285,9 +285,20 @@ pub(crate) fn unsupported(head: &Head) -> Error {
 /// The records of a merge source's file, read with its kind's default
 /// options (a libRastro trace by Akypuera's MPI mapping, a scheduling trace
 /// on a host named after the file), for reading it as a trace.
-pub(crate) fn source_of(head: Head) -> Result<Box<dyn Source>, Error> {
+pub(crate) fn source_of(head: Head, notes: &mut Vec<String>) -> Result<Box<dyn Source>, Error> {
     let name = head.name.clone();
     let format = head.format;
+    if format == Format::Rastro {
+        if let Some(ranks) = head.path.as_deref().and_then(akypuera_run) {
+            notes.push(format!(
+                "an Akypuera rank file: read as the run of its {} rank files ({} … {}), as `trama akypuera` converts them",
+                ranks.len(),
+                ranks[0].display(),
+                ranks[ranks.len() - 1].display()
+            ));
+            return Ok(Box::new(rst::akypuera_source(&ranks)?));
+        }
+    }
     let (input, _) = head.into_reader()?;
     Ok(match format {
         Format::Rastro => Box::new(rst::RstSource::from_reader(
@@ -321,6 +332,38 @@ pub(crate) fn source_of(head: Head) -> Result<Box<dyn Source>, Error> {
         )?),
         _ => unreachable!("not a merge source's format: {format:?}"),
     })
+}
+
+/// The rank files of the Akypuera run `path` belongs to: the files named
+/// `rastro-R-T.rst` beside it, in the order a shell's glob gives them (as
+/// `aky_converter` is run); `None` when `path` is not named so or alone.
+fn akypuera_run(path: &Path) -> Option<Vec<PathBuf>> {
+    let rank_file = |name: &str| {
+        let Some(mid) = name
+            .strip_prefix("rastro-")
+            .and_then(|n| n.strip_suffix(".rst"))
+        else {
+            return false;
+        };
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        mid.split_once('-')
+            .is_some_and(|(r, t)| digits(r) && digits(t))
+    };
+    if !rank_file(&path.file_name()?.to_string_lossy()) {
+        return None;
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut ranks: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| rank_file(&e.file_name().to_string_lossy()))
+        .map(|e| dir.join(e.file_name()))
+        .collect();
+    ranks.sort();
+    (ranks.len() > 1).then_some(ranks)
 }
 
 /// A host name for a scheduling trace read alone: its file's stem.

@@ -172,3 +172,36 @@ fn traces_serve_as_merge_sources() {
     }
     assert!(n > 100, "{n} records");
 }
+
+/// An Akypuera rank file opens as the run of its rank files, as `trama
+/// akypuera` converts them, and says so.
+#[test]
+fn an_akypuera_rank_file_opens_as_its_run() {
+    let Some(s) = samples() else { return };
+    let dir = s.join("librastro-rst/akypuera/ring");
+    let mut ranks: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rst"))
+        .collect();
+    ranks.sort();
+    assert!(ranks.len() > 1);
+    let (text, _) = trama_sources::rst::akypuera_convert(&ranks, Vec::new()).unwrap();
+    let opts = LoadOptions::default();
+    let want = trama_open::open_reader("text", std::io::Cursor::new(text))
+        .unwrap()
+        .load(&opts)
+        .unwrap();
+    let mut opened = trama_open::open(&Source::Path(ranks[1].clone())).unwrap();
+    assert_eq!(opened.format(), Format::Rastro);
+    let got = opened.load(&opts).unwrap();
+    assert_eq!(got.entity_count(), want.entity_count());
+    assert_eq!(got.model.containers.len(), want.model.containers.len());
+    assert!(
+        got.warnings
+            .iter()
+            .any(|w| w.contains("Akypuera") && w.contains(&ranks.len().to_string())),
+        "{:?}",
+        got.warnings
+    );
+}

@@ -25,7 +25,11 @@ pub(crate) fn reader_for(head: Head) -> Result<Box<dyn TraceReader>, Error> {
         | Format::Ganglia
         | Format::Pcp
         | Format::Sched
-        | Format::Opents => Box::new(records::open(crate::kinds::source_of(head)?)?),
+        | Format::Opents => {
+            let mut notes = Vec::new();
+            let source = crate::kinds::source_of(head, &mut notes)?;
+            Box::new(records::open(source, notes)?)
+        }
         Format::Otf2 | Format::Otf2Part | Format::Paraver | Format::UnknownBinary => {
             return Err(crate::kinds::unsupported(&head))
         }

@@ -15,8 +15,9 @@ use crate::input::{Progress, ProgressUnit};
 use crate::pipe::TextPipe;
 use crate::Error;
 
-/// A reader of the Pajé text that `source`'s records make.
-pub(crate) fn open(source: Box<dyn Source>) -> Result<TextReader, Error> {
+/// A reader of the Pajé text that `source`'s records make; `notes` are
+/// said with the reader's warnings.
+pub(crate) fn open(source: Box<dyn Source>, notes: Vec<String>) -> Result<TextReader, Error> {
     let name = source.name().to_string();
     let pipe = TextPipe::spawn("trama-records-text", move |w| write_source(source, w))
         .map_err(|e| crate::input::io_error(&name, e))?;
@@ -25,11 +26,9 @@ pub(crate) fn open(source: Box<dyn Source>) -> Result<TextReader, Error> {
         done: Default::default(),
         unit: ProgressUnit::Events,
     };
-    Ok(TextReader::from_reader(
-        Box::new(pipe),
-        progress,
-        QuoteMode::Strip,
-    ))
+    let mut reader = TextReader::from_reader(Box::new(pipe), progress, QuoteMode::Strip);
+    reader.notes = notes;
+    Ok(reader)
 }
 
 /// Writes every record of `source` as Pajé text into `out`.

@@ -15,6 +15,8 @@ pub(crate) struct TextReader {
     progress: Progress,
     /// Forced quote mode (text made from another format), else the options'.
     quotes: Option<QuoteMode>,
+    /// Said with the reader's warnings (how the text was made).
+    pub(crate) notes: Vec<String>,
 }
 
 impl TextReader {
@@ -24,6 +26,7 @@ impl TextReader {
             input: Some(input),
             progress,
             quotes: None,
+            notes: Vec::new(),
         })
     }
 
@@ -37,6 +40,7 @@ impl TextReader {
             input: Some(input),
             progress,
             quotes: Some(quotes),
+            notes: Vec::new(),
         }
     }
 
@@ -65,10 +69,11 @@ impl TraceReader for TextReader {
         if let Some(q) = self.quotes {
             o.quotes = q;
         }
-        let stats = read_paje_chunked(input, &o, |item| match item {
+        let mut stats = read_paje_chunked(input, &o, |item| match item {
             trama_paje::Item::Chunk { buffer, len } => each(Item::Chunk { buffer, len }),
             trama_paje::Item::Event(ev) => each(Item::Event(ev)),
         })?;
+        stats.warnings.splice(0..0, self.notes.iter().cloned());
         Ok(stats)
     }
 
