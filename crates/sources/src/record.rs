@@ -419,6 +419,42 @@ pub(crate) fn read_all(
     Ok(bytes)
 }
 
+/// A kind of source that reads its whole input before serving records:
+/// opened from a file ([`OpenSource::open`]) or from any reader
+/// ([`OpenSource::from_reader`]) alike, with the kind's own options. Each
+/// kind says only how it reads the bytes of its input
+/// ([`OpenSource::from_bytes`]).
+pub trait OpenSource: Sized {
+    /// How to read the kind (`GangliaOptions`, `PcpOptions`...).
+    type Options;
+
+    /// What the message of an error opening or reading the input starts
+    /// with (as `cannot read: `), before the system's error.
+    const IO_ERROR: &'static str = "";
+
+    /// Reads the source from the whole of its input, `bytes`, named `name`
+    /// in messages.
+    fn from_bytes(name: String, bytes: Vec<u8>, opts: &Self::Options) -> Result<Self, SourceError>;
+
+    /// Reads the file at `path`, named by its path in messages.
+    fn open(path: impl AsRef<std::path::Path>, opts: &Self::Options) -> Result<Self, SourceError> {
+        let (name, file) = open_file(path.as_ref(), Self::IO_ERROR)?;
+        Self::from_reader(name, file, opts)
+    }
+
+    /// Reads the whole of `reader`, named `name` in messages, as
+    /// [`OpenSource::open`] reads a file.
+    fn from_reader(
+        name: impl Into<String>,
+        reader: impl std::io::Read,
+        opts: &Self::Options,
+    ) -> Result<Self, SourceError> {
+        let name = name.into();
+        let bytes = read_all(&name, reader, Self::IO_ERROR)?;
+        Self::from_bytes(name, bytes, opts)
+    }
+}
+
 /// An extra (user-defined) field a source's records carry for one event kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExtraField {
@@ -482,6 +518,39 @@ impl Source for VecSource {
 
     fn extra_fields(&self) -> Vec<ExtraField> {
         self.extras.clone()
+    }
+}
+
+/// The records of an input read whole, served as a [`VecSource`] serves
+/// them, with what its reader counted while reading it (`S`: the kind's
+/// statistics, as `PcpStats`).
+pub struct CountedSource<S> {
+    records: VecSource,
+    stats: S,
+}
+
+impl<S> CountedSource<S> {
+    /// Serves `records` (sorted by time) and keeps `stats`.
+    pub(crate) fn new(name: &str, records: Vec<Record>, stats: S) -> CountedSource<S> {
+        CountedSource {
+            records: VecSource::new(name, records),
+            stats,
+        }
+    }
+
+    /// What was read and what was not mapped.
+    pub fn stats(&self) -> &S {
+        &self.stats
+    }
+}
+
+impl<S: Send> Source for CountedSource<S> {
+    fn name(&self) -> &str {
+        self.records.name()
+    }
+
+    fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
+        self.records.next_record()
     }
 }
 

@@ -15,7 +15,7 @@ use trama_sources::ganglia::{
     collect, detect, read_samples, CollectEvent, CollectOptions, Format, GangliaOptions,
     GangliaSource,
 };
-use trama_sources::{collect as records, DisplayPath, Location, Record, VarOp, What};
+use trama_sources::{collect as records, DisplayPath, Location, OpenSource, Record, VarOp, What};
 
 const NS: i64 = 1_000_000_000;
 

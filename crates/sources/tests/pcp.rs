@@ -4,7 +4,7 @@
 mod common;
 
 use trama_sources::pcp::{InstanceMapping, PcpFormat, PcpOptions, PcpSource};
-use trama_sources::{collect, path, Location, Record, VarOp, What};
+use trama_sources::{collect, path, Location, OpenSource, Record, VarOp, What};
 
 const S: i64 = 1_000_000_000;
 

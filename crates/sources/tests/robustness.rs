@@ -9,8 +9,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use trama_sources::{
-    clog2, ganglia, opents, pcp, rst, sched, trace, Dialect, PajeWriter, Source, SourceError,
-    WriterOptions,
+    clog2, ganglia, opents, pcp, rst, sched, trace, Dialect, OpenSource, PajeWriter, Source,
+    SourceError, WriterOptions,
 };
 
 /// Deterministic pseudo-random numbers (xorshift).

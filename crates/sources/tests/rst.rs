@@ -14,8 +14,8 @@ use trama_sources::rst::{
     Mapping, RstOptions, RstSource, Skipped, AKY_HEADER,
 };
 use trama_sources::{
-    collect, path, Decl, Dialect, EntityKind, Location, PajeWriter, Record, Source, SourceError,
-    What,
+    collect, path, Decl, Dialect, EntityKind, Location, OpenSource, PajeWriter, Record, Source,
+    SourceError, What,
 };
 
 const EXAMPLES: [&str; 5] = ["collective", "prog", "ring", "small", "smpi_bug"];

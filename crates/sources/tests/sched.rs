@@ -4,7 +4,7 @@
 mod common;
 
 use trama_sources::sched::{SchedFormat, SchedOptions, SchedSource};
-use trama_sources::{collect, path, Location, Record, What};
+use trama_sources::{collect, path, Location, OpenSource, Record, What};
 
 fn thread(tid: &str) -> Vec<(&'static str, String)> {
     vec![("host", "h".to_string()), ("thread", tid.to_string())]

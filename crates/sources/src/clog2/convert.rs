@@ -15,7 +15,7 @@ use super::read::{
 };
 use super::x11;
 use crate::record::{
-    open_file, path, read_all, Decl, EntityKind, ExtraField, Nanos, Path, Record, Source,
+    open_file, path, Decl, EntityKind, ExtraField, Nanos, OpenSource, Path, Record, Source,
     SourceError, What,
 };
 
@@ -95,13 +95,16 @@ struct Converter {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Clog2Options {}
 
-impl Clog2Source {
+impl OpenSource for Clog2Source {
+    type Options = Clog2Options;
+    const IO_ERROR: &'static str = "read error: ";
+
     /// Opens a CLOG-2 file: reads it once for its definitions (so events
     /// logged before the definition of their state are understood) and
     /// prepares the conversion. Records come in time order: streamed when
     /// the file's events are in time order (a merged log), else converted
     /// whole and sorted.
-    pub fn open(path: impl AsRef<FsPath>, opts: &Clog2Options) -> Result<Clog2Source, SourceError> {
+    fn open(path: impl AsRef<FsPath>, opts: &Clog2Options) -> Result<Clog2Source, SourceError> {
         let path = path.as_ref();
         let open = || {
             let (name, f) = open_file(path, "cannot open: ")?;
@@ -113,22 +116,22 @@ impl Clog2Source {
         Clog2Source::read(&open, opts)
     }
 
-    /// Reads a CLOG-2 log from `reader` (named `name` in messages) as
-    /// [`Clog2Source::open`] reads a file, holding the whole log in memory
-    /// for the two passes.
-    pub fn from_reader(
-        name: impl Into<String>,
-        reader: impl Read,
+    /// Reads a CLOG-2 log as [`Clog2Source::open`] reads a file, holding
+    /// the whole log in memory for the two passes.
+    fn from_bytes(
+        name: String,
+        bytes: Vec<u8>,
         opts: &Clog2Options,
     ) -> Result<Clog2Source, SourceError> {
-        let name = name.into();
-        let bytes: Arc<[u8]> = read_all(&name, reader, "read error: ")?.into();
+        let bytes: Arc<[u8]> = bytes.into();
         let open = || {
             Clog2Reader::from_reader(name.clone(), Box::new(Cursor::new(bytes.clone())) as Input)
         };
         Clog2Source::read(&open, opts)
     }
+}
 
+impl Clog2Source {
     /// Both passes, each over an input from `open`.
     fn read(
         open: &dyn Fn() -> Result<Clog2Reader<Input>, SourceError>,

@@ -2,13 +2,10 @@
 //! repeats, in time order, as records.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 
 use super::repeats::{Seen, Verdict};
 use super::{read_samples, Format, GangliaOptions};
-use crate::record::{
-    open_file, path, read_all, Nanos, Path, Record, Source, SourceError, VarOp, What,
-};
+use crate::record::{path, Nanos, OpenSource, Path, Record, Source, SourceError, VarOp, What};
 
 /// What a [`GangliaSource`] read and what it left out.
 #[non_exhaustive]
@@ -58,31 +55,13 @@ pub struct GangliaSource {
     stats: ReadStats,
 }
 
-impl GangliaSource {
-    /// Reads the file at `path`.
-    pub fn open(
-        path: impl AsRef<std::path::Path>,
-        opts: &GangliaOptions,
-    ) -> Result<GangliaSource, SourceError> {
-        let (name, file) = open_file(path.as_ref(), "")?;
-        GangliaSource::from_reader(name, file, opts)
-    }
+impl OpenSource for GangliaSource {
+    type Options = GangliaOptions;
 
-    /// Reads the whole of `reader` (an XML dump or a text log); `name`
-    /// names it in errors.
-    pub fn from_reader(
-        name: impl Into<String>,
-        reader: impl Read,
-        opts: &GangliaOptions,
-    ) -> Result<GangliaSource, SourceError> {
-        let name = name.into();
-        let bytes = read_all(&name, reader, "")?;
-        GangliaSource::from_bytes(name, &bytes, opts)
-    }
-
+    /// Reads the whole of an XML dump or a text log.
     fn from_bytes(
         name: String,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         opts: &GangliaOptions,
     ) -> Result<GangliaSource, SourceError> {
         let mut seen = Seen::default();
@@ -91,7 +70,7 @@ impl GangliaSource {
         let mut metrics: Vec<String> = Vec::new();
         let mut units: BTreeMap<String, String> = BTreeMap::new();
         let mut entries: Vec<Entry> = Vec::new();
-        let (format, scan) = read_samples(&name, bytes, &mut |s| {
+        let (format, scan) = read_samples(&name, &bytes, &mut |s| {
             if !opts.keeps_host(s.host, s.ip) || !opts.keeps_metric(s.metric) {
                 stats.filtered += 1;
                 return;
@@ -156,7 +135,9 @@ impl GangliaSource {
             stats,
         })
     }
+}
 
+impl GangliaSource {
     /// The input's format.
     pub fn format(&self) -> Format {
         self.format

@@ -154,7 +154,6 @@ mod mapping;
 mod template;
 
 use std::collections::VecDeque;
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -166,7 +165,9 @@ pub use mapping::{Mapping, OutPolicy, StateMode, UnknownPolicy, AKYPUERA_TOML, D
 
 use engine::Engine;
 
-use crate::record::{open_file, read_all, ExtraField, Path, Record, Source, SourceError, What};
+use crate::record::{
+    open_file, read_all, ExtraField, OpenSource, Path, Record, Source, SourceError, What,
+};
 
 /// Events a source passed over because its mapping said to skip them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -215,36 +216,24 @@ pub struct RstSource {
     declared: bool,
 }
 
-impl RstSource {
-    /// Opens a file: reads it, checks its layout and its header event.
-    pub fn open(
-        path: impl AsRef<std::path::Path>,
+impl OpenSource for RstSource {
+    type Options = RstOptions;
+
+    /// Reads a libRastro file: checks its layout and its header event.
+    fn from_bytes(
+        name: String,
+        data: Vec<u8>,
         opts: &RstOptions,
     ) -> Result<RstSource, SourceError> {
-        let (name, data) = read_file(path.as_ref())?;
-        RstSource::from_data(name, data, opts)
-    }
-
-    /// Reads the whole of `reader` (a libRastro file, named `name` in
-    /// messages), as [`RstSource::open`] reads a file.
-    pub fn from_reader(
-        name: impl Into<String>,
-        reader: impl Read,
-        opts: &RstOptions,
-    ) -> Result<RstSource, SourceError> {
-        let name = name.into();
-        let data = read_all(&name, reader, "")?;
-        RstSource::from_data(name, data, opts)
-    }
-
-    fn from_data(name: String, data: Vec<u8>, opts: &RstOptions) -> Result<RstSource, SourceError> {
         Ok(RstSource {
             engine: Engine::open(name, data, opts.mapping.clone())?,
             out: VecDeque::new(),
             declared: false,
         })
     }
+}
 
+impl RstSource {
     /// The file's container, from its header event.
     pub fn container(&self) -> &Path {
         self.engine.path()
