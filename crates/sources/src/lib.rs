@@ -37,6 +37,6 @@ mod writer;
 
 pub use record::{
     collect, path, CountedSource, Decl, DisplayPath, EntityKind, ExtraField, Extras, Location,
-    Nanos, OpenSource, Path, Record, Source, SourceError, Step, VarOp, VecSource, What,
+    Nanos, OpenSource, Path, PathMap, Record, Source, SourceError, Step, VarOp, VecSource, What,
 };
 pub use writer::{Dialect, DialectError, PajeWriter, TimeText, WriteError, WriterOptions};
