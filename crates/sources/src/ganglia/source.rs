@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::repeats::{Seen, Verdict};
+use super::repeats::Seen;
 use super::{read_samples, Format, GangliaOptions};
 use crate::record::{path, Nanos, OpenSource, Path, Record, Source, SourceError, VarOp, What};
 
@@ -94,25 +94,18 @@ impl OpenSource for GangliaSource {
                     .entry(s.metric.to_string())
                     .or_insert_with(|| u.to_string());
             }
-            let val = match verdict {
-                Verdict::Repeat => {
-                    stats.repeats += 1;
-                    return;
+            if !verdict.is_new(&mut stats.repeats, &mut stats.unchanged) {
+                return;
+            }
+            let val = match s.number {
+                Some(n) => {
+                    stats.variables += 1;
+                    Val::Num(n)
                 }
-                Verdict::Unchanged => {
-                    stats.unchanged += 1;
-                    return;
+                None => {
+                    stats.events += 1;
+                    Val::Text(s.value.into())
                 }
-                Verdict::New => match s.number {
-                    Some(n) => {
-                        stats.variables += 1;
-                        Val::Num(n)
-                    }
-                    None => {
-                        stats.events += 1;
-                        Val::Text(s.value.into())
-                    }
-                },
             };
             entries.push(Entry {
                 time: s.time,
