@@ -408,7 +408,7 @@ fn declarations(s: &Scan, conv: &mut Converter, t0: Nanos, out: &mut VecDeque<Re
     }
     // A type, then its values (named and coloured by their definitions,
     // the first definition of a name only).
-    let mut entity_type = |kind, ty: &str, values: Vec<(String, &str)>| {
+    let mut entity_type = |kind, ty: &str, values: &mut dyn Iterator<Item = (String, &str)>| {
         push(Decl::EntityType {
             kind,
             name: ty.into(),
@@ -427,19 +427,11 @@ fn declarations(s: &Scan, conv: &mut Converter, t0: Nanos, out: &mut VecDeque<Re
             }
         }
     };
-    let states = s
-        .states
-        .iter()
-        .map(|d| (state_name(d), &*d.color))
-        .collect();
-    entity_type(EntityKind::State, STATE_TYPE, states);
+    let mut states = s.states.iter().map(|d| (state_name(d), &*d.color));
+    entity_type(EntityKind::State, STATE_TYPE, &mut states);
     if !s.events.is_empty() || s.undefined_events {
-        let events = s
-            .events
-            .iter()
-            .map(|d| (event_name(d), &*d.color))
-            .collect();
-        entity_type(EntityKind::Event, EVENT_TYPE, events);
+        let mut events = s.events.iter().map(|d| (event_name(d), &*d.color));
+        entity_type(EntityKind::Event, EVENT_TYPE, &mut events);
     }
     if !s.messages.is_empty() {
         push(Decl::LinkType {
