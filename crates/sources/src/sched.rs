@@ -190,11 +190,7 @@ impl OpenSource for SchedSource {
     const IO_ERROR: &'static str = "cannot read: ";
 
     /// Reads the input in the layout of the options or detected.
-    fn from_bytes(
-        name: String,
-        bytes: Vec<u8>,
-        opts: &SchedOptions,
-    ) -> Result<SchedSource, SourceError> {
+    fn from_bytes(name: String, bytes: Vec<u8>, opts: &SchedOptions) -> Result<Self, SourceError> {
         // Comms are kernel bytes: read them lossily rather than fail.
         let text = String::from_utf8_lossy(&bytes);
         SchedSource::from_text(&name, &text, opts)

@@ -104,7 +104,7 @@ impl OpenSource for Clog2Source {
     /// prepares the conversion. Records come in time order: streamed when
     /// the file's events are in time order (a merged log), else converted
     /// whole and sorted.
-    fn open(path: impl AsRef<FsPath>, opts: &Clog2Options) -> Result<Clog2Source, SourceError> {
+    fn open(path: impl AsRef<FsPath>, opts: &Clog2Options) -> Result<Self, SourceError> {
         let path = path.as_ref();
         let open = || {
             let (name, f) = open_file(path, "cannot open: ")?;
@@ -118,11 +118,7 @@ impl OpenSource for Clog2Source {
 
     /// Reads a CLOG-2 log as [`Clog2Source::open`] reads a file, holding
     /// the whole log in memory for the two passes.
-    fn from_bytes(
-        name: String,
-        bytes: Vec<u8>,
-        opts: &Clog2Options,
-    ) -> Result<Clog2Source, SourceError> {
+    fn from_bytes(name: String, bytes: Vec<u8>, opts: &Clog2Options) -> Result<Self, SourceError> {
         let bytes: Arc<[u8]> = bytes.into();
         let open = || {
             Clog2Reader::from_reader(name.clone(), Box::new(Cursor::new(bytes.clone())) as Input)

@@ -63,7 +63,7 @@ impl OpenSource for GangliaSource {
         name: String,
         bytes: Vec<u8>,
         opts: &GangliaOptions,
-    ) -> Result<GangliaSource, SourceError> {
+    ) -> Result<Self, SourceError> {
         let mut seen = Seen::default();
         let mut stats = ReadStats::default();
         let mut containers: Vec<Path> = Vec::new();

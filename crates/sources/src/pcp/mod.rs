@@ -246,11 +246,7 @@ impl OpenSource for PcpSource {
     const IO_ERROR: &'static str = "cannot read: ";
 
     /// Reads UTF-8 text, in the layout of the options or detected.
-    fn from_bytes(
-        name: String,
-        bytes: Vec<u8>,
-        opts: &PcpOptions,
-    ) -> Result<PcpSource, SourceError> {
+    fn from_bytes(name: String, bytes: Vec<u8>, opts: &PcpOptions) -> Result<Self, SourceError> {
         let text = String::from_utf8(bytes).map_err(|e| {
             SourceError::byte(&name, e.utf8_error().valid_up_to() as u64, "not UTF-8 text")
         })?;

@@ -220,11 +220,7 @@ impl OpenSource for RstSource {
     type Options = RstOptions;
 
     /// Reads a libRastro file: checks its layout and its header event.
-    fn from_bytes(
-        name: String,
-        data: Vec<u8>,
-        opts: &RstOptions,
-    ) -> Result<RstSource, SourceError> {
+    fn from_bytes(name: String, data: Vec<u8>, opts: &RstOptions) -> Result<Self, SourceError> {
         Ok(RstSource {
             engine: Engine::open(name, data, opts.mapping.clone())?,
             out: VecDeque::new(),
