@@ -10,7 +10,7 @@ use super::mapping::Mapping;
 use super::{read_file, RstOptions, RstSource};
 use crate::record::{Nanos, Path, Record, Source, SourceError, What};
 use crate::writer::{
-    destroy_variable_state_defs, event_def, type_defs, Dialect, PajeWriter, WriterOptions,
+    destroy_variable_state_defs, event_def, link_def, type_defs, Dialect, PajeWriter, WriterOptions,
 };
 
 /// The Pajé header `aky_converter` writes (Akypuera of 2017-2018 with
@@ -26,22 +26,13 @@ pub const AKY_HEADER: &str = concat!(
     destroy_variable_state_defs!(),
     event_def!(PajePopState 13: Time date, Container string, Type string),
     event_def!(PajeResetState 14: Time date, Container string, Type string),
-    event_def!(
-        PajeStartLink 15: Time date, Container string, Type string, StartContainer string,
-        Value string, Key string
-    ),
-    event_def!(
-        PajeEndLink 16: Time date, Container string, Type string, EndContainer string,
-        Value string, Key string
-    ),
+    link_def!(PajeStartLink 15: StartContainer),
+    link_def!(PajeEndLink 16: EndContainer),
     event_def!(PajeNewEvent 17: Time date, Container string, Type string, Value string),
     event_def!(
         PajePushState 18: Time date, Container string, Type string, Value string, Mark string
     ),
-    event_def!(
-        PajeStartLink 19: Time date, Container string, Type string, StartContainer string,
-        Value string, Key string, Size string, Mark string
-    ),
+    link_def!(PajeStartLink 19: StartContainer, Size string, Mark string),
 );
 
 /// The dialect to write an Akypuera conversion with: [`AKY_HEADER`].

@@ -27,7 +27,7 @@ mod declare;
 mod dialect;
 mod text;
 
-pub(crate) use dialect::{destroy_variable_state_defs, event_def, type_defs};
+pub(crate) use dialect::{destroy_variable_state_defs, event_def, link_def, type_defs};
 pub use dialect::{Dialect, DialectError};
 pub use text::TimeText;
 
