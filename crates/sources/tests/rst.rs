@@ -334,19 +334,12 @@ fn rst_file(id1: u64, id2: u64, host: &str, events: &[(u16, u64, Vec<Value<'stat
         seconds: T0,
         resolution: 1_000_000_000,
     };
-    enc.event(
-        16383,
-        Stamp::Timed {
-            time_set: Some(clock),
-            ticks: 0,
-        },
-        &[
-            Value::U64(id1),
-            Value::U64(id2),
-            Value::Str(host.as_bytes()),
-        ],
-    )
-    .expect("header");
+    let stamp = Stamp::Timed {
+        time_set: Some(clock),
+        ticks: 0,
+    };
+    enc.init_event(stamp, id1, id2, host.as_bytes())
+        .expect("header");
     let mut last = 0;
     for (ty, ticks, values) in events {
         enc.event(
@@ -622,12 +615,8 @@ fn time_going_back_and_timeless_files_are_refused() {
     assert!(err.message.contains("back in time"), "{}", err.message);
 
     let mut enc = Encoder::new(Vec::new(), Layout::Timeless);
-    enc.event(
-        16383,
-        Stamp::Timeless { time_set: true },
-        &[Value::U64(0), Value::U64(0), Value::Str(b"vm")],
-    )
-    .unwrap();
+    enc.init_event(Stamp::Timeless { time_set: true }, 0, 0, b"vm")
+        .unwrap();
     enc.event(16382, Stamp::Timeless { time_set: false }, &[])
         .unwrap();
     let err = RstSource::from_reader("old.rst", enc.finish().unwrap().as_slice(), &strict())
