@@ -22,10 +22,13 @@ fn cpu(time: i64, n: &str, value: &str) -> Record {
     common::set_state(time, path(&[("host", "h"), ("cpu", n)]), "running", value)
 }
 
-fn read(file: &std::path::Path, o: &SchedOptions) -> (Vec<Record>, SchedSource) {
-    let mut src = SchedSource::open(file, o).unwrap_or_else(|e| panic!("{e}"));
-    let recs = collect(&mut src).unwrap();
-    (recs, src)
+fn read(file: &std::path::Path, o: &SchedOptions) -> (SchedSource, Vec<Record>) {
+    common::read(file, o)
+}
+
+/// The shared sample `<sub>/<file>`, if the samples are there.
+fn sample(sub: &str, file: &str, o: &SchedOptions) -> Option<(SchedSource, Vec<Record>)> {
+    common::read_sample(sub, file, o)
 }
 
 /// (time, value) of the `sched` states of thread `tid`.
@@ -62,13 +65,13 @@ fn us(sec: i64, micros: i64) -> i64 {
 
 #[test]
 fn ftrace_critical_path() {
-    let Some(dir) = common::samples("ftrace") else {
+    let Some((src, recs)) = sample(
+        "ftrace",
+        "tracecompass-trace-critical-path.txt",
+        &SchedOptions::new("h"),
+    ) else {
         return;
     };
-    let (recs, src) = read(
-        &dir.join("tracecompass-trace-critical-path.txt"),
-        &SchedOptions::new("h"),
-    );
     let s = src.stats();
     assert_eq!(s.format, Some(SchedFormat::EventText));
     assert_eq!(
@@ -133,7 +136,7 @@ fn ftrace_android_samples() {
             143,
         ),
     ] {
-        let (recs, src) = read(&dir.join(file), &SchedOptions::new("h"));
+        let (src, recs) = read(&dir.join(file), &SchedOptions::new("h"));
         let s = src.stats();
         assert_eq!((s.switches, s.wakeups), (switches, wakeups), "{file}");
         assert_eq!(s.header_lines, 11, "{file}");
@@ -151,7 +154,7 @@ fn ftrace_android_samples() {
         assert_eq!(cpu_states as u64, switches, "{file}");
     }
     // `d.H5` flags (line 12): sh wakes rcu_preempt, which then runs (line 15).
-    let (recs, _) = read(
+    let (_, recs) = read(
         &dir.join("tracecompass-trace-android-sched.txt"),
         &SchedOptions::new("h"),
     );
@@ -163,10 +166,10 @@ fn ftrace_android_samples() {
 
 #[test]
 fn trace_cmd_raw_numeric_states_golden() {
-    let Some(dir) = common::samples("trace-cmd") else {
+    let Some((src, recs)) = sample("trace-cmd", "trappy-raw_trace.txt", &SchedOptions::new("h"))
+    else {
         return;
     };
-    let (recs, src) = read(&dir.join("trappy-raw_trace.txt"), &SchedOptions::new("h"));
     let (t1, t2, t3) = (us(106439, 675591), us(106439, 675613), us(106439, 675718));
     assert_eq!(
         recs,
@@ -216,7 +219,7 @@ fn trace_cmd_unsorted_sample() {
     // ...counted when lenient.
     let mut o = SchedOptions::new("h");
     o.lenient = true;
-    let (recs, src) = read(&file, &o);
+    let (src, recs) = read(&file, &o);
     let s = src.stats();
     assert_eq!((s.switches, s.malformed, s.out_of_order), (6, 1, 1));
     assert_eq!(s.other_events["cpu_idle"], 8);
@@ -246,7 +249,7 @@ fn trace_cmd_unsorted_sample() {
 
 #[test]
 fn unsorted_plugin_format_golden() {
-    let (recs, src) = read(
+    let (src, recs) = read(
         &common::data("sched/unsorted-plugin.txt"),
         &SchedOptions::new("h"),
     );
@@ -289,7 +292,7 @@ fn unsorted_plugin_format_golden() {
 fn perf_script_golden() {
     let mut o = SchedOptions::new("h");
     o.cpus = false;
-    let (recs, src) = read(&common::data("sched/perf-script.txt"), &o);
+    let (src, recs) = read(&common::data("sched/perf-script.txt"), &o);
     let t = |ns: i64| 1_234_000_000_000 + ns;
     assert_eq!(
         recs,
@@ -307,7 +310,7 @@ fn perf_script_golden() {
 
 #[test]
 fn seed_kernel_layout_golden() {
-    let (recs, src) = read(
+    let (src, recs) = read(
         &common::data("sched/seed-kernel.txt"),
         &SchedOptions::new("h"),
     );
