@@ -84,30 +84,40 @@ fn ftrace_critical_path() {
     assert_eq!((s.unrecognized, s.malformed, s.out_of_order), (0, 0, 0));
     assert!(recs.windows(2).all(|w| w[0].time <= w[1].time));
 
-    // kworker/2:0H: woken, in, out in D, woken, in, out in t (lines 15-61).
-    assert_eq!(
-        states_of(&recs, "24678"),
-        vec![
-            (us(26186, 336661), "runnable".into()),
-            (us(26186, 336663), "running".into()),
-            (us(26186, 336680), "blocked".into()),
-            (us(26186, 337351), "runnable".into()),
-            (us(26186, 337355), "running".into()),
-            (us(26186, 337384), "blocked".into()),
-        ]
-    );
-    // gnome-shell is preempted three times (R, R, R+) and never blocks.
-    assert_eq!(
-        states_of(&recs, "1746"),
-        vec![
-            (us(26186, 336663), "runnable".into()),
-            (us(26186, 336680), "running".into()),
-            (us(26186, 337355), "runnable".into()),
-            (us(26186, 337384), "running".into()),
-            (us(26186, 337988), "runnable".into()),
-            (us(26186, 338715), "running".into()),
-        ]
-    );
+    // The states of two threads: microseconds of second 26186, state.
+    let threads: [(&str, [(i64, &str); 6]); 2] = [
+        // kworker/2:0H: woken, in, out in D, woken, in, out in t (lines 15-61).
+        (
+            "24678",
+            [
+                (336661, "runnable"),
+                (336663, "running"),
+                (336680, "blocked"),
+                (337351, "runnable"),
+                (337355, "running"),
+                (337384, "blocked"),
+            ],
+        ),
+        // gnome-shell is preempted three times (R, R, R+) and never blocks.
+        (
+            "1746",
+            [
+                (336663, "runnable"),
+                (336680, "running"),
+                (337355, "runnable"),
+                (337384, "running"),
+                (337988, "runnable"),
+                (338715, "running"),
+            ],
+        ),
+    ];
+    for (tid, states) in threads {
+        let want: Vec<(i64, String)> = states
+            .iter()
+            .map(|&(micros, st)| (us(26186, micros), st.to_string()))
+            .collect();
+        assert_eq!(states_of(&recs, tid), want, "thread {tid}");
+    }
     // Comms with spaces are kept whole.
     assert_eq!(comms_of(&recs, "2711"), ["Web Content"]);
     assert_eq!(
