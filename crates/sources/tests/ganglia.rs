@@ -61,6 +61,16 @@ fn golden(recs: &[Record]) -> String {
     out
 }
 
+/// Reads `ganglia/<stem>.<ext>` of the test data with the default options
+/// and checks its records against `ganglia/<stem>.expected`.
+fn read_golden(stem: &str, ext: &str) -> (GangliaSource, Vec<Record>) {
+    let file = common::data(&format!("ganglia/{stem}.{ext}"));
+    let (src, recs) = read(&file, &GangliaOptions::default());
+    let expected = common::data(&format!("ganglia/{stem}.expected"));
+    assert_eq!(golden(&recs), std::fs::read_to_string(expected).unwrap());
+    (src, recs)
+}
+
 /// The value of variable `ty` of the container whose last step is `host`.
 fn variable(recs: &[Record], host: &str, ty: &str) -> Vec<(i64, f64)> {
     recs.iter()
@@ -309,12 +319,7 @@ fn filters_by_host_name_or_ip_and_metric() {
 
 #[test]
 fn successive_dumps_golden() {
-    let (src, recs) = read(
-        &common::data("ganglia/successive.xml"),
-        &GangliaOptions::default(),
-    );
-    let expected = std::fs::read_to_string(common::data("ganglia/successive.expected")).unwrap();
-    assert_eq!(golden(&recs), expected);
+    let (src, _) = read_golden("successive", "xml");
     let st = src.stats();
     assert_eq!(st.documents, 3);
     assert_eq!(st.samples, 4 + 5 + 6);
@@ -329,28 +334,20 @@ fn successive_dumps_golden() {
 
 #[test]
 fn nested_grids_summaries_and_bare_hosts_golden() {
-    let (src, recs) = read(
-        &common::data("ganglia/gmetad-nested.xml"),
-        &GangliaOptions::default(),
-    );
-    let expected = std::fs::read_to_string(common::data("ganglia/gmetad-nested.expected")).unwrap();
-    assert_eq!(golden(&recs), expected);
+    let (src, _) = read_golden("gmetad-nested", "xml");
     let st = src.stats();
     assert_eq!((st.documents, st.samples, st.summaries), (2, 4, 2));
 }
 
 #[test]
 fn text_log_golden() {
-    let path = common::data("ganglia/log.txt");
-    let (src, recs) = read(&path, &GangliaOptions::default());
+    let (src, _) = read_golden("log", "txt");
     assert_eq!(src.format(), Format::TextLog);
-    let expected = std::fs::read_to_string(common::data("ganglia/log.expected")).unwrap();
-    assert_eq!(golden(&recs), expected);
     let st = src.stats();
     assert_eq!((st.samples, st.repeats, st.unchanged), (10, 1, 1));
     assert_eq!(src.units("bytes_out"), None);
     let (_, only) = read(
-        &path,
+        &common::data("ganglia/log.txt"),
         &GangliaOptions::new(vec!["paple*".into()], vec!["bytes_out".into()]),
     );
     assert_eq!(only.len(), 2);

@@ -4,7 +4,7 @@
 mod common;
 
 use trama_sources::pcp::{InstanceMapping, PcpFormat, PcpOptions, PcpSource};
-use trama_sources::{collect, path, Location, OpenSource, Record, VarOp, What};
+use trama_sources::{collect, path, OpenSource, Record, VarOp, What};
 
 const S: i64 = 1_000_000_000;
 
@@ -157,14 +157,8 @@ fn pmrep_csv_needs_a_host() {
     let Some(dir) = common::samples("pcp") else {
         return;
     };
-    let err = PcpSource::open(
-        dir.join("expected/dyninsts.pmrep-csv.p-I-r-u.csv"),
-        &PcpOptions::default(),
-    )
-    .err()
-    .unwrap();
-    assert_eq!(err.location, Location::Line(2));
-    assert!(err.message.contains("host"), "{err}");
+    let file = dir.join("expected/dyninsts.pmrep-csv.p-I-r-u.csv");
+    common::open_error_at::<PcpSource>(&file, &PcpOptions::default(), 2, "host");
 }
 
 #[test]
@@ -247,14 +241,8 @@ fn pmdumptext_m_l_o_u_golden() {
     assert_eq!(src.stats().missing, 1);
 
     // Without the year the default time stamps cannot be placed.
-    let err = PcpSource::open(
-        common::data("pcp/dumptext-m-l-o-u.txt"),
-        &PcpOptions::default(),
-    )
-    .err()
-    .unwrap();
-    assert_eq!(err.location, Location::Line(3));
-    assert!(err.message.contains("year"), "{err}");
+    let file = common::data("pcp/dumptext-m-l-o-u.txt");
+    common::open_error_at::<PcpSource>(&file, &PcpOptions::default(), 3, "year");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 mod common;
 
 use trama_sources::sched::{SchedFormat, SchedOptions, SchedSource};
-use trama_sources::{collect, path, Location, OpenSource, Record, What};
+use trama_sources::{collect, path, OpenSource, Record, What};
 
 fn thread(tid: &str) -> Vec<(&'static str, String)> {
     vec![("host", "h".to_string()), ("thread", tid.to_string())]
@@ -217,11 +217,8 @@ fn trace_cmd_unsorted_sample() {
     };
     let file = dir.join("trappy-trace_idle_unsorted.txt");
     // The last sched_switch of the file is cut short: an error by default...
-    let err = SchedSource::open(&file, &SchedOptions::new("h"))
-        .err()
-        .unwrap();
-    assert_eq!(err.location, Location::Line(17));
-    assert!(err.message.contains("prev_state"), "{err}");
+    let o = SchedOptions::new("h");
+    let err = common::open_error_at::<SchedSource>(&file, &o, 17, "prev_state");
     assert!(
         err.message.contains("prev_comm=bash prev_pid=14840"),
         "{err}"

@@ -56,6 +56,23 @@ pub fn read_sample<S: OpenSource + Source>(
     Some(read(&samples(sub)?.join(file), opts))
 }
 
+/// Opens the file at `path` as a source of kind `S` with `opts`, checks
+/// that it fails at `line` with a message quoting `token`, and returns the
+/// error.
+pub fn open_error_at<S: OpenSource>(
+    path: &Path,
+    opts: &S::Options,
+    line: u64,
+    token: &str,
+) -> SourceError {
+    let Err(err) = S::open(path, opts) else {
+        panic!("{} accepted", path.display());
+    };
+    assert_eq!(err.location, Location::Line(line), "{err}");
+    assert!(err.message.contains(token), "{err}");
+    err
+}
+
 /// Every record of `src`, each as the line `show` makes of it.
 pub fn lines(src: &mut dyn Source, show: fn(&Record) -> String) -> Vec<String> {
     collect(src).unwrap().iter().map(show).collect()
