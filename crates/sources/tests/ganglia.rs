@@ -71,32 +71,41 @@ fn read_golden(stem: &str, ext: &str) -> (GangliaSource, Vec<Record>) {
     (src, recs)
 }
 
-/// The value of variable `ty` of the container whose last step is `host`.
-fn variable(recs: &[Record], host: &str, ty: &str) -> Vec<(i64, f64)> {
+/// (seconds, record) of the samples of metric `ty` of the container whose
+/// last step is `host`.
+fn samples<'r>(
+    recs: &'r [Record],
+    host: &'r str,
+    ty: &'r str,
+) -> impl Iterator<Item = (i64, &'r What)> {
     recs.iter()
-        .filter_map(|r| match &r.what {
+        .filter(move |r| match &r.what {
             What::Variable {
-                container,
-                ty: t,
-                value,
-                ..
-            } if t == ty && container.last().unwrap().name == host => Some((r.time / NS, *value)),
+                container, ty: t, ..
+            }
+            | What::Event {
+                container, ty: t, ..
+            } => t == ty && container.last().unwrap().name == host,
+            _ => false,
+        })
+        .map(|r| (r.time / NS, &r.what))
+}
+
+/// The values of variable `ty` of `host` (see [`samples`]).
+fn variable(recs: &[Record], host: &str, ty: &str) -> Vec<(i64, f64)> {
+    samples(recs, host, ty)
+        .filter_map(|(t, w)| match w {
+            What::Variable { value, .. } => Some((t, *value)),
             _ => None,
         })
         .collect()
 }
 
+/// The texts of event `ty` of `host` (see [`samples`]).
 fn events(recs: &[Record], host: &str, ty: &str) -> Vec<(i64, String)> {
-    recs.iter()
-        .filter_map(|r| match &r.what {
-            What::Event {
-                container,
-                ty: t,
-                value,
-                ..
-            } if t == ty && container.last().unwrap().name == host => {
-                Some((r.time / NS, value.clone()))
-            }
+    samples(recs, host, ty)
+        .filter_map(|(t, w)| match w {
+            What::Event { value, .. } => Some((t, value.clone())),
             _ => None,
         })
         .collect()
