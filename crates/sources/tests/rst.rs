@@ -762,41 +762,46 @@ fn a_deck_trace_with_two_nodes() {
 #[test]
 fn mapping_errors_name_the_file_the_line_and_the_key() {
     let base = "[container]\npath = [[\"rank\", \"{id1}\"]]\n";
-    let e = Mapping::from_toml("m.toml", &format!("{base}bogus = 1\n")).unwrap_err();
-    assert_eq!(e.file, "m.toml");
-    assert_eq!(e.location, Location::Line(3));
-    assert!(e.message.contains("bogus"), "{}", e.message);
-
-    let e = Mapping::from_toml(
-        "m.toml",
-        &format!("{base}[events]\n16383 = {{ skip = true }}\n"),
-    )
-    .unwrap_err();
-    assert_eq!(e.location, Location::Line(4));
-    assert!(e.message.contains("events.16383"), "{}", e.message);
-
-    let e = Mapping::from_toml(
-        "m.toml",
-        &format!("{base}[events]\n5000 = {{ send = \"PTP\" }}\n"),
-    )
-    .unwrap_err();
-    assert!(e.message.contains("events.5000"), "{}", e.message);
-    assert!(e.message.contains("'to'"), "{}", e.message);
-
-    let e = Mapping::from_toml(
-        "m.toml",
-        &format!("{base}[events]\n1 = {{ in = \"A\", colour = \"red\" }}\n"),
-    )
-    .unwrap_err();
-    assert_eq!(e.location, Location::Line(4));
-    assert!(e.message.contains("colour"), "{}", e.message);
-
-    let e = Mapping::from_toml("m.toml", "[container]\npath = [[\"rank\", \"{u32.0}\"]]\n")
-        .unwrap_err();
-    assert!(e.message.contains("container.path[0]"), "{}", e.message);
-
-    let e = Mapping::from_toml("m.toml", &format!("{base}[states]\nmode = \"set\"\n")).unwrap_err();
-    assert!(e.message.contains("states.idle"), "{}", e.message);
+    // A mapping (after `base` or whole), the line of its error if the
+    // message has one to check, and words of the message.
+    let cases: [(String, Option<u64>, &[&str]); 6] = [
+        (format!("{base}bogus = 1\n"), Some(3), &["bogus"]),
+        (
+            format!("{base}[events]\n16383 = {{ skip = true }}\n"),
+            Some(4),
+            &["events.16383"],
+        ),
+        (
+            format!("{base}[events]\n5000 = {{ send = \"PTP\" }}\n"),
+            None,
+            &["events.5000", "'to'"],
+        ),
+        (
+            format!("{base}[events]\n1 = {{ in = \"A\", colour = \"red\" }}\n"),
+            Some(4),
+            &["colour"],
+        ),
+        (
+            "[container]\npath = [[\"rank\", \"{u32.0}\"]]\n".to_string(),
+            None,
+            &["container.path[0]"],
+        ),
+        (
+            format!("{base}[states]\nmode = \"set\"\n"),
+            None,
+            &["states.idle"],
+        ),
+    ];
+    for (toml, line, words) in &cases {
+        let e = Mapping::from_toml("m.toml", toml).unwrap_err();
+        assert_eq!(e.file, "m.toml");
+        if let Some(line) = line {
+            assert_eq!(e.location, Location::Line(*line), "{toml}");
+        }
+        for w in *words {
+            assert!(e.message.contains(w), "{}", e.message);
+        }
+    }
 
     let file = common::data("rst/bad-out.toml");
     let e = Mapping::load(&file).unwrap_err();
