@@ -546,6 +546,30 @@ pub trait Source: Send {
     }
 }
 
+/// A source that converts its input a step at a time into a queue of
+/// records, and serves them from it.
+pub(crate) trait Stepwise {
+    /// The records converted and not served yet.
+    fn queue(&mut self) -> &mut std::collections::VecDeque<Record>;
+
+    /// Converts the next part of the input into the queue: `Ok(false)`
+    /// once the input is over and nothing more was queued.
+    fn step(&mut self) -> Result<bool, SourceError>;
+
+    /// The next record (see [`Source::next_record`]): the first queued,
+    /// after as many steps as it takes to queue one.
+    fn next_queued(&mut self) -> Result<Option<Record>, SourceError> {
+        loop {
+            if let Some(r) = self.queue().pop_front() {
+                return Ok(Some(r));
+            }
+            if !self.step()? {
+                return Ok(None);
+            }
+        }
+    }
+}
+
 /// A source over records already in memory, for readers whose input is not
 /// in time order (or small): sorted by time once, keeping the input order
 /// of equal times.

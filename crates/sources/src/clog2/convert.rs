@@ -16,7 +16,7 @@ use super::read::{
 use super::x11;
 use crate::record::{
     open_file, path, Decl, EntityKind, ExtraField, Nanos, OpenSource, Path, Record, Source,
-    SourceError, What,
+    SourceError, Stepwise, What,
 };
 
 /// The state type of the records.
@@ -64,18 +64,14 @@ pub struct Clog2Source {
     preamble: Preamble,
     scan: Scan,
     conv: Converter,
-    mode: Mode,
+    /// The log's reader while its records are streamed: `None` once they
+    /// are all converted (or were converted whole and sorted).
+    reader: Option<Clog2Reader<Input>>,
     pending: VecDeque<Record>,
 }
 
 /// What the two passes read: a file, or bytes held in memory.
 type Input = Box<dyn Read + Send>;
-
-enum Mode {
-    Stream(Clog2Reader<Input>),
-    Buffered(std::vec::IntoIter<Record>),
-    Done,
-}
 
 /// The converting state of the second pass.
 struct Converter {
@@ -153,8 +149,8 @@ impl Clog2Source {
             None => 0,
         };
         declarations(&scan, &mut conv, t0, &mut pending);
-        let mode = if scan.sorted {
-            Mode::Stream(reader)
+        let reader = if scan.sorted {
+            Some(reader)
         } else {
             let mut all: Vec<Record> = pending.drain(..).collect();
             let mut out = VecDeque::new();
@@ -164,14 +160,15 @@ impl Clog2Source {
             }
             conv.finish();
             all.sort_by_key(|r| r.time);
-            Mode::Buffered(all.into_iter())
+            pending = all.into();
+            None
         };
         Ok(Clog2Source {
             name,
             preamble,
             scan,
             conv,
-            mode,
+            reader,
             pending,
         })
     }
@@ -232,31 +229,7 @@ impl Source for Clog2Source {
     }
 
     fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
-        loop {
-            if let Some(r) = self.pending.pop_front() {
-                return Ok(Some(r));
-            }
-            match &mut self.mode {
-                Mode::Stream(reader) => match reader.next_record()? {
-                    Some(rec) => {
-                        self.conv
-                            .convert(&rec, &self.scan, &self.name, &mut self.pending)?
-                    }
-                    None => {
-                        self.conv.finish();
-                        self.mode = Mode::Done;
-                    }
-                },
-                Mode::Buffered(it) => {
-                    let r = it.next();
-                    if r.is_none() {
-                        self.mode = Mode::Done;
-                    }
-                    return Ok(r);
-                }
-                Mode::Done => return Ok(None),
-            }
-        }
+        self.next_queued()
     }
 
     fn extra_fields(&self) -> Vec<ExtraField> {
@@ -268,6 +241,28 @@ impl Source for Clog2Source {
             name: SIZE_FIELD.to_string(),
             field_type: "int".to_string(),
         }]
+    }
+}
+
+impl Stepwise for Clog2Source {
+    fn queue(&mut self) -> &mut VecDeque<Record> {
+        &mut self.pending
+    }
+
+    fn step(&mut self) -> Result<bool, SourceError> {
+        let Some(reader) = &mut self.reader else {
+            return Ok(false);
+        };
+        match reader.next_record()? {
+            Some(rec) => self
+                .conv
+                .convert(&rec, &self.scan, &self.name, &mut self.pending)?,
+            None => {
+                self.conv.finish();
+                self.reader = None;
+            }
+        }
+        Ok(true)
     }
 }
 

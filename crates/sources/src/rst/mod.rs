@@ -166,7 +166,7 @@ pub use mapping::{Mapping, OutPolicy, StateMode, UnknownPolicy, AKYPUERA_TOML, D
 use engine::Engine;
 
 use crate::record::{
-    open_file, read_all, ExtraField, OpenSource, Path, Record, Source, SourceError, What,
+    open_file, read_all, ExtraField, OpenSource, Path, Record, Source, SourceError, Stepwise, What,
 };
 
 /// Events a source passed over because its mapping said to skip them.
@@ -253,31 +253,38 @@ impl Source for RstSource {
     }
 
     fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
-        loop {
-            if let Some(r) = self.out.pop_front() {
-                return Ok(Some(r));
-            }
-            let next = self.engine.next_event()?;
-            if !self.declared {
-                self.declared = true;
-                let time = next.as_ref().map_or(0, |d| d.time);
-                for d in self.engine.mapping().declarations() {
-                    self.out.push_back(Record {
-                        time,
-                        what: What::Declare(d.clone()),
-                    });
-                }
-            }
-            match next {
-                Some(d) => self.out.extend(d.records),
-                None if self.out.is_empty() => return Ok(None),
-                None => {}
-            }
-        }
+        self.next_queued()
     }
 
     fn extra_fields(&self) -> Vec<ExtraField> {
         self.engine.mapping().extra_fields().to_vec()
+    }
+}
+
+impl Stepwise for RstSource {
+    fn queue(&mut self) -> &mut VecDeque<Record> {
+        &mut self.out
+    }
+
+    /// Converts the next event, after the mapping's declarations at the
+    /// time of the first.
+    fn step(&mut self) -> Result<bool, SourceError> {
+        let next = self.engine.next_event()?;
+        if !self.declared {
+            self.declared = true;
+            let time = next.as_ref().map_or(0, |d| d.time);
+            for d in self.engine.mapping().declarations() {
+                self.out.push_back(Record {
+                    time,
+                    what: What::Declare(d.clone()),
+                });
+            }
+        }
+        match next {
+            Some(d) => self.out.extend(d.records),
+            None => return Ok(!self.out.is_empty()),
+        }
+        Ok(true)
     }
 }
 
