@@ -87,8 +87,8 @@
 //! Events are sorted by time first (stable: file order within a time), as
 //! trace-cmd's output of several CPUs may be unsorted; the state machine
 //! then runs in time order, and the records are served through
-//! [`VecSource`]. [`SchedStats::out_of_order`] counts the events that
-//! came earlier than one before them in the file.
+//! [`VecSource`](crate::VecSource). [`SchedStats::out_of_order`] counts
+//! the events that came earlier than one before them in the file.
 //!
 //! - A thread is the container `[("host", H), ("thread", "<tid>")]`, `H`
 //!   from [`SchedOptions::host`] and the kernel's pid (a thread id) as name,

@@ -122,8 +122,8 @@
 //!   type and container (a string metric is a state that lasts).
 //!
 //! The records are sorted by time (stable: input order within a time)
-//! through [`VecSource`]; [`CountedSource::stats`] reports what was read and
-//! what was not mapped.
+//! through [`VecSource`](crate::VecSource); [`CountedSource::stats`]
+//! reports what was read and what was not mapped.
 
 mod convert;
 mod pmdumplog;
