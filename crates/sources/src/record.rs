@@ -17,6 +17,12 @@
 //! Declarations are untimed: the merge writes them as soon as they reach
 //! the head of their source, whatever their `time` (give them the time of
 //! the record that follows, or 0 in a [`VecSource`] so they sort first).
+//!
+//! The pieces the readers share are here too: [`OpenSource`], the opening
+//! of the kinds that read their whole input; [`VecSource`] and
+//! [`CountedSource`], sources of records already in memory; and
+//! [`PathMap`], the map by container path that the writer and the merge
+//! keep.
 
 use std::collections::HashMap;
 use std::fmt;
