@@ -122,9 +122,12 @@ fn assert_sorted(recs: &[Record]) {
     assert!(recs.windows(2).all(|w| w[0].time <= w[1].time));
 }
 
-/// Numbers of the real dumps by file, each the only sample of its host
-/// and metric: host, metric, seconds, value.
-const REAL_NUMBERS: &[(&str, &[(&str, &str, i64, f64)])] = &[
+/// Samples of one file, each the only one of its host and metric: host,
+/// metric, seconds, value.
+type Samples<V> = &'static [(&'static str, &'static str, i64, V)];
+
+/// Numbers of the real dumps, by file.
+const REAL_NUMBERS: &[(&str, Samples<f64>)] = &[
     (
         "gmond-3.3.8-cassandra.xml",
         // CLUSTER LOCALTIME="1396016573" minus each METRIC's TN.
@@ -157,7 +160,7 @@ const REAL_NUMBERS: &[(&str, &[(&str, &str, i64, f64)])] = &[
 ];
 
 /// Texts of the real dumps, as [`REAL_NUMBERS`].
-const REAL_TEXTS: &[(&str, &[(&str, &str, i64, &str)])] = &[
+const REAL_TEXTS: &[(&str, Samples<&str>)] = &[
     (
         "gmond-3.3.8-cassandra.xml",
         &[

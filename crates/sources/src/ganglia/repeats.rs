@@ -15,7 +15,7 @@ pub(super) enum Verdict {
 impl Verdict {
     /// Whether the sample is new; a repeat is counted in `repeats`, an
     /// unchanged text in `unchanged`.
-    pub(super) fn is_new(self, repeats: &mut u64, unchanged: &mut u64) -> bool {
+    pub(super) fn is_new(&self, repeats: &mut u64, unchanged: &mut u64) -> bool {
         match self {
             Verdict::New => true,
             Verdict::Repeat => {
