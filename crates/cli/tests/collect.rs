@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use trama_sources::ganglia::{read_samples, GangliaOptions, GangliaSource};
-use trama_sources::{collect as records, What};
+use trama_sources::{collect as records, OpenSource, What};
 
 fn trama(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trama"))

@@ -1,9 +1,8 @@
 //! Rewrites a source's container paths into the unified hierarchy.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 
-use trama_sources::{DisplayPath, Nanos, Path, Step};
+use trama_sources::{DisplayPath, Nanos, Path, PathMap, Step};
 
 use crate::plan::{Plan, SourcePlan};
 use crate::MergeError;
@@ -34,8 +33,7 @@ pub struct Mapper {
     rank_hosts: Option<Vec<String>>,
     /// Origins per rank name (nanoseconds).
     rank_origins: BTreeMap<String, Nanos>,
-    cache: HashMap<Path, Unified, foldhash::fast::RandomState>,
-    by_address: HashMap<usize, (Path, Unified), foldhash::fast::RandomState>,
+    cache: PathMap<Unified>,
 }
 
 impl Mapper {
@@ -70,8 +68,7 @@ impl Mapper {
                         .collect()
                 })
                 .unwrap_or_default(),
-            cache: HashMap::default(),
-            by_address: HashMap::default(),
+            cache: PathMap::default(),
         }
     }
 
@@ -116,16 +113,6 @@ impl Mapper {
         name.to_string()
     }
 
-    /// Caches a unified path by its source path's address (see the writer's
-    /// cache of the same kind): bounded, emptied when large.
-    fn remember(&mut self, path: &Path, u: &Unified) {
-        if self.by_address.len() >= 1 << 16 {
-            self.by_address.clear();
-        }
-        let address = Arc::as_ptr(path) as *const Step as usize;
-        self.by_address.insert(address, (path.clone(), u.clone()));
-    }
-
     /// The unified path of the container holding a link: `None` (the top
     /// of the trace) when none of its steps maps to a level.
     pub(crate) fn unify_holder(&mut self, path: &Path) -> Result<Option<Path>, MergeError> {
@@ -141,15 +128,7 @@ impl Mapper {
 
     /// The unified path of a source path.
     pub(crate) fn unify(&mut self, path: &Path) -> Result<Unified, MergeError> {
-        let address = Arc::as_ptr(path) as *const Step as usize;
-        if let Some((p, u)) = self.by_address.get(&address) {
-            if Arc::ptr_eq(p, path) {
-                return Ok(u.clone());
-            }
-        }
         if let Some(u) = self.cache.get(path) {
-            let u = u.clone();
-            self.remember(path, &u);
             return Ok(u);
         }
         let err = |message: String| MergeError::Unify {
@@ -253,8 +232,7 @@ impl Mapper {
             host,
             origin,
         };
-        self.cache.insert(path.clone(), u.clone());
-        self.remember(path, &u);
+        self.cache.insert(path, u.clone());
         Ok(u)
     }
 }

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use trama_input::Source as Input;
-use trama_sources::{clog2, ganglia, opents, pcp, rst, sched, Source};
+use trama_sources::{clog2, ganglia, opents, pcp, rst, sched, OpenSource, Source};
 
 use crate::input::Head;
 use crate::{Error, Format};

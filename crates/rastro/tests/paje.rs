@@ -15,9 +15,8 @@ const T: Stamp = Stamp::Timeless { time_set: false };
 /// A timeless file: header, then what `body` writes, then the stop event.
 fn file(body: impl FnOnce(&mut Encoder<Vec<u8>>)) -> Vec<u8> {
     let mut e = Encoder::new(Vec::new(), Layout::Timeless);
-    let mut w = e.begin(16383, Stamp::Timeless { time_set: true });
-    w.u64(0).u64(0).str(b"h");
-    w.finish().unwrap();
+    e.init_event(Stamp::Timeless { time_set: true }, 0, 0, b"h")
+        .unwrap();
     body(&mut e);
     e.event(16382, T, &[]).unwrap();
     e.finish().unwrap()
@@ -317,9 +316,7 @@ fn add_variable_file(layout: Layout) -> Vec<u8> {
         },
         Layout::Timeless => Stamp::Timeless { time_set: set },
     };
-    let mut w = e.begin(16383, stamp(true));
-    w.u64(5).u64(5).str(b"h");
-    w.finish().unwrap();
+    e.init_event(stamp(true), 5, 5, b"h").unwrap();
     let mut w = e.begin(999, stamp(false));
     for v in [14, 1, 5, 4, 0, 3, 0, 9, 2] {
         w.u32(v);

@@ -245,33 +245,41 @@ fn check_dump(dir: &Path, f: &BinaryPaje) {
     // binary files quote every name).
     let head = read(&dir.join(format!("../../conformance/pajeng/{}.head.out", f.trace)));
     let head = without_quotes(&head);
-    assert!(
-        got == head,
-        "{}: dump differs from conformance/pajeng/{}.head.out: {}",
-        f.file,
-        f.trace,
-        first_difference(&got, &head)
-    );
     // The pj_dump of 2015 (both its text and its rastro reader), which did
     // not print link keys nor zero-length variable values at the end.
     let gen = dir.join("generated-2015");
     let expected = read(&gen.join(format!("{}.pj_dump.expected.csv", f.trace)));
     let rastro_reader = read(&gen.join(format!("{}.rst.pj_dump-rastro-reader.csv", f.trace)));
     let old = as_in_2015(&dump);
-    assert!(
-        without_quotes(&old) == expected,
-        "{}: dump (quotes deleted) differs from {}.pj_dump.expected.csv: {}",
-        f.file,
-        f.trace,
-        first_difference(&without_quotes(&old), &expected)
-    );
-    assert!(
-        old == rastro_reader,
-        "{}: dump differs from {}.rst.pj_dump-rastro-reader.csv: {}",
-        f.file,
-        f.trace,
-        first_difference(&old, &rastro_reader)
-    );
+    // What is compared, the two texts, the reference's file.
+    let checks = [
+        (
+            "dump",
+            got,
+            head,
+            format!("conformance/pajeng/{}.head.out", f.trace),
+        ),
+        (
+            "dump (quotes deleted)",
+            without_quotes(&old),
+            expected,
+            format!("{}.pj_dump.expected.csv", f.trace),
+        ),
+        (
+            "dump",
+            old,
+            rastro_reader,
+            format!("{}.rst.pj_dump-rastro-reader.csv", f.trace),
+        ),
+    ];
+    for (what, got, want, reference) in checks {
+        assert!(
+            got == want,
+            "{}: {what} differs from {reference}: {}",
+            f.file,
+            first_difference(&got, &want)
+        );
+    }
 }
 
 /// A current pj_dump output as the pj_dump of 2015 printed it: no key at

@@ -16,10 +16,12 @@
 //!
 //! Every kind is opened the same way: `<Kind>Source::open(path, &options)`
 //! or `<Kind>Source::from_reader(name, reader, &options)` (`name` names
-//! the input in messages; readers that need the whole input read it all
-//! first), with the kind's own options, `<Kind>Options` (`GangliaOptions`,
-//! `PcpOptions`, `RstOptions` holding the mapping...), which have a
-//! `Default` or, for sched, a `new` taking the host.
+//! the input in messages), with the kind's own options, `<Kind>Options`
+//! (`GangliaOptions`, `PcpOptions`, `RstOptions` holding the mapping...),
+//! which have a `Default` or, for sched, a `new` taking the host. The kinds
+//! that need their whole input read it all first: they implement
+//! [`OpenSource`], whose methods these are; OpenTS and Pajé traces are
+//! read as they are served.
 
 #![deny(missing_docs)]
 
@@ -34,7 +36,7 @@ pub mod trace;
 mod writer;
 
 pub use record::{
-    collect, path, Decl, DisplayPath, EntityKind, ExtraField, Extras, Location, Nanos, Path,
-    Record, Source, SourceError, Step, VarOp, VecSource, What,
+    collect, path, CountedSource, Decl, DisplayPath, EntityKind, ExtraField, Extras, Location,
+    Nanos, OpenSource, Path, PathMap, Record, Source, SourceError, Step, VarOp, VecSource, What,
 };
 pub use writer::{Dialect, DialectError, PajeWriter, TimeText, WriteError, WriterOptions};

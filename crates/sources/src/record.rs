@@ -17,7 +17,14 @@
 //! Declarations are untimed: the merge writes them as soon as they reach
 //! the head of their source, whatever their `time` (give them the time of
 //! the record that follows, or 0 in a [`VecSource`] so they sort first).
+//!
+//! The pieces the readers share are here too: [`OpenSource`], the opening
+//! of the kinds that read their whole input; [`VecSource`] and
+//! [`CountedSource`], sources of records already in memory; and
+//! [`PathMap`], the map by container path that the writer and the merge
+//! keep.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -49,6 +56,74 @@ pub fn path<T: AsRef<str>, N: AsRef<str>>(steps: &[(T, N)]) -> Path {
             name: n.as_ref().to_string(),
         })
         .collect()
+}
+
+/// A map from container paths to values, quick for the paths sources hand
+/// out again: records of a source share one [`Path`] per container, so
+/// most lookups end on the address of the path's shared steps without
+/// hashing names. Keeping a path there keeps its address from being
+/// reused; sources that build a new path per record would fill it, so it
+/// is emptied when large.
+pub struct PathMap<V> {
+    by_path: HashMap<Path, V, foldhash::fast::RandomState>,
+    by_address: HashMap<usize, (Path, V), foldhash::fast::RandomState>,
+}
+
+impl<V> Default for PathMap<V> {
+    fn default() -> Self {
+        PathMap {
+            by_path: HashMap::default(),
+            by_address: HashMap::default(),
+        }
+    }
+}
+
+impl<V: Clone> PathMap<V> {
+    /// The value of `path`, if any; its address is remembered for the
+    /// next lookups.
+    pub fn get(&mut self, path: &Path) -> Option<V> {
+        if let Some((p, v)) = self.by_address.get(&address(path)) {
+            if Arc::ptr_eq(p, path) {
+                return Some(v.clone());
+            }
+        }
+        let v = self.by_path.get(path)?.clone();
+        self.remember(path, &v);
+        Some(v)
+    }
+
+    /// The value of `path`, if any, looked up by its steps alone.
+    pub fn peek(&self, path: &Path) -> Option<&V> {
+        self.by_path.get(path)
+    }
+
+    /// The value of `path`, to change; the addresses remembered, which
+    /// hold copies, are forgotten.
+    pub fn get_mut(&mut self, path: &Path) -> Option<&mut V> {
+        self.by_address.clear();
+        self.by_path.get_mut(path)
+    }
+
+    /// Sets the value of `path`.
+    pub fn insert(&mut self, path: &Path, value: V) {
+        if self.by_path.insert(path.clone(), value.clone()).is_some() {
+            self.by_address.clear();
+        }
+        self.remember(path, &value);
+    }
+
+    fn remember(&mut self, path: &Path, value: &V) {
+        if self.by_address.len() >= 1 << 16 {
+            self.by_address.clear();
+        }
+        self.by_address
+            .insert(address(path), (path.clone(), value.clone()));
+    }
+}
+
+/// The address of a path's shared steps.
+fn address(p: &Path) -> usize {
+    Arc::as_ptr(p) as *const Step as usize
 }
 
 /// Prints a path as `type:name/type:name`.
@@ -250,21 +325,31 @@ pub enum EntityKind {
     Variable,
 }
 
-/// The subject of a record (see [`What::subject`]), borrowed as the
-/// record is: shared or mutable.
-macro_rules! subject_of {
+/// The paths a record names, borrowed as the record is (shared or
+/// mutable): the container a link end is drawn in, if it names one, and
+/// the subject (see [`What::subject`]).
+macro_rules! paths_of {
     ($what:expr) => {
         match $what {
-            What::Declare(_) => None,
+            What::Declare(_) => (None, None),
             What::Create { container }
             | What::Destroy { container }
             | What::SetState { container, .. }
             | What::PushState { container, .. }
             | What::PopState { container, .. }
             | What::Event { container, .. }
-            | What::Variable { container, .. } => Some(container),
-            What::StartLink { from, .. } => Some(from),
-            What::EndLink { to, .. } => Some(to),
+            | What::Variable { container, .. } => (None, Some(container)),
+            What::StartLink {
+                container: Some(holder),
+                from: end,
+                ..
+            }
+            | What::EndLink {
+                container: Some(holder),
+                to: end,
+                ..
+            } => (Some(holder), Some(end)),
+            What::StartLink { from: end, .. } | What::EndLink { to: end, .. } => (None, Some(end)),
         }
     };
 }
@@ -299,34 +384,21 @@ impl What {
 
     /// Every container path the record names, so the merge can rewrite them.
     pub fn paths_mut(&mut self) -> impl Iterator<Item = &mut Path> {
-        let (a, b): (Option<&mut Path>, Option<&mut Path>) = match self {
-            What::Declare(_) => (None, None),
-            What::Create { container }
-            | What::Destroy { container }
-            | What::SetState { container, .. }
-            | What::PushState { container, .. }
-            | What::PopState { container, .. }
-            | What::Event { container, .. }
-            | What::Variable { container, .. } => (Some(container), None),
-            What::StartLink {
-                container, from, ..
-            } => (container.as_mut(), Some(from)),
-            What::EndLink { container, to, .. } => (container.as_mut(), Some(to)),
-        };
-        a.into_iter().chain(b)
+        let (holder, subject) = paths_of!(self);
+        holder.into_iter().chain(subject)
     }
 
     /// The container the record is about (the sender or receiver of a link
     /// end), whose host's clock its time was read on; `None` for declarations.
     pub fn subject(&self) -> Option<&Path> {
-        subject_of!(self)
+        paths_of!(self).1
     }
 }
 
 impl What {
     /// The subject's path, to rewrite it (see [`What::subject`]).
     pub fn subject_mut(&mut self) -> Option<&mut Path> {
-        subject_of!(self)
+        paths_of!(self).1
     }
 }
 
@@ -419,6 +491,42 @@ pub(crate) fn read_all(
     Ok(bytes)
 }
 
+/// A kind of source that reads its whole input before serving records:
+/// opened from a file ([`OpenSource::open`]) or from any reader
+/// ([`OpenSource::from_reader`]) alike, with the kind's own options. Each
+/// kind says only how it reads the bytes of its input
+/// ([`OpenSource::from_bytes`]).
+pub trait OpenSource: Sized {
+    /// How to read the kind (`GangliaOptions`, `PcpOptions`...).
+    type Options;
+
+    /// What the message of an error opening or reading the input starts
+    /// with (as `cannot read: `), before the system's error.
+    const IO_ERROR: &'static str = "";
+
+    /// Reads the source from the whole of its input, `bytes`, named `name`
+    /// in messages.
+    fn from_bytes(name: String, bytes: Vec<u8>, opts: &Self::Options) -> Result<Self, SourceError>;
+
+    /// Reads the file at `path`, named by its path in messages.
+    fn open(path: impl AsRef<std::path::Path>, opts: &Self::Options) -> Result<Self, SourceError> {
+        let (name, file) = open_file(path.as_ref(), Self::IO_ERROR)?;
+        Self::from_reader(name, file, opts)
+    }
+
+    /// Reads the whole of `reader`, named `name` in messages, as
+    /// [`OpenSource::open`] reads a file.
+    fn from_reader(
+        name: impl Into<String>,
+        reader: impl std::io::Read,
+        opts: &Self::Options,
+    ) -> Result<Self, SourceError> {
+        let name = name.into();
+        let bytes = read_all(&name, reader, Self::IO_ERROR)?;
+        Self::from_bytes(name, bytes, opts)
+    }
+}
+
 /// An extra (user-defined) field a source's records carry for one event kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExtraField {
@@ -441,6 +549,30 @@ pub trait Source: Send {
     /// Extra fields its records carry (the writer's dialect must hold them).
     fn extra_fields(&self) -> Vec<ExtraField> {
         Vec::new()
+    }
+}
+
+/// A source that converts its input a step at a time into a queue of
+/// records, and serves them from it.
+pub(crate) trait Stepwise {
+    /// The records converted and not served yet.
+    fn queue(&mut self) -> &mut std::collections::VecDeque<Record>;
+
+    /// Converts the next part of the input into the queue: `Ok(false)`
+    /// once the input is over and nothing more was queued.
+    fn step(&mut self) -> Result<bool, SourceError>;
+
+    /// The next record (see [`Source::next_record`]): the first queued,
+    /// after as many steps as it takes to queue one.
+    fn next_queued(&mut self) -> Result<Option<Record>, SourceError> {
+        loop {
+            if let Some(r) = self.queue().pop_front() {
+                return Ok(Some(r));
+            }
+            if !self.step()? {
+                return Ok(None);
+            }
+        }
     }
 }
 
@@ -482,6 +614,39 @@ impl Source for VecSource {
 
     fn extra_fields(&self) -> Vec<ExtraField> {
         self.extras.clone()
+    }
+}
+
+/// The records of an input read whole, served as a [`VecSource`] serves
+/// them, with what its reader counted while reading it (`S`: the kind's
+/// statistics, as `PcpStats`).
+pub struct CountedSource<S> {
+    records: VecSource,
+    stats: S,
+}
+
+impl<S> CountedSource<S> {
+    /// Serves `records` (sorted by time) and keeps `stats`.
+    pub(crate) fn new(name: &str, records: Vec<Record>, stats: S) -> CountedSource<S> {
+        CountedSource {
+            records: VecSource::new(name, records),
+            stats,
+        }
+    }
+
+    /// What was read and what was not mapped.
+    pub fn stats(&self) -> &S {
+        &self.stats
+    }
+}
+
+impl<S: Send> Source for CountedSource<S> {
+    fn name(&self) -> &str {
+        self.records.name()
+    }
+
+    fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
+        self.records.next_record()
     }
 }
 

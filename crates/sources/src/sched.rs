@@ -87,8 +87,8 @@
 //! Events are sorted by time first (stable: file order within a time), as
 //! trace-cmd's output of several CPUs may be unsorted; the state machine
 //! then runs in time order, and the records are served through
-//! [`VecSource`]. [`SchedStats::out_of_order`] counts the events that
-//! came earlier than one before them in the file.
+//! [`VecSource`](crate::VecSource). [`SchedStats::out_of_order`] counts
+//! the events that came earlier than one before them in the file.
 //!
 //! - A thread is the container `[("host", H), ("thread", "<tid>")]`, `H`
 //!   from [`SchedOptions::host`] and the kernel's pid (a thread id) as name,
@@ -109,12 +109,8 @@
 //!   the thread switched out gets its state as usual.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
-use std::path::Path as FsPath;
 
-use crate::record::{
-    open_file, path, read_all, Nanos, Path, Record, Source, SourceError, VecSource, What,
-};
+use crate::record::{path, CountedSource, Nanos, OpenSource, Path, Record, SourceError, What};
 
 /// Which layout a scheduling input has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,33 +181,23 @@ pub struct SchedStats {
     pub cpus: u64,
 }
 
-/// A scheduling trace read into records, served in time order.
-pub struct SchedSource {
-    inner: VecSource,
-    stats: SchedStats,
-}
+/// A scheduling trace read into records, served in time order, with what
+/// was read and what was not mapped ([`CountedSource::stats`]).
+pub type SchedSource = CountedSource<SchedStats>;
 
-impl SchedSource {
-    /// Reads the file at `path`, in the layout of the options or detected.
-    pub fn open(path: impl AsRef<FsPath>, opts: &SchedOptions) -> Result<SchedSource, SourceError> {
-        let (name, file) = open_file(path.as_ref(), "cannot read: ")?;
-        SchedSource::from_reader(name, file, opts)
-    }
+impl OpenSource for SchedSource {
+    type Options = SchedOptions;
+    const IO_ERROR: &'static str = "cannot read: ";
 
-    /// Reads the whole of `reader` (named `name` in messages), in the
-    /// layout of the options or detected.
-    pub fn from_reader(
-        name: impl Into<String>,
-        reader: impl Read,
-        opts: &SchedOptions,
-    ) -> Result<SchedSource, SourceError> {
-        let name = name.into();
-        let bytes = read_all(&name, reader, "cannot read: ")?;
+    /// Reads the input in the layout of the options or detected.
+    fn from_bytes(name: String, bytes: Vec<u8>, opts: &SchedOptions) -> Result<Self, SourceError> {
         // Comms are kernel bytes: read them lossily rather than fail.
         let text = String::from_utf8_lossy(&bytes);
         SchedSource::from_text(&name, &text, opts)
     }
+}
 
+impl SchedSource {
     fn from_text(name: &str, text: &str, opts: &SchedOptions) -> Result<SchedSource, SourceError> {
         let format = opts.format.unwrap_or_else(|| detect_format(text));
         let mut stats = SchedStats {
@@ -227,25 +213,7 @@ impl SchedSource {
             }
             SchedFormat::SeedKernel => parse_seed(name, text, opts, &mut stats)?,
         };
-        Ok(SchedSource {
-            inner: VecSource::new(name, records),
-            stats,
-        })
-    }
-
-    /// What was read and what was not mapped.
-    pub fn stats(&self) -> &SchedStats {
-        &self.stats
-    }
-}
-
-impl Source for SchedSource {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
-        self.inner.next_record()
+        Ok(SchedSource::new(name, records, stats))
     }
 }
 

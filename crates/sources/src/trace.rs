@@ -19,7 +19,7 @@
 //! Extra (user-defined) fields are not carried; [`TraceSource::dropped_extras`]
 //! counts them by field name once the source is read.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -29,7 +29,8 @@ use trama_num::{PastNanos, SecondsSyntax};
 use trama_paje::{read_paje, QuoteMode, ReadOptions};
 
 use crate::record::{
-    open_file, Decl, EntityKind, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
+    open_file, Decl, EntityKind, Nanos, Path, Record, Source, SourceError, Step, Stepwise, VarOp,
+    What,
 };
 
 /// Records handed over at a time: small, since a merge holds one batch in
@@ -42,7 +43,7 @@ type Batch = Result<Vec<Record>, SourceError>;
 pub struct TraceSource {
     name: String,
     rx: Receiver<Batch>,
-    batch: std::vec::IntoIter<Record>,
+    batch: VecDeque<Record>,
     thread: Option<JoinHandle<()>>,
     dropped: Arc<Mutex<BTreeMap<String, u64>>>,
     finished: bool,
@@ -119,7 +120,7 @@ impl TraceSource {
         Ok(TraceSource {
             name,
             rx,
-            batch: Vec::new().into_iter(),
+            batch: VecDeque::new(),
             thread: Some(thread),
             dropped,
             finished: false,
@@ -149,22 +150,29 @@ impl Source for TraceSource {
     }
 
     fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
-        loop {
-            if let Some(r) = self.batch.next() {
-                return Ok(Some(r));
-            }
-            if self.finished {
-                return Ok(None);
-            }
-            match self.rx.recv() {
-                Ok(Ok(b)) => self.batch = b.into_iter(),
-                Ok(Err(e)) => {
-                    self.finished = true;
-                    return Err(e);
-                }
-                Err(_) => self.finished = true,
-            }
+        self.next_queued()
+    }
+}
+
+impl Stepwise for TraceSource {
+    fn queue(&mut self) -> &mut VecDeque<Record> {
+        &mut self.batch
+    }
+
+    /// Takes the next batch from the reading thread.
+    fn step(&mut self) -> Result<bool, SourceError> {
+        if self.finished {
+            return Ok(false);
         }
+        match self.rx.recv() {
+            Ok(Ok(b)) => self.batch = b.into(),
+            Ok(Err(e)) => {
+                self.finished = true;
+                return Err(e);
+            }
+            Err(_) => self.finished = true,
+        }
+        Ok(true)
     }
 }
 

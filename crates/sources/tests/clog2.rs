@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use trama_sources::clog2::{
     rank_hosts, read_machine_file, Body, Clog2Options, Clog2Reader, Clog2Record, Clog2Source,
 };
-use trama_sources::{collect, Decl, DisplayPath, Record, Source, What};
+use trama_sources::{collect, Decl, DisplayPath, OpenSource, Record, Source, What};
 
 // ---------------------------------------------------------------------------
 // A writer of CLOG-2 files, from the layout in the module documentation.

@@ -15,14 +15,17 @@ use trama_sources::ganglia::{
     collect, detect, read_samples, CollectEvent, CollectOptions, Format, GangliaOptions,
     GangliaSource,
 };
-use trama_sources::{collect as records, DisplayPath, Location, Record, VarOp, What};
+use trama_sources::{collect as records, DisplayPath, Location, OpenSource, Record, VarOp, What};
 
 const NS: i64 = 1_000_000_000;
 
 fn read(path: &std::path::Path, opts: &GangliaOptions) -> (GangliaSource, Vec<Record>) {
-    let mut src = GangliaSource::open(path, opts).unwrap_or_else(|e| panic!("{e}"));
-    let recs = records(&mut src).unwrap();
-    (src, recs)
+    common::read(path, opts)
+}
+
+/// The shared sample `ganglia/<file>`, if the samples are there.
+fn sample(file: &str, opts: &GangliaOptions) -> Option<(GangliaSource, Vec<Record>)> {
+    common::read_sample("ganglia", file, opts)
 }
 
 /// One line per record: `seconds container V|E type value`.
@@ -58,32 +61,51 @@ fn golden(recs: &[Record]) -> String {
     out
 }
 
-/// The value of variable `ty` of the container whose last step is `host`.
-fn variable(recs: &[Record], host: &str, ty: &str) -> Vec<(i64, f64)> {
+/// Reads `ganglia/<stem>.<ext>` of the test data with the default options
+/// and checks its records against `ganglia/<stem>.expected`.
+fn read_golden(stem: &str, ext: &str) -> (GangliaSource, Vec<Record>) {
+    let file = common::data(&format!("ganglia/{stem}.{ext}"));
+    let (src, recs) = read(&file, &GangliaOptions::default());
+    let expected = common::data(&format!("ganglia/{stem}.expected"));
+    assert_eq!(golden(&recs), std::fs::read_to_string(expected).unwrap());
+    (src, recs)
+}
+
+/// (seconds, record) of the samples of metric `ty` of the container whose
+/// last step is `host`.
+fn samples<'r>(
+    recs: &'r [Record],
+    host: &'r str,
+    ty: &'r str,
+) -> impl Iterator<Item = (i64, &'r What)> {
     recs.iter()
-        .filter_map(|r| match &r.what {
+        .filter(move |r| match &r.what {
             What::Variable {
-                container,
-                ty: t,
-                value,
-                ..
-            } if t == ty && container.last().unwrap().name == host => Some((r.time / NS, *value)),
+                container, ty: t, ..
+            }
+            | What::Event {
+                container, ty: t, ..
+            } => t == ty && container.last().unwrap().name == host,
+            _ => false,
+        })
+        .map(|r| (r.time / NS, &r.what))
+}
+
+/// The values of variable `ty` of `host` (see [`samples`]).
+fn variable(recs: &[Record], host: &str, ty: &str) -> Vec<(i64, f64)> {
+    samples(recs, host, ty)
+        .filter_map(|(t, w)| match w {
+            What::Variable { value, .. } => Some((t, *value)),
             _ => None,
         })
         .collect()
 }
 
+/// The texts of event `ty` of `host` (see [`samples`]).
 fn events(recs: &[Record], host: &str, ty: &str) -> Vec<(i64, String)> {
-    recs.iter()
-        .filter_map(|r| match &r.what {
-            What::Event {
-                container,
-                ty: t,
-                value,
-                ..
-            } if t == ty && container.last().unwrap().name == host => {
-                Some((r.time / NS, value.clone()))
-            }
+    samples(recs, host, ty)
+        .filter_map(|(t, w)| match w {
+            What::Event { value, .. } => Some((t, value.clone())),
             _ => None,
         })
         .collect()
@@ -100,15 +122,83 @@ fn assert_sorted(recs: &[Record]) {
     assert!(recs.windows(2).all(|w| w[0].time <= w[1].time));
 }
 
+/// Samples of one file, each the only one of its host and metric: host,
+/// metric, seconds, value.
+type Samples<V> = &'static [(&'static str, &'static str, i64, V)];
+
+/// Numbers of the real dumps, by file.
+const REAL_NUMBERS: &[(&str, Samples<f64>)] = &[
+    (
+        "gmond-3.3.8-cassandra.xml",
+        // CLUSTER LOCALTIME="1396016573" minus each METRIC's TN.
+        &[
+            ("cassandra_seednode", "bytes_out", 1396016563, 8288.58),
+            ("10.0.0.7", "bytes_out", 1396016542, 259.70),
+            ("cassandra_node_1", "bytes_out", 1396016427, 803.75),
+            ("cassandra_seednode", "mem_cached", 1396016563, 187896.0),
+        ],
+    ),
+    (
+        "gmond-3.7.1-darwin.xml",
+        // LOCALTIME="1468980799"; cpu_user TN=1, load_one TN=51, disk_free TN=141.
+        &[
+            ("10.62.51.152", "cpu_user", 1468980798, 9.7),
+            ("10.62.51.152", "load_one", 1468980748, 1.62),
+            ("10.62.51.152", "disk_free", 1468980658, 48.329),
+            ("10.62.51.152", "cpu_speed", 1468980778, 2645152798.0),
+        ],
+    ),
+    (
+        "gmetad-3.7.1-pretty-printed.xml",
+        // GRID LOCALTIME="1468982343" (not the CLUSTER's 1468982340) minus TN.
+        &[
+            ("10.62.51.152", "disk_total", 1468980659, 190.0),
+            ("10.62.51.152", "load_one", 1468982329, 1.48),
+            ("10.62.51.152", "cpu_user", 1468982321, 5.2),
+        ],
+    ),
+];
+
+/// Texts of the real dumps, as [`REAL_NUMBERS`].
+const REAL_TEXTS: &[(&str, Samples<&str>)] = &[
+    (
+        "gmond-3.3.8-cassandra.xml",
+        &[
+            ("cassandra_seednode", "os_name", 1396016123, "Linux"),
+            ("10.0.0.7", "gexec", 1396016542, "OFF"),
+        ],
+    ),
+    (
+        "gmond-3.7.1-darwin.xml",
+        &[("10.62.51.152", "os_release", 1468980778, "15.5.0")],
+    ),
+    (
+        "gmetad-3.7.1-pretty-printed.xml",
+        &[("10.62.51.152", "gexec", 1468982159, "OFF")],
+    ),
+];
+
+/// Checks the samples of [`REAL_NUMBERS`] and [`REAL_TEXTS`] of `file`
+/// among its records.
+fn assert_real_samples(file: &str, recs: &[Record]) {
+    for (_, samples) in REAL_NUMBERS.iter().filter(|(f, _)| *f == file) {
+        for (host, ty, t, v) in samples.iter() {
+            assert_eq!(variable(recs, host, ty), [(*t, *v)], "{file}: {host} {ty}");
+        }
+    }
+    for (_, samples) in REAL_TEXTS.iter().filter(|(f, _)| *f == file) {
+        for (host, ty, t, v) in samples.iter() {
+            let want = [(*t, v.to_string())];
+            assert_eq!(events(recs, host, ty), want, "{file}: {host} {ty}");
+        }
+    }
+}
+
 #[test]
 fn gmond_cassandra_three_hosts() {
-    let Some(dir) = common::samples("ganglia") else {
+    let Some((src, recs)) = sample("gmond-3.3.8-cassandra.xml", &GangliaOptions::default()) else {
         return;
     };
-    let (src, recs) = read(
-        &dir.join("gmond-3.3.8-cassandra.xml"),
-        &GangliaOptions::default(),
-    );
     assert_eq!(src.format(), Format::Xml);
     assert_eq!(
         hosts(&src),
@@ -129,31 +219,7 @@ fn gmond_cassandra_three_hosts() {
     );
     assert_eq!(recs.len(), 86);
     assert_sorted(&recs);
-    // CLUSTER LOCALTIME="1396016573" minus each METRIC's TN.
-    assert_eq!(
-        variable(&recs, "cassandra_seednode", "bytes_out"),
-        [(1396016563, 8288.58)]
-    );
-    assert_eq!(
-        variable(&recs, "10.0.0.7", "bytes_out"),
-        [(1396016542, 259.70)]
-    );
-    assert_eq!(
-        variable(&recs, "cassandra_node_1", "bytes_out"),
-        [(1396016427, 803.75)]
-    );
-    assert_eq!(
-        variable(&recs, "cassandra_seednode", "mem_cached"),
-        [(1396016563, 187896.0)]
-    );
-    assert_eq!(
-        events(&recs, "cassandra_seednode", "os_name"),
-        [(1396016123, "Linux".to_string())]
-    );
-    assert_eq!(
-        events(&recs, "10.0.0.7", "gexec"),
-        [(1396016542, "OFF".to_string())]
-    );
+    assert_real_samples("gmond-3.3.8-cassandra.xml", &recs);
     assert_eq!(src.units("bytes_out"), Some("bytes/sec"));
     assert_eq!(src.units("cpu_num"), Some("CPUs"));
     assert_eq!(src.units("load_one"), None, "UNITS=\" \" is no unit");
@@ -164,51 +230,26 @@ fn gmond_cassandra_three_hosts() {
 
 #[test]
 fn gmond_darwin_one_host() {
-    let Some(dir) = common::samples("ganglia") else {
+    let Some((src, recs)) = sample("gmond-3.7.1-darwin.xml", &GangliaOptions::default()) else {
         return;
     };
-    let (src, recs) = read(
-        &dir.join("gmond-3.7.1-darwin.xml"),
-        &GangliaOptions::default(),
-    );
     assert_eq!(hosts(&src), ["cluster:my cluster/host:10.62.51.152"]);
     let st = src.stats();
     assert_eq!((st.samples, st.variables, st.events), (33, 29, 4));
     assert_eq!(src.metrics().len(), 33);
     assert_sorted(&recs);
-    // LOCALTIME="1468980799"; cpu_user TN=1, load_one TN=51, disk_free TN=141.
-    assert_eq!(
-        variable(&recs, "10.62.51.152", "cpu_user"),
-        [(1468980798, 9.7)]
-    );
-    assert_eq!(
-        variable(&recs, "10.62.51.152", "load_one"),
-        [(1468980748, 1.62)]
-    );
-    assert_eq!(
-        variable(&recs, "10.62.51.152", "disk_free"),
-        [(1468980658, 48.329)]
-    );
-    assert_eq!(
-        variable(&recs, "10.62.51.152", "cpu_speed"),
-        [(1468980778, 2645152798.0)]
-    );
-    assert_eq!(
-        events(&recs, "10.62.51.152", "os_release"),
-        [(1468980778, "15.5.0".to_string())]
-    );
+    assert_real_samples("gmond-3.7.1-darwin.xml", &recs);
     assert_eq!(src.units("disk_free"), Some("GB"));
 }
 
 #[test]
 fn gmetad_times_come_from_the_root_grid() {
-    let Some(dir) = common::samples("ganglia") else {
+    let Some((src, recs)) = sample(
+        "gmetad-3.7.1-pretty-printed.xml",
+        &GangliaOptions::default(),
+    ) else {
         return;
     };
-    let (src, recs) = read(
-        &dir.join("gmetad-3.7.1-pretty-printed.xml"),
-        &GangliaOptions::default(),
-    );
     // The GRID is not part of the path: same container as the gmond dump.
     assert_eq!(hosts(&src), ["cluster:my cluster/host:10.62.51.152"]);
     let st = src.stats();
@@ -217,23 +258,7 @@ fn gmetad_times_come_from_the_root_grid() {
         (1, 33, 29, 4)
     );
     assert_sorted(&recs);
-    // GRID LOCALTIME="1468982343" (not the CLUSTER's 1468982340) minus TN.
-    assert_eq!(
-        variable(&recs, "10.62.51.152", "disk_total"),
-        [(1468980659, 190.0)]
-    );
-    assert_eq!(
-        variable(&recs, "10.62.51.152", "load_one"),
-        [(1468982329, 1.48)]
-    );
-    assert_eq!(
-        variable(&recs, "10.62.51.152", "cpu_user"),
-        [(1468982321, 5.2)]
-    );
-    assert_eq!(
-        events(&recs, "10.62.51.152", "gexec"),
-        [(1468982159, "OFF".to_string())]
-    );
+    assert_real_samples("gmetad-3.7.1-pretty-printed.xml", &recs);
 }
 
 #[test]
@@ -306,12 +331,7 @@ fn filters_by_host_name_or_ip_and_metric() {
 
 #[test]
 fn successive_dumps_golden() {
-    let (src, recs) = read(
-        &common::data("ganglia/successive.xml"),
-        &GangliaOptions::default(),
-    );
-    let expected = std::fs::read_to_string(common::data("ganglia/successive.expected")).unwrap();
-    assert_eq!(golden(&recs), expected);
+    let (src, _) = read_golden("successive", "xml");
     let st = src.stats();
     assert_eq!(st.documents, 3);
     assert_eq!(st.samples, 4 + 5 + 6);
@@ -326,28 +346,20 @@ fn successive_dumps_golden() {
 
 #[test]
 fn nested_grids_summaries_and_bare_hosts_golden() {
-    let (src, recs) = read(
-        &common::data("ganglia/gmetad-nested.xml"),
-        &GangliaOptions::default(),
-    );
-    let expected = std::fs::read_to_string(common::data("ganglia/gmetad-nested.expected")).unwrap();
-    assert_eq!(golden(&recs), expected);
+    let (src, _) = read_golden("gmetad-nested", "xml");
     let st = src.stats();
     assert_eq!((st.documents, st.samples, st.summaries), (2, 4, 2));
 }
 
 #[test]
 fn text_log_golden() {
-    let path = common::data("ganglia/log.txt");
-    let (src, recs) = read(&path, &GangliaOptions::default());
+    let (src, _) = read_golden("log", "txt");
     assert_eq!(src.format(), Format::TextLog);
-    let expected = std::fs::read_to_string(common::data("ganglia/log.expected")).unwrap();
-    assert_eq!(golden(&recs), expected);
     let st = src.stats();
     assert_eq!((st.samples, st.repeats, st.unchanged), (10, 1, 1));
     assert_eq!(src.units("bytes_out"), None);
     let (_, only) = read(
-        &path,
+        &common::data("ganglia/log.txt"),
         &GangliaOptions::new(vec!["paple*".into()], vec!["bytes_out".into()]),
     );
     assert_eq!(only.len(), 2);

@@ -21,28 +21,23 @@ fn show(r: &Record) -> String {
             op,
             value,
         } => format!("{t} {op:?} {} {ty} {value}", p(container)),
+        // Links are drawn at the top; only starts carry extra fields.
         What::StartLink {
-            container,
+            container: None,
             ty,
             from,
             value,
             key,
             extra,
-        } => {
-            assert!(container.is_none());
-            format!("{t} start {ty} {} {value} {key} {extra:?}", p(from))
-        }
+        } => format!("{t} start {ty} {} {value} {key} {extra:?}", p(from)),
         What::EndLink {
-            container,
+            container: None,
             ty,
             to,
             value,
             key,
             extra,
-        } => {
-            assert!(container.is_none() && extra.is_empty());
-            format!("{t} end {ty} {} {value} {key}", p(to))
-        }
+        } if extra.is_empty() => format!("{t} end {ty} {} {value} {key}", p(to)),
         other => panic!("unexpected record {other:?}"),
     }
 }
@@ -193,70 +188,51 @@ fn at_line(e: &SourceError, line: u64, token: &str) {
 #[test]
 fn errors_name_the_line_and_the_token() {
     let head = "<?xml version='1.0'?>\n<trace ranks='3'>\n<slice num='0' time='0.1'>\n";
-    // A bad value on the second line of a tag.
-    let e = error(&format!(
-        "{head}<rank num='0'>\n<resource mbytes='1'\n sched='fast'/>\n"
-    ));
-    at_line(&e, 6, "`fast`");
-    // Rank beyond the header's count; detail without `to`; `to` beyond.
-    at_line(&error(&format!("{head}<rank num='3'/>")), 4, "`3`");
-    at_line(
-        &error(&format!(
-            "{head}<rank num='0'>\n<task type='exported'>\n<detail count='1'/>"
-        )),
-        6,
-        "without `to`",
-    );
-    at_line(
-        &error(&format!(
-            "{head}<rank num='0'>\n<task type='exported'>\n\n<detail count='1' to='9'/>"
-        )),
-        7,
-        "`9`",
-    );
-    // Rank twice; slice going back in time; slice without time or num.
-    at_line(
-        &error(&format!("{head}<rank num='1'/>\n<rank num='1'/>")),
-        5,
-        "twice",
-    );
-    at_line(
-        &error(&format!("{head}</slice>\n<slice time='0.05'>")),
-        5,
-        "`0.05`",
-    );
-    at_line(
-        &error(&format!("{head}</slice>\n\n<slice>")),
-        6,
-        "without `time` or `num`",
-    );
-    at_line(&error(&format!("{head}<rank num='x1'/>")), 4, "`x1`");
-    at_line(&error(&format!("{head}<rank/>")), 4, "without `num`");
+    // The line of the error, a token its message quotes, and what follows
+    // `head`.
+    let after_head: &[(u64, &str, &str)] = &[
+        // A bad value on the second line of a tag.
+        (
+            6,
+            "`fast`",
+            "<rank num='0'>\n<resource mbytes='1'\n sched='fast'/>\n",
+        ),
+        // Rank beyond the header's count; detail without `to`; `to` beyond.
+        (4, "`3`", "<rank num='3'/>"),
+        (
+            6,
+            "without `to`",
+            "<rank num='0'>\n<task type='exported'>\n<detail count='1'/>",
+        ),
+        (
+            7,
+            "`9`",
+            "<rank num='0'>\n<task type='exported'>\n\n<detail count='1' to='9'/>",
+        ),
+        // Rank twice; slice going back in time; slice without time or num.
+        (5, "twice", "<rank num='1'/>\n<rank num='1'/>"),
+        (5, "`0.05`", "</slice>\n<slice time='0.05'>"),
+        (6, "without `time` or `num`", "</slice>\n\n<slice>"),
+        (4, "`x1`", "<rank num='x1'/>"),
+        (4, "without `num`", "<rank/>"),
+        // Text where elements belong; the file ending inside a slice.
+        (5, "`hello`", "<rank num='0'>\n  hello\n</rank>"),
+        (5, "ends inside <slice>", "<rank num='0'/>\n"),
+        // A second trace.
+        (5, "after </trace>", "</slice></trace>\n<trace/>"),
+    ];
+    for (line, token, rest) in after_head {
+        at_line(&error(&format!("{head}{rest}")), *line, token);
+    }
     // Malformed XML: a wrong end tag.
     let e = error(&format!("{head}<rank num='0'>\n</rnk>"));
     assert_eq!(e.location, Location::Line(5), "{e}");
     assert!(e.message.contains("rnk"), "{e}");
-    // Text where elements belong; the file ending inside a slice.
-    at_line(
-        &error(&format!("{head}<rank num='0'>\n  hello\n</rank>")),
-        5,
-        "`hello`",
-    );
-    at_line(
-        &error(&format!("{head}<rank num='0'/>\n")),
-        5,
-        "ends inside <slice>",
-    );
-    // Not a trace at all; nothing at all.
+    // Not a trace at all; nothing at all; a bad header.
     at_line(&error("\n<html><body/></html>"), 2, "<html>");
     let e = error("  \n");
     assert_eq!(e.location, Location::File, "{e}");
     at_line(&error("<trace ranks='-2'>"), 1, "`-2`");
-    at_line(
-        &error(&format!("{head}</slice></trace>\n<trace/>")),
-        5,
-        "after </trace>",
-    );
 }
 
 /// Generates a trace of `slices` slices of `ranks` ranks as it is read, so

@@ -4,7 +4,7 @@
 mod common;
 
 use trama_sources::pcp::{InstanceMapping, PcpFormat, PcpOptions, PcpSource};
-use trama_sources::{collect, path, Location, Record, VarOp, What};
+use trama_sources::{collect, path, OpenSource, Record, VarOp, What};
 
 const S: i64 = 1_000_000_000;
 
@@ -14,10 +14,13 @@ fn opts(host: &str) -> PcpOptions {
     o
 }
 
-fn read(file: &std::path::Path, o: &PcpOptions) -> (Vec<Record>, PcpSource) {
-    let mut src = PcpSource::open(file, o).unwrap();
-    let recs = collect(&mut src).unwrap();
-    (recs, src)
+fn read(file: &std::path::Path, o: &PcpOptions) -> (PcpSource, Vec<Record>) {
+    common::read(file, o)
+}
+
+/// The shared sample `pcp/<file>`, if the samples are there.
+fn sample(file: &str, o: &PcpOptions) -> Option<(PcpSource, Vec<Record>)> {
+    common::read_sample("pcp", file, o)
 }
 
 fn var(time: i64, p: &[(&str, &str)], ty: &str, value: f64) -> Record {
@@ -48,13 +51,9 @@ fn first_time_of(recs: &[Record], ty: &str) -> Option<(i64, f64)> {
 
 #[test]
 fn pmrep_csv_dyninsts() {
-    let Some(dir) = common::samples("pcp") else {
+    let Some((src, recs)) = sample("expected/dyninsts.pmrep-csv.p-I-r-u.csv", &opts("dyn")) else {
         return;
     };
-    let (recs, src) = read(
-        &dir.join("expected/dyninsts.pmrep-csv.p-I-r-u.csv"),
-        &opts("dyn"),
-    );
     let st = src.stats();
     assert_eq!(st.format, Some(PcpFormat::PmrepCsv));
     assert_eq!(st.rows, 20);
@@ -108,8 +107,8 @@ fn pmrep_csv_unit_and_inst_info_variants_agree() {
         return;
     };
     let o = opts("dyn");
-    let (base, _) = read(&dir.join("expected/dyninsts.pmrep-csv.p-I-r-u.csv"), &o);
-    let (units, src) = read(&dir.join("expected/dyninsts.pmrep-csv.unit-info.csv"), &o);
+    let (_, base) = read(&dir.join("expected/dyninsts.pmrep-csv.p-I-r-u.csv"), &o);
+    let (src, units) = read(&dir.join("expected/dyninsts.pmrep-csv.unit-info.csv"), &o);
     assert_eq!(units, base);
     let c = &src.stats().columns;
     assert_eq!(c[0].unit.as_deref(), Some("count"));
@@ -117,7 +116,7 @@ fn pmrep_csv_unit_and_inst_info_variants_agree() {
     assert_eq!(c[11].metric, "mem.util.used");
 
     // --no-inst-info: repeated bare names become #1..#5, in column order.
-    let (noinst, _) = read(
+    let (_, noinst) = read(
         &dir.join("expected/dyninsts.pmrep-csv.no-inst-info.csv"),
         &o,
     );
@@ -137,13 +136,9 @@ fn pmrep_csv_unit_and_inst_info_variants_agree() {
 
 #[test]
 fn pmrep_csv_filter() {
-    let Some(dir) = common::samples("pcp") else {
+    let Some((src, recs)) = sample("expected/dyninsts.pmrep-csv.filter.csv", &opts("dyn")) else {
         return;
     };
-    let (recs, src) = read(
-        &dir.join("expected/dyninsts.pmrep-csv.filter.csv"),
-        &opts("dyn"),
-    );
     assert_eq!(src.stats().values, 66);
     assert_eq!(src.stats().columns.len(), 6);
     assert_eq!(
@@ -162,14 +157,8 @@ fn pmrep_csv_needs_a_host() {
     let Some(dir) = common::samples("pcp") else {
         return;
     };
-    let err = PcpSource::open(
-        dir.join("expected/dyninsts.pmrep-csv.p-I-r-u.csv"),
-        &PcpOptions::default(),
-    )
-    .err()
-    .unwrap();
-    assert_eq!(err.location, Location::Line(2));
-    assert!(err.message.contains("host"), "{err}");
+    let file = dir.join("expected/dyninsts.pmrep-csv.p-I-r-u.csv");
+    common::open_error_at::<PcpSource>(&file, &PcpOptions::default(), 2, "host");
 }
 
 #[test]
@@ -181,7 +170,7 @@ fn pmrep_csv_instance_containers_and_zone_option() {
     o.host = Some("dyn".into());
     o.utc_offset = 3600;
     o.instances = InstanceMapping::Container;
-    let (recs, _) = read(&dir.join("expected/dyninsts.pmrep-csv.p-I-r-u.csv"), &o);
+    let (_, recs) = read(&dir.join("expected/dyninsts.pmrep-csv.p-I-r-u.csv"), &o);
     // Printed 00:00:15 at UTC+1 is 23:00:15 the day before, in UTC.
     assert_eq!(
         recs.iter().filter(|r| r.time == 15 * S - 3600 * S).count(),
@@ -206,7 +195,7 @@ fn pmrep_csv_instance_containers_and_zone_option() {
 
 #[test]
 fn pmrep_extended_csv_golden() {
-    let (recs, src) = read(&common::data("pcp/extended.csv"), &PcpOptions::default());
+    let (src, recs) = read(&common::data("pcp/extended.csv"), &PcpOptions::default());
     let t = 1_709_290_800 * S; // 2024-03-01 11:00:00 UTC
     let n1 = [("host", "node1")];
     let n2 = [("host", "node2")];
@@ -234,7 +223,7 @@ fn pmdumptext_m_l_o_u_golden() {
     let mut o = PcpOptions::default();
     o.year = Some(1998);
     o.utc_offset = 10 * 3600;
-    let (recs, src) = read(&common::data("pcp/dumptext-m-l-o-u.txt"), &o);
+    let (src, recs) = read(&common::data("pcp/dumptext-m-l-o-u.txt"), &o);
     assert_eq!(src.stats().format, Some(PcpFormat::Pmdumptext));
     // 1998-08-07 04:34:33 at UTC+10.
     let t = (902_464_473 - 36_000) * S;
@@ -252,19 +241,13 @@ fn pmdumptext_m_l_o_u_golden() {
     assert_eq!(src.stats().missing, 1);
 
     // Without the year the default time stamps cannot be placed.
-    let err = PcpSource::open(
-        common::data("pcp/dumptext-m-l-o-u.txt"),
-        &PcpOptions::default(),
-    )
-    .err()
-    .unwrap();
-    assert_eq!(err.location, Location::Line(3));
-    assert!(err.message.contains("year"), "{err}");
+    let file = common::data("pcp/dumptext-m-l-o-u.txt");
+    common::open_error_at::<PcpSource>(&file, &PcpOptions::default(), 3, "year");
 }
 
 #[test]
 fn pmdumptext_full_names_from_an_archive_golden() {
-    let (recs, src) = read(&common::data("pcp/dumptext-M-archive.txt"), &opts("gonzo"));
+    let (src, recs) = read(&common::data("pcp/dumptext-M-archive.txt"), &opts("gonzo"));
     let t = 1_709_251_200 * S; // 2024-03-01 00:00:00 UTC
     let g = [("host", "gonzo")];
     assert_eq!(
@@ -288,7 +271,7 @@ fn pmdumplog_ok_foo() {
     let Some(dir) = common::samples("pcp") else {
         return;
     };
-    let (recs, src) = read(
+    let (src, recs) = read(
         &dir.join("expected/ok-foo.pmdumplog-z-a.txt"),
         &PcpOptions::default(),
     );
@@ -322,7 +305,7 @@ fn pmdumplog_ok_foo() {
         .collect();
     assert_eq!(lights, ["yellow", "green", "red"]);
 
-    let (colour, src) = read(
+    let (src, colour) = read(
         &dir.join("expected/ok-foo.pmdumplog-z-a.sample.colour.txt"),
         &PcpOptions::default(),
     );
@@ -370,7 +353,7 @@ fn malformed_inputs_name_line_and_token() {
 
 #[test]
 fn pmrep_dash_instances_and_other_delimiters() {
-    let (recs, src) = read(&common::data("pcp/pmrep-dash-instances.csv"), &opts("web1"));
+    let (src, recs) = read(&common::data("pcp/pmrep-dash-instances.csv"), &opts("web1"));
     let t = 1_619_415_745 * S; // 2021-04-26 05:42:25 UTC
     let h = [("host", "web1")];
     assert_eq!(
@@ -399,7 +382,7 @@ fn pmrep_dash_instances_and_other_delimiters() {
 
 #[test]
 fn pmdumplog_day_rollover_marks_and_unsupported_values() {
-    let (recs, src) = read(
+    let (src, recs) = read(
         &common::data("pcp/pmdumplog-rollover.txt"),
         &PcpOptions::default(),
     );

@@ -5,12 +5,13 @@
 
 mod common;
 
+use std::io::Cursor;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use trama_sources::{
-    clog2, ganglia, opents, pcp, rst, sched, trace, Dialect, PajeWriter, Source, SourceError,
-    WriterOptions,
+    clog2, ganglia, opents, pcp, rst, sched, trace, Dialect, OpenSource, PajeWriter, Source,
+    SourceError, WriterOptions,
 };
 
 /// Deterministic pseudo-random numbers (xorshift).
@@ -82,75 +83,63 @@ fn via_file(name: &str, d: &[u8]) -> PathBuf {
     p
 }
 
+/// A reader's result as a boxed source.
+fn boxed<S: Source + 'static>(src: Result<S, SourceError>) -> Result<Box<dyn Source>, SourceError> {
+    src.map(|s| Box::new(s) as Box<dyn Source>)
+}
+
+/// A reader of a kind that reads its whole input, given as it is or
+/// (`as_text`) as text made valid UTF-8.
+fn whole<S: OpenSource + Source + 'static>(opts: S::Options, as_text: bool) -> Box<Open>
+where
+    S::Options: 'static,
+{
+    Box::new(move |n: &str, d: Vec<u8>| {
+        let d = if as_text { text(&d).into_bytes() } else { d };
+        boxed(S::from_reader(n, d.as_slice(), &opts))
+    })
+}
+
 fn readers() -> Vec<(&'static str, Box<Open>)> {
+    let mut pcp_opts = pcp::PcpOptions::default();
+    pcp_opts.host = Some("h".into());
+    pcp_opts.year = Some(2020);
     vec![
         (
             "rst",
-            Box::new(|n: &str, d: Vec<u8>| {
-                rst::RstSource::from_reader(n, d.as_slice(), &rst::RstOptions::default())
-                    .map(|s| Box::new(s) as Box<dyn Source>)
-            }),
+            whole::<rst::RstSource>(rst::RstOptions::default(), false),
         ),
         (
             "clog2",
             Box::new(|n: &str, d: Vec<u8>| {
                 let p = via_file(n, &d);
-                clog2::Clog2Source::open(&p, &clog2::Clog2Options::default())
-                    .map(|s| Box::new(s) as Box<dyn Source>)
+                boxed(clog2::Clog2Source::open(
+                    &p,
+                    &clog2::Clog2Options::default(),
+                ))
             }),
         ),
         (
             "ganglia",
-            Box::new(|n: &str, d: Vec<u8>| {
-                ganglia::GangliaSource::from_reader(
-                    n,
-                    d.as_slice(),
-                    &ganglia::GangliaOptions::default(),
-                )
-                .map(|s| Box::new(s) as Box<dyn Source>)
-            }),
+            whole::<ganglia::GangliaSource>(ganglia::GangliaOptions::default(), false),
         ),
-        (
-            "pcp",
-            Box::new(|n: &str, d: Vec<u8>| {
-                let mut opts = pcp::PcpOptions::default();
-                opts.host = Some("h".into());
-                opts.year = Some(2020);
-                pcp::PcpSource::from_reader(n, text(&d).as_bytes(), &opts)
-                    .map(|s| Box::new(s) as Box<dyn Source>)
-            }),
-        ),
+        ("pcp", whole::<pcp::PcpSource>(pcp_opts, true)),
         (
             "sched",
-            Box::new(|n: &str, d: Vec<u8>| {
-                sched::SchedSource::from_reader(
-                    n,
-                    text(&d).as_bytes(),
-                    &sched::SchedOptions::new("h"),
-                )
-                .map(|s| Box::new(s) as Box<dyn Source>)
-            }),
+            whole::<sched::SchedSource>(sched::SchedOptions::new("h"), true),
         ),
         (
             "opents",
             Box::new(|n: &str, d: Vec<u8>| {
-                opents::OpentsSource::from_reader(
-                    n,
-                    std::io::Cursor::new(d),
-                    &opents::OpentsOptions::default(),
-                )
-                .map(|s| Box::new(s) as Box<dyn Source>)
+                let opts = opents::OpentsOptions::default();
+                boxed(opents::OpentsSource::from_reader(n, Cursor::new(d), &opts))
             }),
         ),
         (
             "paje",
             Box::new(|n: &str, d: Vec<u8>| {
-                trace::TraceSource::from_reader(
-                    n,
-                    std::io::Cursor::new(d),
-                    &trace::TraceOptions::default(),
-                )
-                .map(|s| Box::new(s) as Box<dyn Source>)
+                let opts = trace::TraceOptions::default();
+                boxed(trace::TraceSource::from_reader(n, Cursor::new(d), &opts))
             }),
         ),
     ]

@@ -14,8 +14,8 @@ use trama_sources::rst::{
     Mapping, RstOptions, RstSource, Skipped, AKY_HEADER,
 };
 use trama_sources::{
-    collect, path, Decl, Dialect, EntityKind, Location, PajeWriter, Record, Source, SourceError,
-    What,
+    collect, path, Decl, Dialect, EntityKind, Location, OpenSource, PajeWriter, Record, Source,
+    SourceError, What,
 };
 
 const EXAMPLES: [&str; 5] = ["collective", "prog", "ring", "small", "smpi_bug"];
@@ -334,19 +334,12 @@ fn rst_file(id1: u64, id2: u64, host: &str, events: &[(u16, u64, Vec<Value<'stat
         seconds: T0,
         resolution: 1_000_000_000,
     };
-    enc.event(
-        16383,
-        Stamp::Timed {
-            time_set: Some(clock),
-            ticks: 0,
-        },
-        &[
-            Value::U64(id1),
-            Value::U64(id2),
-            Value::Str(host.as_bytes()),
-        ],
-    )
-    .expect("header");
+    let stamp = Stamp::Timed {
+        time_set: Some(clock),
+        ticks: 0,
+    };
+    enc.init_event(stamp, id1, id2, host.as_bytes())
+        .expect("header");
     let mut last = 0;
     for (ty, ticks, values) in events {
         enc.event(
@@ -622,12 +615,8 @@ fn time_going_back_and_timeless_files_are_refused() {
     assert!(err.message.contains("back in time"), "{}", err.message);
 
     let mut enc = Encoder::new(Vec::new(), Layout::Timeless);
-    enc.event(
-        16383,
-        Stamp::Timeless { time_set: true },
-        &[Value::U64(0), Value::U64(0), Value::Str(b"vm")],
-    )
-    .unwrap();
+    enc.init_event(Stamp::Timeless { time_set: true }, 0, 0, b"vm")
+        .unwrap();
     enc.event(16382, Stamp::Timeless { time_set: false }, &[])
         .unwrap();
     let err = RstSource::from_reader("old.rst", enc.finish().unwrap().as_slice(), &strict())
@@ -773,41 +762,46 @@ fn a_deck_trace_with_two_nodes() {
 #[test]
 fn mapping_errors_name_the_file_the_line_and_the_key() {
     let base = "[container]\npath = [[\"rank\", \"{id1}\"]]\n";
-    let e = Mapping::from_toml("m.toml", &format!("{base}bogus = 1\n")).unwrap_err();
-    assert_eq!(e.file, "m.toml");
-    assert_eq!(e.location, Location::Line(3));
-    assert!(e.message.contains("bogus"), "{}", e.message);
-
-    let e = Mapping::from_toml(
-        "m.toml",
-        &format!("{base}[events]\n16383 = {{ skip = true }}\n"),
-    )
-    .unwrap_err();
-    assert_eq!(e.location, Location::Line(4));
-    assert!(e.message.contains("events.16383"), "{}", e.message);
-
-    let e = Mapping::from_toml(
-        "m.toml",
-        &format!("{base}[events]\n5000 = {{ send = \"PTP\" }}\n"),
-    )
-    .unwrap_err();
-    assert!(e.message.contains("events.5000"), "{}", e.message);
-    assert!(e.message.contains("'to'"), "{}", e.message);
-
-    let e = Mapping::from_toml(
-        "m.toml",
-        &format!("{base}[events]\n1 = {{ in = \"A\", colour = \"red\" }}\n"),
-    )
-    .unwrap_err();
-    assert_eq!(e.location, Location::Line(4));
-    assert!(e.message.contains("colour"), "{}", e.message);
-
-    let e = Mapping::from_toml("m.toml", "[container]\npath = [[\"rank\", \"{u32.0}\"]]\n")
-        .unwrap_err();
-    assert!(e.message.contains("container.path[0]"), "{}", e.message);
-
-    let e = Mapping::from_toml("m.toml", &format!("{base}[states]\nmode = \"set\"\n")).unwrap_err();
-    assert!(e.message.contains("states.idle"), "{}", e.message);
+    // A mapping (after `base` or whole), the line of its error if the
+    // message has one to check, and words of the message.
+    let cases: [(String, Option<u64>, &[&str]); 6] = [
+        (format!("{base}bogus = 1\n"), Some(3), &["bogus"]),
+        (
+            format!("{base}[events]\n16383 = {{ skip = true }}\n"),
+            Some(4),
+            &["events.16383"],
+        ),
+        (
+            format!("{base}[events]\n5000 = {{ send = \"PTP\" }}\n"),
+            None,
+            &["events.5000", "'to'"],
+        ),
+        (
+            format!("{base}[events]\n1 = {{ in = \"A\", colour = \"red\" }}\n"),
+            Some(4),
+            &["colour"],
+        ),
+        (
+            "[container]\npath = [[\"rank\", \"{u32.0}\"]]\n".to_string(),
+            None,
+            &["container.path[0]"],
+        ),
+        (
+            format!("{base}[states]\nmode = \"set\"\n"),
+            None,
+            &["states.idle"],
+        ),
+    ];
+    for (toml, line, words) in &cases {
+        let e = Mapping::from_toml("m.toml", toml).unwrap_err();
+        assert_eq!(e.file, "m.toml");
+        if let Some(line) = line {
+            assert_eq!(e.location, Location::Line(*line), "{toml}");
+        }
+        for w in *words {
+            assert!(e.message.contains(w), "{}", e.message);
+        }
+    }
 
     let file = common::data("rst/bad-out.toml");
     let e = Mapping::load(&file).unwrap_err();

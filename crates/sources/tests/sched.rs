@@ -4,7 +4,7 @@
 mod common;
 
 use trama_sources::sched::{SchedFormat, SchedOptions, SchedSource};
-use trama_sources::{collect, path, Location, Record, What};
+use trama_sources::{collect, path, OpenSource, Record, What};
 
 fn thread(tid: &str) -> Vec<(&'static str, String)> {
     vec![("host", "h".to_string()), ("thread", tid.to_string())]
@@ -22,10 +22,13 @@ fn cpu(time: i64, n: &str, value: &str) -> Record {
     common::set_state(time, path(&[("host", "h"), ("cpu", n)]), "running", value)
 }
 
-fn read(file: &std::path::Path, o: &SchedOptions) -> (Vec<Record>, SchedSource) {
-    let mut src = SchedSource::open(file, o).unwrap_or_else(|e| panic!("{e}"));
-    let recs = collect(&mut src).unwrap();
-    (recs, src)
+fn read(file: &std::path::Path, o: &SchedOptions) -> (SchedSource, Vec<Record>) {
+    common::read(file, o)
+}
+
+/// The shared sample `<sub>/<file>`, if the samples are there.
+fn sample(sub: &str, file: &str, o: &SchedOptions) -> Option<(SchedSource, Vec<Record>)> {
+    common::read_sample(sub, file, o)
 }
 
 /// (time, value) of the `sched` states of thread `tid`.
@@ -62,13 +65,13 @@ fn us(sec: i64, micros: i64) -> i64 {
 
 #[test]
 fn ftrace_critical_path() {
-    let Some(dir) = common::samples("ftrace") else {
+    let Some((src, recs)) = sample(
+        "ftrace",
+        "tracecompass-trace-critical-path.txt",
+        &SchedOptions::new("h"),
+    ) else {
         return;
     };
-    let (recs, src) = read(
-        &dir.join("tracecompass-trace-critical-path.txt"),
-        &SchedOptions::new("h"),
-    );
     let s = src.stats();
     assert_eq!(s.format, Some(SchedFormat::EventText));
     assert_eq!(
@@ -81,30 +84,40 @@ fn ftrace_critical_path() {
     assert_eq!((s.unrecognized, s.malformed, s.out_of_order), (0, 0, 0));
     assert!(recs.windows(2).all(|w| w[0].time <= w[1].time));
 
-    // kworker/2:0H: woken, in, out in D, woken, in, out in t (lines 15-61).
-    assert_eq!(
-        states_of(&recs, "24678"),
-        vec![
-            (us(26186, 336661), "runnable".into()),
-            (us(26186, 336663), "running".into()),
-            (us(26186, 336680), "blocked".into()),
-            (us(26186, 337351), "runnable".into()),
-            (us(26186, 337355), "running".into()),
-            (us(26186, 337384), "blocked".into()),
-        ]
-    );
-    // gnome-shell is preempted three times (R, R, R+) and never blocks.
-    assert_eq!(
-        states_of(&recs, "1746"),
-        vec![
-            (us(26186, 336663), "runnable".into()),
-            (us(26186, 336680), "running".into()),
-            (us(26186, 337355), "runnable".into()),
-            (us(26186, 337384), "running".into()),
-            (us(26186, 337988), "runnable".into()),
-            (us(26186, 338715), "running".into()),
-        ]
-    );
+    // The states of two threads: microseconds of second 26186, state.
+    let threads: [(&str, [(i64, &str); 6]); 2] = [
+        // kworker/2:0H: woken, in, out in D, woken, in, out in t (lines 15-61).
+        (
+            "24678",
+            [
+                (336661, "runnable"),
+                (336663, "running"),
+                (336680, "blocked"),
+                (337351, "runnable"),
+                (337355, "running"),
+                (337384, "blocked"),
+            ],
+        ),
+        // gnome-shell is preempted three times (R, R, R+) and never blocks.
+        (
+            "1746",
+            [
+                (336663, "runnable"),
+                (336680, "running"),
+                (337355, "runnable"),
+                (337384, "running"),
+                (337988, "runnable"),
+                (338715, "running"),
+            ],
+        ),
+    ];
+    for (tid, states) in threads {
+        let want: Vec<(i64, String)> = states
+            .iter()
+            .map(|&(micros, st)| (us(26186, micros), st.to_string()))
+            .collect();
+        assert_eq!(states_of(&recs, tid), want, "thread {tid}");
+    }
     // Comms with spaces are kept whole.
     assert_eq!(comms_of(&recs, "2711"), ["Web Content"]);
     assert_eq!(
@@ -133,7 +146,7 @@ fn ftrace_android_samples() {
             143,
         ),
     ] {
-        let (recs, src) = read(&dir.join(file), &SchedOptions::new("h"));
+        let (src, recs) = read(&dir.join(file), &SchedOptions::new("h"));
         let s = src.stats();
         assert_eq!((s.switches, s.wakeups), (switches, wakeups), "{file}");
         assert_eq!(s.header_lines, 11, "{file}");
@@ -151,7 +164,7 @@ fn ftrace_android_samples() {
         assert_eq!(cpu_states as u64, switches, "{file}");
     }
     // `d.H5` flags (line 12): sh wakes rcu_preempt, which then runs (line 15).
-    let (recs, _) = read(
+    let (_, recs) = read(
         &dir.join("tracecompass-trace-android-sched.txt"),
         &SchedOptions::new("h"),
     );
@@ -163,10 +176,10 @@ fn ftrace_android_samples() {
 
 #[test]
 fn trace_cmd_raw_numeric_states_golden() {
-    let Some(dir) = common::samples("trace-cmd") else {
+    let Some((src, recs)) = sample("trace-cmd", "trappy-raw_trace.txt", &SchedOptions::new("h"))
+    else {
         return;
     };
-    let (recs, src) = read(&dir.join("trappy-raw_trace.txt"), &SchedOptions::new("h"));
     let (t1, t2, t3) = (us(106439, 675591), us(106439, 675613), us(106439, 675718));
     assert_eq!(
         recs,
@@ -204,11 +217,8 @@ fn trace_cmd_unsorted_sample() {
     };
     let file = dir.join("trappy-trace_idle_unsorted.txt");
     // The last sched_switch of the file is cut short: an error by default...
-    let err = SchedSource::open(&file, &SchedOptions::new("h"))
-        .err()
-        .unwrap();
-    assert_eq!(err.location, Location::Line(17));
-    assert!(err.message.contains("prev_state"), "{err}");
+    let o = SchedOptions::new("h");
+    let err = common::open_error_at::<SchedSource>(&file, &o, 17, "prev_state");
     assert!(
         err.message.contains("prev_comm=bash prev_pid=14840"),
         "{err}"
@@ -216,7 +226,7 @@ fn trace_cmd_unsorted_sample() {
     // ...counted when lenient.
     let mut o = SchedOptions::new("h");
     o.lenient = true;
-    let (recs, src) = read(&file, &o);
+    let (src, recs) = read(&file, &o);
     let s = src.stats();
     assert_eq!((s.switches, s.malformed, s.out_of_order), (6, 1, 1));
     assert_eq!(s.other_events["cpu_idle"], 8);
@@ -246,7 +256,7 @@ fn trace_cmd_unsorted_sample() {
 
 #[test]
 fn unsorted_plugin_format_golden() {
-    let (recs, src) = read(
+    let (src, recs) = read(
         &common::data("sched/unsorted-plugin.txt"),
         &SchedOptions::new("h"),
     );
@@ -289,7 +299,7 @@ fn unsorted_plugin_format_golden() {
 fn perf_script_golden() {
     let mut o = SchedOptions::new("h");
     o.cpus = false;
-    let (recs, src) = read(&common::data("sched/perf-script.txt"), &o);
+    let (src, recs) = read(&common::data("sched/perf-script.txt"), &o);
     let t = |ns: i64| 1_234_000_000_000 + ns;
     assert_eq!(
         recs,
@@ -307,7 +317,7 @@ fn perf_script_golden() {
 
 #[test]
 fn seed_kernel_layout_golden() {
-    let (recs, src) = read(
+    let (src, recs) = read(
         &common::data("sched/seed-kernel.txt"),
         &SchedOptions::new("h"),
     );

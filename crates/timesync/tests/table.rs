@@ -218,57 +218,43 @@ fn error(text: &str) -> SyncError {
     SyncTable::parse(text, "sync.txt", TimeUnit::Microseconds).unwrap_err()
 }
 
+/// Tables that fail: the text, the line of the error and words its
+/// message holds.
+const ERRORS: &[(&str, u64, &[&str])] = &[
+    ("r 1 a 10\nr 2 b\n", 2, &["found 3", "`r 2 b`"]),
+    ("r 1 a 10\n\nr 2 b 1O\n", 3, &["`1O`"]),
+    ("r 1 a 10\nr 2 b 20\nq 3 c 30\n", 3, &["`q`", "line 1"]),
+    // A host after the run only.
+    (
+        "r 1 a 10\n\nr 5 a 20\nr 6 z 30\n",
+        4,
+        &["`z`", "none before"],
+    ),
+    // A host before the run only.
+    (
+        "r 1 a 10\nr 2 b 10\n# after\nr 5 a 20\n",
+        2,
+        &["`b`", "none after"],
+    ),
+    // Zero interval on the host's clock, then on the reference's.
+    ("r 1 a 10\nr 5 a 10\n", 2, &["host time `10`"]),
+    ("r 7 a 10\nr 7 a 12\n", 2, &["reference time `7`"]),
+    // A third block.
+    ("r 1 a 10\nr 2 a 20\nr 3 a 30\n", 3, &["third block"]),
+    ("r 1 a 10\n\nr 2 a 20\n#\nr 3 a 30\n", 5, &[]),
+];
+
 #[test]
 fn errors_name_the_line_and_the_token() {
-    let e = error("r 1 a 10\nr 2 b\n");
-    assert_eq!(e.line, Some(2));
-    assert!(
-        e.message.contains("found 3") && e.message.contains("`r 2 b`"),
-        "{e}"
-    );
+    for (text, line, words) in ERRORS {
+        let e = error(text);
+        assert_eq!(e.line, Some(*line), "{text:?}: {e}");
+        for w in *words {
+            assert!(e.message.contains(w), "{text:?}: {e}");
+        }
+    }
+    let e = error(ERRORS[0].0);
     assert!(e.to_string().starts_with("sync.txt:2: "), "{e}");
-
-    let e = error("r 1 a 10\n\nr 2 b 1O\n");
-    assert_eq!(e.line, Some(3));
-    assert!(e.message.contains("`1O`"), "{e}");
-
-    let e = error("r 1 a 10\nr 2 b 20\nq 3 c 30\n");
-    assert_eq!(e.line, Some(3));
-    assert!(
-        e.message.contains("`q`") && e.message.contains("line 1"),
-        "{e}"
-    );
-
-    // A host after the run only.
-    let e = error("r 1 a 10\n\nr 5 a 20\nr 6 z 30\n");
-    assert_eq!(e.line, Some(4));
-    assert!(
-        e.message.contains("`z`") && e.message.contains("none before"),
-        "{e}"
-    );
-
-    // A host before the run only.
-    let e = error("r 1 a 10\nr 2 b 10\n# after\nr 5 a 20\n");
-    assert_eq!(e.line, Some(2));
-    assert!(
-        e.message.contains("`b`") && e.message.contains("none after"),
-        "{e}"
-    );
-
-    // Zero interval on the host's clock, then on the reference's.
-    let e = error("r 1 a 10\nr 5 a 10\n");
-    assert_eq!(e.line, Some(2));
-    assert!(e.message.contains("host time `10`"), "{e}");
-    let e = error("r 7 a 10\nr 7 a 12\n");
-    assert_eq!(e.line, Some(2));
-    assert!(e.message.contains("reference time `7`"), "{e}");
-
-    // A third block.
-    let e = error("r 1 a 10\nr 2 a 20\nr 3 a 30\n");
-    assert_eq!(e.line, Some(3));
-    assert!(e.message.contains("third block"), "{e}");
-    let e = error("r 1 a 10\n\nr 2 a 20\n#\nr 3 a 30\n");
-    assert_eq!(e.line, Some(5));
 
     // Finer than a nanosecond.
     let e = SyncTable::parse("r 1 a 0.5\n", "f", TimeUnit::Nanoseconds).unwrap_err();

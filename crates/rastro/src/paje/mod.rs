@@ -128,31 +128,21 @@ pub const DEFINITION_EVENT: u16 = 999;
 /// Rastro type of referenced strings.
 pub const STRING_EVENT: u16 = 888;
 
-/// PajeNG's `PajeEventId` order: the event id of each kind.
-pub const KINDS_BY_ID: [EventKind; 19] = [
-    EventKind::DefineContainerType,
-    EventKind::DefineEventType,
-    EventKind::DefineStateType,
-    EventKind::DefineVariableType,
-    EventKind::DefineLinkType,
-    EventKind::DefineEntityValue,
-    EventKind::CreateContainer,
-    EventKind::DestroyContainer,
-    EventKind::NewEvent,
-    EventKind::SetState,
-    EventKind::PushState,
-    EventKind::PopState,
-    EventKind::ResetState,
-    EventKind::SetVariable,
-    EventKind::AddVariable,
-    EventKind::SubVariable,
-    EventKind::StartLink,
-    EventKind::EndLink,
-    EventKind::TraceFile,
-];
+/// PajeNG's `PajeEventId` order: the kind of each event id (the inverse
+/// of [`kind_id`]).
+pub const KINDS_BY_ID: [EventKind; 19] = {
+    let mut by_id = [EventKind::TraceFile; 19];
+    let mut i = 0;
+    while i < EventKind::ALL.len() {
+        let kind = EventKind::ALL[i];
+        by_id[kind_id(kind) as usize] = kind;
+        i += 1;
+    }
+    by_id
+};
 
 /// The event id (PajeNG's `PajeEventId`) of a kind.
-pub fn kind_id(kind: EventKind) -> u16 {
+pub const fn kind_id(kind: EventKind) -> u16 {
     match kind {
         EventKind::DefineContainerType => 0,
         EventKind::DefineEventType => 1,

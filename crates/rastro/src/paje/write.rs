@@ -7,7 +7,7 @@ pub use trama_events::StringMode;
 use trama_events::{Event, EventDef, EventKind, Field, FieldType};
 
 use super::{field_code, field_type_code, kind_id, DEFINITION_EVENT, STRING_EVENT};
-use crate::rst::{EncodeError, Encoder, Layout, Stamp, EVENT_INIT, EVENT_STOP};
+use crate::rst::{EncodeError, Encoder, Layout, Stamp, EVENT_STOP};
 
 /// Which definitions and value order are written (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -283,9 +283,9 @@ impl<W: Write> RastroPajeWriter<W> {
     /// A writer to `out`; writes the libRastro header event at once.
     pub fn new(out: W, opts: WriterOptions) -> Result<RastroPajeWriter<W>, WriteError> {
         let mut enc = Encoder::new(out, Layout::Timeless);
-        let mut w = enc.begin(EVENT_INIT, Stamp::Timeless { time_set: true });
-        w.u64(opts.ids.0).u64(opts.ids.1).str(&opts.host);
-        w.finish().map_err(encode_err(0))?;
+        let (id1, id2) = opts.ids;
+        enc.init_event(Stamp::Timeless { time_set: true }, id1, id2, &opts.host)
+            .map_err(encode_err(0))?;
         Ok(RastroPajeWriter {
             enc,
             strings_mode: opts.strings,

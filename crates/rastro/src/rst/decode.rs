@@ -379,6 +379,26 @@ pub fn visit<E>(
     Ok(d.events())
 }
 
+/// An error at the start of the buffer, in its first event.
+fn at_first_event(kind: RstErrorKind) -> RstError {
+    RstError {
+        offset: 0,
+        event_offset: 0,
+        event: 1,
+        kind,
+    }
+}
+
+/// The error of a buffer too short for the header of its first event:
+/// `available` bytes.
+fn no_first_event(available: usize) -> RstError {
+    at_first_event(RstErrorKind::Truncated {
+        what: "event header",
+        needed: 4,
+        available,
+    })
+}
+
 /// Events decoded by [`detect_layout`] after the header event.
 const PROBE_EVENTS: usize = 64;
 
@@ -386,16 +406,7 @@ fn probe(data: &[u8], layout: Layout) -> Result<(), RstError> {
     let mut d = Decoder::new(data, layout);
     {
         let Some(ev) = d.next_event()? else {
-            return Err(RstError {
-                offset: 0,
-                event_offset: 0,
-                event: 1,
-                kind: RstErrorKind::Truncated {
-                    what: "event header",
-                    needed: 4,
-                    available: 0,
-                },
-            });
+            return Err(no_first_event(0));
         };
         let bad = |kind| RstError {
             offset: ev.offset,
@@ -436,39 +447,20 @@ pub fn detect_layout(data: &[u8]) -> Result<Layout, RstError> {
         .and_then(|b| <[u8; 4]>::try_from(b).ok())
         .map(u32::from_le_bytes);
     let Some(head) = head else {
-        return Err(RstError {
-            offset: 0,
-            event_offset: 0,
-            event: 1,
-            kind: RstErrorKind::Truncated {
-                what: "event header",
-                needed: 4,
-                available: data.len(),
-            },
-        });
+        return Err(no_first_event(data.len()));
     };
     let type_id = (head >> 18) as u16;
     if type_id != EVENT_INIT {
-        return Err(RstError {
-            offset: 0,
-            event_offset: 0,
-            event: 1,
-            kind: RstErrorKind::NotRastro { found: type_id },
-        });
+        return Err(at_first_event(RstErrorKind::NotRastro { found: type_id }));
     }
     let timed = if head & TIME_SET_BIT != 0 {
         probe(data, Layout::Timed)
     } else {
-        Err(RstError {
-            offset: 0,
-            event_offset: 0,
-            event: 1,
-            kind: RstErrorKind::Truncated {
-                what: "clock of the header event",
-                needed: 16,
-                available: 0,
-            },
-        })
+        Err(at_first_event(RstErrorKind::Truncated {
+            what: "clock of the header event",
+            needed: 16,
+            available: 0,
+        }))
     };
     let timed_err = match timed {
         Ok(()) => return Ok(Layout::Timed),

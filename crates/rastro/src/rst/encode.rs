@@ -3,8 +3,8 @@
 use std::io::{self, Write};
 
 use super::{
-    Layout, RstEvent, Stamp, TypeCode, Value, LAST_CONTINUATION_WORD, LAST_FIRST_WORD, MAX_TYPE,
-    NIBBLES_CONTINUATION_WORD, NIBBLES_FIRST_WORD, TIME_SET_BIT,
+    Layout, RstEvent, Stamp, TypeCode, Value, EVENT_INIT, LAST_CONTINUATION_WORD, LAST_FIRST_WORD,
+    MAX_TYPE, NIBBLES_CONTINUATION_WORD, NIBBLES_FIRST_WORD, TIME_SET_BIT,
 };
 
 /// Why an event could not be written.
@@ -82,6 +82,21 @@ impl<W: Write> Encoder<W> {
             stamp,
             error: None,
         }
+    }
+
+    /// Writes the libRastro header event ([`EVENT_INIT`], as `rst_init`
+    /// does): the two identifiers and the host name (read back by
+    /// [`RstEvent::init_info`]).
+    pub fn init_event(
+        &mut self,
+        stamp: Stamp,
+        id1: u64,
+        id2: u64,
+        host: &[u8],
+    ) -> Result<(), EncodeError> {
+        let mut w = self.begin(EVENT_INIT, stamp);
+        w.u64(id1).u64(id2).str(host);
+        w.finish()
     }
 
     /// Writes one event with the given values, in that order.

@@ -15,8 +15,8 @@ use super::read::{
 };
 use super::x11;
 use crate::record::{
-    open_file, path, read_all, Decl, EntityKind, ExtraField, Nanos, Path, Record, Source,
-    SourceError, What,
+    open_file, path, Decl, EntityKind, ExtraField, Nanos, OpenSource, Path, Record, Source,
+    SourceError, Stepwise, What,
 };
 
 /// The state type of the records.
@@ -64,18 +64,14 @@ pub struct Clog2Source {
     preamble: Preamble,
     scan: Scan,
     conv: Converter,
-    mode: Mode,
+    /// The log's reader while its records are streamed: `None` once they
+    /// are all converted (or were converted whole and sorted).
+    reader: Option<Clog2Reader<Input>>,
     pending: VecDeque<Record>,
 }
 
 /// What the two passes read: a file, or bytes held in memory.
 type Input = Box<dyn Read + Send>;
-
-enum Mode {
-    Stream(Clog2Reader<Input>),
-    Buffered(std::vec::IntoIter<Record>),
-    Done,
-}
 
 /// The converting state of the second pass.
 struct Converter {
@@ -95,13 +91,16 @@ struct Converter {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Clog2Options {}
 
-impl Clog2Source {
+impl OpenSource for Clog2Source {
+    type Options = Clog2Options;
+    const IO_ERROR: &'static str = "read error: ";
+
     /// Opens a CLOG-2 file: reads it once for its definitions (so events
     /// logged before the definition of their state are understood) and
     /// prepares the conversion. Records come in time order: streamed when
     /// the file's events are in time order (a merged log), else converted
     /// whole and sorted.
-    pub fn open(path: impl AsRef<FsPath>, opts: &Clog2Options) -> Result<Clog2Source, SourceError> {
+    fn open(path: impl AsRef<FsPath>, opts: &Clog2Options) -> Result<Self, SourceError> {
         let path = path.as_ref();
         let open = || {
             let (name, f) = open_file(path, "cannot open: ")?;
@@ -113,22 +112,18 @@ impl Clog2Source {
         Clog2Source::read(&open, opts)
     }
 
-    /// Reads a CLOG-2 log from `reader` (named `name` in messages) as
-    /// [`Clog2Source::open`] reads a file, holding the whole log in memory
-    /// for the two passes.
-    pub fn from_reader(
-        name: impl Into<String>,
-        reader: impl Read,
-        opts: &Clog2Options,
-    ) -> Result<Clog2Source, SourceError> {
-        let name = name.into();
-        let bytes: Arc<[u8]> = read_all(&name, reader, "read error: ")?.into();
+    /// Reads a CLOG-2 log as [`Clog2Source::open`] reads a file, holding
+    /// the whole log in memory for the two passes.
+    fn from_bytes(name: String, bytes: Vec<u8>, opts: &Clog2Options) -> Result<Self, SourceError> {
+        let bytes: Arc<[u8]> = bytes.into();
         let open = || {
             Clog2Reader::from_reader(name.clone(), Box::new(Cursor::new(bytes.clone())) as Input)
         };
         Clog2Source::read(&open, opts)
     }
+}
 
+impl Clog2Source {
     /// Both passes, each over an input from `open`.
     fn read(
         open: &dyn Fn() -> Result<Clog2Reader<Input>, SourceError>,
@@ -154,8 +149,8 @@ impl Clog2Source {
             None => 0,
         };
         declarations(&scan, &mut conv, t0, &mut pending);
-        let mode = if scan.sorted {
-            Mode::Stream(reader)
+        let reader = if scan.sorted {
+            Some(reader)
         } else {
             let mut all: Vec<Record> = pending.drain(..).collect();
             let mut out = VecDeque::new();
@@ -165,14 +160,15 @@ impl Clog2Source {
             }
             conv.finish();
             all.sort_by_key(|r| r.time);
-            Mode::Buffered(all.into_iter())
+            pending = all.into();
+            None
         };
         Ok(Clog2Source {
             name,
             preamble,
             scan,
             conv,
-            mode,
+            reader,
             pending,
         })
     }
@@ -233,31 +229,7 @@ impl Source for Clog2Source {
     }
 
     fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
-        loop {
-            if let Some(r) = self.pending.pop_front() {
-                return Ok(Some(r));
-            }
-            match &mut self.mode {
-                Mode::Stream(reader) => match reader.next_record()? {
-                    Some(rec) => {
-                        self.conv
-                            .convert(&rec, &self.scan, &self.name, &mut self.pending)?
-                    }
-                    None => {
-                        self.conv.finish();
-                        self.mode = Mode::Done;
-                    }
-                },
-                Mode::Buffered(it) => {
-                    let r = it.next();
-                    if r.is_none() {
-                        self.mode = Mode::Done;
-                    }
-                    return Ok(r);
-                }
-                Mode::Done => return Ok(None),
-            }
-        }
+        self.next_queued()
     }
 
     fn extra_fields(&self) -> Vec<ExtraField> {
@@ -269,6 +241,28 @@ impl Source for Clog2Source {
             name: SIZE_FIELD.to_string(),
             field_type: "int".to_string(),
         }]
+    }
+}
+
+impl Stepwise for Clog2Source {
+    fn queue(&mut self) -> &mut VecDeque<Record> {
+        &mut self.pending
+    }
+
+    fn step(&mut self) -> Result<bool, SourceError> {
+        let Some(reader) = &mut self.reader else {
+            return Ok(false);
+        };
+        match reader.next_record()? {
+            Some(rec) => self
+                .conv
+                .convert(&rec, &self.scan, &self.name, &mut self.pending)?,
+            None => {
+                self.conv.finish();
+                self.reader = None;
+            }
+        }
+        Ok(true)
     }
 }
 
@@ -405,7 +399,7 @@ fn declarations(s: &Scan, conv: &mut Converter, t0: Nanos, out: &mut VecDeque<Re
     }
     // A type, then its values (named and coloured by their definitions,
     // the first definition of a name only).
-    let mut entity_type = |kind, ty: &str, values: Vec<(String, &str)>| {
+    let mut entity_type = |kind, ty: &str, values: &mut dyn Iterator<Item = (String, &str)>| {
         push(Decl::EntityType {
             kind,
             name: ty.into(),
@@ -424,19 +418,11 @@ fn declarations(s: &Scan, conv: &mut Converter, t0: Nanos, out: &mut VecDeque<Re
             }
         }
     };
-    let states = s
-        .states
-        .iter()
-        .map(|d| (state_name(d), &*d.color))
-        .collect();
-    entity_type(EntityKind::State, STATE_TYPE, states);
+    let mut states = s.states.iter().map(|d| (state_name(d), &*d.color));
+    entity_type(EntityKind::State, STATE_TYPE, &mut states);
     if !s.events.is_empty() || s.undefined_events {
-        let events = s
-            .events
-            .iter()
-            .map(|d| (event_name(d), &*d.color))
-            .collect();
-        entity_type(EntityKind::Event, EVENT_TYPE, events);
+        let mut events = s.events.iter().map(|d| (event_name(d), &*d.color));
+        entity_type(EntityKind::Event, EVENT_TYPE, &mut events);
     }
     if !s.messages.is_empty() {
         push(Decl::LinkType {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::log::{format_seconds, quote_value};
-use super::repeats::{Seen, Verdict};
+use super::repeats::Seen;
 use super::xml::read_xml;
 use super::{decode, detect, matches, quote, Format, GangliaOptions, Sample};
 use crate::record::Nanos;
@@ -325,16 +325,9 @@ pub fn collect(
                     };
                     // Non-finite values are logged too (once): the reader
                     // counts them.
-                    match seen.admit(&sample).2 {
-                        Verdict::Repeat => {
-                            stats.repeats += 1;
-                            continue;
-                        }
-                        Verdict::Unchanged => {
-                            stats.unchanged += 1;
-                            continue;
-                        }
-                        Verdict::New => {}
+                    let verdict = seen.admit(&sample).2;
+                    if !verdict.is_new(&mut stats.repeats, &mut stats.unchanged) {
+                        continue;
                     }
                     let _ = write!(text, "{} {} {} ", format_seconds(s.time), s.metric, s.host);
                     if s.number.is_some() {

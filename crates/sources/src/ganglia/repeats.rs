@@ -12,6 +12,24 @@ pub(super) enum Verdict {
     Unchanged,
 }
 
+impl Verdict {
+    /// Whether the sample is new; a repeat is counted in `repeats`, an
+    /// unchanged text in `unchanged`.
+    pub(super) fn is_new(&self, repeats: &mut u64, unchanged: &mut u64) -> bool {
+        match self {
+            Verdict::New => true,
+            Verdict::Repeat => {
+                *repeats += 1;
+                false
+            }
+            Verdict::Unchanged => {
+                *unchanged += 1;
+                false
+            }
+        }
+    }
+}
+
 /// What was already emitted, for each container and metric.
 #[derive(Default)]
 pub(super) struct Seen {

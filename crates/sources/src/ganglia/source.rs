@@ -2,13 +2,10 @@
 //! repeats, in time order, as records.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 
-use super::repeats::{Seen, Verdict};
+use super::repeats::Seen;
 use super::{read_samples, Format, GangliaOptions};
-use crate::record::{
-    open_file, path, read_all, Nanos, Path, Record, Source, SourceError, VarOp, What,
-};
+use crate::record::{path, Nanos, OpenSource, Path, Record, Source, SourceError, VarOp, What};
 
 /// What a [`GangliaSource`] read and what it left out.
 #[non_exhaustive]
@@ -58,40 +55,22 @@ pub struct GangliaSource {
     stats: ReadStats,
 }
 
-impl GangliaSource {
-    /// Reads the file at `path`.
-    pub fn open(
-        path: impl AsRef<std::path::Path>,
-        opts: &GangliaOptions,
-    ) -> Result<GangliaSource, SourceError> {
-        let (name, file) = open_file(path.as_ref(), "")?;
-        GangliaSource::from_reader(name, file, opts)
-    }
+impl OpenSource for GangliaSource {
+    type Options = GangliaOptions;
 
-    /// Reads the whole of `reader` (an XML dump or a text log); `name`
-    /// names it in errors.
-    pub fn from_reader(
-        name: impl Into<String>,
-        reader: impl Read,
-        opts: &GangliaOptions,
-    ) -> Result<GangliaSource, SourceError> {
-        let name = name.into();
-        let bytes = read_all(&name, reader, "")?;
-        GangliaSource::from_bytes(name, &bytes, opts)
-    }
-
+    /// Reads the whole of an XML dump or a text log.
     fn from_bytes(
         name: String,
-        bytes: &[u8],
+        bytes: Vec<u8>,
         opts: &GangliaOptions,
-    ) -> Result<GangliaSource, SourceError> {
+    ) -> Result<Self, SourceError> {
         let mut seen = Seen::default();
         let mut stats = ReadStats::default();
         let mut containers: Vec<Path> = Vec::new();
         let mut metrics: Vec<String> = Vec::new();
         let mut units: BTreeMap<String, String> = BTreeMap::new();
         let mut entries: Vec<Entry> = Vec::new();
-        let (format, scan) = read_samples(&name, bytes, &mut |s| {
+        let (format, scan) = read_samples(&name, &bytes, &mut |s| {
             if !opts.keeps_host(s.host, s.ip) || !opts.keeps_metric(s.metric) {
                 stats.filtered += 1;
                 return;
@@ -115,25 +94,18 @@ impl GangliaSource {
                     .entry(s.metric.to_string())
                     .or_insert_with(|| u.to_string());
             }
-            let val = match verdict {
-                Verdict::Repeat => {
-                    stats.repeats += 1;
-                    return;
+            if !verdict.is_new(&mut stats.repeats, &mut stats.unchanged) {
+                return;
+            }
+            let val = match s.number {
+                Some(n) => {
+                    stats.variables += 1;
+                    Val::Num(n)
                 }
-                Verdict::Unchanged => {
-                    stats.unchanged += 1;
-                    return;
+                None => {
+                    stats.events += 1;
+                    Val::Text(s.value.into())
                 }
-                Verdict::New => match s.number {
-                    Some(n) => {
-                        stats.variables += 1;
-                        Val::Num(n)
-                    }
-                    None => {
-                        stats.events += 1;
-                        Val::Text(s.value.into())
-                    }
-                },
             };
             entries.push(Entry {
                 time: s.time,
@@ -156,7 +128,9 @@ impl GangliaSource {
             stats,
         })
     }
+}
 
+impl GangliaSource {
     /// The input's format.
     pub fn format(&self) -> Format {
         self.format

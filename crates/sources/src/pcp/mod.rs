@@ -122,8 +122,8 @@
 //!   type and container (a string metric is a state that lasts).
 //!
 //! The records are sorted by time (stable: input order within a time)
-//! through [`VecSource`]; [`PcpSource::stats`] reports what was read and
-//! what was not mapped.
+//! through [`VecSource`](crate::VecSource); [`CountedSource::stats`]
+//! reports what was read and what was not mapped.
 
 mod convert;
 mod pmdumplog;
@@ -131,10 +131,7 @@ mod pmdumptext;
 mod pmrep;
 mod time;
 
-use std::io::Read;
-use std::path::Path as FsPath;
-
-use crate::record::{open_file, read_all, Record, Source, SourceError, VecSource};
+use crate::record::{CountedSource, OpenSource, SourceError};
 use convert::Converter;
 use pmdumplog::{parse_record_head, read_pmdumplog};
 use pmdumptext::{is_full_name_line, read_pmdumptext};
@@ -240,34 +237,24 @@ pub struct PcpStats {
     pub columns: Vec<PcpColumn>,
 }
 
-/// A PCP text export read into records, served in time order.
-pub struct PcpSource {
-    inner: VecSource,
-    stats: PcpStats,
-}
+/// A PCP text export read into records, served in time order, with what
+/// was read and what was not mapped ([`CountedSource::stats`]).
+pub type PcpSource = CountedSource<PcpStats>;
 
-impl PcpSource {
-    /// Reads the file at `path`, in the layout of the options or detected.
-    pub fn open(path: impl AsRef<FsPath>, opts: &PcpOptions) -> Result<PcpSource, SourceError> {
-        let (name, file) = open_file(path.as_ref(), "cannot read: ")?;
-        PcpSource::from_reader(name, file, opts)
-    }
+impl OpenSource for PcpSource {
+    type Options = PcpOptions;
+    const IO_ERROR: &'static str = "cannot read: ";
 
-    /// Reads the whole of `reader` (UTF-8 text, named `name` in messages),
-    /// in the layout of the options or detected.
-    pub fn from_reader(
-        name: impl Into<String>,
-        reader: impl Read,
-        opts: &PcpOptions,
-    ) -> Result<PcpSource, SourceError> {
-        let name = name.into();
-        let bytes = read_all(&name, reader, "cannot read: ")?;
+    /// Reads UTF-8 text, in the layout of the options or detected.
+    fn from_bytes(name: String, bytes: Vec<u8>, opts: &PcpOptions) -> Result<Self, SourceError> {
         let text = String::from_utf8(bytes).map_err(|e| {
             SourceError::byte(&name, e.utf8_error().valid_up_to() as u64, "not UTF-8 text")
         })?;
         PcpSource::from_text(&name, &text, opts)
     }
+}
 
+impl PcpSource {
     fn from_text(name: &str, text: &str, opts: &PcpOptions) -> Result<PcpSource, SourceError> {
         let format = match opts.format.or_else(|| detect_format(text)) {
             Some(f) => f,
@@ -286,25 +273,7 @@ impl PcpSource {
             PcpFormat::Pmdumplog => read_pmdumplog(&mut conv, text)?,
         }
         let Converter { records, stats, .. } = conv;
-        Ok(PcpSource {
-            inner: VecSource::new(name, records),
-            stats,
-        })
-    }
-
-    /// What was read and what was not mapped.
-    pub fn stats(&self) -> &PcpStats {
-        &self.stats
-    }
-}
-
-impl Source for PcpSource {
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-
-    fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
-        self.inner.next_record()
+        Ok(PcpSource::new(name, records, stats))
     }
 }
 

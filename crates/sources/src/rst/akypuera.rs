@@ -8,9 +8,9 @@ use std::sync::Arc;
 use super::engine::{Decoded, Engine};
 use super::mapping::Mapping;
 use super::{read_file, RstOptions, RstSource};
-use crate::record::{Nanos, Path, Record, Source, SourceError, What};
+use crate::record::{Nanos, Path, Record, Source, SourceError, Stepwise, What};
 use crate::writer::{
-    destroy_variable_state_defs, event_def, type_defs, Dialect, PajeWriter, WriterOptions,
+    destroy_variable_state_defs, event_def, link_def, type_defs, Dialect, PajeWriter, WriterOptions,
 };
 
 /// The Pajé header `aky_converter` writes (Akypuera of 2017-2018 with
@@ -26,22 +26,13 @@ pub const AKY_HEADER: &str = concat!(
     destroy_variable_state_defs!(),
     event_def!(PajePopState 13: Time date, Container string, Type string),
     event_def!(PajeResetState 14: Time date, Container string, Type string),
-    event_def!(
-        PajeStartLink 15: Time date, Container string, Type string, StartContainer string,
-        Value string, Key string
-    ),
-    event_def!(
-        PajeEndLink 16: Time date, Container string, Type string, EndContainer string,
-        Value string, Key string
-    ),
+    link_def!(PajeStartLink 15: StartContainer),
+    link_def!(PajeEndLink 16: EndContainer),
     event_def!(PajeNewEvent 17: Time date, Container string, Type string, Value string),
     event_def!(
         PajePushState 18: Time date, Container string, Type string, Value string, Mark string
     ),
-    event_def!(
-        PajeStartLink 19: Time date, Container string, Type string, StartContainer string,
-        Value string, Key string, Size string, Mark string
-    ),
+    link_def!(PajeStartLink 19: StartContainer, Size string, Mark string),
 );
 
 /// The dialect to write an Akypuera conversion with: [`AKY_HEADER`].
@@ -297,30 +288,7 @@ impl Source for AkypueraSource {
     }
 
     fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
-        loop {
-            if let Some(r) = self.out.pop_front() {
-                return Ok(Some(r));
-            }
-            if let Some(e) = self.error.take() {
-                self.done = true;
-                return Err(e);
-            }
-            if self.done {
-                return Ok(None);
-            }
-            match self.pop() {
-                Some((file, ev)) => self.convert(file, ev)?,
-                None => {
-                    self.done = true;
-                    if let (Some(top), Some(time)) = (self.top.clone(), self.last) {
-                        self.out.push_back(Record {
-                            time,
-                            what: What::Destroy { container: top },
-                        });
-                    }
-                }
-            }
-        }
+        self.next_queued()
     }
 
     fn extra_fields(&self) -> Vec<crate::record::ExtraField> {
@@ -328,5 +296,36 @@ impl Source for AkypueraSource {
             .first()
             .map(|e| e.mapping().extra_fields().to_vec())
             .unwrap_or_default()
+    }
+}
+
+impl Stepwise for AkypueraSource {
+    fn queue(&mut self) -> &mut VecDeque<Record> {
+        &mut self.out
+    }
+
+    /// Converts the earliest event of the files; at their end, destroys
+    /// the top container.
+    fn step(&mut self) -> Result<bool, SourceError> {
+        if let Some(e) = self.error.take() {
+            self.done = true;
+            return Err(e);
+        }
+        if self.done {
+            return Ok(false);
+        }
+        match self.pop() {
+            Some((file, ev)) => self.convert(file, ev)?,
+            None => {
+                self.done = true;
+                if let (Some(top), Some(time)) = (self.top.clone(), self.last) {
+                    self.out.push_back(Record {
+                        time,
+                        what: What::Destroy { container: top },
+                    });
+                }
+            }
+        }
+        Ok(true)
     }
 }

@@ -395,6 +395,20 @@ fn compile(file: &str, text: &str, raw: RawMapping) -> Result<Mapping, SourceErr
                 None => Ok(default.to_string()),
             }
         };
+        // An entity the event makes: its type (the event's own, else
+        // `default_ty`), its value from the template `v` of key `what`, its
+        // extra fields (the event's own, else `default_extra`).
+        let entity = |what: &str,
+                      v: &str,
+                      default_ty: &str,
+                      default_extra: &[(String, Template)]|
+         -> Result<Entity, SourceError> {
+            Ok(Entity {
+                ty: ty_of(default_ty)?,
+                value: tpl(what, v, Scope::Event)?,
+                extra: own_extra.clone().unwrap_or_else(|| default_extra.to_vec()),
+            })
+        };
         let mut a = Action {
             key: key.clone(),
             skip: r.skip,
@@ -420,11 +434,7 @@ fn compile(file: &str, text: &str, raw: RawMapping) -> Result<Mapping, SourceErr
             ));
         }
         if let Some(v) = &r.enter {
-            let ent = Entity {
-                ty: ty_of(&state_type)?,
-                value: tpl("in", v, Scope::Event)?,
-                extra: own_extra.clone().unwrap_or_else(|| state_extra.clone()),
-            };
+            let ent = entity("in", v, &state_type, &state_extra)?;
             entered.push((ent.ty.clone(), ent.value.clone()));
             let kind = match mode {
                 StateMode::Push => EventKind::PushState,
@@ -442,42 +452,47 @@ fn compile(file: &str, text: &str, raw: RawMapping) -> Result<Mapping, SourceErr
             a.out = Some((ty, t));
         }
         if let Some(v) = &r.set {
-            let ent = Entity {
-                ty: ty_of(&state_type)?,
-                value: tpl("set", v, Scope::Event)?,
-                extra: own_extra.clone().unwrap_or_default(),
-            };
+            let ent = entity("set", v, &state_type, &[])?;
             note_extra(EventKind::SetState, &ent.extra);
             kinds_used.insert((0, ent.ty.clone()), ());
             a.set = Some(ent);
         }
         if let Some(v) = &r.event {
-            let ent = Entity {
-                ty: ty_of(&event_type)?,
-                value: tpl("event", v, Scope::Event)?,
-                extra: own_extra.clone().unwrap_or_default(),
-            };
+            let ent = entity("event", v, &event_type, &[])?;
             note_extra(EventKind::NewEvent, &ent.extra);
             kinds_used.insert((1, ent.ty.clone()), ());
             a.event = Some(ent);
         }
         let key_t = tpl("key", r.key.as_deref().unwrap_or(default_key), Scope::Key)?;
         let needs_partner = key_t.uses(Var::Src) || key_t.uses(Var::Dst);
-        let partner = |one: &Option<String>,
-                       all: &Option<String>,
-                       side: &str,
-                       one_k: &str,
-                       all_k: &str| {
-            match (one, all) {
-                (Some(_), Some(_)) => Err(ee(format!("give '{one_k}' or '{all_k}', not both"))),
-                (Some(t), None) => Ok(Partner::One(tpl(one_k, t, Scope::Event)?)),
-                (None, Some(t)) => Ok(Partner::AllBelow(tpl(all_k, t, Scope::Event)?)),
-                (None, None) if needs_partner => Err(ee(format!(
+        // A link end the event makes (its `side`, send or recv, of value
+        // `v`), the partner named by key `one_k` (`one`) or `all_k` (`all`).
+        let link = |side: &str,
+                    v: &str,
+                    default_extra: &[(String, Template)],
+                    (one_k, one): (&str, &Option<String>),
+                    (all_k, all): (&str, &Option<String>)|
+         -> Result<LinkSpec, SourceError> {
+            let Entity { ty, value, extra } = entity(side, v, &link_type, default_extra)?;
+            let partner = match (one, all) {
+                (Some(_), Some(_)) => {
+                    return Err(ee(format!("give '{one_k}' or '{all_k}', not both")))
+                }
+                (Some(t), None) => Partner::One(tpl(one_k, t, Scope::Event)?),
+                (None, Some(t)) => Partner::AllBelow(tpl(all_k, t, Scope::Event)?),
+                (None, None) if needs_partner => return Err(ee(format!(
                     "the {side} needs '{one_k}' or '{all_k}' (its key \"{}\" names {{src}} or {{dst}})",
                     key_t.source()
                 ))),
-                (None, None) => Ok(Partner::None),
-            }
+                (None, None) => Partner::None,
+            };
+            Ok(LinkSpec {
+                ty,
+                value,
+                partner,
+                key: key_t.clone(),
+                extra,
+            })
         };
         if r.send.is_none() && (r.to.is_some() || r.to_all_below.is_some()) {
             return Err(ee("'to' and 'to_all_below' belong to a 'send'".into()));
@@ -489,25 +504,15 @@ fn compile(file: &str, text: &str, raw: RawMapping) -> Result<Mapping, SourceErr
             return Err(ee("'key' belongs to a 'send' or a 'recv'".into()));
         }
         if let Some(v) = &r.send {
-            let spec = LinkSpec {
-                ty: ty_of(&link_type)?,
-                value: tpl("send", v, Scope::Event)?,
-                partner: partner(&r.to, &r.to_all_below, "send", "to", "to_all_below")?,
-                key: key_t.clone(),
-                extra: own_extra.clone().unwrap_or_else(|| link_extra.clone()),
-            };
+            let (one, all) = (("to", &r.to), ("to_all_below", &r.to_all_below));
+            let spec = link("send", v, &link_extra, one, all)?;
             note_extra(EventKind::StartLink, &spec.extra);
             kinds_used.insert((2, spec.ty.clone()), ());
             a.send = Some(spec);
         }
         if let Some(v) = &r.recv {
-            let spec = LinkSpec {
-                ty: ty_of(&link_type)?,
-                value: tpl("recv", v, Scope::Event)?,
-                partner: partner(&r.from, &r.from_all_below, "recv", "from", "from_all_below")?,
-                key: key_t.clone(),
-                extra: own_extra.clone().unwrap_or_default(),
-            };
+            let (one, all) = (("from", &r.from), ("from_all_below", &r.from_all_below));
+            let spec = link("recv", v, &[], one, all)?;
             note_extra(EventKind::EndLink, &spec.extra);
             kinds_used.insert((2, spec.ty.clone()), ());
             a.recv = Some(spec);

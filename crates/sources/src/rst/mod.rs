@@ -154,7 +154,6 @@ mod mapping;
 mod template;
 
 use std::collections::VecDeque;
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -166,7 +165,9 @@ pub use mapping::{Mapping, OutPolicy, StateMode, UnknownPolicy, AKYPUERA_TOML, D
 
 use engine::Engine;
 
-use crate::record::{open_file, read_all, ExtraField, Path, Record, Source, SourceError, What};
+use crate::record::{
+    open_file, read_all, ExtraField, OpenSource, Path, Record, Source, SourceError, Stepwise, What,
+};
 
 /// Events a source passed over because its mapping said to skip them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -215,36 +216,20 @@ pub struct RstSource {
     declared: bool,
 }
 
-impl RstSource {
-    /// Opens a file: reads it, checks its layout and its header event.
-    pub fn open(
-        path: impl AsRef<std::path::Path>,
-        opts: &RstOptions,
-    ) -> Result<RstSource, SourceError> {
-        let (name, data) = read_file(path.as_ref())?;
-        RstSource::from_data(name, data, opts)
-    }
+impl OpenSource for RstSource {
+    type Options = RstOptions;
 
-    /// Reads the whole of `reader` (a libRastro file, named `name` in
-    /// messages), as [`RstSource::open`] reads a file.
-    pub fn from_reader(
-        name: impl Into<String>,
-        reader: impl Read,
-        opts: &RstOptions,
-    ) -> Result<RstSource, SourceError> {
-        let name = name.into();
-        let data = read_all(&name, reader, "")?;
-        RstSource::from_data(name, data, opts)
-    }
-
-    fn from_data(name: String, data: Vec<u8>, opts: &RstOptions) -> Result<RstSource, SourceError> {
+    /// Reads a libRastro file: checks its layout and its header event.
+    fn from_bytes(name: String, data: Vec<u8>, opts: &RstOptions) -> Result<Self, SourceError> {
         Ok(RstSource {
             engine: Engine::open(name, data, opts.mapping.clone())?,
             out: VecDeque::new(),
             declared: false,
         })
     }
+}
 
+impl RstSource {
     /// The file's container, from its header event.
     pub fn container(&self) -> &Path {
         self.engine.path()
@@ -268,31 +253,38 @@ impl Source for RstSource {
     }
 
     fn next_record(&mut self) -> Result<Option<Record>, SourceError> {
-        loop {
-            if let Some(r) = self.out.pop_front() {
-                return Ok(Some(r));
-            }
-            let next = self.engine.next_event()?;
-            if !self.declared {
-                self.declared = true;
-                let time = next.as_ref().map_or(0, |d| d.time);
-                for d in self.engine.mapping().declarations() {
-                    self.out.push_back(Record {
-                        time,
-                        what: What::Declare(d.clone()),
-                    });
-                }
-            }
-            match next {
-                Some(d) => self.out.extend(d.records),
-                None if self.out.is_empty() => return Ok(None),
-                None => {}
-            }
-        }
+        self.next_queued()
     }
 
     fn extra_fields(&self) -> Vec<ExtraField> {
         self.engine.mapping().extra_fields().to_vec()
+    }
+}
+
+impl Stepwise for RstSource {
+    fn queue(&mut self) -> &mut VecDeque<Record> {
+        &mut self.out
+    }
+
+    /// Converts the next event, after the mapping's declarations at the
+    /// time of the first.
+    fn step(&mut self) -> Result<bool, SourceError> {
+        let next = self.engine.next_event()?;
+        if !self.declared {
+            self.declared = true;
+            let time = next.as_ref().map_or(0, |d| d.time);
+            for d in self.engine.mapping().declarations() {
+                self.out.push_back(Record {
+                    time,
+                    what: What::Declare(d.clone()),
+                });
+            }
+        }
+        match next {
+            Some(d) => self.out.extend(d.records),
+            None => return Ok(!self.out.is_empty()),
+        }
+        Ok(true)
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use trama_events::{EventKind, Field};
 
-use super::{address, ContainerInfo, Fields, PajeWriter, TimeText, WriteError};
+use super::{ContainerInfo, Fields, PajeWriter, TimeText, WriteError};
 use crate::record::{Decl, DisplayPath, EntityKind, Nanos, Path};
 
 impl<W: Write> PajeWriter<W> {
@@ -52,37 +52,29 @@ impl<W: Write> PajeWriter<W> {
     }
 
     fn container_type_by_name(&self, name: &str) -> Result<Arc<str>, WriteError> {
-        let mut found = self
+        let found = self
             .container_types
             .iter()
             .filter(|((n, _), _)| n == name)
             .map(|(_, a)| a.clone());
-        match (found.next(), found.next()) {
-            (Some(a), None) => Ok(a),
-            (None, _) => Err(WriteError::Record(format!(
-                "container type '{name}' used in a declaration before it is declared"
-            ))),
-            (Some(_), Some(_)) => Err(WriteError::Record(format!(
-                "container type '{name}' is ambiguous: it appears under several parents"
-            ))),
-        }
+        only_one(
+            found,
+            || format!("container type '{name}' used in a declaration before it is declared"),
+            || format!("container type '{name}' is ambiguous: it appears under several parents"),
+        )
     }
 
     fn entity_type_by_name(&self, name: &str) -> Result<Arc<str>, WriteError> {
-        let mut found = self
+        let found = self
             .entity_types
             .values()
             .chain(self.link_types.values())
             .filter_map(|m| m.get(name).cloned());
-        match (found.next(), found.next()) {
-            (Some(a), None) => Ok(a),
-            (None, _) => Err(WriteError::Record(format!(
-                "a value is declared for type '{name}' before the type"
-            ))),
-            (Some(_), Some(_)) => Err(WriteError::Record(format!(
-                "type '{name}' is ambiguous: several container types hold it"
-            ))),
-        }
+        only_one(
+            found,
+            || format!("a value is declared for type '{name}' before the type"),
+            || format!("type '{name}' is ambiguous: several container types hold it"),
+        )
     }
 
     fn fresh_type_alias(&mut self, name: &str) -> Arc<str> {
@@ -247,14 +239,7 @@ impl<W: Write> PajeWriter<W> {
 
     /// The container of `path`, created (with its ancestors) if needed.
     pub(super) fn container(&mut self, t: Nanos, path: &Path) -> Result<ContainerInfo, WriteError> {
-        if let Some((p, c)) = self.by_address.get(&address(path)) {
-            if Arc::ptr_eq(p, path) {
-                return Ok(c.clone());
-            }
-        }
         if let Some(c) = self.containers.get(path) {
-            let c = c.clone();
-            self.remember(path, &c);
             return Ok(c);
         }
         if path.is_empty() {
@@ -287,8 +272,7 @@ impl<W: Write> PajeWriter<W> {
             type_alias: type_alias.clone(),
             alive: true,
         };
-        self.containers.insert(path.clone(), info.clone());
-        self.remember(path, &info);
+        self.containers.insert(path, info.clone());
         // Without an Alias field the name must identify the container.
         let def_has_alias = self
             .dialect
@@ -308,17 +292,6 @@ impl<W: Write> PajeWriter<W> {
             },
         )?;
         Ok(info)
-    }
-
-    /// Caches a container by its path's address. Keeping the path keeps
-    /// the address from being reused; sources that build a new path per
-    /// record would fill the cache, so it is emptied when large.
-    fn remember(&mut self, path: &Path, c: &ContainerInfo) {
-        if self.by_address.len() >= 1 << 16 {
-            self.by_address.clear();
-        }
-        self.by_address
-            .insert(address(path), (path.clone(), c.clone()));
     }
 
     /// A container records may be written on: alive.
@@ -358,4 +331,18 @@ pub(super) fn color_of(name: &str) -> String {
     };
     let m = v - c;
     format!("{:.3} {:.3} {:.3}", r + m, g + m, b + m)
+}
+
+/// The one alias `found` holds; an error saying `missing` when it holds
+/// none, `ambiguous` when it holds several.
+fn only_one(
+    mut found: impl Iterator<Item = Arc<str>>,
+    missing: impl FnOnce() -> String,
+    ambiguous: impl FnOnce() -> String,
+) -> Result<Arc<str>, WriteError> {
+    match (found.next(), found.next()) {
+        (Some(a), None) => Ok(a),
+        (None, _) => Err(WriteError::Record(missing())),
+        (Some(_), Some(_)) => Err(WriteError::Record(ambiguous())),
+    }
 }

@@ -60,7 +60,18 @@ macro_rules! destroy_variable_state_defs {
     };
 }
 
-pub(crate) use {destroy_variable_state_defs, event_def, type_defs};
+/// A link's start or end with the fields of both headers, then `extra`
+/// ones: `link_def!(PajeStartLink 16: StartContainer, Size double)`.
+macro_rules! link_def {
+    ($event:ident $id:literal: $end:ident $(, $field:ident $ty:ident)* $(,)?) => {
+        event_def!(
+            $event $id: Time date, Container string, Type string, $end string, Value string,
+            Key string $(, $field $ty)*
+        )
+    };
+}
+
+pub(crate) use {destroy_variable_state_defs, event_def, link_def, type_defs};
 
 /// PajeNG's reference header (the one of its test traces), with the push
 /// state and start link variants that carry `Mark` and `Size`.
@@ -75,22 +86,10 @@ const STANDARD_HEADER: &str = concat!(
     ),
     event_def!(PajePopState 14: Time date, Container string, Type string),
     event_def!(PajeResetState 15: Time date, Type string, Container string),
-    event_def!(
-        PajeStartLink 16: Time date, Container string, Type string, StartContainer string,
-        Value string, Key string
-    ),
-    event_def!(
-        PajeStartLink 17: Time date, Container string, Type string, StartContainer string,
-        Value string, Key string, Size double
-    ),
-    event_def!(
-        PajeStartLink 18: Time date, Container string, Type string, StartContainer string,
-        Value string, Key string, Size double, Mark string
-    ),
-    event_def!(
-        PajeEndLink 19: Time date, Container string, Type string, EndContainer string,
-        Value string, Key string
-    ),
+    link_def!(PajeStartLink 16: StartContainer),
+    link_def!(PajeStartLink 17: StartContainer, Size double),
+    link_def!(PajeStartLink 18: StartContainer, Size double, Mark string),
+    link_def!(PajeEndLink 19: EndContainer),
     event_def!(PajeNewEvent 20: Time date, Container string, Type string, Value string),
 );
 

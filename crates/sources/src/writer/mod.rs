@@ -27,7 +27,7 @@ mod declare;
 mod dialect;
 mod text;
 
-pub(crate) use dialect::{destroy_variable_state_defs, event_def, type_defs};
+pub(crate) use dialect::{destroy_variable_state_defs, event_def, link_def, type_defs};
 pub use dialect::{Dialect, DialectError};
 pub use text::TimeText;
 
@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use trama_events::{EventKind, Field};
 
-use crate::record::{DisplayPath, EntityKind, Nanos, Path, Record, Step, VarOp, What};
+use crate::record::{DisplayPath, EntityKind, Nanos, Path, PathMap, Record, VarOp, What};
 use text::push_word;
 
 /// Options of a [`PajeWriter`].
@@ -101,11 +101,7 @@ pub struct PajeWriter<W: Write> {
     link_types: Map<Arc<str>, Map<String, Arc<str>>>,
     /// Every type alias taken (types of all kinds share one namespace).
     type_aliases: HashSet<String>,
-    containers: Map<Path, ContainerInfo>,
-    /// The same, by the address of the path's shared steps: records of a
-    /// source share one `Path` per container, so most lookups end here
-    /// without hashing names.
-    by_address: Map<usize, (Path, ContainerInfo)>,
+    containers: PathMap<ContainerInfo>,
     container_aliases: HashSet<String>,
     /// Type alias → values declared.
     values: Map<Arc<str>, HashSet<String>>,
@@ -150,8 +146,7 @@ impl<W: Write> PajeWriter<W> {
             entity_types: Map::default(),
             link_types: Map::default(),
             type_aliases,
-            containers: Map::default(),
-            by_address: Map::default(),
+            containers: PathMap::default(),
             container_aliases,
             values: Map::default(),
             colors: HashMap::new(),
@@ -179,7 +174,7 @@ impl<W: Write> PajeWriter<W> {
         match &rec.what {
             What::Declare(d) => self.declare(d)?,
             What::Create { container } => {
-                if let Some(c) = self.containers.get(container) {
+                if let Some(c) = self.containers.peek(container) {
                     return Err(WriteError::Record(format!(
                         "container {} created twice{}",
                         DisplayPath(container),
@@ -196,9 +191,9 @@ impl<W: Write> PajeWriter<W> {
                 let c = self.container(t, container)?;
                 let name = c.alias.clone();
                 let ty = c.type_alias.clone();
+                // Other paths with these steps may be cached as alive:
+                // get_mut forgets them.
                 self.containers.get_mut(container).expect("just made").alive = false;
-                // Other paths with these steps may be cached as alive.
-                self.by_address.clear();
                 self.emit(
                     EventKind::DestroyContainer,
                     &[],
@@ -424,11 +419,6 @@ impl<W: Write> PajeWriter<W> {
         self.out.write_all(&self.line)?;
         Ok(())
     }
-}
-
-/// The address of a path's shared steps.
-fn address(p: &Path) -> usize {
-    Arc::as_ptr(p) as *const Step as usize
 }
 
 #[derive(Default)]

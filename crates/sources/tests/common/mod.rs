@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use trama_sources::{collect, Location, Record, Source, SourceError, VarOp, What};
+use trama_sources::{collect, Location, OpenSource, Record, Source, SourceError, VarOp, What};
 
 /// `../shared/samples/<sub>` beside the repository (or under `$TRAMA_SHARED`).
 /// Without it the tests print a note and pass, unless `TRAMA_REQUIRE_SHARED=1`
@@ -37,6 +37,40 @@ pub fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(rel)
+}
+
+/// The source of kind `S` read from `path` with `opts`, and its records.
+pub fn read<S: OpenSource + Source>(path: &Path, opts: &S::Options) -> (S, Vec<Record>) {
+    let mut src = S::open(path, opts).unwrap_or_else(|e| panic!("{e}"));
+    let recs = collect(&mut src).unwrap();
+    (src, recs)
+}
+
+/// [`read`] of the shared sample `<sub>/<file>`; `None` without the
+/// shared samples (see [`samples`]).
+pub fn read_sample<S: OpenSource + Source>(
+    sub: &str,
+    file: &str,
+    opts: &S::Options,
+) -> Option<(S, Vec<Record>)> {
+    Some(read(&samples(sub)?.join(file), opts))
+}
+
+/// Opens the file at `path` as a source of kind `S` with `opts`, checks
+/// that it fails at `line` with a message quoting `token`, and returns the
+/// error.
+pub fn open_error_at<S: OpenSource>(
+    path: &Path,
+    opts: &S::Options,
+    line: u64,
+    token: &str,
+) -> SourceError {
+    let Err(err) = S::open(path, opts) else {
+        panic!("{} accepted", path.display());
+    };
+    assert_eq!(err.location, Location::Line(line), "{err}");
+    assert!(err.message.contains(token), "{err}");
+    err
 }
 
 /// Every record of `src`, each as the line `show` makes of it.
