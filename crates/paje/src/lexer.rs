@@ -54,38 +54,40 @@ pub struct LineRec {
     pub count: u32,
 }
 
-/// Splits `buf` (complete lines; the last one may lack its `\n`) into words.
-/// Lines with no word (blank or comment-only) are skipped. Returns the
-/// number of lines in `buf`, counting a final line without `\n`.
-///
-/// A NUL byte is reported through `nul` (offset of the first one) so the
-/// reader can reject binary input with a clear message.
-pub fn lex_chunk(
-    buf: &[u8],
-    mode: QuoteMode,
-    words: &mut Vec<Span>,
-    lines: &mut Vec<LineRec>,
-    nul: &mut Option<u32>,
-) -> u32 {
-    words.clear();
-    lines.clear();
-    *nul = None;
-    if let Some(p) = memchr::memchr(0, buf) {
-        *nul = Some(p as u32);
-    }
+/// What [`lex_chunk`] finds in a chunk of text. Kept from chunk to chunk,
+/// so that its buffers are reused.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lexed {
+    /// Every word, as a span of the chunk.
+    pub words: Vec<Span>,
+    /// The non-empty lines (blank and comment-only lines are skipped).
+    pub lines: Vec<LineRec>,
+    /// Offset of the first NUL byte, if any, so that the reader can reject
+    /// binary input with a clear message.
+    pub nul: Option<u32>,
+    /// Number of lines in the chunk, counting a final line without `\n`.
+    pub line_count: u32,
+}
+
+/// Splits `buf` (complete lines; the last one may lack its `\n`) into words
+/// and lines, into `out` (whatever it held is replaced).
+pub fn lex_chunk(buf: &[u8], mode: QuoteMode, out: &mut Lexed) {
+    out.words.clear();
+    out.lines.clear();
+    out.nul = memchr::memchr(0, buf).map(|p| p as u32);
     let n = buf.len();
     let mut i = 0usize;
     let mut rel: u32 = 0;
     while i < n {
-        let first = words.len() as u32;
-        i = lex_line(buf, i, mode, words);
-        let count = words.len() as u32 - first;
+        let first = out.words.len() as u32;
+        i = lex_line(buf, i, mode, &mut out.words);
+        let count = out.words.len() as u32 - first;
         if count > 0 {
-            lines.push(LineRec { rel, first, count });
+            out.lines.push(LineRec { rel, first, count });
         }
         rel += 1;
     }
-    rel
+    out.line_count = rel;
 }
 
 /// Lexes the line starting at `start`; returns the offset just after its
@@ -184,11 +186,11 @@ pub(crate) mod tests {
     use super::*;
 
     /// The words of each non-empty line, as strings (shared with the SIMD lexer's tests).
-    pub(crate) fn line_words(s: &str, words: &[Span], lines: &[LineRec]) -> Vec<Vec<String>> {
-        lines
+    pub(crate) fn line_words(s: &str, out: &Lexed) -> Vec<Vec<String>> {
+        out.lines
             .iter()
             .map(|l| {
-                words[l.first as usize..(l.first + l.count) as usize]
+                out.words[l.first as usize..(l.first + l.count) as usize]
                     .iter()
                     .map(|w| s[w.start as usize..w.end as usize].to_string())
                     .collect()
@@ -197,11 +199,9 @@ pub(crate) mod tests {
     }
 
     fn lex(s: &str, mode: QuoteMode) -> Vec<Vec<String>> {
-        let mut words = Vec::new();
-        let mut lines = Vec::new();
-        let mut nul = None;
-        lex_chunk(s.as_bytes(), mode, &mut words, &mut lines, &mut nul);
-        line_words(s, &words, &lines)
+        let mut out = Lexed::default();
+        lex_chunk(s.as_bytes(), mode, &mut out);
+        line_words(s, &out)
     }
 
     #[test]
@@ -267,23 +267,15 @@ pub(crate) mod tests {
 
     #[test]
     fn line_numbers_count_every_line() {
-        let mut words = Vec::new();
-        let mut lines = Vec::new();
-        let mut nul = None;
-        let n = lex_chunk(
-            b"a\n\n# c\nb\nc",
-            QuoteMode::Keep,
-            &mut words,
-            &mut lines,
-            &mut nul,
-        );
-        assert_eq!(n, 5);
+        let mut out = Lexed::default();
+        lex_chunk(b"a\n\n# c\nb\nc", QuoteMode::Keep, &mut out);
+        assert_eq!(out.line_count, 5);
         assert_eq!(
-            lines.iter().map(|l| l.rel).collect::<Vec<_>>(),
+            out.lines.iter().map(|l| l.rel).collect::<Vec<_>>(),
             vec![0, 3, 4]
         );
-        assert_eq!(nul, None);
-        lex_chunk(b"a\0b\n", QuoteMode::Keep, &mut words, &mut lines, &mut nul);
-        assert_eq!(nul, Some(1));
+        assert_eq!(out.nul, None);
+        lex_chunk(b"a\0b\n", QuoteMode::Keep, &mut out);
+        assert_eq!(out.nul, Some(1));
     }
 }
