@@ -227,6 +227,18 @@ impl Default for Model {
     }
 }
 
+/// For each `name(Id) -> Info = field`, the method `name` that gives the
+/// element of `field` an `Id` designates.
+macro_rules! accessors {
+    ($($(#[$doc:meta])* $name:ident($id:ty) -> $info:ty = $field:ident;)*) => {$(
+        $(#[$doc])*
+        #[inline]
+        pub fn $name(&self, id: $id) -> &$info {
+            &self.$field[id.index()]
+        }
+    )*};
+}
+
 impl Model {
     /// A string's bytes.
     #[inline]
@@ -234,28 +246,15 @@ impl Model {
         self.strings.get(id)
     }
 
-    /// A type.
-    #[inline]
-    pub fn ty(&self, id: TypeId) -> &TypeInfo {
-        &self.types[id.index()]
-    }
-
-    /// A container.
-    #[inline]
-    pub fn container(&self, id: ContainerId) -> &ContainerInfo {
-        &self.containers[id.index()]
-    }
-
-    /// A value.
-    #[inline]
-    pub fn value(&self, id: ValueId) -> &ValueInfo {
-        &self.values[id.index()]
-    }
-
-    /// A list.
-    #[inline]
-    pub fn list(&self, id: ListId) -> &ListInfo {
-        &self.lists[id.index()]
+    accessors! {
+        /// A type.
+        ty(TypeId) -> TypeInfo = types;
+        /// A container.
+        container(ContainerId) -> ContainerInfo = containers;
+        /// A value.
+        value(ValueId) -> ValueInfo = values;
+        /// A list.
+        list(ListId) -> ListInfo = lists;
     }
 
     /// The type with this identifier (alias, or name when it has no alias).
