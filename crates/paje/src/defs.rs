@@ -194,25 +194,25 @@ mod tests {
     #[test]
     fn errors() {
         let mut d = Definitions::new(true);
-        // Fed in order: each line is accepted (no error) or refused with
-        // the error named.
+        // Fed in order: each line is accepted (`None`) or refused with the
+        // error named.
         for (line, n, error) in [
             (
                 "%EventDef PajeDefineContainerType 1 extra",
                 1,
-                "BadEventDefStart",
+                Some("BadEventDefStart"),
             ),
-            ("%EventDef PajeFooBar 1", 1, "UnknownEventName"),
-            ("%EventDef PajeDefineContainerType 1", 1, ""),
-            ("% Name", 2, "MissingFieldType"),
-            ("% Name strin", 2, "UnknownFieldType"),
-            ("% Name string", 2, ""),
-            ("% Name string", 3, "DuplicateField"),
-            ("% ContainerType string", 3, ""),
+            ("%EventDef PajeFooBar 1", 1, Some("UnknownEventName")),
+            ("%EventDef PajeDefineContainerType 1", 1, None),
+            ("% Name", 2, Some("MissingFieldType")),
+            ("% Name strin", 2, Some("UnknownFieldType")),
+            ("% Name string", 2, None),
+            ("% Name string", 3, Some("DuplicateField")),
+            ("% ContainerType string", 3, None),
         ] {
             let got = feed(&mut d, line, n).err().map(|e| format!("{e:?}"));
             let name = got.as_deref().map(|e| e.split([' ', '{']).next().unwrap());
-            assert_eq!(name.unwrap_or(""), error, "{line}: {got:?}");
+            assert_eq!(name, error, "{line}: {got:?}");
         }
         match feed(&mut d, "%EndEventDef", 4) {
             Err(SyntaxError::InvalidDefinition {

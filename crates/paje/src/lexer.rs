@@ -198,71 +198,107 @@ pub(crate) mod tests {
             .collect()
     }
 
-    fn lex(s: &str, mode: QuoteMode) -> Vec<Vec<String>> {
-        let mut out = Lexed::default();
-        lex_chunk(s.as_bytes(), mode, &mut out);
-        line_words(s, &out)
-    }
+    /// Texts, a quote mode and the words of each non-empty line: what every
+    /// lexer must find (the SIMD lexer's tests go through them too).
+    pub(crate) const EXAMPLES: &[(&str, QuoteMode, &[&[&str]])] = &[
+        // Separators, CRLF, blank lines.
+        (
+            "1\tP  0\r\n\n  \n2 0.5 p1 P 0",
+            QuoteMode::Keep,
+            &[&["1", "P", "0"], &["2", "0.5", "p1", "P", "0"]],
+        ),
+        (
+            "1\tP  0\r\n\n  \n\r\n\x0b\x0c\n2 0.5\x0bp1\x0cP\t0\r\n\n\n",
+            QuoteMode::Keep,
+            &[&["1", "P", "0"], &["2", "0.5", "p1", "P", "0"]],
+        ),
+        (
+            "12 0.123456789 S p12 s3 tag42\n14 0.123461234 L 0 msg p3 k1234\n8 0.123470000 VP p7 42.5\n",
+            QuoteMode::Keep,
+            &[
+                &["12", "0.123456789", "S", "p12", "s3", "tag42"],
+                &["14", "0.123461234", "L", "0", "msg", "p3", "k1234"],
+                &["8", "0.123470000", "VP", "p7", "42.5"],
+            ],
+        ),
+        // Comments anywhere outside quotes.
+        (
+            "   # indented\n1 a#b c\n2 \"u#v\" x # tail\n",
+            QuoteMode::Keep,
+            &[&["1", "a"], &["2", "\"u#v\"", "x"]],
+        ),
+        (
+            "2 \"u#v\" x # tail\n",
+            QuoteMode::Strip,
+            &[&["2", "u#v", "x"]],
+        ),
+        (
+            "   # indented\n1 a#b c\n#\n##\nx#\n#x\nword # comment \"with quote\n",
+            QuoteMode::Keep,
+            &[&["1", "a"], &["x"], &["word"]],
+        ),
+        // Quotes kept or stripped, text after a closing quote.
+        (
+            "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n",
+            QuoteMode::Keep,
+            &[&["2", "0", "a\"b", "\"Proc Type\"", "0"], &["1", "\"\"", "0"]],
+        ),
+        (
+            "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n",
+            QuoteMode::Strip,
+            &[&["2", "0", "a\"b", "Proc Type", "0"], &["1", "", "0"]],
+        ),
+        ("\"a b\"c d", QuoteMode::Keep, &[&["\"a b\"c", "d"]]),
+        ("\"a b\"c d", QuoteMode::Strip, &[&["a b", "c", "d"]]),
+        (
+            "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n\"a b\"c d\n2 \"u#v\" x # tail\n",
+            QuoteMode::Keep,
+            &[
+                &["2", "0", "a\"b", "\"Proc Type\"", "0"],
+                &["1", "\"\"", "0"],
+                &["\"a b\"c", "d"],
+                &["2", "\"u#v\"", "x"],
+            ],
+        ),
+        (
+            "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n\"a b\"c d\n2 \"u#v\" x # tail\n",
+            QuoteMode::Strip,
+            &[
+                &["2", "0", "a\"b", "Proc Type", "0"],
+                &["1", "", "0"],
+                &["a b", "c", "d"],
+                &["2", "u#v", "x"],
+            ],
+        ),
+        // Unterminated quotes run to the end of the line, with and without
+        // a final newline.
+        (
+            "2 0 \"abc P 0\n2 1 d P 0\n3 \"open to the end",
+            QuoteMode::Keep,
+            &[
+                &["2", "0", "\"abc P 0"],
+                &["2", "1", "d", "P", "0"],
+                &["3", "\"open to the end"],
+            ],
+        ),
+        (
+            "2 0 \"abc P 0\n2 1 d P 0\n3 \"open to the end",
+            QuoteMode::Strip,
+            &[
+                &["2", "0", "abc P 0"],
+                &["2", "1", "d", "P", "0"],
+                &["3", "open to the end"],
+            ],
+        ),
+    ];
 
     #[test]
-    fn plain_words_and_separators() {
-        assert_eq!(
-            lex("1\tP  0\r\n\n  \n2 0.5 p1 P 0", QuoteMode::Keep),
-            vec![vec!["1", "P", "0"], vec!["2", "0.5", "p1", "P", "0"]]
-        );
-    }
-
-    #[test]
-    fn comments_anywhere_outside_quotes() {
-        assert_eq!(
-            lex(
-                "   # indented\n1 a#b c\n2 \"u#v\" x # tail\n",
-                QuoteMode::Keep
-            ),
-            vec![vec!["1", "a"], vec!["2", "\"u#v\"", "x"]]
-        );
-        assert_eq!(
-            lex("2 \"u#v\" x # tail\n", QuoteMode::Strip),
-            vec![vec!["2", "u#v", "x"]]
-        );
-    }
-
-    #[test]
-    fn quotes_kept_or_stripped() {
-        let t = "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n";
-        assert_eq!(
-            lex(t, QuoteMode::Keep),
-            vec![
-                vec!["2", "0", "a\"b", "\"Proc Type\"", "0"],
-                vec!["1", "\"\"", "0"]
-            ]
-        );
-        assert_eq!(
-            lex(t, QuoteMode::Strip),
-            vec![vec!["2", "0", "a\"b", "Proc Type", "0"], vec!["1", "", "0"]]
-        );
-    }
-
-    #[test]
-    fn unterminated_quote_runs_to_end_of_line() {
-        let t = "2 0 \"abc P 0\n2 1 d P 0\n";
-        assert_eq!(
-            lex(t, QuoteMode::Keep),
-            vec![vec!["2", "0", "\"abc P 0"], vec!["2", "1", "d", "P", "0"]]
-        );
-        assert_eq!(lex(t, QuoteMode::Strip)[0], vec!["2", "0", "abc P 0"]);
-    }
-
-    #[test]
-    fn text_after_closing_quote() {
-        assert_eq!(
-            lex("\"a b\"c d", QuoteMode::Keep),
-            vec![vec!["\"a b\"c", "d"]]
-        );
-        assert_eq!(
-            lex("\"a b\"c d", QuoteMode::Strip),
-            vec![vec!["a b", "c", "d"]]
-        );
+    fn examples() {
+        for (text, mode, want) in EXAMPLES {
+            let mut out = Lexed::default();
+            lex_chunk(text.as_bytes(), *mode, &mut out);
+            assert_eq!(line_words(text, &out), *want, "{mode:?} {text:?}");
+        }
     }
 
     #[test]
