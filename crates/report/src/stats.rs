@@ -9,7 +9,7 @@ use trama_analysis::{
 };
 use trama_sim::Trace;
 
-use crate::table::{columns, csv_field, secs, table};
+use crate::table::{columns, csv, csv_field, secs, table};
 use crate::{Error, Format};
 
 /// The analyses [`stats`] computes.
@@ -181,45 +181,46 @@ fn json<T: Serialize>(x: &T, out: &mut dyn Write) -> Result<(), Error> {
     Ok(())
 }
 
+/// An absent number: an empty CSV cell (a dash in a table).
+fn cell(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| v.to_string())
+}
+
+/// A part of a title that is there only with `x`.
+fn part(x: &Option<String>, f: impl FnOnce(&str) -> String) -> String {
+    x.as_deref().map(f).unwrap_or_default()
+}
+
 /// Writes time per state: the CSV rows, or a table followed by the load
 /// imbalance.
 pub fn write_states(s: &StateStats, format: Format, out: &mut dyn Write) -> Result<(), Error> {
     match format {
         Format::Json => return json(s, out),
-        Format::Csv => {
-            writeln!(
-                out,
-                "container,container_type,containers,state_type,value,count,total,exclusive,inclusive,mean,max,share"
-            )?;
-            for r in &s.rows {
-                writeln!(
-                    out,
-                    "{},{},{},{},{},{},{},{},{},{},{},{}",
-                    csv_field(&r.container),
-                    csv_field(&r.container_type),
-                    r.containers,
-                    csv_field(&r.state_type),
-                    csv_field(&r.value),
-                    r.count,
-                    r.total,
-                    r.exclusive,
-                    r.inclusive,
-                    r.mean,
-                    r.max,
-                    r.share
-                )?;
-            }
-        }
+        Format::Csv => csv(
+            out,
+            &s.rows,
+            &[
+                ("container", |r| csv_field(&r.container)),
+                ("container_type", |r| csv_field(&r.container_type)),
+                ("containers", |r| r.containers.to_string()),
+                ("state_type", |r| csv_field(&r.state_type)),
+                ("value", |r| csv_field(&r.value)),
+                ("count", |r| r.count.to_string()),
+                ("total", |r| r.total.to_string()),
+                ("exclusive", |r| r.exclusive.to_string()),
+                ("inclusive", |r| r.inclusive.to_string()),
+                ("mean", |r| r.mean.to_string()),
+                ("max", |r| r.max.to_string()),
+                ("share", |r| r.share.to_string()),
+            ],
+        )?,
         Format::Table => {
             writeln!(
                 out,
                 "Time per state over [{}, {}]{}",
                 s.window.start,
                 s.window.end,
-                s.level
-                    .as_ref()
-                    .map(|l| format!(", rolled up to {l}"))
-                    .unwrap_or_default()
+                part(&s.level, |l| format!(", rolled up to {l}"))
             )?;
             let lines = columns(
                 &s.rows,
@@ -259,38 +260,27 @@ pub fn write_states(s: &StateStats, format: Format, out: &mut dyn Write) -> Resu
 
 /// Writes the communication matrix: one row per pair with messages.
 pub fn write_comm(m: &CommMatrix, format: Format, out: &mut dyn Write) -> Result<(), Error> {
-    // An absent number: an empty CSV cell, a dash in the table.
-    let cell = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     match format {
         Format::Json => return json(m, out),
-        Format::Csv => {
-            writeln!(out, "from,to,count,bytes,rate")?;
-            for p in &m.pairs {
-                writeln!(
-                    out,
-                    "{},{},{},{},{}",
-                    csv_field(&p.from),
-                    csv_field(&p.to),
-                    p.count,
-                    cell(p.bytes),
-                    cell(p.rate)
-                )?;
-            }
-        }
+        Format::Csv => csv(
+            out,
+            &m.pairs,
+            &[
+                ("from", |p| csv_field(&p.from)),
+                ("to", |p| csv_field(&p.to)),
+                ("count", |p| p.count.to_string()),
+                ("bytes", |p| cell(p.bytes)),
+                ("rate", |p| cell(p.rate)),
+            ],
+        )?,
         Format::Table => {
             writeln!(
                 out,
                 "Messages over [{}, {}]{}{}",
                 m.window.start,
                 m.window.end,
-                m.level
-                    .as_ref()
-                    .map(|l| format!(", between containers of type {l}"))
-                    .unwrap_or_default(),
-                m.size_field
-                    .as_ref()
-                    .map(|f| format!(", sizes from field {f}"))
-                    .unwrap_or_default()
+                part(&m.level, |l| format!(", between containers of type {l}")),
+                part(&m.size_field, |f| format!(", sizes from field {f}"))
             )?;
             let lines = columns(
                 &m.pairs,

@@ -17,12 +17,19 @@ pub(crate) type Column<T> = (&'static str, fn(&T) -> String);
 
 /// The lines of a table of `rows`: the columns' names, then a line per
 /// row with its cell in each column.
-pub(crate) fn columns<T>(rows: &[T], columns: &[Column<T>]) -> Vec<Vec<String>> {
-    let names = columns.iter().map(|c| c.0.to_string()).collect();
-    let cells = rows
-        .iter()
-        .map(|r| columns.iter().map(|c| (c.1)(r)).collect());
+pub(crate) fn columns<T>(rows: &[T], cols: &[Column<T>]) -> Vec<Vec<String>> {
+    let names = cols.iter().map(|c| c.0.to_string()).collect();
+    let cells = rows.iter().map(|r| cols.iter().map(|c| (c.1)(r)).collect());
     std::iter::once(names).chain(cells).collect()
+}
+
+/// Writes `rows` as CSV: the columns' names, then a line per row with its
+/// cell in each column (as it is: text goes through [`csv_field`]).
+pub(crate) fn csv<T>(out: &mut dyn Write, rows: &[T], cols: &[Column<T>]) -> io::Result<()> {
+    for line in columns(rows, cols) {
+        writeln!(out, "{}", line.join(","))?;
+    }
+    Ok(())
 }
 
 /// Seconds in a table: six decimals.
