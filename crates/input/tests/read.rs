@@ -46,6 +46,9 @@ fn text(size: usize, seed: u64) -> Vec<u8> {
     out
 }
 
+/// What makes a file's bytes from its text.
+type Encoder = fn(&[u8]) -> Vec<u8>;
+
 fn plain(data: &[u8]) -> Vec<u8> {
     data.to_vec()
 }
@@ -94,7 +97,7 @@ fn round_trip(name: &str, bytes: &[u8], compression: Compression, expected: &[u8
 
 #[test]
 fn single_streams() {
-    let cases: [(&str, usize, u64, fn(&[u8]) -> Vec<u8>, Compression); 4] = [
+    let cases: [(&str, usize, u64, Encoder, Compression); 4] = [
         ("trace.paje", 4 << 20, 1, plain, Compression::None),
         // A plain file named .gz is still plain.
         ("trace.paje.gz", 10_000, 2, plain, Compression::None),
