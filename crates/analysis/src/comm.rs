@@ -20,8 +20,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
-use trama_sim::{ContainerId, EntityRef, ListId, Trace, TypeId, TypeKind};
+use trama_sim::{ContainerId, Trace, TypeId};
 
+use crate::read::{ancestor, container_name, container_type, depth_first_positions, links, placer};
 use crate::window::Window;
 
 /// One pair of [`CommMatrix`].
@@ -59,56 +60,6 @@ pub struct CommMatrix {
     pub without_size: u64,
 }
 
-/// A container type by name or alias.
-pub(crate) fn container_type(trace: &Trace, name: &str) -> Option<TypeId> {
-    let m = &trace.model;
-    m.types
-        .iter()
-        .enumerate()
-        .find(|(_, t)| {
-            t.kind == TypeKind::Container
-                && (m.str(t.name) == name.as_bytes() || m.str(t.alias) == name.as_bytes())
-        })
-        .map(|(i, _)| TypeId(i as u32))
-}
-
-/// The ancestor of `c` (itself included) of type `ty`.
-pub(crate) fn ancestor(trace: &Trace, c: ContainerId, ty: TypeId) -> Option<ContainerId> {
-    let m = &trace.model;
-    let mut x = Some(c);
-    while let Some(cur) = x {
-        if m.container(cur).ty == ty {
-            return Some(cur);
-        }
-        x = m.container(cur).parent;
-    }
-    None
-}
-
-fn cname(trace: &Trace, c: ContainerId) -> String {
-    String::from_utf8_lossy(trace.model.str(trace.model.container(c).name)).into_owned()
-}
-
-/// Every link with both ends, list by list: the link, its start
-/// container and its end container.
-pub(crate) fn links(
-    trace: &Trace,
-) -> impl Iterator<Item = (EntityRef<'_>, ContainerId, ContainerId)> + '_ {
-    trace
-        .model
-        .lists
-        .iter()
-        .enumerate()
-        .filter(|(_, info)| info.kind == TypeKind::Link)
-        .flat_map(move |(l, _)| {
-            (0..trace.lists[l].len()).filter_map(move |i| {
-                let e = trace.entity(ListId(l as u32), i);
-                let (from, to) = (e.from?, e.to?);
-                Some((e, from, to))
-            })
-        })
-}
-
 /// Every message in the window: (from, to, start, end, size).
 fn messages<'a>(
     trace: &'a Trace,
@@ -141,14 +92,7 @@ pub fn comm_matrix(
     level: Option<&str>,
     size_field: Option<&str>,
 ) -> Option<CommMatrix> {
-    let level_ty = match level {
-        Some(l) => Some(container_type(trace, l)?),
-        None => None,
-    };
-    let place = |c: ContainerId| match level_ty {
-        Some(t) => ancestor(trace, c, t),
-        None => Some(c),
-    };
+    let place = placer(trace, level)?;
     #[derive(Default)]
     struct Acc {
         count: u64,
@@ -177,8 +121,7 @@ pub fn comm_matrix(
             None => {}
         }
     }
-    let order: Vec<ContainerId> = trace.model.containers_depth_first();
-    let pos: HashMap<ContainerId, usize> = order.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let pos = depth_first_positions(trace);
     let mut keys: Vec<(ContainerId, ContainerId)> = pairs.keys().copied().collect();
     keys.sort_by_key(|(a, b)| (pos[a], pos[b]));
     let mut involved: Vec<ContainerId> = keys.iter().flat_map(|(a, b)| [*a, *b]).collect();
@@ -188,14 +131,14 @@ pub fn comm_matrix(
         window,
         level: level.map(String::from),
         size_field: size_field.map(String::from),
-        containers: involved.iter().map(|c| cname(trace, *c)).collect(),
+        containers: involved.iter().map(|c| container_name(trace, *c)).collect(),
         pairs: keys
             .iter()
             .map(|k| {
                 let a = &pairs[k];
                 CommPair {
-                    from: cname(trace, k.0),
-                    to: cname(trace, k.1),
+                    from: container_name(trace, k.0),
+                    to: container_name(trace, k.1),
                     count: a.count,
                     bytes: size_field.map(|_| a.bytes),
                     rate: (a.rated > 0).then(|| a.rate_sum / a.rated as f64),
@@ -254,17 +197,23 @@ pub fn order(trace: &Trace, window: Window, level: &str) -> Option<Ordering> {
             *proc_sent.entry(from).or_default() += 1;
         }
     }
-    let by_name = |c: &ContainerId| m.str(m.container(*c).name).to_vec();
+    let sent = |counts: &HashMap<ContainerId, u64>, c: &ContainerId| -> u64 {
+        counts.get(c).copied().unwrap_or(0)
+    };
+    // Most messages sent first, ties by name.
+    let sort = |cs: &mut Vec<ContainerId>, counts: &HashMap<ContainerId, u64>| {
+        cs.sort_by_cached_key(|c| {
+            (
+                std::cmp::Reverse(sent(counts, c)),
+                m.str(m.container(*c).name),
+            )
+        });
+    };
     let mut hosts: Vec<ContainerId> = (0..m.containers.len() as u32)
         .map(ContainerId)
         .filter(|c| m.container(*c).ty == host_ty)
         .collect();
-    hosts.sort_by(|a, b| {
-        let (x, y) = (host_sent.get(a).copied(), host_sent.get(b).copied());
-        y.unwrap_or(0)
-            .cmp(&x.unwrap_or(0))
-            .then_with(|| by_name(a).cmp(&by_name(b)))
-    });
+    sort(&mut hosts, &host_sent);
     let mut below: BTreeMap<ContainerId, Vec<ContainerId>> = BTreeMap::new();
     for c in 0..m.containers.len() as u32 {
         let c = ContainerId(c);
@@ -283,18 +232,13 @@ pub fn order(trace: &Trace, window: Window, level: &str) -> Option<Ordering> {
             .iter()
             .map(|h| {
                 let mut procs = below.remove(h).unwrap_or_default();
-                procs.sort_by(|a, b| {
-                    let (x, y) = (proc_sent.get(a).copied(), proc_sent.get(b).copied());
-                    y.unwrap_or(0)
-                        .cmp(&x.unwrap_or(0))
-                        .then_with(|| by_name(a).cmp(&by_name(b)))
-                });
+                sort(&mut procs, &proc_sent);
                 OrderedHost {
-                    host: cname(trace, *h),
-                    sent_off_host: host_sent.get(h).copied().unwrap_or(0),
+                    host: container_name(trace, *h),
+                    sent_off_host: sent(&host_sent, h),
                     processes: procs
                         .iter()
-                        .map(|p| (cname(trace, *p), proc_sent.get(p).copied().unwrap_or(0)))
+                        .map(|p| (container_name(trace, *p), sent(&proc_sent, p)))
                         .collect(),
                 }
             })

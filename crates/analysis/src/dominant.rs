@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use trama_sim::{Model, Trace, TypeKind, ValueId};
 
+use crate::read::{container_name, lists_of, text};
 use crate::states::time_per_state;
 use crate::window::Window;
 
@@ -38,11 +39,7 @@ pub fn find_value(model: &Model, state_type: &str, value: &str) -> Option<ValueI
 pub fn states_at(trace: &Trace, t: f64) -> BTreeMap<String, ContainerState> {
     let m = &trace.model;
     let mut out = BTreeMap::new();
-    for (l, info) in m.lists.iter().enumerate() {
-        if info.kind != TypeKind::State {
-            continue;
-        }
-        let cols = &trace.lists[l];
+    for (info, cols) in lists_of(trace, TypeKind::State) {
         // The deepest state containing t.
         let mut best: Option<(u32, usize)> = None;
         for i in 0..cols.len() {
@@ -54,13 +51,10 @@ pub fn states_at(trace: &Trace, t: f64) -> BTreeMap<String, ContainerState> {
         }
         if let Some((_, i)) = best {
             let id = cols.value[i];
-            let value = String::from_utf8_lossy(m.str(m.value(id).name)).into_owned();
-            let cname =
-                String::from_utf8_lossy(m.str(m.container(info.container).name)).into_owned();
             out.insert(
-                cname,
+                container_name(trace, info.container),
                 ContainerState {
-                    value,
+                    value: text(trace, m.value(id).name),
                     id: Some(id),
                 },
             );

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use trama_sim::{ContainerId, Trace};
 
-use crate::comm::links;
+use crate::read::{container_name, depth_first_positions, links};
 use crate::window::Window;
 
 /// A node of [`Graph`].
@@ -54,15 +54,13 @@ pub struct Graph {
 
 /// The communication graph over `window`, laid out in `iterations` steps.
 pub fn graph(trace: &Trace, window: Window, iterations: usize) -> Graph {
-    let m = &trace.model;
     let mut weight: HashMap<(ContainerId, ContainerId), u64> = HashMap::new();
     for (e, a, b) in links(trace) {
         if a != b && window.overlaps(e.start, e.end) {
             *weight.entry((a.min(b), a.max(b))).or_default() += 1;
         }
     }
-    let order = m.containers_depth_first();
-    let pos: HashMap<ContainerId, usize> = order.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let pos = depth_first_positions(trace);
     let mut ids: Vec<ContainerId> = weight.keys().flat_map(|(a, b)| [*a, *b]).collect();
     ids.sort_by_key(|c| pos[c]);
     ids.dedup();
@@ -91,7 +89,7 @@ pub fn graph(trace: &Trace, window: Window, iterations: usize) -> Graph {
             .iter()
             .enumerate()
             .map(|(i, c)| Node {
-                name: String::from_utf8_lossy(m.str(m.container(*c).name)).into_owned(),
+                name: container_name(trace, *c),
                 messages: messages[i],
                 x: xy[i].0,
                 y: xy[i].1,

@@ -27,6 +27,7 @@
 mod comm;
 mod dominant;
 mod graph;
+mod read;
 mod slices;
 mod states;
 mod wait;

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use trama_sim::{ContainerId, ListId, Trace, TypeKind, ValueId};
 
-use crate::comm::{ancestor, container_type, links};
+use crate::read::{ancestor, container_name, container_type, depth_first_positions, links, text};
 use crate::window::Window;
 
 /// One container in one slice.
@@ -131,12 +131,11 @@ pub fn slices(trace: &Trace, window: Window, n: usize) -> Slices {
     }
     // Columns: values by name.
     let mut values: Vec<ValueId> = secs.keys().map(|(_, v)| *v).collect();
-    let vname = |v: ValueId| String::from_utf8_lossy(m.str(m.value(v).name)).into_owned();
+    let vname = |v: ValueId| text(trace, m.value(v).name);
     values.sort_by_key(|v| (vname(*v), v.0));
     values.dedup();
     let col: HashMap<ValueId, usize> = values.iter().enumerate().map(|(i, v)| (*v, i)).collect();
-    let order = m.containers_depth_first();
-    let pos: HashMap<ContainerId, usize> = order.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let pos = depth_first_positions(trace);
     let mut rows: BTreeMap<(usize, usize), SliceRow> = BTreeMap::new();
     let nvalues = values.len();
     fn row<'r>(
@@ -147,10 +146,9 @@ pub fn slices(trace: &Trace, window: Window, n: usize) -> Slices {
         k: usize,
         c: ContainerId,
     ) -> &'r mut SliceRow {
-        let m = &trace.model;
         rows.entry((k, pos[&c])).or_insert_with(|| SliceRow {
             slice: k,
-            container: String::from_utf8_lossy(m.str(m.container(c).name)).into_owned(),
+            container: container_name(trace, c),
             seconds: vec![0.0; nvalues],
             sent: 0,
             received: 0,
@@ -207,7 +205,7 @@ pub fn kiviat(trace: &Trace, window: Window, level: &str, at: &[f64]) -> Option<
         .map(ContainerId)
         .filter(|c| m.container(*c).ty == host_ty)
         .collect();
-    let hname = |c: &ContainerId| String::from_utf8_lossy(m.str(m.container(*c).name)).into_owned();
+    let hname = |c: &ContainerId| container_name(trace, *c);
     hosts.sort_by_key(hname);
     let col: HashMap<ContainerId, usize> = hosts.iter().enumerate().map(|(i, c)| (*c, i)).collect();
     // Off-host messages: (start, sender's host column).

@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use trama_sim::{ContainerId, Trace, TypeId, TypeKind, ValueId};
 
+use crate::read::{container_name, depth_first_positions, lists_of, placer, text};
 use crate::window::Window;
 
 /// One row of [`StateStats`].
@@ -110,13 +111,8 @@ type Key = (ContainerId, TypeId, ValueId);
 
 /// Accumulates the states of every container, per (container, type, value).
 fn own_rows(trace: &Trace, w: &Window) -> BTreeMap<Key, Acc> {
-    let m = &trace.model;
     let mut out: BTreeMap<Key, Acc> = BTreeMap::new();
-    for (l, info) in m.lists.iter().enumerate() {
-        if info.kind != TypeKind::State {
-            continue;
-        }
-        let cols = &trace.lists[l];
+    for (info, cols) in lists_of(trace, TypeKind::State) {
         // The values of one list are few: a small table, searched linearly.
         let mut acc: Vec<(ValueId, Acc)> = Vec::new();
         let slot = |acc: &mut Vec<(ValueId, Acc)>, v: ValueId| -> usize {
@@ -169,36 +165,21 @@ fn own_rows(trace: &Trace, w: &Window) -> BTreeMap<Key, Acc> {
     out
 }
 
-fn name(trace: &Trace, id: trama_sim::StrId) -> String {
-    String::from_utf8_lossy(trace.model.str(id)).into_owned()
-}
-
 /// Time per state over `window`, per container or (with `level`, a
 /// container type's name or alias) rolled up to the containers of that
 /// type. Returns `None` when no container type is called `level`.
 pub fn time_per_state(trace: &Trace, window: Window, level: Option<&str>) -> Option<StateStats> {
     let m = &trace.model;
     let own = own_rows(trace, &window);
-    let level_ty = match level {
-        Some(l) => Some(crate::comm::container_type(trace, l)?),
-        None => None,
-    };
+    let target = placer(trace, level)?;
     // Rows per (container, state type, value), with the number of
     // containers added up and, per (container, state type), how many
     // containers have that state type.
     let mut rows: BTreeMap<Key, (Acc, u32)> = BTreeMap::new();
     let mut with_type: BTreeMap<(ContainerId, TypeId), u32> = BTreeMap::new();
-    let target = |c: ContainerId| -> Option<ContainerId> {
-        match level_ty {
-            None => Some(c),
-            Some(t) => crate::comm::ancestor(trace, c, t),
-        }
-    };
-    for info in &m.lists {
-        if info.kind == TypeKind::State {
-            if let Some(t) = target(info.container) {
-                *with_type.entry((t, info.ty)).or_default() += 1;
-            }
+    for (info, _) in lists_of(trace, TypeKind::State) {
+        if let Some(t) = target(info.container) {
+            *with_type.entry((t, info.ty)).or_default() += 1;
         }
     }
     for (&(c, ty, v), a) in &own {
@@ -211,9 +192,7 @@ pub fn time_per_state(trace: &Trace, window: Window, level: Option<&str>) -> Opt
         r.1 = with_type.get(&(c, ty)).copied().unwrap_or(1);
     }
     // Output order.
-    let order_c: Vec<ContainerId> = m.containers_depth_first();
-    let pos_c: BTreeMap<ContainerId, usize> =
-        order_c.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let pos_c = depth_first_positions(trace);
     let order_t: BTreeMap<TypeId, usize> = m
         .types_depth_first()
         .into_iter()
@@ -221,7 +200,7 @@ pub fn time_per_state(trace: &Trace, window: Window, level: Option<&str>) -> Opt
         .map(|(i, t)| (t, i))
         .collect();
     let mut keys: Vec<Key> = rows.keys().copied().collect();
-    let vname = |v: ValueId| name(trace, m.value(v).name);
+    let vname = |v: ValueId| text(trace, m.value(v).name);
     keys.sort_by(|a, b| {
         (pos_c.get(&a.0), order_t.get(&a.1), vname(a.2)).cmp(&(
             pos_c.get(&b.0),
@@ -236,10 +215,10 @@ pub fn time_per_state(trace: &Trace, window: Window, level: Option<&str>) -> Opt
             let (a, n) = rows[k];
             let ci = m.container(k.0);
             StateRow {
-                container: name(trace, ci.name),
-                container_type: name(trace, m.ty(ci.ty).name),
+                container: container_name(trace, k.0),
+                container_type: text(trace, m.ty(ci.ty).name),
                 containers: n,
-                state_type: name(trace, m.ty(k.1).name),
+                state_type: text(trace, m.ty(k.1).name),
                 value: vname(k.2),
                 count: a.count,
                 total: a.total,
@@ -281,7 +260,7 @@ pub fn time_per_state(trace: &Trace, window: Window, level: Option<&str>) -> Opt
             let max = xs.iter().copied().fold(f64::MIN, f64::max);
             let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / count;
             Imbalance {
-                state_type: name(trace, m.ty(ty).name),
+                state_type: text(trace, m.ty(ty).name),
                 value: vname(v),
                 containers: xs.len() as u32,
                 mean,

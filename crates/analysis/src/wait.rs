@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use trama_sim::{ContainerId, Trace, TypeKind};
 
-use crate::comm::links;
+use crate::read::{container_name, depth_first_positions, links, lists_of, text};
 use crate::window::Window;
 
 /// Column name of waits no link explains.
@@ -77,7 +77,7 @@ pub fn wait_matrix(trace: &Trace, window: Window, patterns: &[String]) -> WaitMa
         .values
         .iter()
         .map(|v| {
-            let n = String::from_utf8_lossy(m.str(v.name)).to_lowercase();
+            let n = text(trace, v.name).to_lowercase();
             patterns.iter().any(|p| n.contains(p.as_str()))
         })
         .collect();
@@ -91,11 +91,7 @@ pub fn wait_matrix(trace: &Trace, window: Window, patterns: &[String]) -> WaitMa
     }
     // Waiting seconds per (waiter, sender or None).
     let mut cells: BTreeMap<ContainerId, HashMap<Option<ContainerId>, f64>> = BTreeMap::new();
-    for (l, info) in m.lists.iter().enumerate() {
-        if info.kind != TypeKind::State {
-            continue;
-        }
-        let cols = &trace.lists[l];
+    for (info, cols) in lists_of(trace, TypeKind::State) {
         let c = info.container;
         let empty = Vec::new();
         let arr = arrivals.get(&c).unwrap_or(&empty);
@@ -129,8 +125,7 @@ pub fn wait_matrix(trace: &Trace, window: Window, patterns: &[String]) -> WaitMa
             *cells.entry(c).or_default().entry(sender).or_default() += d;
         }
     }
-    let order = m.containers_depth_first();
-    let pos: HashMap<ContainerId, usize> = order.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+    let pos = depth_first_positions(trace);
     let mut senders: Vec<ContainerId> = cells
         .values()
         .flat_map(|r| r.keys().flatten().copied())
@@ -140,7 +135,7 @@ pub fn wait_matrix(trace: &Trace, window: Window, patterns: &[String]) -> WaitMa
     let col: HashMap<ContainerId, usize> =
         senders.iter().enumerate().map(|(i, c)| (*c, i)).collect();
     let ncols = senders.len() + 1;
-    let name = |c: ContainerId| String::from_utf8_lossy(m.str(m.container(c).name)).into_owned();
+    let name = |c: ContainerId| container_name(trace, c);
     let mut waiters: Vec<ContainerId> = cells.keys().copied().collect();
     waiters.sort_by_key(|c| pos[c]);
     let rows = waiters

@@ -163,6 +163,16 @@ impl Fmt {
         out.push(b'\n');
     }
 
+    /// Writes the end and the duration of an entity that starts at
+    /// `start`, each followed by `, `.
+    #[inline(always)]
+    fn end_duration(&self, out: &mut Vec<u8>, start: f64, end: f64) {
+        self.num(out, end);
+        out.extend_from_slice(b", ");
+        self.num(out, duration(start, end));
+        out.extend_from_slice(b", ");
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn entity(
         &self,
@@ -191,10 +201,7 @@ impl Fmt {
             out.extend_from_slice(m.str(m.value(value).name));
         } else {
             out.extend_from_slice(b", ");
-            self.num(out, end);
-            out.extend_from_slice(b", ");
-            self.num(out, duration(start, end));
-            out.extend_from_slice(b", ");
+            self.end_duration(out, start, end);
             match kind {
                 TypeKind::State => {
                     self.level(out, level);
@@ -276,19 +283,13 @@ impl Fmt {
                     buf.extend_from_slice(m.str(m.value(cols.value[k]).name));
                 }
                 TypeKind::State => {
-                    self.num(buf, end);
-                    buf.extend_from_slice(b", ");
-                    self.num(buf, duration(start, end));
-                    buf.extend_from_slice(b", ");
+                    self.end_duration(buf, start, end);
                     self.level(buf, cols.level[k]);
                     buf.extend_from_slice(b", ");
                     buf.extend_from_slice(m.str(m.value(cols.value[k]).name));
                 }
                 _ => {
-                    self.num(buf, end);
-                    buf.extend_from_slice(b", ");
-                    self.num(buf, duration(start, end));
-                    buf.extend_from_slice(b", ");
+                    self.end_duration(buf, start, end);
                     self.num(buf, cols.number[k]);
                 }
             }

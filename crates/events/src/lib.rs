@@ -39,99 +39,57 @@ pub enum StringMode {
     Interned,
 }
 
-/// The 19 kinds of Pajé events (format 1.3.1 as read by PajeNG).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum EventKind {
-    /// `PajeDefineContainerType`
-    DefineContainerType,
-    /// `PajeDefineVariableType`
-    DefineVariableType,
-    /// `PajeDefineStateType`
-    DefineStateType,
-    /// `PajeDefineEventType`
-    DefineEventType,
-    /// `PajeDefineLinkType`
-    DefineLinkType,
-    /// `PajeDefineEntityValue`
-    DefineEntityValue,
-    /// `PajeCreateContainer`
-    CreateContainer,
-    /// `PajeDestroyContainer`
-    DestroyContainer,
-    /// `PajeSetState`
-    SetState,
-    /// `PajePushState`
-    PushState,
-    /// `PajePopState`
-    PopState,
-    /// `PajeResetState`
-    ResetState,
-    /// `PajeNewEvent`
-    NewEvent,
-    /// `PajeSetVariable`
-    SetVariable,
-    /// `PajeAddVariable`
-    AddVariable,
-    /// `PajeSubVariable`
-    SubVariable,
-    /// `PajeStartLink`
-    StartLink,
-    /// `PajeEndLink`
-    EndLink,
-    /// `PajeTraceFile`
-    TraceFile,
+/// Declares [`EventKind`], [`EventKind::ALL`] and [`EventKind::name`]
+/// from one list of the kinds with their `%EventDef` names.
+macro_rules! event_kinds {
+    ($($kind:ident => $name:literal,)*) => {
+        /// The 19 kinds of Pajé events (format 1.3.1 as read by PajeNG).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum EventKind {
+            $(
+                #[doc = concat!("`", $name, "`")]
+                $kind,
+            )*
+        }
+
+        impl EventKind {
+            /// Every kind, in declaration order.
+            pub const ALL: [EventKind; 19] = [$(EventKind::$kind),*];
+
+            /// The name used in `%EventDef` lines, e.g. `PajeSetState`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(EventKind::$kind => $name,)*
+                }
+            }
+        }
+    };
+}
+
+event_kinds! {
+    DefineContainerType => "PajeDefineContainerType",
+    DefineVariableType => "PajeDefineVariableType",
+    DefineStateType => "PajeDefineStateType",
+    DefineEventType => "PajeDefineEventType",
+    DefineLinkType => "PajeDefineLinkType",
+    DefineEntityValue => "PajeDefineEntityValue",
+    CreateContainer => "PajeCreateContainer",
+    DestroyContainer => "PajeDestroyContainer",
+    SetState => "PajeSetState",
+    PushState => "PajePushState",
+    PopState => "PajePopState",
+    ResetState => "PajeResetState",
+    NewEvent => "PajeNewEvent",
+    SetVariable => "PajeSetVariable",
+    AddVariable => "PajeAddVariable",
+    SubVariable => "PajeSubVariable",
+    StartLink => "PajeStartLink",
+    EndLink => "PajeEndLink",
+    TraceFile => "PajeTraceFile",
 }
 
 impl EventKind {
-    /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 19] = [
-        EventKind::DefineContainerType,
-        EventKind::DefineVariableType,
-        EventKind::DefineStateType,
-        EventKind::DefineEventType,
-        EventKind::DefineLinkType,
-        EventKind::DefineEntityValue,
-        EventKind::CreateContainer,
-        EventKind::DestroyContainer,
-        EventKind::SetState,
-        EventKind::PushState,
-        EventKind::PopState,
-        EventKind::ResetState,
-        EventKind::NewEvent,
-        EventKind::SetVariable,
-        EventKind::AddVariable,
-        EventKind::SubVariable,
-        EventKind::StartLink,
-        EventKind::EndLink,
-        EventKind::TraceFile,
-    ];
-
-    /// The name used in `%EventDef` lines, e.g. `PajeSetState`.
-    pub fn name(self) -> &'static str {
-        match self {
-            EventKind::DefineContainerType => "PajeDefineContainerType",
-            EventKind::DefineVariableType => "PajeDefineVariableType",
-            EventKind::DefineStateType => "PajeDefineStateType",
-            EventKind::DefineEventType => "PajeDefineEventType",
-            EventKind::DefineLinkType => "PajeDefineLinkType",
-            EventKind::DefineEntityValue => "PajeDefineEntityValue",
-            EventKind::CreateContainer => "PajeCreateContainer",
-            EventKind::DestroyContainer => "PajeDestroyContainer",
-            EventKind::SetState => "PajeSetState",
-            EventKind::PushState => "PajePushState",
-            EventKind::PopState => "PajePopState",
-            EventKind::ResetState => "PajeResetState",
-            EventKind::NewEvent => "PajeNewEvent",
-            EventKind::SetVariable => "PajeSetVariable",
-            EventKind::AddVariable => "PajeAddVariable",
-            EventKind::SubVariable => "PajeSubVariable",
-            EventKind::StartLink => "PajeStartLink",
-            EventKind::EndLink => "PajeEndLink",
-            EventKind::TraceFile => "PajeTraceFile",
-        }
-    }
-
     /// Looks a kind up by its `%EventDef` name.
     pub fn from_name(name: &[u8]) -> Option<EventKind> {
         EventKind::ALL

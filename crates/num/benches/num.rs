@@ -34,6 +34,14 @@ fn bench<F: FnMut() -> u64>(name: &str, calls: usize, mut f: F) {
     println!("{name:<40} {ns:8.2} ns/call  ({r})");
 }
 
+/// Benchmarks `print` on every value (passed through [`black_box`]); it
+/// returns the length it wrote.
+fn bench_values(name: &str, vals: &[f64], mut print: impl FnMut(f64) -> u64) {
+    bench(name, vals.len(), || {
+        vals.iter().map(|&v| print(black_box(v))).sum()
+    });
+}
+
 fn main() {
     let strs = timestamps(2_000);
     let cstrs: Vec<CString> = strs
@@ -80,59 +88,42 @@ fn main() {
     });
 
     let mut out = Vec::with_capacity(64);
-    for prec in [6usize, 9] {
-        bench(&format!("trama_num::write_fixed prec {prec}"), n, || {
-            let mut t = 0;
-            for &v in &vals {
-                out.clear();
-                trama_num::write_fixed(&mut out, black_box(v), prec);
-                t += out.len() as u64;
-            }
-            t
-        });
-        let mut buf = [0u8; 64];
-        bench(&format!("libc::snprintf %.*f prec {prec}"), n, || {
-            let mut t = 0;
-            for &v in &vals {
-                // SAFETY: buffer and format are valid; snprintf bounds writes.
-                let r = unsafe {
-                    libc::snprintf(
-                        buf.as_mut_ptr() as *mut c_char,
-                        buf.len(),
-                        c"%.*f".as_ptr(),
-                        prec as libc::c_int,
-                        black_box(v),
-                    )
-                };
-                t += r as u64;
-            }
-            t
-        });
-    }
-    bench("trama_num::write_general", n, || {
-        let mut t = 0;
-        for &v in &vals {
-            out.clear();
-            trama_num::write_general(&mut out, black_box(v));
-            t += out.len() as u64;
-        }
-        t
-    });
     let mut buf = [0u8; 64];
-    bench("libc::snprintf %g", n, || {
-        let mut t = 0;
-        for &v in &vals {
+    for prec in [6usize, 9] {
+        bench_values(&format!("trama_num::write_fixed prec {prec}"), &vals, |v| {
+            out.clear();
+            trama_num::write_fixed(&mut out, v, prec);
+            out.len() as u64
+        });
+        bench_values(&format!("libc::snprintf %.*f prec {prec}"), &vals, |v| {
             // SAFETY: buffer and format are valid; snprintf bounds writes.
             let r = unsafe {
                 libc::snprintf(
                     buf.as_mut_ptr() as *mut c_char,
                     buf.len(),
-                    c"%g".as_ptr(),
-                    black_box(v),
+                    c"%.*f".as_ptr(),
+                    prec as libc::c_int,
+                    v,
                 )
             };
-            t += r as u64;
-        }
-        t
+            r as u64
+        });
+    }
+    bench_values("trama_num::write_general", &vals, |v| {
+        out.clear();
+        trama_num::write_general(&mut out, v);
+        out.len() as u64
+    });
+    bench_values("libc::snprintf %g", &vals, |v| {
+        // SAFETY: buffer and format are valid; snprintf bounds writes.
+        let r = unsafe {
+            libc::snprintf(
+                buf.as_mut_ptr() as *mut c_char,
+                buf.len(),
+                c"%g".as_ptr(),
+                v,
+            )
+        };
+        r as u64
     });
 }

@@ -19,28 +19,37 @@
 //! correctly rounded `str::parse` otherwise; hexadecimal conversion is done
 //! here with explicit round-half-even.
 
-/// Target floating-point type of a parse.
-pub(crate) trait Float: Copy + core::ops::Neg<Output = Self> {
+/// Target floating-point type of a parse: an IEEE 754 binary format, known
+/// by the widths of its fields.
+pub(crate) trait Float: Copy + core::ops::Neg<Output = Self> + core::str::FromStr {
     /// Number of explicit mantissa bits (52 or 23).
     const MANT_BITS: u32;
+    /// Number of exponent bits (11 or 8).
+    const EXP_BITS: u32;
     /// Exponent bias (1023 or 127).
-    const BIAS: i64;
+    const BIAS: i64 = (1 << (Self::EXP_BITS - 1)) - 1;
     /// Largest biased exponent field (all ones: inf/NaN).
-    const MAX_FIELD: i64;
-    /// Mask of the NaN payload bits glibc sets from `nan(n)`.
-    const NAN_PAYLOAD_MASK: u64;
+    const MAX_FIELD: i64 = (1 << Self::EXP_BITS) - 1;
+    /// Mask of the NaN payload bits glibc sets from `nan(n)`: every
+    /// mantissa bit but the quiet bit (glibc's `mantissa0` and `mantissa1`
+    /// of `ieee_nan` for a double, its `mantissa` for a float).
+    const NAN_PAYLOAD_MASK: u64 = (1 << (Self::MANT_BITS - 1)) - 1;
+    /// Positive infinity's bits.
+    const INF_BITS: u64 = (Self::MAX_FIELD as u64) << Self::MANT_BITS;
+    /// The default quiet NaN bits (glibc's `NAN`): the quiet bit alone.
+    const NAN_BITS: u64 = Self::INF_BITS | 1 << (Self::MANT_BITS - 1);
     /// Positive zero.
     const ZERO: Self;
-    /// Positive infinity.
-    const INF: Self;
     /// Builds a value from raw (sign-less) bits.
     fn from_raw(bits: u64) -> Self;
-    /// The default quiet NaN bits (glibc's `NAN`).
-    const NAN_BITS: u64;
     /// Clinger's fast path: exact conversion of `m * 10^e` when possible.
     fn fast(m: u64, e: i64) -> Option<Self>;
     /// Correctly rounded conversion of a validated, sign-less decimal.
-    fn slow(s: &str) -> Self;
+    fn slow(s: &str) -> Self {
+        // The caller validated the syntax; Rust's grammar is a superset of
+        // the validated one, so this cannot fail.
+        s.parse().unwrap_or(Self::ZERO)
+    }
 }
 
 /// Exact powers of ten representable in an f64 (10^0 ..= 10^22).
@@ -106,14 +115,8 @@ fn clinger_f64(m: u64, e: i64) -> Option<f64> {
 
 impl Float for f64 {
     const MANT_BITS: u32 = 52;
-    const BIAS: i64 = 1023;
-    const MAX_FIELD: i64 = 2047;
-    // glibc: mantissa0 (19 bits) and mantissa1 (32 bits) of `ieee_nan`,
-    // i.e. all mantissa bits except the quiet bit.
-    const NAN_PAYLOAD_MASK: u64 = (1 << 51) - 1;
+    const EXP_BITS: u32 = 11;
     const ZERO: Self = 0.0;
-    const INF: Self = f64::INFINITY;
-    const NAN_BITS: u64 = 0x7ff8_0000_0000_0000;
 
     #[inline(always)]
     fn from_raw(bits: u64) -> Self {
@@ -124,23 +127,12 @@ impl Float for f64 {
     fn fast(m: u64, e: i64) -> Option<Self> {
         clinger_f64(m, e)
     }
-
-    fn slow(s: &str) -> Self {
-        // The caller validated the syntax; Rust's grammar is a superset of
-        // the validated one, so this cannot fail.
-        s.parse().unwrap_or(0.0)
-    }
 }
 
 impl Float for f32 {
     const MANT_BITS: u32 = 23;
-    const BIAS: i64 = 127;
-    const MAX_FIELD: i64 = 255;
-    // glibc: the 22-bit `mantissa` of `ieee754_float.ieee_nan`.
-    const NAN_PAYLOAD_MASK: u64 = (1 << 22) - 1;
+    const EXP_BITS: u32 = 8;
     const ZERO: Self = 0.0;
-    const INF: Self = f32::INFINITY;
-    const NAN_BITS: u64 = 0x7fc0_0000;
 
     #[inline(always)]
     fn from_raw(bits: u64) -> Self {
@@ -167,10 +159,6 @@ impl Float for f32 {
         }
         Some(d as f32)
     }
-
-    fn slow(s: &str) -> Self {
-        s.parse().unwrap_or(0.0)
-    }
 }
 
 /// C-locale `isspace`.
@@ -195,20 +183,23 @@ fn starts_with_ci(s: &[u8], pat: &[u8]) -> bool {
     s.len() >= pat.len() && s.iter().zip(pat).all(|(a, b)| a.to_ascii_lowercase() == *b)
 }
 
+/// Scans an optional sign at `s[i]`: whether it is `-`, and the index
+/// after it.
+#[inline(always)]
+fn scan_sign(s: &[u8], i: usize) -> (bool, usize) {
+    match s.get(i) {
+        Some(b'-') => (true, i + 1),
+        Some(b'+') => (false, i + 1),
+        _ => (false, i),
+    }
+}
+
 /// Scans an exponent `[+-]digits` starting at `s[i]` (just after the
 /// marker). Returns the saturated signed exponent and the end index, or None
 /// when there are no digits (the marker is then not consumed).
 #[inline]
-fn scan_exponent(s: &[u8], mut i: usize) -> Option<(i64, usize)> {
-    let mut neg = false;
-    match s.get(i) {
-        Some(b'-') => {
-            neg = true;
-            i += 1;
-        }
-        Some(b'+') => i += 1,
-        _ => {}
-    }
+fn scan_exponent(s: &[u8], i: usize) -> Option<(i64, usize)> {
+    let (neg, mut i) = scan_sign(s, i);
     if !matches!(s.get(i), Some(b'0'..=b'9')) {
         return None;
     }
@@ -234,15 +225,7 @@ pub(crate) fn parse<F: Float>(s: &[u8]) -> (F, usize) {
     while i < s.len() && is_space(s[i]) {
         i += 1;
     }
-    let mut neg = false;
-    match s.get(i) {
-        Some(b'-') => {
-            neg = true;
-            i += 1;
-        }
-        Some(b'+') => i += 1,
-        _ => {}
-    }
+    let (neg, i) = scan_sign(s, i);
     let (v, end) = match s.get(i) {
         Some(b'0'..=b'9') | Some(b'.') => {
             if s[i] == b'0' && matches!(s.get(i + 1), Some(b'x') | Some(b'X')) {
@@ -260,7 +243,7 @@ pub(crate) fn parse<F: Float>(s: &[u8]) -> (F, usize) {
             } else {
                 3
             };
-            (F::INF, i + n)
+            (F::from_raw(F::INF_BITS), i + n)
         }
         Some(b'n') | Some(b'N') if starts_with_ci(&s[i..], b"nan") => parse_nan::<F>(s, i + 3),
         _ => return (F::ZERO, 0),
@@ -452,9 +435,8 @@ pub(crate) fn round_binary<F: Float>(mant: u64, exp2: i64, sticky: bool) -> u64 
     let min_q = 1 - F::BIAS - (p - 1); // exponent of the smallest subnormal
     let msb = 63 - mant.leading_zeros() as i64;
     let top = exp2 + msb; // value in [2^top, 2^(top+1))
-    let inf_bits = (F::MAX_FIELD as u64) << F::MANT_BITS;
     if top > F::BIAS {
-        return inf_bits;
+        return F::INF_BITS;
     }
     // Quantum (exponent of the last kept bit).
     let q = (top - (p - 1)).max(min_q);
@@ -496,7 +478,7 @@ pub(crate) fn round_binary<F: Float>(mant: u64, exp2: i64, sticky: bool) -> u64 
     }
     let field = q + (p - 1) + F::BIAS;
     if field >= F::MAX_FIELD {
-        return inf_bits;
+        return F::INF_BITS;
     }
     ((field as u64) << F::MANT_BITS) | (m - hidden)
 }

@@ -221,6 +221,23 @@ fn decimal_len(n: u64) -> usize {
     guess + ((n | 1) >= POW10_U64[guess.min(19)]) as usize
 }
 
+/// Writes `x < 10^count` as `count` decimal digits (zero-padded), two at a
+/// time, so that they end just before `buf[end]`.
+#[inline(always)]
+fn last_digits(buf: &mut [u8], end: usize, mut x: u64, mut count: usize) {
+    let mut p = end;
+    while count >= 2 {
+        let i = (x % 100) as usize * 2;
+        x /= 100;
+        p -= 2;
+        buf[p..p + 2].copy_from_slice(&DIGITS2[i..i + 2]);
+        count -= 2;
+    }
+    if count == 1 {
+        buf[p - 1] = b'0' + x as u8;
+    }
+}
+
 /// `%.Pf` for `P <= 9` on the fast path: the digits are built in a fixed
 /// buffer and appended with one fixed-size copy. Returns false when the
 /// value needs another path (too big, not finite, too close to a tie).
@@ -238,41 +255,17 @@ fn fixed_const<const P: usize>(out: &mut Vec<u8>, v: f64) -> bool {
         return false;
     };
     let int = n / scale;
-    let mut frac = n % scale;
+    let frac = n % scale;
     // sign + 13 digits + '.' + 9 digits < 32
     let mut buf = [0u8; 32];
     let int_len = decimal_len(int);
     let mut pos = neg as usize + int_len;
     buf[0] = b'-';
-    let mut x = int;
-    let mut p = pos;
-    while x >= 100 {
-        let i = (x % 100) as usize * 2;
-        x /= 100;
-        p -= 2;
-        buf[p..p + 2].copy_from_slice(&DIGITS2[i..i + 2]);
-    }
-    if x >= 10 {
-        let i = x as usize * 2;
-        buf[p - 2..p].copy_from_slice(&DIGITS2[i..i + 2]);
-    } else {
-        buf[p - 1] = b'0' + x as u8;
-    }
+    last_digits(&mut buf, pos, int, int_len);
     if P > 0 {
         buf[pos] = b'.';
         pos += 1 + P;
-        let mut q = pos;
-        let mut k = P;
-        while k >= 2 {
-            let i = (frac % 100) as usize * 2;
-            frac /= 100;
-            q -= 2;
-            buf[q..q + 2].copy_from_slice(&DIGITS2[i..i + 2]);
-            k -= 2;
-        }
-        if k == 1 {
-            buf[q - 1] = b'0' + frac as u8;
-        }
+        last_digits(&mut buf, pos, frac, P);
     }
     let len = out.len();
     out.extend_from_slice(&buf);

@@ -55,6 +55,18 @@ pub struct SecondsSyntax {
     pub double: bool,
 }
 
+/// For each `field: Type`, a `const fn field(self, value: Type)` that
+/// returns the syntax with that field set.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $field:ident: $ty:ty;)*) => {$(
+        $(#[$doc])*
+        pub const fn $field(mut self, value: $ty) -> SecondsSyntax {
+            self.$field = value;
+            self
+        }
+    )*};
+}
+
 impl SecondsSyntax {
     /// `digits[.digits]`, at most nine decimals, nothing else.
     pub const PLAIN: SecondsSyntax = SecondsSyntax {
@@ -64,28 +76,15 @@ impl SecondsSyntax {
         double: false,
     };
 
-    /// This syntax with or without a sign.
-    pub const fn sign(mut self, yes: bool) -> SecondsSyntax {
-        self.sign = yes;
-        self
-    }
-
-    /// This syntax with or without `.5` forms.
-    pub const fn bare_fraction(mut self, yes: bool) -> SecondsSyntax {
-        self.bare_fraction = yes;
-        self
-    }
-
-    /// This syntax with digits after the ninth decimal treated so.
-    pub const fn past_nanos(mut self, what: PastNanos) -> SecondsSyntax {
-        self.past_nanos = what;
-        self
-    }
-
-    /// This syntax with or without the double path.
-    pub const fn double(mut self, yes: bool) -> SecondsSyntax {
-        self.double = yes;
-        self
+    setters! {
+        /// This syntax with or without a sign.
+        sign: bool;
+        /// This syntax with or without `.5` forms.
+        bare_fraction: bool;
+        /// This syntax with digits after the ninth decimal treated so.
+        past_nanos: PastNanos;
+        /// This syntax with or without the double path.
+        double: bool;
     }
 }
 

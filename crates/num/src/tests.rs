@@ -143,45 +143,53 @@ fn strtof_cases() {
 
 #[test]
 fn fixed_examples() {
-    assert_eq!(fixed(0.125, 2), "0.12");
-    assert_eq!(fixed(0.375, 2), "0.38");
-    assert_eq!(fixed(2.5, 0), "2");
-    assert_eq!(fixed(3.5, 0), "4");
-    assert_eq!(fixed(0.5, 0), "0");
-    assert_eq!(fixed(1.5, 0), "2");
-    assert_eq!(fixed(-0.0, 6), "-0.000000");
-    assert_eq!(fixed(0.0, 0), "0");
-    assert_eq!(fixed(-0.001, 2), "-0.00");
-    assert_eq!(fixed(f64::INFINITY, 3), "inf");
-    assert_eq!(fixed(f64::NEG_INFINITY, 3), "-inf");
-    assert_eq!(fixed(f64::NAN, 3), "nan");
-    assert_eq!(fixed(-f64::NAN, 3), "-nan");
-    assert_eq!(fixed(12.345678901, 9), "12.345678901");
-    assert_eq!(fixed(1e22, 2), "10000000000000000000000.00");
+    for (v, prec, want) in [
+        (0.125, 2, "0.12"),
+        (0.375, 2, "0.38"),
+        (2.5, 0, "2"),
+        (3.5, 0, "4"),
+        (0.5, 0, "0"),
+        (1.5, 0, "2"),
+        (-0.0, 6, "-0.000000"),
+        (0.0, 0, "0"),
+        (-0.001, 2, "-0.00"),
+        (f64::INFINITY, 3, "inf"),
+        (f64::NEG_INFINITY, 3, "-inf"),
+        (f64::NAN, 3, "nan"),
+        (-f64::NAN, 3, "-nan"),
+        (12.345678901, 9, "12.345678901"),
+        (1e22, 2, "10000000000000000000000.00"),
+        (0.1, 30, "0.100000000000000005551115123126"),
+        (f64::from_bits(1), 3, "0.000"),
+    ] {
+        assert_eq!(fixed(v, prec), want, "{v:e} at {prec}");
+    }
     assert_eq!(fixed(1e300, 0).len(), 301);
-    assert_eq!(fixed(0.1, 30), "0.100000000000000005551115123126");
-    assert_eq!(fixed(f64::from_bits(1), 3), "0.000");
 }
 
 #[test]
 fn general_examples() {
-    assert_eq!(general(1234567.891), "1.23457e+06");
-    assert_eq!(general(0.0000123), "1.23e-05");
-    assert_eq!(general(1.359), "1.359");
-    assert_eq!(general(4.0), "4");
-    assert_eq!(general(0.0), "0");
-    assert_eq!(general(-0.0), "-0");
-    assert_eq!(general(100000.0), "100000");
-    assert_eq!(general(1000000.0), "1e+06");
-    assert_eq!(general(0.0001), "0.0001");
-    assert_eq!(general(0.00001), "1e-05");
-    assert_eq!(general(999999.5), "1e+06");
-    assert_eq!(general(-2.5), "-2.5");
-    assert_eq!(general(1e300), "1e+300");
-    assert_eq!(general(f64::from_bits(1)), "4.94066e-324");
-    assert_eq!(general(f64::NAN), "nan");
-    assert_eq!(general(-f64::NAN), "-nan");
-    assert_eq!(general(f64::NEG_INFINITY), "-inf");
-    assert_eq!(general(9.999995), "10");
-    assert_eq!(general(0.000099999996), "0.0001");
+    for (v, want) in [
+        (1234567.891, "1.23457e+06"),
+        (0.0000123, "1.23e-05"),
+        (1.359, "1.359"),
+        (4.0, "4"),
+        (0.0, "0"),
+        (-0.0, "-0"),
+        (100000.0, "100000"),
+        (1000000.0, "1e+06"),
+        (0.0001, "0.0001"),
+        (0.00001, "1e-05"),
+        (999999.5, "1e+06"),
+        (-2.5, "-2.5"),
+        (1e300, "1e+300"),
+        (f64::from_bits(1), "4.94066e-324"),
+        (f64::NAN, "nan"),
+        (-f64::NAN, "-nan"),
+        (f64::NEG_INFINITY, "-inf"),
+        (9.999995, "10"),
+        (0.000099999996, "0.0001"),
+    ] {
+        assert_eq!(general(v), want, "{v:e}");
+    }
 }

@@ -20,36 +20,28 @@ fn c_strtof(s: &[u8]) -> f32 {
     unsafe { libc::strtof(c.as_ptr(), std::ptr::null_mut()) }
 }
 
-fn c_fixed(v: f64, prec: usize) -> String {
-    let mut buf = vec![0u8; 1200];
-    // SAFETY: the buffer is large enough for any %.17f of an f64 (at most
-    // 309 integer digits), and snprintf never writes past its size.
-    let n = unsafe {
-        libc::snprintf(
-            buf.as_mut_ptr() as *mut c_char,
-            buf.len(),
-            c"%.*f".as_ptr(),
-            prec as c_int,
-            v,
-        )
-    };
+/// The text C's `snprintf` writes through `print(buf, size)` into a
+/// buffer of `size` bytes.
+fn c_print(size: usize, print: impl FnOnce(*mut c_char, usize) -> c_int) -> String {
+    let mut buf = vec![0u8; size];
+    let n = print(buf.as_mut_ptr() as *mut c_char, buf.len());
     buf.truncate(n as usize);
     String::from_utf8(buf).unwrap()
 }
 
+fn c_fixed(v: f64, prec: usize) -> String {
+    // SAFETY: the buffer is large enough for any %.17f of an f64 (at most
+    // 309 integer digits), and snprintf never writes past its size.
+    c_print(1200, |buf, size| unsafe {
+        libc::snprintf(buf, size, c"%.*f".as_ptr(), prec as c_int, v)
+    })
+}
+
 fn c_general(v: f64) -> String {
-    let mut buf = vec![0u8; 64];
     // SAFETY: "%g" output is at most ~14 bytes; snprintf respects the size.
-    let n = unsafe {
-        libc::snprintf(
-            buf.as_mut_ptr() as *mut c_char,
-            buf.len(),
-            c"%g".as_ptr(),
-            v,
-        )
-    };
-    buf.truncate(n as usize);
-    String::from_utf8(buf).unwrap()
+    c_print(64, |buf, size| unsafe {
+        libc::snprintf(buf, size, c"%g".as_ptr(), v)
+    })
 }
 
 fn fixed(v: f64, prec: usize) -> String {

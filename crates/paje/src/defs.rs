@@ -162,16 +162,28 @@ mod tests {
         d.definition_line(&words, n)
     }
 
+    /// Feeds `lines`, numbered from 1, and checks that each is accepted.
+    fn feed_all(d: &mut Definitions, lines: &[&str]) {
+        for (n, line) in (1..).zip(lines) {
+            feed(d, line, n).unwrap();
+        }
+    }
+
     #[test]
     fn definitions_with_spaced_percent_and_extras() {
         let mut d = Definitions::new(true);
-        feed(&mut d, "% EventDef PajePushState ps", 1).unwrap();
-        feed(&mut d, "%Time date", 2).unwrap();
-        feed(&mut d, "% Container string", 3).unwrap();
-        feed(&mut d, "% Type string", 4).unwrap();
-        feed(&mut d, "% Value string", 5).unwrap();
-        feed(&mut d, "% Tag string ignored", 6).unwrap();
-        feed(&mut d, "% EndEventDef", 7).unwrap();
+        feed_all(
+            &mut d,
+            &[
+                "% EventDef PajePushState ps",
+                "%Time date",
+                "% Container string",
+                "% Type string",
+                "% Value string",
+                "% Tag string ignored",
+                "% EndEventDef",
+            ],
+        );
         let def = d.lookup(b"ps").unwrap();
         assert_eq!(def.kind(), EventKind::PushState);
         assert_eq!(def.field_count(), 6);
@@ -182,29 +194,26 @@ mod tests {
     #[test]
     fn errors() {
         let mut d = Definitions::new(true);
-        assert!(matches!(
-            feed(&mut d, "%EventDef PajeDefineContainerType 1 extra", 1),
-            Err(SyntaxError::BadEventDefStart)
-        ));
-        assert!(matches!(
-            feed(&mut d, "%EventDef PajeFooBar 1", 1),
-            Err(SyntaxError::UnknownEventName { .. })
-        ));
-        feed(&mut d, "%EventDef PajeDefineContainerType 1", 1).unwrap();
-        assert!(matches!(
-            feed(&mut d, "% Name", 2),
-            Err(SyntaxError::MissingFieldType { .. })
-        ));
-        assert!(matches!(
-            feed(&mut d, "% Name strin", 2),
-            Err(SyntaxError::UnknownFieldType { .. })
-        ));
-        feed(&mut d, "% Name string", 2).unwrap();
-        assert!(matches!(
-            feed(&mut d, "% Name string", 3),
-            Err(SyntaxError::DuplicateField { .. })
-        ));
-        feed(&mut d, "% ContainerType string", 3).unwrap();
+        // Fed in order: each line is accepted (`None`) or refused with the
+        // error named.
+        for (line, n, error) in [
+            (
+                "%EventDef PajeDefineContainerType 1 extra",
+                1,
+                Some("BadEventDefStart"),
+            ),
+            ("%EventDef PajeFooBar 1", 1, Some("UnknownEventName")),
+            ("%EventDef PajeDefineContainerType 1", 1, None),
+            ("% Name", 2, Some("MissingFieldType")),
+            ("% Name strin", 2, Some("UnknownFieldType")),
+            ("% Name string", 2, None),
+            ("% Name string", 3, Some("DuplicateField")),
+            ("% ContainerType string", 3, None),
+        ] {
+            let got = feed(&mut d, line, n).err().map(|e| format!("{e:?}"));
+            let name = got.as_deref().map(|e| e.split([' ', '{']).next().unwrap());
+            assert_eq!(name, error, "{line}: {got:?}");
+        }
         match feed(&mut d, "%EndEventDef", 4) {
             Err(SyntaxError::InvalidDefinition {
                 missing, old_names, ..
@@ -219,10 +228,15 @@ mod tests {
     #[test]
     fn redefinition_and_old_names() {
         let mut d = Definitions::new(false);
-        feed(&mut d, "%EventDef PajeDefineContainerType 1", 1).unwrap();
-        feed(&mut d, "% ContainerType string", 2).unwrap();
-        feed(&mut d, "% Name string", 3).unwrap();
-        feed(&mut d, "%EndEventDef", 4).unwrap();
+        feed_all(
+            &mut d,
+            &[
+                "%EventDef PajeDefineContainerType 1",
+                "% ContainerType string",
+                "% Name string",
+                "%EndEventDef",
+            ],
+        );
         assert!(matches!(
             feed(&mut d, "%EventDef PajeDefineStateType 1", 5),
             Err(SyntaxError::Redefinition {

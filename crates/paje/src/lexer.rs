@@ -54,38 +54,40 @@ pub struct LineRec {
     pub count: u32,
 }
 
-/// Splits `buf` (complete lines; the last one may lack its `\n`) into words.
-/// Lines with no word (blank or comment-only) are skipped. Returns the
-/// number of lines in `buf`, counting a final line without `\n`.
-///
-/// A NUL byte is reported through `nul` (offset of the first one) so the
-/// reader can reject binary input with a clear message.
-pub fn lex_chunk(
-    buf: &[u8],
-    mode: QuoteMode,
-    words: &mut Vec<Span>,
-    lines: &mut Vec<LineRec>,
-    nul: &mut Option<u32>,
-) -> u32 {
-    words.clear();
-    lines.clear();
-    *nul = None;
-    if let Some(p) = memchr::memchr(0, buf) {
-        *nul = Some(p as u32);
-    }
+/// What [`lex_chunk`] finds in a chunk of text. Kept from chunk to chunk,
+/// so that its buffers are reused.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lexed {
+    /// Every word, as a span of the chunk.
+    pub words: Vec<Span>,
+    /// The non-empty lines (blank and comment-only lines are skipped).
+    pub lines: Vec<LineRec>,
+    /// Offset of the first NUL byte, if any, so that the reader can reject
+    /// binary input with a clear message.
+    pub nul: Option<u32>,
+    /// Number of lines in the chunk, counting a final line without `\n`.
+    pub line_count: u32,
+}
+
+/// Splits `buf` (complete lines; the last one may lack its `\n`) into words
+/// and lines, into `out` (whatever it held is replaced).
+pub fn lex_chunk(buf: &[u8], mode: QuoteMode, out: &mut Lexed) {
+    out.words.clear();
+    out.lines.clear();
+    out.nul = memchr::memchr(0, buf).map(|p| p as u32);
     let n = buf.len();
     let mut i = 0usize;
     let mut rel: u32 = 0;
     while i < n {
-        let first = words.len() as u32;
-        i = lex_line(buf, i, mode, words);
-        let count = words.len() as u32 - first;
+        let first = out.words.len() as u32;
+        i = lex_line(buf, i, mode, &mut out.words);
+        let count = out.words.len() as u32 - first;
         if count > 0 {
-            lines.push(LineRec { rel, first, count });
+            out.lines.push(LineRec { rel, first, count });
         }
         rel += 1;
     }
-    rel
+    out.line_count = rel;
 }
 
 /// Lexes the line starting at `start`; returns the offset just after its
@@ -184,11 +186,11 @@ pub(crate) mod tests {
     use super::*;
 
     /// The words of each non-empty line, as strings (shared with the SIMD lexer's tests).
-    pub(crate) fn line_words(s: &str, words: &[Span], lines: &[LineRec]) -> Vec<Vec<String>> {
-        lines
+    pub(crate) fn line_words(s: &str, out: &Lexed) -> Vec<Vec<String>> {
+        out.lines
             .iter()
             .map(|l| {
-                words[l.first as usize..(l.first + l.count) as usize]
+                out.words[l.first as usize..(l.first + l.count) as usize]
                     .iter()
                     .map(|w| s[w.start as usize..w.end as usize].to_string())
                     .collect()
@@ -196,94 +198,120 @@ pub(crate) mod tests {
             .collect()
     }
 
-    fn lex(s: &str, mode: QuoteMode) -> Vec<Vec<String>> {
-        let mut words = Vec::new();
-        let mut lines = Vec::new();
-        let mut nul = None;
-        lex_chunk(s.as_bytes(), mode, &mut words, &mut lines, &mut nul);
-        line_words(s, &words, &lines)
-    }
+    /// Texts, a quote mode and the words of each non-empty line: what every
+    /// lexer must find (the SIMD lexer's tests go through them too).
+    pub(crate) const EXAMPLES: &[(&str, QuoteMode, &[&[&str]])] = &[
+        // Separators, CRLF, blank lines.
+        (
+            "1\tP  0\r\n\n  \n2 0.5 p1 P 0",
+            QuoteMode::Keep,
+            &[&["1", "P", "0"], &["2", "0.5", "p1", "P", "0"]],
+        ),
+        (
+            "1\tP  0\r\n\n  \n\r\n\x0b\x0c\n2 0.5\x0bp1\x0cP\t0\r\n\n\n",
+            QuoteMode::Keep,
+            &[&["1", "P", "0"], &["2", "0.5", "p1", "P", "0"]],
+        ),
+        (
+            "12 0.123456789 S p12 s3 tag42\n14 0.123461234 L 0 msg p3 k1234\n8 0.123470000 VP p7 42.5\n",
+            QuoteMode::Keep,
+            &[
+                &["12", "0.123456789", "S", "p12", "s3", "tag42"],
+                &["14", "0.123461234", "L", "0", "msg", "p3", "k1234"],
+                &["8", "0.123470000", "VP", "p7", "42.5"],
+            ],
+        ),
+        // Comments anywhere outside quotes.
+        (
+            "   # indented\n1 a#b c\n2 \"u#v\" x # tail\n",
+            QuoteMode::Keep,
+            &[&["1", "a"], &["2", "\"u#v\"", "x"]],
+        ),
+        (
+            "2 \"u#v\" x # tail\n",
+            QuoteMode::Strip,
+            &[&["2", "u#v", "x"]],
+        ),
+        (
+            "   # indented\n1 a#b c\n#\n##\nx#\n#x\nword # comment \"with quote\n",
+            QuoteMode::Keep,
+            &[&["1", "a"], &["x"], &["word"]],
+        ),
+        // Quotes kept or stripped, text after a closing quote.
+        (
+            "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n",
+            QuoteMode::Keep,
+            &[&["2", "0", "a\"b", "\"Proc Type\"", "0"], &["1", "\"\"", "0"]],
+        ),
+        (
+            "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n",
+            QuoteMode::Strip,
+            &[&["2", "0", "a\"b", "Proc Type", "0"], &["1", "", "0"]],
+        ),
+        ("\"a b\"c d", QuoteMode::Keep, &[&["\"a b\"c", "d"]]),
+        ("\"a b\"c d", QuoteMode::Strip, &[&["a b", "c", "d"]]),
+        (
+            "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n\"a b\"c d\n2 \"u#v\" x # tail\n",
+            QuoteMode::Keep,
+            &[
+                &["2", "0", "a\"b", "\"Proc Type\"", "0"],
+                &["1", "\"\"", "0"],
+                &["\"a b\"c", "d"],
+                &["2", "\"u#v\"", "x"],
+            ],
+        ),
+        (
+            "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n\"a b\"c d\n2 \"u#v\" x # tail\n",
+            QuoteMode::Strip,
+            &[
+                &["2", "0", "a\"b", "Proc Type", "0"],
+                &["1", "", "0"],
+                &["a b", "c", "d"],
+                &["2", "u#v", "x"],
+            ],
+        ),
+        // Unterminated quotes run to the end of the line, with and without
+        // a final newline.
+        (
+            "2 0 \"abc P 0\n2 1 d P 0\n3 \"open to the end",
+            QuoteMode::Keep,
+            &[
+                &["2", "0", "\"abc P 0"],
+                &["2", "1", "d", "P", "0"],
+                &["3", "\"open to the end"],
+            ],
+        ),
+        (
+            "2 0 \"abc P 0\n2 1 d P 0\n3 \"open to the end",
+            QuoteMode::Strip,
+            &[
+                &["2", "0", "abc P 0"],
+                &["2", "1", "d", "P", "0"],
+                &["3", "open to the end"],
+            ],
+        ),
+    ];
 
     #[test]
-    fn plain_words_and_separators() {
-        assert_eq!(
-            lex("1\tP  0\r\n\n  \n2 0.5 p1 P 0", QuoteMode::Keep),
-            vec![vec!["1", "P", "0"], vec!["2", "0.5", "p1", "P", "0"]]
-        );
-    }
-
-    #[test]
-    fn comments_anywhere_outside_quotes() {
-        assert_eq!(
-            lex(
-                "   # indented\n1 a#b c\n2 \"u#v\" x # tail\n",
-                QuoteMode::Keep
-            ),
-            vec![vec!["1", "a"], vec!["2", "\"u#v\"", "x"]]
-        );
-        assert_eq!(
-            lex("2 \"u#v\" x # tail\n", QuoteMode::Strip),
-            vec![vec!["2", "u#v", "x"]]
-        );
-    }
-
-    #[test]
-    fn quotes_kept_or_stripped() {
-        let t = "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n";
-        assert_eq!(
-            lex(t, QuoteMode::Keep),
-            vec![
-                vec!["2", "0", "a\"b", "\"Proc Type\"", "0"],
-                vec!["1", "\"\"", "0"]
-            ]
-        );
-        assert_eq!(
-            lex(t, QuoteMode::Strip),
-            vec![vec!["2", "0", "a\"b", "Proc Type", "0"], vec!["1", "", "0"]]
-        );
-    }
-
-    #[test]
-    fn unterminated_quote_runs_to_end_of_line() {
-        let t = "2 0 \"abc P 0\n2 1 d P 0\n";
-        assert_eq!(
-            lex(t, QuoteMode::Keep),
-            vec![vec!["2", "0", "\"abc P 0"], vec!["2", "1", "d", "P", "0"]]
-        );
-        assert_eq!(lex(t, QuoteMode::Strip)[0], vec!["2", "0", "abc P 0"]);
-    }
-
-    #[test]
-    fn text_after_closing_quote() {
-        assert_eq!(
-            lex("\"a b\"c d", QuoteMode::Keep),
-            vec![vec!["\"a b\"c", "d"]]
-        );
-        assert_eq!(
-            lex("\"a b\"c d", QuoteMode::Strip),
-            vec![vec!["a b", "c", "d"]]
-        );
+    fn examples() {
+        for (text, mode, want) in EXAMPLES {
+            let mut out = Lexed::default();
+            lex_chunk(text.as_bytes(), *mode, &mut out);
+            assert_eq!(line_words(text, &out), *want, "{mode:?} {text:?}");
+        }
     }
 
     #[test]
     fn line_numbers_count_every_line() {
-        let mut words = Vec::new();
-        let mut lines = Vec::new();
-        let mut nul = None;
-        let n = lex_chunk(
-            b"a\n\n# c\nb\nc",
-            QuoteMode::Keep,
-            &mut words,
-            &mut lines,
-            &mut nul,
-        );
-        assert_eq!(n, 5);
+        let mut out = Lexed::default();
+        lex_chunk(b"a\n\n# c\nb\nc", QuoteMode::Keep, &mut out);
+        assert_eq!(out.line_count, 5);
         assert_eq!(
-            lines.iter().map(|l| l.rel).collect::<Vec<_>>(),
+            out.lines.iter().map(|l| l.rel).collect::<Vec<_>>(),
             vec![0, 3, 4]
         );
-        assert_eq!(nul, None);
-        lex_chunk(b"a\0b\n", QuoteMode::Keep, &mut words, &mut lines, &mut nul);
-        assert_eq!(nul, Some(1));
+        assert_eq!(out.nul, None);
+        lex_chunk(b"a\0b\n", QuoteMode::Keep, &mut out);
+        assert_eq!(out.nul, Some(1));
     }
 }

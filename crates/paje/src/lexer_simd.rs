@@ -15,32 +15,26 @@
 //! (about 1.6 GiB/s against 0.55 on a 2.3 GHz Xeon); lines that all hold a
 //! quoted word go as fast as the reference.
 
-use crate::lexer::{LineRec, QuoteMode};
+use crate::lexer::{Lexed, LineRec, QuoteMode};
 use trama_events::Span;
 
 /// Splits `buf` into words and lines exactly like
-/// [`lex_chunk`](crate::lexer::lex_chunk) (same `words`, `lines`, `nul` and
-/// return value), but faster on typical trace text.
-pub fn lex_chunk_fast(
-    buf: &[u8],
-    mode: QuoteMode,
-    words: &mut Vec<Span>,
-    lines: &mut Vec<LineRec>,
-    nul: &mut Option<u32>,
-) -> u32 {
+/// [`lex_chunk`](crate::lexer::lex_chunk) (the same [`Lexed`]), but faster
+/// on typical trace text.
+pub fn lex_chunk_fast(buf: &[u8], mode: QuoteMode, out: &mut Lexed) {
     #[cfg(target_arch = "x86_64")]
     {
-        imp::lex(buf, mode, words, lines, nul)
+        imp::lex(buf, mode, out)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        crate::lexer::lex_chunk(buf, mode, words, lines, nul)
+        crate::lexer::lex_chunk(buf, mode, out)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
-    use super::{LineRec, QuoteMode, Span};
+    use super::{Lexed, LineRec, QuoteMode, Span};
 
     /// Masks of one 64-byte block; bit `i` describes byte `i`.
     struct Masks {
@@ -281,13 +275,13 @@ mod imp {
         None
     }
 
-    pub(super) fn lex(
-        buf: &[u8],
-        mode: QuoteMode,
-        words: &mut Vec<Span>,
-        lines: &mut Vec<LineRec>,
-        nul: &mut Option<u32>,
-    ) -> u32 {
+    pub(super) fn lex(buf: &[u8], mode: QuoteMode, lexed: &mut Lexed) {
+        let Lexed {
+            words,
+            lines,
+            nul,
+            line_count,
+        } = lexed;
         lines.clear();
         *nul = None;
         let n = buf.len();
@@ -344,7 +338,7 @@ mod imp {
             out.end_line(n);
         }
         out.words.truncate(out.nw);
-        out.rel
+        *line_count = out.rel;
     }
 
     // Lines with `"`, `#` or NUL go through the reference per-line routine.
@@ -357,24 +351,26 @@ mod tests {
     use crate::lexer::lex_chunk;
     use proptest::prelude::*;
 
-    type Out = (Vec<Span>, Vec<LineRec>, Option<u32>, u32);
-    type Lexer = fn(&[u8], QuoteMode, &mut Vec<Span>, &mut Vec<LineRec>, &mut Option<u32>) -> u32;
+    type Lexer = fn(&[u8], QuoteMode, &mut Lexed);
 
-    fn run(f: Lexer, buf: &[u8], mode: QuoteMode, dirty: usize) -> Out {
+    fn run(f: Lexer, buf: &[u8], mode: QuoteMode, dirty: usize) -> Lexed {
         // Start from dirty buffers, as a reused chunk would: `dirty` stale
         // words (more than the room the fast lexer starts with, or fewer).
-        let mut words = vec![Span { start: 7, end: 9 }; dirty];
-        let mut lines = vec![
-            LineRec {
-                rel: 1,
-                first: 2,
-                count: 3
-            };
-            2
-        ];
-        let mut nul = Some(5);
-        let r = f(buf, mode, &mut words, &mut lines, &mut nul);
-        (words, lines, nul, r)
+        let mut out = Lexed {
+            words: vec![Span { start: 7, end: 9 }; dirty],
+            lines: vec![
+                LineRec {
+                    rel: 1,
+                    first: 2,
+                    count: 3
+                };
+                2
+            ],
+            nul: Some(5),
+            line_count: 6,
+        };
+        f(buf, mode, &mut out);
+        out
     }
 
     /// Asserts that the fast lexer matches the reference on `buf`, both modes.
@@ -396,8 +392,7 @@ mod tests {
     /// Words of each non-empty line, as strings, from the fast lexer.
     fn lex(s: &str, mode: QuoteMode) -> Vec<Vec<String>> {
         check(s.as_bytes());
-        let (words, lines, _, _) = run(lex_chunk_fast, s.as_bytes(), mode, 3);
-        crate::lexer::tests::line_words(s, &words, &lines)
+        crate::lexer::tests::line_words(s, &run(lex_chunk_fast, s.as_bytes(), mode, 3))
     }
 
     /// Checks `s` alone and shifted so that it straddles 64-byte boundaries.
@@ -414,18 +409,19 @@ mod tests {
         }
     }
 
+    /// The reference lexer's examples, through the fast lexer, also
+    /// shifted across blocks.
+    #[test]
+    fn lexer_simd_examples() {
+        for (text, mode, want) in crate::lexer::tests::EXAMPLES {
+            assert_eq!(lex(text, *mode), *want, "{mode:?} {text:?}");
+            check_shifted(text.as_bytes());
+        }
+    }
+
     #[test]
     fn lexer_simd_typical_lines() {
         let t = "12 0.123456789 S p12 s3 tag42\n14 0.123461234 L 0 msg p3 k1234\n8 0.123470000 VP p7 42.5\n";
-        assert_eq!(
-            lex(t, QuoteMode::Keep),
-            vec![
-                vec!["12", "0.123456789", "S", "p12", "s3", "tag42"],
-                vec!["14", "0.123461234", "L", "0", "msg", "p3", "k1234"],
-                vec!["8", "0.123470000", "VP", "p7", "42.5"],
-            ]
-        );
-        check_shifted(t.as_bytes());
         check(t.repeat(50).as_bytes());
         check(&bench_text(100_000, false));
         check(&bench_text(100_000, true));
@@ -433,70 +429,19 @@ mod tests {
 
     #[test]
     fn lexer_simd_quotes_both_modes() {
-        let t = "2 0 a\"b \"Proc Type\" 0\n1 \"\" 0\n\"a b\"c d\n2 \"u#v\" x # tail\n";
-        assert_eq!(
-            lex(t, QuoteMode::Keep),
-            vec![
-                vec!["2", "0", "a\"b", "\"Proc Type\"", "0"],
-                vec!["1", "\"\"", "0"],
-                vec!["\"a b\"c", "d"],
-                vec!["2", "\"u#v\"", "x"],
-            ]
-        );
-        assert_eq!(
-            lex(t, QuoteMode::Strip),
-            vec![
-                vec!["2", "0", "a\"b", "Proc Type", "0"],
-                vec!["1", "", "0"],
-                vec!["a b", "c", "d"],
-                vec!["2", "u#v", "x"],
-            ]
-        );
-        // Unterminated quotes, with and without a final newline.
-        let u = "2 0 \"abc P 0\n2 1 d P 0\n3 \"open to the end";
-        assert_eq!(
-            lex(u, QuoteMode::Keep),
-            vec![
-                vec!["2", "0", "\"abc P 0"],
-                vec!["2", "1", "d", "P", "0"],
-                vec!["3", "\"open to the end"],
-            ]
-        );
-        assert_eq!(lex(u, QuoteMode::Strip)[2], vec!["3", "open to the end"]);
-        for s in [
-            t,
-            u,
-            "\"",
-            "\"\"",
-            "\"\"\"",
-            "a\"",
-            "\"#\"#",
-            "\"a\"\"b\" c",
-        ] {
+        for s in ["\"", "\"\"", "\"\"\"", "a\"", "\"#\"#", "\"a\"\"b\" c"] {
             check_shifted(s.as_bytes());
         }
     }
 
     #[test]
     fn lexer_simd_comments() {
-        let t = "   # indented\n1 a#b c\n#\n##\nx#\n#x\nword # comment \"with quote\n";
-        assert_eq!(
-            lex(t, QuoteMode::Keep),
-            vec![vec!["1", "a"], vec!["x"], vec!["word"]]
-        );
-        check_shifted(t.as_bytes());
         check_shifted(b"abc#def ghi\njkl");
         check_shifted(b"# only a comment without newline");
     }
 
     #[test]
     fn lexer_simd_separators_crlf_empty_lines() {
-        let t = "1\tP  0\r\n\n  \n\r\n\x0b\x0c\n2 0.5\x0bp1\x0cP\t0\r\n\n\n";
-        assert_eq!(
-            lex(t, QuoteMode::Keep),
-            vec![vec!["1", "P", "0"], vec!["2", "0.5", "p1", "P", "0"]]
-        );
-        check_shifted(t.as_bytes());
         check_shifted(b"\n");
         check_shifted(b"\n\n\n");
         check_shifted(b"\r");
@@ -538,15 +483,15 @@ mod tests {
     #[test]
     fn lexer_simd_final_line_and_nul() {
         assert_eq!(
-            run(lex_chunk_fast, b"a\n\n# c\nb\nc", QuoteMode::Keep, 3).3,
+            run(lex_chunk_fast, b"a\n\n# c\nb\nc", QuoteMode::Keep, 3).line_count,
             5
         );
         check_shifted(b"a\n\n# c\nb\nc");
-        let (_, _, nul, _) = run(lex_chunk_fast, b"a\0b\n", QuoteMode::Keep, 3);
+        let nul = run(lex_chunk_fast, b"a\0b\n", QuoteMode::Keep, 3).nul;
         assert_eq!(nul, Some(1));
         let mut b = b"1 2 3\n".repeat(30);
         b.extend_from_slice(b"x\0y \0\n\0");
-        let (_, _, nul, _) = run(lex_chunk_fast, &b, QuoteMode::Keep, 3);
+        let nul = run(lex_chunk_fast, &b, QuoteMode::Keep, 3).nul;
         assert_eq!(nul, Some(181));
         check_shifted(&b);
         check_shifted(b"\0");
@@ -711,16 +656,17 @@ mod tests {
             chunks.push(&text[s..e]);
             s = e;
         }
-        let (mut words, mut lines, mut nul) = (Vec::new(), Vec::new(), None);
+        let mut out = Lexed::default();
         let mut best = f64::MAX;
         let mut sum = 0u64;
         for _ in 0..5 {
             sum = 0;
             let t0 = std::time::Instant::now();
             for c in &chunks {
-                sum += u64::from(f(c, QuoteMode::Keep, &mut words, &mut lines, &mut nul));
-                sum += words.len() as u64 + lines.len() as u64;
-                sum += words.last().map_or(0, |w| u64::from(w.end));
+                f(c, QuoteMode::Keep, &mut out);
+                sum += u64::from(out.line_count);
+                sum += out.words.len() as u64 + out.lines.len() as u64;
+                sum += out.words.last().map_or(0, |w| u64::from(w.end));
             }
             best = best.min(t0.elapsed().as_secs_f64());
         }

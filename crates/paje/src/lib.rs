@@ -32,6 +32,6 @@ mod reader;
 
 pub use defs::Definitions;
 pub use error::{ReadError, SyntaxError};
-pub use lexer::{lex_chunk, LineRec, QuoteMode};
+pub use lexer::{lex_chunk, Lexed, LineRec, QuoteMode};
 pub use lexer_simd::lex_chunk_fast;
 pub use reader::{read_paje, read_paje_chunked, Item, ReadOptions, ReadStats, MAX_FIELDS};

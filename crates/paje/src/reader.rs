@@ -20,7 +20,7 @@ use trama_events::{Event, EventDef, Span};
 
 use crate::defs::{lossy, Definitions};
 use crate::error::{ReadError, SyntaxError};
-use crate::lexer::{LineRec, QuoteMode};
+use crate::lexer::{Lexed, QuoteMode};
 use crate::lexer_simd::lex_chunk_fast;
 
 /// Maximum number of words on an event line (PajeNG's `PAJE_MAX_FIELDS`).
@@ -76,10 +76,7 @@ struct Chunk {
     /// Buffers handed out before, taken again once their holders let go.
     spares: Vec<Arc<Vec<u8>>>,
     len: usize,
-    words: Vec<Span>,
-    lines: Vec<LineRec>,
-    nlines: u32,
-    nul: Option<u32>,
+    lexed: Lexed,
 }
 
 impl Chunk {
@@ -88,10 +85,7 @@ impl Chunk {
             data: Arc::new(Vec::new()),
             spares: Vec::new(),
             len: 0,
-            words: Vec::new(),
-            lines: Vec::new(),
-            nlines: 0,
-            nul: None,
+            lexed: Lexed::default(),
         }
     }
 
@@ -101,13 +95,7 @@ impl Chunk {
     }
 
     fn lex(&mut self, mode: QuoteMode) {
-        self.nlines = lex_chunk_fast(
-            &self.data[..self.len],
-            mode,
-            &mut self.words,
-            &mut self.lines,
-            &mut self.nul,
-        );
+        lex_chunk_fast(&self.data[..self.len], mode, &mut self.lexed);
     }
 
     /// Makes the buffer this chunk's own again (a spare when a handler
@@ -241,7 +229,7 @@ where
     F: FnMut(Item<'_>) -> Result<(), E>,
 {
     fn chunk(&mut self, chunk: &Chunk) -> Result<(), ReadError<E>> {
-        if let Some(off) = chunk.nul {
+        if let Some(off) = chunk.lexed.nul {
             let line = self.base_line
                 + memchr::memchr_iter(b'\n', &chunk.text()[..off as usize]).count() as u64
                 + 1;
@@ -257,9 +245,9 @@ where
             len: chunk.len,
         })
         .map_err(ReadError::Handler)?;
-        for rec in &chunk.lines {
+        for rec in &chunk.lexed.lines {
             let line = self.base_line + rec.rel as u64 + 1;
-            let words = &chunk.words[rec.first as usize..(rec.first + rec.count) as usize];
+            let words = &chunk.lexed.words[rec.first as usize..(rec.first + rec.count) as usize];
             let w0 = &buf[words[0].start as usize..words[0].end as usize];
             if w0.first() == Some(&b'%') {
                 self.definition(buf, words, line)?;
@@ -295,7 +283,7 @@ where
             (self.handler)(Item::Event(Event::new(def, line, buf, words)))
                 .map_err(ReadError::Handler)?;
         }
-        self.base_line += chunk.nlines as u64;
+        self.base_line += chunk.lexed.line_count as u64;
         self.stats.lines = self.base_line;
         self.stats.bytes += chunk.len as u64;
         Ok(())
@@ -396,105 +384,108 @@ where
     };
     let size = options.chunk_size.max(4096);
     if threads <= 1 {
-        read_sequential(input, options.quotes, size, &mut consumer)?;
+        consumer.read_sequential(input, options.quotes, size)?;
     } else {
-        read_parallel(input, options.quotes, size, threads - 1, &mut consumer)?;
+        consumer.read_parallel(input, options.quotes, size, threads - 1)?;
     }
     Ok(consumer.finish())
 }
 
-fn read_sequential<R: Read, F, E>(
-    mut input: R,
-    mode: QuoteMode,
-    size: usize,
-    consumer: &mut Consumer<'_, F>,
-) -> Result<(), ReadError<E>>
-where
-    F: FnMut(Item<'_>) -> Result<(), E>,
-{
-    let mut chunk = Chunk::new();
-    let mut carry = Vec::new();
-    let mut eof = false;
-    while fill_chunk(&mut input, &mut chunk, &mut carry, size, &mut eof)? {
-        chunk.lex(mode);
-        consumer.chunk(&chunk)?;
-    }
-    Ok(())
-}
-
 type Ordered = Result<Receiver<Chunk>, io::Error>;
 
-fn read_parallel<R: Read + Send, F, E>(
-    mut input: R,
-    mode: QuoteMode,
-    size: usize,
-    lexers: usize,
-    consumer: &mut Consumer<'_, F>,
-) -> Result<(), ReadError<E>>
+/// The two ways of reading: one thread, or several.
+impl<F, E> Consumer<'_, F>
 where
     F: FnMut(Item<'_>) -> Result<(), E>,
 {
-    let in_flight = 2 * lexers + 2;
-    let (job_tx, job_rx) = bounded::<(Chunk, Sender<Chunk>)>(in_flight);
-    let (order_tx, order_rx) = bounded::<Ordered>(in_flight);
-    let (free_tx, free_rx) = bounded::<Chunk>(in_flight + 2);
-    std::thread::scope(|scope| {
-        // Reader.
-        let free_rx2 = free_rx.clone();
-        let reader = move || {
-            let mut carry = Vec::new();
-            let mut eof = false;
-            loop {
-                let mut chunk = free_rx2.try_recv().unwrap_or_else(|_| Chunk::new());
-                match fill_chunk(&mut input, &mut chunk, &mut carry, size, &mut eof) {
-                    Ok(true) => {
-                        let (tx, rx) = bounded(1);
-                        if order_tx.send(Ok(rx)).is_err() || job_tx.send((chunk, tx)).is_err() {
+    /// Reads, lexes and consumes the chunks one after the other.
+    fn read_sequential(
+        &mut self,
+        mut input: impl Read,
+        mode: QuoteMode,
+        size: usize,
+    ) -> Result<(), ReadError<E>> {
+        let mut chunk = Chunk::new();
+        let mut carry = Vec::new();
+        let mut eof = false;
+        while fill_chunk(&mut input, &mut chunk, &mut carry, size, &mut eof)? {
+            chunk.lex(mode);
+            self.chunk(&chunk)?;
+        }
+        Ok(())
+    }
+
+    /// Reads on a thread, lexes on `lexers` threads and consumes the chunks in
+    /// order on this one.
+    fn read_parallel(
+        &mut self,
+        mut input: impl Read + Send,
+        mode: QuoteMode,
+        size: usize,
+        lexers: usize,
+    ) -> Result<(), ReadError<E>> {
+        let in_flight = 2 * lexers + 2;
+        let (job_tx, job_rx) = bounded::<(Chunk, Sender<Chunk>)>(in_flight);
+        let (order_tx, order_rx) = bounded::<Ordered>(in_flight);
+        let (free_tx, free_rx) = bounded::<Chunk>(in_flight + 2);
+        std::thread::scope(|scope| {
+            // Reader.
+            let free_rx2 = free_rx.clone();
+            let reader = move || {
+                let mut carry = Vec::new();
+                let mut eof = false;
+                loop {
+                    let mut chunk = free_rx2.try_recv().unwrap_or_else(|_| Chunk::new());
+                    match fill_chunk(&mut input, &mut chunk, &mut carry, size, &mut eof) {
+                        Ok(true) => {
+                            let (tx, rx) = bounded(1);
+                            if order_tx.send(Ok(rx)).is_err() || job_tx.send((chunk, tx)).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(false) => return,
+                        Err(e) => {
+                            let _ = order_tx.send(Err(e));
                             return;
                         }
-                    }
-                    Ok(false) => return,
-                    Err(e) => {
-                        let _ = order_tx.send(Err(e));
-                        return;
-                    }
-                }
-            }
-        };
-        std::thread::Builder::new()
-            .name("trama-read".into())
-            .spawn_scoped(scope, reader)?;
-        // Lexers.
-        for _ in 0..lexers {
-            let job_rx = job_rx.clone();
-            let lexer = move || {
-                for (mut chunk, done) in job_rx.iter() {
-                    chunk.lex(mode);
-                    if done.send(chunk).is_err() {
-                        return;
                     }
                 }
             };
             std::thread::Builder::new()
-                .name("trama-lex".into())
-                .spawn_scoped(scope, lexer)?;
-        }
-        drop(job_rx);
-        // Consumer on this thread.
-        let result = (|| {
-            for next in order_rx.iter() {
-                let rx = next?;
-                let Ok(chunk) = rx.recv() else { break };
-                consumer.chunk(&chunk)?;
-                let _ = free_tx.try_send(chunk);
+                .name("trama-read".into())
+                .spawn_scoped(scope, reader)?;
+            // Lexers.
+            for _ in 0..lexers {
+                let job_rx = job_rx.clone();
+                let lexer = move || {
+                    for (mut chunk, done) in job_rx.iter() {
+                        chunk.lex(mode);
+                        if done.send(chunk).is_err() {
+                            return;
+                        }
+                    }
+                };
+                std::thread::Builder::new()
+                    .name("trama-lex".into())
+                    .spawn_scoped(scope, lexer)?;
             }
-            Ok(())
-        })();
-        // Unblock the other threads whatever happened.
-        drop(order_rx);
-        drop(free_rx);
-        result
-    })
+            drop(job_rx);
+            // Consumer on this thread.
+            let result = (|| {
+                for next in order_rx.iter() {
+                    let rx = next?;
+                    let Ok(chunk) = rx.recv() else { break };
+                    self.chunk(&chunk)?;
+                    let _ = free_tx.try_send(chunk);
+                }
+                Ok(())
+            })();
+            // Unblock the other threads whatever happened.
+            drop(order_rx);
+            drop(free_rx);
+            result
+        })
+    }
 }
 
 #[cfg(test)]

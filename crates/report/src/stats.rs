@@ -9,7 +9,7 @@ use trama_analysis::{
 };
 use trama_sim::Trace;
 
-use crate::table::{csv_field, head, table};
+use crate::table::{columns, csv, csv_field, secs, table};
 use crate::{Error, Format};
 
 /// The analyses [`stats`] computes.
@@ -181,95 +181,77 @@ fn json<T: Serialize>(x: &T, out: &mut dyn Write) -> Result<(), Error> {
     Ok(())
 }
 
+/// An absent number: an empty CSV cell (a dash in a table).
+fn cell(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| v.to_string())
+}
+
+/// A part of a title that is there only with `x`.
+fn part(x: &Option<String>, f: impl FnOnce(&str) -> String) -> String {
+    x.as_deref().map(f).unwrap_or_default()
+}
+
 /// Writes time per state: the CSV rows, or a table followed by the load
 /// imbalance.
 pub fn write_states(s: &StateStats, format: Format, out: &mut dyn Write) -> Result<(), Error> {
     match format {
         Format::Json => return json(s, out),
-        Format::Csv => {
-            writeln!(
-                out,
-                "container,container_type,containers,state_type,value,count,total,exclusive,inclusive,mean,max,share"
-            )?;
-            for r in &s.rows {
-                writeln!(
-                    out,
-                    "{},{},{},{},{},{},{},{},{},{},{},{}",
-                    csv_field(&r.container),
-                    csv_field(&r.container_type),
-                    r.containers,
-                    csv_field(&r.state_type),
-                    csv_field(&r.value),
-                    r.count,
-                    r.total,
-                    r.exclusive,
-                    r.inclusive,
-                    r.mean,
-                    r.max,
-                    r.share
-                )?;
-            }
-        }
+        Format::Csv => csv(
+            out,
+            &s.rows,
+            &[
+                ("container", |r| csv_field(&r.container)),
+                ("container_type", |r| csv_field(&r.container_type)),
+                ("containers", |r| r.containers.to_string()),
+                ("state_type", |r| csv_field(&r.state_type)),
+                ("value", |r| csv_field(&r.value)),
+                ("count", |r| r.count.to_string()),
+                ("total", |r| r.total.to_string()),
+                ("exclusive", |r| r.exclusive.to_string()),
+                ("inclusive", |r| r.inclusive.to_string()),
+                ("mean", |r| r.mean.to_string()),
+                ("max", |r| r.max.to_string()),
+                ("share", |r| r.share.to_string()),
+            ],
+        )?,
         Format::Table => {
             writeln!(
                 out,
                 "Time per state over [{}, {}]{}",
                 s.window.start,
                 s.window.end,
-                s.level
-                    .as_ref()
-                    .map(|l| format!(", rolled up to {l}"))
-                    .unwrap_or_default()
+                part(&s.level, |l| format!(", rolled up to {l}"))
             )?;
-            let mut lines = vec![head(&[
-                "container",
-                "state",
-                "value",
-                "count",
-                "total",
-                "exclusive",
-                "inclusive",
-                "mean",
-                "max",
-                "share",
-            ])];
-            for r in &s.rows {
-                lines.push(vec![
-                    r.container.clone(),
-                    r.state_type.clone(),
-                    r.value.clone(),
-                    r.count.to_string(),
-                    format!("{:.6}", r.total),
-                    format!("{:.6}", r.exclusive),
-                    format!("{:.6}", r.inclusive),
-                    format!("{:.6}", r.mean),
-                    format!("{:.6}", r.max),
-                    format!("{:.1}%", 100.0 * r.share),
-                ]);
-            }
+            let lines = columns(
+                &s.rows,
+                &[
+                    ("container", |r| r.container.clone()),
+                    ("state", |r| r.state_type.clone()),
+                    ("value", |r| r.value.clone()),
+                    ("count", |r| r.count.to_string()),
+                    ("total", |r| secs(r.total)),
+                    ("exclusive", |r| secs(r.exclusive)),
+                    ("inclusive", |r| secs(r.inclusive)),
+                    ("mean", |r| secs(r.mean)),
+                    ("max", |r| secs(r.max)),
+                    ("share", |r| format!("{:.1}%", 100.0 * r.share)),
+                ],
+            );
             table(out, &lines, 3)?;
             writeln!(out)?;
             writeln!(out, "Load imbalance (exclusive time across containers)")?;
-            let mut lines = vec![head(&[
-                "state",
-                "value",
-                "containers",
-                "mean",
-                "max",
-                "max/mean-1",
-                "stddev",
-            ])];
-            for i in &s.imbalance {
-                lines.push(vec![
-                    i.state_type.clone(),
-                    i.value.clone(),
-                    i.containers.to_string(),
-                    format!("{:.6}", i.mean),
-                    format!("{:.6}", i.max),
-                    format!("{:.3}", i.imbalance),
-                    format!("{:.6}", i.stddev),
-                ]);
-            }
+            let lines = columns(
+                &s.imbalance,
+                &[
+                    ("state", |i| i.state_type.clone()),
+                    ("value", |i| i.value.clone()),
+                    ("containers", |i| i.containers.to_string()),
+                    ("mean", |i| secs(i.mean)),
+                    ("max", |i| secs(i.max)),
+                    ("max/mean-1", |i| format!("{:.3}", i.imbalance)),
+                    ("stddev", |i| secs(i.stddev)),
+                ],
+            );
             table(out, &lines, 2)?;
         }
     }
@@ -278,49 +260,40 @@ pub fn write_states(s: &StateStats, format: Format, out: &mut dyn Write) -> Resu
 
 /// Writes the communication matrix: one row per pair with messages.
 pub fn write_comm(m: &CommMatrix, format: Format, out: &mut dyn Write) -> Result<(), Error> {
-    // An absent number: an empty CSV cell, a dash in the table.
-    let opt = |x: Option<f64>, f: fn(f64) -> String, none: &str| x.map_or(none.to_string(), f);
     match format {
         Format::Json => return json(m, out),
-        Format::Csv => {
-            writeln!(out, "from,to,count,bytes,rate")?;
-            for p in &m.pairs {
-                writeln!(
-                    out,
-                    "{},{},{},{},{}",
-                    csv_field(&p.from),
-                    csv_field(&p.to),
-                    p.count,
-                    opt(p.bytes, |v| v.to_string(), ""),
-                    opt(p.rate, |v| v.to_string(), "")
-                )?;
-            }
-        }
+        Format::Csv => csv(
+            out,
+            &m.pairs,
+            &[
+                ("from", |p| csv_field(&p.from)),
+                ("to", |p| csv_field(&p.to)),
+                ("count", |p| p.count.to_string()),
+                ("bytes", |p| cell(p.bytes)),
+                ("rate", |p| cell(p.rate)),
+            ],
+        )?,
         Format::Table => {
             writeln!(
                 out,
                 "Messages over [{}, {}]{}{}",
                 m.window.start,
                 m.window.end,
-                m.level
-                    .as_ref()
-                    .map(|l| format!(", between containers of type {l}"))
-                    .unwrap_or_default(),
-                m.size_field
-                    .as_ref()
-                    .map(|f| format!(", sizes from field {f}"))
-                    .unwrap_or_default()
+                part(&m.level, |l| format!(", between containers of type {l}")),
+                part(&m.size_field, |f| format!(", sizes from field {f}"))
             )?;
-            let mut lines = vec![head(&["from", "to", "messages", "bytes", "rate (bit/s)"])];
-            for p in &m.pairs {
-                lines.push(vec![
-                    p.from.clone(),
-                    p.to.clone(),
-                    p.count.to_string(),
-                    opt(p.bytes, |b| format!("{b}"), "-"),
-                    opt(p.rate, |r| format!("{r:.1}"), "-"),
-                ]);
-            }
+            let lines = columns(
+                &m.pairs,
+                &[
+                    ("from", |p| p.from.clone()),
+                    ("to", |p| p.to.clone()),
+                    ("messages", |p| p.count.to_string()),
+                    ("bytes", |p| p.bytes.map_or("-".into(), |b| format!("{b}"))),
+                    ("rate (bit/s)", |p| {
+                        p.rate.map_or("-".into(), |r| format!("{r:.1}"))
+                    }),
+                ],
+            );
             table(out, &lines, 2)?;
             if m.unplaced > 0 {
                 writeln!(
@@ -428,15 +401,15 @@ pub fn write_graph(g: &Graph, format: Format, out: &mut dyn Write) -> Result<(),
                 g.nodes.len(),
                 g.edges.len()
             )?;
-            let mut lines = vec![head(&["process", "x", "y", "messages"])];
-            for n in &g.nodes {
-                lines.push(vec![
-                    n.name.clone(),
-                    format!("{:.3}", n.x),
-                    format!("{:.3}", n.y),
-                    n.messages.to_string(),
-                ]);
-            }
+            let lines = columns(
+                &g.nodes,
+                &[
+                    ("process", |n| n.name.clone()),
+                    ("x", |n| format!("{:.3}", n.x)),
+                    ("y", |n| format!("{:.3}", n.y)),
+                    ("messages", |n| n.messages.to_string()),
+                ],
+            );
             table(out, &lines, 1)?;
         }
     }

@@ -12,9 +12,29 @@ pub(crate) fn csv_field(s: &str) -> String {
     }
 }
 
-/// A table's header line.
-pub(crate) fn head(names: &[&str]) -> Vec<String> {
-    names.iter().map(|h| h.to_string()).collect()
+/// One column of [`columns`]: its name and its cell in a row.
+pub(crate) type Column<T> = (&'static str, fn(&T) -> String);
+
+/// The lines of a table of `rows`: the columns' names, then a line per
+/// row with its cell in each column.
+pub(crate) fn columns<T>(rows: &[T], cols: &[Column<T>]) -> Vec<Vec<String>> {
+    let names = cols.iter().map(|c| c.0.to_string()).collect();
+    let cells = rows.iter().map(|r| cols.iter().map(|c| (c.1)(r)).collect());
+    std::iter::once(names).chain(cells).collect()
+}
+
+/// Writes `rows` as CSV: the columns' names, then a line per row with its
+/// cell in each column (as it is: text goes through [`csv_field`]).
+pub(crate) fn csv<T>(out: &mut dyn Write, rows: &[T], cols: &[Column<T>]) -> io::Result<()> {
+    for line in columns(rows, cols) {
+        writeln!(out, "{}", line.join(","))?;
+    }
+    Ok(())
+}
+
+/// Seconds in a table: six decimals.
+pub(crate) fn secs(x: f64) -> String {
+    format!("{x:.6}")
 }
 
 /// Writes aligned columns: the first `left` columns left-aligned, the
@@ -66,11 +86,11 @@ mod tests {
 
     #[test]
     fn tables_align_left_then_right() {
-        let lines = vec![
-            head(&["name", "n"]),
-            vec!["a".to_string(), "100".to_string()],
-            vec!["long name".to_string(), "2".to_string()],
-        ];
+        let rows = [("a", 100), ("long name", 2)];
+        let lines = columns(
+            &rows,
+            &[("name", |r| r.0.to_string()), ("n", |r| r.1.to_string())],
+        );
         let mut out = Vec::new();
         table(&mut out, &lines, 1).unwrap();
         assert_eq!(

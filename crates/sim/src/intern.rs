@@ -11,6 +11,16 @@ pub struct StrId(pub u32);
 impl StrId {
     /// The empty string, always present.
     pub const EMPTY: StrId = StrId(0);
+
+    /// This string, or `other` when this one is empty.
+    #[inline]
+    pub fn or(self, other: StrId) -> StrId {
+        if self == StrId::EMPTY {
+            other
+        } else {
+            self
+        }
+    }
 }
 
 /// An append-only string table: bytes live in one buffer, handles are indexes.

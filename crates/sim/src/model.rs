@@ -100,11 +100,7 @@ pub struct TypeInfo {
 impl TypeInfo {
     /// The identifier: the alias if any, else the name.
     pub fn ident(&self) -> StrId {
-        if self.alias == StrId::EMPTY {
-            self.name
-        } else {
-            self.alias
-        }
+        self.alias.or(self.name)
     }
 }
 
@@ -149,11 +145,7 @@ pub struct ContainerInfo {
 impl ContainerInfo {
     /// The identifier: the alias if any, else the name.
     pub fn ident(&self) -> StrId {
-        if self.alias == StrId::EMPTY {
-            self.name
-        } else {
-            self.alias
-        }
+        self.alias.or(self.name)
     }
 }
 
@@ -227,6 +219,30 @@ impl Default for Model {
     }
 }
 
+/// The nodes of a tree of `size` nodes in depth-first order from `root`,
+/// each node's children in the order `children` gives them.
+fn depth_first<'a, I: Copy + 'a>(root: I, size: usize, children: impl Fn(I) -> &'a [I]) -> Vec<I> {
+    let mut out = Vec::with_capacity(size);
+    let mut stack = vec![root];
+    while let Some(x) = stack.pop() {
+        out.push(x);
+        stack.extend(children(x).iter().rev());
+    }
+    out
+}
+
+/// For each `name(Id) -> Info = field`, the method `name` that gives the
+/// element of `field` an `Id` designates.
+macro_rules! accessors {
+    ($($(#[$doc:meta])* $name:ident($id:ty) -> $info:ty = $field:ident;)*) => {$(
+        $(#[$doc])*
+        #[inline]
+        pub fn $name(&self, id: $id) -> &$info {
+            &self.$field[id.index()]
+        }
+    )*};
+}
+
 impl Model {
     /// A string's bytes.
     #[inline]
@@ -234,28 +250,15 @@ impl Model {
         self.strings.get(id)
     }
 
-    /// A type.
-    #[inline]
-    pub fn ty(&self, id: TypeId) -> &TypeInfo {
-        &self.types[id.index()]
-    }
-
-    /// A container.
-    #[inline]
-    pub fn container(&self, id: ContainerId) -> &ContainerInfo {
-        &self.containers[id.index()]
-    }
-
-    /// A value.
-    #[inline]
-    pub fn value(&self, id: ValueId) -> &ValueInfo {
-        &self.values[id.index()]
-    }
-
-    /// A list.
-    #[inline]
-    pub fn list(&self, id: ListId) -> &ListInfo {
-        &self.lists[id.index()]
+    accessors! {
+        /// A type.
+        ty(TypeId) -> TypeInfo = types;
+        /// A container.
+        container(ContainerId) -> ContainerInfo = containers;
+        /// A value.
+        value(ValueId) -> ValueInfo = values;
+        /// A list.
+        list(ListId) -> ListInfo = lists;
     }
 
     /// The type with this identifier (alias, or name when it has no alias).
@@ -293,24 +296,14 @@ impl Model {
 
     /// Containers in depth-first order from the root, children in identifier order.
     pub fn containers_depth_first(&self) -> Vec<ContainerId> {
-        let mut out = Vec::with_capacity(self.containers.len());
-        let mut stack = vec![ContainerId::ROOT];
-        while let Some(c) = stack.pop() {
-            out.push(c);
-            stack.extend(self.containers[c.index()].children.iter().rev());
-        }
-        out
+        depth_first(ContainerId::ROOT, self.containers.len(), |c| {
+            &self.container(c).children
+        })
     }
 
     /// Types in depth-first order from the root type, children in identifier order.
     pub fn types_depth_first(&self) -> Vec<TypeId> {
-        let mut out = Vec::with_capacity(self.types.len());
-        let mut stack = vec![TypeId::ROOT];
-        while let Some(t) = stack.pop() {
-            out.push(t);
-            stack.extend(self.types[t.index()].children.iter().rev());
-        }
-        out
+        depth_first(TypeId::ROOT, self.types.len(), |t| &self.ty(t).children)
     }
 
     /// Sorts `ids` by the identifier bytes given by `key`.
