@@ -101,7 +101,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  trama stats states trace.paje --level Host\n  trama stats comm trace.ptb --size-field Size --format csv"
     )]
-    Stats(StatsArgs),
+    Stats(stats::StatsArgs),
     /// Draw a view of a trace as SVG or PNG (from the output's extension).
     ///
     /// Views: space-time, traffic-matrix, wait-matrix, graph, kiviat,
@@ -112,7 +112,7 @@ enum Command {
     /// bars, nested states inside them, events as ticks, variables as step
     /// plots, links as arrows, a time axis and a legend. However long the
     /// trace, each row gets at most one mark per pixel column.
-    Render(RenderArgs),
+    Render(render::RenderArgs),
     /// Write one self-contained HTML file (no network needed) with a summary
     /// of the trace, every view and the time per state.
     Report(ReportArgs),
@@ -186,96 +186,6 @@ struct ReportArgs {
     /// holds other container types).
     #[arg(long, value_name = "NAME")]
     level: Option<String>,
-}
-
-#[derive(Args, Debug)]
-struct RenderArgs {
-    /// The view.
-    #[arg(value_name = "VIEW", value_parser = choices(&trama_views::View::ALL))]
-    view: trama_views::View,
-    #[command(flatten)]
-    read: ReadArgs,
-    /// Output picture: OUT.svg or OUT.png.
-    #[arg(short = 'o', long, value_name = "OUT")]
-    output: PathBuf,
-    /// Time window START:END (either side may be empty).
-    #[arg(long, value_name = "T1:T2", allow_hyphen_values = true)]
-    window: Option<String>,
-    /// Width in pixels.
-    #[arg(long, default_value_t = 1920)]
-    width: u32,
-    /// Height in pixels (default: what the rows need).
-    #[arg(long)]
-    height: Option<u32>,
-    /// Order rows as the seed does: hosts (containers of type LEVEL) by the
-    /// messages they put on the network, each followed by its processes.
-    #[arg(long, value_name = "LEVEL")]
-    order: Option<String>,
-    /// traffic-matrix: group containers by their ancestors of this type;
-    /// kiviat: the container type of the hosts.
-    #[arg(long, value_name = "NAME")]
-    level: Option<String>,
-    /// Matrices: values below MIN are drawn black.
-    #[arg(long, value_name = "MIN", allow_negative_numbers = true)]
-    min: Option<f64>,
-    /// Matrices: values above MAX are drawn white.
-    #[arg(long, value_name = "MAX", allow_negative_numbers = true)]
-    max: Option<f64>,
-    /// process: the container to detail (default: the first with states).
-    #[arg(long, value_name = "NAME")]
-    process: Option<String>,
-    /// mapping: colour processes by their state at this instant instead of
-    /// their dominant state over the window.
-    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
-    at: Option<f64>,
-}
-
-#[derive(Args, Debug)]
-struct StatsArgs {
-    /// Which analysis: states (the default), comm, order, wait, kiviat,
-    /// slices or graph. `trama stats ANALYSIS FILE`; `trama stats FILE
-    /// ANALYSIS` works too.
-    #[arg(value_name = "ANALYSIS")]
-    analysis: Option<OsString>,
-    #[command(flatten)]
-    read: ReadArgs,
-    /// Time window START:END (either side may be empty): only what overlaps it counts.
-    #[arg(long, value_name = "T1:T2", allow_hyphen_values = true)]
-    window: Option<String>,
-    /// Roll rows up to the containers of this type (its name or alias);
-    /// for order, the type of the hosts.
-    #[arg(long, value_name = "NAME")]
-    level: Option<String>,
-    /// comm: the user-defined link field holding the message size in bytes.
-    #[arg(long, value_name = "FIELD")]
-    size_field: Option<String>,
-    /// wait: a state whose value contains PATTERN (any case) is a wait;
-    /// repeat for several (default: recv and wait).
-    #[arg(long, value_name = "PATTERN")]
-    waiting: Vec<String>,
-    /// slices: number of equal time slices.
-    #[arg(long, value_name = "N", default_value_t = 25)]
-    slices: usize,
-    /// slices: length of a slice instead of their number (e.g. 0.04 for 1/25 s).
-    #[arg(long, value_name = "SECONDS", conflicts_with = "slices")]
-    slice_length: Option<f64>,
-    /// kiviat: number of equally spaced instants.
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    instants: usize,
-    /// kiviat: the instants, comma-separated (instead of --instants).
-    #[arg(
-        long,
-        value_name = "T,T,...",
-        conflicts_with = "instants",
-        allow_hyphen_values = true
-    )]
-    at: Option<String>,
-    /// Output format.
-    #[arg(long, value_parser = choices(&trama_report::Format::ALL), default_value = "table")]
-    format: trama_report::Format,
-    /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long, value_name = "FILE")]
-    output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -435,7 +345,7 @@ struct CheckArgs {
 }
 
 /// A flag's values from a library's list of `(value, name, help)`.
-fn choices<T: Copy + Send + Sync + 'static>(
+pub(crate) fn choices<T: Copy + Send + Sync + 'static>(
     all: &'static [(T, &'static str, &'static str)],
 ) -> impl clap::builder::TypedValueParser<Value = T> {
     let values = all
@@ -461,28 +371,13 @@ fn main() -> ExitCode {
         Command::Check(a) => dump::check(&a.read),
         Command::Convert(a) => convert(a),
         Command::Info(a) => info(a),
-        Command::Stats(a) => stats(a),
+        Command::Stats(a) => stats::stats(a),
         Command::Report(a) => report::report(&a.read, &a.output, a.level),
         Command::Collect(a) => collect::collect(a),
         Command::Merge(a) => merge::run(&a),
         Command::Akypuera(a) => akypuera(&a),
         Command::Timesync(a) => timesync::timesync(a),
-        Command::Render(a) => render::render(
-            &a.read,
-            &render::RenderSettings {
-                view: a.view,
-                output: a.output,
-                window: a.window,
-                width: a.width,
-                height: a.height,
-                order: a.order,
-                level: a.level,
-                min: a.min,
-                max: a.max,
-                process: a.process,
-                at: a.at,
-            },
-        ),
+        Command::Render(a) => render::render(&a),
     };
     match result {
         Ok(code) => code,
@@ -513,26 +408,6 @@ fn info(a: InfoArgs) -> anyhow::Result<ExitCode> {
     let code = info::info(&read, &settings, &mut w)?;
     w.flush()?;
     Ok(code)
-}
-
-fn stats(mut a: StatsArgs) -> anyhow::Result<ExitCode> {
-    let (analysis, file) = stats::analysis_and_file(a.analysis.take(), a.read.file.take())?;
-    a.read.file = file;
-    let settings = stats::StatsSettings {
-        window: a.window,
-        level: a.level,
-        size_field: a.size_field,
-        waiting: a.waiting,
-        slices: a.slices,
-        slice_length: a.slice_length,
-        instants: a.instants,
-        at: a.at,
-        format: a.format,
-        analysis,
-    };
-    let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));
-    let inputs: Vec<_> = a.read.path().into_iter().collect();
-    run::write_output(output, &inputs, |w| stats::stats(&a.read, &settings, w))
 }
 
 fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {

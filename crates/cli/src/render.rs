@@ -9,23 +9,53 @@ use trama_views::{draw, svg_to_png, ViewOptions};
 
 use crate::run::load_trace;
 use crate::ReadArgs;
+use clap::Args;
 
-/// What `trama render` was asked to do.
-pub struct RenderSettings {
+/// Arguments of `trama render`.
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    /// The view.
+    #[arg(value_name = "VIEW", value_parser = crate::choices(&trama_views::View::ALL))]
     pub view: trama_views::View,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Output picture: OUT.svg or OUT.png.
+    #[arg(short = 'o', long, value_name = "OUT")]
     pub output: PathBuf,
+    /// Time window START:END (either side may be empty).
+    #[arg(long, value_name = "T1:T2", allow_hyphen_values = true)]
     pub window: Option<String>,
+    /// Width in pixels.
+    #[arg(long, default_value_t = 1920)]
     pub width: u32,
+    /// Height in pixels (default: what the rows need).
+    #[arg(long)]
     pub height: Option<u32>,
+    /// Order rows as the seed does: hosts (containers of type LEVEL) by the
+    /// messages they put on the network, each followed by its processes.
+    #[arg(long, value_name = "LEVEL")]
     pub order: Option<String>,
+    /// traffic-matrix: group containers by their ancestors of this type;
+    /// kiviat: the container type of the hosts.
+    #[arg(long, value_name = "NAME")]
     pub level: Option<String>,
+    /// Matrices: values below MIN are drawn black.
+    #[arg(long, value_name = "MIN", allow_negative_numbers = true)]
     pub min: Option<f64>,
+    /// Matrices: values above MAX are drawn white.
+    #[arg(long, value_name = "MAX", allow_negative_numbers = true)]
     pub max: Option<f64>,
+    /// process: the container to detail (default: the first with states).
+    #[arg(long, value_name = "NAME")]
     pub process: Option<String>,
+    /// mapping: colour processes by their state at this instant instead of
+    /// their dominant state over the window.
+    #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
     pub at: Option<f64>,
 }
 
-pub fn render(args: &ReadArgs, s: &RenderSettings) -> anyhow::Result<ExitCode> {
+pub fn render(s: &RenderArgs) -> anyhow::Result<ExitCode> {
+    let args = &s.read;
     let png = match s.output.extension().and_then(|e| e.to_str()) {
         Some("svg") => false,
         Some("png") => true,
@@ -39,14 +69,9 @@ pub fn render(args: &ReadArgs, s: &RenderSettings) -> anyhow::Result<ExitCode> {
     let trace = load_trace(args, false, window.bounds())?;
     let t1 = std::time::Instant::now();
     let mut opts = ViewOptions::default();
-    opts.width = s.width;
-    opts.height = s.height;
-    opts.order = s.order.clone();
-    opts.level = s.level.clone();
-    opts.min = s.min;
-    opts.max = s.max;
-    opts.process = s.process.clone();
-    opts.at = s.at;
+    (opts.width, opts.height, opts.min, opts.max) = (s.width, s.height, s.min, s.max);
+    (opts.order, opts.level) = (s.order.clone(), s.level.clone());
+    (opts.process, opts.at) = (s.process.clone(), s.at);
     let mut svg = Vec::new();
     draw(&trace, s.view, window.resolve(&trace), &opts, &mut svg)?;
     let bytes = if png {

@@ -5,11 +5,13 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail};
+use clap::Args;
 use trama_analysis::TimeWindow;
-use trama_report::{Analysis, Format, StatsOptions};
+use trama_report::{Analysis, StatsOptions};
 
 use crate::run::load_trace;
 use crate::ReadArgs;
+use std::path::PathBuf;
 
 /// The analysis and the trace of `trama stats A B`: `ANALYSIS FILE`, or
 /// `FILE ANALYSIS` (the order of earlier versions); a single word is an
@@ -37,35 +39,74 @@ pub fn analysis_and_file(
     })
 }
 
-/// What `trama stats` was asked to do.
-pub struct StatsSettings {
+/// Arguments of `trama stats`.
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Which analysis: states (the default), comm, order, wait, kiviat,
+    /// slices or graph. `trama stats ANALYSIS FILE`; `trama stats FILE
+    /// ANALYSIS` works too.
+    #[arg(value_name = "ANALYSIS")]
+    pub analysis: Option<OsString>,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Time window START:END (either side may be empty): only what overlaps it counts.
+    #[arg(long, value_name = "T1:T2", allow_hyphen_values = true)]
     pub window: Option<String>,
+    /// Roll rows up to the containers of this type (its name or alias);
+    /// for order, the type of the hosts.
+    #[arg(long, value_name = "NAME")]
     pub level: Option<String>,
+    /// comm: the user-defined link field holding the message size in bytes.
+    #[arg(long, value_name = "FIELD")]
     pub size_field: Option<String>,
+    /// wait: a state whose value contains PATTERN (any case) is a wait;
+    /// repeat for several (default: recv and wait).
+    #[arg(long, value_name = "PATTERN")]
     pub waiting: Vec<String>,
+    /// slices: number of equal time slices.
+    #[arg(long, value_name = "N", default_value_t = 25)]
     pub slices: usize,
+    /// slices: length of a slice instead of their number (e.g. 0.04 for 1/25 s).
+    #[arg(long, value_name = "SECONDS", conflicts_with = "slices")]
     pub slice_length: Option<f64>,
+    /// kiviat: number of equally spaced instants.
+    #[arg(long, value_name = "N", default_value_t = 10)]
     pub instants: usize,
+    /// kiviat: the instants, comma-separated (instead of --instants).
+    #[arg(
+        long,
+        value_name = "T,T,...",
+        conflicts_with = "instants",
+        allow_hyphen_values = true
+    )]
     pub at: Option<String>,
-    pub format: Format,
-    pub analysis: Analysis,
+    /// Output format.
+    #[arg(long, value_parser = crate::choices(&trama_report::Format::ALL), default_value = "table")]
+    pub format: trama_report::Format,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
-pub fn stats(args: &ReadArgs, s: &StatsSettings, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+/// Runs `trama stats`.
+pub fn stats(mut a: StatsArgs) -> anyhow::Result<ExitCode> {
+    let (analysis, file) = analysis_and_file(a.analysis.take(), a.read.file.take())?;
+    a.read.file = file;
+    let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));
+    let inputs: Vec<_> = a.read.path().into_iter().collect();
+    crate::run::write_output(output, &inputs, |w| write(&a, analysis, w))
+}
+
+fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let window = TimeWindow::parse_opt(s.window.as_deref())?;
-    let analysis = s.analysis;
     if analysis.needs_level() && s.level.is_none() {
         bail!("this analysis needs --level: the container type of the hosts (e.g. --level Host)");
     }
-    let trace = load_trace(args, s.size_field.is_some(), window.bounds())?;
+    let trace = load_trace(&s.read, s.size_field.is_some(), window.bounds())?;
     let mut opts = StatsOptions::default();
-    opts.level = s.level.clone();
-    opts.size_field = s.size_field.clone();
-    opts.waiting = s.waiting.clone();
-    opts.slices = s.slices;
-    opts.slice_length = s.slice_length;
-    opts.instants = s.instants;
-    opts.format = s.format;
+    (opts.level, opts.size_field) = (s.level.clone(), s.size_field.clone());
+    (opts.waiting, opts.format) = (s.waiting.clone(), s.format);
+    (opts.slices, opts.slice_length, opts.instants) = (s.slices, s.slice_length, s.instants);
     if let (Analysis::Kiviat, Some(list)) = (analysis, &s.at) {
         let at = list.split(',').map(|t| {
             t.trim()
