@@ -73,7 +73,7 @@ fn messages<'a>(
             let size = size_field.and_then(|f| {
                 e.extras
                     .chunks_exact(2)
-                    .find(|p| m.str(p[0]) == f.as_bytes())
+                    .find(|p| m.names(p[0], f))
                     .and_then(|p| std::str::from_utf8(m.str(p[1])).ok())
                     .and_then(|v| v.trim().trim_matches('"').parse::<f64>().ok())
             });

@@ -27,9 +27,7 @@ pub fn find_value(model: &Model, state_type: &str, value: &str) -> Option<ValueI
     let m = model;
     m.values
         .iter()
-        .position(|v| {
-            m.str(v.name) == value.as_bytes() && m.str(m.ty(v.ty).name) == state_type.as_bytes()
-        })
+        .position(|v| m.names(v.name, value) && m.names(m.ty(v.ty).name, state_type))
         .map(|i| ValueId(i as u32))
 }
 

@@ -7,9 +7,9 @@ use trama_sim::{
     Columns, ContainerId, EntityRef, ListId, ListInfo, StrId, Trace, TypeId, TypeKind,
 };
 
-/// A string of the model, as text.
+/// A string of the model, as people read it (without PajeNG's quotes).
 pub(crate) fn text(trace: &Trace, id: StrId) -> String {
-    String::from_utf8_lossy(trace.model.str(id)).into_owned()
+    trace.model.label(id)
 }
 
 /// A container's name.
@@ -43,8 +43,7 @@ pub(crate) fn container_type(trace: &Trace, name: &str) -> Option<TypeId> {
         .iter()
         .enumerate()
         .find(|(_, t)| {
-            t.kind == TypeKind::Container
-                && (m.str(t.name) == name.as_bytes() || m.str(t.alias) == name.as_bytes())
+            t.kind == TypeKind::Container && (m.names(t.name, name) || m.names(t.alias, name))
         })
         .map(|(i, _)| TypeId(i as u32))
 }

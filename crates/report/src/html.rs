@@ -27,7 +27,7 @@ fn host_level(trace: &Trace) -> Option<String> {
                 .children
                 .iter()
                 .any(|c| m.ty(*c).kind == TypeKind::Container))
-        .then(|| String::from_utf8_lossy(m.str(ty.name)).into_owned())
+        .then(|| m.label(ty.name))
     })
 }
 

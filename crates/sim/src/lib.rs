@@ -31,8 +31,8 @@ mod store;
 pub use error::{SimError, SimErrorKind};
 pub use intern::{Interner, StrId};
 pub use model::{
-    ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind, ValueId,
-    ValueInfo,
+    label, ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind,
+    ValueId, ValueInfo,
 };
 pub use op::Batch;
 pub use resolve::{ContainerEffect, EntityHandles, HandleEvent, Resolver, ValueRef};

@@ -243,11 +243,38 @@ macro_rules! accessors {
     )*};
 }
 
+/// `s` without one pair of surrounding double quotes.
+fn unquoted(s: &[u8]) -> &[u8] {
+    match s {
+        [b'"', inner @ .., b'"'] => inner,
+        _ => s,
+    }
+}
+
+/// The text of `s` as people read it (see [`Model::label`]).
+pub fn label(s: &[u8]) -> String {
+    String::from_utf8_lossy(unquoted(s)).into_owned()
+}
+
 impl Model {
     /// A string's bytes.
     #[inline]
     pub fn str(&self, id: StrId) -> &[u8] {
         self.strings.get(id)
+    }
+
+    /// A string as people read it: its text without the double quotes
+    /// PajeNG keeps as part of a quoted name (`"MPI State"` is shown as
+    /// `MPI State`). The dump keeps the exact bytes ([`Model::str`]).
+    pub fn label(&self, id: StrId) -> String {
+        label(self.str(id))
+    }
+
+    /// Whether `name`, as a person types it, names the string `id`: its
+    /// exact text or its [label](Model::label).
+    pub fn names(&self, id: StrId, name: &str) -> bool {
+        let s = self.str(id);
+        s == name.as_bytes() || unquoted(s) == name.as_bytes()
     }
 
     accessors! {

@@ -214,7 +214,7 @@ pub fn order_rows(trace: &Trace, o: &Ordering) -> Vec<ContainerId> {
     let by_name = |n: &str| {
         (0..m.containers.len() as u32)
             .map(ContainerId)
-            .find(|c| m.str(m.container(*c).name) == n.as_bytes())
+            .find(|c| m.names(m.container(*c).name, n))
     };
     let mut rows = Vec::new();
     for h in &o.hosts {
@@ -348,7 +348,8 @@ pub fn draw_process(
     out: &mut dyn Write,
 ) -> Result<(), ViewError> {
     let p = match &opts.process {
-        Some(p) => p.clone(),
+        // Names are shown without PajeNG's quotes: either spelling names it.
+        Some(p) => trama_sim::label(p.as_bytes()),
         None => states
             .rows
             .first()

@@ -156,10 +156,10 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
         .filter(|(_, (_, v))| v.is_none())
         .map(|(i, (c, _))| (*c, i))
         .collect();
-    let name = |c: ContainerId| String::from_utf8_lossy(m.str(m.container(c).name)).into_owned();
+    let name = |c: ContainerId| m.label(m.container(c).name);
     let line_label = |(c, v): (ContainerId, Option<ListId>)| match v {
         None => name(c),
-        Some(l) => String::from_utf8_lossy(m.str(m.ty(m.list(l).ty).name)).into_owned(),
+        Some(l) => m.label(m.ty(m.list(l).ty).name),
     };
     let line_depth = |(c, v): (ContainerId, Option<ListId>)| {
         m.container(c).depth as usize + usize::from(v.is_some())
@@ -391,7 +391,7 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
                     let ty = m.ty(m.list(l).ty);
                     let stroke = color(m.str(ty.color), m.str(ty.name));
                     let e = var_legend
-                        .entry(String::from_utf8_lossy(m.str(ty.name)).into_owned())
+                        .entry(m.label(ty.name))
                         .or_insert((stroke.clone(), lo, hi));
                     e.1 = e.1.min(lo);
                     e.2 = e.2.max(hi);
@@ -544,7 +544,7 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
     let ly = axis_y + AXIS;
     for (v, _) in legend.iter().take(24) {
         let info = m.value(*v);
-        let label = String::from_utf8_lossy(m.str(info.name)).into_owned();
+        let label = m.label(info.name);
         let w = 22.0 + 6.6 * label.chars().count() as f64;
         if lx + w > width - RIGHT {
             break;
