@@ -24,6 +24,7 @@ use trama_sim::{ContainerId, Trace, TypeId};
 
 use crate::read::{ancestor, container_name, container_type, depth_first_positions, links, placer};
 use crate::window::Window;
+use crate::Messages;
 
 /// One pair of [`CommMatrix`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -64,10 +65,11 @@ pub struct CommMatrix {
 fn messages<'a>(
     trace: &'a Trace,
     window: &'a Window,
+    messages: &'a Messages,
     size_field: Option<&'a str>,
 ) -> impl Iterator<Item = (ContainerId, ContainerId, f64, f64, Option<f64>)> + 'a {
     let m = &trace.model;
-    links(trace)
+    links(trace, messages)
         .filter(|(e, _, _)| window.overlaps(e.start, e.end))
         .map(move |(e, from, to)| {
             let size = size_field.and_then(|f| {
@@ -89,6 +91,7 @@ fn messages<'a>(
 pub fn comm_matrix(
     trace: &Trace,
     window: Window,
+    msgs: &Messages,
     level: Option<&str>,
     size_field: Option<&str>,
 ) -> Option<CommMatrix> {
@@ -102,7 +105,7 @@ pub fn comm_matrix(
     }
     let mut pairs: HashMap<(ContainerId, ContainerId), Acc> = HashMap::new();
     let (mut unplaced, mut without_size) = (0, 0);
-    for (from, to, s, e, size) in messages(trace, &window, size_field) {
+    for (from, to, s, e, size) in messages(trace, &window, msgs, size_field) {
         let (Some(a), Some(b)) = (place(from), place(to)) else {
             unplaced += 1;
             continue;
@@ -175,13 +178,13 @@ pub struct Ordering {
 /// The seed's ordering of hosts and processes by off-host messages over
 /// `window`; hosts are the containers of type `level`. `None` when no
 /// container type is called `level`.
-pub fn order(trace: &Trace, window: Window, level: &str) -> Option<Ordering> {
+pub fn order(trace: &Trace, window: Window, msgs: &Messages, level: &str) -> Option<Ordering> {
     let m = &trace.model;
     let host_ty = container_type(trace, level)?;
     let mut host_sent: HashMap<ContainerId, u64> = HashMap::new();
     let mut proc_sent: HashMap<ContainerId, u64> = HashMap::new();
     let mut proc_types: Vec<TypeId> = Vec::new();
-    for (from, to, _, _, _) in messages(trace, &window, None) {
+    for (from, to, _, _, _) in messages(trace, &window, msgs, None) {
         for c in [from, to] {
             let t = m.container(c).ty;
             if !proc_types.contains(&t) {

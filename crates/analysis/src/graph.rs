@@ -16,6 +16,7 @@ use trama_sim::{ContainerId, Trace};
 
 use crate::read::{container_name, depth_first_positions, links};
 use crate::window::Window;
+use crate::Messages;
 
 /// A node of [`Graph`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -53,9 +54,9 @@ pub struct Graph {
 }
 
 /// The communication graph over `window`, laid out in `iterations` steps.
-pub fn graph(trace: &Trace, window: Window, iterations: usize) -> Graph {
+pub fn graph(trace: &Trace, window: Window, msgs: &Messages, iterations: usize) -> Graph {
     let mut weight: HashMap<(ContainerId, ContainerId), u64> = HashMap::new();
-    for (e, a, b) in links(trace) {
+    for (e, a, b) in links(trace, msgs) {
         if a != b && window.overlaps(e.start, e.end) {
             *weight.entry((a.min(b), a.max(b))).or_default() += 1;
         }

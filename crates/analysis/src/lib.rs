@@ -27,6 +27,7 @@
 mod comm;
 mod dominant;
 mod graph;
+mod messages;
 mod read;
 mod slices;
 mod states;
@@ -36,6 +37,7 @@ mod window;
 pub use comm::{comm_matrix, order, CommMatrix, CommPair, OrderedHost, Ordering};
 pub use dominant::{dominant_states, find_value, states_at, ContainerState};
 pub use graph::{graph, Edge, Graph, Node};
+pub use messages::{Messages, UnknownLinkType};
 pub use slices::{instants, kiviat, slice_count, slices, Kiviat, SliceRow, Slices};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};
 pub use wait::{wait_matrix, WaitMatrix, WaitRow, UNATTRIBUTED};

@@ -78,17 +78,18 @@ pub(crate) fn placer<'a>(
     })
 }
 
-/// Every link with both ends, list by list: the link, its start
-/// container and its end container.
-pub(crate) fn links(
-    trace: &Trace,
-) -> impl Iterator<Item = (EntityRef<'_>, ContainerId, ContainerId)> + '_ {
+/// Every message with both ends (a link of a type `messages` counts),
+/// list by list: the link, its start container and its end container.
+pub(crate) fn links<'a>(
+    trace: &'a Trace,
+    messages: &'a crate::Messages,
+) -> impl Iterator<Item = (EntityRef<'a>, ContainerId, ContainerId)> + 'a {
     trace
         .model
         .lists
         .iter()
         .enumerate()
-        .filter(|(_, info)| info.kind == TypeKind::Link)
+        .filter(|(_, info)| info.kind == TypeKind::Link && messages.counts(info.ty))
         .flat_map(move |(l, _)| {
             (0..trace.lists[l].len()).filter_map(move |i| {
                 let e = trace.entity(ListId(l as u32), i);

@@ -17,6 +17,7 @@ use trama_sim::{ContainerId, ListId, Trace, TypeKind, ValueId};
 
 use crate::read::{ancestor, container_name, container_type, depth_first_positions, links, text};
 use crate::window::Window;
+use crate::Messages;
 
 /// One container in one slice.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -58,7 +59,7 @@ pub fn slice_count(window: Window, len: f64) -> usize {
 }
 
 /// Cuts `window` into `n` equal slices (at least 1).
-pub fn slices(trace: &Trace, window: Window, n: usize) -> Slices {
+pub fn slices(trace: &Trace, window: Window, msgs: &Messages, n: usize) -> Slices {
     let m = &trace.model;
     let n = n.max(1);
     let length = window.len() / n as f64;
@@ -115,7 +116,7 @@ pub fn slices(trace: &Trace, window: Window, n: usize) -> Slices {
                     }
                 }
             }
-            TypeKind::Link => {
+            TypeKind::Link if msgs.counts(info.ty) => {
                 for i in 0..cols.len() {
                     let e = trace.entity(ListId(l as u32), i);
                     if let (Some(from), Some(k)) = (e.from, slice_of(e.start)) {
@@ -198,7 +199,13 @@ pub fn instants(window: Window, n: usize) -> Vec<f64> {
 
 /// Kiviat series at the given instants (sorted); hosts are the containers
 /// of type `level`. `None` when no container type is called `level`.
-pub fn kiviat(trace: &Trace, window: Window, level: &str, at: &[f64]) -> Option<Kiviat> {
+pub fn kiviat(
+    trace: &Trace,
+    window: Window,
+    msgs: &Messages,
+    level: &str,
+    at: &[f64],
+) -> Option<Kiviat> {
     let m = &trace.model;
     let host_ty = container_type(trace, level)?;
     let mut hosts: Vec<ContainerId> = (0..m.containers.len() as u32)
@@ -209,17 +216,17 @@ pub fn kiviat(trace: &Trace, window: Window, level: &str, at: &[f64]) -> Option<
     hosts.sort_by_key(hname);
     let col: HashMap<ContainerId, usize> = hosts.iter().enumerate().map(|(i, c)| (*c, i)).collect();
     // Off-host messages: (start, sender's host column).
-    let mut msgs: Vec<(f64, usize)> = Vec::new();
-    for (e, from, to) in links(trace) {
+    let mut sent: Vec<(f64, usize)> = Vec::new();
+    for (e, from, to) in links(trace, msgs) {
         let (Some(a), Some(b)) = (ancestor(trace, from, host_ty), ancestor(trace, to, host_ty))
         else {
             continue;
         };
         if a != b && e.start >= window.start && e.start <= window.end {
-            msgs.push((e.start, col[&a]));
+            sent.push((e.start, col[&a]));
         }
     }
-    msgs.sort_by(|x, y| x.0.total_cmp(&y.0));
+    sent.sort_by(|x, y| x.0.total_cmp(&y.0));
     let mut instants: Vec<f64> = at.to_vec();
     instants.sort_by(|a, b| a.total_cmp(b));
     let mut counts = vec![0u64; hosts.len()];
@@ -227,8 +234,8 @@ pub fn kiviat(trace: &Trace, window: Window, level: &str, at: &[f64]) -> Option<
     let shares = instants
         .iter()
         .map(|t| {
-            while next < msgs.len() && msgs[next].0 <= *t {
-                counts[msgs[next].1] += 1;
+            while next < sent.len() && sent[next].0 <= *t {
+                counts[sent[next].1] += 1;
                 next += 1;
             }
             let total: u64 = counts.iter().sum();

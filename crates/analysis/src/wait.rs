@@ -20,6 +20,7 @@ use trama_sim::{ContainerId, Trace, TypeKind};
 
 use crate::read::{container_name, depth_first_positions, links, lists_of, text};
 use crate::window::Window;
+use crate::Messages;
 
 /// Column name of waits no link explains.
 pub const UNATTRIBUTED: &str = "unattributed";
@@ -66,7 +67,12 @@ fn cut(x: f64) -> f64 {
 
 /// The wait-time matrix over `window`; `patterns` (lower case) make a
 /// state value a wait (empty: `recv` and `wait`).
-pub fn wait_matrix(trace: &Trace, window: Window, patterns: &[String]) -> WaitMatrix {
+pub fn wait_matrix(
+    trace: &Trace,
+    window: Window,
+    msgs: &Messages,
+    patterns: &[String],
+) -> WaitMatrix {
     let m = &trace.model;
     let patterns: Vec<String> = if patterns.is_empty() {
         vec!["recv".into(), "wait".into()]
@@ -83,7 +89,7 @@ pub fn wait_matrix(trace: &Trace, window: Window, patterns: &[String]) -> WaitMa
         .collect();
     // Links ending on each container: (end time, sender), sorted.
     let mut arrivals: HashMap<ContainerId, Vec<(f64, ContainerId)>> = HashMap::new();
-    for (e, from, to) in links(trace) {
+    for (e, from, to) in links(trace, msgs) {
         arrivals.entry(to).or_default().push((e.end, from));
     }
     for v in arrivals.values_mut() {

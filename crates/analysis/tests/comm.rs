@@ -1,7 +1,7 @@
 //! Communication matrix and ordering on a small trace of two hosts.
 #![allow(clippy::result_large_err)]
 
-use trama_analysis::{comm_matrix, order, Window};
+use trama_analysis::{comm_matrix, order, Messages, Window};
 use trama_sim::Trace;
 
 mod common;
@@ -13,7 +13,7 @@ fn trace() -> Trace {
 #[test]
 fn matrix_of_processes_with_sizes_and_rates() {
     let t = trace();
-    let m = comm_matrix(&t, Window::of(&t), None, Some("Size")).unwrap();
+    let m = comm_matrix(&t, Window::of(&t), &Messages::all(), None, Some("Size")).unwrap();
     assert_eq!(m.containers, ["proc1", "proc2", "proc3"]);
     let pair = |a: &str, b: &str| m.pairs.iter().find(|p| p.from == a && p.to == b).unwrap();
     let p13 = pair("proc1", "proc3");
@@ -29,7 +29,7 @@ fn matrix_of_processes_with_sizes_and_rates() {
     assert_eq!(m.without_size, 1);
     assert_eq!(m.pairs.len(), 3);
     // Counts only without a size field.
-    let m = comm_matrix(&t, Window::of(&t), None, None).unwrap();
+    let m = comm_matrix(&t, Window::of(&t), &Messages::all(), None, None).unwrap();
     assert!(m
         .pairs
         .iter()
@@ -39,7 +39,7 @@ fn matrix_of_processes_with_sizes_and_rates() {
 #[test]
 fn matrix_of_hosts_and_a_window() {
     let t = trace();
-    let m = comm_matrix(&t, Window::of(&t), Some("Host"), None).unwrap();
+    let m = comm_matrix(&t, Window::of(&t), &Messages::all(), Some("Host"), None).unwrap();
     let count = |a: &str, b: &str| {
         m.pairs
             .iter()
@@ -51,19 +51,19 @@ fn matrix_of_hosts_and_a_window() {
     assert_eq!(count("host2", "host1"), 1);
     // [5.5, 7]: only k4 [6,6] overlaps.
     let w = Window::new(&t, Some(5.5), Some(7.0));
-    let m = comm_matrix(&t, w, Some("Host"), None).unwrap();
+    let m = comm_matrix(&t, w, &Messages::all(), Some("Host"), None).unwrap();
     assert_eq!(m.pairs.len(), 1);
     assert_eq!(
         (m.pairs[0].from.as_str(), m.pairs[0].to.as_str()),
         ("host2", "host1")
     );
-    assert!(comm_matrix(&t, Window::of(&t), Some("Nope"), None).is_none());
+    assert!(comm_matrix(&t, Window::of(&t), &Messages::all(), Some("Nope"), None).is_none());
 }
 
 #[test]
 fn hosts_and_processes_ordered_by_off_host_messages() {
     let t = trace();
-    let o = order(&t, Window::of(&t), "Host").unwrap();
+    let o = order(&t, Window::of(&t), &Messages::all(), "Host").unwrap();
     let hosts: Vec<(&str, u64)> = o
         .hosts
         .iter()
@@ -76,7 +76,13 @@ fn hosts_and_processes_ordered_by_off_host_messages() {
     );
     assert_eq!(o.hosts[1].processes, [("proc3".to_string(), 1)]);
     // Ties by name: in [3.5, 4.5] only k3 (inside host1) overlaps.
-    let o = order(&t, Window::new(&t, Some(3.5), Some(4.5)), "Host").unwrap();
+    let o = order(
+        &t,
+        Window::new(&t, Some(3.5), Some(4.5)),
+        &Messages::all(),
+        "Host",
+    )
+    .unwrap();
     let hosts: Vec<&str> = o.hosts.iter().map(|h| h.host.as_str()).collect();
     assert_eq!(hosts, ["host1", "host2"]);
     assert_eq!(o.hosts[0].processes[0].0, "proc1");

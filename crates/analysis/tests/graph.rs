@@ -2,12 +2,12 @@
 
 mod common;
 
-use trama_analysis::{graph, Window};
+use trama_analysis::{graph, Messages, Window};
 
 #[test]
 fn edges_are_undirected_and_weighted() {
     let t = common::simulate(&common::links(), false);
-    let g = graph(&t, Window::of(&t), 100);
+    let g = graph(&t, Window::of(&t), &Messages::all(), 100);
     let names: Vec<&str> = g.nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, ["proc1", "proc2", "proc3"]);
     let e: Vec<(usize, usize, u64)> = g.edges.iter().map(|e| (e.a, e.b, e.messages)).collect();
@@ -21,7 +21,7 @@ fn edges_are_undirected_and_weighted() {
         );
     }
     // Deterministic.
-    assert_eq!(g, graph(&t, Window::of(&t), 100));
+    assert_eq!(g, graph(&t, Window::of(&t), &Messages::all(), 100));
 }
 
 /// Two groups of four processes talking a lot inside and once across end
@@ -60,7 +60,7 @@ fn the_layout_separates_clusters() {
     }
     link(&mut text, 0, 4);
     let tr = common::simulate(&text, false);
-    let g = graph(&tr, Window::of(&tr), 300);
+    let g = graph(&tr, Window::of(&tr), &Messages::all(), 300);
     assert_eq!(g.nodes.len(), 8);
     let d = |i: usize, j: usize| {
         let (a, b) = (&g.nodes[i], &g.nodes[j]);

@@ -2,7 +2,7 @@
 
 mod common;
 
-use trama_analysis::{kiviat, slices, Window};
+use trama_analysis::{kiviat, slices, Messages, Window};
 
 /// A [0,4] with B [1,3] on it, then A [5,6].
 fn nested() -> trama_sim::Trace {
@@ -13,7 +13,7 @@ fn nested() -> trama_sim::Trace {
 #[test]
 fn exclusive_time_per_slice() {
     let t = nested();
-    let s = slices(&t, Window::of(&t), 3);
+    let s = slices(&t, Window::of(&t), &Messages::all(), 3);
     assert_eq!(s.starts, [0.0, 2.0, 4.0]);
     assert_eq!(s.length, 2.0);
     assert_eq!(s.values, ["A", "B"]);
@@ -31,7 +31,7 @@ fn exclusive_time_per_slice() {
 #[test]
 fn messages_per_slice_and_kiviat() {
     let t = common::simulate(&common::links(), false);
-    let s = slices(&t, Window::of(&t), 3);
+    let s = slices(&t, Window::of(&t), &Messages::all(), 3);
     let get = |k: usize, c: &str| {
         s.rows
             .iter()
@@ -49,11 +49,11 @@ fn messages_per_slice_and_kiviat() {
     let w = Window::of(&t);
     assert_eq!(trama_analysis::instants(w, 3), [2.0, 4.0, 6.0]);
     assert_eq!(trama_analysis::slice_count(w, 2.5), 3);
-    let k = kiviat(&t, w, "Host", &[6.0, 2.0, 4.0]).unwrap();
+    let k = kiviat(&t, w, &Messages::all(), "Host", &[6.0, 2.0, 4.0]).unwrap();
     assert_eq!(k.hosts, ["host1", "host2"]);
     assert_eq!(k.instants, [2.0, 4.0, 6.0]);
     assert_eq!(k.shares[0], [1.0, 0.0]);
     assert_eq!(k.shares[1], [1.0, 0.0]);
     assert_eq!(k.shares[2], [2.0 / 3.0, 1.0 / 3.0]);
-    assert!(kiviat(&t, Window::of(&t), "Nope", &[1.0]).is_none());
+    assert!(kiviat(&t, Window::of(&t), &Messages::all(), "Nope", &[1.0]).is_none());
 }

@@ -1,7 +1,7 @@
 //! Wait-time matrix on a small trace with hand-computed expectations.
 #![allow(clippy::result_large_err)]
 
-use trama_analysis::{wait_matrix, Window};
+use trama_analysis::{wait_matrix, Messages, Window};
 use trama_sim::Trace;
 
 mod common;
@@ -54,7 +54,7 @@ fn close(a: &[f64], b: &[f64]) {
 #[test]
 fn waits_go_to_the_last_sender_or_unattributed() {
     let t = trace();
-    let w = wait_matrix(&t, Window::of(&t), &[]);
+    let w = wait_matrix(&t, Window::of(&t), &Messages::all(), &[]);
     assert_eq!(w.senders, ["proc3", "unattributed"]);
     let names: Vec<&str> = w.rows.iter().map(|r| r.container.as_str()).collect();
     assert_eq!(names, ["proc1", "proc2"]);
@@ -71,16 +71,26 @@ fn waits_go_to_the_last_sender_or_unattributed() {
 #[test]
 fn a_window_cuts_waits_and_patterns_choose_them() {
     let t = trace();
-    let w = wait_matrix(&t, Window::new(&t, Some(2.5), None), &[]);
+    let w = wait_matrix(&t, Window::new(&t, Some(2.5), None), &Messages::all(), &[]);
     let p1 = &w.rows[0];
     close(&p1.seconds, &[0.5, 1.0]);
     close(&[p1.time], &[3.5]);
     // Only MPI_Recv waits: p2's inner one is no longer nested in a wait.
-    let w = wait_matrix(&t, Window::of(&t), &["MPI_RECV".to_string()]);
+    let w = wait_matrix(
+        &t,
+        Window::of(&t),
+        &Messages::all(),
+        &["MPI_RECV".to_string()],
+    );
     assert_eq!(w.patterns, ["mpi_recv"]);
     close(&w.rows[0].seconds, &[2.0, 0.0]);
     close(&w.rows[1].seconds, &[0.0, 0.5]);
     // A wait of no length counts nothing.
-    let w = wait_matrix(&t, Window::of(&t), &["compute".to_string()]);
+    let w = wait_matrix(
+        &t,
+        Window::of(&t),
+        &Messages::all(),
+        &["compute".to_string()],
+    );
     assert!(w.rows.is_empty() || w.rows.iter().all(|r| r.waiting == 0.0));
 }

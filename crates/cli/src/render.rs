@@ -48,6 +48,11 @@ pub struct RenderArgs {
     /// process: the container to detail (default: the first with states).
     #[arg(long, value_name = "NAME")]
     pub process: Option<String>,
+    /// The link types that are messages (name or alias; repeat for
+    /// several). By default every link type but those whose links all last
+    /// 0 s (a platform's topology).
+    #[arg(long, value_name = "NAME")]
+    pub link_type: Vec<String>,
     /// mapping: colour processes by their state at this instant instead of
     /// their dominant state over the window.
     #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
@@ -72,8 +77,12 @@ pub fn render(s: &RenderArgs) -> anyhow::Result<ExitCode> {
     (opts.width, opts.height, opts.min, opts.max) = (s.width, s.height, s.min, s.max);
     (opts.order, opts.level) = (s.order.clone(), s.level.clone());
     (opts.process, opts.at) = (s.process.clone(), s.at);
+    opts.link_types = s.link_type.clone();
     let mut svg = Vec::new();
-    draw(&trace, s.view, window.resolve(&trace), &opts, &mut svg)?;
+    let msgs = draw(&trace, s.view, window.resolve(&trace), &opts, &mut svg)?;
+    if let (false, Some(note)) = (s.view == trama_views::View::SpaceTime, msgs.note()) {
+        eprintln!("trama: note: {note}");
+    }
     let bytes = if png {
         svg_to_png(&svg).map_err(|e| anyhow!("rasterizing the picture: {e}"))?
     } else {

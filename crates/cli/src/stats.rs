@@ -80,6 +80,11 @@ pub struct StatsArgs {
         allow_hyphen_values = true
     )]
     pub at: Option<String>,
+    /// comm, order, wait, kiviat, slices, graph: the link types that are
+    /// messages (name or alias; repeat for several). By default every link
+    /// type but those whose links all last 0 s (a platform's topology).
+    #[arg(long, value_name = "NAME")]
+    pub link_type: Vec<String>,
     /// Output format.
     #[arg(long, value_parser = crate::choices(&trama_report::Format::ALL), default_value = "table")]
     pub format: trama_report::Format,
@@ -107,6 +112,7 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
     (opts.level, opts.size_field) = (s.level.clone(), s.size_field.clone());
     (opts.waiting, opts.format) = (s.waiting.clone(), s.format);
     (opts.slices, opts.slice_length, opts.instants) = (s.slices, s.slice_length, s.instants);
+    opts.link_types = s.link_type.clone();
     if let (Analysis::Kiviat, Some(list)) = (analysis, &s.at) {
         let at = list.split(',').map(|t| {
             t.trim()
@@ -116,13 +122,21 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
         opts.at = Some(at.collect::<anyhow::Result<Vec<f64>>>()?);
     }
     let w = window.resolve(&trace);
-    trama_report::stats(&trace, analysis, w, &opts, out).map_err(|e| match e {
+    let msgs = trama_report::stats(&trace, analysis, w, &opts, out).map_err(|e| match e {
         // The errors themselves, as main looks for an io::Error in the
         // chain (a broken pipe ends the output quietly).
         trama_report::Error::Io(e) => anyhow::Error::from(e),
         trama_report::Error::Json(e) => anyhow::Error::from(e),
         e => anyhow::Error::from(e),
     })?;
+    // A table says it itself.
+    if let (false, false, Some(note)) = (
+        opts.format == trama_report::Format::Table,
+        analysis == Analysis::States,
+        msgs.note(),
+    ) {
+        eprintln!("trama: note: {note}");
+    }
     // Freeing millions of columns takes time and changes nothing.
     std::mem::forget(trace);
     Ok(ExitCode::SUCCESS)

@@ -21,7 +21,8 @@ fn out(args: &[&str]) -> String {
 #[test]
 fn names_are_shown_and_taken_without_their_quotes() {
     let Some(shared) = shared_dir() else { return };
-    let trace = shared.join("samples/paje-real/simgrid/pajengr-simgrid-3.20.90-masterworkers.trace");
+    let trace =
+        shared.join("samples/paje-real/simgrid/pajengr-simgrid-3.20.90-masterworkers.trace");
     let t = trace.to_str().unwrap();
     let dump = out(&["dump", t]);
     assert!(dump.contains("\"master-1\""), "the dump keeps the bytes");
@@ -29,14 +30,61 @@ fn names_are_shown_and_taken_without_their_quotes() {
         let s = out(&["stats", "states", t, "--format", format]);
         assert!(s.contains("master-1"), "{format}");
         // In JSON the name is a string: its quotes would be escaped.
-        let quoted = if format == "json" { "\\\"master" } else { "\"master" };
+        let quoted = if format == "json" {
+            "\\\"master"
+        } else {
+            "\"master"
+        };
         assert!(!s.contains(quoted), "{format}: {s}");
     }
     let tmp = tempfile::tempdir().unwrap();
     for name in ["master-1", "\"master-1\""] {
         let svg = tmp.path().join("p.svg");
-        out(&["render", "process", t, "--process", name, "-o", svg.to_str().unwrap()]);
+        out(&[
+            "render",
+            "process",
+            t,
+            "--process",
+            name,
+            "-o",
+            svg.to_str().unwrap(),
+        ]);
         let text = std::fs::read_to_string(&svg).unwrap();
-        assert!(text.contains("master-1") && !text.contains("&quot;master"), "{name}");
+        assert!(
+            text.contains("master-1") && !text.contains("&quot;master"),
+            "{name}"
+        );
     }
+}
+
+/// SimGrid's platform links (all at t = 0, of zero duration) are not
+/// messages: left out of the communication analyses by default, with a
+/// note; --link-type counts them.
+#[test]
+fn topology_links_are_not_messages() {
+    let Some(shared) = shared_dir() else { return };
+    let trace = shared.join("samples/paje-real/simgrid/s4u-trace-process-migration.paje");
+    let t = trace.to_str().unwrap();
+    let table = out(&["stats", "comm", t]);
+    assert!(table.contains("L1-LINK7-LINK7 (29 links)"), "{table}");
+    assert!(!table.contains("emigrant-1  emigrant-1"), "{table}");
+    let o = trama(&["stats", "comm", t, "--format", "csv"]);
+    let csv = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(csv.lines().count(), 1, "only the header: {csv}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("note: link types whose links all last 0 s")
+    );
+    let counted = out(&[
+        "stats",
+        "comm",
+        t,
+        "--link-type",
+        "ACTOR_LINK",
+        "--format",
+        "csv",
+    ]);
+    assert!(counted.lines().count() > 1, "{counted}");
+    let bad = trama(&["stats", "comm", t, "--link-type", "nope"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("ACTOR_LINK"));
 }

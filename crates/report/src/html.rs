@@ -96,10 +96,14 @@ pub fn html_report(
         }
         let mut svg = Vec::new();
         match draw(trace, view, w, &opts, &mut svg) {
-            Ok(()) => {
+            Ok(msgs) => {
+                let note = match (view, msgs.note()) {
+                    (View::SpaceTime, _) | (_, None) => String::new(),
+                    (_, Some(n)) => format!("<p class=\"note\">{}</p>", esc(&n)),
+                };
                 let _ = write!(
                     html,
-                    "<h2>{title}</h2><div class=\"view\">{}</div>",
+                    "<h2>{title}</h2>{note}<div class=\"view\">{}</div>",
                     String::from_utf8_lossy(&svg)
                 );
             }

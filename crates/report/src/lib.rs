@@ -70,6 +70,9 @@ pub enum Error {
     /// No container type has the [`StatsOptions::level`] name.
     #[error("--level: no container type is called '{0}'")]
     UnknownLevel(String),
+    /// A link type named for messages that the trace does not have.
+    #[error(transparent)]
+    LinkType(#[from] trama_analysis::UnknownLinkType),
     /// A file to describe is damaged (the message names it and the offset).
     #[error("{0}")]
     Damaged(String),

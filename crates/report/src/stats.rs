@@ -5,7 +5,7 @@ use std::io::Write;
 use serde::Serialize;
 use trama_analysis::{
     comm_matrix, graph, instants, kiviat, order, slice_count, slices, time_per_state, wait_matrix,
-    CommMatrix, Graph, Kiviat, Ordering, Slices, StateStats, WaitMatrix, Window,
+    CommMatrix, Graph, Kiviat, Messages, Ordering, Slices, StateStats, WaitMatrix, Window,
 };
 use trama_sim::Trace;
 
@@ -110,6 +110,9 @@ pub struct StatsOptions {
     pub at: Option<Vec<f64>>,
     /// The output format.
     pub format: Format,
+    /// The link types that count as messages (names or aliases); empty:
+    /// every one but those whose links all last 0 s ([`Messages::select`]).
+    pub link_types: Vec<String>,
 }
 
 impl Default for StatsOptions {
@@ -123,15 +126,35 @@ impl Default for StatsOptions {
             instants: 10,
             at: None,
             format: Format::Table,
+            link_types: Vec::new(),
         }
     }
 }
 
 /// Computes `analysis` of `trace` over `window` and writes it to `out`.
+/// Returns the link types counted as messages (their
+/// [note](Messages::note) is written at the end of a table).
 pub fn stats(
     trace: &Trace,
     analysis: Analysis,
     window: Window,
+    opts: &StatsOptions,
+    out: &mut dyn Write,
+) -> Result<Messages, Error> {
+    let msgs = Messages::select(trace, &opts.link_types)?;
+    write_analysis(trace, analysis, window, &msgs, opts, out)?;
+    let communication = !matches!(analysis, Analysis::States);
+    if let (Format::Table, true, Some(note)) = (opts.format, communication, msgs.note()) {
+        writeln!(out, "({note})")?;
+    }
+    Ok(msgs)
+}
+
+fn write_analysis(
+    trace: &Trace,
+    analysis: Analysis,
+    window: Window,
+    msgs: &Messages,
     opts: &StatsOptions,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
@@ -145,30 +168,30 @@ pub fn stats(
             write_states(&s, format, out)
         }
         Analysis::Comm => {
-            let m =
-                comm_matrix(trace, w, level, opts.size_field.as_deref()).ok_or_else(no_level)?;
+            let m = comm_matrix(trace, w, msgs, level, opts.size_field.as_deref())
+                .ok_or_else(no_level)?;
             write_comm(&m, format, out)
         }
-        Analysis::Graph => write_graph(&graph(trace, w, 300), format, out),
+        Analysis::Graph => write_graph(&graph(trace, w, msgs, 300), format, out),
         Analysis::Slices => {
             let n = match opts.slice_length {
                 Some(len) if len > 0.0 => slice_count(w, len),
                 Some(len) => return Err(Error::SliceLength(len)),
                 None => opts.slices,
             };
-            write_slices(&slices(trace, w, n), format, out)
+            write_slices(&slices(trace, w, msgs, n), format, out)
         }
         Analysis::Kiviat => {
             let at = match &opts.at {
                 Some(at) => at.clone(),
                 None => instants(w, opts.instants),
             };
-            let k = kiviat(trace, w, level.unwrap_or_default(), &at).ok_or_else(no_level)?;
+            let k = kiviat(trace, w, msgs, level.unwrap_or_default(), &at).ok_or_else(no_level)?;
             write_kiviat(&k, format, out)
         }
-        Analysis::Wait => write_wait(&wait_matrix(trace, w, &opts.waiting), format, out),
+        Analysis::Wait => write_wait(&wait_matrix(trace, w, msgs, &opts.waiting), format, out),
         Analysis::Order => {
-            let o = order(trace, w, level.unwrap_or_default()).ok_or_else(no_level)?;
+            let o = order(trace, w, msgs, level.unwrap_or_default()).ok_or_else(no_level)?;
             write_order(&o, format, out)
         }
     }

@@ -6,8 +6,8 @@ use std::io::{self, Write};
 
 use trama_analysis::{
     comm_matrix, dominant_states, find_value, graph, instants, kiviat, order, states_at,
-    time_per_state, wait_matrix, CommMatrix, ContainerState, Graph, Kiviat, Ordering, StateStats,
-    WaitMatrix, Window,
+    time_per_state, wait_matrix, CommMatrix, ContainerState, Graph, Kiviat, Messages, Ordering,
+    StateStats, WaitMatrix, Window,
 };
 use trama_sim::{ContainerId, Trace};
 
@@ -67,6 +67,9 @@ pub struct ViewOptions {
     /// Mapping: colour processes by their state at this instant instead of
     /// their dominant state over the window.
     pub at: Option<f64>,
+    /// The link types that count as messages (names or aliases); empty:
+    /// every one but those whose links all last 0 s ([`Messages::select`]).
+    pub link_types: Vec<String>,
 }
 
 impl Default for ViewOptions {
@@ -80,6 +83,7 @@ impl Default for ViewOptions {
             max: None,
             process: None,
             at: None,
+            link_types: Vec::new(),
         }
     }
 }
@@ -150,20 +154,25 @@ pub enum ViewError {
     /// The process to detail has neither states nor waits.
     #[error("--process: no container called '{0}' has states or waits")]
     UnknownProcess(String),
+    /// A link type named for messages that the trace does not have.
+    #[error(transparent)]
+    LinkType(#[from] trama_analysis::UnknownLinkType),
     /// Writing the picture.
     #[error(transparent)]
     Io(#[from] io::Error),
 }
 
 /// Draws `view` of `trace` over `window` as SVG into `out`: computes the
-/// analysis the view shows, then draws it.
+/// analysis the view shows, then draws it. Returns the link types counted
+/// as messages.
 pub fn draw(
     trace: &Trace,
     view: View,
     window: Window,
     opts: &ViewOptions,
     out: &mut dyn Write,
-) -> Result<(), ViewError> {
+) -> Result<Messages, ViewError> {
+    let msgs = Messages::select(trace, &opts.link_types)?;
     let mut st = SpaceTimeOptions {
         width: opts.width,
         height: opts.height,
@@ -171,8 +180,8 @@ pub fn draw(
         ..SpaceTimeOptions::default()
     };
     if let Some(level) = &opts.order {
-        let o =
-            order(trace, window, level).ok_or_else(|| ViewError::UnknownOrder(level.clone()))?;
+        let o = order(trace, window, &msgs, level)
+            .ok_or_else(|| ViewError::UnknownOrder(level.clone()))?;
         st.order = Some(order_rows(trace, &o));
     }
     let level = opts.level.as_deref();
@@ -180,19 +189,19 @@ pub fn draw(
     match view {
         View::SpaceTime => space_time(trace, &st, out)?,
         View::TrafficMatrix => {
-            let m = comm_matrix(trace, window, level, None).ok_or_else(no_level)?;
+            let m = comm_matrix(trace, window, &msgs, level, None).ok_or_else(no_level)?;
             draw_traffic_matrix(&m, opts, out)?;
         }
-        View::WaitMatrix => draw_wait_matrix(&wait_matrix(trace, window, &[]), opts, out)?,
-        View::Graph => draw_graph(&graph(trace, window, 300), opts, out)?,
+        View::WaitMatrix => draw_wait_matrix(&wait_matrix(trace, window, &msgs, &[]), opts, out)?,
+        View::Graph => draw_graph(&graph(trace, window, &msgs, 300), opts, out)?,
         View::Kiviat => {
             let l = level.ok_or(ViewError::NeedsLevel("kiviat"))?;
-            let k = kiviat(trace, window, l, &instants(window, 10)).ok_or_else(no_level)?;
+            let k = kiviat(trace, window, &msgs, l, &instants(window, 10)).ok_or_else(no_level)?;
             draw_kiviat(&k, opts, out)?;
         }
         View::Mapping => {
             let l = level.ok_or(ViewError::NeedsLevel("mapping"))?;
-            let o = order(trace, window, l).ok_or_else(no_level)?;
+            let o = order(trace, window, &msgs, l).ok_or_else(no_level)?;
             let states = match opts.at {
                 Some(t) => states_at(trace, t),
                 None => dominant_states(trace, window),
@@ -201,11 +210,11 @@ pub fn draw(
         }
         View::Process => {
             let states = time_per_state(trace, window, None).ok_or_else(no_level)?;
-            let wait = wait_matrix(trace, window, &[]);
+            let wait = wait_matrix(trace, window, &msgs, &[]);
             draw_process(trace, &states, &wait, opts, out)?;
         }
     }
-    Ok(())
+    Ok(msgs)
 }
 
 /// The space-time rows of an ordering: each host, then its processes.

@@ -2,7 +2,7 @@
 
 mod common;
 
-use trama_analysis::{order, states_at, wait_matrix, Window};
+use trama_analysis::{order, states_at, wait_matrix, Messages, Window};
 use trama_views::{draw, draw_mapping, draw_wait_matrix, View, ViewError, ViewOptions};
 
 const VIEWS: [View; 7] = [
@@ -74,7 +74,7 @@ fn views_say_what_they_miss() {
 fn the_mapping_shows_the_states_given() {
     let t = common::ring();
     let w = Window::of(&t);
-    let o = order(&t, w, "Node").unwrap();
+    let o = order(&t, w, &Messages::all(), "Node").unwrap();
     let mut out = Vec::new();
     draw_mapping(
         &t,
@@ -98,6 +98,11 @@ fn the_mapping_shows_the_states_given() {
     assert!(at.contains("Compute") && !none.contains("Compute"));
     assert!(none.contains("no state"));
     let mut out = Vec::new();
-    draw_wait_matrix(&wait_matrix(&t, w, &[]), &ViewOptions::default(), &mut out).unwrap();
+    draw_wait_matrix(
+        &wait_matrix(&t, w, &Messages::all(), &[]),
+        &ViewOptions::default(),
+        &mut out,
+    )
+    .unwrap();
     assert!(svg(out).contains("rank-1"));
 }
