@@ -15,7 +15,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{cases, shared_dir, trama, REAL_ACCEPTED};
+use common::{assert_none_failed, cases, real_accepted, shared_dir, trama};
 
 use trama_gen::{generate, GenOptions};
 
@@ -35,6 +35,16 @@ fn small_ptb(dir: &Path, seed: u64) -> PathBuf {
     let out = trama(&["convert", "--block-events", "500", s(&path), s(&bin)]);
     assert!(out.status.success(), "{}", err(&out));
     bin
+}
+
+/// A varied generated trace (`seed`, at most `events` events, current field
+/// names) written to `<name>.paje` in `dir`; its path.
+fn varied_trace(dir: &Path, name: &str, seed: u64, events: usize) -> PathBuf {
+    let mut o = GenOptions::varied(seed, events);
+    o.old_field_names = false;
+    let path = dir.join(format!("{name}.paje"));
+    std::fs::write(&path, generate(seed, &o)).unwrap();
+    path
 }
 
 fn err(o: &Output) -> String {
@@ -139,12 +149,7 @@ fn conformance_cases_read_the_same_from_binary() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} conversions failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_none_failed(&failures, &format!("{checked} conversions failed"));
 }
 
 /// Traces written by real tools (SimGrid, StarPU) read the same from
@@ -155,32 +160,24 @@ fn conformance_cases_read_the_same_from_binary() {
 fn real_traces_read_the_same_from_binary() {
     let Some(shared) = shared_dir() else { return };
     let dir = shared.join("samples/paje-real");
-    let exp = dir.join("expected-pj_dump");
     let tmp = tempfile::tempdir().unwrap();
-    for rel in REAL_ACCEPTED {
-        let base = Path::new(rel).file_name().unwrap().to_str().unwrap();
-        let path = dir.join(rel);
-        for (quotes, suffix) in [
-            (None, "pj_dump.csv"),
-            (Some("--strip-quotes"), "pj_dump-1.3.10.csv"),
-        ] {
-            let expected = std::fs::read(exp.join(format!("{base}.{suffix}"))).unwrap();
-            let read_opts: Vec<&str> = quotes.into_iter().collect();
-            for strings in ["interned", "plain"] {
-                let tag = format!("{base}-{suffix}-{strings}");
-                let bin = round_trip(&path, tmp.path(), &tag, &read_opts, strings)
-                    .unwrap_or_else(|out| panic!("{tag}: conversion failed: {}", err(&out)));
-                for threads in ["1", "3"] {
-                    let mut args = vec!["dump", "--no-progress", "-j", threads];
-                    args.extend(quotes);
-                    args.push(s(&bin));
-                    let out = trama(&args);
-                    assert!(out.status.success(), "{tag}: {}", err(&out));
-                    assert!(
-                        out.stdout == expected,
-                        "{tag} -j {threads}: the binary's dump differs from PajeNG's"
-                    );
-                }
+    for real in real_accepted(&shared) {
+        let (base, suffix, quotes) = (real.base, real.suffix, real.quotes);
+        let read_opts: Vec<&str> = quotes.into_iter().collect();
+        for strings in ["interned", "plain"] {
+            let tag = format!("{base}-{suffix}-{strings}");
+            let bin = round_trip(&real.path, tmp.path(), &tag, &read_opts, strings)
+                .unwrap_or_else(|out| panic!("{tag}: conversion failed: {}", err(&out)));
+            for threads in ["1", "3"] {
+                let mut args = vec!["dump", "--no-progress", "-j", threads];
+                args.extend(quotes);
+                args.push(s(&bin));
+                let out = trama(&args);
+                assert!(out.status.success(), "{tag}: {}", err(&out));
+                assert!(
+                    out.stdout == real.expected,
+                    "{tag} -j {threads}: the binary's dump differs from PajeNG's"
+                );
             }
         }
     }
@@ -250,11 +247,7 @@ fn generated_traces_read_the_same_from_binary() {
     let tmp = tempfile::tempdir().unwrap();
     let mut compared = 0;
     for seed in 0..60u64 {
-        let mut o = GenOptions::varied(seed, 400);
-        o.old_field_names = false;
-        let text = generate(seed, &o);
-        let path = tmp.path().join(format!("g{seed}.paje"));
-        std::fs::write(&path, &text).unwrap();
+        let path = varied_trace(tmp.path(), &format!("g{seed}"), seed, 400);
         let strings = if seed % 2 == 0 { "interned" } else { "plain" };
         // Quotes stripped on one trace in three: names with spaces must get
         // their quotes back in the text made from the binary.
@@ -445,11 +438,7 @@ fn windows_of_a_binary_dump_like_the_text() {
     let tmp = tempfile::tempdir().unwrap();
     let mut compared = 0;
     for seed in 0..40u64 {
-        let mut o = GenOptions::varied(seed + 1000, 600);
-        o.old_field_names = false;
-        let text = generate(seed + 1000, &o);
-        let path = tmp.path().join(format!("w{seed}.paje"));
-        std::fs::write(&path, &text).unwrap();
+        let path = varied_trace(tmp.path(), &format!("w{seed}"), seed + 1000, 600);
         let bin = tmp.path().join(format!("w{seed}.ptb"));
         // Small blocks: many keyframes and early stops.
         let strings = if seed % 3 == 0 { "plain" } else { "interned" };
@@ -663,10 +652,7 @@ fn binary_converts_to_binary_as_its_text_does() {
     ];
     let mut compared = 0;
     for seed in 0..12u64 {
-        let mut o = GenOptions::varied(seed, 400);
-        o.old_field_names = false;
-        let path = tmp.path().join(format!("g{seed}.paje"));
-        std::fs::write(&path, generate(seed, &o)).unwrap();
+        let path = varied_trace(tmp.path(), &format!("g{seed}"), seed, 400);
         let quotes: &[&str] = if seed % 3 == 0 {
             &["--strip-quotes"]
         } else {

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje")
@@ -11,6 +11,14 @@ fn example() -> PathBuf {
 
 fn trama() -> Command {
     Command::new(env!("CARGO_BIN_EXE_trama"))
+}
+
+/// The number of links in the example's dump.
+fn example_links() -> u64 {
+    dump_of(&example(), &[])
+        .split(|&b| b == b'\n')
+        .filter(|l| l.starts_with(b"Link,"))
+        .count() as u64
 }
 
 fn dump_of(path: &Path, extra: &[&str]) -> Vec<u8> {
@@ -285,12 +293,7 @@ fn stats_states_formats_agree() {
         (&["--window", "3:1"][..], "before"),
         (&["--level", "Nope"][..], "Nope"),
     ] {
-        let out = trama()
-            .arg("stats")
-            .arg(example())
-            .args(args)
-            .output()
-            .unwrap();
+        let out = stats_out(args);
         assert_eq!(out.status.code(), Some(1));
         assert!(
             String::from_utf8_lossy(&out.stderr).contains(what),
@@ -303,10 +306,7 @@ fn stats_states_formats_agree() {
 /// sums agree with the number of links.
 #[test]
 fn stats_comm_and_order() {
-    let links = dump_of(&example(), &[])
-        .split(|&b| b == b'\n')
-        .filter(|l| l.starts_with(b"Link,"))
-        .count() as u64;
+    let links = example_links();
     let csv = stats_of(&["comm", "--format", "csv"]);
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some("from,to,count,bytes,rate"));
@@ -316,12 +316,7 @@ fn stats_comm_and_order() {
     assert_eq!(sum, links);
     let json = stats_of(&["comm", "--format", "json"]);
     assert!(json.contains("\"pairs\": [") && json.contains("\"containers\": ["));
-    let out = trama()
-        .arg("stats")
-        .arg(example())
-        .arg("order")
-        .output()
-        .unwrap();
+    let out = stats_out(&["order"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--level"));
 }
@@ -330,14 +325,7 @@ fn stats_comm_and_order() {
 /// up to 1 (no cell of the ring example is under the 0.1 % cut).
 #[test]
 fn stats_wait_shares_add_up() {
-    let out = trama()
-        .arg("stats")
-        .arg(example())
-        .args(["wait", "--format", "csv"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stats_of(&["wait", "--format", "csv"]);
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
@@ -358,10 +346,7 @@ fn stats_wait_shares_add_up() {
 /// trace's links; the last instant's shares add up to 1.
 #[test]
 fn stats_slices_and_kiviat() {
-    let links = dump_of(&example(), &[])
-        .split(|&b| b == b'\n')
-        .filter(|l| l.starts_with(b"Link,"))
-        .count() as u64;
+    let links = example_links();
     let csv = stats_of(&["slices", "--slices", "7", "--format", "csv"]);
     let mut lines = csv.lines();
     let head: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -388,14 +373,7 @@ fn stats_slices_and_kiviat() {
 /// `trama stats graph`: the ring example's four processes form a cycle.
 #[test]
 fn stats_graph_of_the_ring() {
-    let out = trama()
-        .arg("stats")
-        .arg(example())
-        .args(["graph", "--format", "csv"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stats_of(&["graph", "--format", "csv"]);
     let nodes = text.lines().filter(|l| l.starts_with("node,")).count();
     let edges: Vec<&str> = text.lines().filter(|l| l.starts_with("edge,")).collect();
     assert_eq!((nodes, edges.len()), (4, 4), "{text}");
@@ -486,14 +464,19 @@ fn render_views_and_report() {
     assert!(!text.contains("<script") && !text.contains("src=") && !text.contains("<link"));
 }
 
-/// `trama stats` on the example with `args`; its standard output.
-fn stats_of(args: &[&str]) -> String {
-    let out = trama()
+/// `trama stats` on the example with `args`.
+fn stats_out(args: &[&str]) -> Output {
+    trama()
         .arg("stats")
         .arg(example())
         .args(args)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// `trama stats` on the example with `args`; its standard output.
+fn stats_of(args: &[&str]) -> String {
+    let out = stats_out(args);
     assert!(
         out.status.success(),
         "{}",
