@@ -13,6 +13,17 @@ fn trama() -> Command {
     Command::new(env!("CARGO_BIN_EXE_trama"))
 }
 
+/// The standard output of a successful `trama ARGS`.
+fn stdout_of(args: &[&str]) -> Vec<u8> {
+    let out = trama().args(args).output().expect("run trama");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// The number of links in the example's dump.
 fn example_links() -> u64 {
     dump_of(&example(), &[])
@@ -115,9 +126,8 @@ fn header_flag_and_help_do_not_collide() {
     assert!(out.contains(
         "Link, Container, Type, Start, End, Duration, Value, StartContainer, EndContainer, Size\n"
     ));
-    let help = trama().args(["dump", "--help"]).output().unwrap();
-    assert!(help.status.success());
-    let text = String::from_utf8_lossy(&help.stdout);
+    let help = stdout_of(&["dump", "--help"]);
+    let text = String::from_utf8_lossy(&help);
     assert!(
         text.contains("--stream") && text.contains("--strip-quotes"),
         "{text}"
@@ -257,13 +267,10 @@ fn ignored_incomplete_links_can_empty_a_list() {
 /// stable (documented in trama-analysis) and agree with each other.
 #[test]
 fn stats_states_formats_agree() {
-    let csv = stats_of(&["states", "--format", "csv"]);
-    let mut lines = csv.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "container,container_type,containers,state_type,value,count,total,exclusive,inclusive,mean,max,share"
+    let rows = csv_rows(
+        "states",
+        "container,container_type,containers,state_type,value,count,total,exclusive,inclusive,mean,max,share",
     );
-    let rows: Vec<&str> = lines.collect();
     assert!(!rows.is_empty());
     let json = stats_of(&["--format", "json"]);
     assert!(json.trim_start().starts_with('{') && json.trim_end().ends_with('}'));
@@ -293,12 +300,7 @@ fn stats_states_formats_agree() {
         (&["--window", "3:1"][..], "before"),
         (&["--level", "Nope"][..], "Nope"),
     ] {
-        let out = stats_out(args);
-        assert_eq!(out.status.code(), Some(1));
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains(what),
-            "{args:?}"
-        );
+        stats_fails(args, what);
     }
 }
 
@@ -307,36 +309,31 @@ fn stats_states_formats_agree() {
 #[test]
 fn stats_comm_and_order() {
     let links = example_links();
-    let csv = stats_of(&["comm", "--format", "csv"]);
-    let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("from,to,count,bytes,rate"));
-    let sum: u64 = lines
+    let rows = csv_rows("comm", "from,to,count,bytes,rate");
+    let sum: u64 = rows
+        .iter()
         .map(|l| l.split(',').nth(2).unwrap().parse::<u64>().unwrap())
         .sum();
     assert_eq!(sum, links);
     let json = stats_of(&["comm", "--format", "json"]);
     assert!(json.contains("\"pairs\": [") && json.contains("\"containers\": ["));
-    let out = stats_out(&["order"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--level"));
+    stats_fails(&["order"], "--level");
 }
 
 /// `trama stats wait`: each waiting container's shares of its waiting add
 /// up to 1 (no cell of the ring example is under the 0.1 % cut).
 #[test]
 fn stats_wait_shares_add_up() {
-    let text = stats_of(&["wait", "--format", "csv"]);
-    let mut lines = text.lines();
-    assert_eq!(
-        lines.next(),
-        Some("container,sender,seconds,share_of_time,share_of_waiting")
+    let rows = csv_rows(
+        "wait",
+        "container,sender,seconds,share_of_time,share_of_waiting",
     );
     let mut sums: std::collections::BTreeMap<String, f64> = Default::default();
-    for l in lines {
+    for l in &rows {
         let f: Vec<&str> = l.split(',').collect();
         *sums.entry(f[0].to_string()).or_default() += f[4].parse::<f64>().unwrap();
     }
-    assert_eq!(sums.len(), 4, "{text}");
+    assert_eq!(sums.len(), 4, "{rows:?}");
     for (c, s) in sums {
         assert!((s - 1.0).abs() < 1e-9, "{c}: {s}");
     }
@@ -474,6 +471,26 @@ fn stats_out(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `trama stats` on the example with `args` fails (exit code 1), saying
+/// `what`.
+fn stats_fails(args: &[&str], what: &str) {
+    let out = stats_out(args);
+    assert_eq!(out.status.code(), Some(1), "{args:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(what),
+        "{args:?}"
+    );
+}
+
+/// The rows of `trama stats ANALYSIS --format csv` on the example, after
+/// its header, which must be `header`.
+fn csv_rows(analysis: &str, header: &str) -> Vec<String> {
+    let csv = stats_of(&[analysis, "--format", "csv"]);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(header), "{analysis}");
+    lines.map(String::from).collect()
+}
+
 /// `trama stats` on the example with `args`; its standard output.
 fn stats_of(args: &[&str]) -> String {
     let out = stats_out(args);
@@ -538,15 +555,7 @@ fn process_substitution_and_fifo_are_read_once() {
 /// also takes the earlier `FILE ANALYSIS` order, with the same output.
 #[test]
 fn stats_takes_the_analysis_before_or_after_the_file() {
-    let run = |args: &[&str]| {
-        let out = trama().args(args).output().expect("run trama");
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let run = stdout_of;
     let ex = example();
     let file = ex.to_str().unwrap();
     for analysis in ["states", "comm", "wait", "graph"] {
