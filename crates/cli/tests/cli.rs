@@ -13,15 +13,20 @@ fn trama() -> Command {
     Command::new(env!("CARGO_BIN_EXE_trama"))
 }
 
-/// The standard output of a successful `trama ARGS`.
-fn stdout_of(args: &[&str]) -> Vec<u8> {
-    let out = trama().args(args).output().expect("run trama");
+/// Runs `cmd`, which must succeed; its output.
+fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("run trama");
     assert!(
         out.status.success(),
-        "{args:?}: {}",
+        "{cmd:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    out.stdout
+    out
+}
+
+/// The standard output of a successful `trama ARGS`.
+fn stdout_of(args: &[&str]) -> Vec<u8> {
+    run_ok(trama().args(args)).stdout
 }
 
 /// The number of links in the example's dump.
@@ -33,18 +38,7 @@ fn example_links() -> u64 {
 }
 
 fn dump_of(path: &Path, extra: &[&str]) -> Vec<u8> {
-    let out = trama()
-        .arg("dump")
-        .args(extra)
-        .arg(path)
-        .output()
-        .expect("run trama");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    run_ok(trama().arg("dump").args(extra).arg(path)).stdout
 }
 
 #[test]
@@ -212,15 +206,9 @@ fn a_closed_pipe_ends_quietly() {
 
 #[test]
 fn check_and_quiet_validate_without_dumping() {
-    let out = trama()
-        .args(["dump", "-q"])
-        .arg(example())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = run_ok(trama().args(["dump", "-q"]).arg(example()));
     assert!(out.stdout.is_empty());
-    let out = trama().arg("check").arg(example()).output().unwrap();
-    assert!(out.status.success());
+    let out = run_ok(trama().arg("check").arg(example()));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("72 states, 6 events, 26 variable values, 24 links"),
@@ -248,16 +236,7 @@ fn ignored_incomplete_links_can_empty_a_list() {
     .unwrap();
     let want = "Container, 0, 0, 0, 1, 1, 0\nContainer, 0, P, 0, 1, 1, p1\n";
     for threads in ["1", "3"] {
-        let out = trama()
-            .args(["dump", "-z", "-j", threads])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = run_ok(trama().args(["dump", "-z", "-j", threads]).arg(&path));
         assert_eq!(String::from_utf8_lossy(&out.stdout), want);
         assert!(String::from_utf8_lossy(&out.stderr).contains("1 incomplete link(s)"));
     }
@@ -401,19 +380,7 @@ fn render_views_and_report() {
         ("process", &["--process", "rank-1"][..]),
     ] {
         let out = dir.path().join(format!("{view}.svg"));
-        let r = trama()
-            .args(["render", view])
-            .arg(example())
-            .arg("-o")
-            .arg(&out)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            r.status.success(),
-            "{view}: {}",
-            String::from_utf8_lossy(&r.stderr)
-        );
+        run_ok(&mut render(view, &out, extra));
         let svg = std::fs::read_to_string(&out).unwrap();
         assert!(
             svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
@@ -421,32 +388,15 @@ fn render_views_and_report() {
         );
     }
     let png = dir.path().join("st.png");
-    let r = trama()
-        .args(["render", "space-time"])
-        .arg(example())
-        .arg("-o")
-        .arg(&png)
-        .output()
-        .unwrap();
-    assert!(r.status.success());
+    run_ok(&mut render("space-time", &png, &[]));
     assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
-    let bad = trama()
-        .args(["render", "space-time"])
-        .arg(example())
-        .args(["-o", "x.gif"])
+    let bad = render("space-time", Path::new("x.gif"), &[])
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(1));
 
     let html = dir.path().join("r.html");
-    let r = trama()
-        .arg("report")
-        .arg(example())
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    run_ok(trama().arg("report").arg(example()).arg("-o").arg(&html));
     let text = std::fs::read_to_string(&html).unwrap();
     assert_eq!(text.matches("<svg").count(), 7);
     for h in [
@@ -461,20 +411,28 @@ fn render_views_and_report() {
     assert!(!text.contains("<script") && !text.contains("src=") && !text.contains("<link"));
 }
 
-/// `trama stats` on the example with `args`.
-fn stats_out(args: &[&str]) -> Output {
-    trama()
-        .arg("stats")
+/// `trama render VIEW` of the example into `out`, with `extra` arguments.
+fn render(view: &str, out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = trama();
+    cmd.args(["render", view])
         .arg(example())
-        .args(args)
-        .output()
-        .unwrap()
+        .arg("-o")
+        .arg(out)
+        .args(extra);
+    cmd
+}
+
+/// `trama stats` on the example with `args`.
+fn stats_cmd(args: &[&str]) -> Command {
+    let mut cmd = trama();
+    cmd.arg("stats").arg(example()).args(args);
+    cmd
 }
 
 /// `trama stats` on the example with `args` fails (exit code 1), saying
 /// `what`.
 fn stats_fails(args: &[&str], what: &str) {
-    let out = stats_out(args);
+    let out = stats_cmd(args).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{args:?}");
     assert!(
         String::from_utf8_lossy(&out.stderr).contains(what),
@@ -493,13 +451,7 @@ fn csv_rows(analysis: &str, header: &str) -> Vec<String> {
 
 /// `trama stats` on the example with `args`; its standard output.
 fn stats_of(args: &[&str]) -> String {
-    let out = stats_out(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(run_ok(&mut stats_cmd(args)).stdout).unwrap()
 }
 
 /// A process substitution and a named FIFO are read once, as they come:
