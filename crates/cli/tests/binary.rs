@@ -15,7 +15,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{assert_none_failed, cases, real_accepted, shared_dir, trama};
+use common::{assert_none_failed, cases, real_accepted, shared_dir, trama, write_in};
 
 use trama_gen::{generate, GenOptions};
 
@@ -29,8 +29,7 @@ fn s(p: &Path) -> &str {
 fn small_ptb(dir: &Path, seed: u64) -> PathBuf {
     let mut o = GenOptions::plain();
     o.events = 3000;
-    let path = dir.join("t.paje");
-    std::fs::write(&path, generate(seed, &o)).unwrap();
+    let path = write_in(dir, "t.paje", generate(seed, &o));
     let bin = dir.join("t.ptb");
     let out = trama(&["convert", "--block-events", "500", s(&path), s(&bin)]);
     assert!(out.status.success(), "{}", err(&out));
@@ -42,9 +41,7 @@ fn small_ptb(dir: &Path, seed: u64) -> PathBuf {
 fn varied_trace(dir: &Path, name: &str, seed: u64, events: usize) -> PathBuf {
     let mut o = GenOptions::varied(seed, events);
     o.old_field_names = false;
-    let path = dir.join(format!("{name}.paje"));
-    std::fs::write(&path, generate(seed, &o)).unwrap();
-    path
+    write_in(dir, &format!("{name}.paje"), generate(seed, &o))
 }
 
 fn err(o: &Output) -> String {
@@ -360,8 +357,7 @@ fn damaged_files_give_an_offset_and_never_panic() {
 fn binary_on_standard_input_and_detection_by_content() {
     let tmp = tempfile::tempdir().unwrap();
     let text = generate(3, &GenOptions::plain());
-    let path = tmp.path().join("t.paje");
-    std::fs::write(&path, &text).unwrap();
+    let path = write_in(tmp.path(), "t.paje", &text);
     // A misleading name: detection goes by content.
     let bin = tmp.path().join("t.paje.bin");
     let out = trama(&["convert", "--to", "ptb", s(&path), s(&bin)]);
@@ -759,12 +755,11 @@ fn damaged_binary_converts_to_nothing_or_to_the_same() {
 #[test]
 fn text_warnings_reach_every_conversion() {
     let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("open.paje");
-    std::fs::write(
-        &path,
+    let path = write_in(
+        tmp.path(),
+        "open.paje",
         "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n",
-    )
-    .unwrap();
+    );
     for name in ["x.ptb", "x.rst"] {
         let out = trama(&["convert", s(&path), s(&tmp.path().join(name))]);
         assert!(out.status.success(), "{name}: {}", err(&out));

@@ -1,9 +1,13 @@
 //! The `trama` command line: inputs (file, stdin, gzip, zstd), outputs,
 //! options and exit codes, on the bundled example.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+use common::write_in;
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje")
@@ -131,10 +135,9 @@ fn header_flag_and_help_do_not_collide() {
 #[test]
 fn errors_exit_1_with_file_and_line_and_no_output() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("bad.paje");
     let mut text = std::fs::read_to_string(example()).unwrap();
     text.push_str("12 9.0 S r9\n");
-    std::fs::write(&bad, &text).unwrap();
+    let bad = write_in(dir.path(), "bad.paje", &text);
     let out = trama().arg("dump").arg(&bad).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
@@ -168,9 +171,7 @@ fn big_trace(dir: &Path) -> PathBuf {
             if i % 2 == 0 { "run" } else { "wait" }
         ));
     }
-    let path = dir.join("big.paje");
-    std::fs::write(&path, t).unwrap();
-    path
+    write_in(dir, "big.paje", t)
 }
 
 #[test]
@@ -221,9 +222,9 @@ fn check_and_quiet_validate_without_dumping() {
 #[test]
 fn ignored_incomplete_links_can_empty_a_list() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("z.paje");
-    std::fs::write(
-        &path,
+    let path = write_in(
+        dir.path(),
+        "z.paje",
         "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
          %EventDef PajeDefineLinkType 1\n% Alias string\n% Type string\n% StartContainerType string\n\
          % EndContainerType string\n% Name string\n%EndEventDef\n\
@@ -232,8 +233,7 @@ fn ignored_incomplete_links_can_empty_a_list() {
          %EventDef PajeStartLink 3\n% Time date\n% Type string\n% Container string\n% StartContainer string\n\
          % Value string\n% Key string\n%EndEventDef\n\
          0 P 0 P\n1 L 0 P P L\n2 0 p1 P 0 p1\n3 1 L 0 p1 v k1\n",
-    )
-    .unwrap();
+    );
     let want = "Container, 0, 0, 0, 1, 1, 0\nContainer, 0, P, 0, 1, 1, p1\n";
     for threads in ["1", "3"] {
         let out = run_ok(trama().args(["dump", "-z", "-j", threads]).arg(&path));

@@ -60,6 +60,13 @@ pub fn real_accepted(shared: &Path) -> impl Iterator<Item = Real> {
     })
 }
 
+/// Writes `contents` to `name` in `dir`; the file's path.
+pub fn write_in(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
 /// Runs trama with `args`.
 pub fn trama(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trama"))
