@@ -44,6 +44,26 @@ fn varied_trace(dir: &Path, name: &str, seed: u64, events: usize) -> PathBuf {
     write_in(dir, &format!("{name}.paje"), generate(seed, &o))
 }
 
+/// The reading options of generated trace `seed`: quotes stripped on one
+/// trace in three (names with spaces must get their quotes back in the
+/// text made from the binary).
+fn quotes_for(seed: u64) -> &'static [&'static str] {
+    if seed % 3 == 0 {
+        &["--strip-quotes"]
+    } else {
+        &[]
+    }
+}
+
+/// `trama ARGS FILE` on the text and on the binary, which must exit alike
+/// (`what` names the case in messages); both outputs.
+fn on_both(args: &[&str], text: &Path, bin: &Path, what: &str) -> (Output, Output) {
+    let run = |file: &Path| trama(&[args, &[s(file)]].concat());
+    let (t, b) = (run(text), run(bin));
+    assert_eq!(t.status.code(), b.status.code(), "{what}: {}", err(&b));
+    (t, b)
+}
+
 fn err(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -246,13 +266,7 @@ fn generated_traces_read_the_same_from_binary() {
     for seed in 0..60u64 {
         let path = varied_trace(tmp.path(), &format!("g{seed}"), seed, 400);
         let strings = if seed % 2 == 0 { "interned" } else { "plain" };
-        // Quotes stripped on one trace in three: names with spaces must get
-        // their quotes back in the text made from the binary.
-        let quotes: &[&str] = if seed % 3 == 0 {
-            &["--strip-quotes"]
-        } else {
-            &[]
-        };
+        let quotes = quotes_for(seed);
         let text_dump = trama(&[&["dump", "-u"], quotes, &[s(&path)]].concat());
         let bin = match round_trip(&path, tmp.path(), &format!("g{seed}"), quotes, strings) {
             Ok(b) => b,
@@ -281,16 +295,8 @@ fn generated_traces_read_the_same_from_binary() {
                     .map(String::from)
                     .collect()
             };
-            let (ct, cb) = (
-                trama(&["check", "-j", threads, s(&path)]),
-                trama(&["check", "-j", threads, s(&bin)]),
-            );
-            assert_eq!(
-                ct.status.code(),
-                cb.status.code(),
-                "seed {seed}: {}",
-                err(&cb)
-            );
+            let check = ["check", "-j", threads];
+            let (ct, cb) = on_both(&check, &path, &bin, &format!("seed {seed}"));
             assert_eq!(
                 summary(ct),
                 summary(cb),
@@ -474,17 +480,7 @@ fn windows_of_a_binary_dump_like_the_text() {
                     let mut args = vec!["dump"];
                     args.extend(w.iter().copied());
                     args.extend(extra.iter().copied());
-                    let mut ta = args.clone();
-                    ta.push(s(&path));
-                    let mut ba = args.clone();
-                    ba.push(s(&bin));
-                    let (t, b) = (trama(&ta), trama(&ba));
-                    assert_eq!(
-                        t.status.code(),
-                        b.status.code(),
-                        "seed {seed} {args:?}: {}",
-                        err(&b)
-                    );
+                    let (t, b) = on_both(&args, &path, &bin, &format!("seed {seed} {args:?}"));
                     if extra == ["--stream"] {
                         let mut x: Vec<&[u8]> = t.stdout.split(|&c| c == b'\n').collect();
                         let mut y: Vec<&[u8]> = b.stdout.split(|&c| c == b'\n').collect();
@@ -649,11 +645,7 @@ fn binary_converts_to_binary_as_its_text_does() {
     let mut compared = 0;
     for seed in 0..12u64 {
         let path = varied_trace(tmp.path(), &format!("g{seed}"), seed, 400);
-        let quotes: &[&str] = if seed % 3 == 0 {
-            &["--strip-quotes"]
-        } else {
-            &[]
-        };
+        let quotes = quotes_for(seed);
         let convert = |input: &Path, opts: &[&str], out: &Path| -> Option<Vec<u8>> {
             let mut a = vec!["convert", "--no-progress"];
             a.extend(opts);
