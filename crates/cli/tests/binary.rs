@@ -48,7 +48,7 @@ fn varied_trace(dir: &Path, name: &str, seed: u64, events: usize) -> PathBuf {
 /// trace in three (names with spaces must get their quotes back in the
 /// text made from the binary).
 fn quotes_for(seed: u64) -> &'static [&'static str] {
-    if seed % 3 == 0 {
+    if seed.is_multiple_of(3) {
         &["--strip-quotes"]
     } else {
         &[]

@@ -7,7 +7,7 @@ use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
 /// The trace of `seed`: one with every feature (the default options) for
 /// one seed in `rich`, else a varied one of at most `max_events` events.
 pub fn generated(seed: u64, rich: u64, max_events: usize) -> String {
-    let opts = if seed % rich == 0 {
+    let opts = if seed.is_multiple_of(rich) {
         GenOptions::default()
     } else {
         GenOptions::varied(seed, max_events)
