@@ -8,32 +8,8 @@
 #   REPEAT=3 bench/run.sh          best of N runs (default 3)
 #   PJ_DUMP=0 bench/run.sh         skip pj_dump
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$(pwd)
-gen=${GEN_TRACE:-$root/../shared/tools/gen_trace.py}
-data=${BENCH_DATA:-$root/bench-data}
-repeat=${REPEAT:-3}
-sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(1000000 10000000)
-mkdir -p "$data"
-cargo build --release -q
-bin=$root/target/release/trama
-
-# best of COUNT runs of a command: prints "wall user sys rss_kb"
-measure() {
-    local count=$1; shift
-    local best=""
-    for _ in $(seq "$count"); do
-        local r tf
-        tf=$(mktemp)
-        /usr/bin/time -o "$tf" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || true
-        r=$(tail -1 "$tf"); rm -f "$tf"
-        if [ -z "$best" ] || awk -v a="${r%% *}" -v b="${best%% *}" 'BEGIN{exit !(a<b)}'; then
-            best=$r
-        fi
-    done
-    echo "$best"
-}
+# shellcheck source=bench/common.sh
+. "$(dirname "$0")/common.sh"
 
 report() { # name bytes events wall user sys rss
     awk -v n="$1" -v b="$2" -v e="$3" -v w="$4" -v u="$5" -v s="$6" -v m="$7" 'BEGIN{

@@ -9,7 +9,7 @@
 use libfuzzer_sys::fuzz_target;
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_paje::{read_paje, QuoteMode, ReadError, ReadOptions};
-use trama_sim::{SimOptions, Simulator, TraceBuilder};
+use trama_sim::{Finished, SimOptions, Simulator, Sink, TraceBuilder};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&flags, rest)) = data.split_first() else {
@@ -45,34 +45,45 @@ fuzz_target!(|data: &[u8]| {
         dopts.start = Some(b1 / 8.0);
         dopts.end = Some(b1 / 8.0 + b2);
     }
+    if flags & 128 != 0 {
+        let sink = StreamDump::new(Vec::new(), &dopts);
+        if let Some((_, sink, _)) = simulate(text, &ropts, sink, sopts) {
+            sink.finish().expect("write into a Vec");
+        }
+    } else if let Some((model, sink, warnings)) =
+        simulate(text, &ropts, TraceBuilder::default(), sopts)
+    {
+        let trace = sink.into_trace(model, warnings);
+        let mut out = Vec::new();
+        dump_trace(&trace, &dopts, &mut out).expect("write into a Vec");
+    }
+});
+
+/// Reads `text` into a simulation that feeds `sink`: the finished
+/// simulation, or `None` when the text or the simulation is rejected (an
+/// error must name a line of the text).
+fn simulate<S: Sink>(
+    text: &[u8],
+    ropts: &ReadOptions,
+    sink: S,
+    sopts: SimOptions,
+) -> Option<Finished<S>> {
     let lines = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
     let check_line = |line: u64| {
         assert!(line <= lines, "error at line {line} of {lines}");
     };
-
-    if flags & 128 != 0 {
-        let mut sim = Simulator::new(StreamDump::new(Vec::new(), &dopts), sopts);
-        match read_paje(text, &ropts, |ev| sim.event(&ev)) {
-            Ok(_) => {}
-            Err(ReadError::Handler(e)) => return check_line(e.line),
-            Err(ReadError::Syntax { line, .. }) => return check_line(line),
-            Err(e) => panic!("unexpected error {e}"),
+    let mut sim = Simulator::new(sink, sopts);
+    let read = read_paje(text, ropts, |ev| sim.event(&ev));
+    match read {
+        Ok(_) => sim.finish().ok(),
+        Err(ReadError::Handler(e)) => {
+            check_line(e.line);
+            None
         }
-        if let Ok((_, sink, _)) = sim.finish() {
-            sink.finish().expect("write into a Vec");
+        Err(ReadError::Syntax { line, .. }) => {
+            check_line(line);
+            None
         }
-    } else {
-        let mut sim = Simulator::new(TraceBuilder::default(), sopts);
-        match read_paje(text, &ropts, |ev| sim.event(&ev)) {
-            Ok(_) => {}
-            Err(ReadError::Handler(e)) => return check_line(e.line),
-            Err(ReadError::Syntax { line, .. }) => return check_line(line),
-            Err(e) => panic!("unexpected error {e}"),
-        }
-        if let Ok((model, sink, warnings)) = sim.finish() {
-            let trace = sink.into_trace(model, warnings);
-            let mut out = Vec::new();
-            dump_trace(&trace, &dopts, &mut out).expect("write into a Vec");
-        }
+        Err(e) => panic!("unexpected error {e}"),
     }
-});
+}

@@ -15,7 +15,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{cases, shared_dir, trama, REAL_ACCEPTED};
+use common::{assert_none_failed, cases, real_accepted, shared_dir, trama, write_in};
 
 use trama_gen::{generate, GenOptions};
 
@@ -29,12 +29,39 @@ fn s(p: &Path) -> &str {
 fn small_ptb(dir: &Path, seed: u64) -> PathBuf {
     let mut o = GenOptions::plain();
     o.events = 3000;
-    let path = dir.join("t.paje");
-    std::fs::write(&path, generate(seed, &o)).unwrap();
+    let path = write_in(dir, "t.paje", generate(seed, &o));
     let bin = dir.join("t.ptb");
     let out = trama(&["convert", "--block-events", "500", s(&path), s(&bin)]);
     assert!(out.status.success(), "{}", err(&out));
     bin
+}
+
+/// A varied generated trace (`seed`, at most `events` events, current field
+/// names) written to `<name>.paje` in `dir`; its path.
+fn varied_trace(dir: &Path, name: &str, seed: u64, events: usize) -> PathBuf {
+    let mut o = GenOptions::varied(seed, events);
+    o.old_field_names = false;
+    write_in(dir, &format!("{name}.paje"), generate(seed, &o))
+}
+
+/// The reading options of generated trace `seed`: quotes stripped on one
+/// trace in three (names with spaces must get their quotes back in the
+/// text made from the binary).
+fn quotes_for(seed: u64) -> &'static [&'static str] {
+    if seed.is_multiple_of(3) {
+        &["--strip-quotes"]
+    } else {
+        &[]
+    }
+}
+
+/// `trama ARGS FILE` on the text and on the binary, which must exit alike
+/// (`what` names the case in messages); both outputs.
+fn on_both(args: &[&str], text: &Path, bin: &Path, what: &str) -> (Output, Output) {
+    let run = |file: &Path| trama(&[args, &[s(file)]].concat());
+    let (t, b) = (run(text), run(bin));
+    assert_eq!(t.status.code(), b.status.code(), "{what}: {}", err(&b));
+    (t, b)
 }
 
 fn err(o: &Output) -> String {
@@ -139,12 +166,7 @@ fn conformance_cases_read_the_same_from_binary() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} conversions failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_none_failed(&failures, &format!("{checked} conversions failed"));
 }
 
 /// Traces written by real tools (SimGrid, StarPU) read the same from
@@ -155,32 +177,24 @@ fn conformance_cases_read_the_same_from_binary() {
 fn real_traces_read_the_same_from_binary() {
     let Some(shared) = shared_dir() else { return };
     let dir = shared.join("samples/paje-real");
-    let exp = dir.join("expected-pj_dump");
     let tmp = tempfile::tempdir().unwrap();
-    for rel in REAL_ACCEPTED {
-        let base = Path::new(rel).file_name().unwrap().to_str().unwrap();
-        let path = dir.join(rel);
-        for (quotes, suffix) in [
-            (None, "pj_dump.csv"),
-            (Some("--strip-quotes"), "pj_dump-1.3.10.csv"),
-        ] {
-            let expected = std::fs::read(exp.join(format!("{base}.{suffix}"))).unwrap();
-            let read_opts: Vec<&str> = quotes.into_iter().collect();
-            for strings in ["interned", "plain"] {
-                let tag = format!("{base}-{suffix}-{strings}");
-                let bin = round_trip(&path, tmp.path(), &tag, &read_opts, strings)
-                    .unwrap_or_else(|out| panic!("{tag}: conversion failed: {}", err(&out)));
-                for threads in ["1", "3"] {
-                    let mut args = vec!["dump", "--no-progress", "-j", threads];
-                    args.extend(quotes);
-                    args.push(s(&bin));
-                    let out = trama(&args);
-                    assert!(out.status.success(), "{tag}: {}", err(&out));
-                    assert!(
-                        out.stdout == expected,
-                        "{tag} -j {threads}: the binary's dump differs from PajeNG's"
-                    );
-                }
+    for real in real_accepted(&shared) {
+        let (base, suffix, quotes) = (real.base, real.suffix, real.quotes);
+        let read_opts: Vec<&str> = quotes.into_iter().collect();
+        for strings in ["interned", "plain"] {
+            let tag = format!("{base}-{suffix}-{strings}");
+            let bin = round_trip(&real.path, tmp.path(), &tag, &read_opts, strings)
+                .unwrap_or_else(|out| panic!("{tag}: conversion failed: {}", err(&out)));
+            for threads in ["1", "3"] {
+                let mut args = vec!["dump", "--no-progress", "-j", threads];
+                args.extend(quotes);
+                args.push(s(&bin));
+                let out = trama(&args);
+                assert!(out.status.success(), "{tag}: {}", err(&out));
+                assert!(
+                    out.stdout == real.expected,
+                    "{tag} -j {threads}: the binary's dump differs from PajeNG's"
+                );
             }
         }
     }
@@ -250,19 +264,9 @@ fn generated_traces_read_the_same_from_binary() {
     let tmp = tempfile::tempdir().unwrap();
     let mut compared = 0;
     for seed in 0..60u64 {
-        let mut o = GenOptions::varied(seed, 400);
-        o.old_field_names = false;
-        let text = generate(seed, &o);
-        let path = tmp.path().join(format!("g{seed}.paje"));
-        std::fs::write(&path, &text).unwrap();
+        let path = varied_trace(tmp.path(), &format!("g{seed}"), seed, 400);
         let strings = if seed % 2 == 0 { "interned" } else { "plain" };
-        // Quotes stripped on one trace in three: names with spaces must get
-        // their quotes back in the text made from the binary.
-        let quotes: &[&str] = if seed % 3 == 0 {
-            &["--strip-quotes"]
-        } else {
-            &[]
-        };
+        let quotes = quotes_for(seed);
         let text_dump = trama(&[&["dump", "-u"], quotes, &[s(&path)]].concat());
         let bin = match round_trip(&path, tmp.path(), &format!("g{seed}"), quotes, strings) {
             Ok(b) => b,
@@ -291,16 +295,8 @@ fn generated_traces_read_the_same_from_binary() {
                     .map(String::from)
                     .collect()
             };
-            let (ct, cb) = (
-                trama(&["check", "-j", threads, s(&path)]),
-                trama(&["check", "-j", threads, s(&bin)]),
-            );
-            assert_eq!(
-                ct.status.code(),
-                cb.status.code(),
-                "seed {seed}: {}",
-                err(&cb)
-            );
+            let check = ["check", "-j", threads];
+            let (ct, cb) = on_both(&check, &path, &bin, &format!("seed {seed}"));
             assert_eq!(
                 summary(ct),
                 summary(cb),
@@ -367,8 +363,7 @@ fn damaged_files_give_an_offset_and_never_panic() {
 fn binary_on_standard_input_and_detection_by_content() {
     let tmp = tempfile::tempdir().unwrap();
     let text = generate(3, &GenOptions::plain());
-    let path = tmp.path().join("t.paje");
-    std::fs::write(&path, &text).unwrap();
+    let path = write_in(tmp.path(), "t.paje", &text);
     // A misleading name: detection goes by content.
     let bin = tmp.path().join("t.paje.bin");
     let out = trama(&["convert", "--to", "ptb", s(&path), s(&bin)]);
@@ -445,11 +440,7 @@ fn windows_of_a_binary_dump_like_the_text() {
     let tmp = tempfile::tempdir().unwrap();
     let mut compared = 0;
     for seed in 0..40u64 {
-        let mut o = GenOptions::varied(seed + 1000, 600);
-        o.old_field_names = false;
-        let text = generate(seed + 1000, &o);
-        let path = tmp.path().join(format!("w{seed}.paje"));
-        std::fs::write(&path, &text).unwrap();
+        let path = varied_trace(tmp.path(), &format!("w{seed}"), seed + 1000, 600);
         let bin = tmp.path().join(format!("w{seed}.ptb"));
         // Small blocks: many keyframes and early stops.
         let strings = if seed % 3 == 0 { "plain" } else { "interned" };
@@ -489,17 +480,7 @@ fn windows_of_a_binary_dump_like_the_text() {
                     let mut args = vec!["dump"];
                     args.extend(w.iter().copied());
                     args.extend(extra.iter().copied());
-                    let mut ta = args.clone();
-                    ta.push(s(&path));
-                    let mut ba = args.clone();
-                    ba.push(s(&bin));
-                    let (t, b) = (trama(&ta), trama(&ba));
-                    assert_eq!(
-                        t.status.code(),
-                        b.status.code(),
-                        "seed {seed} {args:?}: {}",
-                        err(&b)
-                    );
+                    let (t, b) = on_both(&args, &path, &bin, &format!("seed {seed} {args:?}"));
                     if extra == ["--stream"] {
                         let mut x: Vec<&[u8]> = t.stdout.split(|&c| c == b'\n').collect();
                         let mut y: Vec<&[u8]> = b.stdout.split(|&c| c == b'\n').collect();
@@ -663,15 +644,8 @@ fn binary_converts_to_binary_as_its_text_does() {
     ];
     let mut compared = 0;
     for seed in 0..12u64 {
-        let mut o = GenOptions::varied(seed, 400);
-        o.old_field_names = false;
-        let path = tmp.path().join(format!("g{seed}.paje"));
-        std::fs::write(&path, generate(seed, &o)).unwrap();
-        let quotes: &[&str] = if seed % 3 == 0 {
-            &["--strip-quotes"]
-        } else {
-            &[]
-        };
+        let path = varied_trace(tmp.path(), &format!("g{seed}"), seed, 400);
+        let quotes = quotes_for(seed);
         let convert = |input: &Path, opts: &[&str], out: &Path| -> Option<Vec<u8>> {
             let mut a = vec!["convert", "--no-progress"];
             a.extend(opts);
@@ -773,12 +747,11 @@ fn damaged_binary_converts_to_nothing_or_to_the_same() {
 #[test]
 fn text_warnings_reach_every_conversion() {
     let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("open.paje");
-    std::fs::write(
-        &path,
+    let path = write_in(
+        tmp.path(),
+        "open.paje",
         "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n",
-    )
-    .unwrap();
+    );
     for name in ["x.ptb", "x.rst"] {
         let out = trama(&["convert", s(&path), s(&tmp.path().join(name))]);
         assert!(out.status.success(), "{name}: {}", err(&out));

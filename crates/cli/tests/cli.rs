@@ -1,9 +1,13 @@
 //! The `trama` command line: inputs (file, stdin, gzip, zstd), outputs,
 //! options and exit codes, on the bundled example.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
+
+use common::write_in;
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje")
@@ -13,19 +17,32 @@ fn trama() -> Command {
     Command::new(env!("CARGO_BIN_EXE_trama"))
 }
 
-fn dump_of(path: &Path, extra: &[&str]) -> Vec<u8> {
-    let out = trama()
-        .arg("dump")
-        .args(extra)
-        .arg(path)
-        .output()
-        .expect("run trama");
+/// Runs `cmd`, which must succeed; its output.
+fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("run trama");
     assert!(
         out.status.success(),
-        "{}",
+        "{cmd:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    out.stdout
+    out
+}
+
+/// The standard output of a successful `trama ARGS`.
+fn stdout_of(args: &[&str]) -> Vec<u8> {
+    run_ok(trama().args(args)).stdout
+}
+
+/// The number of links in the example's dump.
+fn example_links() -> u64 {
+    dump_of(&example(), &[])
+        .split(|&b| b == b'\n')
+        .filter(|l| l.starts_with(b"Link,"))
+        .count() as u64
+}
+
+fn dump_of(path: &Path, extra: &[&str]) -> Vec<u8> {
+    run_ok(trama().arg("dump").args(extra).arg(path)).stdout
 }
 
 #[test]
@@ -107,9 +124,8 @@ fn header_flag_and_help_do_not_collide() {
     assert!(out.contains(
         "Link, Container, Type, Start, End, Duration, Value, StartContainer, EndContainer, Size\n"
     ));
-    let help = trama().args(["dump", "--help"]).output().unwrap();
-    assert!(help.status.success());
-    let text = String::from_utf8_lossy(&help.stdout);
+    let help = stdout_of(&["dump", "--help"]);
+    let text = String::from_utf8_lossy(&help);
     assert!(
         text.contains("--stream") && text.contains("--strip-quotes"),
         "{text}"
@@ -119,10 +135,9 @@ fn header_flag_and_help_do_not_collide() {
 #[test]
 fn errors_exit_1_with_file_and_line_and_no_output() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("bad.paje");
     let mut text = std::fs::read_to_string(example()).unwrap();
     text.push_str("12 9.0 S r9\n");
-    std::fs::write(&bad, &text).unwrap();
+    let bad = write_in(dir.path(), "bad.paje", &text);
     let out = trama().arg("dump").arg(&bad).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
@@ -156,9 +171,7 @@ fn big_trace(dir: &Path) -> PathBuf {
             if i % 2 == 0 { "run" } else { "wait" }
         ));
     }
-    let path = dir.join("big.paje");
-    std::fs::write(&path, t).unwrap();
-    path
+    write_in(dir, "big.paje", t)
 }
 
 #[test]
@@ -194,15 +207,9 @@ fn a_closed_pipe_ends_quietly() {
 
 #[test]
 fn check_and_quiet_validate_without_dumping() {
-    let out = trama()
-        .args(["dump", "-q"])
-        .arg(example())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = run_ok(trama().args(["dump", "-q"]).arg(example()));
     assert!(out.stdout.is_empty());
-    let out = trama().arg("check").arg(example()).output().unwrap();
-    assert!(out.status.success());
+    let out = run_ok(trama().arg("check").arg(example()));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("72 states, 6 events, 26 variable values, 24 links"),
@@ -215,9 +222,9 @@ fn check_and_quiet_validate_without_dumping() {
 #[test]
 fn ignored_incomplete_links_can_empty_a_list() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("z.paje");
-    std::fs::write(
-        &path,
+    let path = write_in(
+        dir.path(),
+        "z.paje",
         "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
          %EventDef PajeDefineLinkType 1\n% Alias string\n% Type string\n% StartContainerType string\n\
          % EndContainerType string\n% Name string\n%EndEventDef\n\
@@ -226,20 +233,10 @@ fn ignored_incomplete_links_can_empty_a_list() {
          %EventDef PajeStartLink 3\n% Time date\n% Type string\n% Container string\n% StartContainer string\n\
          % Value string\n% Key string\n%EndEventDef\n\
          0 P 0 P\n1 L 0 P P L\n2 0 p1 P 0 p1\n3 1 L 0 p1 v k1\n",
-    )
-    .unwrap();
+    );
     let want = "Container, 0, 0, 0, 1, 1, 0\nContainer, 0, P, 0, 1, 1, p1\n";
     for threads in ["1", "3"] {
-        let out = trama()
-            .args(["dump", "-z", "-j", threads])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = run_ok(trama().args(["dump", "-z", "-j", threads]).arg(&path));
         assert_eq!(String::from_utf8_lossy(&out.stdout), want);
         assert!(String::from_utf8_lossy(&out.stderr).contains("1 incomplete link(s)"));
     }
@@ -249,13 +246,10 @@ fn ignored_incomplete_links_can_empty_a_list() {
 /// stable (documented in trama-analysis) and agree with each other.
 #[test]
 fn stats_states_formats_agree() {
-    let csv = stats_of(&["states", "--format", "csv"]);
-    let mut lines = csv.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "container,container_type,containers,state_type,value,count,total,exclusive,inclusive,mean,max,share"
+    let rows = csv_rows(
+        "states",
+        "container,container_type,containers,state_type,value,count,total,exclusive,inclusive,mean,max,share",
     );
-    let rows: Vec<&str> = lines.collect();
     assert!(!rows.is_empty());
     let json = stats_of(&["--format", "json"]);
     assert!(json.trim_start().starts_with('{') && json.trim_end().ends_with('}'));
@@ -285,17 +279,7 @@ fn stats_states_formats_agree() {
         (&["--window", "3:1"][..], "before"),
         (&["--level", "Nope"][..], "Nope"),
     ] {
-        let out = trama()
-            .arg("stats")
-            .arg(example())
-            .args(args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1));
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains(what),
-            "{args:?}"
-        );
+        stats_fails(args, what);
     }
 }
 
@@ -303,52 +287,32 @@ fn stats_states_formats_agree() {
 /// sums agree with the number of links.
 #[test]
 fn stats_comm_and_order() {
-    let links = dump_of(&example(), &[])
-        .split(|&b| b == b'\n')
-        .filter(|l| l.starts_with(b"Link,"))
-        .count() as u64;
-    let csv = stats_of(&["comm", "--format", "csv"]);
-    let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("from,to,count,bytes,rate"));
-    let sum: u64 = lines
+    let links = example_links();
+    let rows = csv_rows("comm", "from,to,count,bytes,rate");
+    let sum: u64 = rows
+        .iter()
         .map(|l| l.split(',').nth(2).unwrap().parse::<u64>().unwrap())
         .sum();
     assert_eq!(sum, links);
     let json = stats_of(&["comm", "--format", "json"]);
     assert!(json.contains("\"pairs\": [") && json.contains("\"containers\": ["));
-    let out = trama()
-        .arg("stats")
-        .arg(example())
-        .arg("order")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--level"));
+    stats_fails(&["order"], "--level");
 }
 
 /// `trama stats wait`: each waiting container's shares of its waiting add
 /// up to 1 (no cell of the ring example is under the 0.1 % cut).
 #[test]
 fn stats_wait_shares_add_up() {
-    let out = trama()
-        .arg("stats")
-        .arg(example())
-        .args(["wait", "--format", "csv"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(
-        lines.next(),
-        Some("container,sender,seconds,share_of_time,share_of_waiting")
+    let rows = csv_rows(
+        "wait",
+        "container,sender,seconds,share_of_time,share_of_waiting",
     );
     let mut sums: std::collections::BTreeMap<String, f64> = Default::default();
-    for l in lines {
+    for l in &rows {
         let f: Vec<&str> = l.split(',').collect();
         *sums.entry(f[0].to_string()).or_default() += f[4].parse::<f64>().unwrap();
     }
-    assert_eq!(sums.len(), 4, "{text}");
+    assert_eq!(sums.len(), 4, "{rows:?}");
     for (c, s) in sums {
         assert!((s - 1.0).abs() < 1e-9, "{c}: {s}");
     }
@@ -358,10 +322,7 @@ fn stats_wait_shares_add_up() {
 /// trace's links; the last instant's shares add up to 1.
 #[test]
 fn stats_slices_and_kiviat() {
-    let links = dump_of(&example(), &[])
-        .split(|&b| b == b'\n')
-        .filter(|l| l.starts_with(b"Link,"))
-        .count() as u64;
+    let links = example_links();
     let csv = stats_of(&["slices", "--slices", "7", "--format", "csv"]);
     let mut lines = csv.lines();
     let head: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -388,14 +349,7 @@ fn stats_slices_and_kiviat() {
 /// `trama stats graph`: the ring example's four processes form a cycle.
 #[test]
 fn stats_graph_of_the_ring() {
-    let out = trama()
-        .arg("stats")
-        .arg(example())
-        .args(["graph", "--format", "csv"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stats_of(&["graph", "--format", "csv"]);
     let nodes = text.lines().filter(|l| l.starts_with("node,")).count();
     let edges: Vec<&str> = text.lines().filter(|l| l.starts_with("edge,")).collect();
     assert_eq!((nodes, edges.len()), (4, 4), "{text}");
@@ -426,19 +380,7 @@ fn render_views_and_report() {
         ("process", &["--process", "rank-1"][..]),
     ] {
         let out = dir.path().join(format!("{view}.svg"));
-        let r = trama()
-            .args(["render", view])
-            .arg(example())
-            .arg("-o")
-            .arg(&out)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            r.status.success(),
-            "{view}: {}",
-            String::from_utf8_lossy(&r.stderr)
-        );
+        run_ok(&mut render(view, &out, extra));
         let svg = std::fs::read_to_string(&out).unwrap();
         assert!(
             svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
@@ -446,32 +388,15 @@ fn render_views_and_report() {
         );
     }
     let png = dir.path().join("st.png");
-    let r = trama()
-        .args(["render", "space-time"])
-        .arg(example())
-        .arg("-o")
-        .arg(&png)
-        .output()
-        .unwrap();
-    assert!(r.status.success());
+    run_ok(&mut render("space-time", &png, &[]));
     assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
-    let bad = trama()
-        .args(["render", "space-time"])
-        .arg(example())
-        .args(["-o", "x.gif"])
+    let bad = render("space-time", Path::new("x.gif"), &[])
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(1));
 
     let html = dir.path().join("r.html");
-    let r = trama()
-        .arg("report")
-        .arg(example())
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    run_ok(trama().arg("report").arg(example()).arg("-o").arg(&html));
     let text = std::fs::read_to_string(&html).unwrap();
     assert_eq!(text.matches("<svg").count(), 7);
     for h in [
@@ -486,20 +411,47 @@ fn render_views_and_report() {
     assert!(!text.contains("<script") && !text.contains("src=") && !text.contains("<link"));
 }
 
+/// `trama render VIEW` of the example into `out`, with `extra` arguments.
+fn render(view: &str, out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = trama();
+    cmd.args(["render", view])
+        .arg(example())
+        .arg("-o")
+        .arg(out)
+        .args(extra);
+    cmd
+}
+
+/// `trama stats` on the example with `args`.
+fn stats_cmd(args: &[&str]) -> Command {
+    let mut cmd = trama();
+    cmd.arg("stats").arg(example()).args(args);
+    cmd
+}
+
+/// `trama stats` on the example with `args` fails (exit code 1), saying
+/// `what`.
+fn stats_fails(args: &[&str], what: &str) {
+    let out = stats_cmd(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{args:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(what),
+        "{args:?}"
+    );
+}
+
+/// The rows of `trama stats ANALYSIS --format csv` on the example, after
+/// its header, which must be `header`.
+fn csv_rows(analysis: &str, header: &str) -> Vec<String> {
+    let csv = stats_of(&[analysis, "--format", "csv"]);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(header), "{analysis}");
+    lines.map(String::from).collect()
+}
+
 /// `trama stats` on the example with `args`; its standard output.
 fn stats_of(args: &[&str]) -> String {
-    let out = trama()
-        .arg("stats")
-        .arg(example())
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(run_ok(&mut stats_cmd(args)).stdout).unwrap()
 }
 
 /// A process substitution and a named FIFO are read once, as they come:
@@ -555,15 +507,7 @@ fn process_substitution_and_fifo_are_read_once() {
 /// also takes the earlier `FILE ANALYSIS` order, with the same output.
 #[test]
 fn stats_takes_the_analysis_before_or_after_the_file() {
-    let run = |args: &[&str]| {
-        let out = trama().args(args).output().expect("run trama");
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let run = stdout_of;
     let ex = example();
     let file = ex.to_str().unwrap();
     for analysis in ["states", "comm", "wait", "graph"] {

@@ -1,76 +1,63 @@
 //! `trama collect ganglia` against a fake gmond on 127.0.0.1 that answers
 //! every connection with a recorded dump.
 
-use std::io::Write as _;
+mod common;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use common::trama;
+use trama_gen::shared;
 use trama_sources::ganglia::{read_samples, GangliaOptions, GangliaSource};
 use trama_sources::{collect as records, OpenSource, What};
-
-fn trama(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trama"))
-        .args(args)
-        .output()
-        .expect("run trama")
-}
 
 /// The recorded dump: the real 3-host gmond dump of the shared samples
 /// when present, else the sources crate's own successive dumps.
 fn dump() -> (PathBuf, &'static [&'static str]) {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = match std::env::var_os("TRAMA_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => manifest.join("../../../shared"),
-    };
-    let real = shared.join("samples/ganglia/gmond-3.3.8-cassandra.xml");
+    let real = shared::dir().join("samples/ganglia/gmond-3.3.8-cassandra.xml");
     if real.is_file() {
         (real, &["cassandra_seednode", "cassandra_node_1"])
     } else {
         (
-            manifest.join("../sources/tests/data/ganglia/successive.xml"),
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../sources/tests/data/ganglia/successive.xml"),
             &["a", "b"],
         )
     }
 }
 
-fn fake_gmond(bytes: Vec<u8>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let _ = conn.write_all(&bytes);
-        }
-    });
-    addr
+/// `trama collect ganglia` from the gmond at `addr`: `count` polls of the
+/// chosen hosts and metrics, logged to `log`, with `extra` arguments.
+fn collect(addr: &str, count: &str, hosts: &str, log: &Path, extra: &[&str]) -> Output {
+    let args = [
+        "collect",
+        "ganglia",
+        "--gmond",
+        addr,
+        "--interval",
+        "0.2",
+        "--count",
+        count,
+        "--hosts",
+        hosts,
+        "--metrics",
+        "load_one,cpu_*,os_name",
+        "-o",
+        log.to_str().unwrap(),
+    ];
+    trama(&[&args[..], extra].concat())
 }
 
 #[test]
 fn collects_chosen_hosts_and_metrics_into_a_readable_log() {
     let (path, hosts) = dump();
     let bytes = std::fs::read(&path).unwrap();
-    let addr = fake_gmond(bytes.clone());
+    let addr = shared::serve(bytes.clone());
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("ganglia.log");
     let host_list = hosts.join(",");
-    let out = trama(&[
-        "collect",
-        "ganglia",
-        "--gmond",
-        &addr,
-        "--interval",
-        "0.2",
-        "--count",
-        "3",
-        "--hosts",
-        &host_list,
-        "--metrics",
-        "load_one,cpu_*,os_name",
-        "-o",
-        log.to_str().unwrap(),
-    ]);
+    let out = collect(&addr, "3", &host_list, &log, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("3 polls (0 failed)"), "{stderr}");
@@ -136,23 +123,7 @@ fn collects_chosen_hosts_and_metrics_into_a_readable_log() {
     }
 
     // A second run appends; the reader drops the repeats.
-    let out = trama(&[
-        "collect",
-        "ganglia",
-        "--gmond",
-        &addr,
-        "--interval",
-        "0.2",
-        "--count",
-        "1",
-        "--hosts",
-        &host_list,
-        "--metrics",
-        "load_one,cpu_*,os_name",
-        "-o",
-        log.to_str().unwrap(),
-        "-q",
-    ]);
+    let out = collect(&addr, "1", &host_list, &log, &["-q"]);
     assert!(out.status.success());
     let text2 = std::fs::read(&log).unwrap();
     assert_eq!(text2.len(), 2 * text.len());

@@ -9,8 +9,7 @@
 
 mod common;
 
-use common::{cases, shared_dir, trama, REAL_ACCEPTED};
-use std::path::Path;
+use common::{assert_none_failed, cases, real_accepted, shared_dir, trama};
 
 fn sorted_lines(b: &[u8]) -> Vec<&[u8]> {
     let mut v: Vec<&[u8]> = b.split(|&c| c == b'\n').collect();
@@ -97,12 +96,7 @@ fn pajeng_conformance_cases() {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} runs failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_none_failed(&failures, &format!("{checked} runs failed"));
 }
 
 #[test]
@@ -152,30 +146,22 @@ fn rejected_cases_name_the_line_and_token() {
 fn real_traces_from_real_tools() {
     let Some(shared) = shared_dir() else { return };
     let dir = shared.join("samples/paje-real");
-    let exp = dir.join("expected-pj_dump");
-    for rel in REAL_ACCEPTED {
-        let base = Path::new(rel).file_name().unwrap().to_str().unwrap();
-        let path = dir.join(rel);
-        for (flag, suffix) in [
-            (None, "pj_dump.csv"),
-            (Some("--strip-quotes"), "pj_dump-1.3.10.csv"),
-        ] {
-            let expected = std::fs::read(exp.join(format!("{base}.{suffix}"))).unwrap();
-            for threads in ["1", "2"] {
-                let mut args = vec!["dump", "-j", threads];
-                args.extend(flag);
-                args.push(path.to_str().unwrap());
-                let out = trama(&args);
-                assert!(
-                    out.status.success(),
-                    "{rel}: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                assert!(
-                    out.stdout == expected,
-                    "{rel} ({suffix}, -j {threads}): output differs"
-                );
-            }
+    for real in real_accepted(&shared) {
+        let (rel, suffix) = (real.rel, real.suffix);
+        for threads in ["1", "2"] {
+            let mut args = vec!["dump", "-j", threads];
+            args.extend(real.quotes);
+            args.push(real.path.to_str().unwrap());
+            let out = trama(&args);
+            assert!(
+                out.status.success(),
+                "{rel}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                out.stdout == real.expected,
+                "{rel} ({suffix}, -j {threads}): output differs"
+            );
         }
     }
     // Negative cases: PajeNG rejects them at these lines.

@@ -76,9 +76,24 @@ const KNOWN_SEND_US: i64 = 9_800_010;
 const KNOWN_RECV_US: i64 = 9_800_130;
 const KNOWN_TAG: i32 = 9;
 
+/// Rank `r`'s MPI call around its message `m`, each event given to `push`
+/// at its time (µs) in `times`: entered, the message, left.
+fn call(push: &mut impl FnMut(usize, i64, Mpi), r: usize, m: Mpi, times: [i64; 3]) {
+    let name = match m {
+        Mpi::Send { .. } => "MPI_Send",
+        _ => "MPI_Recv",
+    };
+    let [enter, at, leave] = times;
+    push(r, enter, Mpi::Enter(name));
+    push(r, at, m);
+    push(r, leave, Mpi::Leave(name));
+}
+
 /// The MPI events of the run: (rank, reference time, event).
 fn mpi_events() -> Vec<(usize, i64, Mpi)> {
     use Mpi::*;
+    let send = |to, tag, size| Send { to, tag, size };
+    let recv = |from, tag, size| Recv { from, tag, size };
     let mut ev = Vec::new();
     let mut push = |r: usize, us: i64, e: Mpi| ev.push((r, at(us), e));
     // The barrier after MPI_Init.
@@ -89,87 +104,34 @@ fn mpi_events() -> Vec<(usize, i64, Mpi)> {
     let mut r0_free = 400;
     let mut r1_free = 410;
     // Four ping-pongs of 64 KiB: 5.44 ms on the wire each way.
+    let size = 65536;
     for i in 0..4 {
         let b = 500_000 + i * 2_300_000;
         push(0, r0_free, Enter("compute"));
         push(0, b + 1_400_000, Leave("compute"));
-        push(0, b + 1_400_000, Enter("MPI_Send"));
-        push(
-            0,
-            b + 1_400_040,
-            Send {
-                to: 1,
-                tag: 1,
-                size: 65536,
-            },
-        );
-        push(0, b + 1_405_600, Leave("MPI_Send"));
+        let t = [b + 1_400_000, b + 1_400_040, b + 1_405_600];
+        call(&mut push, 0, send(1, 1, size), t);
         push(1, r1_free, Enter("compute"));
         let wait = b + 1_100_000 - i * 50_000;
         push(1, wait, Leave("compute"));
-        push(1, wait, Enter("MPI_Recv"));
-        push(
-            1,
-            b + 1_405_480,
-            Recv {
-                from: 0,
-                tag: 1,
-                size: 65536,
-            },
-        );
-        push(1, b + 1_405_500, Leave("MPI_Recv"));
+        let t = [wait, b + 1_405_480, b + 1_405_500];
+        call(&mut push, 1, recv(0, 1, size), t);
         push(1, b + 1_405_600, Enter("compute"));
         push(1, b + 2_000_000, Leave("compute"));
-        push(1, b + 2_000_000, Enter("MPI_Send"));
-        push(
-            1,
-            b + 2_000_040,
-            Send {
-                to: 0,
-                tag: 2,
-                size: 65536,
-            },
-        );
-        push(1, b + 2_005_600, Leave("MPI_Send"));
-        push(0, b + 1_405_600, Enter("MPI_Recv"));
-        push(
-            0,
-            b + 2_005_480,
-            Recv {
-                from: 1,
-                tag: 2,
-                size: 65536,
-            },
-        );
-        push(0, b + 2_005_500, Leave("MPI_Recv"));
+        let t = [b + 2_000_000, b + 2_000_040, b + 2_005_600];
+        call(&mut push, 1, send(0, 2, size), t);
+        let t = [b + 1_405_600, b + 2_005_480, b + 2_005_500];
+        call(&mut push, 0, recv(1, 2, size), t);
         r0_free = b + 2_005_500;
         r1_free = b + 2_005_600;
     }
     // Rank 0 reduces its results, then tells rank 1 it is done.
     push(0, r0_free, Enter("compute"));
     push(0, 9_800_000, Leave("compute"));
-    push(0, 9_800_000, Enter("MPI_Send"));
-    push(
-        0,
-        KNOWN_SEND_US,
-        Send {
-            to: 1,
-            tag: KNOWN_TAG,
-            size: 4,
-        },
-    );
-    push(0, 9_800_030, Leave("MPI_Send"));
-    push(1, 9_700_000, Enter("MPI_Recv"));
-    push(
-        1,
-        KNOWN_RECV_US,
-        Recv {
-            from: 0,
-            tag: KNOWN_TAG,
-            size: 4,
-        },
-    );
-    push(1, 9_800_140, Leave("MPI_Recv"));
+    let t = [9_800_000, KNOWN_SEND_US, 9_800_030];
+    call(&mut push, 0, send(1, KNOWN_TAG, 4), t);
+    let t = [9_700_000, KNOWN_RECV_US, 9_800_140];
+    call(&mut push, 1, recv(0, KNOWN_TAG, 4), t);
     push(0, 9_800_040, Enter("MPI_Barrier"));
     push(1, 9_800_150, Enter("MPI_Barrier"));
     push(0, 9_800_600, Leave("MPI_Barrier"));
@@ -667,10 +629,8 @@ fn run_ok(args: &[&str]) -> Output {
     o
 }
 
-/// Merges the run with the shipped plan (plus `extra` arguments) into
-/// `dir/name`, returning its path.
-fn merge(dir: &Path, name: &str, plan_file: &Path, extra: &[&str]) -> PathBuf {
-    let out = dir.join(name);
+/// The arguments of a merge with `plan_file` (plus `extra`) into `out`.
+fn merge_args<'a>(plan_file: &'a Path, out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "merge",
         "--plan",
@@ -679,7 +639,14 @@ fn merge(dir: &Path, name: &str, plan_file: &Path, extra: &[&str]) -> PathBuf {
         out.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    run_ok(&args);
+    args
+}
+
+/// Merges the run with the shipped plan (plus `extra` arguments) into
+/// `dir/name`, returning its path.
+fn merge(dir: &Path, name: &str, plan_file: &Path, extra: &[&str]) -> PathBuf {
+    let out = dir.join(name);
+    run_ok(&merge_args(plan_file, &out, extra));
     out
 }
 
@@ -1007,14 +974,7 @@ fn merge_err(dir: &Path, plan_text: &str, extra: &[&str]) -> String {
     let p = dir.join("wrong.toml");
     std::fs::write(&p, plan_text).unwrap();
     let out = dir.join("never.paje");
-    let mut args = vec![
-        "merge",
-        "--plan",
-        p.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
+    let args = merge_args(&p, &out, extra);
     let o = common::trama(&args);
     assert!(!o.status.success(), "trama {} succeeded", args.join(" "));
     assert!(!out.exists(), "a failed merge leaves no output");

@@ -345,6 +345,17 @@ fn garbled_inputs_never_panic_and_errors_name_their_line() {
             QuoteMode::Strip
         };
         let strict = case % 3 != 0;
+        // Keeps the input as `<prefix>-<case>.trace`; the message to give.
+        let keep = |prefix: &str, why: &str| {
+            std::fs::create_dir_all(&dir).ok();
+            let path = dir.join(format!("{prefix}-{case}.trace"));
+            std::fs::write(&path, &input).ok();
+            format!(
+                "case {case} (quotes {quotes:?}, strict {strict}): {why}; input saved to {}",
+                path.display()
+            )
+        };
+        let save = |why: &str| keep("case", why);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let one = pipeline(&input, &reader(quotes, strict, 1, 4096));
             let many = pipeline(&input, &reader(quotes, strict, 3, 4096));
@@ -359,24 +370,9 @@ fn garbled_inputs_never_panic_and_errors_name_their_line() {
         let (one, many, stream) = match outcome {
             Ok(r) => r,
             Err(panic) => {
-                std::fs::create_dir_all(&dir).ok();
-                let path = dir.join(format!("panic-{case}.trace"));
-                std::fs::write(&path, &input).ok();
-                eprintln!(
-                    "case {case} panicked (quotes {quotes:?}, strict {strict}); input saved to {}",
-                    path.display()
-                );
+                eprintln!("{}", keep("panic", "panicked"));
                 std::panic::resume_unwind(panic);
             }
-        };
-        let save = |why: &str| {
-            std::fs::create_dir_all(&dir).ok();
-            let path = dir.join(format!("case-{case}.trace"));
-            std::fs::write(&path, &input).ok();
-            format!(
-                "case {case} (quotes {quotes:?}, strict {strict}): {why}; input saved to {}",
-                path.display()
-            )
         };
         match (&one, &many) {
             (Ok(a), Ok(b)) => assert!(a == b, "{}", save("1 vs 3 reader threads differ")),

@@ -15,21 +15,14 @@ use trama_convert::{convert, ConvertOptions, Target};
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_open::{LoadOptions, QuoteMode, Source};
 
+// The shared-folder helper of trama-gen, compiled in (this crate's tests do
+// not depend on trama-gen).
+#[path = "../../gen/src/shared.rs"]
+#[allow(dead_code)]
+mod shared;
+
 fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("TRAMA_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    if dir.join("conformance/pajeng/MANIFEST.tsv").is_file() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("TRAMA_REQUIRE_SHARED").as_deref() != Ok("1"),
-        "shared test material not found at {} (TRAMA_REQUIRE_SHARED=1)",
-        dir.display()
-    );
-    eprintln!("NOTE: shared test material not found: conformance cases SKIPPED");
-    None
+    shared::find("conformance/pajeng/MANIFEST.tsv", "conformance cases")
 }
 
 /// The options a case's pj_dump arguments ask for.

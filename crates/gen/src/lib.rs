@@ -48,6 +48,7 @@ mod model;
 mod mutate;
 mod options;
 mod rng;
+pub mod shared;
 
 pub use model::generate;
 pub use mutate::mutate;

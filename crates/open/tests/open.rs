@@ -10,19 +10,15 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// `../shared/samples` beside the repository, when present.
+// The shared-folder helper of trama-gen, compiled in (this crate's tests do
+// not depend on trama-gen).
+#[path = "../../gen/src/shared.rs"]
+#[allow(dead_code)]
+mod shared;
+
+/// `samples` in the shared folder beside the repository, when present.
 fn samples() -> Option<PathBuf> {
-    let dir = repo().join("../shared/samples");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("TRAMA_REQUIRE_SHARED").as_deref() != Ok("1"),
-        "shared samples missing at {}",
-        dir.display()
-    );
-    eprintln!("NOTE: shared samples missing: their cases SKIPPED");
-    None
+    shared::find("samples", "their cases").map(|d| d.join("samples"))
 }
 
 fn format_of(path: &Path) -> Format {

@@ -115,15 +115,8 @@ pub(crate) fn to_f64(m: i64, s: u8) -> f64 {
         // Both operands are exact: one correctly rounded division.
         m as f64 / POW10[s as usize]
     } else {
-        to_f64_text(m, s)
+        from_text(m, s, trama_num::atof)
     }
-}
-
-#[inline(never)]
-fn to_f64_text(m: i64, s: u8) -> f64 {
-    let mut buf = Vec::with_capacity(48);
-    write(&mut buf, m, s);
-    trama_num::atof(&buf)
 }
 
 /// The value C's `strtof` reads from the text of (m, s), widened.
@@ -132,15 +125,17 @@ pub(crate) fn to_f32(m: i64, s: u8) -> f32 {
     if m.unsigned_abs() < (1 << 24) && s <= 10 {
         m as f32 / POW10[s as usize] as f32
     } else {
-        to_f32_text(m, s)
+        from_text(m, s, trama_num::strtof)
     }
 }
 
+/// What `parse` reads from the text of (m, s): the slow path of
+/// [`to_f64`] and [`to_f32`].
 #[inline(never)]
-fn to_f32_text(m: i64, s: u8) -> f32 {
+fn from_text<T>(m: i64, s: u8, parse: impl FnOnce(&[u8]) -> T) -> T {
     let mut buf = Vec::with_capacity(48);
     write(&mut buf, m, s);
-    trama_num::strtof(&buf)
+    parse(&buf)
 }
 
 #[cfg(test)]

@@ -59,7 +59,8 @@ impl Records {
         for _ in 0..count {
             let tag = c.byte()?;
             let words = self.spans.len() as u32;
-            match tag {
+            // (definition, type, container, line): what each kind has.
+            let (def, ty, container, line) = match tag {
                 REC_EVENT => {
                     let def = c.u32()?;
                     let line = c.varint()?;
@@ -73,28 +74,14 @@ impl Records {
                         let w = c.bytes()?;
                         self.push_word(w);
                     }
-                    self.recs.push(MRec {
-                        tag,
-                        def,
-                        ty: 0,
-                        container: 0,
-                        line,
-                        words,
-                    });
+                    (def, 0, 0, line)
                 }
                 REC_VALUE => {
                     let ty = c.u32()?;
                     let line = c.varint()?;
                     let name = c.bytes()?;
                     self.push_word(name);
-                    self.recs.push(MRec {
-                        tag,
-                        def: 0,
-                        ty,
-                        container: 0,
-                        line,
-                        words,
-                    });
+                    (0, ty, 0, line)
                 }
                 REC_STREAM => {
                     let def = c.u32()?;
@@ -105,17 +92,18 @@ impl Records {
                     if !crate::format::is_entity(d.kind()) {
                         return None;
                     }
-                    self.recs.push(MRec {
-                        tag,
-                        def,
-                        ty,
-                        container,
-                        line,
-                        words,
-                    });
+                    (def, ty, container, line)
                 }
                 _ => return None,
-            }
+            };
+            self.recs.push(MRec {
+                tag,
+                def,
+                ty,
+                container,
+                line,
+                words,
+            });
             if self.arena.len() > u32::MAX as usize / 2 {
                 return None;
             }

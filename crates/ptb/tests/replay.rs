@@ -7,13 +7,16 @@
 mod common;
 #[path = "../../sim/tests/support/canon.rs"]
 mod sim_canon;
+#[path = "../../sim/tests/support/traces.rs"]
+mod traces;
 
 use trama_gen::{generate, GenOptions};
 use trama_paje::{read_paje, read_paje_chunked, Item};
 use trama_ptb::{
-    Decoded, PtbFile, ReadOptions, ReplayOptions, Replayed, SourceStats, WriteOptions, Writer,
+    Decoded, FormatError, PtbFile, ReadOptions, ReplayOptions, Replayed, SourceStats, WriteOptions,
+    Writer,
 };
-use trama_sim::{CountingSink, SimOptions, Simulator, Trace, TraceBuilder, TypeKind};
+use trama_sim::{CountingSink, SimOptions, Simulator, Trace, TypeKind};
 
 /// The bytes of a text trace converted (compressed at `zstd_level`);
 /// `None` when it does not convert.
@@ -104,18 +107,15 @@ fn convert(text: &str, block_events: usize) -> Option<PtbFile> {
 
 /// The reference: every record through the engine.
 fn reference(file: &PtbFile, keep_extras: bool) -> Option<Trace> {
-    let mut o = SimOptions::default();
-    o.keep_extras = keep_extras;
-    let mut sim = Simulator::new(TraceBuilder::default(), o);
-    let mut ro = ReadOptions::default();
-    ro.threads = 0;
-    file.read(&ro, |r| match r {
-        Decoded::Text(ev) => sim.event(&ev),
-        Decoded::Handles(h) => sim.event_handles(&h.event),
+    traces::simulated(keep_extras, |sim| {
+        let mut ro = ReadOptions::default();
+        ro.threads = 0;
+        file.read(&ro, |r| match r {
+            Decoded::Text(ev) => sim.event(&ev),
+            Decoded::Handles(h) => sim.event_handles(&h.event),
+        })
+        .ok()
     })
-    .ok()?;
-    let (model, sink, warnings) = sim.finish().ok()?;
-    Some(sink.into_trace(model, warnings))
 }
 
 /// Everything a trace holds, as text lines.
@@ -137,12 +137,7 @@ fn replays_give_the_reference_trace_with_any_number_of_threads() {
     let mut compared = 0;
     let mut layouts = [0u64; 3];
     for seed in 0..120u64 {
-        let opts = if seed % 4 == 0 {
-            GenOptions::default()
-        } else {
-            GenOptions::varied(seed, 500)
-        };
-        let text = generate(seed, &opts);
+        let text = traces::generated(seed, 4, 500);
         // Small blocks: many keyframes.
         let Some(file) = convert(&text, 7 + (seed as usize % 50)) else {
             continue;
@@ -294,9 +289,25 @@ fn frames(bytes: &[u8], kind: u8) -> Vec<(usize, usize)> {
 /// Makes the checksum of the frame at `at` (payload `len` bytes) right
 /// again after its payload was changed, so that the change reaches the
 /// decoders.
-fn fix_crc(bytes: &mut [u8], at: usize, len: usize) {
+/// `bytes` opened, with the checksum of the frame at `at` (a payload of
+/// `len` bytes) made right again.
+fn reopened(mut bytes: Vec<u8>, at: usize, len: usize) -> Result<PtbFile, FormatError> {
     let crc = common::crc32(&bytes[at + 16..at + 16 + len]);
     bytes[at + 12..at + 16].copy_from_slice(&crc.to_le_bytes());
+    PtbFile::from_vec(bytes)
+}
+
+/// The error `replay` gives on `file` (`why` it must fail), which must name
+/// the frame at `at`.
+fn replay_error<T: std::fmt::Debug>(
+    file: &PtbFile,
+    at: usize,
+    why: &str,
+    replay: impl FnOnce(&PtbFile, &ReplayOptions) -> Result<T, FormatError>,
+) -> FormatError {
+    let e = replay(file, &ReplayOptions::default()).expect_err(why);
+    assert_eq!(e.offset, at as u64, "{e}");
+    e
 }
 
 #[test]
@@ -311,12 +322,8 @@ fn a_keyframe_that_lies_is_reported() {
     let t = at + 16 + 2;
     let f = f64::from_le_bytes(bad[t..t + 8].try_into().unwrap());
     bad[t..t + 8].copy_from_slice(&(f + 1.0).to_le_bytes());
-    fix_crc(&mut bad, at, len);
-    let file = PtbFile::from_vec(bad).unwrap();
-    let e = file
-        .replay_trace(&ReplayOptions::default())
-        .expect_err("a lying keyframe");
-    assert_eq!(e.offset, at as u64, "{e}");
+    let file = reopened(bad, at, len).unwrap();
+    let e = replay_error(&file, at, "a lying keyframe", PtbFile::replay_trace);
     assert!(e.what.contains("keyframe"), "{e}");
     // The events themselves are intact: the reference path reads them.
     assert!(reference(&file, false).is_some());
@@ -436,8 +443,7 @@ fn damaged_columns_are_reported_or_read_consistently() {
             let i = at + 16 + next() as usize % len;
             bad[i] ^= 1 << (next() % 8);
         }
-        fix_crc(&mut bad, at, len);
-        let Ok(file) = PtbFile::from_vec(bad) else {
+        let Ok(file) = reopened(bad, at, len) else {
             reported += 1;
             continue;
         };
@@ -458,15 +464,7 @@ fn damaged_columns_are_reported_or_read_consistently() {
                 Ok((Replayed::Done(c), _)) => {
                     replayed += 1;
                     match &reference {
-                        Some(Some(want)) => assert_eq!(
-                            (want.states, want.events, want.variables, want.links),
-                            (
-                                c.counts.states,
-                                c.counts.events,
-                                c.counts.variables,
-                                c.counts.links
-                            )
-                        ),
+                        Some(Some(want)) => assert_eq!(*want, c.counts),
                         Some(None) => panic!("the replay accepted a trace the engine rejects"),
                         None => {}
                     }
@@ -555,12 +553,8 @@ fn compressible_and_random_times_are_stored_each_their_way() {
             .expect("a split frame");
         let mut bad = bytes.clone();
         bad[at + 16] += 1;
-        fix_crc(&mut bad, at, len);
-        let file = PtbFile::from_vec(bad).unwrap();
-        let e = file
-            .replay_counts(&ReplayOptions::default())
-            .expect_err("a damaged split");
-        assert_eq!(e.offset, at as u64, "{e}");
+        let file = reopened(bad, at, len).unwrap();
+        replay_error(&file, at, "a damaged split", PtbFile::replay_counts);
     }
 }
 

@@ -48,6 +48,36 @@ fn s(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// The user-defined fields of an event of definition `def`, of `values`,
+/// put in `batch`.
+fn put_extras<'v>(
+    batch: &mut Batch,
+    def: &EventDef,
+    values: impl Iterator<Item = &'v [u8]>,
+) -> Extras {
+    let start = batch.extras.len() as u32;
+    for (name, value) in def.extra_names().iter().zip(values) {
+        let n = batch.put(name.as_bytes());
+        let v = batch.put(value);
+        batch.extras.push((n, v));
+    }
+    Extras {
+        start,
+        count: batch.extras.len() as u32 - start,
+    }
+}
+
+/// `ident` is not yet the identifier of a `what` in `map`.
+fn unused<T: Copy + Default>(map: &IdMap<T>, ident: &[u8], what: &'static str) -> R {
+    if map.contains_key(ident) {
+        return Err(SimErrorKind::AlreadyExists {
+            what,
+            token: s(ident),
+        });
+    }
+    Ok(())
+}
+
 pub(crate) fn kind_label(k: TypeKind) -> &'static str {
     match k {
         TypeKind::Container => "container",
@@ -139,6 +169,21 @@ impl Resolver {
         }
     }
 
+    /// The container type the `Type` field of `ev` names.
+    fn container_type(&self, ev: &Event<'_>) -> R<TypeId> {
+        let token = ev.get(Field::Type);
+        let ty = self.find_type(token, "container type")?;
+        let kind = self.types[ty.index()].kind;
+        if kind != TypeKind::Container {
+            return Err(SimErrorKind::WrongTypeKind {
+                token: s(token),
+                found: kind_label(kind),
+                expected: "container",
+            });
+        }
+        Ok(ty)
+    }
+
     fn find_type(&self, token: &[u8], expected: &'static str) -> R<TypeId> {
         self.type_map
             .get(token)
@@ -186,26 +231,14 @@ impl Resolver {
         if kind == TypeKind::Container && name == b"0" {
             return Err(SimErrorKind::ReservedZero { what: "type name" });
         }
-        let parent = self.find_type(ev.get(Field::Type), "container type")?;
-        if self.types[parent.index()].kind != TypeKind::Container {
-            return Err(SimErrorKind::WrongTypeKind {
-                token: s(ev.get(Field::Type)),
-                found: kind_label(self.types[parent.index()].kind),
-                expected: "container",
-            });
-        }
+        let parent = self.container_type(ev)?;
         let (mut start_type, mut end_type) = (None, None);
         if kind == TypeKind::Link {
             start_type = Some(self.find_type(ev.get(Field::StartContainerType), "container type")?);
             end_type = Some(self.find_type(ev.get(Field::EndContainerType), "container type")?);
         }
         let ident = if alias.is_empty() { name } else { alias };
-        if self.type_map.contains_key(ident) {
-            return Err(SimErrorKind::AlreadyExists {
-                what: "type",
-                token: s(ident),
-            });
-        }
+        unused(&self.type_map, ident, "type")?;
         let id = TypeId(self.types.len() as u32);
         self.types.push(RType {
             kind,
@@ -242,17 +275,10 @@ impl Resolver {
             });
         }
         let values = &self.values[ty.index()];
-        if !alias.is_empty() && values.contains_key(alias) {
-            return Err(SimErrorKind::AlreadyExists {
-                what: "value",
-                token: s(alias),
-            });
-        } else if values.contains_key(name) {
-            return Err(SimErrorKind::AlreadyExists {
-                what: "value",
-                token: s(name),
-            });
+        if !alias.is_empty() {
+            unused(values, alias, "value")?;
         }
+        unused(values, name, "value")?;
         self.add_value(ty, alias, name, ev.get(Field::Color), true, batch);
         Ok(())
     }
@@ -294,16 +320,7 @@ impl Resolver {
         if !self.keep_extras || ev.def().extra_slots().is_empty() {
             return Extras::default();
         }
-        let start = batch.extras.len() as u32;
-        for (name, value) in ev.def().extra_names().iter().zip(ev.extras()) {
-            let n = batch.put(name.as_bytes());
-            let v = batch.put(value);
-            batch.extras.push((n, v));
-        }
-        Extras {
-            start,
-            count: batch.extras.len() as u32 - start,
-        }
+        put_extras(batch, ev.def(), ev.extras())
     }
 
     fn create_container(&mut self, ev: &Event<'_>, time: f64, batch: &mut Batch) -> R {
@@ -315,14 +332,7 @@ impl Resolver {
                 what: "container name",
             });
         }
-        let ty = self.find_type(ev.get(Field::Type), "container type")?;
-        if self.types[ty.index()].kind != TypeKind::Container {
-            return Err(SimErrorKind::WrongTypeKind {
-                token: s(ev.get(Field::Type)),
-                found: kind_label(self.types[ty.index()].kind),
-                expected: "container",
-            });
-        }
+        let ty = self.container_type(ev)?;
         let parent = self.find_container(ev.get(Field::Container))?;
         let parent_ty = self.conts[parent.index()].ty;
         if self.types[ty.index()].parent != Some(parent_ty) {
@@ -333,12 +343,7 @@ impl Resolver {
                 container_type: self.tname(parent_ty),
             });
         }
-        if self.cont_map.contains_key(ident) {
-            return Err(SimErrorKind::AlreadyExists {
-                what: "container",
-                token: s(ident),
-            });
-        }
+        unused(&self.cont_map, ident, "container")?;
         let id = ContainerId(self.conts.len() as u32);
         self.conts.push(RCont {
             ty,
@@ -589,16 +594,7 @@ impl Resolver {
         let expected = expected_kind(kind);
         let (value, other) = self.check_handles(ev, batch)?;
         let extras = if self.keep_extras && !ev.extras.is_empty() {
-            let start = batch.extras.len() as u32;
-            for (name, value) in ev.def.extra_names().iter().zip(ev.extras) {
-                let n = batch.put(name.as_bytes());
-                let v = batch.put(value);
-                batch.extras.push((n, v));
-            }
-            Extras {
-                start,
-                count: batch.extras.len() as u32 - start,
-            }
+            put_extras(batch, ev.def, ev.extras.iter().copied())
         } else {
             Extras::default()
         };

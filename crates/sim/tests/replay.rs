@@ -7,23 +7,22 @@ use trama_gen::{generate, GenOptions};
 use trama_paje::{read_paje, ReadOptions};
 #[path = "support/canon.rs"]
 mod canon;
+#[path = "support/traces.rs"]
+mod traces;
 
 use canon::canon;
 use trama_sim::replay::{
     assemble_trace, has_duplicates, is_entity_kind, Bail, ColumnSink, ModelBuilder, ModelEffect,
     Replay, ReplayEvent, ReplaySink, ReplayState, ReplayTables, TraceParts, NONE,
 };
-use trama_sim::{CountingSink, Interner, SimOptions, Simulator, Trace, TraceBuilder};
+use trama_sim::{CountingSink, Interner, SimOptions, Simulator, Trace};
 
 fn reference(text: &str, keep_extras: bool) -> Option<Trace> {
-    let mut o = SimOptions::default();
-    o.keep_extras = keep_extras;
-    let mut sim = Simulator::new(TraceBuilder::default(), o);
-    let mut ro = ReadOptions::default();
-    ro.threads = 1;
-    read_paje(text.as_bytes(), &ro, |ev| sim.event(&ev)).ok()?;
-    let (model, sink, warnings) = sim.finish().ok()?;
-    Some(sink.into_trace(model, warnings))
+    traces::simulated(keep_extras, |sim| {
+        let mut ro = ReadOptions::default();
+        ro.threads = 1;
+        read_paje(text.as_bytes(), &ro, |ev| sim.event(&ev)).ok()
+    })
 }
 
 /// The strings of user-defined fields, by code.
@@ -222,12 +221,7 @@ fn event_count(text: &str) -> usize {
 fn replays_give_the_engine_s_trace_wherever_they_are_split() {
     let mut compared = 0;
     for seed in 0..300u64 {
-        let opts = if seed % 3 == 0 {
-            GenOptions::default()
-        } else {
-            GenOptions::varied(seed, 400)
-        };
-        let text = generate(seed, &opts);
+        let text = traces::generated(seed, 3, 400);
         let Some(want) = reference(&text, false) else {
             continue;
         };

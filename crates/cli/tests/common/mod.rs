@@ -5,28 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The shared folder beside the repository (or `$TRAMA_SHARED`). Without
-/// it the tests print a note and pass, unless `TRAMA_REQUIRE_SHARED=1`
-/// (set by `.ci/run`), which makes absence a failure.
+/// The shared folder beside the repository (or `$TRAMA_SHARED`), when it
+/// holds the conformance cases; see [`trama_gen::shared::find`].
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("TRAMA_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    };
-    if dir.join("conformance/pajeng/MANIFEST.tsv").is_file() {
-        return Some(dir);
-    }
-    if std::env::var("TRAMA_REQUIRE_SHARED").as_deref() == Ok("1") {
-        panic!(
-            "shared test material not found at {} (TRAMA_REQUIRE_SHARED=1)",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "NOTE: shared test material not found at {}: conformance cases SKIPPED",
-        dir.display()
-    );
-    None
+    trama_gen::shared::find("conformance/pajeng/MANIFEST.tsv", "conformance cases")
 }
 
 /// The traces of `samples/paje-real` (in the shared folder) that PajeNG
@@ -40,12 +22,68 @@ pub const REAL_ACCEPTED: [&str; 5] = [
     "starpu/starvz-lu_test-header-only-paje.trace",
 ];
 
+/// A trace of [`REAL_ACCEPTED`] read in one quote mode, with what pj_dump
+/// prints of it.
+pub struct Real {
+    /// Its name in `samples/paje-real`.
+    pub rel: &'static str,
+    /// Its file name.
+    pub base: &'static str,
+    pub path: PathBuf,
+    /// `--strip-quotes` when read as PajeNG 1.3.10 reads it.
+    pub quotes: Option<&'static str>,
+    /// The end of the name of the expected output's file.
+    pub suffix: &'static str,
+    pub expected: Vec<u8>,
+}
+
+/// Each trace of [`REAL_ACCEPTED`] in both quote modes (`shared` is the
+/// shared folder).
+pub fn real_accepted(shared: &Path) -> impl Iterator<Item = Real> {
+    let dir = shared.join("samples/paje-real");
+    REAL_ACCEPTED.into_iter().flat_map(move |rel| {
+        let base = Path::new(rel).file_name().unwrap().to_str().unwrap();
+        let path = dir.join(rel);
+        let exp = dir.join("expected-pj_dump");
+        [
+            (None, "pj_dump.csv"),
+            (Some("--strip-quotes"), "pj_dump-1.3.10.csv"),
+        ]
+        .map(|(quotes, suffix)| Real {
+            rel,
+            base,
+            path: path.clone(),
+            quotes,
+            suffix,
+            expected: std::fs::read(exp.join(format!("{base}.{suffix}"))).unwrap(),
+        })
+    })
+}
+
+/// Writes `contents` to `name` in `dir`; the file's path.
+pub fn write_in(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
 /// Runs trama with `args`.
 pub fn trama(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_trama"))
         .args(args)
         .output()
         .expect("run trama")
+}
+
+/// Fails listing `failures` under "N of `what`:" when there are any.
+#[track_caller]
+pub fn assert_none_failed(failures: &[String], what: &str) {
+    assert!(
+        failures.is_empty(),
+        "{} of {what}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// One line of the conformance manifest.

@@ -15,18 +15,12 @@ impl<W: Write + Send + 'static> Encoder<W> {
     pub(super) fn flush(&mut self) -> io::Result<()> {
         // Before the model frame goes: did the block use model records?
         let grouped = self.model_count == 0 && self.opts.strings == StringMode::Interned;
-        if self.new_count > 0 {
-            let first = self.nstrings - self.new_count;
-            let job = Job::table(KIND_STRINGS, first, self.new_count, &self.new_strings);
-            self.new_strings.clear();
-            self.new_count = 0;
+        let (total, count, items) = (self.nstrings, &mut self.new_count, &mut self.new_strings);
+        if let Some(job) = Job::take_table(KIND_STRINGS, total, count, items) {
             self.send(job)?;
         }
-        if self.model_count > 0 {
-            let first = self.model_total - self.model_count;
-            let job = Job::table(KIND_MODEL, first, self.model_count, &self.model);
-            self.model.clear();
-            self.model_count = 0;
+        let (total, count, items) = (self.model_total, &mut self.model_count, &mut self.model);
+        if let Some(job) = Job::take_table(KIND_MODEL, total, count, items) {
             self.send(job)?;
         }
         if self.count == 0 {

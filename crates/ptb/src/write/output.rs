@@ -51,6 +51,24 @@ impl Job {
         payload.extend_from_slice(items);
         Job::new(kind, payload, count, first)
     }
+
+    /// The strings or model frame of the `count` items gathered in `items`
+    /// (`total` so far in the file, theirs included), which are then
+    /// cleared; `None` when there are none.
+    pub(super) fn take_table(
+        kind: u8,
+        total: u64,
+        count: &mut u64,
+        items: &mut Vec<u8>,
+    ) -> Option<Job> {
+        if *count == 0 {
+            return None;
+        }
+        let job = Job::table(kind, total - *count, *count, items);
+        items.clear();
+        *count = 0;
+        Some(job)
+    }
 }
 
 fn put_index(out: &mut Vec<u8>, e: &Frame) {

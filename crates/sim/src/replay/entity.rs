@@ -4,7 +4,9 @@
 use trama_events::EventKind;
 
 use super::run::emit;
-use super::{key_hash, Bail, Live, Replay, ReplayEvent, ReplaySink, ReplayTables, NONE, R};
+use super::{
+    key_hash, Bail, ListState, Live, Replay, ReplayEvent, ReplaySink, ReplayTables, NONE, R,
+};
 use crate::engine::variable_step;
 use crate::model::TypeKind;
 
@@ -97,18 +99,7 @@ impl<S: ReplaySink> Replay<S> {
         };
         self.check_order(l, time)?;
         let extras = self.state.put_extras(extras);
-        self.append(
-            l,
-            Live {
-                start: time,
-                end: time,
-                value,
-                from: NONE,
-                to: NONE,
-                extras,
-                ..Live::default()
-            },
-        );
+        self.append(l, Live::new(time, time, value, extras));
         self.state.containers[c as usize].end = time;
         Ok(())
     }
@@ -165,19 +156,8 @@ impl<S: ReplaySink> Replay<S> {
         }
         let level = self.state.lists[l].stack.last().map_or(0, |x| x.level + 1);
         let extras = self.state.put_extras(extras);
-        self.push(
-            l,
-            Live {
-                start: time,
-                end: -1.0,
-                value,
-                level,
-                from: NONE,
-                to: NONE,
-                extras,
-                ..Live::default()
-            },
-        );
+        let e = Live::new(time, -1.0, value, extras);
+        self.push(l, Live { level, ..e });
         self.state.containers[c as usize].end = time;
         Ok(())
     }
@@ -185,23 +165,28 @@ impl<S: ReplaySink> Replay<S> {
     /// `PajePopState`.
     #[inline(always)]
     pub fn pop_state(&mut self, t: &ReplayTables, c: u32, ty: u32, time: f64) -> R {
-        let Some(l) = self.list_of(t, c, ty, TypeKind::State, time)? else {
-            return Ok(());
-        };
-        self.check_order(l, time)?;
-        self.pop(l, time)?;
-        self.state.containers[c as usize].end = time;
-        Ok(())
+        self.end_states(t, c, ty, time, false)
     }
 
     /// `PajeResetState`.
     #[inline(always)]
     pub fn reset_state(&mut self, t: &ReplayTables, c: u32, ty: u32, time: f64) -> R {
+        self.end_states(t, c, ty, time, true)
+    }
+
+    /// The top state of its stack ended, or every state when `all`
+    /// (`PajeResetState`).
+    #[inline(always)]
+    fn end_states(&mut self, t: &ReplayTables, c: u32, ty: u32, time: f64, all: bool) -> R {
         let Some(l) = self.list_of(t, c, ty, TypeKind::State, time)? else {
             return Ok(());
         };
         self.check_order(l, time)?;
-        self.reset(l, time);
+        if all {
+            self.reset(l, time);
+        } else {
+            self.pop(l, time)?;
+        }
         self.state.containers[c as usize].end = time;
         Ok(())
     }
@@ -282,10 +267,10 @@ impl<S: ReplaySink> Replay<S> {
         Ok(())
     }
 
-    /// Appends an unstacked entity: it becomes the tail; the previous tail
-    /// is final.
+    /// Numbers `e` as list `l`'s next entity, whose previous tail is final
+    /// (handed to the sink); the list, for `e` to be put in.
     #[inline(always)]
-    fn append(&mut self, l: usize, mut e: Live) {
+    fn next_in(&mut self, l: usize, e: &mut Live) -> &mut ListState {
         // The previous tail is handed to the sink where it lies: copied
         // out right after a field of it changed, it would be read back
         // from a half-forwarded store.
@@ -297,20 +282,21 @@ impl<S: ReplaySink> Replay<S> {
         }
         let ls = &mut self.state.lists[l];
         ls.next_idx += 1;
+        ls
+    }
+
+    /// Appends an unstacked entity: it becomes the tail; the previous tail
+    /// is final.
+    #[inline(always)]
+    fn append(&mut self, l: usize, mut e: Live) {
+        let ls = self.next_in(l, &mut e);
         ls.tail = Some(e);
     }
 
     /// Pushes a state: the previous tail is final.
     #[inline(always)]
     fn push(&mut self, l: usize, mut e: Live) {
-        let st = &self.state;
-        let ls = &st.lists[l];
-        e.idx = ls.next_idx;
-        if let Some(prev) = &ls.tail {
-            emit(&mut self.sink, st, ls.id, ls.kind, prev);
-        }
-        let ls = &mut self.state.lists[l];
-        ls.next_idx += 1;
+        let ls = self.next_in(l, &mut e);
         ls.tail = None;
         ls.stack.push(e);
     }
@@ -382,14 +368,8 @@ impl<S: ReplaySink> Replay<S> {
         self.append(
             l,
             Live {
-                start: time,
-                end: -1.0,
                 number,
-                value: NONE,
-                from: NONE,
-                to: NONE,
-                extras,
-                ..Live::default()
+                ..Live::new(time, -1.0, NONE, extras)
             },
         );
         Ok(())

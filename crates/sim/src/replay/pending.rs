@@ -18,6 +18,18 @@ fn num_hash(n: u64) -> u64 {
     n.wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
+/// The links of the ring slots `ring` (the first numbered `base`; holes
+/// are `None`), then those of the spill, with their numbers.
+fn numbered<E>(
+    base: u64,
+    ring: impl Iterator<Item = Option<E>>,
+    spill: impl Iterator<Item = (u64, E)>,
+) -> impl Iterator<Item = (u64, E)> {
+    ring.enumerate()
+        .filter_map(move |(i, e)| e.map(|e| (base + i as u64, e)))
+        .chain(spill)
+}
+
 /// Pending links by number.
 #[derive(Clone, Debug, Default)]
 pub struct Pending {
@@ -117,22 +129,14 @@ impl Pending {
 
     /// The pending links, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &Live)> + '_ {
-        let base = self.base;
-        self.ring
-            .iter()
-            .enumerate()
-            .filter_map(move |(i, e)| e.as_ref().map(|e| (base + i as u64, e)))
-            .chain(self.spill.iter().map(|(n, e)| (*n, e)))
+        let ring = self.ring.iter().map(Option::as_ref);
+        numbered(self.base, ring, self.spill.iter().map(|(n, e)| (*n, e)))
     }
 
     /// The pending links, mutable, in no particular order.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (u64, &mut Live)> + '_ {
-        let base = self.base;
-        self.ring
-            .iter_mut()
-            .enumerate()
-            .filter_map(move |(i, e)| e.as_mut().map(|e| (base + i as u64, e)))
-            .chain(self.spill.iter_mut().map(|(n, e)| (*n, e)))
+        let ring = self.ring.iter_mut().map(Option::as_mut);
+        numbered(self.base, ring, self.spill.iter_mut().map(|(n, e)| (*n, e)))
     }
 
     /// The pending links in increasing number.

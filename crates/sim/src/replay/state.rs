@@ -4,7 +4,7 @@
 use hashbrown::HashTable;
 use smallvec::SmallVec;
 
-use super::Pending;
+use super::{Pending, NONE};
 use crate::idmap::{pack, unpack};
 use crate::model::TypeKind;
 
@@ -57,6 +57,23 @@ pub struct Live {
     /// User-defined fields: a range of [`ReplayState::extras`] holding
     /// `[name, value, …]` codes (opaque to the replay).
     pub extras: (u32, u32),
+}
+
+impl Live {
+    /// An entity from `start` to `end` of `value`, with `extras`, that is
+    /// not a link.
+    #[inline(always)]
+    pub(crate) fn new(start: f64, end: f64, value: u32, extras: (u32, u32)) -> Live {
+        Live {
+            start,
+            end,
+            value,
+            from: NONE,
+            to: NONE,
+            extras,
+            ..Live::default()
+        }
+    }
 }
 
 /// The state of one entity list: what is not final yet.
