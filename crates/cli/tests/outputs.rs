@@ -39,12 +39,18 @@ fn files(dir: &Path) -> Vec<String> {
     v
 }
 
+/// A copy of the example in `dir`, and its bytes.
+fn example_in(dir: &Path) -> (PathBuf, Vec<u8>) {
+    let text = dir.join("in.paje");
+    std::fs::copy(example(), &text).unwrap();
+    let bytes = std::fs::read(&text).unwrap();
+    (text, bytes)
+}
+
 #[test]
 fn converting_a_file_onto_itself_keeps_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let text = tmp.path().join("in.paje");
-    std::fs::copy(example(), &text).unwrap();
-    let before = std::fs::read(&text).unwrap();
+    let (text, before) = example_in(tmp.path());
     let out = run(&["convert", s(&text), s(&text)]);
     assert_eq!(out.status.code(), Some(1), "{}", err(&out));
     assert_eq!(std::fs::read(&text).unwrap(), before, "the input changed");
@@ -66,9 +72,7 @@ fn converting_a_file_onto_itself_keeps_it() {
 #[test]
 fn dumping_onto_the_input_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let text = tmp.path().join("in.paje");
-    std::fs::copy(example(), &text).unwrap();
-    let before = std::fs::read(&text).unwrap();
+    let (text, before) = example_in(tmp.path());
     for cmd in [&["dump"][..], &["stats", "states"]] {
         let mut args = cmd.to_vec();
         args.extend([s(&text), "-o", s(&text)]);

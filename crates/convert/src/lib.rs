@@ -171,10 +171,17 @@ pub fn convert<W: Write + Send + 'static>(
     }
 }
 
-/// The failure of a writer, carried through the reader as its consumer's stop.
+/// The failure of a writer, carried through the reader as its consumer's
+/// stop: the error itself waits in `failed`.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-struct WriterFailed(String);
+#[error("the writer failed")]
+struct WriterFailed;
+
+/// Keeps the writer's error `e` in `failed` and stops the reading.
+fn stop(failed: &mut Option<Error>, e: Error) -> Stop {
+    *failed = Some(e);
+    Stop::Other(Box::new(WriterFailed))
+}
 
 /// Any reader of words to a `.ptb` file (text keeps its chunks whole).
 fn to_ptb<W: Write + Send + 'static>(
@@ -212,8 +219,7 @@ fn to_ptb<W: Write + Send + 'static>(
                 }),
                 WriteError::Io(e) => write_error(opts, e),
             };
-            failed = Some(e);
-            Stop::Other(Box::new(WriterFailed(String::new())))
+            stop(&mut failed, e)
         }),
         Item::Handles(_) => unreachable!("a .ptb is converted through its text"),
     });
@@ -256,10 +262,7 @@ fn to_rastro<W: Write + Send + 'static>(
         let Item::Event(ev) = item else {
             return Ok(());
         };
-        w.event(&ev).map_err(|e| {
-            failed = Some(rastro_error(e));
-            Stop::Other(Box::new(WriterFailed(String::new())))
-        })
+        w.event(&ev).map_err(|e| stop(&mut failed, rastro_error(e)))
     });
     let stats = match stats {
         Ok(s) => s,

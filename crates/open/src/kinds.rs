@@ -300,38 +300,36 @@ pub(crate) fn source_of(head: Head, notes: &mut Vec<String>) -> Result<Box<dyn S
         }
     }
     let (input, _) = head.into_reader()?;
-    Ok(match format {
-        Format::Rastro => Box::new(rst::RstSource::from_reader(
+    /// A kind read whole, with its default options.
+    fn read<S>(name: String, input: impl std::io::Read) -> Result<Box<dyn Source>, Error>
+    where
+        S: OpenSource + Source + 'static,
+        S::Options: Default,
+    {
+        Ok(Box::new(S::from_reader(
             name,
             input,
-            &rst::RstOptions::default(),
-        )?),
-        Format::Ganglia => Box::new(ganglia::GangliaSource::from_reader(
-            name,
-            input,
-            &ganglia::GangliaOptions::default(),
-        )?),
-        Format::Pcp => Box::new(pcp::PcpSource::from_reader(
-            name,
-            input,
-            &pcp::PcpOptions::default(),
-        )?),
+            &S::Options::default(),
+        )?))
+    }
+    match format {
+        Format::Rastro => read::<rst::RstSource>(name, input),
+        Format::Ganglia => read::<ganglia::GangliaSource>(name, input),
+        Format::Pcp => read::<pcp::PcpSource>(name, input),
+        Format::Clog2 => read::<clog2::Clog2Source>(name, input),
         Format::Sched => {
             let opts = sched::SchedOptions::new(host_of(&name));
-            Box::new(sched::SchedSource::from_reader(name, input, &opts)?)
+            Ok(Box::new(sched::SchedSource::from_reader(
+                name, input, &opts,
+            )?))
         }
-        Format::Opents => Box::new(opents::OpentsSource::from_reader(
+        Format::Opents => Ok(Box::new(opents::OpentsSource::from_reader(
             name,
             input,
             &opents::OpentsOptions::default(),
-        )?),
-        Format::Clog2 => Box::new(clog2::Clog2Source::from_reader(
-            name,
-            input,
-            &clog2::Clog2Options::default(),
-        )?),
+        )?)),
         _ => unreachable!("not a merge source's format: {format:?}"),
-    })
+    }
 }
 
 /// The rank files of the Akypuera run `path` belongs to: the files named

@@ -228,13 +228,9 @@ mod tests {
         Ok(())
     }
 
-    fn files(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
+    /// How many files `dir` holds.
+    fn count(dir: &Path) -> usize {
+        std::fs::read_dir(dir).unwrap().count()
     }
 
     #[test]
@@ -244,10 +240,10 @@ mod tests {
         std::fs::write(&out, "before").unwrap();
         write(&out, &[], b"after", false).unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"before", "uncommitted");
-        assert_eq!(files(tmp.path()), ["out.txt"], "no temporary left");
+        assert_eq!(count(tmp.path()), 1, "no temporary left");
         write(&out, &[], b"after", true).unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"after");
-        assert_eq!(files(tmp.path()), ["out.txt"]);
+        assert_eq!(count(tmp.path()), 1);
     }
 
     #[test]
