@@ -171,11 +171,28 @@ impl Live {
 #[derive(Debug, Default)]
 struct ListLive {
     next_idx: u32,
+    /// The live entities in creation order (`idx` increasing), so that one
+    /// is found by bisection whatever the depth of the stack.
     live: Vec<Live>,
     stack: Vec<u32>,
     /// Pending links: key → slot in [`Engine::slab`].
     pending: IdMap<u32>,
     used_keys: KeySet,
+}
+
+impl ListLive {
+    /// The position of live entity `idx`.
+    #[inline]
+    fn position(&self, idx: u32) -> Option<usize> {
+        self.live.binary_search_by_key(&idx, |e| e.idx).ok()
+    }
+
+    /// Live entity `idx`.
+    #[inline]
+    fn get_mut(&mut self, idx: u32) -> Option<&mut Live> {
+        let pos = self.position(idx)?;
+        Some(&mut self.live[pos])
+    }
 }
 
 #[derive(Debug, Default)]
@@ -375,7 +392,7 @@ impl<S: Sink> Engine<S> {
                     let ll = &mut self.lists[l.index()];
                     match ll.stack.last() {
                         None => 0,
-                        Some(&top) => ll.live.iter_mut().find(|x| x.idx == top).map_or(0, |x| {
+                        Some(&top) => ll.get_mut(top).map_or(0, |x| {
                             // Without imbrication a push ends the state it
                             // covers (it resumes as a new entity on pop).
                             if no_imbrication {
@@ -644,7 +661,7 @@ impl<S: Sink> Engine<S> {
             let ll = &mut self.lists[l.index()];
             let stack = std::mem::take(&mut ll.stack);
             for idx in stack {
-                if let Some(e) = ll.live.iter_mut().find(|e| e.idx == idx) {
+                if let Some(e) = ll.get_mut(idx) {
                     e.end = time;
                     e.stacked = false;
                 }
@@ -767,7 +784,7 @@ impl<S: Sink> Engine<S> {
     fn settle(&mut self, l: ListId, idx: u32) {
         let ll = &mut self.lists[l.index()];
         let n = ll.live.len();
-        if let Some(pos) = ll.live.iter().position(|e| e.idx == idx) {
+        if let Some(pos) = ll.position(idx) {
             if pos + 1 < n && !ll.live[pos].stacked {
                 let e = ll.live.remove(pos);
                 emit(&self.model, &mut self.sink, l, &e);
@@ -776,20 +793,28 @@ impl<S: Sink> Engine<S> {
     }
 
     fn reset(&mut self, l: ListId, time: f64) {
-        let mut stack = std::mem::take(&mut self.lists[l.index()].stack);
+        let ll = &mut self.lists[l.index()];
+        let mut stack = std::mem::take(&mut ll.stack);
+        if stack.is_empty() {
+            ll.stack = stack;
+            return;
+        }
         for &idx in &stack {
-            let ll = &mut self.lists[l.index()];
-            if let Some(e) = ll.live.iter_mut().find(|e| e.idx == idx) {
+            if let Some(e) = ll.get_mut(idx) {
                 e.end = time;
                 e.stacked = false;
             }
         }
-        for &idx in &stack {
-            self.settle(l, idx);
+        // Only stacked entities and the last one are alive: with the stack
+        // emptied, all but the last are final, in creation order (one pass,
+        // whatever the depth).
+        let keep = ll.live.len() - 1;
+        for e in ll.live.drain(..keep) {
+            emit(&self.model, &mut self.sink, l, &e);
         }
         // Give the (now empty) stack its allocation back.
         stack.clear();
-        self.lists[l.index()].stack = stack;
+        ll.stack = stack;
     }
 
     fn pop(&mut self, l: ListId, time: f64) -> R {
@@ -801,7 +826,7 @@ impl<S: Sink> Engine<S> {
             });
         };
         let ll = &mut self.lists[l.index()];
-        if let Some(e) = ll.live.iter_mut().find(|e| e.idx == top) {
+        if let Some(e) = ll.get_mut(top) {
             e.end = time;
             e.stacked = false;
         }
@@ -810,7 +835,7 @@ impl<S: Sink> Engine<S> {
             // resumes, as a new entity, now.
             if let Some(&below) = ll.stack.last() {
                 let mut resumed = None;
-                if let Some(e) = ll.live.iter_mut().find(|e| e.idx == below) {
+                if let Some(e) = ll.get_mut(below) {
                     e.stacked = false;
                     resumed = Some(
                         Live {

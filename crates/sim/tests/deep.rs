@@ -1,0 +1,89 @@
+//! Deep state stacks: a push, pop or reset costs the same whatever the
+//! depth (entities are found by bisection, a reset ends the stack in one
+//! pass), and the entities come out as PajeNG makes them.
+
+use trama_sim::{ListId, SimOptions, Simulator, TraceBuilder};
+
+const DEPTH: usize = 50_000;
+
+fn header() -> String {
+    let mut t = String::new();
+    for (id, name, fields) in [
+        (
+            0,
+            "PajeDefineContainerType",
+            "Alias string\n% Type string\n% Name string",
+        ),
+        (
+            1,
+            "PajeDefineStateType",
+            "Alias string\n% Type string\n% Name string",
+        ),
+        (
+            2,
+            "PajeCreateContainer",
+            "Time date\n% Alias string\n% Type string\n% Container string\n% Name string",
+        ),
+        (
+            3,
+            "PajePushState",
+            "Time date\n% Type string\n% Container string\n% Value string",
+        ),
+        (
+            4,
+            "PajePopState",
+            "Time date\n% Type string\n% Container string",
+        ),
+        (
+            5,
+            "PajeResetState",
+            "Time date\n% Type string\n% Container string",
+        ),
+    ] {
+        t.push_str(&format!(
+            "%EventDef {name} {id}\n% {fields}\n%EndEventDef\n"
+        ));
+    }
+    t.push_str("0 P 0 P\n1 S P S\n2 0 p1 P 0 p1\n2 0 p2 P 0 p2\n");
+    t
+}
+
+#[test]
+fn deep_stacks_pop_and_reset_as_pajeng_does() {
+    let mut text = header();
+    for i in 0..DEPTH {
+        text.push_str(&format!("3 {i} S p1 a\n3 {i} S p2 b\n"));
+    }
+    for i in 0..DEPTH {
+        text.push_str(&format!("4 {} S p1\n", DEPTH + i));
+    }
+    text.push_str(&format!("5 {} S p2\n", 2 * DEPTH));
+    let mut sim = Simulator::new(TraceBuilder::default(), SimOptions::default());
+    trama_paje::read_paje(text.as_bytes(), &trama_paje::ReadOptions::default(), |ev| {
+        sim.event(&ev).map_err(|e| e.to_string())
+    })
+    .unwrap();
+    let (model, sink, _) = sim.finish().unwrap();
+    let trace = sink.into_trace(model, Vec::new());
+    assert_eq!(trace.entity_count(), 2 * DEPTH);
+    for (l, info) in trace.model.lists.iter().enumerate() {
+        let cols = &trace.lists[l];
+        assert_eq!(cols.len(), DEPTH);
+        let popped = trace
+            .model
+            .label(trace.model.container(info.container).name)
+            == "p1";
+        for i in (0..DEPTH).step_by(997).chain([DEPTH - 1]) {
+            let e = trace.entity(ListId(l as u32), i);
+            assert_eq!(e.start, i as f64);
+            assert_eq!(cols.level[i] as usize, i, "state {i}: its depth");
+            // Popped from the top: state i ends at the (DEPTH - 1 - i)th pop.
+            let end = if popped {
+                (2 * DEPTH - 1 - i) as f64
+            } else {
+                (2 * DEPTH) as f64
+            };
+            assert_eq!(e.end, end, "state {i} of list {l}");
+        }
+    }
+}
