@@ -27,7 +27,7 @@ pub enum Error {
         source: io::Error,
     },
     /// A line of a text trace is not valid Pajé.
-    #[error("{name}:{line}: {error}\n  | {contents}")]
+    #[error("{name}:{line}: {}\n  | {}", shorten(&error.to_string()), shorten(contents))]
     Syntax {
         /// The input.
         name: String,
@@ -96,7 +96,41 @@ pub enum Error {
     },
 }
 
+/// Longest word shown whole in a message.
+const LONGEST_WORD: usize = 100;
+
+/// `text` with every word longer than [`LONGEST_WORD`] bytes cut, its
+/// length said: a message never echoes a megabyte-long token.
+fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.split([' ', '\n']).any(|w| w.len() > LONGEST_WORD) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::new();
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        for (j, w) in line.split(' ').enumerate() {
+            if j > 0 {
+                out.push(' ');
+            }
+            if w.len() > LONGEST_WORD {
+                let mut cut = 60;
+                while !w.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                out.push_str(&format!("{}… ({} bytes)", &w[..cut], w.len()));
+            } else {
+                out.push_str(w);
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 fn sim_message(name: &str, line: u64, binary: bool, kind: &SimErrorKind, contents: &str) -> String {
+    let kind = shorten(&kind.to_string()).into_owned();
+    let contents = shorten(contents);
     let words = if contents.is_empty() {
         String::new()
     } else {
@@ -121,5 +155,25 @@ impl Error {
     /// Whether this is a closed output rather than a bad input.
     pub fn is_output_closed(&self) -> bool {
         matches!(self, Error::Stopped(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_tokens_are_cut_in_messages() {
+        let token = "x".repeat(1 << 20);
+        let e = Error::Syntax {
+            name: "t.paje".into(),
+            line: 7,
+            error: trama_paje::SyntaxError::BadEventDefStart,
+            contents: format!("{token} 1 2"),
+        };
+        let m = e.to_string();
+        assert!(m.len() < 300, "{} bytes", m.len());
+        assert!(m.contains("(1048576 bytes) 1 2"), "{m}");
+        assert_eq!(shorten("short words stay"), "short words stay");
     }
 }

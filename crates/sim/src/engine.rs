@@ -683,24 +683,36 @@ impl<S: Sink> Engine<S> {
     }
 
     fn incomplete_links(&self, c: ContainerId, l: ListId) -> SimErrorKind {
+        /// Links shown in the message; the others are counted.
+        const SHOWN: usize = 10;
         let ll = &self.lists[l.index()];
         let info = self.model.list(l);
-        let mut pending: Vec<(Vec<u8>, &Live)> = ll
-            .pending
-            .values()
-            .map(|slot| &self.slab[slot as usize])
-            .map(|p| (key_bytes(p).to_vec(), p))
-            .collect();
-        pending.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut list = String::new();
-        for (key, p) in &pending {
-            let name = |x: u32| {
-                if x == NONE {
-                    "NULL".to_string()
-                } else {
-                    self.cname(ContainerId(x))
-                }
+        // The first links by key, found without sorting (or copying) them
+        // all: a trace may leave millions open.
+        let mut first: Vec<(Vec<u8>, &Live)> = Vec::with_capacity(SHOWN + 1);
+        let mut buf = [0u8; 16];
+        for slot in ll.pending.values() {
+            let p = &self.slab[slot as usize];
+            let key: &[u8] = match &p.more {
+                Some(m) if !m.key_long.is_empty() => &m.key_long,
+                _ => unpack(p.key, &mut buf),
             };
+            if first.len() == SHOWN && first[SHOWN - 1].0.as_slice() <= key {
+                continue;
+            }
+            let at = first.partition_point(|(k, _)| k.as_slice() <= key);
+            first.insert(at, (key.to_vec(), p));
+            first.truncate(SHOWN);
+        }
+        let name = |x: u32| {
+            if x == NONE {
+                "NULL".to_string()
+            } else {
+                self.cname(ContainerId(x))
+            }
+        };
+        let mut list = String::new();
+        for (key, p) in &first {
             list.push_str(&format!(
                 "  Link, {}, {}, {}, {}, {}, {}, {}, {}\n",
                 self.cname(info.container),
@@ -713,10 +725,14 @@ impl<S: Sink> Engine<S> {
                 s(key)
             ));
         }
+        let count = ll.pending.len();
+        if count > first.len() {
+            list.push_str(&format!("  … and {} more\n", count - first.len()));
+        }
         list.pop();
         SimErrorKind::IncompleteLinks {
             container: self.cname(c),
-            count: pending.len(),
+            count,
             list,
         }
     }
@@ -1031,16 +1047,6 @@ pub(crate) fn sort_children(m: &mut Model) {
     }
     for (c, ch) in m.containers.iter_mut().zip(all) {
         c.children = ch;
-    }
-}
-
-fn key_bytes(e: &Live) -> std::borrow::Cow<'_, [u8]> {
-    match &e.more {
-        Some(m) if !m.key_long.is_empty() => std::borrow::Cow::Borrowed(&m.key_long),
-        _ => {
-            let mut buf = [0u8; 16];
-            std::borrow::Cow::Owned(unpack(e.key, &mut buf).to_vec())
-        }
     }
 }
 

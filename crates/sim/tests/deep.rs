@@ -87,3 +87,48 @@ fn deep_stacks_pop_and_reset_as_pajeng_does() {
         }
     }
 }
+
+/// A trace that leaves a million links open says how many and shows the
+/// first ten by key, not all of them.
+#[test]
+fn a_million_open_links_give_a_short_message() {
+    let mut text = String::new();
+    for (id, name, fields) in [
+        (0, "PajeDefineContainerType", "Alias string\n% Type string\n% Name string"),
+        (1, "PajeDefineLinkType", "Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string"),
+        (2, "PajeCreateContainer", "Time date\n% Alias string\n% Type string\n% Container string\n% Name string"),
+        (3, "PajeStartLink", "Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string"),
+    ] {
+        text.push_str(&format!("%EventDef {name} {id}\n% {fields}\n%EndEventDef\n"));
+    }
+    text.push_str("0 P 0 P\n1 L 0 P P L\n2 0 p1 P 0 p1\n");
+    let n = 1_000_000;
+    for i in 0..n {
+        text.push_str(&format!("3 {i} L 0 p1 v k{i}\n"));
+    }
+    let mut sim = Simulator::new(trama_sim::CountingSink::default(), SimOptions::default());
+    trama_paje::read_paje(text.as_bytes(), &trama_paje::ReadOptions::default(), |ev| {
+        sim.event(&ev).map_err(|e| e.to_string())
+    })
+    .unwrap();
+    let Err(e) = sim.finish() else {
+        panic!("open links accepted")
+    };
+    let m = e.to_string();
+    assert!(m.contains(&format!("{n} incomplete link(s)")), "{m}");
+    assert!(m.contains(&format!("… and {} more", n - 10)), "{m}");
+    assert_eq!(
+        m.lines()
+            .filter(|l| l.trim_start().starts_with("Link, "))
+            .count(),
+        10
+    );
+    // The first by key, in order: k0, k1, k10, k100...
+    let keys: Vec<&str> = m
+        .lines()
+        .filter_map(|l| l.rsplit(", ").next())
+        .skip(1)
+        .take(3)
+        .collect();
+    assert_eq!(keys, ["k0", "k1", "k10"], "{m}");
+}
