@@ -126,6 +126,7 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
         // The errors themselves, as main looks for an io::Error in the
         // chain (a broken pipe ends the output quietly).
         trama_report::Error::Io(e) => anyhow::Error::from(e),
+        trama_report::Error::Json(e) if e.is_io() => anyhow::Error::from(std::io::Error::from(e)),
         trama_report::Error::Json(e) => anyhow::Error::from(e),
         e => anyhow::Error::from(e),
     })?;

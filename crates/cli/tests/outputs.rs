@@ -236,6 +236,7 @@ fn a_closed_pipe_ends_quietly() {
         &["dump"],
         &["convert", "--to", "rastro"],
         &["stats", "slices", "--slices", "2000"],
+        &["stats", "slices", "--slices", "2000", "--format", "json"],
     ] {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_trama"));
         cmd.args(args).arg(&trace);

@@ -99,7 +99,7 @@ pub fn cores(threads: usize) -> usize {
 pub struct Opened {
     name: String,
     format: Format,
-    reader: Box<dyn TraceReader>,
+    reader: formats::Reader,
     /// Another handle on a regular file, to read a line again for a message.
     again: Option<File>,
 }
@@ -158,33 +158,34 @@ impl Opened {
 
     /// The progress of reading it, when it can be followed.
     pub fn progress(&self) -> Option<Progress> {
-        self.reader.progress()
+        formats::each_reader!(&self.reader, r => r.progress())
     }
 
     /// The `.ptb` file, when it is one.
     pub fn ptb(&self) -> Option<&trama_ptb::PtbFile> {
-        self.reader.ptb()
+        formats::each_reader!(&self.reader, r => r.ptb())
     }
 
     /// Whether it is binary (its lines are those of the text it was made from).
     pub fn binary(&self) -> bool {
-        self.reader.binary()
+        formats::each_reader!(&self.reader, r => r.binary())
     }
 
     /// The quote mode its text (from [`Opened::write_text`]) reads back in.
     pub fn text_quotes(&self) -> QuoteMode {
-        self.reader.text_quotes()
+        formats::each_reader!(&self.reader, r => r.text_quotes())
     }
 
     /// Hands every event to `each`, in trace order (see [`TraceReader::read`]).
     pub fn read(&mut self, opts: &LoadOptions, each: &mut Each<'_>) -> Result<ReadStats, Error> {
-        self.reader.read(opts, each).map_err(|f| self.failure(f))
+        formats::each_reader!(&mut self.reader, r => r.read(opts, &mut *each))
+            .map_err(|f| self.failure(f))
     }
 
     /// Writes it as Pajé text. A failure to write is [`Error::Producer`]
     /// (or [`Error::Stopped`] for a closed pipe).
     pub fn write_text(&mut self, out: &mut dyn Write) -> Result<(), Error> {
-        self.reader.write_text(out).map_err(|f| match f {
+        formats::each_reader!(&mut self.reader, r => r.write_text(out)).map_err(|f| match f {
             Failure::Stop(Stop::Other(e)) => match e.downcast::<std::io::Error>() {
                 Ok(io) if io.kind() == std::io::ErrorKind::BrokenPipe => Error::Stopped(*io),
                 Ok(io) => Error::Output(*io),
@@ -202,7 +203,7 @@ impl Opened {
     /// their own, read through a pipe.
     pub fn into_source(mut self) -> Result<Box<dyn trama_sources::Source>, Error> {
         let name = self.name.clone();
-        if let Some(input) = self.reader.take_text() {
+        if let Some(input) = formats::each_reader!(&mut self.reader, r => r.take_text()) {
             return Ok(Box::new(trama_sources::trace::TraceSource::from_reader(
                 name,
                 input,

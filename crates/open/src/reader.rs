@@ -96,16 +96,23 @@ impl From<trama_paje::ReadError<Stop>> for Failure {
 pub type Each<'h> = dyn FnMut(Item<'_>) -> Result<(), Stop> + 'h;
 
 /// A trace format's reader. Implement it for a new format and register
-/// the format in `crate::formats` (see `ARCHITECTURE.md`).
+/// the format in `crate::formats` (see `ARCHITECTURE.md`). Readers are
+/// dispatched by an enum, not a trait object, so that the consumer of the
+/// events (the simulation) is compiled into each reader's loop.
 pub trait TraceReader: Send {
     /// Hands every event to `each`, in trace order, and says what the
     /// input held. A stream can be read once: a second call fails.
-    fn read(&mut self, opts: &LoadOptions, each: &mut Each<'_>) -> Result<ReadStats, Failure>;
+    fn read<F>(&mut self, opts: &LoadOptions, each: F) -> Result<ReadStats, Failure>
+    where
+        F: FnMut(Item<'_>) -> Result<(), Stop>;
 
     /// Writes the trace as Pajé text that reads back to the same events.
     /// The default writes each event's definition before its first use,
     /// then its words.
-    fn write_text(&mut self, out: &mut dyn Write) -> Result<(), Failure> {
+    fn write_text(&mut self, out: &mut dyn Write) -> Result<(), Failure>
+    where
+        Self: Sized,
+    {
         write_events_as_text(self, out)
     }
 
@@ -140,7 +147,7 @@ pub trait TraceReader: Send {
 
 /// Writes the events `reader` hands over as Pajé text: each definition
 /// before the first event that uses it, then the event's words.
-pub(crate) fn write_events_as_text<R: TraceReader + ?Sized>(
+pub(crate) fn write_events_as_text<R: TraceReader>(
     reader: &mut R,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
@@ -150,7 +157,7 @@ pub(crate) fn write_events_as_text<R: TraceReader + ?Sized>(
         threads: 1,
         ..LoadOptions::default()
     };
-    reader.read(&opts, &mut |item| {
+    reader.read(&opts, |item| {
         let Item::Event(ev) = item else {
             return Ok(());
         };

@@ -10,7 +10,8 @@ use trama_sim::{
     SimOptions, Simulator, Sink, Trace, TraceBuilder,
 };
 
-use crate::reader::{Failure, Item, ReadStats, Stop};
+use crate::formats::each_reader;
+use crate::reader::{Failure, Item, ReadStats, Stop, TraceReader};
 use crate::{Error, Format, LoadOptions, Opened};
 
 /// A finished simulation.
@@ -89,10 +90,10 @@ impl Opened {
             sink,
             stopped: stopped.clone(),
         };
-        let reader = &mut *self.reader;
+        let reader = &mut self.reader;
         let (read, finished) = if opts.threads == 1 {
             let mut sim = Simulator::new(sink, sopts);
-            let read = reader.read(opts, &mut |item| {
+            let read = each_reader!(reader, r => r.read(opts, |item| {
                 match item {
                     Item::Chunk { .. } => return Ok(()),
                     Item::Event(ev) => sim.event(&ev),
@@ -103,19 +104,19 @@ impl Opened {
                     return Err(Stop::OutputClosed);
                 }
                 Ok(())
-            });
+            }));
             let finished = read.is_ok().then(|| sim.finish());
             (read, finished)
         } else {
             let (read, finished) = Pipeline::run(sink, sopts, |front| {
-                reader.read(opts, &mut |item| {
+                each_reader!(reader, r => r.read(opts, |item| {
                     match item {
                         Item::Chunk { .. } => Ok(()),
                         Item::Event(ev) => front.event(&ev),
                         Item::Handles(h) => front.event_handles(h),
                     }
                     .map_err(|_| Stop::Closed)
-                })
+                }))
             });
             (read, Some(finished))
         };
@@ -212,7 +213,7 @@ impl Opened {
         if opts.no_imbrication || opts.stop_at.is_some() {
             return None;
         }
-        self.reader.ptb().filter(|f| f.interned())
+        self.ptb().filter(|f| f.interned())
     }
 
     fn replay_trace(&self, opts: &LoadOptions) -> Result<Option<Trace>, Error> {
@@ -275,7 +276,7 @@ impl Opened {
     }
 
     fn sim_error(&self, mut e: SimError) -> Error {
-        let binary = self.reader.binary();
+        let binary = self.binary();
         if e.line != 0 && !binary && e.contents.is_empty() {
             // Errors found by the engine carry no text: read the line again
             // (only possible for files, not for streams).

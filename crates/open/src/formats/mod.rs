@@ -2,8 +2,8 @@
 //! picks one by the format [`Format::sniff`] found.
 //!
 //! To add a trace format: write its module (a [`TraceReader`]), add its
-//! [`Format`] variant and sniffing rule in `format.rs`, and one line in
-//! [`reader_for`].
+//! [`Format`] variant and sniffing rule in `format.rs`, its variant in
+//! [`Reader`] and its line in [`reader_for`].
 
 pub(crate) mod ptb;
 pub(crate) mod rastro;
@@ -11,15 +11,34 @@ pub(crate) mod records;
 pub(crate) mod text;
 
 use crate::input::Head;
-use crate::reader::TraceReader;
 use crate::{Error, Format};
 
+/// The reader of a format: one variant per reader.
+pub(crate) enum Reader {
+    Text(text::TextReader),
+    // Boxed: a .ptb's reader holds its whole index.
+    Ptb(Box<ptb::PtbReader>),
+    Rastro(rastro::RastroReader),
+}
+
+/// Calls `$call` on the reader inside `$r`, whatever its variant.
+macro_rules! each_reader {
+    ($r:expr, $x:ident => $call:expr) => {
+        match $r {
+            $crate::formats::Reader::Text($x) => $call,
+            $crate::formats::Reader::Ptb($x) => $call,
+            $crate::formats::Reader::Rastro($x) => $call,
+        }
+    };
+}
+pub(crate) use each_reader;
+
 /// The reader of `head`'s format.
-pub(crate) fn reader_for(head: Head) -> Result<Box<dyn TraceReader>, Error> {
+pub(crate) fn reader_for(head: Head) -> Result<Reader, Error> {
     Ok(match head.format {
-        Format::PajeText | Format::UnknownText => Box::new(text::TextReader::open(head)?),
-        Format::Ptb => Box::new(ptb::PtbReader::open(head)?),
-        Format::RastroPaje => Box::new(rastro::RastroReader::open(head)?),
+        Format::PajeText | Format::UnknownText => Reader::Text(text::TextReader::open(head)?),
+        Format::Ptb => Reader::Ptb(Box::new(ptb::PtbReader::open(head)?)),
+        Format::RastroPaje => Reader::Rastro(rastro::RastroReader::open(head)?),
         Format::Rastro
         | Format::Clog2
         | Format::Ganglia
@@ -28,7 +47,7 @@ pub(crate) fn reader_for(head: Head) -> Result<Box<dyn TraceReader>, Error> {
         | Format::Opents => {
             let mut notes = Vec::new();
             let source = crate::kinds::source_of(head, &mut notes)?;
-            Box::new(records::open(source, notes)?)
+            Reader::Text(records::open(source, notes)?)
         }
         Format::Otf2 | Format::Otf2Part | Format::Paraver | Format::UnknownBinary => {
             return Err(crate::kinds::unsupported(&head))

@@ -10,7 +10,7 @@ use trama_paje::QuoteMode;
 use trama_ptb::{Decoded, PtbFile, ReadError, ReadOptions};
 
 use crate::input::{Head, Progress, ProgressUnit};
-use crate::reader::{Each, Failure, Item, ReadStats, Stop, TraceReader};
+use crate::reader::{Failure, Item, ReadStats, Stop, TraceReader};
 use crate::{Error, LoadOptions};
 
 /// A `.ptb` file.
@@ -54,7 +54,10 @@ fn failure<E>(e: ReadError<E>, stop: impl FnOnce(E) -> Failure) -> Failure {
 }
 
 impl TraceReader for PtbReader {
-    fn read(&mut self, opts: &LoadOptions, each: &mut Each<'_>) -> Result<ReadStats, Failure> {
+    fn read<F>(&mut self, opts: &LoadOptions, mut each: F) -> Result<ReadStats, Failure>
+    where
+        F: FnMut(Item<'_>) -> Result<(), Stop>,
+    {
         // The simulation already takes two threads (resolution and engine):
         // decoding gets the rest, at least one; none with one thread.
         let threads = match opts.threads {

@@ -4,7 +4,7 @@
 use trama_rastro::paje::{Error as RastroError, ReadOptions};
 
 use crate::input::Head;
-use crate::reader::{Each, Failure, Item, ReadStats, TraceReader};
+use crate::reader::{Failure, Item, ReadStats, Stop, TraceReader};
 use crate::{Error, LoadOptions};
 
 /// A libRastro binary Pajé file.
@@ -21,7 +21,10 @@ impl RastroReader {
 }
 
 impl TraceReader for RastroReader {
-    fn read(&mut self, _: &LoadOptions, each: &mut Each<'_>) -> Result<ReadStats, Failure> {
+    fn read<F>(&mut self, _: &LoadOptions, mut each: F) -> Result<ReadStats, Failure>
+    where
+        F: FnMut(Item<'_>) -> Result<(), Stop>,
+    {
         let o = ReadOptions::default();
         let st = trama_rastro::read_rastro_paje(&self.data, &o, |ev| each(Item::Event(ev)))
             .map_err(|e| match e {

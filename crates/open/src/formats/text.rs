@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use trama_paje::{read_paje_chunked, QuoteMode, ReadOptions};
 
 use crate::input::{Head, Progress};
-use crate::reader::{Each, Failure, Item, ReadStats, Stop, TraceReader};
+use crate::reader::{Failure, Item, ReadStats, Stop, TraceReader};
 use crate::{Error, LoadOptions};
 
 /// A Pajé text trace, read once.
@@ -63,7 +63,10 @@ pub(crate) fn reader_options(opts: &LoadOptions) -> ReadOptions {
 }
 
 impl TraceReader for TextReader {
-    fn read(&mut self, opts: &LoadOptions, each: &mut Each<'_>) -> Result<ReadStats, Failure> {
+    fn read<F>(&mut self, opts: &LoadOptions, mut each: F) -> Result<ReadStats, Failure>
+    where
+        F: FnMut(Item<'_>) -> Result<(), Stop>,
+    {
         let input = self.take()?;
         let mut o = reader_options(opts);
         if let Some(q) = self.quotes {
