@@ -32,7 +32,9 @@ pub fn convert(
         output,
         opts,
         !args.no_progress,
-    )?;
+        false,
+    )?
+    .commit()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -47,7 +49,9 @@ fn target(output: &Path) -> anyhow::Result<Target> {
 
 /// Converts `opened` (read with `read`) into `output` in the format
 /// `opts.to`, with a progress bar when `progress`; never onto one of
-/// `inputs`.
+/// `inputs`. With `valid`, a trace the simulation rejects is an error
+/// and nothing is written (else a warning). The output is put in place
+/// by committing what this returns.
 pub fn write(
     opened: trama_open::Opened,
     inputs: &[PathBuf],
@@ -55,7 +59,8 @@ pub fn write(
     output: &Path,
     mut opts: ConvertOptions,
     progress: bool,
-) -> anyhow::Result<()> {
+    valid: bool,
+) -> anyhow::Result<trama_open::Output> {
     let stdout = output.as_os_str() == "-";
     if stdout && opts.to != Target::Paje && std::io::stdout().is_terminal() {
         bail!("not writing a binary trace to a terminal: redirect the output or name a file");
@@ -78,11 +83,13 @@ pub fn write(
         } else {
             format!("at line {line}")
         };
+        if valid {
+            bail!("{name}: the simulation rejects it {at}");
+        }
         eprintln!(
             "trama: warning: {name}: the simulation rejects this trace {at} (`trama check` tells why); {} keeps every event, and reading it reports the same error",
             opts.output_name
         );
     }
-    file.commit()?;
-    Ok(())
+    Ok(file)
 }

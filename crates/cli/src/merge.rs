@@ -1,6 +1,6 @@
 //! `trama merge`: many sources, one trace.
 
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -14,7 +14,8 @@ use trama_timesync::TimeUnit;
 pub struct MergeArgs {
     /// Sources: NAME=FILE (the plan's source entry NAME reads FILE) or FILE
     /// (the entry whose kind matches the file's detected format, when only
-    /// one does). Files listed in the plan are read as well.
+    /// one does). Files given for an entry replace those the plan lists for
+    /// it; the plan's files of the other entries are read as well.
     #[arg(value_name = "SOURCE")]
     sources: Vec<String>,
     /// The unification plan (TOML): the unified hierarchy and how each source maps into it.
@@ -102,7 +103,6 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
             );
             b
         });
-    let mut notes = |n: String| eprintln!("trama merge: note: {n}");
     let shown = bar.clone();
     let mut progress = move |n| {
         if let Some(b) = &shown {
@@ -122,22 +122,24 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     inputs.extend(args.sync.iter().cloned());
     inputs.extend(args.mpinodes.iter().cloned());
     let input_refs: Vec<&std::path::Path> = inputs.iter().map(PathBuf::as_path).collect();
-    let stats = if args.output.extension().is_some_and(|e| e == "ptb") {
-        // The text goes through a pipe into the converter; the merge's
-        // result comes back once the pipe is closed.
-        let (tx, rx) = std::sync::mpsc::channel();
-        let pipe = trama_open::TextPipe::spawn("trama-merge", move |w| {
-            let mut notes = |n: String| eprintln!("trama merge: note: {n}");
-            let r = job.run(
-                BufWriter::with_capacity(1 << 16, w),
-                &mut notes,
-                &mut progress,
-            );
-            let _ = tx.send(r);
-            Ok(())
-        })?;
-        let text = args.output.display().to_string();
-        let converted = trama_open::open_reader(text, pipe)
+    // The text goes through a pipe into a check (a merge that succeeds
+    // writes a trace trama accepts) and the output; the merge's result
+    // comes back once the pipe is closed.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let pipe = trama_open::TextPipe::spawn("trama-merge", move |w| {
+        let mut notes = |n: String| eprintln!("trama merge: note: {n}");
+        let r = job.run(
+            BufWriter::with_capacity(1 << 16, w),
+            &mut notes,
+            &mut progress,
+        );
+        let _ = tx.send(r);
+        Ok(())
+    })?;
+    let name = format!("the merged trace ({})", args.output.display());
+    let checked = if args.output.extension().is_some_and(|e| e == "ptb") {
+        // The converter follows the simulation and says where it rejects.
+        trama_open::open_reader(name, pipe)
             .map_err(anyhow::Error::from)
             .and_then(|opened| {
                 crate::convert::write(
@@ -147,17 +149,19 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
                     &args.output,
                     trama_convert::ConvertOptions::default(),
                     false,
+                    true,
                 )
-            });
-        // A failed merge cuts the text short: it is the cause.
-        let merged = rx.recv().expect("the merge reports its end")?;
-        converted?;
-        Ok(merged)
+            })
     } else {
-        crate::run::write_output(&args.output, &input_refs, |w| {
-            Ok(job.run(w, &mut notes, &mut progress)?)
-        })
+        checked_text(pipe, name, &args.output, &input_refs)
     };
+    // A failed merge cuts the text short: it is the cause.
+    let stats = rx.recv().expect("the merge reports its end");
+    let stats = stats.map_err(anyhow::Error::from).and_then(|s| {
+        let written = checked.map_err(|e| e.context("the merged trace would not be valid, so it was not written (a source holds records that contradict each other: a damaged file, or records the plan puts on one container)"))?;
+        written.commit()?;
+        Ok(s)
+    });
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -173,4 +177,55 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the text `pipe` gives to `output` while simulating it; the
+/// output, to commit, when the simulation accepts the whole trace.
+fn checked_text(
+    pipe: trama_open::TextPipe,
+    name: String,
+    output: &std::path::Path,
+    inputs: &[&std::path::Path],
+) -> anyhow::Result<trama_open::Output> {
+    let (file, out) = trama_open::Output::create(output, inputs)?;
+    let failed = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let tee = Tee {
+        pipe,
+        out,
+        failed: failed.clone(),
+    };
+    let counted = trama_open::open_reader(name, tee).and_then(|mut o| {
+        let mut opts = trama_open::LoadOptions::default();
+        opts.quotes = trama_open::QuoteMode::Strip;
+        o.count(&opts)
+    });
+    if let Some(e) = failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        return Err(anyhow::Error::from(e).context(format!("writing {}", output.display())));
+    }
+    counted?;
+    Ok(file)
+}
+
+/// The text of a pipe, copied to an output as it is read.
+struct Tee {
+    pipe: trama_open::TextPipe,
+    out: Box<dyn std::io::Write + Send>,
+    /// A failure of the output (the reading then stops).
+    failed: std::sync::Arc<std::sync::Mutex<Option<std::io::Error>>>,
+}
+
+impl std::io::Read for Tee {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.pipe.read(buf)?;
+        let written = if n == 0 {
+            self.out.flush()
+        } else {
+            self.out.write_all(&buf[..n])
+        };
+        if let Err(e) = written {
+            *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+            return Err(std::io::Error::other("the output failed"));
+        }
+        Ok(n)
+    }
 }

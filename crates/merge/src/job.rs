@@ -55,6 +55,9 @@ pub struct Job {
     plan: Plan,
     plan_path: PathBuf,
     files: Vec<Vec<PathBuf>>,
+    /// Entries whose files came from the command line (they replace the
+    /// plan's, so that two runs are never mixed).
+    given: Vec<bool>,
     sync: Option<(PathBuf, TimeUnit)>,
     origin: Origin,
     decimals: u32,
@@ -64,8 +67,9 @@ impl Job {
     /// The plan at `path`, each entry with the files the plan lists.
     pub fn new(path: &Path) -> Result<Job, JobError> {
         let plan = Plan::read(path)?;
-        let files = plan.sources.iter().map(|s| s.files.clone()).collect();
+        let files: Vec<Vec<PathBuf>> = plan.sources.iter().map(|s| s.files.clone()).collect();
         Ok(Job {
+            given: vec![false; files.len()],
             plan,
             plan_path: path.to_path_buf(),
             files,
@@ -99,9 +103,20 @@ impl Job {
         }
     }
 
+    /// The files of entry `i` from the command line: the first replaces
+    /// the files the plan lists for it, the others add to it.
+    fn give(&mut self, i: usize, files: impl IntoIterator<Item = PathBuf>) {
+        if !self.given[i] {
+            self.given[i] = true;
+            self.files[i].clear();
+        }
+        self.files[i].extend(files);
+    }
+
     /// Adds a source given as `NAME=FILE` (the entry NAME reads FILE) or
     /// `FILE` (the entry whose kind matches the file's content, when only
-    /// one does).
+    /// one does). Files given so for an entry replace those its plan
+    /// lists.
     pub fn add(&mut self, arg: &str) -> Result<(), JobError> {
         let (entry, file) = match arg.split_once('=') {
             Some((name, file)) => {
@@ -124,12 +139,12 @@ impl Job {
                 (self.entry_of_kind(kind, arg)?, PathBuf::from(arg))
             }
         };
-        self.files[entry].push(file);
+        self.give(entry, [file]);
         Ok(())
     }
 
-    /// Adds `files` to the entry of kind `kind` (the seed's flags, named
-    /// `flag` in messages).
+    /// Gives `files` to the entry of kind `kind` (the seed's flags, named
+    /// `flag` in messages), replacing those its plan lists.
     pub fn add_to_kind(
         &mut self,
         flag: &str,
@@ -138,7 +153,7 @@ impl Job {
     ) -> Result<(), JobError> {
         if !files.is_empty() {
             let i = self.entry_of_kind(kind, flag)?;
-            self.files[i].extend(files.iter().cloned());
+            self.give(i, files.iter().cloned());
         }
         Ok(())
     }
