@@ -194,11 +194,11 @@ fn checked_text(
         out,
         failed: failed.clone(),
     };
-    let counted = trama_open::open_reader(name, tee).and_then(|mut o| {
-        let mut opts = trama_open::LoadOptions::default();
-        opts.quotes = trama_open::QuoteMode::Strip;
-        o.count(&opts)
-    });
+    // As `trama check` reads it.
+    let counted = match trama_open::open_reader(name, tee) {
+        Ok(mut o) => o.count(&trama_open::LoadOptions::default()).map(drop),
+        Err(e) => Err(e),
+    };
     if let Some(e) = failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
         return Err(anyhow::Error::from(e).context(format!("writing {}", output.display())));
     }

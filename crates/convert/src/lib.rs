@@ -203,7 +203,7 @@ fn to_ptb<W: Write + Send + 'static>(
     read.threads = trama_open::cores(read.threads).saturating_sub(1).max(1);
     let name = input.name().to_string();
     let mut failed = None;
-    let stats = input.read(&read, &mut |item| match item {
+    let stats = input.read(&read, |item| match item {
         Item::Chunk { buffer, len } => {
             writer.text(buffer, len);
             Ok(())
@@ -258,7 +258,7 @@ fn to_rastro<W: Write + Send + 'static>(
         trama_rastro::RastroPajeWriter::new(out, WriterOptions::new(strings, Flavor::Trace))
             .map_err(rastro_error)?;
     let mut failed = None;
-    let stats = input.read(read, &mut |item| {
+    let stats = input.read(read, |item| {
         let Item::Event(ev) = item else {
             return Ok(());
         };

@@ -43,7 +43,7 @@ pub use format::{Format, HEAD};
 pub use input::{Progress, ProgressUnit};
 pub use output::{Output, OutputError};
 pub use pipe::TextPipe;
-pub use reader::{Each, Failure, Item, ReadStats, Stop, TraceReader};
+pub use reader::{Failure, Item, ReadStats, Stop, TraceReader};
 pub use simulate::Simulated;
 pub use trama_input::Source;
 pub use trama_paje::QuoteMode;
@@ -177,8 +177,11 @@ impl Opened {
     }
 
     /// Hands every event to `each`, in trace order (see [`TraceReader::read`]).
-    pub fn read(&mut self, opts: &LoadOptions, each: &mut Each<'_>) -> Result<ReadStats, Error> {
-        formats::each_reader!(&mut self.reader, r => r.read(opts, &mut *each))
+    pub fn read<F>(&mut self, opts: &LoadOptions, mut each: F) -> Result<ReadStats, Error>
+    where
+        F: FnMut(Item<'_>) -> Result<(), Stop>,
+    {
+        formats::each_reader!(&mut self.reader, r => r.read(opts, &mut each))
             .map_err(|f| self.failure(f))
     }
 

@@ -92,9 +92,6 @@ impl From<trama_paje::ReadError<Stop>> for Failure {
     }
 }
 
-/// The consumer of a reader's items.
-pub type Each<'h> = dyn FnMut(Item<'_>) -> Result<(), Stop> + 'h;
-
 /// A trace format's reader. Implement it for a new format and register
 /// the format in `crate::formats` (see `ARCHITECTURE.md`). Readers are
 /// dispatched by an enum, not a trait object, so that the consumer of the
