@@ -1,0 +1,387 @@
+//! Damaged inputs never crash, hang or cost a file: real samples and the
+//! PajeNG conformance traces, mutated (lines deleted, repeated, swapped or
+//! moved, fields replaced by hostile values, bytes overwritten, files cut),
+//! go through `check`, `dump -o`, `convert` and `merge`. Each run exits 0 or
+//! 1, within a generous bound, without a panic; an output that existed
+//! before is either replaced by a complete one (exit 0) or left untouched
+//! (exit 1), and no temporary file is left beside it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What an output holds before a run: it must survive any failed run.
+const PRECIOUS: &[u8] = b"precious: written before the run\n";
+
+/// A run that takes longer than this is a hang.
+const HANG: Duration = Duration::from_secs(120);
+
+/// xorshift64*: the same mutants on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Values that break naive parsers.
+const HOSTILE: [&str; 10] = [
+    "",
+    "-1",
+    "1e309",
+    "nan",
+    "\"",
+    "0x10",
+    "99999999999999999999",
+    "-0.000001",
+    "\u{feff}7",
+    "é\u{0}",
+];
+
+/// One mutant of `input` (text lines or raw bytes), and what was done.
+fn mutate(input: &[u8], rng: &mut Rng) -> (Vec<u8>, String) {
+    let mut lines: Vec<Vec<u8>> = input.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+    let n = lines.len();
+    let (i, j) = (rng.below(n), rng.below(n));
+    let what = match rng.below(8) {
+        0 => {
+            lines.remove(i);
+            format!("line {} deleted", i + 1)
+        }
+        1 => {
+            let l = lines[i].clone();
+            lines.insert(i, l);
+            format!("line {} repeated", i + 1)
+        }
+        2 => {
+            lines.swap(i, j);
+            format!("lines {} and {} swapped", i + 1, j + 1)
+        }
+        3 => {
+            let l = lines.remove(i);
+            lines.insert(j.min(lines.len()), l);
+            format!("line {} moved to {}", i + 1, j + 1)
+        }
+        4 => {
+            let mut fields: Vec<&[u8]> = lines[i].split(|&b| b == b' ' || b == b'\t').collect();
+            let f = rng.below(fields.len());
+            let v = HOSTILE[rng.below(HOSTILE.len())];
+            fields[f] = v.as_bytes();
+            lines[i] = fields.join(&b' ');
+            format!("line {} field {} = {v:?}", i + 1, f + 1)
+        }
+        5 => {
+            let mut v = input.to_vec();
+            let at = rng.below(v.len());
+            v.truncate(at);
+            return (v, format!("cut at byte {at}"));
+        }
+        6 => {
+            let mut v = input.to_vec();
+            let at = rng.below(v.len());
+            let b = rng.next() as u8;
+            if let Some(x) = v.get_mut(at) {
+                *x = b;
+            }
+            return (v, format!("byte {at} = {b:#04x}"));
+        }
+        _ => {
+            let mut v = input.to_vec();
+            let at = rng.below(v.len());
+            let len = 1 + rng.below(16).min(v.len().saturating_sub(at));
+            let end = (at + len).min(v.len());
+            v[at..end].fill(0);
+            return (v, format!("bytes {at}..{end} zeroed"));
+        }
+    };
+    (lines.join(&b'\n'), what)
+}
+
+/// Runs trama with `args`: its exit code and standard error, or a
+/// failure when it hangs or is killed by a signal.
+fn run(args: &[&str]) -> Result<(i32, String), String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args(args)
+        .arg("--no-progress")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run trama");
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > HANG {
+            child.kill().ok();
+            child.wait().ok();
+            return Err(format!("still running after {HANG:?}"));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let err = reader.join().unwrap();
+    match status.code() {
+        Some(c @ (0 | 1)) if !err.contains("panicked") => Ok((c, err)),
+        Some(c) => Err(format!("exit {c}: {err}")),
+        None => Err(format!("killed by a signal ({status:?}): {err}")),
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The names of the files in `dir`.
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs `args` (whose output is `out`, made precious first) and checks the
+/// rules: exit 0 or 1 without a panic or hang; after exit 1 the output is
+/// untouched, after exit 0 `complete` accepts it; nothing else left in the
+/// output's folder. The exit code, or a description of what went wrong.
+fn guarded(args: &[&str], out: &Path, complete: impl Fn(&[u8]) -> bool) -> Result<i32, String> {
+    std::fs::write(out, PRECIOUS).unwrap();
+    let dir = out.parent().unwrap();
+    let before = files(dir);
+    let (code, err) = run(args)?;
+    let now = std::fs::read(out).map_err(|e| format!("output gone: {e}"))?;
+    if code == 1 && now != PRECIOUS {
+        return Err(format!("failed and changed its output: {err}"));
+    }
+    if code == 0 && !complete(&now) {
+        return Err("succeeded with an incomplete output".into());
+    }
+    if files(dir) != before {
+        return Err(format!("left {:?} (had {before:?})", files(dir)));
+    }
+    Ok(code)
+}
+
+/// Puts one mutant through check, dump -o, and convert (to `.ptb` from
+/// text, to text from `.ptb`); failures are pushed to `failures`. Whether
+/// `check` accepts the mutant.
+fn try_trace(
+    mutant: &Path,
+    ext: &str,
+    what: &str,
+    work: &Path,
+    failures: &mut Vec<String>,
+) -> bool {
+    let name = format!("{} ({what})", mutant.display());
+    let checked = match run(&["check", s(mutant)]) {
+        Ok((c, _)) => c == 0,
+        Err(e) => {
+            failures.push(format!("{name}: check: {e}"));
+            return false;
+        }
+    };
+    // dump -o: a complete output is what dump prints to standard output.
+    let csv = work.join("out.csv");
+    let full = Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args(["dump", s(mutant)])
+        .output()
+        .unwrap();
+    let dumped = guarded(&["dump", s(mutant), "-o", s(&csv)], &csv, |b| {
+        b == full.stdout
+    });
+    match dumped {
+        Ok(c) if (c == 0) != checked => {
+            failures.push(format!("{name}: check says {checked}, dump exits {c}"))
+        }
+        Ok(_) => {}
+        Err(e) => failures.push(format!("{name}: dump -o: {e}")),
+    }
+    // A conversion keeps every event, even of a trace the simulation
+    // rejects (with a warning): complete means the same verdict as its
+    // input's.
+    let to = if ext == "ptb" { "out.paje" } else { "out.ptb" };
+    let conv = work.join(to);
+    let same_verdict =
+        |_: &[u8]| matches!(run(&["check", s(&conv)]), Ok((c, _)) if (c == 0) == checked);
+    if let Err(e) = guarded(&["convert", s(mutant), s(&conv)], &conv, same_verdict) {
+        failures.push(format!("{name}: convert: {e}"));
+    }
+    checked
+}
+
+/// The Pajé traces to mutate: every conformance trace and the real
+/// samples.
+fn traces(shared: &Path) -> Vec<PathBuf> {
+    let conf = shared.join("conformance/pajeng");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&conf)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "trace"))
+        .collect();
+    v.sort();
+    let real = shared.join("samples/paje-real");
+    for rel in common::REAL_ACCEPTED {
+        v.push(real.join(rel));
+    }
+    v
+}
+
+#[test]
+fn mutated_text_traces_never_crash_hang_or_cost_a_file() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path().join("out");
+    std::fs::create_dir(&work).unwrap();
+    let mut rng = Rng(0x7a3a_5eed);
+    let (mut failures, mut tried, mut accepted) = (Vec::new(), 0, 0);
+    for trace in traces(&shared) {
+        let text = std::fs::read(&trace).unwrap();
+        for k in 0..4 {
+            let (bytes, what) = mutate(&text, &mut rng);
+            let mutant = tmp.path().join(format!(
+                "{}.{k}.paje",
+                trace.file_stem().unwrap().to_string_lossy()
+            ));
+            std::fs::write(&mutant, &bytes).unwrap();
+            tried += 1;
+            accepted += usize::from(try_trace(&mutant, "paje", &what, &work, &mut failures));
+        }
+    }
+    common::assert_none_failed(&failures, &format!("{tried} mutated traces"));
+    // Both verdicts occur: the mutations neither all break nor all spare.
+    assert!(
+        accepted > 0 && accepted < tried,
+        "{accepted} of {tried} accepted"
+    );
+}
+
+#[test]
+fn mutated_binary_traces_never_crash_hang_or_cost_a_file() {
+    let Some(shared) = common::shared_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path().join("out");
+    std::fs::create_dir(&work).unwrap();
+    let mut rng = Rng(0xb1_0a7);
+    let (mut failures, mut tried, mut accepted) = (Vec::new(), 0, 0);
+    let real = shared.join("samples/paje-real");
+    for rel in common::REAL_ACCEPTED {
+        let ptb = tmp.path().join("valid.ptb");
+        let made = run(&["convert", s(&real.join(rel)), s(&ptb)]);
+        assert!(matches!(made, Ok((0, _))), "{rel}: {made:?}");
+        let bin = std::fs::read(&ptb).unwrap();
+        for k in 0..12 {
+            // Bytes, not lines: a binary file has few newlines.
+            let (bytes, what) = loop {
+                let (b, w) = mutate(&bin, &mut rng);
+                if w.starts_with("byte") || w.starts_with("cut") {
+                    break (b, w);
+                }
+            };
+            let mutant = tmp.path().join(format!("m{k}.ptb"));
+            std::fs::write(&mutant, &bytes).unwrap();
+            tried += 1;
+            accepted += usize::from(try_trace(&mutant, "ptb", &what, &work, &mut failures));
+        }
+    }
+    common::assert_none_failed(&failures, &format!("{tried} mutated .ptb files"));
+    assert!(accepted < tried, "{accepted} of {tried} accepted");
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/integration")
+        .join(name)
+}
+
+#[test]
+fn mutated_merge_sources_never_crash_hang_or_cost_a_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path().join("out");
+    std::fs::create_dir(&work).unwrap();
+    let plan = tmp.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        format!(
+            "hierarchy = [\"cluster\", \"host\", \"process\"]\n[top]\ncluster = \"paple\"\n\
+             [branches]\ncpu = \"host\"\n\
+             [[source]]\nname = \"mpi\"\nkind = \"clog2\"\nlevels = {{ rank = \"process\" }}\n\
+             machinefile = \"{}\"\n\
+             [[source]]\nname = \"os\"\nkind = \"sched\"\nhost = \"paple01\"\n\
+             levels = {{ thread = \"process\" }}\n\
+             [[source]]\nname = \"ganglia\"\nkind = \"ganglia\"\n",
+            s(&data("mpd.hosts"))
+        ),
+    )
+    .unwrap();
+    let originals = [
+        (
+            "mpi",
+            "clog2",
+            std::fs::read(data("pingpong.clog2")).unwrap(),
+        ),
+        (
+            "os",
+            "txt",
+            std::fs::read(data("ftrace-paple01.txt")).unwrap(),
+        ),
+        (
+            "ganglia",
+            "log",
+            std::fs::read(data("ganglia.log")).unwrap(),
+        ),
+    ];
+    let mut rng = Rng(0x3e_26e);
+    let (mut failures, mut tried, mut merged) = (Vec::new(), 0, 0);
+    for k in 0..36 {
+        // One source damaged, the others intact.
+        let damaged = k % originals.len();
+        let mut args = vec!["merge".to_string(), "--plan".into(), s(&plan).into()];
+        let mut what = String::new();
+        for (i, (name, ext, bytes)) in originals.iter().enumerate() {
+            let file = tmp.path().join(format!("{name}.{ext}"));
+            if i == damaged {
+                let (b, w) = mutate(bytes, &mut rng);
+                std::fs::write(&file, b).unwrap();
+                what = format!("{name}: {w}");
+            } else {
+                std::fs::write(&file, bytes).unwrap();
+            }
+            args.push(format!("{name}={}", s(&file)));
+        }
+        for ext in ["paje", "ptb"] {
+            let out = work.join(format!("merged.{ext}"));
+            let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
+            a.extend(["-o", s(&out)]);
+            let valid = |_: &[u8]| matches!(run(&["check", s(&out)]), Ok((0, _)));
+            tried += 1;
+            match guarded(&a, &out, valid) {
+                Ok(c) => merged += usize::from(c == 0),
+                Err(e) => failures.push(format!("{what} → .{ext}: {e}")),
+            }
+        }
+    }
+    common::assert_none_failed(&failures, &format!("{tried} merges of damaged sources"));
+    assert!(merged > 0, "no merge succeeded");
+}
