@@ -130,12 +130,16 @@ pub fn slices(trace: &Trace, window: Window, msgs: &Messages, n: usize) -> Slice
             _ => {}
         }
     }
-    // Columns: values by name.
-    let mut values: Vec<ValueId> = secs.keys().map(|(_, v)| *v).collect();
+    // Values by name: two values of one name (an alias's and a name's)
+    // share a column.
     let vname = |v: ValueId| text(trace, m.value(v).name);
-    values.sort_by_key(|v| (vname(*v), v.0));
+    let mut values: Vec<String> = secs.keys().map(|(_, v)| vname(*v)).collect();
+    values.sort();
     values.dedup();
-    let col: HashMap<ValueId, usize> = values.iter().enumerate().map(|(i, v)| (*v, i)).collect();
+    let col: HashMap<ValueId, usize> = secs
+        .keys()
+        .map(|(_, v)| (*v, values.binary_search(&vname(*v)).unwrap_or(0)))
+        .collect();
     let pos = depth_first_positions(trace);
     let mut rows: BTreeMap<(usize, usize), SliceRow> = BTreeMap::new();
     let nvalues = values.len();
@@ -168,7 +172,7 @@ pub fn slices(trace: &Trace, window: Window, msgs: &Messages, n: usize) -> Slice
         window,
         length,
         starts: (0..n).map(|k| bounds(k).start).collect(),
-        values: values.iter().map(|v| vname(*v)).collect(),
+        values,
         rows: rows.into_values().collect(),
     }
 }

@@ -88,3 +88,46 @@ fn topology_links_are_not_messages() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("ACTOR_LINK"));
 }
+
+/// `stats slices` prints aligned columns as a table (not tabs), one column
+/// per value name (an alias and a name of one value share it), and CSV
+/// numbers without the noise of sums (`0.021`, not `0.020999999999999464`).
+#[test]
+fn slices_are_a_table_and_csv_numbers_are_short() {
+    let Some(shared) = shared_dir() else { return };
+    let replay = shared.join("samples/paje-real/simgrid/smpi-replay.paje");
+    let t = replay.to_str().unwrap();
+    let table = out(&["stats", "slices", t]);
+    assert!(!table.contains('\t'), "{table}");
+    let lines: Vec<&str> = table.lines().skip(1).collect();
+    let head = lines[0];
+    let at = head.find("computing").unwrap() + "computing".len();
+    for l in &lines[1..] {
+        // Right-aligned under its header.
+        assert!(l.as_bytes()[at - 1].is_ascii_digit(), "{head}\n{l}");
+    }
+    for analysis in ["slices", "states", "comm"] {
+        let csv = out(&["stats", analysis, t, "--format", "csv"]);
+        for field in csv.lines().skip(1).flat_map(|l| l.split(',')) {
+            if let Some((_, frac)) = field.split_once('.') {
+                if frac.bytes().all(|b| b.is_ascii_digit()) {
+                    assert!(frac.len() <= 9, "{analysis}: {field}");
+                }
+            }
+        }
+    }
+    let example = shared.join("conformance/pajeng/example.trace");
+    let csv = out(&[
+        "stats",
+        "slices",
+        example.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let mut unique = head.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), head.len(), "{head:?}");
+    assert!(head.contains(&"Running"), "{head:?}");
+}

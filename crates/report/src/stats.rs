@@ -9,7 +9,7 @@ use trama_analysis::{
 };
 use trama_sim::Trace;
 
-use crate::table::{columns, csv, csv_field, secs, table};
+use crate::table::{columns, csv, csv_field, num, secs, table};
 use crate::{Error, Format};
 
 /// The analyses [`stats`] computes.
@@ -206,7 +206,7 @@ fn json<T: Serialize>(x: &T, out: &mut dyn Write) -> Result<(), Error> {
 
 /// An absent number: an empty CSV cell (a dash in a table).
 fn cell(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| v.to_string())
+    x.map_or(String::new(), num)
 }
 
 /// A part of a title that is there only with `x`.
@@ -229,12 +229,12 @@ pub fn write_states(s: &StateStats, format: Format, out: &mut dyn Write) -> Resu
                 ("state_type", |r| csv_field(&r.state_type)),
                 ("value", |r| csv_field(&r.value)),
                 ("count", |r| r.count.to_string()),
-                ("total", |r| r.total.to_string()),
-                ("exclusive", |r| r.exclusive.to_string()),
-                ("inclusive", |r| r.inclusive.to_string()),
-                ("mean", |r| r.mean.to_string()),
-                ("max", |r| r.max.to_string()),
-                ("share", |r| r.share.to_string()),
+                ("total", |r| num(r.total)),
+                ("exclusive", |r| num(r.exclusive)),
+                ("inclusive", |r| num(r.inclusive)),
+                ("mean", |r| num(r.mean)),
+                ("max", |r| num(r.max)),
+                ("share", |r| num(r.share)),
             ],
         )?,
         Format::Table => {
@@ -439,26 +439,46 @@ pub fn write_graph(g: &Graph, format: Format, out: &mut dyn Write) -> Result<(),
     Ok(())
 }
 
-/// Writes the time slices: one line per slice and container (the table is
-/// the CSV with tabs).
+/// Writes the time slices: one line per slice and container, with the
+/// seconds spent in each value and the messages sent and received.
 pub fn write_slices(x: &Slices, format: Format, out: &mut dyn Write) -> Result<(), Error> {
     if format == Format::Json {
         return json(x, out);
     }
-    let sep = if format == Format::Csv { "," } else { "\t" };
+    let csv = format == Format::Csv;
     let mut head = vec!["slice".to_string(), "start".into(), "container".into()];
-    head.extend(x.values.iter().map(|v| csv_field(v)));
+    head.extend(
+        x.values
+            .iter()
+            .map(|v| if csv { csv_field(v) } else { v.clone() }),
+    );
     head.extend(["sent".to_string(), "received".into()]);
-    writeln!(out, "{}", head.join(sep))?;
+    let seconds = |v: f64| if csv { num(v) } else { secs(v) };
+    let mut lines = vec![head];
     for r in &x.rows {
         let mut l = vec![
             r.slice.to_string(),
-            x.starts[r.slice].to_string(),
-            csv_field(&r.container),
+            seconds(x.starts[r.slice]),
+            if csv {
+                csv_field(&r.container)
+            } else {
+                r.container.clone()
+            },
         ];
-        l.extend(r.seconds.iter().map(|v| v.to_string()));
+        l.extend(r.seconds.iter().map(|v| seconds(*v)));
         l.extend([r.sent.to_string(), r.received.to_string()]);
-        writeln!(out, "{}", l.join(sep))?;
+        lines.push(l);
+    }
+    if csv {
+        for l in lines {
+            writeln!(out, "{}", l.join(","))?;
+        }
+    } else {
+        writeln!(
+            out,
+            "Seconds in each value per time slice and container, and messages sent and received"
+        )?;
+        table(out, &lines, 3)?;
     }
     Ok(())
 }
@@ -472,8 +492,8 @@ pub fn write_kiviat(k: &Kiviat, format: Format, out: &mut dyn Write) -> Result<(
             head.extend(k.hosts.iter().map(|h| csv_field(h)));
             writeln!(out, "{}", head.join(","))?;
             for (t, row) in k.instants.iter().zip(&k.shares) {
-                let mut l = vec![t.to_string()];
-                l.extend(row.iter().map(|v| v.to_string()));
+                let mut l = vec![num(*t)];
+                l.extend(row.iter().map(|v| num(*v)));
                 writeln!(out, "{}", l.join(","))?;
             }
         }

@@ -32,6 +32,22 @@ pub(crate) fn csv<T>(out: &mut dyn Write, rows: &[T], cols: &[Column<T>]) -> io:
     Ok(())
 }
 
+/// A number in CSV: at most nine decimals (a nanosecond, for times), so
+/// sums print as `0.021`, not `0.020999999999999464`; integers without a
+/// fraction.
+pub(crate) fn num(x: f64) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    let s = format!("{x:.9}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
+}
+
 /// Seconds in a table: six decimals.
 pub(crate) fn secs(x: f64) -> String {
     format!("{x:.6}")
