@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
-use trama_sim::{ContainerId, Trace, TypeId};
+use trama_sim::{ContainerId, Trace, TypeId, TypeKind};
 
 use crate::read::{ancestor, container_name, container_type, depth_first_positions, links, placer};
 use crate::window::Window;
@@ -198,6 +198,19 @@ pub fn order(trace: &Trace, window: Window, msgs: &Messages, level: &str) -> Opt
         if a != b {
             *host_sent.entry(a).or_default() += 1;
             *proc_sent.entry(from).or_default() += 1;
+        }
+    }
+    // Processes are the containers that exchange messages, and those of a
+    // type that holds states: one that sends nothing is still a process.
+    for t in 0..m.types.len() as u32 {
+        let t = TypeId(t);
+        let holds_states = m
+            .ty(t)
+            .children
+            .iter()
+            .any(|c| m.ty(*c).kind == TypeKind::State);
+        if holds_states && !proc_types.contains(&t) {
+            proc_types.push(t);
         }
     }
     let sent = |counts: &HashMap<ContainerId, u64>, c: &ContainerId| -> u64 {

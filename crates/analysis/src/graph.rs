@@ -9,7 +9,7 @@
 //! are bounded by a temperature that cools linearly to 0, and the result is
 //! scaled into the unit square.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use trama_sim::{ContainerId, Trace};
@@ -100,8 +100,83 @@ pub fn graph(trace: &Trace, window: Window, msgs: &Messages, iterations: usize) 
     }
 }
 
-/// Fruchterman–Reingold in the unit square, deterministic.
+/// Each connected component laid out on its own ([`spring`]), then the
+/// components packed in a grid, largest first, and the whole stretched to
+/// fill the unit square: components pushed apart by repulsion would
+/// otherwise leave most of the square empty and crowd their nodes.
 fn layout(n: usize, edges: &[Edge], iterations: usize) -> Vec<(f64, f64)> {
+    // Components by union–find.
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for e in edges {
+        let (a, b) = (root(&mut parent, e.a), root(&mut parent, e.b));
+        parent[a.max(b)] = a.min(b);
+    }
+    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..n {
+        let r = root(&mut parent, i);
+        members.entry(r).or_default().push(i);
+    }
+    let mut comps: Vec<Vec<usize>> = members.into_values().collect();
+    comps.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    let cols = (comps.len() as f64).sqrt().ceil().max(1.0) as usize;
+    let rows = comps.len().div_ceil(cols).max(1);
+    let mut p = vec![(0.0, 0.0); n];
+    for (k, comp) in comps.iter().enumerate() {
+        let local: HashMap<usize, usize> = comp.iter().enumerate().map(|(i, g)| (*g, i)).collect();
+        let sub: Vec<Edge> = edges
+            .iter()
+            .filter(|e| local.contains_key(&e.a))
+            .map(|e| Edge {
+                a: local[&e.a],
+                b: local[&e.b],
+                messages: e.messages,
+            })
+            .collect();
+        let xy = spring(comp.len(), &sub, iterations);
+        let (cx, cy) = ((k % cols) as f64, (k / cols) as f64);
+        for (i, g) in comp.iter().enumerate() {
+            // A margin of a tenth of a cell between components.
+            p[*g] = (
+                (cx + 0.05 + 0.9 * xy[i].0) / cols as f64,
+                (cy + 0.05 + 0.9 * xy[i].1) / rows as f64,
+            );
+        }
+    }
+    stretch(&mut p);
+    p
+}
+
+/// Scales `p` so that its x and y each span [0, 1] (a single point, or
+/// points on a line, are centred on the degenerate axis).
+fn stretch(p: &mut [(f64, f64)]) {
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+    for &(x, y) in p.iter() {
+        x0 = x0.min(x);
+        y0 = y0.min(y);
+        x1 = x1.max(x);
+        y1 = y1.max(y);
+    }
+    let fit = |v: f64, lo: f64, hi: f64| {
+        if hi - lo > 1e-12 {
+            (v - lo) / (hi - lo)
+        } else {
+            0.5
+        }
+    };
+    for q in p.iter_mut() {
+        *q = (fit(q.0, x0, x1), fit(q.1, y0, y1));
+    }
+}
+
+/// Fruchterman–Reingold in the unit square, deterministic.
+fn spring(n: usize, edges: &[Edge], iterations: usize) -> Vec<(f64, f64)> {
     if n == 0 {
         return Vec::new();
     }
@@ -154,16 +229,6 @@ fn layout(n: usize, edges: &[Edge], iterations: usize) -> Vec<(f64, f64)> {
             }
         }
     }
-    // Into the unit square, keeping the aspect.
-    let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-    for &(x, y) in &p {
-        x0 = x0.min(x);
-        y0 = y0.min(y);
-        x1 = x1.max(x);
-        y1 = y1.max(y);
-    }
-    let span = (x1 - x0).max(y1 - y0).max(1e-12);
-    p.iter()
-        .map(|&(x, y)| (((x - x0) / span), ((y - y0) / span)))
-        .collect()
+    stretch(&mut p);
+    p
 }

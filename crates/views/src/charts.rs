@@ -26,6 +26,13 @@ pub struct Heatmap {
     pub max: Option<f64>,
     /// Printed after each value in the cells, e.g. `%` (with values × 100).
     pub percent: bool,
+    /// The last `summary` columns are totals: drawn apart and coloured on
+    /// a scale of their own, so that they do not make every other cell the
+    /// colour of the scale's bottom.
+    pub summary: usize,
+    /// A line under the title (what the picture leaves out, or why it is
+    /// empty).
+    pub note: Option<String>,
 }
 
 /// Opens a picture of `w` × `h` pixels on white, with `title` in bold at
@@ -72,22 +79,40 @@ fn shade(v: f64, min: f64, max: f64) -> String {
     )
 }
 
+/// The smallest and largest of `values` (or `min`, `max` when given), with
+/// 0 as the smallest at most.
+fn bounds(
+    values: impl Iterator<Item = f64> + Clone,
+    min: Option<f64>,
+    max: Option<f64>,
+) -> (f64, f64) {
+    let lo = min.unwrap_or_else(|| values.clone().fold(f64::MAX, f64::min).min(0.0));
+    let hi = max.unwrap_or_else(|| values.fold(f64::MIN, f64::max).max(lo));
+    (lo, hi)
+}
+
 /// Writes a heatmap as SVG.
 pub fn heatmap(h: &Heatmap, out: &mut dyn Write) -> io::Result<()> {
-    let all = h.values.iter().flatten().copied();
-    let lo = h
-        .min
-        .unwrap_or_else(|| all.clone().fold(f64::MAX, f64::min).min(0.0));
-    let hi = h
-        .max
-        .unwrap_or_else(|| all.fold(f64::MIN, f64::max).max(lo));
+    let split = h.cols.len().saturating_sub(h.summary);
+    let cells = |r: std::ops::Range<usize>| {
+        h.values
+            .iter()
+            .flat_map(move |row| row.get(r.clone()).unwrap_or(&[]).iter().copied())
+    };
+    let (lo, hi) = bounds(cells(0..split), h.min, h.max);
+    let (slo, shi) = bounds(cells(split..h.cols.len()), None, None);
     let label_w = 12.0 + 6.6 * h.rows.iter().map(|r| r.chars().count()).max().unwrap_or(4) as f64;
-    let head_h = 30.0 + 6.6 * h.cols.iter().map(|c| c.chars().count()).max().unwrap_or(4) as f64;
+    let note_h = if h.note.is_some() { 16.0 } else { 0.0 };
+    let head_h =
+        note_h + 30.0 + 6.6 * h.cols.iter().map(|c| c.chars().count()).max().unwrap_or(4) as f64;
     let cell = if h.rows.len().max(h.cols.len()) > 40 {
         12.0
     } else {
         36.0
     };
+    // The summary columns stand apart.
+    let gap = if h.summary > 0 && split > 0 { 8.0 } else { 0.0 };
+    let col_x = |j: usize| label_w + cell * j as f64 + if j >= split { gap } else { 0.0 };
     let fmt = |v: f64| {
         if h.percent {
             format!("{:.1}%", 100.0 * v)
@@ -95,23 +120,38 @@ pub fn heatmap(h: &Heatmap, out: &mut dyn Write) -> io::Result<()> {
             format!("{v:.3}")
         }
     };
-    let scale_text = format!("{} … {} (below: black, above: white)", fmt(lo), fmt(hi));
-    let w = (label_w + cell * h.cols.len() as f64 + 20.0)
+    let scale_text = |lo: f64, hi: f64, what: &str| {
+        format!(
+            "{what}{} … {} (below: black, above: white)",
+            fmt(lo),
+            fmt(hi)
+        )
+    };
+    let mut scales = Vec::new();
+    if split > 0 {
+        scales.push((lo, hi, scale_text(lo, hi, "")));
+    }
+    if h.summary > 0 {
+        let names = h.cols[split..].join(", ");
+        scales.push((slo, shi, scale_text(slo, shi, &format!("{names}: "))));
+    }
+    let longest = scales
+        .iter()
+        .map(|s| s.2.chars().count())
+        .max()
+        .unwrap_or(0);
+    let w = (col_x(h.cols.len()) + 20.0)
         .max(16.0 + 7.6 * h.title.chars().count() as f64)
-        .max(label_w + 184.0 + 6.6 * scale_text.chars().count() as f64);
-    let ht = head_h + cell * h.rows.len() as f64 + 50.0;
+        .max(16.0 + 6.6 * h.note.as_ref().map_or(0, |n| n.chars().count()) as f64)
+        .max(label_w + 184.0 + 6.6 * longest as f64);
+    let ht = head_h + cell * h.rows.len() as f64 + 36.0 + 16.0 * scales.len() as f64;
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{ht:.0}\" viewBox=\"0 0 {w:.0} {ht:.0}\" {FONT}><rect width=\"100%\" height=\"100%\" fill=\"white\"/>"
-    );
-    let _ = writeln!(
-        o,
-        "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{}</text>",
-        esc(&h.title)
-    );
+    open(&mut o, w, ht, &h.title);
+    if let Some(n) = &h.note {
+        let _ = write!(o, "<text x=\"8\" y=\"36\" fill=\"#555\">{}</text>", esc(n));
+    }
     for (j, c) in h.cols.iter().enumerate() {
-        let x = label_w + cell * (j as f64 + 0.5);
+        let x = col_x(j) + cell / 2.0;
         let _ = write!(
             o,
             "<text transform=\"translate({x:.1},{:.1}) rotate(-60)\">{}</text>",
@@ -128,14 +168,15 @@ pub fn heatmap(h: &Heatmap, out: &mut dyn Write) -> io::Result<()> {
             esc(r)
         );
         for (j, v) in h.values[i].iter().enumerate() {
-            let x = label_w + cell * j as f64;
+            let x = col_x(j);
+            let (lo, hi) = if j >= split { (slo, shi) } else { (lo, hi) };
             let fill = shade(*v, lo, hi);
             let _ = write!(
                 o,
                 "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{cell}\" height=\"{cell}\" fill=\"{fill}\" stroke=\"#ddd\"><title>{} → {}: {}</title></rect>",
                 esc(r),
                 esc(&h.cols[j]),
-                v
+                fmt(*v)
             );
             if cell >= 30.0 && *v != 0.0 {
                 let text = if h.percent {
@@ -156,31 +197,61 @@ pub fn heatmap(h: &Heatmap, out: &mut dyn Write) -> io::Result<()> {
             }
         }
     }
-    // Scale.
-    let sy = head_h + cell * h.rows.len() as f64 + 16.0;
-    for k in 0..=20 {
-        let v = lo + (hi - lo) * k as f64 / 20.0;
+    // Scales: the cells', then the summary columns'.
+    for (k, (lo, hi, text)) in scales.iter().enumerate() {
+        let sy = head_h + cell * h.rows.len() as f64 + 16.0 + 16.0 * k as f64;
+        for step in 0..=20 {
+            let v = lo + (hi - lo) * step as f64 / 20.0;
+            let _ = write!(
+                o,
+                "<rect x=\"{:.1}\" y=\"{sy:.1}\" width=\"8\" height=\"10\" fill=\"{}\"/>",
+                label_w + 8.0 * step as f64,
+                shade(v, *lo, *hi)
+            );
+        }
         let _ = write!(
             o,
-            "<rect x=\"{:.1}\" y=\"{sy:.1}\" width=\"8\" height=\"10\" fill=\"{}\"/>",
-            label_w + 8.0 * k as f64,
-            shade(v, lo, hi)
+            "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            label_w + 176.0,
+            sy + 9.0,
+            esc(text)
         );
     }
-    let _ = writeln!(
-        o,
-        "<text x=\"{:.1}\" y=\"{:.1}\">{}</text></svg>",
-        label_w + 176.0,
-        sy + 9.0,
-        esc(&scale_text)
-    );
+    o.push_str("</svg>\n");
     out.write_all(o.as_bytes())
 }
 
+/// Writes `text` in grey under the title of a chart.
+fn note(o: &mut String, text: Option<&str>) {
+    if let Some(t) = text {
+        let _ = write!(o, "<text x=\"8\" y=\"36\" fill=\"#555\">{}</text>", esc(t));
+    }
+}
+
+/// The box a label of `chars` characters takes at 11 pixels, its text
+/// starting at `(x, y)` (the baseline) with `anchor`.
+fn label_box(x: f64, y: f64, chars: usize, anchor: &str) -> (f64, f64, f64, f64) {
+    let w = 6.6 * chars as f64;
+    let x0 = match anchor {
+        "end" => x - w,
+        "middle" => x - w / 2.0,
+        _ => x,
+    };
+    (x0, y - 10.0, x0 + w, y + 2.0)
+}
+
+fn overlaps(a: (f64, f64, f64, f64), b: (f64, f64, f64, f64)) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
 /// Writes the process graph: nodes at `(x, y)` in [0, 1], edges
-/// `(a, b, weight)` drawn with a width growing with the weight.
+/// `(a, b, weight)` drawn with a width growing with the weight, `note`
+/// under the title. Each label goes beside its node where it overlaps no
+/// other label nor node (right, left, above, below); a label that fits
+/// nowhere is left in the node's tooltip, and the picture says how many.
 pub fn process_graph(
     title: &str,
+    note_text: Option<&str>,
     nodes: &[(String, f64, f64)],
     edges: &[(usize, usize, u64)],
     size: u32,
@@ -188,10 +259,20 @@ pub fn process_graph(
 ) -> io::Result<()> {
     let s = size.max(200) as f64;
     let pad = 60.0;
+    let top = if note_text.is_some() { 16.0 } else { 0.0 };
     let px = |v: f64| pad + v * (s - 2.0 * pad);
+    let py = |v: f64| top + pad + v * (s - 2.0 * pad);
     let wmax = edges.iter().map(|e| e.2).max().unwrap_or(1).max(1) as f64;
     let mut o = String::new();
-    open(&mut o, s, s, title);
+    if nodes.is_empty() {
+        // Nothing to lay out: the title and the note say why.
+        open(&mut o, s, 48.0, title);
+        note(&mut o, note_text);
+        o.push_str("</svg>\n");
+        return out.write_all(o.as_bytes());
+    }
+    open(&mut o, s, s + top, title);
+    note(&mut o, note_text);
     o.push_str("<g stroke=\"#4e79a7\" stroke-opacity=\"0.6\">");
     for &(a, b, w) in edges {
         let (na, nb) = (&nodes[a], &nodes[b]);
@@ -200,33 +281,87 @@ pub fn process_graph(
             o,
             "<line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke-width=\"{width:.2}\"><title>{} – {}: {w}</title></line>",
             px(na.1),
-            px(na.2),
+            py(na.2),
             px(nb.1),
-            px(nb.2),
+            py(nb.2),
             esc(&na.0),
             esc(&nb.0)
         );
     }
     o.push_str("</g><g>");
+    // Nodes are obstacles for labels.
+    let mut taken: Vec<(f64, f64, f64, f64)> = nodes
+        .iter()
+        .map(|(_, x, y)| (px(*x) - 6.0, py(*y) - 6.0, px(*x) + 6.0, py(*y) + 6.0))
+        .collect();
+    let mut hidden = 0;
     for (n, x, y) in nodes {
+        let (cx, cy) = (px(*x), py(*y));
         let _ = write!(
             o,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"6\" fill=\"#f28e2b\" stroke=\"#333\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
-            px(*x),
-            px(*y),
-            px(*x) + 8.0,
-            px(*y) - 6.0,
+            "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"6\" fill=\"#f28e2b\" stroke=\"#333\"><title>{}</title></circle>",
             esc(n)
         );
+        let chars = n.chars().count();
+        let spots = [
+            (cx + 8.0, cy - 6.0, "start"),
+            (cx + 8.0, cy + 14.0, "start"),
+            (cx - 8.0, cy - 6.0, "end"),
+            (cx - 8.0, cy + 14.0, "end"),
+            (cx, cy - 10.0, "middle"),
+            (cx, cy + 20.0, "middle"),
+        ];
+        let free = spots.iter().find(|(x, y, a)| {
+            let b = label_box(*x, *y, chars, a);
+            b.0 >= 0.0 && b.2 <= s && !taken.iter().any(|t| overlaps(*t, b))
+        });
+        match free {
+            Some((x, y, a)) => {
+                taken.push(label_box(*x, *y, chars, a));
+                let _ = write!(
+                    o,
+                    "<text x=\"{x:.1}\" y=\"{y:.1}\" text-anchor=\"{a}\">{}</text>",
+                    esc(n)
+                );
+            }
+            None => hidden += 1,
+        }
     }
-    o.push_str("</g></svg>\n");
+    o.push_str("</g>");
+    if hidden > 0 {
+        let _ = write!(
+            o,
+            "<text x=\"8\" y=\"{:.1}\" fill=\"#555\">{hidden} labels left out where they would overlap (hover over a node for its name)</text>",
+            s + top - 8.0
+        );
+    }
+    o.push_str("</svg>\n");
     out.write_all(o.as_bytes())
 }
 
+/// The colour of the `k`-th of `n` instants: light (early) to dark red
+/// (the last).
+fn instant_color(k: usize, n: usize) -> String {
+    let t = if n > 1 {
+        k as f64 / (n - 1) as f64
+    } else {
+        1.0
+    };
+    let lerp = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        lerp(252.0, 165.0),
+        lerp(187.0, 15.0),
+        lerp(161.0, 21.0)
+    )
+}
+
 /// Writes a Kiviat (radar) chart: one axis per host, one polygon per
-/// instant (the last one solid, earlier ones fainter), radius = share.
+/// instant coloured from light (early) to dark (the last, filled), radius
+/// = share; a legend gives each colour's instant.
 pub fn kiviat_chart(
     title: &str,
+    note_text: Option<&str>,
     hosts: &[String],
     instants: &[f64],
     shares: &[Vec<f64>],
@@ -234,7 +369,8 @@ pub fn kiviat_chart(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let s = size.max(200) as f64;
-    let (cx, cy, r) = (s / 2.0, s / 2.0 + 10.0, s / 2.0 - 70.0);
+    let top = if note_text.is_some() { 16.0 } else { 0.0 };
+    let (cx, cy, r) = (s / 2.0, top + s / 2.0 + 10.0, s / 2.0 - 70.0);
     let n = hosts.len().max(1);
     let angle =
         |i: usize| -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * i as f64 / n as f64;
@@ -244,8 +380,13 @@ pub fn kiviat_chart(
         .copied()
         .fold(0.0f64, f64::max)
         .max(1e-9);
+    // The legend: a swatch and the instant per polygon, in lines.
+    let per_line = ((s - 16.0) / 110.0).floor().max(1.0) as usize;
+    let legend_lines = shares.len().div_ceil(per_line);
+    let bottom = top + s + 20.0;
     let mut o = String::new();
-    open(&mut o, s, s + 20.0, title);
+    open(&mut o, s, bottom + 16.0 * legend_lines as f64 + 8.0, title);
+    note(&mut o, note_text);
     for ring in 1..=4 {
         let rr = r * ring as f64 / 4.0;
         let _ = write!(
@@ -277,20 +418,43 @@ pub fn kiviat_chart(
             );
         }
         d.push('z');
-        let (op, w) = if k == last { (0.35, 2.0) } else { (0.04, 0.8) };
+        let color = instant_color(k, shares.len());
+        let (op, w) = if k == last { (0.3, 2.0) } else { (0.0, 1.2) };
         let _ = write!(
             o,
-            "<path d=\"{d}\" fill=\"#e15759\" fill-opacity=\"{op}\" stroke=\"#e15759\" stroke-width=\"{w}\"><title>t = {}</title></path>",
+            "<path d=\"{d}\" fill=\"{color}\" fill-opacity=\"{op}\" stroke=\"{color}\" stroke-width=\"{w}\"><title>t = {}</title></path>",
             instants.get(k).copied().unwrap_or(0.0)
         );
     }
-    let _ = writeln!(
+    let _ = write!(
         o,
-        "<text x=\"8\" y=\"{:.1}\" fill=\"#555\">Radius: share of the messages put on the network so far (outer ring {:.0} %)</text></svg>",
-        s + 12.0,
+        "<text x=\"8\" y=\"{:.1}\" fill=\"#555\">Radius: share of the messages put on the network until each instant (outer ring {:.0} %)</text>",
+        bottom - 8.0,
         100.0 * rmax
     );
+    for k in 0..shares.len() {
+        let (lx, ly) = (
+            8.0 + 110.0 * (k % per_line) as f64,
+            bottom + 16.0 * (k / per_line) as f64,
+        );
+        let _ = write!(
+            o,
+            "<rect x=\"{lx:.1}\" y=\"{ly:.1}\" width=\"14\" height=\"10\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{:.1}\">t = {}</text>",
+            instant_color(k, shares.len()),
+            lx + 18.0,
+            ly + 9.0,
+            short_time(instants.get(k).copied().unwrap_or(0.0))
+        );
+    }
+    o.push_str("</svg>\n");
     out.write_all(o.as_bytes())
+}
+
+/// An instant in a legend: at most six significant digits.
+fn short_time(t: f64) -> String {
+    let s = format!("{t:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s} s")
 }
 
 /// A process of [`mapping_chart`]: name, colour and what the colour means.
@@ -300,6 +464,7 @@ pub type Mapped = (String, String, String);
 /// processes around it, coloured (e.g. by their dominant state).
 pub fn mapping_chart(
     title: &str,
+    note_text: Option<&str>,
     hosts: &[(String, Vec<Mapped>)],
     size: u32,
     out: &mut dyn Write,
@@ -317,6 +482,7 @@ pub fn mapping_chart(
         .min(s / 5.0);
     let mut o = String::new();
     open(&mut o, s, s + 60.0, title);
+    note(&mut o, note_text);
     let mut legend: Vec<(String, String)> = Vec::new();
     for (i, (h, procs)) in hosts.iter().enumerate() {
         let a = -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * i as f64 / n;

@@ -190,14 +190,21 @@ pub fn draw(
         View::SpaceTime => space_time(trace, &st, out)?,
         View::TrafficMatrix => {
             let m = comm_matrix(trace, window, &msgs, level, None).ok_or_else(no_level)?;
-            draw_traffic_matrix(&m, opts, out)?;
+            let note = m.pairs.is_empty().then(|| no_messages(&msgs));
+            draw_traffic_matrix(&m, note.as_deref(), opts, out)?;
         }
         View::WaitMatrix => draw_wait_matrix(&wait_matrix(trace, window, &msgs, &[]), opts, out)?,
-        View::Graph => draw_graph(&graph(trace, window, &msgs, 300), opts, out)?,
+        View::Graph => {
+            let g = graph(trace, window, &msgs, 300);
+            let note = g.edges.is_empty().then(|| no_messages(&msgs));
+            draw_graph(&g, note.as_deref(), opts, out)?;
+        }
         View::Kiviat => {
             let l = level.ok_or(ViewError::NeedsLevel("kiviat"))?;
             let k = kiviat(trace, window, &msgs, l, &instants(window, 10)).ok_or_else(no_level)?;
-            draw_kiviat(&k, opts, out)?;
+            let none = k.shares.iter().flatten().all(|v| *v == 0.0);
+            let note = none.then(|| no_messages(&msgs));
+            draw_kiviat(&k, note.as_deref(), opts, out)?;
         }
         View::Mapping => {
             let l = level.ok_or(ViewError::NeedsLevel("mapping"))?;
@@ -233,9 +240,24 @@ pub fn order_rows(trace: &Trace, o: &Ordering) -> Vec<ContainerId> {
     rows
 }
 
-/// The traffic matrix: messages from row to column.
+/// Why a view of messages is empty: no links, or only links of the types
+/// left out as a platform's topology.
+fn no_messages(msgs: &Messages) -> String {
+    let left: u64 = msgs.left_out.iter().map(|l| l.1).sum();
+    if left > 0 {
+        format!(
+            "No messages: the trace's {left} links all last 0 s (a platform's topology, not communication); --link-type NAME counts them"
+        )
+    } else {
+        "No messages in this window".to_string()
+    }
+}
+
+/// The traffic matrix: messages from row to column (`note` under the
+/// title).
 pub fn draw_traffic_matrix(
     m: &CommMatrix,
+    note: Option<&str>,
     opts: &ViewOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -255,13 +277,14 @@ pub fn draw_traffic_matrix(
         values,
         min: opts.min,
         max: opts.max,
+        note: note.map(String::from),
         ..Heatmap::default()
     };
     heatmap(&h, out)
 }
 
-/// The wait matrix: each row's waiting for each column (and in total), as
-/// a share of its time.
+/// The wait matrix: each row's waiting for each column, as a share of its
+/// time, and in total (a column on a scale of its own).
 pub fn draw_wait_matrix(m: &WaitMatrix, opts: &ViewOptions, out: &mut dyn Write) -> io::Result<()> {
     let mut cols = m.senders.clone();
     cols.push("total".into());
@@ -284,24 +307,51 @@ pub fn draw_wait_matrix(m: &WaitMatrix, opts: &ViewOptions, out: &mut dyn Write)
         min: opts.min,
         max: opts.max,
         percent: true,
+        summary: 1,
+        note: m.rows.iter().all(|r| r.waiting_share == 0.0).then(|| {
+            format!(
+                "No waiting found (states counted as waiting: {})",
+                m.patterns.join(", ")
+            )
+        }),
     };
     heatmap(&h, out)
 }
 
-/// The communication graph at its layout's coordinates.
-pub fn draw_graph(g: &Graph, opts: &ViewOptions, out: &mut dyn Write) -> io::Result<()> {
+/// The communication graph at its layout's coordinates (`note` under the
+/// title).
+pub fn draw_graph(
+    g: &Graph,
+    note: Option<&str>,
+    opts: &ViewOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let nodes: Vec<(String, f64, f64)> =
         g.nodes.iter().map(|n| (n.name.clone(), n.x, n.y)).collect();
     let edges: Vec<(usize, usize, u64)> = g.edges.iter().map(|e| (e.a, e.b, e.messages)).collect();
     let size = opts.height.unwrap_or(opts.width.min(900));
-    process_graph("Processes and their messages", &nodes, &edges, size, out)
+    process_graph(
+        "Processes and their messages",
+        note,
+        &nodes,
+        &edges,
+        size,
+        out,
+    )
 }
 
-/// The Kiviat chart of each host's share of the network messages.
-pub fn draw_kiviat(k: &Kiviat, opts: &ViewOptions, out: &mut dyn Write) -> io::Result<()> {
+/// The Kiviat chart of each host's share of the network messages (`note`
+/// under the title).
+pub fn draw_kiviat(
+    k: &Kiviat,
+    note: Option<&str>,
+    opts: &ViewOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let size = opts.height.unwrap_or(opts.width.min(700));
     kiviat_chart(
         &format!("Network share per {}", k.level),
+        note,
         &k.hosts,
         &k.instants,
         &k.shares,
@@ -335,15 +385,21 @@ pub fn draw_mapping(
         })
         .collect();
     let size = opts.height.unwrap_or(opts.width.min(800));
-    mapping_chart(
-        &format!(
-            "Processes by host, coloured by dominant state, [{}, {}]",
-            o.window.start, o.window.end
+    let title = match opts.at {
+        Some(t) => format!("Processes by {}, coloured by their state at {t}", o.level),
+        None => format!(
+            "Processes by {}, coloured by dominant state, [{}, {}]",
+            o.level, o.window.start, o.window.end
         ),
-        &hosts,
-        size,
-        out,
-    )
+    };
+    let none = hosts.iter().all(|h| h.1.is_empty());
+    let note = none.then(|| {
+        format!(
+            "No processes below the containers of type {}: no container there exchanges messages or holds states",
+            o.level
+        )
+    });
+    mapping_chart(&title, note.as_deref(), &hosts, size, out)
 }
 
 /// The detail of one process ([`ViewOptions::process`], or the first

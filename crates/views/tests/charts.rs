@@ -38,7 +38,7 @@ fn heatmap_follows_min_and_max() {
 fn graph_and_kiviat_draw_every_node_and_host() {
     let nodes = vec![("p0".to_string(), 0.0, 0.0), ("p1".to_string(), 1.0, 1.0)];
     let mut out = Vec::new();
-    process_graph("g", &nodes, &[(0, 1, 7)], 400, &mut out).unwrap();
+    process_graph("g", None, &nodes, &[(0, 1, 7)], 400, &mut out).unwrap();
     let s = parse(&out);
     assert_eq!(s.matches("<circle").count(), 2);
     assert_eq!(s.matches("<line").count(), 1);
@@ -46,6 +46,7 @@ fn graph_and_kiviat_draw_every_node_and_host() {
     let mut out = Vec::new();
     kiviat_chart(
         "k",
+        None,
         &hosts,
         &[1.0, 2.0],
         &[vec![0.5, 0.5, 0.0], vec![0.2, 0.3, 0.5]],
@@ -79,12 +80,13 @@ fn charts_match_their_golden_svgs() {
     check("heatmap.svg", out);
     let nodes = vec![("p0".to_string(), 0.0, 0.5), ("p1".to_string(), 1.0, 0.5)];
     let mut out = Vec::new();
-    process_graph("Graph", &nodes, &[(0, 1, 4)], 300, &mut out).unwrap();
+    process_graph("Graph", None, &nodes, &[(0, 1, 4)], 300, &mut out).unwrap();
     check("graph.svg", out);
     let hosts = vec!["h1".to_string(), "h2".to_string(), "h3".to_string()];
     let mut out = Vec::new();
     kiviat_chart(
         "Kiviat",
+        None,
         &hosts,
         &[1.0],
         &[vec![0.5, 0.25, 0.25]],
@@ -102,7 +104,7 @@ fn charts_match_their_golden_svgs() {
         )],
     )];
     let mut out = Vec::new();
-    trama_views::mapping_chart("Mapping", &mapped, 300, &mut out).unwrap();
+    trama_views::mapping_chart("Mapping", None, &mapped, 300, &mut out).unwrap();
     check("mapping.svg", out);
     let mut out = Vec::new();
     trama_views::process_detail(
