@@ -18,6 +18,7 @@ mod report;
 mod run;
 mod stats;
 mod timesync;
+mod view;
 
 /// Post-mortem performance analysis of parallel and distributed programs.
 ///
@@ -113,6 +114,16 @@ enum Command {
     /// plots, links as arrows, a time axis and a legend. However long the
     /// trace, each row gets at most one mark per pixel column.
     Render(render::RenderArgs),
+    /// Explore a trace in the browser: a timeline that zooms, pans and
+    /// hovers, served on this machine.
+    ///
+    /// Starts a local web server (127.0.0.1, the first free port from 8060)
+    /// whose URL carries a random token; the page and its scripts are in the
+    /// binary, nothing is fetched from the network. Opens the default
+    /// browser when there is a display (else, or with --no-open, open the
+    /// printed URL yourself). Serves until Ctrl-C. The page's HTTP API is
+    /// documented in docs/view-api.md.
+    View(view::ViewArgs),
     /// Write one self-contained HTML file (no network needed) with a summary
     /// of the trace, every view and the time per state.
     Report(ReportArgs),
@@ -378,6 +389,7 @@ fn main() -> ExitCode {
         Command::Akypuera(a) => akypuera(&a),
         Command::Timesync(a) => timesync::timesync(a),
         Command::Render(a) => render::render(&a),
+        Command::View(a) => view::view(&a),
     };
     match result {
         Ok(code) => code,

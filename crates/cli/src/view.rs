@@ -1,0 +1,80 @@
+//! `trama view`: the interactive viewer in the browser.
+
+use std::io::Write;
+use std::net::IpAddr;
+use std::process::ExitCode;
+
+use clap::Args;
+use trama_viewer::{start, ViewerOptions};
+
+use crate::run::load_trace;
+use crate::ReadArgs;
+
+/// Arguments of `trama view`.
+#[derive(Args, Debug)]
+pub struct ViewArgs {
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Port to listen on (default: the first free one from 8060).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Address to listen on. Anything but a loopback address lets other
+    /// machines reach the trace (anyone who learns the URL's token).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub address: IpAddr,
+    /// Do not open a browser; only print the URL.
+    #[arg(long)]
+    pub no_open: bool,
+}
+
+/// Opens the default browser on `url` when there is a display; whether it
+/// was tried.
+fn open_browser(url: &str) -> bool {
+    let display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else if display {
+        "xdg-open"
+    } else {
+        return false;
+    };
+    std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .is_ok()
+}
+
+pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
+    let trace = load_trace(&a.read, true, None)?;
+    let name = a
+        .read
+        .file
+        .as_deref()
+        .and_then(|p| std::path::Path::new(p).file_name())
+        .map_or("standard input".into(), |n| {
+            n.to_string_lossy().into_owned()
+        });
+    let mut opts = ViewerOptions::default();
+    (opts.address, opts.port, opts.name) = (a.address, a.port, name);
+    if !a.address.is_loopback() {
+        eprintln!(
+            "trama: warning: listening on {}: other machines can reach this trace (with the URL's token)",
+            a.address
+        );
+    }
+    let running = start(trace, &opts)?;
+    let mut out = std::io::stdout();
+    writeln!(out, "trama: viewing at {}", running.url)?;
+    writeln!(out, "trama: press Ctrl-C to stop")?;
+    out.flush()?;
+    if !a.no_open && !open_browser(&running.url) {
+        eprintln!("trama: note: no display to open a browser on: open the URL above");
+    }
+    running.wait();
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,131 @@
+//! The router and the checks every request goes through (see the crate's
+//! documentation, "Security").
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use crate::State;
+
+/// The headers every reply carries.
+const HEADERS: [(header::HeaderName, &str); 3] = [
+    (header::CONTENT_SECURITY_POLICY, "default-src 'self'"),
+    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    (header::REFERRER_POLICY, "no-referrer"),
+];
+
+/// A plain-text reply with `status`.
+pub(crate) fn text(status: StatusCode, msg: impl Into<String>) -> Response {
+    let mut r = (status, msg.into()).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+/// Whether `host` (a Host header) names `bound` or localhost, with the
+/// bound port or none.
+fn host_allowed(host: &str, bound: SocketAddr) -> bool {
+    let (name, port) = match host.rsplit_once(':') {
+        // An IPv6 literal without a port ends with `]`.
+        Some((n, p)) if !p.ends_with(']') => (n, Some(p)),
+        _ => (host, None),
+    };
+    if port.is_some_and(|p| p != bound.port().to_string()) {
+        return false;
+    }
+    let name = name.trim_start_matches('[').trim_end_matches(']');
+    name.eq_ignore_ascii_case("localhost")
+        || name.parse::<std::net::IpAddr>().ok() == Some(bound.ip())
+}
+
+/// The checks before any handler, and the headers after.
+async fn guard(bound: SocketAddr, req: Request, next: Next) -> Response {
+    let mut reply = if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        r
+    } else {
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        if host_allowed(host, bound) {
+            next.run(req).await
+        } else {
+            text(
+                StatusCode::FORBIDDEN,
+                "the Host header must name the server's address or localhost\n",
+            )
+        }
+    };
+    for (name, value) in HEADERS {
+        reply
+            .headers_mut()
+            .insert(name, HeaderValue::from_static(value));
+    }
+    reply
+}
+
+/// Every route, under `/TOKEN/`; anything else is 404.
+pub(crate) fn router(state: Arc<State>, token: &str, bound: SocketAddr) -> Router {
+    let base = format!("/{token}/");
+    let to_base = base.clone();
+    Router::new()
+        .route(&base, get(crate::assets::index))
+        .route(
+            &format!("/{token}"),
+            get(move || async move { axum::response::Redirect::permanent(&to_base) }),
+        )
+        .route(&format!("{base}{{file}}"), get(crate::assets::asset))
+        .nest(&format!("{base}api"), crate::api::routes())
+        .with_state(state)
+        .fallback(|| async { text(StatusCode::NOT_FOUND, "not found\n") })
+        .layer(axum::middleware::from_fn(move |req, next| {
+            guard(bound, req, next)
+        }))
+}
+
+/// A reply of `bytes` of `kind` (a MIME type).
+pub(crate) fn bytes(kind: &'static str, body: impl Into<Body>) -> Response {
+    let mut r = Response::new(body.into());
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_allowed;
+
+    #[test]
+    fn host_names_the_bound_address_or_localhost() {
+        let bound = "127.0.0.1:8060".parse().unwrap();
+        for ok in ["127.0.0.1:8060", "localhost:8060", "LOCALHOST", "127.0.0.1"] {
+            assert!(host_allowed(ok, bound), "{ok}");
+        }
+        for bad in [
+            "evil.example:8060",
+            "127.0.0.1:8061",
+            "",
+            "127.0.0.2:8060",
+            "localhost.evil:8060",
+        ] {
+            assert!(!host_allowed(bad, bound), "{bad}");
+        }
+        let v6 = "[::1]:9000".parse().unwrap();
+        assert!(host_allowed("[::1]:9000", v6));
+        assert!(host_allowed("[::1]", v6));
+        assert!(!host_allowed("[::2]:9000", v6));
+    }
+}

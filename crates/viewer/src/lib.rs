@@ -1,0 +1,189 @@
+//! The interactive viewer's server: `trama view` opens a trace and serves,
+//! on a local address, one page and the window queries it makes.
+//!
+//! # What it serves
+//! Every path starts with a random token of 128 bits (32 hexadecimal
+//! digits), as in `http://127.0.0.1:8060/TOKEN/`: the page (`index.html`,
+//! `app.js`, `app.css`, embedded in the binary: nothing is fetched from the
+//! network) and the HTTP API under `TOKEN/api/`, specified in
+//! `docs/view-api.md`.
+//!
+//! # Security
+//! - A request whose path does not start with the token gets 404; only the
+//!   embedded assets and the API are served (no path reaches the disk).
+//! - Only `GET` and `HEAD` (else 405).
+//! - The `Host` header must name the bound address or `localhost` (else
+//!   403): a page of another site cannot reach the server by rebinding its
+//!   name to 127.0.0.1.
+//! - No CORS headers; every reply carries
+//!   `Content-Security-Policy: default-src 'self'`, `X-Content-Type-Options:
+//!   nosniff` and `Referrer-Policy: no-referrer` (the token stays out of
+//!   other sites' logs).
+//! - The server binds to 127.0.0.1 unless told otherwise.
+#![deny(missing_docs)]
+
+mod api;
+mod assets;
+mod guard;
+mod meta;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use trama_sim::Trace;
+
+pub use meta::{meta, Meta};
+
+/// How [`start`] serves.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ViewerOptions {
+    /// The address to bind (default 127.0.0.1).
+    pub address: IpAddr,
+    /// The port; `None`: the first free one from 8060.
+    pub port: Option<u16>,
+    /// The token; `None`: 128 random bits.
+    pub token: Option<String>,
+    /// The trace's name, shown in the page.
+    pub name: String,
+}
+
+impl Default for ViewerOptions {
+    fn default() -> ViewerOptions {
+        ViewerOptions {
+            address: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            port: None,
+            token: None,
+            name: String::new(),
+        }
+    }
+}
+
+/// Why the viewer could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No port could be bound.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address tried (the last port, when searching).
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The system's random source failed.
+    #[error("no random token: {0}")]
+    Random(String),
+    /// The asynchronous runtime could not start.
+    #[error("cannot start the server: {0}")]
+    Runtime(std::io::Error),
+}
+
+/// What a request handler reads.
+pub(crate) struct State {
+    pub meta: Meta,
+}
+
+/// A running viewer: its URL, until [`Running::stop`] or the end of the
+/// process.
+pub struct Running {
+    /// The page's URL (with the token).
+    pub url: String,
+    /// The bound address.
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Running {
+    /// Serves until Ctrl-C.
+    pub fn wait(mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+
+    /// Stops serving and waits for the server to end.
+    pub fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A new token: 128 random bits in hexadecimal.
+fn token() -> Result<String, Error> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b).map_err(|e| Error::Random(e.to_string()))?;
+    Ok(b.iter().map(|x| format!("{x:02x}")).collect())
+}
+
+/// Binds the first free port from `opts.port` (or 8060 on), serving
+/// `trace` on a thread of its own until Ctrl-C or [`Running::stop`].
+pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
+    let token = match &opts.token {
+        Some(t) => t.clone(),
+        None => token()?,
+    };
+    let (first, last) = match opts.port {
+        Some(p) => (p, p),
+        None => (8060, 8160),
+    };
+    let mut listener = None;
+    let mut last_err = None;
+    for port in first..=last {
+        let addr = SocketAddr::new(opts.address, port);
+        match std::net::TcpListener::bind(addr) {
+            Ok(l) => {
+                listener = Some(l);
+                break;
+            }
+            Err(e) => last_err = Some((addr, e)),
+        }
+    }
+    let listener = match (listener, last_err) {
+        (Some(l), _) => l,
+        (None, Some((address, source))) => return Err(Error::Bind { address, source }),
+        (None, None) => unreachable!("at least one port is tried"),
+    };
+    let addr = listener.local_addr().map_err(Error::Runtime)?;
+    listener.set_nonblocking(true).map_err(Error::Runtime)?;
+    let meta = meta(&trace, &opts.name);
+    let state = Arc::new(State { meta });
+    let app = guard::router(state, &token, addr);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(Error::Runtime)?;
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        runtime.block_on(async move {
+            let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+                return;
+            };
+            let stopped = async {
+                tokio::select! {
+                    _ = stop_rx => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            };
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(stopped)
+                .await;
+        });
+    });
+    let host = match addr.ip() {
+        IpAddr::V6(ip) => format!("[{ip}]"),
+        IpAddr::V4(ip) => ip.to_string(),
+    };
+    Ok(Running {
+        url: format!("http://{host}:{}/{token}/", addr.port()),
+        addr,
+        stop: Some(stop_tx),
+        thread: Some(thread),
+    })
+}

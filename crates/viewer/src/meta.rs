@@ -1,0 +1,179 @@
+//! `GET /TOKEN/api/meta`: what the page needs before its first window (see
+//! `docs/view-api.md`).
+
+use serde::Serialize;
+use trama_sim::{ContainerId, Trace, TypeKind};
+use trama_views::color;
+
+/// A container of [`Meta`]: rows of the timeline.
+#[derive(Clone, Debug, Serialize)]
+pub struct MetaContainer {
+    /// Its id (an index: the `rows=` of window queries).
+    pub id: u32,
+    /// Its name, without PajeNG's quotes.
+    pub name: String,
+    /// Its type's id.
+    #[serde(rename = "type")]
+    pub ty: u32,
+    /// Its parent's id (none for the root).
+    pub parent: Option<u32>,
+    /// Depth in the tree (root = 0).
+    pub depth: u32,
+    /// Creation and destruction times.
+    pub start: f64,
+    /// See `start`.
+    pub end: f64,
+    /// Its children's ids, in the tree's order.
+    pub children: Vec<u32>,
+}
+
+/// A type of [`Meta`].
+#[derive(Clone, Debug, Serialize)]
+pub struct MetaType {
+    /// Its id.
+    pub id: u32,
+    /// Its name.
+    pub name: String,
+    /// `container`, `state`, `event`, `variable` or `link`.
+    pub kind: &'static str,
+    /// The container type it belongs to.
+    pub parent: Option<u32>,
+}
+
+/// A value of [`Meta`] (states, events, links).
+#[derive(Clone, Debug, Serialize)]
+pub struct MetaValue {
+    /// Its id (the value ids of window replies).
+    pub id: u32,
+    /// Its type's id.
+    #[serde(rename = "type")]
+    pub ty: u32,
+    /// Its name.
+    pub name: String,
+    /// Its colour as `#rrggbb` (the trace's, else the palette's).
+    pub color: String,
+}
+
+/// Entity counts of [`Meta`].
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Counts {
+    /// Containers.
+    pub containers: usize,
+    /// States.
+    pub states: usize,
+    /// Events.
+    pub events: usize,
+    /// Variable values.
+    pub variables: usize,
+    /// Links.
+    pub links: usize,
+}
+
+/// The reply of `api/meta`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Meta {
+    /// The trace's name (its file).
+    pub name: String,
+    /// The earliest time of the trace.
+    pub start: f64,
+    /// The latest.
+    pub end: f64,
+    /// Containers, depth-first from the root.
+    pub containers: Vec<MetaContainer>,
+    /// Types.
+    pub types: Vec<MetaType>,
+    /// Values.
+    pub values: Vec<MetaValue>,
+    /// Entities per kind.
+    pub counts: Counts,
+}
+
+fn kind_name(k: TypeKind) -> &'static str {
+    match k {
+        TypeKind::Container => "container",
+        TypeKind::State => "state",
+        TypeKind::Event => "event",
+        TypeKind::Variable => "variable",
+        TypeKind::Link => "link",
+    }
+}
+
+/// The summary of `trace` that `api/meta` sends.
+pub fn meta(trace: &Trace, name: &str) -> Meta {
+    let m = &trace.model;
+    let mut counts = Counts {
+        containers: m.containers.len(),
+        ..Counts::default()
+    };
+    let (mut start, mut end) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (l, cols) in trace.lists.iter().enumerate() {
+        let kind = m.lists[l].kind;
+        let n = cols.len();
+        match kind {
+            TypeKind::State => counts.states += n,
+            TypeKind::Event => counts.events += n,
+            TypeKind::Variable => counts.variables += n,
+            TypeKind::Link => counts.links += n,
+            TypeKind::Container => {}
+        }
+        for (s, e) in cols.start.iter().zip(&cols.end) {
+            start = start.min(*s);
+            end = end.max(*e);
+        }
+    }
+    for c in &m.containers {
+        start = start.min(c.start);
+        end = end.max(c.end);
+    }
+    if start > end {
+        (start, end) = (0.0, 0.0);
+    }
+    let containers = m
+        .containers_depth_first()
+        .into_iter()
+        .map(|c: ContainerId| {
+            let info = m.container(c);
+            MetaContainer {
+                id: c.0,
+                name: m.label(info.name),
+                ty: info.ty.0,
+                parent: info.parent.map(|p| p.0),
+                depth: info.depth,
+                start: info.start,
+                end: info.end,
+                children: info.children.iter().map(|c| c.0).collect(),
+            }
+        })
+        .collect();
+    let types = m
+        .types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| MetaType {
+            id: i as u32,
+            name: m.label(t.name),
+            kind: kind_name(t.kind),
+            parent: t.parent.map(|p| p.0),
+        })
+        .collect();
+    let values = m
+        .values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| MetaValue {
+            id: i as u32,
+            ty: v.ty.0,
+            name: m.label(v.name),
+            color: color(m.str(v.color), m.str(v.name)),
+        })
+        .collect();
+    Meta {
+        name: name.to_string(),
+        start,
+        end,
+        containers,
+        types,
+        values,
+        counts,
+    }
+}

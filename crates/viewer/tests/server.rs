@@ -1,0 +1,203 @@
+//! The server's rules: the token, the assets only, GET and HEAD only, the
+//! Host header, the security headers, and the summary it sends.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+
+use trama_open::{LoadOptions, Source};
+use trama_viewer::{start, Running, ViewerOptions};
+
+fn example() -> trama_sim::Trace {
+    let ring = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    trama_open::load(&Source::Path(ring), &LoadOptions::default()).unwrap()
+}
+
+fn serve() -> Running {
+    let mut opts = ViewerOptions::default();
+    opts.port = Some(0);
+    opts.name = "ring.paje".into();
+    start(example(), &opts).unwrap()
+}
+
+/// A reply: status, headers (lowercase names), body.
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|h| h.0 == name)
+            .map(|h| h.1.as_str())
+    }
+}
+
+/// Sends `method path` with `host` as the Host header.
+fn request(r: &Running, method: &str, path: &str, host: &str) -> Reply {
+    let mut s = TcpStream::connect(r.addr).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: body.to_string(),
+    }
+}
+
+/// The URL's path: `/TOKEN/`.
+fn base(r: &Running) -> String {
+    let after = r.url.split_once("//").unwrap().1;
+    after[after.find('/').unwrap()..].to_string()
+}
+
+fn host(r: &Running) -> String {
+    r.addr.to_string()
+}
+
+#[test]
+fn the_token_is_random_and_required() {
+    let (a, b) = (serve(), serve());
+    let (ta, tb) = (base(&a), base(&b));
+    assert_ne!(ta, tb);
+    assert_eq!(ta.len(), 1 + 32 + 1, "{ta}: 128 bits in hexadecimal");
+    assert_eq!(request(&a, "GET", &ta, &host(&a)).status, 200);
+    for path in ["/", "/index.html", "/api/meta", &format!("{tb}api/meta")] {
+        let reply = request(&a, "GET", path, &host(&a));
+        assert_eq!(reply.status, 404, "{path}");
+    }
+    a.stop();
+    b.stop();
+}
+
+#[test]
+fn only_the_embedded_assets_are_served() {
+    let r = serve();
+    let t = base(&r);
+    for (file, kind) in [
+        ("", "text/html"),
+        ("app.js", "text/javascript"),
+        ("app.css", "text/css"),
+    ] {
+        let reply = request(&r, "GET", &format!("{t}{file}"), &host(&r));
+        assert_eq!(reply.status, 200, "{file}");
+        assert!(reply.header("content-type").unwrap().starts_with(kind));
+    }
+    for path in [
+        "../../../../etc/passwd",
+        "..%2f..%2fCargo.toml",
+        "%2e%2e/%2e%2e/Cargo.toml",
+        "assets/app.js",
+        "src/lib.rs",
+        "Cargo.toml",
+    ] {
+        let reply = request(&r, "GET", &format!("{t}{path}"), &host(&r));
+        assert_eq!(reply.status, 404, "{path}: {}", reply.body);
+        assert!(!reply.body.contains("[package]"), "{path}");
+    }
+    r.stop();
+}
+
+#[test]
+fn only_get_and_head_with_a_local_host_header() {
+    let r = serve();
+    let t = base(&r);
+    for m in ["POST", "PUT", "DELETE", "OPTIONS", "PATCH"] {
+        let reply = request(&r, m, &t, &host(&r));
+        assert_eq!(reply.status, 405, "{m}");
+        assert!(reply.header("access-control-allow-origin").is_none());
+    }
+    assert_eq!(request(&r, "HEAD", &t, &host(&r)).status, 200);
+    let port = r.addr.port();
+    assert_eq!(
+        request(&r, "GET", &t, &format!("localhost:{port}")).status,
+        200
+    );
+    for bad in [
+        format!("attacker.example:{port}"),
+        format!("127.0.0.1.attacker.example:{port}"),
+        format!("127.0.0.1:{}", port.wrapping_add(1)),
+    ] {
+        assert_eq!(request(&r, "GET", &t, &bad).status, 403, "{bad}");
+    }
+    r.stop();
+}
+
+#[test]
+fn every_reply_carries_the_security_headers() {
+    let r = serve();
+    let t = base(&r);
+    for (m, path, h) in [
+        ("GET", t.clone(), host(&r)),
+        ("GET", format!("{t}api/meta"), host(&r)),
+        ("GET", "/nothing".to_string(), host(&r)),
+        ("POST", t.clone(), host(&r)),
+        ("GET", t.clone(), "attacker.example".to_string()),
+    ] {
+        let reply = request(&r, m, &path, &h);
+        assert_eq!(
+            reply.header("content-security-policy"),
+            Some("default-src 'self'"),
+            "{m} {path} ({})",
+            reply.status
+        );
+        assert_eq!(reply.header("referrer-policy"), Some("no-referrer"));
+        assert!(reply.header("access-control-allow-origin").is_none());
+    }
+    // The page loads nothing inline (the policy forbids it).
+    let page = request(&r, "GET", &t, &host(&r)).body;
+    assert!(
+        !page.contains("<script>") && !page.contains("style="),
+        "{page}"
+    );
+    r.stop();
+}
+
+#[test]
+fn the_summary_matches_the_trace() {
+    let trace = example();
+    let r = serve();
+    let reply = request(&r, "GET", &format!("{}api/meta", base(&r)), &host(&r));
+    assert_eq!(reply.status, 200);
+    let v: serde_json::Value = serde_json::from_str(&reply.body).unwrap();
+    assert_eq!(v["name"], "ring.paje");
+    let containers = v["containers"].as_array().unwrap();
+    assert_eq!(containers.len(), trace.model.containers.len());
+    let names: Vec<&str> = containers
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"rank-3"), "{names:?}");
+    let states: usize = trace
+        .lists
+        .iter()
+        .zip(&trace.model.lists)
+        .filter(|(_, l)| l.kind == trama_sim::TypeKind::State)
+        .map(|(c, _)| c.len())
+        .sum();
+    assert_eq!(v["counts"]["states"], states);
+    assert!(v["end"].as_f64().unwrap() > v["start"].as_f64().unwrap());
+    r.stop();
+}
