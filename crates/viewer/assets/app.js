@@ -1,20 +1,592 @@
-// The page of `trama view`: asks the server for the trace's summary and
-// draws what it is sent. The API is specified in docs/view-api.md.
+// The page of `trama view`: a timeline drawn from the server's window
+// summaries (docs/view-api.md). The browser never holds more than what is
+// on screen, padded by one screen on each side: a window's reply grows with
+// rows × width, not with the trace.
 
-const api = (path) => fetch(`api/${path}`).then((r) => {
-  if (!r.ok) throw new Error(`${path}: ${r.status}`);
-  return r.json();
-});
+const ROW_H = 18;          // pixels per row
+const AXIS_H = 28;         // the time axis above the rows
+const LABEL_W = 220;       // the row labels on the left
 
-async function main() {
-  const meta = await api("meta");
-  document.getElementById("name").textContent = meta.name;
-  document.getElementById("span").textContent =
-    `${meta.start} s – ${meta.end} s, ${meta.containers.length} containers`;
-  document.body.dataset.state = "ready";
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  meta: null,
+  t0: 0, t1: 1,            // the visible window
+  collapsed: new Set(),    // container ids whose subtree is hidden
+  visible: [],             // meta row indices shown, top to bottom
+  scroll: 0,               // first visible row (in `visible`)
+  data: null,              // the last summary received
+  pending: null,           // AbortController of the request in flight
+  hidden: new Set(),       // value ids not drawn
+  highlight: null,         // a value id drawn alone in full colour
+  pinned: null,            // the entity pinned in the details panel
+  ruler: null,             // {a, b} times of a measure
+  drag: null,
+  colors: [],              // value id -> [r, g, b]
+};
+
+// ---- the API ----
+
+async function api(path, signal) {
+  const r = await fetch(`api/${path}`, { signal });
+  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return r;
 }
 
-main().catch((e) => {
+// Decodes a `TRTL` reply (docs/view-api.md, "api/timeline").
+function decode(buf) {
+  const v = new DataView(buf);
+  let o = 0;
+  const u32 = () => { const x = v.getUint32(o, true); o += 4; return x; };
+  const f64 = () => { const x = v.getFloat64(o, true); o += 8; return x; };
+  const magic = String.fromCharCode(...new Uint8Array(buf, 0, 4));
+  if (magic !== "TRTL") throw new Error("not a timeline reply");
+  o = 4;
+  if (u32() !== 1) throw new Error("unknown timeline version");
+  const out = { t0: f64(), t1: f64(), width: u32(), widened: u32() === 1, rows: new Map() };
+  const counts = () => { const n = u32(); const a = new Uint32Array(2 * n);
+    for (let i = 0; i < 2 * n; i++) a[i] = u32(); return a; };
+  const nrows = u32();
+  for (let r = 0; r < nrows; r++) {
+    const row = { bands: [], events: null, vars: [], sent: null, received: null };
+    const id = u32();
+    const nb = u32();
+    for (let b = 0; b < nb; b++) {
+      const band = { type: u32(), levels: [] };
+      const nl = u32();
+      for (let l = 0; l < nl; l++) {
+        const n = u32();
+        const spans = new Uint32Array(4 * n);
+        for (let i = 0; i < 4 * n; i++) spans[i] = u32();
+        band.levels.push(spans);
+      }
+      row.bands.push(band);
+    }
+    row.events = counts();
+    const nv = u32();
+    for (let i = 0; i < nv; i++) row.vars.push({ x0: u32(), x1: u32(), min: f64(), max: f64(), last: f64() });
+    row.sent = counts();
+    row.received = counts();
+    out.rows.set(id, row);
+  }
+  out.links = { total: f64(), dense: f64(), unplaced: f64(), each: [] };
+  const nl = u32();
+  for (let i = 0; i < nl; i++) {
+    out.links.each.push({ from: u32(), to: u32(), start: f64(), end: f64(), value: u32() });
+  }
+  return out;
+}
+
+// ---- rows ----
+
+function computeVisible() {
+  const m = state.meta;
+  const hiddenBelow = new Set();
+  const parentOf = new Map(m.containers.map((c) => [c.id, c.parent]));
+  const under = (id) => {
+    for (let p = id; p != null; p = parentOf.get(p)) {
+      if (state.collapsed.has(p) && p !== id) return true;
+    }
+    return false;
+  };
+  state.visible = [];
+  m.rows.forEach((r, i) => {
+    // A collapsed container keeps its own row; its subtree and its
+    // variables are hidden.
+    if (under(r.container) || (r.variable != null && state.collapsed.has(r.container))) {
+      hiddenBelow.add(i);
+      return;
+    }
+    state.visible.push(i);
+  });
+}
+
+function rowsOnScreen() {
+  const h = $("timeline").height - AXIS_H;
+  const n = Math.max(1, Math.floor(h / ROW_H));
+  return state.visible.slice(state.scroll, state.scroll + n);
+}
+
+// ---- colours ----
+
+function rgb(hex) {
+  const n = parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+// ---- time ----
+
+const UNITS = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]];
+
+function fmtTime(t, step) {
+  const [u, name] = UNITS.find(([u]) => Math.abs(step) >= u) || UNITS[UNITS.length - 1];
+  const digits = Math.max(0, Math.min(9, Math.ceil(-Math.log10(step / u) + 0.01)));
+  return `${(t / u).toFixed(digits)} ${name}`;
+}
+
+function niceStep(span, px) {
+  const raw = span / Math.max(1, px / 110);
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  for (const k of [1, 2, 5, 10]) if (k * p >= raw) return k * p;
+  return 10 * p;
+}
+
+// ---- drawing ----
+
+function draw() {
+  const cv = $("timeline");
+  const ctx = cv.getContext("2d");
+  const W = cv.width, H = cv.height;
+  const img = ctx.createImageData(W, H);
+  const px = new Uint32Array(img.data.buffer);
+  px.fill(0xffffffff);
+  const d = state.data;
+  const rows = rowsOnScreen();
+  const span = state.t1 - state.t0;
+  const rect = (x0, x1, y0, y1, c) => {
+    x0 = Math.max(0, Math.floor(x0)); x1 = Math.min(W, Math.ceil(x1));
+    y0 = Math.max(AXIS_H, y0); y1 = Math.min(H, y1);
+    if (x1 <= x0) x1 = Math.min(W, x0 + 1);
+    for (let y = y0; y < y1; y++) px.fill(c, y * W + x0, y * W + x1);
+  };
+  const abgr = ([r, g, b], a = 255) => ((a << 24) | (b << 16) | (g << 8) | r) >>> 0;
+  const fade = (c) => c.map((x) => Math.round(x + (255 - x) * 0.8));
+  const grey = abgr([225, 225, 225]);
+  if (d) {
+    // Screen x of a column of the reply.
+    const cw = (d.t1 - d.t0) / d.width;
+    const X = (col) => ((d.t0 + col * cw - state.t0) / span) * W;
+    rows.forEach((ri, k) => {
+      const row = d.rows.get(ri);
+      const y = AXIS_H + k * ROW_H;
+      if (k % 2 === 1) rect(0, W, y, y + ROW_H, abgr([248, 248, 250]));
+      if (!row) return;
+      for (const band of row.bands) {
+        band.levels.forEach((spans, level) => {
+          const inset = Math.min(7, level * 3);
+          for (let i = 0; i < spans.length; i += 4) {
+            const value = spans[i + 2];
+            const mixed = spans[i + 3] >>> 31;
+            let c = state.colors[value] || [128, 128, 128];
+            if (state.hidden.has(value)) continue;
+            if (state.highlightIds && !state.highlightIds.has(value)) c = fade(c);
+            const col = abgr(c);
+            rect(X(spans[i]), X(spans[i + 1]), y + 1 + inset, y + ROW_H - 1 - inset, col);
+            if (mixed) {
+              // A mixed column: a darker line at the bottom.
+              rect(X(spans[i]), X(spans[i + 1]), y + ROW_H - 3 - inset, y + ROW_H - 1 - inset, abgr([60, 60, 60]));
+            }
+          }
+        });
+      }
+      const meta = state.meta.rows[ri];
+      if (meta.variable != null && row.vars.length) {
+        let lo = Infinity, hi = -Infinity;
+        for (const v of row.vars) { lo = Math.min(lo, v.min); hi = Math.max(hi, v.max); }
+        const yv = (x) => y + ROW_H - 2 - ((x - lo) / ((hi - lo) || 1)) * (ROW_H - 4);
+        for (const v of row.vars) {
+          rect(X(v.x0), X(v.x1), Math.round(yv(v.max)), Math.round(yv(v.min)) + 1, abgr([120, 150, 200]));
+          rect(X(v.x0), X(v.x1), Math.round(yv(v.last)), Math.round(yv(v.last)) + 1, abgr([30, 60, 140]));
+        }
+      }
+      for (let i = 0; i < row.events.length; i += 2) {
+        const x = X(row.events[i]);
+        rect(x, x + 1, y + 1, y + 6, abgr([20, 20, 20]));
+      }
+      // Links counted as density: a mark per column, darker with the count.
+      for (const [arr, top] of [[row.sent, true], [row.received, false]]) {
+        for (let i = 0; i < arr.length; i += 2) {
+          const a = Math.min(255, 60 + 20 * arr[i + 1]);
+          const x = X(arr[i]);
+          const yy = top ? y : y + ROW_H - 4;
+          rect(x, x + 1, yy, yy + 4, abgr([200, 30, 30], a));
+        }
+      }
+    });
+  }
+  ctx.putImageData(img, 0, 0);
+  drawAxis(ctx, W);
+  if (d) drawLinks(ctx, d, rows, W);
+  if (state.ruler) drawRuler(ctx, W, H);
+  drawLabels(rows);
+  document.body.dataset.rows = String(state.visible.length);
+  $("window").textContent = `${fmtTime(state.t0, span / 10)} – ${fmtTime(state.t1, span / 10)}` +
+    (d && d.links.dense ? ` · ${d.links.dense} links as density` : "");
+}
+
+function drawAxis(ctx, W) {
+  const span = state.t1 - state.t0;
+  const step = niceStep(span, W);
+  ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, W, AXIS_H);
+  ctx.strokeStyle = "#999"; ctx.fillStyle = "#333"; ctx.font = "11px sans-serif";
+  ctx.beginPath(); ctx.moveTo(0, AXIS_H - 0.5); ctx.lineTo(W, AXIS_H - 0.5); ctx.stroke();
+  for (let t = Math.ceil(state.t0 / step) * step; t <= state.t1; t += step) {
+    const x = Math.round(((t - state.t0) / span) * W) + 0.5;
+    ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, AXIS_H); ctx.stroke();
+    ctx.fillText(fmtTime(t, step), x + 2, AXIS_H - 10);
+  }
+}
+
+function drawLinks(ctx, d, rows, W) {
+  const pos = new Map(rows.map((r, k) => [r, AXIS_H + k * ROW_H + ROW_H / 2]));
+  const span = state.t1 - state.t0;
+  ctx.strokeStyle = "rgba(0,0,0,0.75)"; ctx.fillStyle = "rgba(0,0,0,0.75)"; ctx.lineWidth = 1;
+  for (const l of d.links.each) {
+    const y0 = pos.get(l.from), y1 = pos.get(l.to);
+    if (y0 == null || y1 == null || state.hidden.has(l.value)) continue;
+    const x0 = ((l.start - state.t0) / span) * W, x1 = ((l.end - state.t0) / span) * W;
+    ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
+    const a = Math.atan2(y1 - y0, x1 - x0);
+    ctx.beginPath(); ctx.moveTo(x1, y1);
+    ctx.lineTo(x1 - 6 * Math.cos(a - 0.4), y1 - 6 * Math.sin(a - 0.4));
+    ctx.lineTo(x1 - 6 * Math.cos(a + 0.4), y1 - 6 * Math.sin(a + 0.4));
+    ctx.fill();
+  }
+}
+
+function drawRuler(ctx, W, H) {
+  const span = state.t1 - state.t0;
+  const [a, b] = [state.ruler.a, state.ruler.b].sort((x, y) => x - y);
+  const xa = ((a - state.t0) / span) * W, xb = ((b - state.t0) / span) * W;
+  ctx.fillStyle = "rgba(30,90,200,0.12)"; ctx.fillRect(xa, AXIS_H, xb - xa, H - AXIS_H);
+  ctx.strokeStyle = "#1e5ac8";
+  for (const x of [xa, xb]) { ctx.beginPath(); ctx.moveTo(x, AXIS_H); ctx.lineTo(x, H); ctx.stroke(); }
+  ctx.fillStyle = "#1e5ac8"; ctx.font = "bold 12px sans-serif";
+  ctx.fillText(`Δ ${fmtTime(b - a, (b - a) / 100)}`, Math.min(xb + 4, W - 90), AXIS_H + 14);
+}
+
+function drawLabels(rows) {
+  const cv = $("labels");
+  const ctx = cv.getContext("2d");
+  ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, cv.width, cv.height);
+  ctx.font = "12px sans-serif"; ctx.fillStyle = "#222";
+  const m = state.meta;
+  const hasChildren = new Set(m.containers.filter((c) => c.children.length).map((c) => c.id));
+  rows.forEach((ri, k) => {
+    const r = m.rows[ri];
+    const y = AXIS_H + k * ROW_H + 13;
+    const x = 6 + 12 * r.depth;
+    let text = r.label;
+    if (r.variable == null && hasChildren.has(r.container)) {
+      text = `${state.collapsed.has(r.container) ? "▸" : "▾"} ${text}`;
+    } else if (r.variable != null) {
+      ctx.fillStyle = "#555";
+    }
+    ctx.fillText(text, x, y, LABEL_W - x - 4);
+    ctx.fillStyle = "#222";
+  });
+}
+
+// ---- requests ----
+
+let timer = null;
+
+function request() {
+  clearTimeout(timer);
+  timer = setTimeout(fetchWindow, 40);
+}
+
+async function fetchWindow() {
+  if (state.pending) state.pending.abort();
+  const ctl = new AbortController();
+  state.pending = ctl;
+  const W = $("timeline").width;
+  const span = state.t1 - state.t0;
+  // One screen of padding on each side, so that panning draws at once.
+  const t0 = state.t0 - span, t1 = state.t1 + span;
+  const rows = rowsOnScreen();
+  const list = rows.join(",");
+  try {
+    const r = await api(`timeline?start=${t0}&end=${t1}&width=${3 * W}&rows=${list}`, ctl.signal);
+    const d = decode(await r.arrayBuffer());
+    if (ctl.signal.aborted) return;
+    state.data = d;
+    state.pending = null;
+    draw();
+    document.body.dataset.state = "ready";
+    document.body.dataset.window = `${state.t0},${state.t1}`;
+  } catch (e) {
+    if (e.name !== "AbortError") showError(e);
+  }
+}
+
+function showError(e) {
   document.body.dataset.state = "error";
-  document.getElementById("main").textContent = String(e);
+  $("error").textContent = String(e.message || e);
+}
+
+// ---- the view's changes ----
+
+function setWindow(t0, t1) {
+  const m = state.meta;
+  const min = 1e-9;
+  if (t1 - t0 < min) { const c = (t0 + t1) / 2; t0 = c - min / 2; t1 = c + min / 2; }
+  state.t0 = t0; state.t1 = t1;
+  history.replaceState(null, "", `#t0=${t0}&t1=${t1}`);
+  draw();
+  request();
+  void m;
+}
+
+function zoom(factor, at) {
+  const t = at ?? (state.t0 + state.t1) / 2;
+  setWindow(t - (t - state.t0) * factor, t + (state.t1 - t) * factor);
+}
+
+function pan(fraction) {
+  const d = (state.t1 - state.t0) * fraction;
+  setWindow(state.t0 + d, state.t1 + d);
+}
+
+function fit() {
+  const m = state.meta;
+  const pad = (m.end - m.start) * 0.01 || 0.5;
+  setWindow(m.start - pad, m.end + pad);
+}
+
+function timeAt(x) {
+  return state.t0 + (x / $("timeline").width) * (state.t1 - state.t0);
+}
+
+function rowAt(y) {
+  const k = Math.floor((y - AXIS_H) / ROW_H);
+  if (y < AXIS_H || k < 0) return null;
+  return rowsOnScreen()[k] ?? null;
+}
+
+// ---- hover and pin ----
+
+let hoverTimer = null;
+
+async function entityAt(x, y) {
+  const row = rowAt(y);
+  if (row == null) return null;
+  const t = timeAt(x);
+  const px = (state.t1 - state.t0) / $("timeline").width * 3;
+  const r = await api(`entity?row=${row}&t=${t}&px=${px}`);
+  return r.json();
+}
+
+function describe(e) {
+  if (!e || e.kind === "none") return "";
+  const lines = [`<b>${esc(String(e.value))}</b> <span class=dim>${esc(e.kind)} · ${esc(e.type)}</span>`,
+    `${esc(e.container)}`];
+  if (e.kind === "event") lines.push(`at ${e.start} s`);
+  else lines.push(`${e.start} s → ${e.end} s`, `duration ${fmtTime(e.end - e.start, (e.end - e.start) / 1000 || 1e-9)}`);
+  if (e.level != null) lines.push(`level ${e.level}`);
+  if (e.stack && e.stack.length > 1) lines.push(`stack: ${e.stack.map(esc).join(" › ")}`);
+  if (e.fields && e.fields.length) lines.push(`fields: ${e.fields.map(esc).join(", ")}`);
+  return lines.join("<br>");
+}
+
+function esc(s) {
+  return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+}
+
+function onHover(ev) {
+  clearTimeout(hoverTimer);
+  const { offsetX: x, offsetY: y, clientX, clientY } = ev;
+  hoverTimer = setTimeout(async () => {
+    try {
+      const e = await entityAt(x, y);
+      const tip = $("tooltip");
+      const html = describe(e);
+      if (!html) { tip.hidden = true; return; }
+      tip.innerHTML = html;
+      tip.hidden = false;
+      tip.style.left = `${clientX + 14}px`;
+      tip.style.top = `${clientY + 14}px`;
+      tip.dataset.value = e.value;
+    } catch (e) { /* a stale hover */ }
+  }, 60);
+}
+
+// ---- the legend ----
+
+function legend() {
+  const m = state.meta;
+  const stateTypes = new Set(m.types.filter((t) => t.kind === "state").map((t) => t.id));
+  const el = $("legend");
+  el.textContent = "";
+  const seen = new Set();
+  for (const v of m.values) {
+    if (!stateTypes.has(v.type) || seen.has(v.name)) continue;
+    seen.add(v.name);
+    const item = document.createElement("span");
+    item.className = "item";
+    item.title = "click: hide or show · shift-click: highlight";
+    const sw = document.createElement("i");
+    sw.style.background = v.color;
+    item.append(sw, document.createTextNode(v.name));
+    const ids = m.values.filter((w) => w.name === v.name && stateTypes.has(w.type)).map((w) => w.id);
+    item.addEventListener("click", (ev) => {
+      if (ev.shiftKey) {
+        state.highlight = state.highlight === ids[0] ? null : ids[0];
+        state.highlightIds = state.highlight == null ? null : new Set(ids);
+      } else {
+        const hide = !state.hidden.has(ids[0]);
+        for (const id of ids) hide ? state.hidden.add(id) : state.hidden.delete(id);
+        item.classList.toggle("off", hide);
+      }
+      draw();
+    });
+    el.append(item);
+  }
+}
+
+// ---- setup ----
+
+function resize() {
+  const main = $("main");
+  const w = Math.max(200, main.clientWidth - LABEL_W);
+  const h = Math.max(100, main.clientHeight);
+  for (const [id, width] of [["timeline", w], ["labels", LABEL_W]]) {
+    const cv = $(id);
+    cv.width = width; cv.height = h;
+  }
+}
+
+function listen() {
+  const cv = $("timeline");
+  cv.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    if (ev.ctrlKey || !ev.shiftKey) {
+      zoom(ev.deltaY > 0 ? 1.25 : 0.8, timeAt(ev.offsetX));
+    } else {
+      pan(ev.deltaY > 0 ? 0.1 : -0.1);
+    }
+  }, { passive: false });
+  cv.addEventListener("mousedown", (ev) => {
+    state.drag = { x: ev.offsetX, t0: state.t0, t1: state.t1,
+      mode: ev.shiftKey ? "select" : ev.altKey || ev.ctrlKey ? "ruler" : "pan", moved: false };
+    if (state.drag.mode !== "pan") state.ruler = { a: timeAt(ev.offsetX), b: timeAt(ev.offsetX) };
+  });
+  window.addEventListener("mousemove", (ev) => {
+    const d = state.drag;
+    if (!d) return;
+    const x = ev.clientX - cv.getBoundingClientRect().left;
+    if (Math.abs(x - d.x) > 2) d.moved = true;
+    if (d.mode === "pan") {
+      const dt = ((x - d.x) / cv.width) * (d.t1 - d.t0);
+      state.t0 = d.t0 - dt; state.t1 = d.t1 - dt;
+      draw();
+    } else {
+      state.ruler.b = timeAt(x);
+      draw();
+    }
+  });
+  window.addEventListener("mouseup", (ev) => {
+    const d = state.drag;
+    state.drag = null;
+    if (!d) return;
+    if (d.mode === "pan" && d.moved) setWindow(state.t0, state.t1);
+    if (d.mode === "select" && state.ruler) {
+      const [a, b] = [state.ruler.a, state.ruler.b].sort((x, y) => x - y);
+      state.ruler = null;
+      if (b > a) setWindow(a, b); else draw();
+    }
+    if (!d.moved && d.mode === "pan") pin(ev);
+  });
+  cv.addEventListener("mousemove", onHover);
+  cv.addEventListener("mouseleave", () => { $("tooltip").hidden = true; });
+  $("labels").addEventListener("click", (ev) => {
+    const row = rowAt(ev.offsetY);
+    if (row == null) return;
+    const r = state.meta.rows[row];
+    if (r.variable != null) return;
+    if (state.collapsed.has(r.container)) state.collapsed.delete(r.container);
+    else state.collapsed.add(r.container);
+    computeVisible();
+    draw();
+    request();
+  });
+  for (const cv2 of [cv, $("labels")]) {
+    cv2.addEventListener("wheel", (ev) => {
+      if (!ev.shiftKey || cv2 !== cv) return;
+    });
+  }
+  $("labels").addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const n = rowsOnScreen().length;
+    state.scroll = Math.max(0, Math.min(state.visible.length - n, state.scroll + (ev.deltaY > 0 ? 3 : -3)));
+    draw();
+    request();
+  }, { passive: false });
+  window.addEventListener("keydown", (ev) => {
+    if (ev.target.tagName === "INPUT") return;
+    const k = ev.key;
+    if (k === "+" || k === "=" || k === "w") zoom(0.8);
+    else if (k === "-" || k === "s") zoom(1.25);
+    else if (k === "ArrowLeft" || k === "a") pan(-0.1);
+    else if (k === "ArrowRight" || k === "d") pan(0.1);
+    else if (k === "f" || k === "0") fit();
+    else if (k === "Escape") { state.ruler = null; unpin(); draw(); }
+    else return;
+    ev.preventDefault();
+  });
+  $("fit").addEventListener("click", fit);
+  $("zoomin").addEventListener("click", () => zoom(0.5));
+  $("zoomout").addEventListener("click", () => zoom(2));
+  $("unpin").addEventListener("click", unpin);
+  window.addEventListener("resize", () => { resize(); draw(); request(); });
+}
+
+async function pin(ev) {
+  const e = await entityAt(ev.offsetX, ev.offsetY);
+  const html = describe(e);
+  if (!html) return;
+  state.pinned = e;
+  $("details-body").innerHTML = html;
+  $("details").hidden = false;
+}
+
+function unpin() {
+  state.pinned = null;
+  $("details").hidden = true;
+}
+
+async function main() {
+  const meta = await (await api("meta")).json();
+  state.meta = meta;
+  state.colors = meta.values.map((v) => rgb(v.color));
+  $("name").textContent = meta.name;
+  $("span").textContent =
+    `${meta.counts.states} states, ${meta.counts.links} links, ${meta.counts.events} events, ${meta.containers.length} containers`;
+  // One colour per value name: the legend has one entry per name.
+  const first = new Map();
+  for (const v of meta.values) if (!first.has(v.type + "/" + v.name)) first.set(v.type + "/" + v.name, v.color);
+  state.colors = meta.values.map((v) => rgb(first.get(v.type + "/" + v.name)));
+  legend();
+  computeVisible();
+  resize();
+  listen();
+  const h = new URLSearchParams(location.hash.slice(1));
+  const t0 = parseFloat(h.get("t0")), t1 = parseFloat(h.get("t1"));
+  if (isFinite(t0) && isFinite(t1) && t1 > t0) setWindow(t0, t1); else fit();
+}
+
+// Where things are on screen, for scripts that drive the page: the
+// client coordinates of time `t` and of the row labelled `label`.
+window.trama = {
+  x(t) {
+    const r = $("timeline").getBoundingClientRect();
+    return r.left + ((t - state.t0) / (state.t1 - state.t0)) * r.width;
+  },
+  y(label) {
+    const k = rowsOnScreen().findIndex((i) => state.meta.rows[i].label === label);
+    if (k < 0) return null;
+    return $("timeline").getBoundingClientRect().top + AXIS_H + k * ROW_H + ROW_H / 2;
+  },
+  labelY(label) {
+    const k = rowsOnScreen().findIndex((i) => state.meta.rows[i].label === label);
+    if (k < 0) return null;
+    return $("labels").getBoundingClientRect().top + AXIS_H + k * ROW_H + ROW_H / 2;
+  },
+  window: () => [state.t0, state.t1],
+};
+
+document.addEventListener("securitypolicyviolation", (e) => {
+  document.body.dataset.csp = `${e.violatedDirective} ${e.blockedURI}`;
 });
+
+main().catch(showError);

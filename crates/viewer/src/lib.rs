@@ -24,8 +24,10 @@
 
 mod api;
 mod assets;
+mod entity;
 mod guard;
 mod meta;
+mod timeline;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -79,8 +81,12 @@ pub enum Error {
     Runtime(std::io::Error),
 }
 
-/// What a request handler reads.
+/// What a request handler reads: the trace (for the life of the process:
+/// the server answers until it ends), its level-of-detail index, its rows
+/// and its summary.
 pub(crate) struct State {
+    pub lod: trama_lod::Lod<'static>,
+    pub rows: Vec<trama_lod::Row>,
     pub meta: Meta,
 }
 
@@ -151,8 +157,11 @@ pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
     };
     let addr = listener.local_addr().map_err(Error::Runtime)?;
     listener.set_nonblocking(true).map_err(Error::Runtime)?;
-    let meta = meta(&trace, &opts.name);
-    let state = Arc::new(State { meta });
+    let trace: &'static Trace = Box::leak(Box::new(trace));
+    let rows = trama_lod::rows(trace, None);
+    let meta = meta(trace, &rows, &opts.name);
+    let lod = trama_lod::Lod::new(trace);
+    let state = Arc::new(State { lod, rows, meta });
     let app = guard::router(state, &token, addr);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -2,6 +2,7 @@
 //! `docs/view-api.md`).
 
 use serde::Serialize;
+use trama_lod::Row;
 use trama_sim::{ContainerId, Trace, TypeKind};
 use trama_views::color;
 
@@ -25,6 +26,20 @@ pub struct MetaContainer {
     pub end: f64,
     /// Its children's ids, in the tree's order.
     pub children: Vec<u32>,
+}
+
+/// A row of the timeline in [`Meta`]: a container's own row, or one of
+/// its variables.
+#[derive(Clone, Debug, Serialize)]
+pub struct MetaRow {
+    /// The container's id.
+    pub container: u32,
+    /// The variable's type id, on a variable's row.
+    pub variable: Option<u32>,
+    /// The label: the container's name, or the variable's.
+    pub label: String,
+    /// Indentation of the label.
+    pub depth: u32,
 }
 
 /// A type of [`Meta`].
@@ -80,6 +95,9 @@ pub struct Meta {
     pub end: f64,
     /// Containers, depth-first from the root.
     pub containers: Vec<MetaContainer>,
+    /// The timeline's rows, top to bottom (`rows=` of window queries
+    /// counts in this list).
+    pub rows: Vec<MetaRow>,
     /// Types.
     pub types: Vec<MetaType>,
     /// Values.
@@ -98,8 +116,9 @@ fn kind_name(k: TypeKind) -> &'static str {
     }
 }
 
-/// The summary of `trace` that `api/meta` sends.
-pub fn meta(trace: &Trace, name: &str) -> Meta {
+/// The summary of `trace`, whose timeline shows `rows`, that `api/meta`
+/// sends.
+pub fn meta(trace: &Trace, rows: &[Row], name: &str) -> Meta {
     let m = &trace.model;
     let mut counts = Counts {
         containers: m.containers.len(),
@@ -167,11 +186,21 @@ pub fn meta(trace: &Trace, name: &str) -> Meta {
             color: color(m.str(v.color), m.str(v.name)),
         })
         .collect();
+    let rows = rows
+        .iter()
+        .map(|r| MetaRow {
+            container: r.container.0,
+            variable: r.variable.map(|l| m.list(l).ty.0),
+            label: r.label(trace),
+            depth: r.depth(trace) as u32,
+        })
+        .collect();
     Meta {
         name: name.to_string(),
         start,
         end,
         containers,
+        rows,
         types,
         values,
         counts,

@@ -201,3 +201,51 @@ fn the_summary_matches_the_trace() {
     assert!(v["end"].as_f64().unwrap() > v["start"].as_f64().unwrap());
     r.stop();
 }
+
+#[test]
+fn a_window_is_a_binary_summary_and_bad_parameters_get_400() {
+    let r = serve();
+    let t = base(&r);
+    let h = host(&r);
+    let raw = |path: &str| -> (u16, Vec<u8>) {
+        let mut s = TcpStream::connect(r.addr).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n").unwrap();
+        let mut b = Vec::new();
+        s.read_to_end(&mut b).unwrap();
+        let at = b.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        let status = String::from_utf8_lossy(&b[9..12]).parse().unwrap();
+        (status, b[at + 4..].to_vec())
+    };
+    let (status, body) = raw(&format!("{t}api/timeline?start=0&end=2.3&width=640"));
+    assert_eq!(status, 200);
+    assert_eq!(&body[..4], b"TRTL");
+    let u32at = |o: usize| u32::from_le_bytes(body[o..o + 4].try_into().unwrap());
+    let f64at = |o: usize| f64::from_le_bytes(body[o..o + 8].try_into().unwrap());
+    assert_eq!(u32at(4), 1, "version");
+    assert_eq!((f64at(8), f64at(16), u32at(24)), (0.0, 2.3, 640));
+    let meta = request(&r, "GET", &format!("{t}api/meta"), &h).body;
+    let v: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    let rows = v["rows"].as_array().unwrap().len();
+    assert_eq!(u32at(32) as usize, rows, "every row by default");
+    let (_, some) = raw(&format!("{t}api/timeline?start=0&end=2.3&width=640&rows=1-2"));
+    assert_eq!(u32::from_le_bytes(some[32..36].try_into().unwrap()), 2);
+    for q in [
+        "start=0&end=1",
+        "start=a&end=1&width=10",
+        "start=1&end=0&width=10",
+        "start=0&end=1&width=0",
+        "start=0&end=1&width=99999999",
+        "start=0&end=1&width=-3",
+        "start=0&end=1&width=10&rows=999",
+        "start=0&end=NaN&width=10",
+    ] {
+        let (status, body) = raw(&format!("{t}api/timeline?{q}"));
+        assert_eq!(status, 400, "{q}: {}", String::from_utf8_lossy(&body));
+        assert!(!body.is_empty(), "{q}: a reason");
+    }
+    for q in ["row=99&t=1", "row=x&t=1", "row=0", "row=-1&t=1"] {
+        let (status, _) = raw(&format!("{t}api/entity?{q}"));
+        assert_eq!(status, 400, "{q}");
+    }
+    r.stop();
+}

@@ -1,0 +1,176 @@
+//! `GET /TOKEN/api/entity?row=R&t=T&px=SECONDS`: the entity under a point
+//! of the timeline, for hover and pin (see `docs/view-api.md`).
+
+use std::sync::Arc;
+
+use axum::extract::{Query, State as Extract};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use trama_sim::{ContainerId, ListId, Trace, TypeKind};
+
+use crate::api::bad;
+use crate::timeline::number;
+use crate::State;
+
+/// How many states before the point are looked at for the deepest one
+/// covering it.
+const LOOK_BACK: usize = 4096;
+
+/// The reply: what is under the point, if anything.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct Entity {
+    /// `state`, `event`, `variable` or `none`.
+    kind: &'static str,
+    /// Its type's name.
+    #[serde(rename = "type", skip_serializing_if = "String::is_empty")]
+    ty: String,
+    /// Its container's name.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    container: String,
+    /// Its value (a variable's as a number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<serde_json::Value>,
+    /// Start (an event's time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start: Option<f64>,
+    /// End.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end: Option<f64>,
+    /// Nesting level of a state (0: outermost).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    level: Option<u32>,
+    /// A state's stack at the point, outermost first (values' names).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    stack: Vec<String>,
+    /// User-defined fields, in their definition's order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fields: Vec<String>,
+}
+
+fn extras(trace: &Trace, l: ListId, i: usize) -> Vec<String> {
+    let m = &trace.model;
+    match trace.lists[l.index()].extras.get(i) {
+        Some(&(s, n)) => trace.extras_pool[s as usize..(s + n) as usize]
+            .iter()
+            .map(|x| m.label(*x))
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The deepest state of `c` covering `t`, with the stack above it.
+fn state_at(trace: &Trace, c: ContainerId, t: f64) -> Option<Entity> {
+    let m = &trace.model;
+    let mut best: Option<(ListId, usize, u32)> = None;
+    let mut stack: Vec<(u32, String)> = Vec::new();
+    for &(ty, l) in &m.container(c).lists {
+        if m.ty(ty).kind != TypeKind::State {
+            continue;
+        }
+        let cols = &trace.lists[l.index()];
+        let upto = cols.start.partition_point(|s| *s <= t);
+        for i in (upto.saturating_sub(LOOK_BACK)..upto).rev() {
+            if cols.end[i] > t || (cols.end[i] == t && cols.start[i] == t) {
+                let level = cols.level.get(i).copied().unwrap_or(0);
+                stack.push((level, m.label(m.value(cols.value[i]).name)));
+                if best.is_none_or(|b| level > b.2) {
+                    best = Some((l, i, level));
+                }
+            }
+        }
+    }
+    let (l, i, level) = best?;
+    let cols = &trace.lists[l.index()];
+    stack.sort();
+    stack.dedup_by_key(|s| s.0);
+    Some(Entity {
+        kind: "state",
+        ty: m.label(m.ty(m.list(l).ty).name),
+        container: m.label(m.container(c).name),
+        value: Some(m.label(m.value(cols.value[i]).name).into()),
+        start: Some(cols.start[i]),
+        end: Some(cols.end[i]),
+        level: Some(level),
+        stack: stack.into_iter().map(|s| s.1).collect(),
+        fields: extras(trace, l, i),
+    })
+}
+
+/// The event of `c` nearest `t`, within `px` seconds.
+fn event_near(trace: &Trace, c: ContainerId, t: f64, px: f64) -> Option<Entity> {
+    let m = &trace.model;
+    let mut best: Option<(ListId, usize, f64)> = None;
+    for &(ty, l) in &m.container(c).lists {
+        if m.ty(ty).kind != TypeKind::Event {
+            continue;
+        }
+        let cols = &trace.lists[l.index()];
+        let at = cols.start.partition_point(|s| *s < t - px);
+        for i in at..cols.start.len() {
+            let d = (cols.start[i] - t).abs();
+            if cols.start[i] > t + px {
+                break;
+            }
+            if best.is_none_or(|b| d < b.2) {
+                best = Some((l, i, d));
+            }
+        }
+    }
+    let (l, i, _) = best?;
+    let cols = &trace.lists[l.index()];
+    Some(Entity {
+        kind: "event",
+        ty: m.label(m.ty(m.list(l).ty).name),
+        container: m.label(m.container(c).name),
+        value: Some(m.label(m.value(cols.value[i]).name).into()),
+        start: Some(cols.start[i]),
+        fields: extras(trace, l, i),
+        ..Entity::default()
+    })
+}
+
+/// The value of variable `l` at `t`.
+fn variable_at(trace: &Trace, l: ListId, t: f64) -> Option<Entity> {
+    let m = &trace.model;
+    let cols = &trace.lists[l.index()];
+    let i = cols.start.partition_point(|s| *s <= t).checked_sub(1)?;
+    (cols.end[i] >= t).then(|| Entity {
+        kind: "variable",
+        ty: m.label(m.ty(m.list(l).ty).name),
+        container: m.label(m.container(m.list(l).container).name),
+        value: Some(cols.number[i].into()),
+        start: Some(cols.start[i]),
+        end: Some(cols.end[i]),
+        ..Entity::default()
+    })
+}
+
+/// `GET api/entity?row=R&t=T&px=SECONDS`.
+pub(crate) async fn entity(
+    Extract(state): Extract<Arc<State>>,
+    Query(params): Query<Vec<(String, String)>>,
+) -> Response {
+    let (row, t) = match (number(&params, "row"), number(&params, "t")) {
+        (Ok(r), Ok(t)) => (r, t),
+        (Err(e), _) | (_, Err(e)) => return bad(e),
+    };
+    let px = number(&params, "px").unwrap_or(0.0).max(0.0);
+    if row < 0.0 || row.fract() != 0.0 || row as usize >= state.rows.len() {
+        return bad(format!(
+            "row={row}: not one of the {} rows",
+            state.rows.len()
+        ));
+    }
+    let r = state.rows[row as usize];
+    let trace = state.lod.trace();
+    let found = match r.variable {
+        Some(l) => variable_at(trace, l, t),
+        None => event_near(trace, r.container, t, px).or_else(|| state_at(trace, r.container, t)),
+    };
+    Json(found.unwrap_or(Entity {
+        kind: "none",
+        ..Entity::default()
+    }))
+    .into_response()
+}

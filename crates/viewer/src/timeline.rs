@@ -1,0 +1,250 @@
+//! `GET /TOKEN/api/timeline`: what a window shows at a width, as the
+//! binary reply specified in `docs/view-api.md` (little-endian).
+
+use trama_lod::{ColumnCount, Lod, Query, Row, Summary};
+use trama_sim::Trace;
+
+/// Widest window asked for, in pixel columns.
+pub(crate) const MAX_WIDTH: u32 = 16384;
+
+/// A window query, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Window {
+    pub start: f64,
+    pub end: f64,
+    pub width: u32,
+    /// Indices into the meta's rows; `None`: every row.
+    pub rows: Option<Vec<u32>>,
+}
+
+/// The number in `params` called `name`, or why not.
+pub(crate) fn number(params: &[(String, String)], name: &str) -> Result<f64, String> {
+    let v = params
+        .iter()
+        .find(|p| p.0 == name)
+        .map(|p| p.1.as_str())
+        .ok_or_else(|| format!("missing parameter {name}"))?;
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(format!("{name}={v:?} is not a finite number")),
+    }
+}
+
+/// `rows=` as a list of indices and ranges (`0-40,52`), each below `n`.
+pub(crate) fn row_list(text: &str, n: usize) -> Result<Vec<u32>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',').filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let parse = |s: &str| {
+            s.parse::<u32>()
+                .map_err(|_| format!("rows: {part:?} is not a row index or a range a-b"))
+        };
+        let (a, b) = (parse(a)?, parse(b)?);
+        if a > b || b as usize >= n {
+            return Err(format!("rows: {part:?} is not within the {n} rows"));
+        }
+        if out.len() + (b - a) as usize >= 1 << 20 {
+            return Err("rows: too many rows".into());
+        }
+        out.extend(a..=b);
+    }
+    Ok(out)
+}
+
+impl Window {
+    /// The window `params` ask for, over `n` rows.
+    pub(crate) fn parse(params: &[(String, String)], n: usize) -> Result<Window, String> {
+        let (start, end) = (number(params, "start")?, number(params, "end")?);
+        if end <= start {
+            return Err(format!(
+                "the window is empty or inverted: start={start} end={end}"
+            ));
+        }
+        let width = number(params, "width")?;
+        if !(1.0..=MAX_WIDTH as f64).contains(&width) || width.fract() != 0.0 {
+            return Err(format!(
+                "width={width}: a whole number of pixels from 1 to {MAX_WIDTH}"
+            ));
+        }
+        let rows = match params.iter().find(|p| p.0 == "rows") {
+            Some((_, r)) => Some(row_list(r, n)?),
+            None => None,
+        };
+        Ok(Window {
+            start,
+            end,
+            width: width as u32,
+            rows,
+        })
+    }
+}
+
+fn u32le(out: &mut Vec<u8>, x: u32) {
+    out.extend_from_slice(&x.to_le_bytes());
+}
+
+fn f64le(out: &mut Vec<u8>, x: f64) {
+    out.extend_from_slice(&x.to_le_bytes());
+}
+
+fn counts(out: &mut Vec<u8>, c: &[ColumnCount]) {
+    u32le(out, c.len() as u32);
+    for x in c {
+        u32le(out, x.x);
+        u32le(out, x.count);
+    }
+}
+
+/// The reply's bytes for `s`, whose rows are `asked` (indices into
+/// `all`).
+pub(crate) fn encode(trace: &Trace, s: &Summary, asked: &[u32]) -> Vec<u8> {
+    let m = &trace.model;
+    let mut out = Vec::with_capacity(1024);
+    out.extend_from_slice(b"TRTL");
+    u32le(&mut out, 1);
+    f64le(&mut out, s.grid.t0);
+    f64le(&mut out, s.grid.t1);
+    u32le(&mut out, s.grid.width);
+    u32le(&mut out, u32::from(s.grid.widened));
+    u32le(&mut out, s.rows.len() as u32);
+    for (r, row) in asked.iter().zip(&s.rows) {
+        u32le(&mut out, *r);
+        u32le(&mut out, row.states.len() as u32);
+        for band in &row.states {
+            u32le(&mut out, m.list(band.list).ty.0);
+            u32le(&mut out, band.levels.len() as u32);
+            for level in &band.levels {
+                u32le(&mut out, level.len() as u32);
+                for span in level {
+                    u32le(&mut out, span.x0);
+                    u32le(&mut out, span.x1);
+                    u32le(&mut out, span.value.0);
+                    u32le(
+                        &mut out,
+                        span.count.min(0x7fff_ffff) | (u32::from(span.mixed) << 31),
+                    );
+                }
+            }
+        }
+        counts(&mut out, &row.events);
+        u32le(&mut out, row.variable.len() as u32);
+        for v in &row.variable {
+            u32le(&mut out, v.x0);
+            u32le(&mut out, v.x1);
+            f64le(&mut out, v.min);
+            f64le(&mut out, v.max);
+            f64le(&mut out, v.last);
+        }
+        counts(&mut out, &row.sent);
+        counts(&mut out, &row.received);
+    }
+    let l = &s.links;
+    f64le(&mut out, l.total as f64);
+    f64le(&mut out, l.dense as f64);
+    f64le(&mut out, l.unplaced as f64);
+    u32le(&mut out, l.each.len() as u32);
+    for k in &l.each {
+        u32le(&mut out, asked[k.from as usize]);
+        u32le(&mut out, asked[k.to as usize]);
+        f64le(&mut out, k.start);
+        f64le(&mut out, k.end);
+        u32le(&mut out, k.value.0);
+    }
+    out
+}
+
+/// Summarizes `w` over `all` rows and encodes the reply.
+pub(crate) fn timeline(lod: &Lod<'_>, all: &[Row], w: &Window) -> Vec<u8> {
+    let asked: Vec<u32> = match &w.rows {
+        Some(r) => r.clone(),
+        None => (0..all.len() as u32).collect(),
+    };
+    let rows: Vec<Row> = asked.iter().map(|i| all[*i as usize]).collect();
+    let mut q = Query::default();
+    q.window = Some((w.start, w.end));
+    q.width = w.width;
+    let s = lod.summarize(&rows, &q);
+    encode(lod.trace(), &s, &asked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(kv: &[(&str, &str)]) -> Vec<(String, String)> {
+        kv.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn bad_windows_are_refused_with_a_reason() {
+        let ok = Window::parse(&p(&[("start", "0"), ("end", "1"), ("width", "800")]), 3).unwrap();
+        assert_eq!((ok.width, ok.rows), (800, None));
+        for (kv, says) in [
+            (
+                vec![("end", "1"), ("width", "8")],
+                "missing parameter start",
+            ),
+            (
+                vec![("start", "x"), ("end", "1"), ("width", "8")],
+                "not a finite number",
+            ),
+            (
+                vec![("start", "inf"), ("end", "1"), ("width", "8")],
+                "not a finite number",
+            ),
+            (
+                vec![("start", "2"), ("end", "1"), ("width", "8")],
+                "inverted",
+            ),
+            (
+                vec![("start", "0"), ("end", "1"), ("width", "-5")],
+                "from 1 to",
+            ),
+            (
+                vec![("start", "0"), ("end", "1"), ("width", "1e9")],
+                "from 1 to",
+            ),
+            (
+                vec![("start", "0"), ("end", "1"), ("width", "2.5")],
+                "from 1 to",
+            ),
+            (
+                vec![
+                    ("start", "0"),
+                    ("end", "1"),
+                    ("width", "8"),
+                    ("rows", "0,7"),
+                ],
+                "within the 3 rows",
+            ),
+            (
+                vec![
+                    ("start", "0"),
+                    ("end", "1"),
+                    ("width", "8"),
+                    ("rows", "2-1"),
+                ],
+                "within",
+            ),
+            (
+                vec![("start", "0"), ("end", "1"), ("width", "8"), ("rows", "a")],
+                "not a row index",
+            ),
+        ] {
+            let e = Window::parse(&p(&kv), 3).unwrap_err();
+            assert!(e.contains(says), "{kv:?}: {e}");
+        }
+        let r = Window::parse(
+            &p(&[
+                ("start", "0"),
+                ("end", "1"),
+                ("width", "8"),
+                ("rows", "0-1,2"),
+            ]),
+            3,
+        );
+        assert_eq!(r.unwrap().rows, Some(vec![0, 1, 2]));
+    }
+}

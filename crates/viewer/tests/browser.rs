@@ -1,0 +1,333 @@
+//! The page in a real browser: Debian's Chromium, headless, driven over
+//! WebDriver (chromedriver on loopback). Zoom, hover, pin, pan, collapse
+//! and a screenshot, checked against what the trace holds.
+//!
+//! Without chromedriver the tests are skipped with a note, unless
+//! `TRAMA_REQUIRE_BROWSER=1` (set by `.ci/run`), which makes them fail.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::actions::{InputSource, MouseActions, PointerAction, WheelAction, WheelActions};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+use trama_open::{LoadOptions, Source};
+use trama_sim::{Trace, TypeKind};
+use trama_viewer::{start, Running, ViewerOptions};
+
+/// chromedriver on a free port, killed when dropped.
+struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn find(program: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(program))
+            .find(|f| f.is_file())
+    })
+}
+
+/// Starts chromedriver, or says why the test is skipped.
+fn driver() -> Option<Driver> {
+    let Some(exe) = find("chromedriver") else {
+        let required = std::env::var_os("TRAMA_REQUIRE_BROWSER").is_some_and(|v| v == "1");
+        assert!(
+            !required,
+            "TRAMA_REQUIRE_BROWSER=1 but chromedriver is not installed"
+        );
+        eprintln!("note: browser tests skipped: chromedriver is not installed (Debian: chromium chromium-driver)");
+        return None;
+    };
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(exe)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromedriver");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some(Driver { child, port })
+}
+
+async fn browser(d: &Driver) -> Client {
+    let mut caps = serde_json::Map::new();
+    let chrome = find("chromium").map(|p| p.to_string_lossy().into_owned());
+    let mut opts = json!({
+        "args": ["--headless", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                 "--window-size=1400,900"]
+    });
+    if let Some(c) = chrome {
+        opts["binary"] = json!(c);
+    }
+    caps.insert("goog:chromeOptions".into(), opts);
+    ClientBuilder::rustls()
+        .unwrap()
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{}", d.port))
+        .await
+        .expect("a browser session")
+}
+
+fn load(path: &Path) -> Trace {
+    let mut o = LoadOptions::default();
+    o.keep_extras = true;
+    trama_open::load(&Source::Path(path.into()), &o).unwrap()
+}
+
+fn example() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje")
+}
+
+fn serve(trace: Trace) -> Running {
+    let mut opts = ViewerOptions::default();
+    opts.port = Some(0);
+    opts.name = "ring.paje".into();
+    start(trace, &opts).unwrap()
+}
+
+async fn js(c: &Client, script: &str) -> Value {
+    c.execute(script, vec![]).await.unwrap()
+}
+
+/// Waits until `script` returns true.
+async fn until(c: &Client, script: &str, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if js(c, script).await == json!(true) {
+            return;
+        }
+        let state = js(c, "return document.body.dataset.state + ' ' + (document.getElementById('error').textContent)").await;
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what} (page: {state})"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn window(c: &Client) -> (f64, f64) {
+    let w = js(c, "return window.trama.window()").await;
+    (w[0].as_f64().unwrap(), w[1].as_f64().unwrap())
+}
+
+async fn move_to(c: &Client, x: f64, y: f64) {
+    let m = MouseActions::new("mouse".into()).then(PointerAction::MoveTo {
+        duration: None,
+        x,
+        y,
+    });
+    c.perform_actions(m).await.unwrap();
+}
+
+/// A level-0 state of container `name` lasting long enough to point at:
+/// its value's name and its middle.
+fn a_state_of(trace: &Trace, name: &str) -> (String, f64) {
+    let m = &trace.model;
+    let c = (0..m.containers.len() as u32)
+        .map(trama_sim::ContainerId)
+        .find(|c| m.label(m.container(*c).name) == name)
+        .unwrap();
+    let span = trace.end_time() - trace.start_time();
+    for &(ty, l) in &m.container(c).lists {
+        if m.ty(ty).kind != TypeKind::State {
+            continue;
+        }
+        let cols = &trace.lists[l.index()];
+        let longest = (0..cols.len())
+            .filter(|i| cols.level[*i] == 0)
+            .max_by(|a, b| {
+                (cols.end[*a] - cols.start[*a]).total_cmp(&(cols.end[*b] - cols.start[*b]))
+            })
+            .unwrap();
+        let (s, e) = (cols.start[longest], cols.end[longest]);
+        assert!(e - s > span / 50.0, "a state wide enough to point at");
+        // Deeper states may cover the middle: the test points where only
+        // level 0 is.
+        let covered = |t: f64| {
+            (0..cols.len()).any(|i| cols.level[i] > 0 && cols.start[i] <= t && cols.end[i] > t)
+        };
+        let t = (0..50)
+            .map(|k| s + (e - s) * (k as f64 + 0.5) / 50.0)
+            .find(|t| !covered(*t))
+            .unwrap();
+        return (m.label(m.value(cols.value[longest]).name), t);
+    }
+    panic!("{name} has no states");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_zooms_hovers_pins_pans_and_collapses() {
+    let Some(d) = driver() else { return };
+    let trace = load(&example());
+    let (value, t) = a_state_of(&trace, "rank-1");
+    let server = serve(load(&example()));
+    let c = browser(&d).await;
+    c.goto(&server.url).await.unwrap();
+    until(
+        &c,
+        "return document.body.dataset.state === 'ready'",
+        "the first frame",
+    )
+    .await;
+    assert_eq!(
+        js(&c, "return document.body.dataset.csp || null").await,
+        Value::Null
+    );
+
+    // The canvas is drawn: many pixels are not white.
+    let inked = js(
+        &c,
+        "const cv = document.getElementById('timeline');
+         const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+         let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 240 || d[i+1] < 240 || d[i+2] < 240) n++;
+         return n / (d.length / 4);",
+    )
+    .await
+    .as_f64()
+    .unwrap();
+    assert!(inked > 0.05, "{:.1} % of the timeline inked", 100.0 * inked);
+
+    // Hover: the tooltip names the state the trace has there.
+    let x = js(&c, &format!("return window.trama.x({t})"))
+        .await
+        .as_f64()
+        .unwrap();
+    let y = js(&c, "return window.trama.y('rank-1')")
+        .await
+        .as_f64()
+        .unwrap();
+    move_to(&c, x, y).await;
+    until(
+        &c,
+        "const t = document.getElementById('tooltip'); return !t.hidden && t.textContent.length > 0",
+        "the tooltip",
+    )
+    .await;
+    let tip = js(&c, "return document.getElementById('tooltip').textContent").await;
+    assert!(
+        tip.as_str().unwrap().contains(&value),
+        "tooltip {tip} at the state {value}"
+    );
+
+    // Click: the details panel pins it.
+    let m = MouseActions::new("mouse".into())
+        .then(PointerAction::MoveTo {
+            duration: None,
+            x,
+            y,
+        })
+        .then(PointerAction::Down {
+            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::Up {
+            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
+        });
+    c.perform_actions(m).await.unwrap();
+    until(
+        &c,
+        "return !document.getElementById('details').hidden",
+        "the details panel",
+    )
+    .await;
+    let details = js(
+        &c,
+        "return document.getElementById('details-body').textContent",
+    )
+    .await;
+    assert!(details.as_str().unwrap().contains(&value), "{details}");
+    assert!(details.as_str().unwrap().contains("rank-1"), "{details}");
+
+    // Wheel: the window shrinks around the pointer, and rows are redrawn.
+    let (a0, a1) = window(&c).await;
+    let wheel = WheelActions::new("wheel".into()).then(WheelAction::Scroll {
+        duration: None,
+        x: x as i64,
+        y: y as i64,
+        delta_x: 0,
+        delta_y: -120,
+    });
+    c.perform_actions(wheel).await.unwrap();
+    let (b0, b1) = window(&c).await;
+    assert!(b1 - b0 < a1 - a0, "zoomed: [{a0}, {a1}] → [{b0}, {b1}]");
+    assert!(b0 <= t && t <= b1, "the pointer's time stays in the window");
+    until(
+        &c,
+        &format!("return document.body.dataset.window === '{b0},{b1}'"),
+        "the zoomed window's rows",
+    )
+    .await;
+
+    // Keys pan: the window moves right, its length kept.
+    c.find(Locator::Css("body"))
+        .await
+        .unwrap()
+        .send_keys("d")
+        .await
+        .unwrap();
+    let (c0, c1) = window(&c).await;
+    assert!(c0 > b0 && ((c1 - c0) - (b1 - b0)).abs() < 1e-9 * (b1 - b0).max(1.0));
+
+    // Collapse: a click on node-0's label hides its processes.
+    let rows = js(&c, "return document.body.dataset.rows").await;
+    let ly = js(&c, "return window.trama.labelY('node-0')")
+        .await
+        .as_f64()
+        .unwrap();
+    let lx = js(
+        &c,
+        "return document.getElementById('labels').getBoundingClientRect().left + 20",
+    )
+    .await
+    .as_f64()
+    .unwrap();
+    let m = MouseActions::new("mouse".into())
+        .then(PointerAction::MoveTo {
+            duration: None,
+            x: lx,
+            y: ly,
+        })
+        .then(PointerAction::Down {
+            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::Up {
+            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
+        });
+    c.perform_actions(m).await.unwrap();
+    let after = js(&c, "return document.body.dataset.rows").await;
+    let (n0, n1): (u32, u32) = (
+        rows.as_str().unwrap().parse().unwrap(),
+        after.as_str().unwrap().parse().unwrap(),
+    );
+    assert!(n1 < n0, "rows {n0} → {n1}");
+    assert_eq!(js(&c, "return window.trama.y('rank-0')").await, Value::Null);
+
+    // A screenshot that is not blank.
+    let png = c.screenshot().await.unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
+
+    c.close().await.unwrap();
+    server.stop();
+}
