@@ -279,6 +279,18 @@ function drawLabels(rows) {
 
 // ---- requests ----
 
+// `rows=` of a list of row indices: runs of consecutive ones as ranges.
+function ranges(rows) {
+  const out = [];
+  for (let i = 0; i < rows.length; i++) {
+    let j = i;
+    while (j + 1 < rows.length && rows[j + 1] === rows[j] + 1) j++;
+    out.push(j > i ? `${rows[i]}-${rows[j]}` : `${rows[i]}`);
+    i = j;
+  }
+  return out.join(",");
+}
+
 let timer = null;
 
 function request() {
@@ -294,8 +306,11 @@ async function fetchWindow() {
   const span = state.t1 - state.t0;
   // One screen of padding on each side, so that panning draws at once.
   const t0 = state.t0 - span, t1 = state.t1 + span;
-  const rows = rowsOnScreen();
-  const list = rows.join(",");
+  // The rows on screen and a screen of rows below, so that scrolling and
+  // a taller window draw at once.
+  const n = rowsOnScreen().length;
+  const rows = state.visible.slice(state.scroll, state.scroll + 2 * n + 8);
+  const list = ranges(rows);
   try {
     const r = await api(`timeline?start=${t0}&end=${t1}&width=${3 * W}&rows=${list}`, ctl.signal);
     const d = decode(await r.arrayBuffer());
