@@ -111,8 +111,11 @@ enum Command {
     /// space-time: one row per container (the container tree, or hosts and
     /// their processes by network traffic with --order), states as coloured
     /// bars, nested states inside them, events as ticks, variables as step
-    /// plots, links as arrows, a time axis and a legend. However long the
-    /// trace, each row gets at most one mark per pixel column.
+    /// plots, links as arrows (as a grey strip under their rows where too
+    /// dense to follow), a time axis and a legend; rows with nothing in the
+    /// window are hidden. However long the trace, each row gets per pixel
+    /// column the state covering the most time there (a dark top edge where
+    /// several share it).
     Render(render::RenderArgs),
     /// Explore a trace in the browser: a timeline that zooms, pans and
     /// hovers, served on this machine.

@@ -75,7 +75,8 @@ impl Grid {
         let w = self.width as f64;
         let xa = self.x(a);
         let xb = if b < a { f64::INFINITY } else { self.x(b) };
-        if !(xa <= w) || !(xb >= 0.0) {
+        // NaN (a time that is not a number) is in no column.
+        if xa.is_nan() || xb.is_nan() || xa > w || xb < 0.0 {
             return None;
         }
         let first = if xa == w { w - 1.0 } else { xa.floor() };

@@ -14,7 +14,8 @@
 //! - a variable: its lowest, highest and last value per column
 //!   ([`VarSpan`]);
 //! - links: one by one ([`LinkItem`]) when the window holds few, else one
-//!   by one only in blocks of columns where few begin, the others as
+//!   by one only in blocks of columns where few begin (and in their
+//!   neighbours), the others as
 //!   counts per row and column of their start ([`RowSummary::sent`]) and
 //!   end ([`RowSummary::received`]).
 //!

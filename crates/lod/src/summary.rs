@@ -21,8 +21,8 @@ pub struct Query {
     pub max_links: usize,
     /// Beyond [`Query::max_links`], links are given one by one only where
     /// they are sparse: in blocks of this many columns where at most
-    /// [`Query::links_per_block`] links begin; the others are counted per
-    /// row and column ([`RowSummary::sent`], [`RowSummary::received`]).
+    /// [`Query::links_per_block`] links begin, as in each neighbouring
+    /// block; the others are counted per row and column ([`RowSummary::sent`], [`RowSummary::received`]).
     pub link_block: u32,
     /// See [`Query::link_block`].
     pub links_per_block: u32,
@@ -272,8 +272,25 @@ impl Lod<'_> {
         }
         let mut sent: Vec<Vec<u32>> = vec![Vec::new(); rows.len()];
         let mut received: Vec<Vec<u32>> = vec![Vec::new(); rows.len()];
+        // A block is sparse when it and its neighbours are: the edge of a
+        // burst is part of the burst.
+        // The last block may be narrower: its count is scaled to a whole
+        // block's width.
+        let count = |b: usize| {
+            let w = block.min(grid.width - (b as u32 * block).min(grid.width));
+            per_block[b] as u64 * block as u64 / w.max(1) as u64
+        };
+        let busy = |b: usize| {
+            let before = b.checked_sub(1).map_or(0, count);
+            let after = if b + 1 < per_block.len() {
+                count(b + 1)
+            } else {
+                0
+            };
+            count(b).max(before).max(after)
+        };
         for k in all {
-            if per_block[(col(k.start) / block) as usize] <= q.links_per_block {
+            if busy((col(k.start) / block) as usize) <= q.links_per_block as u64 {
                 links.each.push(k);
             } else {
                 links.dense += 1;

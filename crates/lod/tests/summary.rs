@@ -424,3 +424,25 @@ proptest! {
         check(&t, (t.start_time(), t.end_time()), width, max_links);
     }
 }
+
+#[test]
+fn the_narrower_last_block_of_columns_is_judged_by_its_density() {
+    // Width 100: blocks of 16 columns, the last one 4 wide. Four links
+    // begin in its four columns (one per column, as dense as 16 in a
+    // whole block), nothing elsewhere.
+    let mut body = String::from("5 0 p1 P 0 p1\n5 0 p2 P 0 p2\n");
+    for k in 0..4 {
+        let t = 96.5 + k as f64;
+        body.push_str(&format!("11 {t} L 0 p1 m k{k}\n12 {t} L 0 p2 m k{k}\n"));
+    }
+    let t = simulate(&body);
+    let mut q = query((0.0, 100.0), 100);
+    q.max_links = 0;
+    let s = Lod::new(&t).summarize(&rows(&t, None), &q);
+    assert_eq!((s.links.each.len(), s.links.dense), (0, 4));
+    // The same four in a whole block are sparse.
+    let mut q = query((0.0, 112.0), 112);
+    q.max_links = 0;
+    let s = Lod::new(&t).summarize(&rows(&t, None), &q);
+    assert_eq!((s.links.each.len(), s.links.dense), (4, 0));
+}

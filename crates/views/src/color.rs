@@ -23,6 +23,26 @@ pub fn color(pajé: &[u8], name: &[u8]) -> String {
     PALETTE[(h % PALETTE.len() as u32) as usize].to_string()
 }
 
+/// The colour of a line on white: the Pajé colour unless it is too light
+/// to be seen (SimGrid gives its variables `"1 1 1"`), else the palette's
+/// for the name.
+pub(crate) fn line_color(pajé: &[u8], name: &[u8]) -> String {
+    match parse_paje(pajé) {
+        Some(c) if !too_light(&c) => c,
+        _ => color(b"", name),
+    }
+}
+
+fn too_light(c: &str) -> bool {
+    let v = |i: usize| u8::from_str_radix(&c[i..i + 2], 16).unwrap_or(0) as f64 / 255.0;
+    c.len() == 7 && 0.2126 * v(1) + 0.7152 * v(3) + 0.0722 * v(5) > 0.85
+}
+
+/// A Pajé colour (`"r g b"` in [0, 1]) as `#rrggbb`, if `c` is one.
+pub(crate) fn paje_color(c: &[u8]) -> Option<String> {
+    parse_paje(c)
+}
+
 fn parse_paje(c: &[u8]) -> Option<String> {
     let s = std::str::from_utf8(c).ok()?.trim().trim_matches('"');
     let v: Vec<f64> = s
@@ -47,5 +67,7 @@ mod tests {
         assert_eq!(color(b"", b"Compute"), color(b"", b"Compute"));
         assert_eq!(color(b"red", b"Compute"), color(b"", b"Compute"));
         assert!(color(b"", b"A").starts_with('#'));
+        assert_eq!(line_color(b"1 1 1", b"speed"), color(b"", b"speed"));
+        assert_eq!(line_color(b"1 0 0", b"speed"), "#ff0000");
     }
 }

@@ -9,7 +9,7 @@ use trama_analysis::{
     time_per_state, wait_matrix, CommMatrix, ContainerState, Graph, Kiviat, Messages, Ordering,
     StateStats, WaitMatrix, Window,
 };
-use trama_sim::{ContainerId, Trace};
+use trama_sim::{ContainerId, Trace, TypeId, TypeKind};
 
 use crate::charts::{
     heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,
@@ -173,10 +173,35 @@ pub fn draw(
     out: &mut dyn Write,
 ) -> Result<Messages, ViewError> {
     let msgs = Messages::select(trace, &opts.link_types)?;
+    let m = &trace.model;
+    let link_types: Vec<TypeId> = (0..m.types.len() as u32)
+        .map(TypeId)
+        .filter(|t| m.ty(*t).kind == TypeKind::Link)
+        .collect();
+    // Links of no duration are drawn too when they happen during the run
+    // (an actor's migration), not when all are at one instant (a
+    // platform's topology, declared at once).
+    let at_one_instant = |t: TypeId| {
+        let mut starts = m
+            .lists
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.ty == t)
+            .flat_map(|(l, _)| trace.lists[l].start.iter().copied());
+        let first = starts.next();
+        starts.all(|s| Some(s) == first)
+    };
+    let shown: Vec<TypeId> = link_types
+        .iter()
+        .copied()
+        .filter(|t| msgs.counts(*t) || !at_one_instant(*t))
+        .collect();
     let mut st = SpaceTimeOptions {
         width: opts.width,
         height: opts.height,
         window: Some((window.start, window.end)),
+        // The links counted as messages (not a platform's topology).
+        link_types: (shown.len() < link_types.len()).then_some(shown),
         ..SpaceTimeOptions::default()
     };
     if let Some(level) = &opts.order {

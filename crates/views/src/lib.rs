@@ -2,19 +2,23 @@
 //! any [`std::io::Write`], and PNG through a pure-Rust rasterizer
 //! ([`svg_to_png`]).
 //!
-//! - [`space_time`]: the space-time diagram. One row per container (the
-//!   container tree depth-first, names indented by depth, or a given
-//!   order), states as coloured bars (nested states as narrower bars
-//!   inside), events as marks, variables as step plots in their
-//!   container's row, links as arrows, a time axis and a legend. Colours
-//!   come from `PajeDefineEntityValue` when it gives one, else from a
-//!   stable palette keyed by the value's name. Level of detail: where
-//!   several states fall in one pixel column of a row, one mark of the
-//!   dominant value (the longest in that column) is drawn, so the file's
-//!   size depends on the picture's width and the number of rows, not on
-//!   the trace's length; at most 5000 link arrows are drawn (the busiest
-//!   pixel columns of each pair first), the others are counted in the
-//!   legend.
+//! - [`space_time`]: the space-time diagram, drawn from the level of
+//!   detail of [`trama_lod`]. One row per container (the container tree
+//!   depth-first, names indented by depth, or a given order) and one per
+//!   variable; rows with nothing in the window are hidden (the containers
+//!   above a shown row stay as headers) and a note says how many. In each
+//!   pixel column of a row, the value whose states cover the most time
+//!   there, level by level: nested states are drawn inside and over their
+//!   parents. Events are marks, variables step lines through each
+//!   column's range. Links are arrows where few; where more begin than
+//!   the eye can follow, they are counted per row and pixel column and
+//!   shown as a grey strip under the row, darker where more leave or
+//!   arrive. The file's size depends on the picture's width and the
+//!   number of rows, not on the trace's length. A window of no duration
+//!   gets an axis of a second around its instant and a note. The legend
+//!   has one entry per value name and colour, wrapped into as many lines
+//!   as it needs. Colours come from `PajeDefineEntityValue` when it gives
+//!   one, else from a stable palette keyed by the value's name.
 //! - [`heatmap`]: a matrix (traffic, waits) with seed 002's gradient rules
 //!   (below the minimum black, above the maximum white);
 //!   [`process_graph`]: nodes and weighted edges at given coordinates;
@@ -33,6 +37,7 @@
 mod charts;
 mod color;
 mod draw;
+mod legend;
 mod space_time;
 mod svg;
 

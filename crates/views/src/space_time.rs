@@ -1,13 +1,19 @@
-//! The space-time diagram.
+//! The space-time diagram, drawn from the level of detail of
+//! [`trama_lod`]: per row and pixel column, the dominant state of each
+//! nesting level (inner levels drawn inside their parents), events,
+//! variables' ranges, and links as arrows where few, as shaded strips
+//! where many.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use trama_sim::{ContainerId, ListId, Trace, TypeKind, ValueId};
+use trama_lod::{rows, Lod, Query, Row, RowSummary, StateSpan, Summary};
+use trama_sim::{ContainerId, Trace, TypeId, ValueId};
 
 use crate::color::color;
-use crate::svg::esc;
+use crate::legend::{cut, wrap, Legend, Swatch, CHAR_W, LINE_H};
+use crate::svg::{esc, Runs};
 
 /// Options of [`space_time`].
 #[derive(Clone, Debug)]
@@ -21,8 +27,13 @@ pub struct SpaceTimeOptions {
     pub window: Option<(f64, f64)>,
     /// Rows, top to bottom; `None`: the container tree depth-first.
     pub order: Option<Vec<ContainerId>>,
-    /// Most link arrows drawn.
+    /// Up to this many links in the window are all drawn as arrows;
+    /// beyond, arrows only where few links begin (at most 8 per 16 pixel
+    /// columns, as in the neighbouring 16), the others as grey strips on
+    /// their rows.
     pub max_links: usize,
+    /// The link types drawn; `None`: every one.
+    pub link_types: Option<Vec<TypeId>>,
 }
 
 impl Default for SpaceTimeOptions {
@@ -32,15 +43,17 @@ impl Default for SpaceTimeOptions {
             height: None,
             window: None,
             order: None,
-            max_links: 5000,
+            max_links: 500,
+            link_types: None,
         }
     }
 }
 
 const TOP: f64 = 36.0;
 const AXIS: f64 = 34.0;
-const LEGEND_ROW: f64 = 18.0;
 const RIGHT: f64 = 16.0;
+/// Shades of the link density strips.
+const SHADES: usize = 6;
 
 fn nice_step(span: f64, target: usize) -> f64 {
     let raw = span / target.max(1) as f64;
@@ -76,370 +89,369 @@ fn fmt_t(t: f64, step: f64) -> String {
     } else {
         (-step.log10().floor()) as usize
     };
-    format!("{t:.decimals$}")
+    let s = format!("{t:.decimals$}");
+    // No "-0" on an axis.
+    if s.trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
+        s.trim_start_matches('-').to_string()
+    } else {
+        s
+    }
+}
+
+/// The rows drawn: those with something in the window, and the containers
+/// above them (as headers); the number of rows hidden.
+fn shown_rows(trace: &Trace, s: &Summary) -> (Vec<usize>, usize) {
+    let m = &trace.model;
+    let mut keep: HashSet<ContainerId> = HashSet::new();
+    for r in s.rows.iter().filter(|r| !r.is_empty()) {
+        // A variable's container stays as the header of its row.
+        if r.row.variable.is_some() {
+            keep.insert(r.row.container);
+        }
+        let mut c = m.container(r.row.container).parent;
+        while let Some(p) = c {
+            if !keep.insert(p) {
+                break;
+            }
+            c = m.container(p).parent;
+        }
+    }
+    let shown: Vec<usize> = (0..s.rows.len())
+        .filter(|&i| {
+            let r = &s.rows[i];
+            !r.is_empty() || (r.row.variable.is_none() && keep.contains(&r.row.container))
+        })
+        .collect();
+    let hidden = s.rows.len() - shown.len();
+    (shown, hidden)
+}
+
+/// Paths of states per (nesting level, value, height in tenths of a
+/// pixel): inner levels are drawn over outer ones.
+type StatePaths = BTreeMap<(usize, ValueId, i64), Runs>;
+
+/// Columns of `spans` merged where `same` holds between neighbours.
+fn merged<'a>(
+    spans: &'a [StateSpan],
+    same: impl Fn(&StateSpan, &StateSpan) -> bool + 'a,
+) -> impl Iterator<Item = (u32, u32, &'a StateSpan)> + 'a {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let first = spans.get(i)?;
+        let mut end = first.x1;
+        i += 1;
+        while i < spans.len() && spans[i].x0 == end && same(first, &spans[i]) {
+            end = spans[i].x1;
+            i += 1;
+        }
+        Some((first.x0, end, first))
+    })
+}
+
+/// Draws a row's states into `paths`, and into `mixed` (per height) a
+/// dark top edge over the columns where states of several values share a
+/// level.
+fn draw_states(
+    r: &RowSummary,
+    (x0, y, row_h, strip): (f64, f64, f64, f64),
+    paths: &mut StatePaths,
+    mixed: &mut BTreeMap<i64, Runs>,
+) {
+    let bands = r.states.len().max(1) as f64;
+    let band_h = (row_h - 2.0 - strip) / bands;
+    let x0 = x0 as i64;
+    for (b, band) in r.states.iter().enumerate() {
+        let by = y + 1.0 + b as f64 * band_h;
+        // Each level inset from its parent, so that the deepest keeps 4
+        // pixels when it can.
+        let deepest = band.levels.len().saturating_sub(1).max(1) as f64;
+        let inset = (band_h * 0.15)
+            .min((band_h - 4.0) / (2.0 * deepest))
+            .clamp(0.5, 3.0);
+        for (level, spans) in band.levels.iter().enumerate() {
+            let d = (level as f64 * inset).min((band_h - 2.0) / 2.0);
+            let h = band_h - 2.0 * d;
+            let h10 = (h * 10.0).round() as i64;
+            // Adjacent columns of one value are one run, whatever their
+            // counts.
+            for (a, e, sp) in merged(spans, |p, q| p.value == q.value) {
+                paths.entry((level, sp.value, h10)).or_default().run(
+                    x0 + a as i64,
+                    by + d + h / 2.0,
+                    e - a,
+                );
+            }
+            let mh = (h / 5.0).clamp(1.0, 2.0);
+            let runs = mixed.entry((mh * 10.0).round() as i64).or_default();
+            for (a, e, _) in merged(spans, |_, q| q.mixed).filter(|(_, _, sp)| sp.mixed) {
+                runs.run(x0 + a as i64, by + d + mh / 2.0, e - a);
+            }
+        }
+    }
+}
+
+/// A variable's row: a step line through each column's range, ending on
+/// its last value. Returns its lowest and highest value in the window.
+fn draw_variable(r: &RowSummary, x0: f64, y: f64, row_h: f64, d: &mut String) -> (f64, f64) {
+    let lo = r.variable.iter().map(|v| v.min).fold(f64::MAX, f64::min);
+    let hi = r.variable.iter().map(|v| v.max).fold(f64::MIN, f64::max);
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let vy = |v: f64| (y + row_h - 2.0 - (v - lo) / span * (row_h - 4.0)).round() as i64;
+    // Relative moves between whole pixels keep the path short.
+    let mut pen: Option<(i64, i64)> = None;
+    for v in &r.variable {
+        let xa = (x0 + v.x0 as f64) as i64;
+        let xb = (x0 + v.x1 as f64) as i64;
+        let targets = if v.last == v.max {
+            [vy(v.min), vy(v.max)]
+        } else {
+            [vy(v.max), vy(v.min)]
+        };
+        let mut p = match pen {
+            Some(p) if p.0 == xa => p,
+            _ => {
+                let _ = write!(d, "M{xa},{}", targets[0]);
+                (xa, targets[0])
+            }
+        };
+        for t in targets.into_iter().chain([vy(v.last)]) {
+            if t != p.1 {
+                let _ = write!(d, "v{}", t - p.1);
+                p.1 = t;
+            }
+        }
+        let _ = write!(d, "h{}", xb - xa);
+        pen = Some((xb, p.1));
+    }
+    (lo, hi)
+}
+
+/// The colour of every value: values of one type with the same name are
+/// one to the reader, so they share one colour (the first the trace gives
+/// one of them, else the palette's for the name).
+fn value_colours(trace: &Trace) -> Vec<String> {
+    let m = &trace.model;
+    let mut by_name: BTreeMap<(TypeId, String), String> = BTreeMap::new();
+    for v in &m.values {
+        if let Some(c) = crate::color::paje_color(m.str(v.color)) {
+            by_name.entry((v.ty, m.label(v.name))).or_insert(c);
+        }
+    }
+    m.values
+        .iter()
+        .map(|v| match by_name.get(&(v.ty, m.label(v.name))) {
+            Some(c) => c.clone(),
+            None => color(b"", m.str(v.name)),
+        })
+        .collect()
 }
 
 /// Writes the space-time diagram of `trace` as SVG to `out`.
 pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -> io::Result<()> {
     let m = &trace.model;
-    let (t0, mut t1) = opts
-        .window
-        .unwrap_or((trace.start_time(), trace.end_time()));
-    if t1 <= t0 {
-        t1 = t0 + 1.0;
-    }
-    // Rows: containers with something to draw (the root only if it has
-    // entities of its own besides links).
-    let draws = |c: ContainerId| {
-        m.container(c)
-            .lists
-            .iter()
-            .any(|(_, l)| m.list(*l).kind != TypeKind::Link || c != ContainerId::ROOT)
-    };
-    let rows: Vec<ContainerId> = match &opts.order {
-        Some(o) => o.clone(),
-        None => m
-            .containers_depth_first()
-            .into_iter()
-            .filter(|c| *c != ContainerId::ROOT || draws(*c))
-            .collect(),
-    };
-    // Lines of the picture: each container's own row (states, events),
-    // and below its subtree one row per variable it holds, as the seed
-    // shows a host's monitoring metrics below its processes (with an
-    // explicit order, right below the container).
-    let var_lists = |c: ContainerId| -> Vec<ListId> {
-        let mut v: Vec<ListId> = m
-            .container(c)
-            .lists
-            .iter()
-            .map(|(_, l)| *l)
-            .filter(|l| m.list(*l).kind == TypeKind::Variable)
-            .collect();
-        // The same order under every container: by type name.
-        v.sort_by(|a, b| {
-            m.str(m.ty(m.list(*a).ty).name)
-                .cmp(m.str(m.ty(m.list(*b).ty).name))
-        });
-        v
-    };
-    let mut lines: Vec<(ContainerId, Option<ListId>)> = Vec::new();
-    match &opts.order {
-        Some(_) => {
-            for &c in &rows {
-                lines.push((c, None));
-                lines.extend(var_lists(c).into_iter().map(|l| (c, Some(l))));
-            }
-        }
-        None => {
-            let shown: std::collections::HashSet<ContainerId> = rows.iter().copied().collect();
-            // Depth first; a container's variables after its subtree.
-            let mut stack: Vec<(ContainerId, bool)> = vec![(ContainerId::ROOT, false)];
-            while let Some((c, done)) = stack.pop() {
-                if done {
-                    if shown.contains(&c) {
-                        lines.extend(var_lists(c).into_iter().map(|l| (c, Some(l))));
-                    }
-                    continue;
-                }
-                if shown.contains(&c) {
-                    lines.push((c, None));
-                }
-                stack.push((c, true));
-                stack.extend(m.container(c).children.iter().rev().map(|k| (*k, false)));
-            }
-        }
-    }
-    let row_of: HashMap<ContainerId, usize> = lines
+    let all_rows: Vec<Row> = rows(trace, opts.order.as_deref());
+    let label_chars = all_rows
         .iter()
-        .enumerate()
-        .filter(|(_, (_, v))| v.is_none())
-        .map(|(i, (c, _))| (*c, i))
-        .collect();
-    let name = |c: ContainerId| m.label(m.container(c).name);
-    let line_label = |(c, v): (ContainerId, Option<ListId>)| match v {
-        None => name(c),
-        Some(l) => m.label(m.ty(m.list(l).ty).name),
-    };
-    let line_depth = |(c, v): (ContainerId, Option<ListId>)| {
-        m.container(c).depth as usize + usize::from(v.is_some())
-    };
-    let label_chars = lines
-        .iter()
-        .map(|&l| line_label(l).chars().count() + 2 * line_depth(l))
+        .map(|r| r.label(trace).chars().count() + 2 * r.depth(trace))
         .max()
         .unwrap_or(4);
-    let x0 = (12.0 + 6.6 * label_chars as f64).clamp(60.0, 280.0);
+    let x0 = (12.0 + CHAR_W * label_chars as f64)
+        .clamp(60.0, 280.0)
+        .round();
     let width = opts.width.max(200) as f64;
-    let plot_w = width - x0 - RIGHT;
-    let nrows = lines.len().max(1) as f64;
-    let has_variables = rows.iter().any(|c| {
-        m.container(*c)
-            .lists
-            .iter()
-            .any(|(_, l)| m.list(*l).kind == TypeKind::Variable)
-    });
-    let legend_rows = if has_variables { 3.0 } else { 2.0 };
-    // Variable types drawn: name → (colour, lowest, highest) in the window.
-    let mut var_legend: BTreeMap<String, (String, f64, f64)> = BTreeMap::new();
+    let plot_w = (width - x0 - RIGHT).max(1.0);
+    let mut q = Query::default();
+    q.window = opts.window;
+    q.width = plot_w as u32;
+    q.max_links = opts.max_links;
+    q.link_types = opts.link_types.clone();
+    let s = Lod::new(trace).summarize(&all_rows, &q);
+    let colours = value_colours(trace);
+    let g = s.grid;
+    let (t0, t1) = (g.t0, g.t1);
+    let plot_w = g.width as f64;
+    let (shown, hidden) = shown_rows(trace, &s);
+    let line_of: BTreeMap<usize, usize> = shown.iter().enumerate().map(|(i, &r)| (r, i)).collect();
+    let nrows = shown.len().max(1) as f64;
     let row_h = match opts.height {
-        Some(h) => ((h as f64 - TOP - AXIS - legend_rows * LEGEND_ROW) / nrows).clamp(3.0, 40.0),
+        Some(h) => ((h as f64 - TOP - AXIS - 3.0 * LINE_H) / nrows).clamp(3.0, 40.0),
         None => 18.0,
     };
-    let height = TOP + row_h * nrows + AXIS + legend_rows * LEGEND_ROW + 8.0;
-    let x = |t: f64| x0 + (t - t0) / (t1 - t0) * plot_w;
-    let clip = |t: f64| t.clamp(t0, t1);
+    let x = |t: f64| x0 + g.x(t);
+    let row_y = |line: usize| TOP + line as f64 * row_h;
 
-    // States: rectangles per value, with pixel buckets for the small ones.
-    let mut paths: BTreeMap<ValueId, String> = BTreeMap::new();
-    let mut time_of: Vec<f64> = vec![0.0; m.values.len()];
-    let mut ticks = String::new();
-    let mut vars = String::new();
+    // Rows: backgrounds over each container's life, states, events,
+    // variables, link density.
+    let dense = s.links.dense > 0;
+    let strip = if dense {
+        (row_h * 0.22).clamp(1.0, 4.0)
+    } else {
+        0.0
+    };
+    let max_density = s
+        .rows
+        .iter()
+        .flat_map(|r| r.sent.iter().chain(&r.received))
+        .map(|c| c.count)
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let mut backgrounds = String::new();
-    for (r, &(c, var)) in lines.iter().enumerate() {
-        let y = TOP + r as f64 * row_h;
-        let info = m.container(c);
-        let (s, e) = (
-            clip(info.start),
-            clip(if info.end < info.start { t1 } else { info.end }),
-        );
-        if e > s || info.start <= t1 {
+    let mut paths: StatePaths = BTreeMap::new();
+    let mut mixed: BTreeMap<i64, Runs> = BTreeMap::new();
+    let mut ticks = Runs::default();
+    let mut vars = String::new();
+    let mut shades: Vec<Runs> = (0..SHADES).map(|_| Runs::default()).collect();
+    let mut var_legend: BTreeMap<String, (String, f64, f64)> = BTreeMap::new();
+    for (line, &ri) in shown.iter().enumerate() {
+        let r = &s.rows[ri];
+        let y = row_y(line);
+        let info = m.container(r.row.container);
+        let end = if info.end < info.start { t1 } else { info.end };
+        if end >= t0 && info.start <= t1 {
+            let (a, b) = (x(info.start.max(t0)), x(end.min(t1)));
             let _ = write!(
                 backgrounds,
-                "M{:.1},{:.1}h{:.1}v{:.1}h-{:.1}z",
-                x(s),
+                "M{a:.1},{:.1}h{:.1}v{:.1}h-{:.1}z",
                 y + 1.0,
-                (x(e) - x(s)).max(0.5),
+                (b - a).max(0.5),
                 row_h - 2.0,
-                (x(e) - x(s)).max(0.5)
+                (b - a).max(0.5)
             );
         }
-        let lists: Vec<(ListId, TypeKind)> = match var {
-            Some(l) => vec![(l, TypeKind::Variable)],
-            None => info
-                .lists
-                .iter()
-                .map(|(_, l)| (*l, m.list(*l).kind))
-                .filter(|(_, k)| *k != TypeKind::Link && *k != TypeKind::Variable)
-                .collect(),
-        };
-        let nstate = lists
-            .iter()
-            .filter(|(_, k)| *k == TypeKind::State)
-            .count()
-            .max(1) as f64;
-        let mut si = 0.0;
-        for (l, kind) in lists {
-            let cols = &trace.lists[l.index()];
-            match kind {
-                TypeKind::State => {
-                    let band_y = y + 1.0 + si * (row_h - 2.0) / nstate;
-                    let band_h = (row_h - 2.0) / nstate;
-                    si += 1.0;
-                    // Sub-pixel states: per pixel column, the value that
-                    // takes the most time at the top level (states of one
-                    // level come in time order, so columns are streamed).
-                    let mut marks: Vec<(i64, ValueId)> = Vec::new();
-                    let mut cur_px = i64::MIN;
-                    let mut acc: Vec<(ValueId, f64)> = Vec::new();
-                    let flush = |px: i64,
-                                 acc: &mut Vec<(ValueId, f64)>,
-                                 marks: &mut Vec<(i64, ValueId)>| {
-                        if let Some(v) = acc
-                            .iter()
-                            .max_by(|p, q| p.1.total_cmp(&q.1).then(q.0.cmp(&p.0)))
-                            .map(|p| p.0)
-                        {
-                            marks.push((px, v));
-                        }
-                        acc.clear();
-                    };
-                    for i in 0..cols.len() {
-                        let (a, b) = (cols.start[i], cols.end[i]);
-                        let b = if b < a { t1 } else { b };
-                        if b < t0 || a > t1 {
-                            continue;
-                        }
-                        let (a, b) = (clip(a), clip(b));
-                        let v = cols.value[i];
-                        if let Some(t) = time_of.get_mut(v.index()) {
-                            *t += b - a;
-                        }
-                        let level = cols.level[i].min(6);
-                        let (pa, pb) = (x(a), x(b));
-                        if pb - pa >= 1.0 {
-                            let inset = (level as f64 * 2.0).min(band_h / 3.0);
-                            let _ = write!(
-                                paths.entry(v).or_default(),
-                                "M{:.1},{:.1}h{:.1}v{:.1}h-{:.1}z",
-                                pa,
-                                band_y + inset,
-                                pb - pa,
-                                (band_h - 2.0 * inset).max(1.0),
-                                pb - pa
-                            );
-                        } else if level == 0 {
-                            let px = pa.floor() as i64;
-                            if px != cur_px {
-                                flush(cur_px, &mut acc, &mut marks);
-                                cur_px = px;
-                            }
-                            match acc.iter_mut().find(|(w, _)| *w == v) {
-                                Some((_, d)) => *d += b - a,
-                                None => acc.push((v, b - a)),
-                            }
-                        }
-                    }
-                    flush(cur_px, &mut acc, &mut marks);
-                    marks.sort();
-                    marks.dedup_by_key(|m| m.0);
-                    let mut i = 0;
-                    while i < marks.len() {
-                        let (px, v) = marks[i];
-                        let mut j = i + 1;
-                        while j < marks.len() && marks[j].1 == v && marks[j].0 == marks[j - 1].0 + 1
-                        {
-                            j += 1;
-                        }
-                        let w = (j - i) as i64;
-                        let _ = write!(
-                            paths.entry(v).or_default(),
-                            "M{px},{:.0}h{w}v{:.0}h-{w}z",
-                            band_y,
-                            band_h.max(1.0)
-                        );
-                        i = j;
-                    }
-                }
-                TypeKind::Event => {
-                    let mut seen = std::collections::BTreeSet::new();
-                    for i in 0..cols.len() {
-                        let t = cols.start[i];
-                        if t >= t0 && t <= t1 {
-                            seen.insert(x(t).round() as i64);
-                        }
-                    }
-                    for px in seen {
-                        let _ = write!(ticks, "M{px},{:.1}v{:.1}", y + 1.0, (row_h / 3.0).max(2.0));
-                    }
-                }
-                TypeKind::Variable => {
-                    // Step plot scaled to the row, one point per pixel.
-                    let mut lo = f64::MAX;
-                    let mut hi = f64::MIN;
-                    for i in 0..cols.len() {
-                        let (a, b) = (cols.start[i], cols.end[i]);
-                        if (b >= a && b < t0) || a > t1 {
-                            continue;
-                        }
-                        lo = lo.min(cols.number[i]);
-                        hi = hi.max(cols.number[i]);
-                    }
-                    if lo > hi {
-                        continue;
-                    }
-                    let span = if hi > lo { hi - lo } else { 1.0 };
-                    let vy = |v: f64| y + row_h - 2.0 - (v - lo) / span * (row_h - 4.0);
-                    let mut d = String::new();
-                    // One vertical step per pixel column: a value starting
-                    // in the column of the previous drawn value only
-                    // stretches the line to its end.
-                    // Relative moves between whole pixels keep the path short.
-                    let mut pen = (0i64, 0i64);
-                    let h = |d: &mut String, pen: &mut (i64, i64), x: f64| {
-                        let xi = x.round() as i64;
-                        if xi != pen.0 {
-                            let _ = write!(d, "h{}", xi - pen.0);
-                            pen.0 = xi;
-                        }
-                    };
-                    let v = |d: &mut String, pen: &mut (i64, i64), y: f64| {
-                        let yi = y.round() as i64;
-                        if yi != pen.1 {
-                            let _ = write!(d, "v{}", yi - pen.1);
-                            pen.1 = yi;
-                        }
-                    };
-                    let mut last_col = i64::MIN;
-                    let mut end_px = f64::NAN;
-                    for i in 0..cols.len() {
-                        let (a, b) = (cols.start[i], cols.end[i]);
-                        let b = if b < a { t1 } else { b };
-                        if b < t0 || a > t1 {
-                            continue;
-                        }
-                        let (pa, pb) = (x(clip(a)), x(clip(b)));
-                        let yy = vy(cols.number[i]);
-                        let col = pa.round() as i64;
-                        if d.is_empty() {
-                            pen = (col, yy.round() as i64);
-                            let _ = write!(d, "M{},{}", pen.0, pen.1);
-                        } else if col != last_col {
-                            h(&mut d, &mut pen, end_px);
-                            v(&mut d, &mut pen, yy);
-                        } else {
-                            end_px = end_px.max(pb);
-                            continue;
-                        }
-                        h(&mut d, &mut pen, pb);
-                        last_col = col;
-                        end_px = pb;
-                    }
-                    if !d.is_empty() {
-                        h(&mut d, &mut pen, end_px);
-                    }
-                    let ty = m.ty(m.list(l).ty);
-                    let stroke = color(m.str(ty.color), m.str(ty.name));
-                    let e = var_legend
-                        .entry(m.label(ty.name))
-                        .or_insert((stroke.clone(), lo, hi));
-                    e.1 = e.1.min(lo);
-                    e.2 = e.2.max(hi);
-                    let _ = writeln!(
-                        vars,
-                        "<path d=\"{d}\" fill=\"none\" stroke=\"{stroke}\" stroke-width=\"1\"/>"
-                    );
-                }
-                _ => {}
+        if let Some(l) = r.row.variable {
+            if r.variable.is_empty() {
+                continue;
             }
-        }
-    }
-    // Links: buckets by rows and pixel columns, the busiest first.
-    let mut links: HashMap<(usize, usize, i64, i64), u32> = HashMap::new();
-    let mut total_links = 0u64;
-    for (l, info) in m.lists.iter().enumerate() {
-        if info.kind != TypeKind::Link {
+            let mut d = String::new();
+            let (lo, hi) = draw_variable(r, x0, y, row_h, &mut d);
+            let ty = m.ty(m.list(l).ty);
+            let stroke = crate::color::line_color(m.str(ty.color), m.str(ty.name));
+            let e = var_legend
+                .entry(m.label(ty.name))
+                .or_insert((stroke.clone(), lo, hi));
+            e.1 = e.1.min(lo);
+            e.2 = e.2.max(hi);
+            let _ = writeln!(
+                vars,
+                "<path d=\"{d}\" fill=\"none\" stroke=\"{stroke}\" stroke-width=\"1\"/>"
+            );
             continue;
         }
-        let cols = &trace.lists[l];
-        for i in 0..cols.len() {
-            let (f, g) = (cols.from[i], cols.to[i]);
-            let (s, e) = (cols.start[i], cols.end[i]);
-            if f == u32::MAX || g == u32::MAX || e < t0 || s > t1 {
-                continue;
-            }
-            let (Some(&rf), Some(&rg)) = (row_of.get(&ContainerId(f)), row_of.get(&ContainerId(g)))
-            else {
-                continue;
+        draw_states(r, (x0, y, row_h, strip), &mut paths, &mut mixed);
+        for e in &r.events {
+            ticks.tick(x0 + e.x as f64 + 0.5, y + 1.0, (row_h / 3.0).max(2.0));
+        }
+        // Links counted per column: a strip at the bottom of the row,
+        // darker where more links leave or arrive.
+        let mut per_col: BTreeMap<u32, u32> = BTreeMap::new();
+        for c in r.sent.iter().chain(&r.received) {
+            *per_col.entry(c.x).or_default() += c.count;
+        }
+        let sy = y + row_h - 1.0 - strip / 2.0;
+        let shade = |n: u32| {
+            ((1.0 + n as f64).ln() / (1.0 + max_density as f64).ln() * SHADES as f64)
+                .ceil()
+                .clamp(1.0, SHADES as f64) as usize
+                - 1
+        };
+        // Adjacent columns of one shade are one run.
+        let mut run: Option<(u32, u32, usize)> = None;
+        let mut put = |run: (u32, u32, usize)| {
+            shades[run.2].run(x0 as i64 + run.0 as i64, sy, run.1 - run.0);
+        };
+        for (cx, n) in per_col {
+            let level = shade(n);
+            run = match run {
+                Some((a, b, l)) if b == cx && l == level => Some((a, cx + 1, l)),
+                Some(r) => {
+                    put(r);
+                    Some((cx, cx + 1, level))
+                }
+                None => Some((cx, cx + 1, level)),
             };
-            total_links += 1;
-            *links
-                .entry((rf, rg, x(clip(s)).round() as i64, x(clip(e)).round() as i64))
-                .or_default() += 1;
+        }
+        if let Some(r) = run {
+            put(r);
         }
     }
-    let mut link_list: Vec<((usize, usize, i64, i64), u32)> = links.into_iter().collect();
-    let busiest = |a: &((usize, usize, i64, i64), u32), b: &((usize, usize, i64, i64), u32)| {
-        b.1.cmp(&a.1).then(a.0.cmp(&b.0))
-    };
-    if link_list.len() > opts.max_links {
-        if opts.max_links > 0 {
-            link_list.select_nth_unstable_by(opts.max_links - 1, busiest);
+
+    // Legend: the values drawn, the most visible first, one entry per
+    // label and colour.
+    let mut weight: BTreeMap<ValueId, u64> = BTreeMap::new();
+    for r in &s.rows {
+        for b in &r.states {
+            for spans in &b.levels {
+                for sp in spans {
+                    *weight.entry(sp.value).or_default() += (sp.x1 - sp.x0) as u64;
+                }
+            }
         }
-        link_list.truncate(opts.max_links);
     }
-    let drawn: u64 = link_list.iter().map(|l| l.1 as u64).sum();
-    link_list.sort_by_key(|l| l.0);
+    let mut by_weight: Vec<(ValueId, u64)> = weight.into_iter().collect();
+    by_weight.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let fill = |v: ValueId| colours[v.index()].clone();
+    let mut legend = Legend::default();
+    for &(v, _) in &by_weight {
+        legend.add(m.label(m.value(v).name), Swatch::Fill(fill(v)));
+    }
+    let mut var_entries = Legend::default();
+    for (name, (stroke, lo, hi)) in &var_legend {
+        let label = format!("{name} {}–{}", short_number(*lo), short_number(*hi));
+        var_entries.add(label, Swatch::Line(stroke.clone()));
+    }
+    let axis_y = TOP + row_h * nrows + 4.0;
+    let ly = axis_y + AXIS;
+    let right = width - RIGHT;
+    let (legend_svg, n1) = legend.layout(x0, right, ly);
+    let (var_svg, n2) = var_entries.layout(x0, right, ly + n1 as f64 * LINE_H);
+
+    // Notes: what is not drawn one by one, and why.
+    let mut notes: Vec<String> = Vec::new();
+    if g.widened {
+        notes.push(format!(
+            "Every entity is at t = {}: the window spans no time, so the axis shows half a second on each side of that instant.",
+            t0 + 0.5
+        ));
+    }
+    if mixed.values().any(|r| !r.is_empty()) {
+        notes.push(
+            "A dark top edge marks the pixel columns where states of several values share a level; the one covering the most time is drawn (narrow the window to see the others).".to_string(),
+        );
+    }
+    let l = &s.links;
+    if l.total > 0 {
+        let mut n = format!("{} links", l.total);
+        if l.dense > 0 {
+            let _ = write!(
+                n,
+                ": {} drawn as arrows where few begin, {} as the grey strip under their rows (darker: more links leave or arrive in that pixel column; narrow the window to see them one by one)",
+                l.each.len(),
+                l.dense
+            );
+        }
+        n.push('.');
+        notes.push(n);
+    }
+    if l.unplaced > 0 {
+        notes.push(format!(
+            "{} links between containers without a row are not drawn.",
+            l.unplaced
+        ));
+    }
+    if hidden > 0 {
+        notes.push(if hidden == 1 {
+            "1 row with nothing in the window is hidden.".to_string()
+        } else {
+            format!("{hidden} rows with nothing in the window are hidden.")
+        });
+    }
+    let note_lines: Vec<String> = notes.iter().flat_map(|n| wrap(n, right - x0)).collect();
+    let notes_y = ly + (n1 + n2) as f64 * LINE_H;
+    let height = notes_y + note_lines.len() as f64 * LINE_H + 4.0;
 
     // Output.
     let mut o = String::with_capacity(1 << 16);
@@ -448,87 +460,111 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\">"
     );
     o.push_str("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"5\" markerHeight=\"5\" orient=\"auto-start-reverse\"><path d=\"M0,0L10,5L0,10z\" fill=\"#333\"/></marker></defs>\n<style>");
-    let mut legend: Vec<(ValueId, f64)> = time_of
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| **t > 0.0)
-        .map(|(v, t)| (ValueId(v as u32), *t))
-        .collect();
-    legend.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    for v in paths.keys() {
-        let info = m.value(*v);
-        let _ = write!(
-            o,
-            ".v{}{{fill:{}}}",
-            v.0,
-            color(m.str(info.color), m.str(info.name))
-        );
+    let mut classes: Vec<ValueId> = paths.keys().map(|k| k.1).collect();
+    classes.sort();
+    classes.dedup();
+    for v in &classes {
+        let _ = write!(o, ".v{}{{stroke:{}}}", v.0, fill(*v));
     }
     o.push_str("</style>\n");
     o.push_str("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+    let title_step = nice_step(t1 - t0, 8) / 100.0;
+    let title = if g.widened {
+        format!("t = {}", t0 + 0.5)
+    } else {
+        format!("{} to {}", fmt_t(t0, title_step), fmt_t(t1, title_step))
+    };
     let _ = writeln!(
         o,
-        "<text x=\"{x0:.0}\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Space-time view, {} to {}</text>",
-        fmt_t(t0, nice_step(t1 - t0, 8) / 100.0),
-        fmt_t(t1, nice_step(t1 - t0, 8) / 100.0)
+        "<text x=\"{x0:.0}\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Space-time view, {title}</text>"
     );
-    // Row labels and backgrounds.
+    // Row labels, cut to the margin.
     o.push_str("<g fill=\"#333\">");
-    for (r, &line) in lines.iter().enumerate() {
-        let y = TOP + r as f64 * row_h + row_h / 2.0 + 4.0;
-        if row_h >= 9.0 || r % ((9.0 / row_h).ceil() as usize).max(1) == 0 {
-            let style = if line.1.is_some() {
+    for (line, &ri) in shown.iter().enumerate() {
+        let row = s.rows[ri].row;
+        let y = row_y(line) + row_h / 2.0 + 4.0;
+        if row_h >= 9.0 || line % ((9.0 / row_h).ceil() as usize).max(1) == 0 {
+            let style = if row.variable.is_some() {
                 " font-style=\"italic\" fill=\"#666\""
             } else {
                 ""
             };
+            let lx = 6.0 + 8.0 * row.depth(trace).saturating_sub(1) as f64;
+            let chars = ((x0 - lx - 4.0) / CHAR_W).max(3.0) as usize;
             let _ = write!(
                 o,
-                "<text x=\"{:.0}\" y=\"{y:.1}\"{style}>{}</text>",
-                6.0 + 8.0 * line_depth(line).saturating_sub(1) as f64,
-                esc(&line_label(line))
+                "<text x=\"{lx:.0}\" y=\"{y:.1}\"{style}>{}</text>",
+                esc(&cut(&row.label(trace), chars))
             );
         }
     }
     o.push_str("</g>\n");
     let _ = writeln!(o, "<path d=\"{backgrounds}\" fill=\"#f2f2f2\"/>");
-    for (v, d) in &paths {
-        let _ = writeln!(o, "<path class=\"v{}\" d=\"{d}\"/>", v.0);
+    // States (and marks) are runs along a line, as wide as the stroke.
+    o.push_str("<g fill=\"none\">\n");
+    for ((_, v, h10), d) in &paths {
+        let _ = writeln!(
+            o,
+            "<path class=\"v{}\" d=\"{}\" stroke-width=\"{}\"/>",
+            v.0,
+            d.d,
+            *h10 as f64 / 10.0
+        );
+    }
+    for (h10, d) in mixed.iter().filter(|(_, d)| !d.is_empty()) {
+        let _ = writeln!(
+            o,
+            "<path d=\"{}\" stroke=\"#000\" stroke-opacity=\"0.5\" stroke-width=\"{}\"/>",
+            d.d,
+            *h10 as f64 / 10.0
+        );
     }
     if !ticks.is_empty() {
         let _ = writeln!(
             o,
-            "<path d=\"{ticks}\" stroke=\"#222\" stroke-width=\"1\"/>"
+            "<path d=\"{}\" stroke=\"#222\" stroke-width=\"1\"/>",
+            ticks.d
         );
     }
-    o.push_str(&vars);
-    if !link_list.is_empty() {
-        o.push_str(
-            "<g stroke=\"#333\" stroke-opacity=\"0.55\" fill=\"none\" marker-end=\"url(#arrow)\">",
-        );
-        for ((rf, rg, pa, pb), n) in &link_list {
-            let (ya, yb) = (
-                TOP + *rf as f64 * row_h + row_h / 2.0,
-                TOP + *rg as f64 * row_h + row_h / 2.0,
+    for (i, d) in shades.iter().enumerate() {
+        if !d.is_empty() {
+            let grey = 200 - (i * 190 / (SHADES - 1)) as u32;
+            let _ = writeln!(
+                o,
+                "<path d=\"{}\" stroke=\"rgb({grey},{grey},{grey})\" stroke-width=\"{strip:.1}\"/>",
+                d.d
             );
-            let w = (1.0 + (*n as f64).log2()).min(4.0);
+        }
+    }
+    o.push_str("</g>\n");
+    o.push_str(&vars);
+    if !l.each.is_empty() {
+        o.push_str(
+            "<g stroke=\"#333\" stroke-opacity=\"0.6\" fill=\"none\" marker-end=\"url(#arrow)\">",
+        );
+        let mid = |r: u32| line_of.get(&(r as usize)).map(|&i| row_y(i) + row_h / 2.0);
+        for k in &l.each {
+            let (Some(ya), Some(yb)) = (mid(k.from), mid(k.to)) else {
+                continue;
+            };
+            let (pa, pb) = (x(k.start.clamp(t0, t1)), x(k.end.clamp(t0, t1)));
             let _ = write!(
                 o,
-                "<path d=\"M{pa},{ya:.1}L{pb},{yb:.1}\" stroke-width=\"{w:.1}\"/>"
+                "<path d=\"M{pa:.1},{ya:.1}L{pb:.1},{yb:.1}\" stroke-width=\"1\"/>"
             );
         }
         o.push_str("</g>\n");
     }
     // Time axis.
-    let axis_y = TOP + row_h * nrows + 4.0;
     let step = nice_step(t1 - t0, (plot_w / 110.0) as usize);
     let _ = write!(
         o,
         "<path d=\"M{x0:.1},{axis_y:.1}H{:.1}\" stroke=\"#333\"/><g fill=\"#333\" text-anchor=\"middle\">",
         x0 + plot_w
     );
-    let mut t = (t0 / step).ceil() * step;
-    while t <= t1 + step * 1e-9 {
+    let mut k = (t0 / step).ceil();
+    while k * step <= t1 + step * 1e-9 {
+        let t = k * step;
         let px = x(t);
         let _ = write!(
             o,
@@ -536,71 +572,19 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
             axis_y + 17.0,
             fmt_t(t, step)
         );
-        t += step;
+        k += 1.0;
     }
     o.push_str("</g>\n");
-    // Legend: the values that take the most time.
-    let mut lx = x0;
-    let ly = axis_y + AXIS;
-    for (v, _) in legend.iter().take(24) {
-        let info = m.value(*v);
-        let label = m.label(info.name);
-        let w = 22.0 + 6.6 * label.chars().count() as f64;
-        if lx + w > width - RIGHT {
-            break;
-        }
+    o.push_str(&legend_svg);
+    o.push_str(&var_svg);
+    for (i, n) in note_lines.iter().enumerate() {
         let _ = write!(
             o,
-            "<rect class=\"v{}\" x=\"{lx:.1}\" y=\"{:.1}\" width=\"12\" height=\"10\"/><text x=\"{:.1}\" y=\"{:.1}\" fill=\"#333\">{}</text>",
-            v.0,
-            ly - 9.0,
-            lx + 16.0,
-            ly,
-            esc(&label)
-        );
-        lx += w;
-    }
-    // Variables: each type's colour and range (each row's plot is scaled
-    // to its own range in the window).
-    let mut lx = x0;
-    for (name, (stroke, lo, hi)) in &var_legend {
-        let label = format!("{name} {}–{}", short_number(*lo), short_number(*hi));
-        let w = 26.0 + 6.6 * label.chars().count() as f64;
-        if lx + w > width - RIGHT {
-            break;
-        }
-        let y = ly + LEGEND_ROW;
-        let _ = write!(
-            o,
-            "<path d=\"M{lx:.1},{:.1}h14\" stroke=\"{stroke}\" stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{y:.1}\" fill=\"#333\">{}</text>",
-            y - 4.0,
-            lx + 18.0,
-            esc(&label)
-        );
-        lx += w;
-    }
-    let links_y = if has_variables {
-        ly + 2.0 * LEGEND_ROW
-    } else {
-        ly + LEGEND_ROW
-    };
-    if total_links > 0 {
-        let _ = write!(
-            o,
-            "<text x=\"{x0:.1}\" y=\"{:.1}\" fill=\"#555\">{} links{}</text>",
-            links_y,
-            total_links,
-            if drawn < total_links {
-                format!(
-                    ", {} drawn as {} arrows (narrow the window to see all)",
-                    drawn,
-                    link_list.len()
-                )
-            } else {
-                String::new()
-            }
+            "<text x=\"{x0:.1}\" y=\"{:.1}\" fill=\"#555\">{}</text>",
+            notes_y + i as f64 * LINE_H,
+            esc(n)
         );
     }
-    o.push_str("</svg>\n");
+    o.push_str("\n</svg>\n");
     out.write_all(o.as_bytes())
 }

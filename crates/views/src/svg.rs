@@ -31,3 +31,66 @@ pub fn svg_to_png(svg: &[u8]) -> Result<Vec<u8>, String> {
     );
     pix.encode_png().map_err(|e| e.to_string())
 }
+
+/// Horizontal runs drawn as one stroked path (the stroke's width is the
+/// runs' height), each after the first on its line a relative move: a
+/// few bytes per run.
+#[derive(Debug, Default)]
+pub(crate) struct Runs {
+    /// The path data.
+    pub(crate) d: String,
+    /// Line (in tenths of a pixel) and x where the pen is.
+    pen: Option<(i64, i64)>,
+}
+
+impl Runs {
+    /// A run of `w` pixels from `x` along the line `y`.
+    pub(crate) fn run(&mut self, x: i64, y: f64, w: u32) {
+        use std::fmt::Write as _;
+        let y10 = (y * 10.0).round() as i64;
+        let _ = match self.pen {
+            Some((py, px)) if py == y10 => write!(self.d, "m{},0h{w}", x - px),
+            _ => write!(self.d, "M{x},{:.1}h{w}", y10 as f64 / 10.0),
+        };
+        self.pen = Some((y10, x + w as i64));
+    }
+
+    /// A vertical tick of `len` pixels down from (`x`, `y`).
+    pub(crate) fn tick(&mut self, x: f64, y: f64, len: f64) {
+        use std::fmt::Write as _;
+        let (x10, y10, l10) = (
+            (x * 10.0).round() as i64,
+            (y * 10.0).round() as i64,
+            (len * 10.0).round() as i64,
+        );
+        let t = |v: i64| v as f64 / 10.0;
+        let _ = match self.pen {
+            Some((py, px)) => write!(self.d, "m{},{}v{}", t(x10 - px), t(y10 - py), t(l10)),
+            None => write!(self.d, "M{},{}v{}", t(x10), t(y10), t(l10)),
+        };
+        self.pen = Some((y10 + l10, x10));
+    }
+
+    /// True when nothing is drawn.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.d.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_on_one_line_are_relative_moves() {
+        let mut r = Runs::default();
+        r.run(10, 5.0, 3);
+        r.run(20, 5.0, 1);
+        r.run(4, 7.25, 2);
+        assert_eq!(r.d, "M10,5.0h3m7,0h1M4,7.3h2");
+        let mut t = Runs::default();
+        t.tick(1.5, 2.0, 4.0);
+        t.tick(3.5, 2.0, 4.0);
+        assert_eq!(t.d, "M1.5,2v4m2,-4v4");
+    }
+}

@@ -71,7 +71,12 @@ fn many_tiny_states_stay_one_mark_per_pixel() {
     let mut o = SpaceTimeOptions::default();
     o.width = 400;
     let svg = render(&t, &o);
-    let marks = svg.matches('z').count();
+    let marks: usize = svg
+        .split("<path class=\"v")
+        .skip(1)
+        .map(|p| p.split('"').nth(2).unwrap().matches('h').count())
+        .sum();
+    assert!(marks > 100, "{marks} marks");
     assert!(marks <= 2 * 400, "{marks} marks for 2 rows of 400 px");
     assert!(svg.len() < 64 * 1024, "{} bytes", svg.len());
     // A window shows only its part, with its own axis.
@@ -128,4 +133,231 @@ fn every_value_of_a_variable_gets_its_step() {
     );
     // The legend names the variable with its range in the window.
     assert!(svg.contains(">load 1–5</text>"), "{svg}");
+}
+
+const DEFS: &str = "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+%EventDef PajeDefineStateType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+%EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
+%EventDef PajeSetState 3\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
+%EventDef PajePushState 4\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
+%EventDef PajePopState 5\n% Time date\n% Type string\n% Container string\n%EndEventDef\n\
+%EventDef PajeDefineLinkType 6\n% Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string\n%EndEventDef\n\
+%EventDef PajeStartLink 7\n% Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string\n%EndEventDef\n\
+%EventDef PajeEndLink 8\n% Time date\n% Type string\n% Container string\n% EndContainer string\n% Value string\n% Key string\n%EndEventDef\n\
+%EventDef PajeDefineEntityValue 9\n% Alias string\n% Type string\n% Name string\n% Color color\n%EndEventDef\n\
+0 P 0 Proc\n1 S P State\n6 L 0 P P Msg\n";
+
+/// The rectangles (x, y, width, height) of the state paths of a class
+/// (its first path: the outermost level it is drawn at).
+fn rects(svg: &str, class: &str) -> Vec<(f64, f64, f64, f64)> {
+    rects_nth(svg, class, 0)
+}
+
+/// The rectangles of the `n`th path of a class (one per nesting level):
+/// runs along a line (`M x,y`, `m dx,dy`, `h w`) as wide as the stroke.
+fn rects_nth(svg: &str, class: &str, n: usize) -> Vec<(f64, f64, f64, f64)> {
+    let path = svg
+        .split(&format!("<path class=\"{class}\" d=\""))
+        .nth(n + 1)
+        .unwrap_or_else(|| panic!("no path {n} of {class}"));
+    let d = path.split('"').next().unwrap();
+    let h: f64 = path
+        .split("stroke-width=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut out = Vec::new();
+    let (mut x, mut y) = (0.0, 0.0);
+    let mut rest = d;
+    while let Some(c) = rest.chars().next() {
+        let end = rest[1..]
+            .find(['M', 'm', 'h'])
+            .map_or(rest.len(), |i| i + 1);
+        let arg = &rest[1..end];
+        match c {
+            'M' | 'm' => {
+                let (a, b) = arg.split_once(',').unwrap();
+                let (a, b): (f64, f64) = (a.parse().unwrap(), b.parse().unwrap());
+                if c == 'M' {
+                    (x, y) = (a, b);
+                } else {
+                    (x, y) = (x + a, y + b);
+                }
+            }
+            _ => {
+                let w: f64 = arg.parse().unwrap();
+                out.push((x, y - h / 2.0, w, h));
+                x += w;
+            }
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
+fn class_of(t: &Trace, name: &str) -> String {
+    let m = &t.model;
+    let v = m
+        .values
+        .iter()
+        .position(|v| m.str(v.name) == name.as_bytes())
+        .unwrap();
+    format!("v{v}")
+}
+
+#[test]
+fn nested_states_are_drawn_inside_and_over_their_parent() {
+    // As in the smpi-replay trace: computing (the first value, so the
+    // lower id) nested in action_reduce.
+    let t = simulate(&format!(
+        "{DEFS}2 0 p1 P 0 p1\n4 0 S p1 computing\n5 1 S p1\n4 1 S p1 action_reduce\n\
+         4 2 S p1 computing\n5 4 S p1\n5 10 S p1\n"
+    ));
+    let svg = render(&t, &SpaceTimeOptions::default());
+    let (outer, inner) = (class_of(&t, "action_reduce"), class_of(&t, "computing"));
+    let (o, i) = (rects(&svg, &outer)[0], rects_nth(&svg, &inner, 1)[0]);
+    // Drawn after (over) its parent, strictly inside it vertically.
+    let at = |class: &str, n: usize| {
+        svg.match_indices(&format!("class=\"{class}\" d="))
+            .nth(n)
+            .unwrap()
+            .0
+    };
+    assert!(at(&outer, 0) < at(&inner, 1));
+    assert!(i.1 > o.1 && i.1 + i.3 < o.1 + o.3, "{o:?} {i:?}");
+    assert!(i.0 > o.0 && i.0 + i.2 < o.0 + o.2, "{o:?} {i:?}");
+}
+
+#[test]
+fn dense_links_become_a_strip_and_sparse_ones_stay_arrows() {
+    let mut text = format!("{DEFS}2 0 p1 P 0 p1\n2 0 p2 P 0 p2\n3 0 S p1 run\n3 0 S p2 run\n");
+    for k in 0..2000 {
+        let t = 1.0 + k as f64 * 0.0005;
+        text.push_str(&format!(
+            "7 {t} L 0 p1 m k{k}\n8 {} L 0 p2 m k{k}\n",
+            t + 0.1
+        ));
+    }
+    text.push_str("7 8 L 0 p2 m lone\n8 9 L 0 p1 m lone\n3 10 S p1 run\n");
+    let svg = render(&simulate(&text), &SpaceTimeOptions::default());
+    let arrows = svg
+        .split("marker-end=\"url(#arrow)\">")
+        .nth(1)
+        .expect("the lone arrow")
+        .split("</g>")
+        .next()
+        .unwrap();
+    assert_eq!(arrows.matches("<path").count(), 1, "{arrows}");
+    assert!(svg.contains("2001 links: 1 drawn as arrows where few begin, 2000 as the grey strip"));
+    assert!(svg.contains("stroke=\"rgb("), "a density strip");
+    // Fewer links than the limit: every one an arrow.
+    let mut o = SpaceTimeOptions::default();
+    o.max_links = 5000;
+    let svg = render(&simulate(&text), &o);
+    assert!(!svg.contains("stroke=\"rgb("));
+    assert!(svg.contains(">2001 links.<"));
+}
+
+#[test]
+fn rows_with_nothing_in_the_window_are_hidden_and_counted() {
+    let t = simulate(&format!(
+        "{DEFS}2 0 p1 P 0 p1\n2 0 p2 P 0 p2\n2 0 p3 P 0 p3\n3 0 S p1 a\n3 6 S p2 b\n3 10 S p1 a\n"
+    ));
+    let svg = render(&t, &SpaceTimeOptions::default());
+    assert!(svg.contains(">p1<") && svg.contains(">p2<") && !svg.contains(">p3<"));
+    assert!(
+        svg.contains(">1 row with nothing in the window is hidden.<"),
+        "{svg}"
+    );
+    let mut o = SpaceTimeOptions::default();
+    o.window = Some((1.0, 5.0));
+    let svg = render(&t, &o);
+    assert!(svg.contains(">p1<") && !svg.contains(">p2<"));
+    assert!(svg.contains(">2 rows with nothing in the window are hidden.<"));
+}
+
+#[test]
+fn a_trace_at_one_instant_gets_an_axis_and_a_note() {
+    let t = simulate(&format!("{DEFS}2 0 p1 P 0 p1\n3 0 S p1 a\n"));
+    let svg = render(&t, &SpaceTimeOptions::default());
+    assert!(svg.contains("Space-time view, t = 0<"));
+    assert!(svg.contains(">Every entity is at t = 0: the window spans no time"));
+    for tick in [">-0.4<", ">0.0<", ">0.4<"] {
+        assert!(svg.contains(tick), "axis tick {tick}");
+    }
+    // The state is drawn in the middle of the plot.
+    let r = rects(&svg, &class_of(&t, "a"))[0];
+    let axis: Vec<f64> = svg
+        .split("<path d=\"M")
+        .filter_map(|p| p.split_once(",").map(|x| x.0.parse::<f64>()))
+        .filter_map(Result::ok)
+        .collect();
+    assert!(!axis.is_empty());
+    assert!(r.0 > 600.0 && r.0 < 1300.0, "{r:?}");
+}
+
+#[test]
+fn the_legend_shows_every_value_once_with_its_swatch_inside_the_picture() {
+    // 22 values, two of them under one name with the trace's colour given
+    // to one (same name, same colour, one entry).
+    let mut text =
+        format!("{DEFS}9 c S compute \"0 0 1\"\n2 0 p1 P 0 p1\n3 0 S p1 c\n3 1 S p1 compute\n");
+    for i in 0..21 {
+        text.push_str(&format!("3 {} S p1 a-rather-long-value-name-{i}\n", 2 + i));
+    }
+    text.push_str("3 30 S p1 c\n");
+    let t = simulate(&text);
+    let mut o = SpaceTimeOptions::default();
+    o.width = 700;
+    let svg = render(&t, &o);
+    assert_eq!(svg.matches(">compute</text>").count(), 1);
+    for i in 0..21 {
+        assert_eq!(
+            svg.matches(&format!(">a-rather-long-value-name-{i}</text>"))
+                .count(),
+            1,
+            "value {i}"
+        );
+    }
+    assert_eq!(svg.matches("<rect x=").count(), 22, "one swatch per entry");
+    let height: f64 = svg
+        .split("height=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    for part in svg.split("<rect x=\"").skip(1) {
+        let x: f64 = part.split('"').next().unwrap().parse().unwrap();
+        let y: f64 = part
+            .split("y=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let label = part
+            .split("</text>")
+            .next()
+            .unwrap()
+            .rsplit('>')
+            .next()
+            .unwrap();
+        assert!(
+            x + 18.0 + 6.8 * label.chars().count() as f64 <= 700.0,
+            "{label} cut at {x}"
+        );
+        assert!(y + 12.0 < height, "{label} below the picture");
+    }
+    // Both "compute" values are drawn in the trace's colour.
+    let c = class_of(&t, "compute");
+    assert!(svg.contains(&format!(".{c}{{stroke:#0000ff}}")), "{svg}");
 }
