@@ -23,6 +23,7 @@ const state = {
   ruler: null,             // {a, b} times of a measure
   drag: null,
   colors: [],              // value id -> [r, g, b]
+  found: null,             // the meta row of the last search hit
 };
 
 // ---- the API ----
@@ -271,6 +272,11 @@ function drawLabels(rows) {
       text = `${state.collapsed.has(r.container) ? "▸" : "▾"} ${text}`;
     } else if (r.variable != null) {
       ctx.fillStyle = "#555";
+    }
+    if (ri === state.found) {
+      ctx.fillStyle = "#fff3b0";
+      ctx.fillRect(0, y - 13, LABEL_W, ROW_H);
+      ctx.fillStyle = "#222";
     }
     ctx.fillText(text, x, y, LABEL_W - x - 4);
     ctx.fillStyle = "#222";
@@ -540,10 +546,59 @@ function listen() {
     ev.preventDefault();
   });
   $("fit").addEventListener("click", fit);
+  $("search").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") search($("search").value.trim()).catch(showError);
+  });
   $("zoomin").addEventListener("click", () => zoom(0.5));
   $("zoomout").addEventListener("click", () => zoom(2));
   $("unpin").addEventListener("click", unpin);
   window.addEventListener("resize", () => { resize(); draw(); request(); });
+}
+
+// ---- search ----
+
+let lastSearch = { q: "", after: null };
+
+async function search(q) {
+  if (!q) return;
+  const after = lastSearch.q === q && lastSearch.after != null ? lastSearch.after : state.t0;
+  const r = await (await api(`search?q=${encodeURIComponent(q)}&after=${after}`)).json();
+  const found = $("found");
+  if (r.next) {
+    lastSearch = { q, after: r.next.start };
+    showRow(r.next.row);
+    const span = state.t1 - state.t0;
+    const len = r.next.end - r.next.start;
+    // Keep the zoom unless the entity is wider than a third of the screen.
+    const w = Math.max(span, 3 * len);
+    const c = (r.next.start + r.next.end) / 2;
+    state.ruler = { a: r.next.start, b: r.next.end };
+    found.textContent = `${r.next.value} on ${state.meta.rows[r.next.row].label} at ${fmtTime(r.next.start, w / 1000)}`;
+    setWindow(c - w / 2, c + w / 2);
+  } else if (r.rows.length) {
+    lastSearch = { q, after: null };
+    const k = r.rows.findIndex((h) => state.visible.indexOf(h.row) >= state.scroll);
+    const hit = r.rows[Math.max(0, k)];
+    showRow(hit.row);
+    found.textContent = `${r.rows.length} container(s): ${hit.label}`;
+    draw();
+    request();
+  } else {
+    found.textContent = lastSearch.q === q ? "no more" : "nothing found";
+    lastSearch = { q, after: null };
+  }
+}
+
+// Scrolls so that meta row `row` is on screen (expanding its ancestors).
+function showRow(row) {
+  const m = state.meta;
+  const parentOf = new Map(m.containers.map((c) => [c.id, c.parent]));
+  for (let p = parentOf.get(m.rows[row].container); p != null; p = parentOf.get(p)) state.collapsed.delete(p);
+  computeVisible();
+  const k = state.visible.indexOf(row);
+  const n = rowsOnScreen().length;
+  if (k < state.scroll || k >= state.scroll + n) state.scroll = Math.max(0, k - Math.floor(n / 3));
+  state.found = row;
 }
 
 async function pin(ev) {

@@ -18,6 +18,7 @@ pub(crate) fn routes() -> Router<Arc<State>> {
         .route("/meta", get(meta))
         .route("/timeline", get(window))
         .route("/entity", get(crate::entity::entity))
+        .route("/search", get(crate::search::search))
 }
 
 /// `GET api/meta`.

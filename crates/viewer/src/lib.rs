@@ -27,6 +27,7 @@ mod assets;
 mod entity;
 mod guard;
 mod meta;
+mod search;
 mod timeline;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};

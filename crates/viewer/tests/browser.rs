@@ -320,6 +320,34 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     assert!(n1 < n0, "rows {n0} → {n1}");
     assert_eq!(js(&c, "return window.trama.y('rank-0')").await, Value::Null);
 
+    // Search: a container under the collapsed node is shown again; a
+    // value's next state is framed, and Enter again goes further in time.
+    let input = c.find(Locator::Id("search")).await.unwrap();
+    input.send_keys("rank-0\n").await.unwrap();
+    until(
+        &c,
+        "return window.trama.y('rank-0') !== null",
+        "rank-0 shown by the search",
+    )
+    .await;
+    input.clear().await.unwrap();
+    input.send_keys(&format!("{value}\n")).await.unwrap();
+    until(
+        &c,
+        "return document.getElementById('found').textContent.includes(' at ')",
+        "a state found",
+    )
+    .await;
+    let first = js(&c, "return document.getElementById('found').textContent").await;
+    assert!(first.as_str().unwrap().contains(&value), "{first}");
+    input.send_keys("\n").await.unwrap();
+    until(
+        &c,
+        &format!("return document.getElementById('found').textContent !== {first}"),
+        "the next one",
+    )
+    .await;
+
     // A screenshot that is not blank.
     let png = c.screenshot().await.unwrap();
     assert!(

@@ -209,7 +209,11 @@ fn a_window_is_a_binary_summary_and_bad_parameters_get_400() {
     let h = host(&r);
     let raw = |path: &str| -> (u16, Vec<u8>) {
         let mut s = TcpStream::connect(r.addr).unwrap();
-        write!(s, "GET {path} HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n").unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
         let mut b = Vec::new();
         s.read_to_end(&mut b).unwrap();
         let at = b.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
@@ -227,7 +231,9 @@ fn a_window_is_a_binary_summary_and_bad_parameters_get_400() {
     let v: serde_json::Value = serde_json::from_str(&meta).unwrap();
     let rows = v["rows"].as_array().unwrap().len();
     assert_eq!(u32at(32) as usize, rows, "every row by default");
-    let (_, some) = raw(&format!("{t}api/timeline?start=0&end=2.3&width=640&rows=1-2"));
+    let (_, some) = raw(&format!(
+        "{t}api/timeline?start=0&end=2.3&width=640&rows=1-2"
+    ));
     assert_eq!(u32::from_le_bytes(some[32..36].try_into().unwrap()), 2);
     for q in [
         "start=0&end=1",
