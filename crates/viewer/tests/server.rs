@@ -255,3 +255,76 @@ fn a_window_is_a_binary_summary_and_bad_parameters_get_400() {
     }
     r.stop();
 }
+
+/// 8 clients × 200 random window queries on a generated trace: every one
+/// answered. The latencies are printed (`--nocapture`), not asserted.
+#[test]
+fn many_clients_asking_random_windows_are_all_answered() {
+    let text = trama_gen::generate(7, &trama_gen::GenOptions::varied(7, 200_000));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.paje");
+    std::fs::write(&path, text).unwrap();
+    let trace = trama_open::load(&Source::Path(path), &LoadOptions::default()).unwrap();
+    let (t0, t1) = (trace.start_time(), trace.end_time());
+    let mut opts = ViewerOptions::default();
+    opts.port = Some(0);
+    let r = start(trace, &opts).unwrap();
+    let meta = request(&r, "GET", &format!("{}api/meta", base(&r)), &host(&r)).body;
+    let rows = serde_json::from_str::<serde_json::Value>(&meta).unwrap()["rows"]
+        .as_array()
+        .unwrap()
+        .len();
+    let clients: Vec<_> = (0..8u64)
+        .map(|c| {
+            let (t, h, addr) = (base(&r), host(&r), r.addr);
+            std::thread::spawn(move || {
+                let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ c;
+                let mut rnd = || {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    (seed >> 11) as f64 / (1u64 << 53) as f64
+                };
+                let mut times = Vec::new();
+                for _ in 0..200 {
+                    let a = t0 + (t1 - t0) * rnd();
+                    let len = (t1 - t0) * rnd().powi(4) + 1e-6;
+                    let first = (rnd() * rows as f64) as usize;
+                    let q = format!(
+                        "{t}api/timeline?start={a}&end={}&width=1920&rows={first}-{}",
+                        a + len,
+                        (first + 40).min(rows - 1)
+                    );
+                    let start = std::time::Instant::now();
+                    let mut s = TcpStream::connect(addr).unwrap();
+                    write!(
+                        s,
+                        "GET {q} HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n"
+                    )
+                    .unwrap();
+                    let mut b = Vec::new();
+                    s.read_to_end(&mut b).unwrap();
+                    times.push(start.elapsed().as_secs_f64());
+                    assert!(
+                        b.starts_with(b"HTTP/1.1 200"),
+                        "{q}: {}",
+                        String::from_utf8_lossy(&b[..b.len().min(200)])
+                    );
+                }
+                times
+            })
+        })
+        .collect();
+    let mut all: Vec<f64> = clients
+        .into_iter()
+        .flat_map(|c| c.join().unwrap())
+        .collect();
+    all.sort_by(f64::total_cmp);
+    assert_eq!(all.len(), 1600);
+    eprintln!(
+        "1600 window queries, 8 clients: median {:.1} ms, 95th percentile {:.1} ms",
+        1e3 * all[800],
+        1e3 * all[1520]
+    );
+    r.stop();
+}
