@@ -20,9 +20,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
-use trama_sim::{ContainerId, Trace, TypeId};
+use trama_sim::{ContainerId, Trace, TypeId, TypeKind};
 
-use crate::read::{ancestor, container_name, container_type, depth_first_positions, links, placer};
+use crate::read::{
+    ancestor, container_name, container_type, depth_first_positions, links, lists_of, placer,
+};
 use crate::window::Window;
 use crate::Messages;
 
@@ -176,8 +178,10 @@ pub struct Ordering {
 }
 
 /// The seed's ordering of hosts and processes by off-host messages over
-/// `window`; hosts are the containers of type `level`. `None` when no
-/// container type is called `level`.
+/// `window`; hosts are the containers of type `level`, processes the
+/// containers below them of the types that exchange messages (without
+/// messages, of the types that hold states). `None` when no container
+/// type is called `level`.
 pub fn order(trace: &Trace, window: Window, msgs: &Messages, level: &str) -> Option<Ordering> {
     let m = &trace.model;
     let host_ty = container_type(trace, level)?;
@@ -198,6 +202,15 @@ pub fn order(trace: &Trace, window: Window, msgs: &Messages, level: &str) -> Opt
         if a != b {
             *host_sent.entry(a).or_default() += 1;
             *proc_sent.entry(from).or_default() += 1;
+        }
+    }
+    // No message: the processes are the containers that hold states.
+    if proc_types.is_empty() {
+        for (info, cols) in lists_of(trace, TypeKind::State) {
+            let t = m.container(info.container).ty;
+            if cols.len() > 0 && t != host_ty && !proc_types.contains(&t) {
+                proc_types.push(t);
+            }
         }
     }
     let sent = |counts: &HashMap<ContainerId, u64>, c: &ContainerId| -> u64 {

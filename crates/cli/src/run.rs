@@ -64,7 +64,9 @@ pub fn load_trace(
 ) -> anyhow::Result<trama_sim::Trace> {
     let mut opened = open(args)?;
     let bar = Bar::start(&opened, !args.no_progress);
-    let trace = opened.load(&args.load_options(keep_extras, window))?;
+    let mut opts = args.load_options(keep_extras, window);
+    opts.warn_open_states = true;
+    let trace = opened.load(&opts)?;
     drop(bar);
     warn(opened.name(), &trace.warnings);
     Ok(trace)
