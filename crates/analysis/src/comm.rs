@@ -208,7 +208,7 @@ pub fn order(trace: &Trace, window: Window, msgs: &Messages, level: &str) -> Opt
     if proc_types.is_empty() {
         for (info, cols) in lists_of(trace, TypeKind::State) {
             let t = m.container(info.container).ty;
-            if cols.len() > 0 && t != host_ty && !proc_types.contains(&t) {
+            if !cols.is_empty() && t != host_ty && !proc_types.contains(&t) {
                 proc_types.push(t);
             }
         }

@@ -58,7 +58,7 @@ pub fn host_level(trace: &Trace, msgs: &Messages) -> Option<HostLevel> {
     }
     let processes = if ends.is_empty() {
         for (info, cols) in lists_of(trace, TypeKind::State) {
-            if cols.len() > 0 {
+            if !cols.is_empty() {
                 ends.insert(info.container);
             }
         }

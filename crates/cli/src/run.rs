@@ -64,9 +64,7 @@ pub fn load_trace(
 ) -> anyhow::Result<trama_sim::Trace> {
     let mut opened = open(args)?;
     let bar = Bar::start(&opened, !args.no_progress);
-    let mut opts = args.load_options(keep_extras, window);
-    opts.warn_open_states = true;
-    let trace = opened.load(&opts)?;
+    let trace = opened.load(&args.load_options(keep_extras, window))?;
     drop(bar);
     warn(opened.name(), &trace.warnings);
     Ok(trace)

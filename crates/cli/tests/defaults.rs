@@ -165,3 +165,15 @@ fn check_lists_links_never_ended() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn output_error_names_the_file_and_says_why() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    let out = trama(&["dump", s(&example), "-o", "/proc/version"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("cannot create /proc/version: no file can be made in /proc to write it"),
+        "{err}"
+    );
+}

@@ -71,8 +71,7 @@ pub struct LoadOptions {
     /// `.ptb` reads only the blocks it needs).
     pub window: Option<(f64, f64)>,
     /// Warn of states pushed and never popped, one warning per state type
-    /// (text and the reference simulation of a `.ptb`; the parallel
-    /// replay of a `.ptb` does not count them).
+    /// (the parallel replay of a `.ptb` does not count them yet).
     pub warn_open_states: bool,
 }
 
