@@ -176,8 +176,10 @@ pub struct Ordering {
 }
 
 /// The seed's ordering of hosts and processes by off-host messages over
-/// `window`; hosts are the containers of type `level`. `None` when no
-/// container type is called `level`.
+/// `window`; hosts are the containers of type `level`, processes the
+/// containers below them of the types that exchange messages (without
+/// messages, of the types that hold states). `None` when no container
+/// type is called `level`.
 pub fn order(trace: &Trace, window: Window, msgs: &Messages, level: &str) -> Option<Ordering> {
     let m = &trace.model;
     let host_ty = container_type(trace, level)?;

@@ -18,6 +18,8 @@
 //!   force-directed (Fruchterman–Reingold) layout.
 //! - [`wait_matrix`]: who waited for whom: waiting states attributed to the
 //!   sender of the last message received during them.
+//! - [`host_level`]: the container type of the hosts, chosen from the trace
+//!   when the reader does not name it.
 //! - [`states_at`] and [`dominant_states`]: one state value per container,
 //!   at an instant or over the window.
 //! - [`TimeWindow`]: a window as asked for (`START:END`, either side open),
@@ -27,6 +29,7 @@
 mod comm;
 mod dominant;
 mod graph;
+mod levels;
 mod messages;
 mod read;
 mod slices;
@@ -37,8 +40,9 @@ mod window;
 pub use comm::{comm_matrix, order, CommMatrix, CommPair, OrderedHost, Ordering};
 pub use dominant::{dominant_states, find_value, states_at, ContainerState};
 pub use graph::{graph, Edge, Graph, Node};
+pub use levels::{host_level, HostLevel};
 pub use messages::{Messages, UnknownLinkType};
 pub use slices::{instants, kiviat, slice_count, slices, Kiviat, SliceRow, Slices};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};
-pub use wait::{wait_matrix, WaitMatrix, WaitRow, UNATTRIBUTED};
+pub use wait::{wait_matrix, WaitMatrix, WaitRow, DEFAULT_WAITING, UNATTRIBUTED};
 pub use window::{TimeWindow, Window, WindowError};

@@ -88,6 +88,37 @@ pub struct StateStats {
     pub imbalance: Vec<Imbalance>,
 }
 
+impl StateStats {
+    /// A sentence for the reader when a row's `total` exceeds the time its
+    /// containers spent in the window: its states nest (a value pushed on
+    /// itself, pushes never popped), so `total` counts the same seconds
+    /// several times; `exclusive`, `inclusive` and `share` do not.
+    pub fn nesting_note(&self) -> Option<String> {
+        let len = self.window.end - self.window.start;
+        let over: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| r.total > len * f64::from(r.containers) * (1.0 + 1e-9) + 1e-9)
+            .map(|r| format!("{} of {} ({:.6} s)", r.value, r.container, r.total))
+            .collect();
+        if over.is_empty() {
+            return None;
+        }
+        let shown = over.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+        let more = if over.len() > 5 {
+            format!(" and {} more", over.len() - 5)
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "total exceeds the {len:.6} s window for {} row(s): {shown}{more}; their states nest \
+             (pushed on each other, or never popped), so total counts the same time several \
+             times: exclusive, inclusive and share do not",
+            over.len()
+        ))
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Acc {
     count: u64,

@@ -1,7 +1,12 @@
 //! Wait-time matrix (who waited for whom).
 //!
 //! A state is *waiting* when its value's name matches one of the patterns
-//! (case-insensitive substrings; by default `recv` and `wait`). Each
+//! (case-insensitive substrings; by default [`DEFAULT_WAITING`]: receives,
+//! waits, barriers and MPI's blocking collectives and probes, so that
+//! SimGrid's `receive`, MPI's `MPI_Recv` and SMPI's `action_bcast` count,
+//! but not the non-blocking calls such as `MPI_Irecv`, whose word starts
+//! with an `i` before the pattern). The matrix names the state values it
+//! counted (none: nothing matched, which the outputs say). Each
 //! waiting interval of a container `i` (only the outermost one when waiting
 //! states nest), cut to the window, is attributed to the sender of the
 //! latest link that ends on `i` inside the interval, or to
@@ -21,6 +26,12 @@ use trama_sim::{ContainerId, Trace, TypeKind};
 use crate::read::{container_name, depth_first_positions, links, lists_of, text};
 use crate::window::Window;
 use crate::Messages;
+
+/// The patterns that make a state a wait when none is given (lower case).
+pub const DEFAULT_WAITING: [&str; 11] = [
+    "receive", "recv", "wait", "barrier", "bcast", "reduce", "gather", "scatter", "alltoall",
+    "probe", "ssend",
+];
 
 /// Column name of waits no link explains.
 pub const UNATTRIBUTED: &str = "unattributed";
@@ -51,10 +62,32 @@ pub struct WaitMatrix {
     pub window: Window,
     /// The patterns that make a state a wait.
     pub patterns: Vec<String>,
+    /// The state values counted as waits (those with at least one state
+    /// in the trace), in order of definition; empty when none matched.
+    pub waiting_states: Vec<String>,
     /// Columns: senders depth-first, then [`UNATTRIBUTED`].
     pub senders: Vec<String>,
     /// Rows: containers that waited, depth-first.
     pub rows: Vec<WaitRow>,
+}
+
+impl WaitMatrix {
+    /// A sentence for the reader: the state values counted as waits, or
+    /// that none matched the patterns.
+    pub fn note(&self) -> String {
+        if self.waiting_states.is_empty() {
+            format!(
+                "no state matched the waiting patterns ({}): nothing was counted as waiting; \
+                 --waiting PATTERN names the waiting states",
+                self.patterns.join(", ")
+            )
+        } else {
+            format!(
+                "states counted as waiting: {}",
+                self.waiting_states.join(", ")
+            )
+        }
+    }
 }
 
 fn cut(x: f64) -> f64 {
@@ -65,8 +98,31 @@ fn cut(x: f64) -> f64 {
     }
 }
 
+/// Does the value called `name` (lower case) match `patterns`? With the
+/// default patterns, the name is cut into words (letters and digits): a
+/// word that contains a pattern makes a wait, unless a word starts with
+/// `i` before a pattern (`mpi_irecv`, `ibarrier`, `ireduce_scatter`): a
+/// non-blocking call.
+fn matches(name: &str, patterns: &[String], default: bool) -> bool {
+    if !default {
+        return patterns.iter().any(|p| name.contains(p.as_str()));
+    }
+    let mut wait = false;
+    for w in name.split(|c: char| !c.is_alphanumeric()) {
+        for p in patterns {
+            if w.contains(p.as_str()) {
+                if w.starts_with('i') && !w.starts_with(p.as_str()) {
+                    return false;
+                }
+                wait = true;
+            }
+        }
+    }
+    wait
+}
+
 /// The wait-time matrix over `window`; `patterns` (lower case) make a
-/// state value a wait (empty: `recv` and `wait`).
+/// state value a wait (empty: [`DEFAULT_WAITING`]).
 pub fn wait_matrix(
     trace: &Trace,
     window: Window,
@@ -74,19 +130,18 @@ pub fn wait_matrix(
     patterns: &[String],
 ) -> WaitMatrix {
     let m = &trace.model;
-    let patterns: Vec<String> = if patterns.is_empty() {
-        vec!["recv".into(), "wait".into()]
+    let default = patterns.is_empty();
+    let patterns: Vec<String> = if default {
+        DEFAULT_WAITING.iter().map(|p| p.to_string()).collect()
     } else {
         patterns.iter().map(|p| p.to_lowercase()).collect()
     };
     let waiting_value: Vec<bool> = m
         .values
         .iter()
-        .map(|v| {
-            let n = text(trace, v.name).to_lowercase();
-            patterns.iter().any(|p| n.contains(p.as_str()))
-        })
+        .map(|v| matches(&text(trace, v.name).to_lowercase(), &patterns, default))
         .collect();
+    let mut used = vec![false; m.values.len()];
     // Links ending on each container: (end time, sender), sorted.
     let mut arrivals: HashMap<ContainerId, Vec<(f64, ContainerId)>> = HashMap::new();
     for (e, from, to) in links(trace, msgs) {
@@ -111,6 +166,9 @@ pub fn wait_matrix(
             }
             let v = cols.value[i];
             let waits = waiting_value.get(v.index()).copied().unwrap_or(false);
+            if waits {
+                used[v.index()] = true;
+            }
             let nested = waits_by_level.iter().any(|w| *w);
             waits_by_level.push(waits);
             if !waits || nested {
@@ -169,9 +227,17 @@ pub fn wait_matrix(
         .collect();
     let mut sender_names: Vec<String> = senders.iter().map(|c| name(*c)).collect();
     sender_names.push(UNATTRIBUTED.into());
+    let mut waiting_states: Vec<String> = Vec::new();
+    for (v, info) in m.values.iter().enumerate() {
+        let n = text(trace, info.name);
+        if used[v] && !waiting_states.contains(&n) {
+            waiting_states.push(n);
+        }
+    }
     WaitMatrix {
         window,
         patterns,
+        waiting_states,
         senders: sender_names,
         rows,
     }

@@ -94,3 +94,68 @@ fn a_window_cuts_waits_and_patterns_choose_them() {
     );
     assert!(w.rows.is_empty() || w.rows.iter().all(|r| r.waiting == 0.0));
 }
+
+/// Processes with the given state values pushed at 0 and popped at 1.
+fn with_values(values: &[&str]) -> Trace {
+    let mut s = common::defs(&[
+        "PajeDefineContainerType",
+        "PajeDefineStateType",
+        "PajeCreateContainer",
+        "PajePushState",
+        "PajePopState",
+    ]) + "0 P 0 Proc\n1 S P State\n";
+    for (i, v) in values.iter().enumerate() {
+        s += &format!("2 0 p{i} P 0 proc{i}\n3 0 S p{i} {v}\n4 1 S p{i}\n");
+    }
+    common::simulate(&s, false)
+}
+
+#[test]
+fn default_waits_fit_simgrid_and_mpi_and_say_what_they_counted() {
+    let t = with_values(&[
+        "receive",
+        "MPI_Recv",
+        "MPI_Irecv",
+        "MPI_Waitall",
+        "MPI_Barrier",
+        "MPI_Ibarrier",
+        "action_bcast",
+        "MPI_Ireduce_scatter",
+        "execute",
+        "send",
+    ]);
+    let w = wait_matrix(&t, Window::of(&t), &Messages::all(), &[]);
+    assert_eq!(
+        w.waiting_states,
+        [
+            "receive",
+            "MPI_Recv",
+            "MPI_Waitall",
+            "MPI_Barrier",
+            "action_bcast"
+        ]
+    );
+    let waited: Vec<&str> = w.rows.iter().map(|r| r.container.as_str()).collect();
+    assert_eq!(waited, ["proc0", "proc1", "proc3", "proc4", "proc6"]);
+    assert_eq!(
+        w.note(),
+        "states counted as waiting: receive, MPI_Recv, MPI_Waitall, MPI_Barrier, action_bcast"
+    );
+}
+
+#[test]
+fn no_matching_wait_is_said() {
+    let t = with_values(&["execute", "send"]);
+    let w = wait_matrix(&t, Window::of(&t), &Messages::all(), &[]);
+    assert!(w.rows.is_empty() && w.waiting_states.is_empty());
+    assert!(
+        w.note()
+            .starts_with("no state matched the waiting patterns (receive, recv, wait,"),
+        "{}",
+        w.note()
+    );
+    // Patterns given are plain substrings: `MPI_Irecv` counts when asked.
+    let t = with_values(&["MPI_Irecv"]);
+    let w = wait_matrix(&t, Window::of(&t), &Messages::all(), &["irecv".into()]);
+    assert_eq!(w.waiting_states, ["MPI_Irecv"]);
+}

@@ -57,9 +57,13 @@ struct GangliaArgs {
     /// Stop after N polls.
     #[arg(long, value_name = "N")]
     count: Option<u64>,
-    /// Seconds to wait for the gmond to accept and to send its dump.
+    /// Seconds one poll may take: to connect and to receive the whole dump.
     #[arg(long, value_name = "S", default_value_t = 10.0)]
     timeout: f64,
+    /// Largest answer of one poll, in bytes (a peer that sends more is cut
+    /// off, and the poll fails).
+    #[arg(long, value_name = "BYTES", default_value_t = ganglia::MAX_ANSWER)]
+    max_answer: u64,
     /// The log to append to (created if needed).
     #[arg(short = 'o', long, value_name = "FILE")]
     output: PathBuf,
@@ -88,6 +92,7 @@ fn collect_ganglia(a: GangliaArgs) -> anyhow::Result<ExitCode> {
     let mut opts = CollectOptions::new(a.gmond.clone(), seconds("--interval", a.interval)?);
     opts.count = a.count;
     opts.timeout = seconds("--timeout", a.timeout)?;
+    opts.max_answer = a.max_answer;
     let trim = |v: Vec<String>| -> Vec<String> {
         v.into_iter()
             .map(|s| s.trim().to_string())

@@ -66,9 +66,12 @@ pub fn dump(
 pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {
     let mut opened = open(args)?;
     let bar = Bar::start(&opened, !args.no_progress);
-    let done = opened.count(&args.load_options(false, None))?;
+    let mut opts = args.load_options(false, None);
+    opts.warn_open_states = true;
+    let done = opened.count(&opts)?;
     drop(bar);
     warn(opened.name(), &done.warnings);
+    warn(opened.name(), &trama_report::check_warnings(&done));
     let mut o = std::io::stdout().lock();
     trama_report::check_summary(opened.name(), &done, &mut o)?;
     Ok(ExitCode::SUCCESS)

@@ -84,12 +84,14 @@ enum Command {
     /// comm: messages (links) per pair of containers, or of their ancestors
     /// of type --level; bytes and mean rate with --size-field.
     ///
-    /// order: hosts (containers of type --level) by the messages they put on
+    /// order: hosts (containers of type --level, by default the type above
+    /// the processes, chosen from the trace) by the messages they put on
     /// the network, each with its processes by their off-host messages.
     ///
-    /// wait: who waited for whom. Each waiting state (--waiting) goes to the
+    /// wait: who waited for whom. Each waiting state (--waiting; by default
+    /// receives, waits, barriers and MPI's blocking collectives) goes to the
     /// sender of the last message received during it; shares of each
-    /// container's time and of its waiting.
+    /// container's time and of its waiting; the states counted are named.
     ///
     /// slices: per time slice (--slices) and container, the time each state
     /// was on top of the stack and the messages sent and received.
@@ -196,8 +198,8 @@ struct ReportArgs {
     /// Output HTML file.
     #[arg(short = 'o', long, value_name = "OUT")]
     output: PathBuf,
-    /// Container type of the hosts (default: the first container type that
-    /// holds other container types).
+    /// Container type of the hosts (default: chosen from the trace, the
+    /// type above the processes, preferring one named like a host).
     #[arg(long, value_name = "NAME")]
     level: Option<String>,
 }

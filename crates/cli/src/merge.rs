@@ -166,6 +166,9 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         b.finish_and_clear();
     }
     let stats = stats?;
+    for w in stats.span_warnings() {
+        eprintln!("trama merge: warning: {w}");
+    }
     eprintln!(
         "trama merge: {} records from {} source{} written{}",
         stats.written,

@@ -36,7 +36,9 @@ pub struct RenderArgs {
     #[arg(long, value_name = "LEVEL")]
     pub order: Option<String>,
     /// traffic-matrix: group containers by their ancestors of this type;
-    /// kiviat: the container type of the hosts.
+    /// kiviat and mapping: the container type of the hosts (default:
+    /// chosen from the trace, the type above the processes, said on
+    /// standard error).
     #[arg(long, value_name = "NAME")]
     pub level: Option<String>,
     /// Matrices: values below MIN are drawn black.
@@ -78,6 +80,20 @@ pub fn render(s: &RenderArgs) -> anyhow::Result<ExitCode> {
     (opts.order, opts.level) = (s.order.clone(), s.level.clone());
     (opts.process, opts.at) = (s.process.clone(), s.at);
     opts.link_types = s.link_type.clone();
+    let hosts = matches!(
+        s.view,
+        trama_views::View::Kiviat | trama_views::View::Mapping
+    );
+    if hosts && opts.level.is_none() {
+        let msgs = trama_analysis::Messages::select(&trace, &opts.link_types)?;
+        let h = trama_analysis::host_level(&trace, &msgs).ok_or_else(|| {
+            anyhow!(
+                "no hosts can be chosen from the trace: no container type lies above the containers that exchange messages or hold states; --level NAME names the container type of the hosts"
+            )
+        })?;
+        eprintln!("trama: note: {}", h.note());
+        opts.level = Some(h.name);
+    }
     let mut svg = Vec::new();
     let msgs = draw(&trace, s.view, window.resolve(&trace), &opts, &mut svg)?;
     if let (false, Some(note)) = (s.view == trama_views::View::SpaceTime, msgs.note()) {

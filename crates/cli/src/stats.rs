@@ -53,14 +53,17 @@ pub struct StatsArgs {
     #[arg(long, value_name = "T1:T2", allow_hyphen_values = true)]
     pub window: Option<String>,
     /// Roll rows up to the containers of this type (its name or alias);
-    /// for order, the type of the hosts.
+    /// for order and kiviat, the type of the hosts (default: chosen from
+    /// the trace, the type above the processes, said on standard error).
     #[arg(long, value_name = "NAME")]
     pub level: Option<String>,
     /// comm: the user-defined link field holding the message size in bytes.
     #[arg(long, value_name = "FIELD")]
     pub size_field: Option<String>,
     /// wait: a state whose value contains PATTERN (any case) is a wait;
-    /// repeat for several (default: recv and wait).
+    /// repeat for several (default: receive, recv, wait, barrier, bcast,
+    /// reduce, gather, scatter, alltoall, probe, ssend, but not the
+    /// non-blocking MPI_I… calls). The output names the states counted.
     #[arg(long, value_name = "PATTERN")]
     pub waiting: Vec<String>,
     /// slices: number of equal time slices.
@@ -104,9 +107,6 @@ pub fn stats(mut a: StatsArgs) -> anyhow::Result<ExitCode> {
 
 fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let window = TimeWindow::parse_opt(s.window.as_deref())?;
-    if analysis.needs_level() && s.level.is_none() {
-        bail!("this analysis needs --level: the container type of the hosts (e.g. --level Host)");
-    }
     let trace = load_trace(&s.read, s.size_field.is_some(), window.bounds())?;
     let mut opts = StatsOptions::default();
     (opts.level, opts.size_field) = (s.level.clone(), s.size_field.clone());
@@ -122,7 +122,7 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
         opts.at = Some(at.collect::<anyhow::Result<Vec<f64>>>()?);
     }
     let w = window.resolve(&trace);
-    let msgs = trama_report::stats(&trace, analysis, w, &opts, out).map_err(|e| match e {
+    let notes = trama_report::stats(&trace, analysis, w, &opts, out).map_err(|e| match e {
         // The errors themselves, as main looks for an io::Error in the
         // chain (a broken pipe ends the output quietly).
         trama_report::Error::Io(e) => anyhow::Error::from(e),
@@ -131,12 +131,10 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
         e => anyhow::Error::from(e),
     })?;
     // A table says it itself.
-    if let (false, false, Some(note)) = (
-        opts.format == trama_report::Format::Table,
-        analysis == Analysis::States,
-        msgs.note(),
-    ) {
-        eprintln!("trama: note: {note}");
+    if opts.format != trama_report::Format::Table {
+        for note in &notes.lines {
+            eprintln!("trama: note: {note}");
+        }
     }
     // Freeing millions of columns takes time and changes nothing.
     std::mem::forget(trace);

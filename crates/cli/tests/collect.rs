@@ -182,3 +182,68 @@ fn unreachable_gmond_is_an_error_and_help_explains() {
         assert!(help.contains(word), "{word} missing from\n{help}");
     }
 }
+
+/// A peer on loopback that answers every connection with `serve`, until
+/// the client goes away; its address.
+fn peer(serve: fn(std::net::TcpStream)) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for s in listener.incoming().flatten() {
+            std::thread::spawn(move || serve(s));
+        }
+    });
+    addr
+}
+
+fn collect_once(addr: &str, extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("g.log");
+    let mut args = vec![
+        "collect",
+        "ganglia",
+        "--gmond",
+        addr,
+        "--count",
+        "1",
+        "-o",
+        log.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    trama(&args)
+}
+
+#[test]
+fn collect_bounds_the_size_of_an_endless_answer() {
+    let addr = peer(|mut s| {
+        use std::io::Write;
+        let block = [b'<'; 65536];
+        while s.write_all(&block).is_ok() {}
+    });
+    let out = collect_once(&addr, &["--max-answer", "1000000", "--timeout", "30"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{addr} sent more than 1000000 bytes in one answer"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn collect_bounds_the_time_of_a_slow_drip() {
+    let addr = peer(|mut s| {
+        use std::io::Write;
+        while s.write_all(b"<").is_ok() {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+    let out = collect_once(&addr, &["--timeout", "0.5"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("no complete answer from {addr} within 0.5 s")),
+        "{err}"
+    );
+}

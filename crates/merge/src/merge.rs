@@ -77,6 +77,43 @@ pub struct MergeStats {
     pub max_pending: usize,
     /// The corrected time of the first and last records written.
     pub span: Option<(Nanos, Nanos)>,
+    /// Per input, in input order: its name and the corrected time of its
+    /// first and last records written (declarations aside).
+    pub spans: Vec<(String, Option<(Nanos, Nanos)>)>,
+}
+
+impl MergeStats {
+    /// Warnings on the sources' time spans: each source (of several)
+    /// whose span overlaps no other source's, as a clock or origin gone
+    /// wrong would make it (a dump of 2014 merged with an export of 1970
+    /// gives a trace of 1.4 billion seconds, mostly empty).
+    pub fn span_warnings(&self) -> Vec<String> {
+        let spans: Vec<(&str, (Nanos, Nanos))> = self
+            .spans
+            .iter()
+            .filter_map(|(n, s)| s.map(|s| (n.as_str(), s)))
+            .collect();
+        if spans.len() < 2 {
+            return Vec::new();
+        }
+        let secs = |t: Nanos| trama_sources::TimeText(t, 6).to_string();
+        let mut out = Vec::new();
+        for (i, (name, (a, b))) in spans.iter().enumerate() {
+            let overlaps = spans
+                .iter()
+                .enumerate()
+                .any(|(j, (_, (c, d)))| j != i && *a <= *d && *c <= *b);
+            if !overlaps {
+                out.push(format!(
+                    "{name}: its records span {} .. {} s, a time no other source covers; its clock or origin may be wrong (the merged trace spans {} s)",
+                    secs(*a),
+                    secs(*b),
+                    self.span.map_or_else(String::new, |(x, y)| secs(y - x)),
+                ));
+            }
+        }
+        out
+    }
 }
 
 struct Pending {
@@ -111,6 +148,8 @@ struct Lane {
     last_source: Nanos,
     records: u64,
     key_prefix: Option<String>,
+    /// Corrected times of its first and last records written.
+    span: Option<(Nanos, Nanos)>,
 }
 
 impl Lane {
@@ -199,6 +238,12 @@ impl Lane {
                 name,
                 container,
                 color,
+            } if container == trama_sources::ROOT_TYPE => Some(d.clone()),
+            Decl::EntityType {
+                kind,
+                name,
+                container,
+                color,
             } => m.level_of(container)?.map(|l| Decl::EntityType {
                 kind: *kind,
                 name: name.clone(),
@@ -248,6 +293,10 @@ impl Lane {
         let Some(subject) = rec.what.subject_mut() else {
             return Ok((None, None));
         };
+        // The root container (an entity type declared in it) stays the root.
+        if subject.is_empty() {
+            return Ok((None, None));
+        }
         let u = self.input.mapper.unify(subject)?;
         *subject = u.path;
         Ok((u.host, u.origin))
@@ -288,6 +337,7 @@ pub fn merge<W: Write>(
             done: false,
             last_source: Nanos::MIN,
             records: 0,
+            span: None,
         })
         .collect();
     let all: Vec<Correct> = opts.corrections.values().cloned().collect();
@@ -323,6 +373,9 @@ pub fn merge<W: Write>(
             }
         }
         stats.span = Some((stats.span.map_or(t, |s| s.0), t));
+        if !matches!(p.record.what, What::Declare(_)) {
+            lane.span = Some((lane.span.map_or(t, |s| s.0), t));
+        }
         out.write(&p.record).map_err(|e| MergeError::Record {
             input: lane.input.source.name().to_string(),
             error: e,
@@ -337,5 +390,9 @@ pub fn merge<W: Write>(
     }
     progress(stats.written);
     stats.records = lanes.iter().map(|l| l.records).collect();
+    stats.spans = lanes
+        .iter()
+        .map(|l| (l.input.source.name().to_string(), l.span))
+        .collect();
     Ok(stats)
 }

@@ -70,6 +70,9 @@ pub struct LoadOptions {
     /// Only what overlaps this window is needed ([`Opened::load`] of a
     /// `.ptb` reads only the blocks it needs).
     pub window: Option<(f64, f64)>,
+    /// Warn of states pushed and never popped, one warning per state type
+    /// (the parallel replay of a `.ptb` does not count them yet).
+    pub warn_open_states: bool,
 }
 
 impl Default for LoadOptions {
@@ -83,6 +86,7 @@ impl Default for LoadOptions {
             no_imbrication: false,
             keep_extras: false,
             window: None,
+            warn_open_states: false,
         }
     }
 }

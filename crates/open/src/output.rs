@@ -149,7 +149,20 @@ impl Output {
             Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path).map_err(create)?,
             _ => path.to_path_buf(),
         };
-        let (temp, file) = temporary(&target).map_err(create)?;
+        let (temp, file) = temporary(&target).map_err(|e| {
+            // The file is written beside its name, then renamed: say where.
+            let dir = target
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            create(io::Error::new(
+                e.kind(),
+                format!(
+                    "no file can be made in {} to write it before putting it in place ({e})",
+                    dir.display()
+                ),
+            ))
+        })?;
         TEMPORARIES
             .lock()
             .unwrap_or_else(|p| p.into_inner())

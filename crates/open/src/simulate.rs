@@ -36,6 +36,7 @@ fn sim_options(opts: &LoadOptions) -> SimOptions {
     o.ignore_incomplete_links = opts.ignore_incomplete_links;
     o.no_imbrication = opts.no_imbrication;
     o.keep_extras = opts.keep_extras;
+    o.warn_open_states = opts.warn_open_states;
     o
 }
 

@@ -8,7 +8,24 @@ use trama_sim::{CountingSink, TypeKind};
 
 use crate::Error;
 
-/// Writes the summary of `done`, the counted trace `name`, to `o`.
+/// Warnings on the trace as a whole that the simulation does not give:
+/// a trace with no timed event (an empty file, or definitions only).
+pub fn check_warnings(done: &Simulated<CountingSink>) -> Vec<String> {
+    let root = done.model.container(trama_sim::ContainerId::ROOT);
+    let mut w = Vec::new();
+    if root.end < root.start {
+        w.push(if done.stats.bytes == 0 {
+            "the file is empty: no definition, no event".to_string()
+        } else {
+            "the trace holds no timed event (definitions only): it has no time span".to_string()
+        });
+    }
+    w
+}
+
+/// Writes the summary of `done`, the counted trace `name`, to `o`; its
+/// warnings (the simulation's and [`check_warnings`]) end it, the first
+/// ten in full.
 pub fn check_summary(
     name: &str,
     done: &Simulated<CountingSink>,
@@ -72,13 +89,29 @@ pub fn check_summary(
         c.variables,
         c.links
     )?;
-    let mut span = Vec::new();
-    trama_num::write_general(&mut span, root.start);
-    span.extend_from_slice(b" .. ");
-    trama_num::write_general(&mut span, root.end);
-    writeln!(o, "  time span   {}", String::from_utf8_lossy(&span))?;
-    if !done.warnings.is_empty() {
-        writeln!(o, "  warnings    {}", done.warnings.len())?;
+    if root.end < root.start {
+        writeln!(o, "  time span   none (no timed event)")?;
+    } else {
+        let mut span = Vec::new();
+        trama_num::write_general(&mut span, root.start);
+        span.extend_from_slice(b" .. ");
+        trama_num::write_general(&mut span, root.end);
+        writeln!(o, "  time span   {}", String::from_utf8_lossy(&span))?;
+    }
+    let all: Vec<String> = done
+        .warnings
+        .iter()
+        .cloned()
+        .chain(check_warnings(done))
+        .collect();
+    if !all.is_empty() {
+        writeln!(o, "  warnings    {}", all.len())?;
+        for w in all.iter().take(10) {
+            writeln!(o, "    {w}")?;
+        }
+        if all.len() > 10 {
+            writeln!(o, "    ({} more on standard error)", all.len() - 10)?;
+        }
     }
     Ok(())
 }

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use trama_analysis::{time_per_state, Window};
-use trama_sim::{Trace, TypeId, TypeKind};
+use trama_analysis::{host_level, time_per_state, Messages, Window};
+use trama_sim::{Trace, TypeKind};
 use trama_views::{draw, View, ViewOptions};
 
 /// Escapes text for HTML.
@@ -15,37 +15,32 @@ fn esc(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// The first container type (depth-first) that holds other container
-/// types: the hosts, when the trace does not say.
-fn host_level(trace: &Trace) -> Option<String> {
-    let m = &trace.model;
-    m.types_depth_first().into_iter().find_map(|t| {
-        let ty = m.ty(t);
-        (t != TypeId::ROOT
-            && ty.kind == TypeKind::Container
-            && ty
-                .children
-                .iter()
-                .any(|c| m.ty(*c).kind == TypeKind::Container))
-        .then(|| m.label(ty.name))
-    })
-}
-
 /// Writes the report of `trace` (called `name`) as one HTML page: the
 /// trace's time span and entity counts, every view over the whole trace
 /// (a view that cannot be drawn says why), and the time per state rolled
 /// up to the hosts. The hosts are the containers of type `level`, or of
-/// the first container type that holds other container types; without
-/// hosts, the Kiviat and mapping views are left out.
+/// the type [`host_level`] chooses from the trace; without hosts, the
+/// Kiviat and mapping views are left out. Returns the sentence that tells
+/// the reader which hosts were chosen, when they were (the page says it
+/// too).
 pub fn html_report(
     trace: &Trace,
     name: &str,
     level: Option<&str>,
     out: &mut dyn Write,
-) -> io::Result<()> {
+) -> io::Result<Option<String>> {
     let m = &trace.model;
     let w = Window::of(trace);
-    let level = level.map(str::to_string).or_else(|| host_level(trace));
+    let (level, chosen) = match level {
+        Some(l) => (Some(l.to_string()), None),
+        None => match host_level(trace, &Messages::select(trace, &[]).unwrap_or_default()) {
+            Some(h) => (Some(h.name.clone()), Some(h.note())),
+            None => (
+                None,
+                Some("no hosts: no container type lies above the containers that exchange messages or hold states (--level NAME names one); the Kiviat and mapping views are left out".to_string()),
+            ),
+        },
+    };
     let mut counts = [0usize; 5];
     for (l, info) in m.lists.iter().enumerate() {
         let i = match info.kind {
@@ -68,7 +63,7 @@ pub fn html_report(
          <tr><td>time span</td><td>{s} – {e}</td></tr>\
          <tr><td>containers</td><td>{c}</td></tr>\
          <tr><td>states</td><td>{st}</td></tr><tr><td>events</td><td>{ev}</td></tr>\
-         <tr><td>variable values</td><td>{va}</td></tr><tr><td>links</td><td>{li}</td></tr></table>",
+         <tr><td>variable values</td><td>{va}</td></tr><tr><td>links</td><td>{li}</td></tr></table>{ch}",
         t = esc(name),
         s = w.start,
         e = w.end,
@@ -77,6 +72,10 @@ pub fn html_report(
         ev = counts[1],
         va = counts[2],
         li = counts[3],
+        ch = chosen
+            .as_deref()
+            .map(|c| format!("<p class=\"note\">{}</p>", esc(c)))
+            .unwrap_or_default(),
     );
     let mut opts = ViewOptions::default();
     opts.width = 1600;
@@ -134,5 +133,6 @@ pub fn html_report(
         html.push_str("</table>");
     }
     html.push_str("<p>Made by trama.</p></body></html>\n");
-    out.write_all(html.as_bytes())
+    out.write_all(html.as_bytes())?;
+    Ok(chosen)
 }

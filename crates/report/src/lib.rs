@@ -23,12 +23,12 @@ mod table;
 
 use std::io;
 
-pub use check::check_summary;
+pub use check::{check_summary, check_warnings};
 pub use html::html_report;
 pub use info::{ptb_info, InfoOptions};
 pub use stats::{
     stats, write_comm, write_graph, write_kiviat, write_order, write_slices, write_states,
-    write_wait, Analysis, StatsOptions,
+    write_wait, Analysis, Notes, StatsOptions,
 };
 
 /// Output formats of [`stats`].
@@ -70,6 +70,12 @@ pub enum Error {
     /// No container type has the [`StatsOptions::level`] name.
     #[error("--level: no container type is called '{0}'")]
     UnknownLevel(String),
+    /// No level was given and none could be chosen from the trace.
+    #[error(
+        "no hosts can be chosen from the trace: no container type lies above the containers \
+         that exchange messages or hold states; --level NAME names the container type of the hosts"
+    )]
+    NoHostLevel,
     /// A link type named for messages that the trace does not have.
     #[error(transparent)]
     LinkType(#[from] trama_analysis::UnknownLinkType),

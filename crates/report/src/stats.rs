@@ -4,8 +4,9 @@ use std::io::Write;
 
 use serde::Serialize;
 use trama_analysis::{
-    comm_matrix, graph, instants, kiviat, order, slice_count, slices, time_per_state, wait_matrix,
-    CommMatrix, Graph, Kiviat, Messages, Ordering, Slices, StateStats, WaitMatrix, Window,
+    comm_matrix, graph, host_level, instants, kiviat, order, slice_count, slices, time_per_state,
+    wait_matrix, CommMatrix, Graph, Kiviat, Messages, Ordering, Slices, StateStats, WaitMatrix,
+    Window,
 };
 use trama_sim::Trace;
 
@@ -80,8 +81,9 @@ impl Analysis {
         Analysis::ALL.iter().find(|a| a.1 == name).map(|a| a.0)
     }
 
-    /// Does it need [`StatsOptions::level`], the container type of the
-    /// hosts?
+    /// Does it need the container type of the hosts
+    /// ([`StatsOptions::level`], else chosen from the trace by
+    /// [`host_level`])?
     pub fn needs_level(self) -> bool {
         matches!(self, Analysis::Order | Analysis::Kiviat)
     }
@@ -93,12 +95,14 @@ impl Analysis {
 pub struct StatsOptions {
     /// States: roll rows up to the containers of this type; comm: group
     /// containers by their ancestors of this type; order and Kiviat: the
-    /// container type of the hosts.
+    /// container type of the hosts (by default chosen from the trace:
+    /// [`host_level`]).
     pub level: Option<String>,
     /// Comm: the user-defined link field holding the message size in
     /// bytes (the trace must keep user-defined fields).
     pub size_field: Option<String>,
-    /// Wait: patterns that make a state a wait (empty: `recv` and `wait`).
+    /// Wait: patterns that make a state a wait (empty:
+    /// [`trama_analysis::DEFAULT_WAITING`]).
     pub waiting: Vec<String>,
     /// Slices: their number.
     pub slices: usize,
@@ -131,23 +135,42 @@ impl Default for StatsOptions {
     }
 }
 
+/// What [`stats`] tells the reader besides its result: the link types
+/// counted as messages and sentences on choices made (the hosts' level
+/// chosen from the trace, the states counted as waits, nested totals).
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Notes {
+    /// The link types counted as messages.
+    pub messages: Messages,
+    /// Sentences for the reader, in order.
+    pub lines: Vec<String>,
+}
+
 /// Computes `analysis` of `trace` over `window` and writes it to `out`.
-/// Returns the link types counted as messages (their
-/// [note](Messages::note) is written at the end of a table).
+/// Returns what the reader should be told ([`Notes`]); a table ends with
+/// these sentences itself (in parentheses), the other formats leave them
+/// to the caller.
 pub fn stats(
     trace: &Trace,
     analysis: Analysis,
     window: Window,
     opts: &StatsOptions,
     out: &mut dyn Write,
-) -> Result<Messages, Error> {
-    let msgs = Messages::select(trace, &opts.link_types)?;
-    write_analysis(trace, analysis, window, &msgs, opts, out)?;
+) -> Result<Notes, Error> {
+    let messages = Messages::select(trace, &opts.link_types)?;
+    let mut lines = Vec::new();
+    write_analysis(trace, analysis, window, &messages, opts, &mut lines, out)?;
     let communication = !matches!(analysis, Analysis::States);
-    if let (Format::Table, true, Some(note)) = (opts.format, communication, msgs.note()) {
-        writeln!(out, "({note})")?;
+    if let (true, Some(note)) = (communication, messages.note()) {
+        lines.push(note);
     }
-    Ok(msgs)
+    if opts.format == Format::Table {
+        for l in &lines {
+            writeln!(out, "({l})")?;
+        }
+    }
+    Ok(Notes { messages, lines })
 }
 
 fn write_analysis(
@@ -156,15 +179,26 @@ fn write_analysis(
     window: Window,
     msgs: &Messages,
     opts: &StatsOptions,
+    notes: &mut Vec<String>,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let w = window;
-    let level = opts.level.as_deref();
+    let chosen;
+    let level = match opts.level.as_deref() {
+        None if analysis.needs_level() => {
+            let h = host_level(trace, msgs).ok_or(Error::NoHostLevel)?;
+            notes.push(h.note());
+            chosen = h.name;
+            Some(chosen.as_str())
+        }
+        l => l,
+    };
     let no_level = || Error::UnknownLevel(level.unwrap_or_default().to_string());
     let format = opts.format;
     match analysis {
         Analysis::States => {
             let s = time_per_state(trace, w, level).ok_or_else(no_level)?;
+            notes.extend(s.nesting_note());
             write_states(&s, format, out)
         }
         Analysis::Comm => {
@@ -189,7 +223,11 @@ fn write_analysis(
             let k = kiviat(trace, w, msgs, level.unwrap_or_default(), &at).ok_or_else(no_level)?;
             write_kiviat(&k, format, out)
         }
-        Analysis::Wait => write_wait(&wait_matrix(trace, w, msgs, &opts.waiting), format, out),
+        Analysis::Wait => {
+            let m = wait_matrix(trace, w, msgs, &opts.waiting);
+            notes.push(m.note());
+            write_wait(&m, format, out)
+        }
         Analysis::Order => {
             let o = order(trace, w, msgs, level.unwrap_or_default()).ok_or_else(no_level)?;
             write_order(&o, format, out)

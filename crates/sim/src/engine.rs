@@ -35,6 +35,11 @@ pub struct SimOptions {
     /// The time the trace ends at, when known better than by its last
     /// event seen (a reader that stops early, e.g. for a time window).
     pub end_time: Option<f64>,
+    /// Warn of states pushed and never popped (ended by their container's
+    /// end): one warning per state type, with their number (not with
+    /// [`SimOptions::stop_at`] or [`SimOptions::end_time`], which end a
+    /// trace early on purpose).
+    pub warn_open_states: bool,
 }
 
 /// A final entity, as handed to a [`Sink`].
@@ -178,6 +183,8 @@ struct ListLive {
     /// Pending links: key → slot in [`Engine::slab`].
     pending: IdMap<u32>,
     used_keys: KeySet,
+    /// The bottom of the stack was set (`PajeSetState`), not pushed.
+    set_base: bool,
 }
 
 impl ListLive {
@@ -210,6 +217,9 @@ pub(crate) struct Engine<S> {
     last_time: f64,
     events: u64,
     warnings: Vec<String>,
+    /// Per state type: states pushed and never popped, the containers
+    /// that had some, and the first of them.
+    open_states: Vec<(TypeId, u64, u64, ContainerId)>,
     /// Pending links, referenced by slot (moving an index through the
     /// maps is cheaper than moving the link).
     slab: Vec<Live>,
@@ -234,6 +244,7 @@ impl<S: Sink> Engine<S> {
             last_time: -1.0,
             events: 0,
             warnings: Vec::new(),
+            open_states: Vec::new(),
             slab: Vec::new(),
             free_slots: Vec::new(),
         }
@@ -386,10 +397,14 @@ impl<S: Sink> Engine<S> {
                 self.check_order(l, time)?;
                 let level = if e.kind == EventKind::SetState {
                     self.reset(l, time);
+                    self.lists[l.index()].set_base = true;
                     0
                 } else {
                     let no_imbrication = self.opts.no_imbrication;
                     let ll = &mut self.lists[l.index()];
+                    if ll.stack.is_empty() {
+                        ll.set_base = false;
+                    }
                     match ll.stack.last() {
                         None => 0,
                         Some(&top) => ll.get_mut(top).map_or(0, |x| {
@@ -589,6 +604,14 @@ impl<S: Sink> Engine<S> {
                 contents: String::new(),
             })?;
         self.sort_children();
+        for &(ty, n, k, first) in &self.open_states {
+            let w = format!(
+                "{n} state(s) of type '{}' pushed and never popped, in {k} container(s) (the first: '{}'): each lasts until its container ends, so statistics count that time",
+                self.model.label(self.model.ty(ty).name),
+                self.model.label(self.model.container(first).name)
+            );
+            self.warnings.push(w);
+        }
         Ok((self.model, self.sink, self.warnings))
     }
 
@@ -657,8 +680,19 @@ impl<S: Sink> Engine<S> {
             }
         }
         // Close stacked states and emit everything still alive.
-        for &(_, l) in &lists {
+        for &(ty, l) in &lists {
             let ll = &mut self.lists[l.index()];
+            let open = ll.stack.len() as u64 - u64::from(ll.set_base && !ll.stack.is_empty());
+            if open > 0
+                && self.opts.warn_open_states
+                && self.opts.stop_at.is_none()
+                && self.opts.end_time.is_none()
+            {
+                match self.open_states.iter_mut().find(|x| x.0 == ty) {
+                    Some(x) => (x.1, x.2) = (x.1 + open, x.2 + 1),
+                    None => self.open_states.push((ty, open, 1, c)),
+                }
+            }
             let stack = std::mem::take(&mut ll.stack);
             for idx in stack {
                 if let Some(e) = ll.get_mut(idx) {

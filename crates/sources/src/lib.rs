@@ -38,5 +38,6 @@ mod writer;
 pub use record::{
     collect, path, CountedSource, Decl, DisplayPath, EntityKind, ExtraField, Extras, Location,
     Nanos, OpenSource, Path, PathMap, Record, Source, SourceError, Step, VarOp, VecSource, What,
+    ROOT_TYPE,
 };
 pub use writer::{Dialect, DialectError, PajeWriter, TimeText, WriteError, WriterOptions};

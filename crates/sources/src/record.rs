@@ -47,6 +47,11 @@ pub struct Step {
 /// Cheap to clone; sources keep one `Path` per container and hand out clones.
 pub type Path = Arc<[Step]>;
 
+/// The container type of the root container (Pajé's `0`): an entity type
+/// declared in it lives in the root (e.g. PajeNG's `ms.trace` marks
+/// events there).
+pub const ROOT_TYPE: &str = "0";
+
 /// Builds a [`Path`] from `(type, name)` pairs, top first.
 pub fn path<T: AsRef<str>, N: AsRef<str>>(steps: &[(T, N)]) -> Path {
     steps
@@ -280,7 +285,8 @@ pub enum Decl {
         /// The parent container type, `None` for the top.
         parent: Option<String>,
     },
-    /// A state, event or variable type in containers of type `container`.
+    /// A state, event or variable type in containers of type `container`
+    /// ([`ROOT_TYPE`] for the root container, as in Pajé).
     EntityType {
         /// Which: [`EntityKind::State`], [`EntityKind::Event`] or [`EntityKind::Variable`].
         kind: EntityKind,

@@ -290,9 +290,9 @@ impl Converter {
             EventKind::DefineStateType
             | EventKind::DefineEventType
             | EventKind::DefineVariableType => {
-                let container = self.parent_type(ev)?.ok_or_else(|| {
-                    self.err(ev, "an entity type cannot live in the root type 0".into())
-                })?;
+                let container = self
+                    .parent_type(ev)?
+                    .unwrap_or_else(|| crate::record::ROOT_TYPE.to_string());
                 let info = TypeInfo { name: name.clone() };
                 self.types.insert(name.clone(), info.clone());
                 if let Some(a) = &alias {
@@ -378,13 +378,15 @@ impl Converter {
                     name: name.clone(),
                 });
                 let p: Path = steps.into();
-                if ev.def().slot(Field::Alias).is_some() {
-                    let a = text(ev, Field::Alias);
-                    if !a.is_empty() {
-                        self.containers.insert(a, p.clone());
-                    }
-                }
-                self.containers.insert(name, p.clone());
+                // A container is referred to by its alias when it has one
+                // (as PajeNG does): its name may be another's identifier
+                // (`ms.trace` has a link container called `0`, the root's).
+                let alias = ev
+                    .def()
+                    .slot(Field::Alias)
+                    .map(|_| text(ev, Field::Alias))
+                    .filter(|a| !a.is_empty());
+                self.containers.insert(alias.unwrap_or(name), p.clone());
                 What::Create { container: p }
             }
             EventKind::DestroyContainer => What::Destroy {

@@ -401,3 +401,18 @@ fn pmdumplog_day_rollover_marks_and_unsupported_values() {
     let st = src.stats();
     assert_eq!((st.rows, st.marks, st.unsupported), (2, 1, 1));
 }
+
+#[test]
+fn not_a_pcp_export_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("notes.txt");
+    std::fs::write(&f, "\n\nhello world\nmore\n").unwrap();
+    let e = match PcpSource::open(&f, &opts("h")) {
+        Ok(_) => panic!("a text that is no PCP export was read"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("notes.txt:3: not a PCP text export: `hello world` is no pmrep CSV header"),
+        "{e}"
+    );
+}

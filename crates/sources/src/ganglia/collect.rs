@@ -28,13 +28,21 @@ pub struct CollectOptions {
     pub count: Option<u64>,
     /// Hosts and metrics to keep.
     pub filter: GangliaOptions,
-    /// Longest wait to connect, and between two reads of a dump.
+    /// Longest time of one poll: to connect, then to receive the whole
+    /// dump (a gmond that sends slowly is cut off after it).
     pub timeout: Duration,
+    /// Largest answer of one poll, in bytes: a peer that sends more (a
+    /// stream that never ends) is cut off there.
+    pub max_answer: u64,
 }
+
+/// The default [`CollectOptions::max_answer`]: 256 MiB, far above the
+/// dump of a gmetad of thousands of hosts.
+pub const MAX_ANSWER: u64 = 256 << 20;
 
 impl CollectOptions {
     /// Polls `gmond` every `interval`, everything kept, until stopped, with
-    /// a 10 s timeout.
+    /// a 10 s timeout and answers of at most [`MAX_ANSWER`] bytes.
     pub fn new(gmond: impl Into<String>, interval: Duration) -> CollectOptions {
         CollectOptions {
             gmond: gmond.into(),
@@ -42,6 +50,7 @@ impl CollectOptions {
             count: None,
             filter: GangliaOptions::default(),
             timeout: Duration::from_secs(10),
+            max_answer: MAX_ANSWER,
         }
     }
 }
@@ -137,18 +146,59 @@ fn resolve(gmond: &str) -> io::Result<Vec<SocketAddr>> {
     Ok(with_port.to_socket_addrs()?.collect())
 }
 
-/// Connects, reads the whole dump, returns it.
-fn fetch(gmond: &str, timeout: Duration) -> Result<Vec<u8>, String> {
+/// Seconds as people read them (`3 s`, `0.5 s`).
+fn secs(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// Connects, reads the whole dump within `timeout` (connection included)
+/// and `max` bytes, returns it.
+fn fetch(gmond: &str, timeout: Duration, max: u64) -> Result<Vec<u8>, String> {
+    let start = Instant::now();
     let addrs = resolve(gmond).map_err(|e| format!("cannot resolve {gmond}: {e}"))?;
     let mut last = format!("{gmond} has no address");
     for a in addrs {
         match TcpStream::connect_timeout(&a, timeout) {
             Ok(mut s) => {
-                s.set_read_timeout(Some(timeout))
-                    .map_err(|e| e.to_string())?;
                 let mut buf = Vec::new();
-                s.read_to_end(&mut buf)
-                    .map_err(|e| format!("reading from {a}: {e}"))?;
+                let mut chunk = vec![0u8; 64 << 10];
+                loop {
+                    let left = timeout.saturating_sub(start.elapsed());
+                    let late = || {
+                        format!(
+                            "no complete answer from {a} within {} ({} bytes received; --timeout)",
+                            secs(timeout),
+                            buf.len()
+                        )
+                    };
+                    if left.is_zero() {
+                        return Err(late());
+                    }
+                    s.set_read_timeout(Some(left))
+                        .map_err(|e| format!("{a}: {e}"))?;
+                    match s.read(&mut chunk) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            if buf.len() as u64 + n as u64 > max {
+                                return Err(format!(
+                                    "{a} sent more than {max} bytes in one answer (an endless stream?); \
+                                     reading stopped there (--max-answer)"
+                                ));
+                            }
+                            buf.extend_from_slice(&chunk[..n]);
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                            ) =>
+                        {
+                            return Err(late())
+                        }
+                        Err(e) => return Err(format!("reading from {a}: {e}")),
+                    }
+                }
                 if buf.iter().all(|b| b.is_ascii_whitespace()) {
                     return Err(format!(
                         "{a} closed the connection without sending anything \
@@ -156,6 +206,14 @@ fn fetch(gmond: &str, timeout: Duration) -> Result<Vec<u8>, String> {
                     ));
                 }
                 return Ok(buf);
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                last = format!("no answer from {a} within {} (--timeout)", secs(timeout))
             }
             Err(e) => last = format!("cannot connect to {a}: {e}"),
         }
@@ -219,7 +277,7 @@ pub fn collect(
         let mut hosts_seen: Vec<(String, Option<String>)> = Vec::new();
         let mut metrics_seen: Vec<String> = Vec::new();
         let mut filtered = 0;
-        let result = fetch(&opts.gmond, opts.timeout).and_then(|bytes| {
+        let result = fetch(&opts.gmond, opts.timeout, opts.max_answer).and_then(|bytes| {
             if detect(&bytes) != Some(Format::Xml) {
                 return Err(format!(
                     "it sent no XML dump (first bytes {})",

@@ -138,6 +138,7 @@ mod xml;
 
 pub use collect::{
     collect, CollectError, CollectEvent, CollectOptions, CollectStats, LogSink, GMOND_PORT,
+    MAX_ANSWER,
 };
 pub use source::{GangliaSource, ReadStats};
 

@@ -259,10 +259,19 @@ impl PcpSource {
         let format = match opts.format.or_else(|| detect_format(text)) {
             Some(f) => f,
             None => {
-                return Err(SourceError::file(
+                let (line, first) = text
+                    .lines()
+                    .enumerate()
+                    .find(|(_, l)| !l.trim().is_empty())
+                    .map_or((1, ""), |(i, l)| (i as u64 + 1, l));
+                let shown: String = first.chars().take(60).collect();
+                return Err(SourceError::line(
                     name,
-                    "not a PCP text export: no pmrep CSV header (`Time,\"metric\"...`), pmdumptext header (`Time<tab>metric...`) or pmdumplog label",
-                ))
+                    line,
+                    format!(
+                        "not a PCP text export: `{shown}` is no pmrep CSV header (`Time,\"metric\"...`), pmdumptext header (`Time<tab>metric...`) or pmdumplog label"
+                    ),
+                ));
             }
         };
         let mut conv = Converter::new(name, opts);

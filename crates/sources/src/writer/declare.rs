@@ -26,7 +26,11 @@ impl<W: Write> PajeWriter<W> {
                 container,
                 color,
             } => {
-                let ct = self.container_type_by_name(container)?;
+                let ct = if container == crate::record::ROOT_TYPE {
+                    self.root.clone()
+                } else {
+                    self.container_type_by_name(container)?
+                };
                 self.entity_type(*kind, name, &ct, color.as_deref())?;
             }
             Decl::LinkType {
@@ -242,8 +246,14 @@ impl<W: Write> PajeWriter<W> {
         if let Some(c) = self.containers.get(path) {
             return Ok(c);
         }
+        // The empty path is the root container (entities of a type
+        // declared in the root type live there).
         if path.is_empty() {
-            return Err(WriteError::Record("a record names an empty path".into()));
+            return Ok(ContainerInfo {
+                alias: self.root.clone(),
+                type_alias: self.root.clone(),
+                alive: true,
+            });
         }
         let (parent_alias, parent_type) = if path.len() == 1 {
             (self.root.clone(), self.root.clone())
