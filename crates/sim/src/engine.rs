@@ -11,6 +11,7 @@ use trama_events::EventKind;
 
 use crate::error::{SimError, SimErrorKind};
 use crate::idmap::{pack, unpack, IdMap, KeySet};
+use crate::lenient::Tolerated;
 use crate::op::{Batch, EntityOp, Extras, Op, SmallOp};
 use crate::resolve::text;
 
@@ -35,6 +36,11 @@ pub struct SimOptions {
     /// The time the trace ends at, when known better than by its last
     /// event seen (a reader that stops early, e.g. for a time window).
     pub end_time: Option<f64>,
+    /// Let real traces' problems pass with warnings instead of failing:
+    /// events on unknown containers are ignored, so are pops of empty
+    /// state stacks, and a container destroyed before its last event is
+    /// destroyed at that event's time. A valid trace gives the same result.
+    pub lenient: bool,
 }
 
 /// A final entity, as handed to a [`Sink`].
@@ -124,6 +130,11 @@ impl Sink for CountingSink {
 
 const NONE: u32 = u32::MAX;
 
+/// The classes of problems a lenient engine lets pass.
+const POPS_IGNORED: &str = "pops of empty state stacks ignored";
+const LATE_DESTROYED: &str =
+    "containers destroyed before their last event (at that event's time instead)";
+
 #[derive(Clone, Debug, Default)]
 struct Live {
     start: f64,
@@ -210,6 +221,8 @@ pub(crate) struct Engine<S> {
     last_time: f64,
     events: u64,
     warnings: Vec<String>,
+    /// What [`SimOptions::lenient`] let pass.
+    tolerated: Tolerated,
     /// Pending links, referenced by slot (moving an index through the
     /// maps is cheaper than moving the link).
     slab: Vec<Live>,
@@ -234,6 +247,7 @@ impl<S: Sink> Engine<S> {
             last_time: -1.0,
             events: 0,
             warnings: Vec::new(),
+            tolerated: Tolerated::default(),
             slab: Vec::new(),
             free_slots: Vec::new(),
         }
@@ -297,11 +311,12 @@ impl<S: Sink> Engine<S> {
             Op::Destroy { line, time, c } => {
                 self.events += 1;
                 self.last_time = *time;
-                self.destroy_event(*c, *time).map_err(|kind| SimError {
-                    line: *line,
-                    kind,
-                    contents: String::new(),
-                })
+                self.destroy_event(*line, *c, *time)
+                    .map_err(|kind| SimError {
+                        line: *line,
+                        kind,
+                        contents: String::new(),
+                    })
             }
             Op::Small(e) => {
                 self.events += 1;
@@ -335,8 +350,20 @@ impl<S: Sink> Engine<S> {
         intern_extras(&mut self.model, batch, x)
     }
 
-    fn destroy_event(&mut self, c: ContainerId, time: f64) -> R {
+    fn destroy_event(&mut self, line: u64, c: ContainerId, mut time: f64) -> R {
         let end = self.model.container(c).end;
+        if time < end && self.opts.lenient {
+            let (name, at, last) = (self.cname(c), fmt_time(time), fmt_time(end));
+            let done = if self.conts[c.index()].destroyed {
+                "was destroyed at"
+            } else {
+                "is destroyed at"
+            };
+            self.tolerated.note(LATE_DESTROYED, line, || {
+                format!("container '{name}' is destroyed at {at}, before its last event at {last}; it {done} {last}")
+            });
+            time = end;
+        }
         if time < end {
             return Err(SimErrorKind::DestroyNotTimeOrdered {
                 container: self.cname(c),
@@ -418,7 +445,7 @@ impl<S: Sink> Engine<S> {
             }
             EventKind::PopState => {
                 self.check_order(l, time)?;
-                self.pop(l, time)?;
+                self.pop(l, time, e.line)?;
             }
             EventKind::ResetState => {
                 self.check_order(l, time)?;
@@ -589,7 +616,9 @@ impl<S: Sink> Engine<S> {
                 contents: String::new(),
             })?;
         self.sort_children();
-        Ok((self.model, self.sink, self.warnings))
+        let mut warnings = self.tolerated.warnings();
+        warnings.append(&mut self.warnings);
+        Ok((self.model, self.sink, warnings))
     }
 
     fn sort_children(&mut self) {
@@ -833,9 +862,16 @@ impl<S: Sink> Engine<S> {
         ll.stack = stack;
     }
 
-    fn pop(&mut self, l: ListId, time: f64) -> R {
+    fn pop(&mut self, l: ListId, time: f64, line: u64) -> R {
         let Some(top) = self.lists[l.index()].stack.pop() else {
             let info = self.model.list(l);
+            if self.opts.lenient {
+                let (ty, c) = (self.tname(info.ty), self.cname(info.container));
+                self.tolerated.note(POPS_IGNORED, line, || {
+                    format!("PajePopState on type '{ty}' of container '{c}' whose state stack is empty ignored")
+                });
+                return Ok(());
+            }
             return Err(SimErrorKind::PopEmpty {
                 ty: self.tname(info.ty),
                 container: self.cname(info.container),

@@ -13,12 +13,14 @@ pub enum SimErrorKind {
         expected: &'static str,
     },
     /// A container identifier is unknown.
-    #[error("unknown container '{token}'{hint}; expected the alias (or, when it has none, the name) of a created container")]
+    #[error("unknown container '{token}'{hint}; expected the alias (or, when it has none, the name) of a created container{advice}")]
     UnknownContainer {
         /// The identifier found.
         token: String,
         /// Extra explanation (e.g. the name matches a container that has an alias).
         hint: String,
+        /// The options that would let the trace be read, when they may help.
+        advice: String,
     },
     /// A type has the wrong nature.
     #[error("type '{token}' is a {found} type; expected a {expected} type")]

@@ -10,6 +10,7 @@ use trama_events::{Event, EventDef, EventKind, Field};
 
 use crate::error::{SimError, SimErrorKind};
 use crate::idmap::{pack, IdMap};
+use crate::lenient::Tolerated;
 use crate::model::{ContainerId, TypeId, TypeKind, ValueId};
 use crate::op::{Batch, EntityOp, Extras, Op, SmallOp, Str};
 
@@ -40,9 +41,19 @@ pub struct Resolver {
     nvalues: u32,
     value_types: Vec<TypeId>,
     keep_extras: bool,
+    /// Events on unknown containers are ignored with a warning.
+    lenient: bool,
+    tolerated: Tolerated,
+    /// The latest time seen, and the first line whose time is before it
+    /// (0: none yet), for the advice of an unknown container's error.
+    max_time: f64,
+    back_at: u64,
 }
 
 type R<T = ()> = Result<T, SimErrorKind>;
+
+/// The class of the events a lenient resolver ignores.
+const UNKNOWN_IGNORED: &str = "events on unknown containers ignored";
 
 fn s(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -115,25 +126,77 @@ impl Resolver {
             nvalues: 0,
             value_types: Vec::new(),
             keep_extras,
+            lenient: false,
+            tolerated: Tolerated::default(),
+            max_time: f64::NEG_INFINITY,
+            back_at: 0,
         }
+    }
+
+    /// Lets events on unknown containers pass (ignored, with a warning)
+    /// instead of failing; see [`Resolver::warnings`].
+    pub fn set_lenient(&mut self, lenient: bool) {
+        self.lenient = lenient;
+    }
+
+    /// What was let pass (with [`Resolver::set_lenient`]), as warnings.
+    pub fn warnings(&self) -> Vec<String> {
+        self.tolerated.warnings()
     }
 
     /// Resolves one event into `batch`. On error, nothing is added.
     pub fn resolve(&mut self, ev: &Event<'_>, batch: &mut Batch) -> Result<(), SimError> {
         let n_ops = batch.ops.len();
-        self.dispatch(ev, batch).map_err(|kind| {
-            batch.ops.truncate(n_ops);
-            SimError {
-                line: ev.line(),
-                kind,
-                contents: ev.contents(),
+        match self.dispatch(ev, batch) {
+            Ok(()) => Ok(()),
+            Err(kind) => {
+                batch.ops.truncate(n_ops);
+                if self.lenient {
+                    if let SimErrorKind::UnknownContainer { token, .. } = &kind {
+                        self.tolerated.note(UNKNOWN_IGNORED, ev.line(), || {
+                            format!("{} on unknown container '{token}' ignored", ev.kind())
+                        });
+                        return Ok(());
+                    }
+                }
+                Err(SimError {
+                    line: ev.line(),
+                    kind: self.advise(kind),
+                    contents: ev.contents(),
+                })
             }
-        })
+        }
+    }
+
+    /// Adds to an unknown container's error the options that let such a
+    /// trace be read.
+    fn advise(&self, mut kind: SimErrorKind) -> SimErrorKind {
+        if let SimErrorKind::UnknownContainer { hint, advice, .. } = &mut kind {
+            if hint.is_empty() {
+                *advice = if self.back_at != 0 {
+                    format!(
+                        "; the trace is not in time order (line {} goes back in time): if the container is created further on at an earlier time, --sort-window SECONDS reorders the events first; --lenient ignores the events of unknown containers, with a warning",
+                        self.back_at
+                    )
+                } else {
+                    "; if the trace creates it further on or never (as StarPU's raw traces do), --lenient ignores the events of unknown containers, with a warning".into()
+                };
+            }
+        }
+        kind
     }
 
     fn dispatch(&mut self, ev: &Event<'_>, batch: &mut Batch) -> R {
         let time = match ev.def().slot(Field::Time) {
-            Some(i) => trama_num::atof(ev.word(i)),
+            Some(i) => {
+                let t = trama_num::atof(ev.word(i));
+                if t >= self.max_time {
+                    self.max_time = t;
+                } else if self.back_at == 0 {
+                    self.back_at = ev.line();
+                }
+                t
+            }
             None => 0.0,
         };
         match ev.kind() {
@@ -211,6 +274,7 @@ impl Resolver {
         Err(SimErrorKind::UnknownContainer {
             token: s(token),
             hint,
+            advice: String::new(),
         })
     }
 
