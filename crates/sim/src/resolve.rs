@@ -44,10 +44,6 @@ pub struct Resolver {
     /// Events on unknown containers are ignored with a warning.
     lenient: bool,
     tolerated: Tolerated,
-    /// The latest time seen, and the first line whose time is before it
-    /// (0: none yet), for the advice of an unknown container's error.
-    max_time: f64,
-    back_at: u64,
 }
 
 type R<T = ()> = Result<T, SimErrorKind>;
@@ -128,8 +124,6 @@ impl Resolver {
             keep_extras,
             lenient: false,
             tolerated: Tolerated::default(),
-            max_time: f64::NEG_INFINITY,
-            back_at: 0,
         }
     }
 
@@ -173,14 +167,7 @@ impl Resolver {
     fn advise(&self, mut kind: SimErrorKind) -> SimErrorKind {
         if let SimErrorKind::UnknownContainer { hint, advice, .. } = &mut kind {
             if hint.is_empty() {
-                *advice = if self.back_at != 0 {
-                    format!(
-                        "; the trace is not in time order (line {} goes back in time): if the container is created further on at an earlier time, --sort-window SECONDS reorders the events first; --lenient ignores the events of unknown containers, with a warning",
-                        self.back_at
-                    )
-                } else {
-                    "; if the trace creates it further on or never (as StarPU's raw traces do), --lenient ignores the events of unknown containers, with a warning".into()
-                };
+                *advice = "; if the trace creates it further on at a later time or never (as StarPU's raw traces do), --lenient ignores the events of unknown containers, with a warning; if at an earlier time (a trace nearly in time order), --sort-window SECONDS reorders it".into();
             }
         }
         kind
@@ -188,15 +175,7 @@ impl Resolver {
 
     fn dispatch(&mut self, ev: &Event<'_>, batch: &mut Batch) -> R {
         let time = match ev.def().slot(Field::Time) {
-            Some(i) => {
-                let t = trama_num::atof(ev.word(i));
-                if t >= self.max_time {
-                    self.max_time = t;
-                } else if self.back_at == 0 {
-                    self.back_at = ev.line();
-                }
-                t
-            }
+            Some(i) => trama_num::atof(ev.word(i)),
             None => 0.0,
         };
         match ev.kind() {
@@ -442,7 +421,7 @@ impl Resolver {
         self.refs(ev, batch).map_err(|kind| {
             Box::new(SimError {
                 line: ev.line(),
-                kind,
+                kind: self.advise(kind),
                 contents: ev.contents(),
             })
         })
