@@ -12,7 +12,7 @@
 //! one window.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 
 use trama_events::{Event, EventDef, Field, Span};
 use trama_sim::{SimError, SimErrorKind};
@@ -44,35 +44,10 @@ where
 #[derive(Default)]
 struct Held {
     time: f64,
-    seq: u64,
     line: u64,
     def: u32,
     bytes: Vec<u8>,
     spans: Vec<Span>,
-}
-
-impl PartialEq for Held {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Held {}
-
-impl PartialOrd for Held {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Held {
-    /// Reversed, so that the heap's top is the earliest (then the first read).
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .total_cmp(&self.time)
-            .then(other.seq.cmp(&self.seq))
-    }
 }
 
 /// The reorder buffer; see the module documentation.
@@ -80,10 +55,11 @@ pub(crate) struct Reorder {
     window: f64,
     /// The definitions of the events held, by index.
     defs: Vec<Option<EventDef>>,
-    heap: BinaryHeap<Held>,
+    /// The events held, in time order (equal times in file order): a
+    /// nearly ordered input mostly appends.
+    held: VecDeque<Held>,
     /// Storage of events passed on, for the next ones.
     spare: Vec<Held>,
-    seq: u64,
     latest: f64,
     /// Time and line of the last event passed on.
     passed: Option<(f64, u64)>,
@@ -94,9 +70,8 @@ impl Reorder {
         Reorder {
             window,
             defs: Vec::new(),
-            heap: BinaryHeap::new(),
+            held: VecDeque::new(),
             spare: Vec::new(),
-            seq: 0,
             latest: f64::NEG_INFINITY,
             passed: None,
         }
@@ -156,11 +131,17 @@ impl Reorder {
             end: s.end - lo,
         }));
         h.time = time;
-        h.seq = self.seq;
         h.line = ev.line();
         h.def = d as u32;
-        self.seq += 1;
-        self.heap.push(h);
+        let later = |x: &Held| x.time.total_cmp(&time) == Ordering::Greater;
+        match self.held.back() {
+            Some(last) if later(last) => {
+                // After every event of a time up to its own.
+                let at = self.held.partition_point(|x| !later(x));
+                self.held.insert(at, h);
+            }
+            _ => self.held.push_back(h),
+        }
     }
 
     /// Passes on the events the input is more than the window past (all
@@ -169,11 +150,11 @@ impl Reorder {
     where
         F: FnMut(Item<'_>) -> Result<(), Stop>,
     {
-        while let Some(top) = self.heap.peek() {
-            if !all && self.latest - top.time <= self.window {
+        while let Some(first) = self.held.front() {
+            if !all && self.latest - first.time <= self.window {
                 break;
             }
-            let h = self.heap.pop().expect("peeked");
+            let h = self.held.pop_front().expect("a first event");
             self.passed = Some((h.time, h.line));
             let def = self.defs[h.def as usize]
                 .as_ref()
