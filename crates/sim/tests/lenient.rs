@@ -2,6 +2,7 @@
 //! warning naming its line, the rest of the trace is simulated as usual,
 //! and a valid trace gives the same result as without it. The strict
 //! simulation's error for an unknown container says what would read it.
+#![allow(clippy::result_large_err)]
 
 #[path = "support/canon.rs"]
 mod canon;
