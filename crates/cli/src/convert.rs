@@ -86,10 +86,17 @@ pub fn write(
         if valid {
             bail!("{name}: the simulation rejects it {at}");
         }
-        eprintln!(
-            "trama: warning: {name}: the simulation rejects this trace {at} (`trama check` tells why); {} keeps every event, and reading it reports the same error",
-            opts.output_name
-        );
+        if read.lenient {
+            eprintln!(
+                "trama: warning: {name}: the simulation lets this trace pass only with --lenient (from {at}); {} keeps those events: read it with --lenient",
+                opts.output_name
+            );
+        } else {
+            eprintln!(
+                "trama: warning: {name}: the simulation rejects this trace {at} (`trama check` tells why); {} keeps every event, and reading it reports the same error",
+                opts.output_name
+            );
+        }
     }
     Ok(file)
 }

@@ -280,6 +280,18 @@ pub struct ReadArgs {
     /// when the pushed one is popped.
     #[arg(short = 'i', long)]
     pub no_imbrication: bool,
+    /// Let real traces' problems pass with a warning naming each line (the first 5 of a kind,
+    /// then their count) instead of failing: events on containers never created (or created
+    /// further on, as in StarPU's raw traces) and pops of empty state stacks are ignored, a
+    /// container destroyed before its last event is destroyed then. A valid trace reads the same.
+    #[arg(long)]
+    pub lenient: bool,
+    /// Reorder a trace that is nearly in time order: each event is held until the input is more
+    /// than SECONDS past it, then passed on in time order (equal times in file order; events
+    /// without a time, such as definitions, at once). An event older than one passed on is an
+    /// error that names the window needed. Text traces only.
+    #[arg(long, value_name = "SECONDS", value_parser = sort_window)]
+    pub sort_window: Option<f64>,
     /// Threads to use (0 = one per core).
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
@@ -298,9 +310,19 @@ impl ReadArgs {
             stop_at: None,
             ignore_incomplete_links: false,
             no_imbrication: false,
+            lenient: false,
+            sort_window: None,
             threads: 0,
             no_progress: true,
         }
+    }
+}
+
+/// A sort window: a number of seconds, zero or more.
+fn sort_window(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(w) if w >= 0.0 && w.is_finite() => Ok(w),
+        _ => Err(format!("'{s}' is not a number of seconds (0 or more)")),
     }
 }
 

@@ -39,6 +39,8 @@ impl ReadArgs {
         o.no_imbrication = self.no_imbrication;
         o.keep_extras = keep_extras;
         o.window = window;
+        o.lenient = self.lenient;
+        o.sort_window = self.sort_window;
         o
     }
 }

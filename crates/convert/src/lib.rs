@@ -15,6 +15,11 @@
 //! Text → `.ptb` checks every reference (types, containers, values) as it
 //! goes; entity semantics are checked when the file is read, and
 //! [`Converted::rejected`] says where the simulation rejects the trace.
+//! With [`LoadOptions::lenient`], events on unknown containers are left
+//! out, each a warning (the other problems a lenient simulation lets pass
+//! are kept in the file: reading it with the same option lets them pass);
+//! with [`LoadOptions::sort_window`], the file holds the events in time
+//! order.
 #![deny(missing_docs)]
 #![allow(clippy::result_large_err)]
 
@@ -22,6 +27,11 @@ use std::io::{self, Write};
 
 use trama_open::{Format, Item, LoadOptions, Opened, Stop};
 use trama_ptb::{SourceStats, WriteError, WriteOptions, Writer};
+use trama_sim::SimErrorKind;
+
+/// The class of the events a lenient conversion leaves out (as the lenient
+/// simulation ignores them).
+const UNKNOWN_IGNORED: &str = "events on unknown containers ignored";
 
 pub use trama_events::StringMode;
 
@@ -203,12 +213,23 @@ fn to_ptb<W: Write + Send + 'static>(
     read.threads = trama_open::cores(read.threads).saturating_sub(1).max(1);
     let name = input.name().to_string();
     let mut failed = None;
+    let mut tolerated = trama_sim::Tolerated::default();
+    let lenient = read.lenient;
     let stats = input.read(&read, |item| match item {
         Item::Chunk { buffer, len } => {
             writer.text(buffer, len);
             Ok(())
         }
-        Item::Event(ev) => writer.event(&ev).map_err(|e| {
+        Item::Event(ev) => writer.event(&ev).or_else(|e| {
+            if let WriteError::Trace(e) = &e {
+                if let (true, SimErrorKind::UnknownContainer { token, .. }) = (lenient, &e.kind) {
+                    // Nothing of the event was kept: the file goes on without it.
+                    tolerated.note(UNKNOWN_IGNORED, ev.line(), || {
+                        format!("{} on unknown container '{token}' ignored", ev.kind())
+                    });
+                    return Ok(());
+                }
+            }
             let e = match e {
                 WriteError::Trace(e) => Error::Read(trama_open::Error::Sim {
                     name: name.clone(),
@@ -219,14 +240,15 @@ fn to_ptb<W: Write + Send + 'static>(
                 }),
                 WriteError::Io(e) => write_error(opts, e),
             };
-            stop(&mut failed, e)
+            Err(stop(&mut failed, e))
         }),
         Item::Handles(_) => unreachable!("a .ptb is converted through its text"),
     });
-    let stats = match stats {
+    let mut stats = match stats {
         Ok(s) => s,
         Err(e) => return Err(failed.take().unwrap_or(Error::Read(e))),
     };
+    stats.warnings.splice(0..0, tolerated.warnings());
     let (mut out, written) = writer
         .finish(&stats.definitions, SourceStats { lines: stats.lines })
         .map_err(|e| write_error(opts, e))?;

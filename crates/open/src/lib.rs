@@ -33,6 +33,7 @@ mod lines;
 pub mod output;
 mod pipe;
 mod reader;
+mod reorder;
 mod simulate;
 
 use std::fs::File;
@@ -73,6 +74,14 @@ pub struct LoadOptions {
     /// Warn of states pushed and never popped, one warning per state type
     /// (the parallel replay of a `.ptb` does not count them yet).
     pub warn_open_states: bool,
+    /// Let real traces' problems pass with warnings naming their lines
+    /// instead of failing (see [`trama_sim::SimOptions::lenient`]).
+    pub lenient: bool,
+    /// Reorder a trace that is nearly in time order: events are held until
+    /// the input is more than this many seconds past them, then passed on
+    /// in time order (text traces; an event older than the window is an
+    /// error).
+    pub sort_window: Option<f64>,
 }
 
 impl Default for LoadOptions {
@@ -87,6 +96,8 @@ impl Default for LoadOptions {
             keep_extras: false,
             window: None,
             warn_open_states: false,
+            lenient: false,
+            sort_window: None,
         }
     }
 }
@@ -185,8 +196,21 @@ impl Opened {
     where
         F: FnMut(Item<'_>) -> Result<(), Stop>,
     {
-        formats::each_reader!(&mut self.reader, r => r.read(opts, &mut each))
+        self.check_sort_window(opts)?;
+        formats::each_reader!(&mut self.reader, r => r.read_sorted(opts, &mut each))
             .map_err(|f| self.failure(f))
+    }
+
+    /// A sort window reorders events given by their words: not those of a
+    /// `.ptb`, which keeps the order of the text it was made from.
+    fn check_sort_window(&self, opts: &LoadOptions) -> Result<(), Error> {
+        if opts.sort_window.is_some() && self.ptb().is_some() {
+            return Err(Error::Options(format!(
+                "{}: a sort window reorders the events of a text trace; a .ptb keeps the order of the text it was made from (convert that text with the sort window)",
+                self.name
+            )));
+        }
+        Ok(())
     }
 
     /// Writes it as Pajé text. A failure to write is [`Error::Producer`]

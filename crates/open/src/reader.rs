@@ -103,6 +103,16 @@ pub trait TraceReader: Send {
     where
         F: FnMut(Item<'_>) -> Result<(), Stop>;
 
+    /// As [`TraceReader::read`], through the sort window of `opts`
+    /// ([`LoadOptions::sort_window`]) when there is one.
+    fn read_sorted<F>(&mut self, opts: &LoadOptions, each: F) -> Result<ReadStats, Failure>
+    where
+        Self: Sized,
+        F: FnMut(Item<'_>) -> Result<(), Stop>,
+    {
+        crate::reorder::read_sorted(self, opts, each)
+    }
+
     /// Writes the trace as Pajé text that reads back to the same events.
     /// The default writes each event's definition before its first use,
     /// then its words.

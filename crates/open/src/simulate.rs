@@ -37,6 +37,7 @@ fn sim_options(opts: &LoadOptions) -> SimOptions {
     o.no_imbrication = opts.no_imbrication;
     o.keep_extras = opts.keep_extras;
     o.warn_open_states = opts.warn_open_states;
+    o.lenient = opts.lenient;
     o
 }
 
@@ -85,6 +86,7 @@ impl Opened {
         sink: S,
         opts: &LoadOptions,
     ) -> Result<Simulated<S>, Error> {
+        self.check_sort_window(opts)?;
         let sopts = sim_options(opts);
         let stopped = Arc::new(AtomicBool::new(false));
         let sink = Watched {
@@ -94,7 +96,7 @@ impl Opened {
         let reader = &mut self.reader;
         let (read, finished) = if opts.threads == 1 {
             let mut sim = Simulator::new(sink, sopts);
-            let read = each_reader!(reader, r => r.read(opts, |item| {
+            let read = each_reader!(reader, r => r.read_sorted(opts, |item| {
                 match item {
                     Item::Chunk { .. } => return Ok(()),
                     Item::Event(ev) => sim.event(&ev),
@@ -110,7 +112,7 @@ impl Opened {
             (read, finished)
         } else {
             let (read, finished) = Pipeline::run(sink, sopts, |front| {
-                each_reader!(reader, r => r.read(opts, |item| {
+                each_reader!(reader, r => r.read_sorted(opts, |item| {
                     match item {
                         Item::Chunk { .. } => Ok(()),
                         Item::Event(ev) => front.event(&ev),
@@ -148,6 +150,16 @@ impl Opened {
                     error,
                     contents,
                 });
+            }
+            Err(Failure::Stop(Stop::Sim(e))) => {
+                // The sort window's error: an engine error earlier in the
+                // trace wins over it too.
+                if let Some(Err(first)) = finished {
+                    if first.line != 0 && first.line < e.line {
+                        return Err(self.sim_error(first));
+                    }
+                }
+                return Err(self.sim_error(*e));
             }
             Err(f) => return Err(self.failure(f)),
         };
@@ -211,7 +223,7 @@ impl Opened {
     /// The `.ptb` file the parallel replay can simulate with `opts` (an
     /// interned file; options it covers).
     fn replayable(&self, opts: &LoadOptions) -> Option<&trama_ptb::PtbFile> {
-        if opts.no_imbrication || opts.stop_at.is_some() {
+        if opts.no_imbrication || opts.stop_at.is_some() || opts.sort_window.is_some() {
             return None;
         }
         self.ptb().filter(|f| f.interned())

@@ -7,7 +7,11 @@
 //!   names (`ContainerType`, `SourceContainer`, …) are accepted with
 //!   [`ReadOptions::strict`] set to false;
 //! - `#` comments (also in the middle of a word), quoted words, CRLF and
-//!   blank lines are handled as described in [`QuoteMode`];
+//!   blank lines are handled as described in [`QuoteMode`]; a UTF-8 byte
+//!   order mark at the start of the text is dropped;
+//! - a line with more words than its definition has fields is used
+//!   without the extra ones, with a warning naming it (as PajeNG does); a
+//!   line with fewer is an error;
 //! - input of any size is streamed in chunks that are lexed on several
 //!   threads while the caller's thread receives events in file order.
 //!
@@ -24,6 +28,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod bom;
 mod defs;
 mod error;
 mod lexer;

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use crossbeam_channel::{bounded, Receiver, Sender};
 use trama_events::{Event, EventDef, Span};
 
+use crate::bom::SkipBom;
 use crate::defs::{lossy, Definitions};
 use crate::error::{ReadError, SyntaxError};
 use crate::lexer::{Lexed, QuoteMode};
@@ -222,7 +223,12 @@ struct Consumer<'h, F> {
     handler: &'h mut F,
     base_line: u64,
     stats: ReadStats,
+    /// Lines with more words than their definition has fields.
+    extra_lines: u64,
 }
+
+/// Lines of one kind of remark named in the warnings; the others are counted.
+const SHOWN: u64 = 5;
 
 impl<F, E> Consumer<'_, F>
 where
@@ -261,6 +267,16 @@ where
                     words,
                 ));
             };
+            let mut words = words;
+            if words.len() > def.field_count() && words.len() <= MAX_FIELDS {
+                // PajeNG complains and uses the line: so does trama, on stderr.
+                extra_fields(
+                    &mut self.extra_lines,
+                    &mut self.stats.warnings,
+                    (def, line, buf, words),
+                );
+                words = &words[..def.field_count()];
+            }
             if words.len() != def.field_count() || words.len() > MAX_FIELDS {
                 let error = if words.len() > MAX_FIELDS {
                     SyntaxError::TooManyFields {
@@ -301,6 +317,12 @@ where
     }
 
     fn finish(mut self) -> ReadStats {
+        if self.extra_lines > SHOWN {
+            self.stats.warnings.push(format!(
+                "{} lines in all have more fields than their definition (the first {SHOWN} are named above); their extra fields are ignored",
+                self.extra_lines
+            ));
+        }
         if let Some(def) = self.defs.open_definition() {
             self.stats.warnings.push(format!(
                 "the definition of {} '{}' (line {}) is not closed by %EndEventDef",
@@ -312,6 +334,34 @@ where
         self.stats.definitions = self.defs.all().to_vec();
         self.stats
     }
+}
+
+/// Notes a line with more words than its definition has fields: the
+/// first [`SHOWN`] are named in `warnings`, all are counted in `count`.
+fn extra_fields(
+    count: &mut u64,
+    warnings: &mut Vec<String>,
+    (def, line, buf, words): (&EventDef, u64, &[u8], &[Span]),
+) {
+    *count += 1;
+    if *count > SHOWN {
+        return;
+    }
+    let ignored = words[def.field_count()..]
+        .iter()
+        .map(|w| lossy(&buf[w.start as usize..w.end as usize]))
+        .collect::<Vec<_>>()
+        .join(" ");
+    warnings.push(format!(
+        "line {line}: {} (id '{}', defined at line {}) has {} fields ({}), found {}; the extra field(s) '{}' are ignored",
+        def.kind(),
+        lossy(def.id()),
+        def.line(),
+        def.field_count(),
+        layout(def),
+        words.len(),
+        ignored
+    ));
 }
 
 fn layout(def: &EventDef) -> String {
@@ -381,8 +431,10 @@ where
         handler: &mut handler,
         base_line: 0,
         stats: ReadStats::default(),
+        extra_lines: 0,
     };
     let size = options.chunk_size.max(4096);
+    let input = SkipBom::new(input);
     if threads <= 1 {
         consumer.read_sequential(input, options.quotes, size)?;
     } else {
@@ -606,6 +658,75 @@ mod tests {
         let text = format!("{HEADER}0 P\0 0 Proc\n");
         let e = collect(&text, 2, 4096).unwrap_err();
         assert!(e.contains("line 13") && e.contains("NUL"), "{e}");
+    }
+
+    fn read_with_warnings(text: &[u8], threads: usize) -> (Vec<(u64, String)>, Vec<String>) {
+        let opts = ReadOptions {
+            threads,
+            chunk_size: 4096,
+            ..Default::default()
+        };
+        let mut out = Vec::new();
+        let stats = read_paje(text, &opts, |ev: Event<'_>| -> Result<(), String> {
+            out.push((ev.line(), ev.contents()));
+            Ok(())
+        })
+        .unwrap();
+        (out, stats.warnings)
+    }
+
+    #[test]
+    fn extra_fields_are_ignored_with_a_warning_naming_the_line() {
+        let clean = format!("{HEADER}0 P 0 Proc\n6 0 p1 P 0 p1\n6 0 p2 P 0 p2\n");
+        let extra = format!("{HEADER}0 P 0 Proc\n6 0 p1 P 0 p1 one two\n6 0 p2 P 0 p2\n");
+        for threads in [1, 2] {
+            let (want, none) = read_with_warnings(clean.as_bytes(), threads);
+            assert!(none.is_empty(), "{none:?}");
+            let (got, warnings) = read_with_warnings(extra.as_bytes(), threads);
+            assert_eq!(got, want, "the line is used without its extra fields");
+            assert_eq!(warnings.len(), 1, "{warnings:?}");
+            let w = &warnings[0];
+            assert!(w.starts_with("line 14: PajeCreateContainer"), "{w}");
+            assert!(w.contains("has 6 fields") && w.contains("found 8"), "{w}");
+            assert!(w.contains("'one two' are ignored"), "{w}");
+        }
+    }
+
+    #[test]
+    fn extra_fields_on_many_lines_name_the_first_and_count_all() {
+        let mut text = format!("{HEADER}0 P 0 Proc\n");
+        for i in 0..40 {
+            text.push_str(&format!("6 {i} p{i} P 0 p{i} x\n"));
+        }
+        let (events, warnings) = read_with_warnings(text.as_bytes(), 1);
+        assert_eq!(events.len(), 41);
+        assert_eq!(warnings.len(), SHOWN as usize + 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("line 14:"), "{warnings:?}");
+        assert!(
+            warnings[SHOWN as usize].starts_with("40 lines in all"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn fewer_fields_than_the_definition_stay_an_error() {
+        let text = format!("{HEADER}0 P 0 Proc\n6 0 p1 P 0\n");
+        let e = collect(&text, 1, 4096).unwrap_err();
+        assert!(
+            e.contains("expects 6 fields") && e.contains("found 5"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_reads_as_the_same_text_without_it() {
+        let text = format!("{HEADER}0 P 0 Proc\n6 0 p1 P 0 p1\n");
+        let mut marked = b"\xEF\xBB\xBF".to_vec();
+        marked.extend_from_slice(text.as_bytes());
+        for threads in [1, 2] {
+            let want = read_with_warnings(text.as_bytes(), threads);
+            assert_eq!(read_with_warnings(&marked, threads), want);
+        }
     }
 
     #[test]

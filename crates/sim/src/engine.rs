@@ -11,6 +11,7 @@ use trama_events::EventKind;
 
 use crate::error::{SimError, SimErrorKind};
 use crate::idmap::{pack, unpack, IdMap, KeySet};
+use crate::lenient::Tolerated;
 use crate::op::{Batch, EntityOp, Extras, Op, SmallOp};
 use crate::resolve::text;
 
@@ -40,6 +41,11 @@ pub struct SimOptions {
     /// [`SimOptions::stop_at`] or [`SimOptions::end_time`], which end a
     /// trace early on purpose).
     pub warn_open_states: bool,
+    /// Let real traces' problems pass with warnings instead of failing:
+    /// events on unknown containers are ignored, so are pops of empty
+    /// state stacks, and a container destroyed before its last event is
+    /// destroyed at that event's time. A valid trace gives the same result.
+    pub lenient: bool,
 }
 
 /// A final entity, as handed to a [`Sink`].
@@ -128,6 +134,11 @@ impl Sink for CountingSink {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// The classes of problems a lenient engine lets pass.
+const POPS_IGNORED: &str = "pops of empty state stacks ignored";
+const LATE_DESTROYED: &str =
+    "containers destroyed before their last event (at that event's time instead)";
 
 #[derive(Clone, Debug, Default)]
 struct Live {
@@ -220,6 +231,8 @@ pub(crate) struct Engine<S> {
     /// Per state type: states pushed and never popped, the containers
     /// that had some, and the first of them.
     open_states: Vec<(TypeId, u64, u64, ContainerId)>,
+    /// What [`SimOptions::lenient`] let pass.
+    tolerated: Tolerated,
     /// Pending links, referenced by slot (moving an index through the
     /// maps is cheaper than moving the link).
     slab: Vec<Live>,
@@ -245,6 +258,7 @@ impl<S: Sink> Engine<S> {
             events: 0,
             warnings: Vec::new(),
             open_states: Vec::new(),
+            tolerated: Tolerated::default(),
             slab: Vec::new(),
             free_slots: Vec::new(),
         }
@@ -308,11 +322,12 @@ impl<S: Sink> Engine<S> {
             Op::Destroy { line, time, c } => {
                 self.events += 1;
                 self.last_time = *time;
-                self.destroy_event(*c, *time).map_err(|kind| SimError {
-                    line: *line,
-                    kind,
-                    contents: String::new(),
-                })
+                self.destroy_event(*line, *c, *time)
+                    .map_err(|kind| SimError {
+                        line: *line,
+                        kind,
+                        contents: String::new(),
+                    })
             }
             Op::Small(e) => {
                 self.events += 1;
@@ -346,8 +361,20 @@ impl<S: Sink> Engine<S> {
         intern_extras(&mut self.model, batch, x)
     }
 
-    fn destroy_event(&mut self, c: ContainerId, time: f64) -> R {
+    fn destroy_event(&mut self, line: u64, c: ContainerId, mut time: f64) -> R {
         let end = self.model.container(c).end;
+        if time < end && self.opts.lenient {
+            let (name, at, last) = (self.cname(c), fmt_time(time), fmt_time(end));
+            let done = if self.conts[c.index()].destroyed {
+                "was destroyed at"
+            } else {
+                "is destroyed at"
+            };
+            self.tolerated.note(LATE_DESTROYED, line, || {
+                format!("container '{name}' is destroyed at {at}, before its last event at {last}; it {done} {last}")
+            });
+            time = end;
+        }
         if time < end {
             return Err(SimErrorKind::DestroyNotTimeOrdered {
                 container: self.cname(c),
@@ -433,7 +460,7 @@ impl<S: Sink> Engine<S> {
             }
             EventKind::PopState => {
                 self.check_order(l, time)?;
-                self.pop(l, time)?;
+                self.pop(l, time, e.line)?;
             }
             EventKind::ResetState => {
                 self.check_order(l, time)?;
@@ -612,7 +639,9 @@ impl<S: Sink> Engine<S> {
             );
             self.warnings.push(w);
         }
-        Ok((self.model, self.sink, self.warnings))
+        let mut warnings = self.tolerated.warnings();
+        warnings.append(&mut self.warnings);
+        Ok((self.model, self.sink, warnings))
     }
 
     fn sort_children(&mut self) {
@@ -867,9 +896,16 @@ impl<S: Sink> Engine<S> {
         ll.stack = stack;
     }
 
-    fn pop(&mut self, l: ListId, time: f64) -> R {
+    fn pop(&mut self, l: ListId, time: f64, line: u64) -> R {
         let Some(top) = self.lists[l.index()].stack.pop() else {
             let info = self.model.list(l);
+            if self.opts.lenient {
+                let (ty, c) = (self.tname(info.ty), self.cname(info.container));
+                self.tolerated.note(POPS_IGNORED, line, || {
+                    format!("PajePopState on type '{ty}' of container '{c}' whose state stack is empty ignored")
+                });
+                return Ok(());
+            }
             return Err(SimErrorKind::PopEmpty {
                 ty: self.tname(info.ty),
                 container: self.cname(info.container),

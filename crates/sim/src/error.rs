@@ -13,12 +13,14 @@ pub enum SimErrorKind {
         expected: &'static str,
     },
     /// A container identifier is unknown.
-    #[error("unknown container '{token}'{hint}; expected the alias (or, when it has none, the name) of a created container")]
+    #[error("unknown container '{token}'{hint}; expected the alias (or, when it has none, the name) of a created container{advice}")]
     UnknownContainer {
         /// The identifier found.
         token: String,
         /// Extra explanation (e.g. the name matches a container that has an alias).
         hint: String,
+        /// The options that may let the trace be read.
+        advice: String,
     },
     /// A type has the wrong nature.
     #[error("type '{token}' is a {found} type; expected a {expected} type")]
@@ -91,7 +93,7 @@ pub enum SimErrorKind {
         kind: &'static str,
     },
     /// An event earlier than the last one of the same type in the same container.
-    #[error("trace is not time-ordered: time {time} is before {last}, the last time of type '{ty}' in container '{container}'")]
+    #[error("trace is not time-ordered: time {time} is before {last}, the last time of type '{ty}' in container '{container}'; --sort-window SECONDS reorders a trace that is nearly in time order")]
     NotTimeOrdered {
         /// The time found.
         time: String,
@@ -101,6 +103,20 @@ pub enum SimErrorKind {
         ty: String,
         /// Container name.
         container: String,
+    },
+    /// An event older than the sort window lets the reader reorder.
+    #[error("time {time} is before {passed}, the time of line {passed_line}, already passed on: the trace is out of time order by more than the sort window of {window} s; --sort-window {needed} (or more) reorders it")]
+    BeyondSortWindow {
+        /// The time found.
+        time: String,
+        /// The time of the latest event passed on.
+        passed: String,
+        /// Its line.
+        passed_line: u64,
+        /// The window, in seconds.
+        window: String,
+        /// The smallest window that would have held the latest event back.
+        needed: String,
     },
     /// A container destroyed before its last event.
     #[error("container events are not time-ordered: '{container}' is destroyed at {time}, before its last event at {last}")]

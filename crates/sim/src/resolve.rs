@@ -10,6 +10,7 @@ use trama_events::{Event, EventDef, EventKind, Field};
 
 use crate::error::{SimError, SimErrorKind};
 use crate::idmap::{pack, IdMap};
+use crate::lenient::Tolerated;
 use crate::model::{ContainerId, TypeId, TypeKind, ValueId};
 use crate::op::{Batch, EntityOp, Extras, Op, SmallOp, Str};
 
@@ -40,9 +41,15 @@ pub struct Resolver {
     nvalues: u32,
     value_types: Vec<TypeId>,
     keep_extras: bool,
+    /// Events on unknown containers are ignored with a warning.
+    lenient: bool,
+    tolerated: Tolerated,
 }
 
 type R<T = ()> = Result<T, SimErrorKind>;
+
+/// The class of the events a lenient resolver ignores.
+const UNKNOWN_IGNORED: &str = "events on unknown containers ignored";
 
 fn s(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -115,20 +122,55 @@ impl Resolver {
             nvalues: 0,
             value_types: Vec::new(),
             keep_extras,
+            lenient: false,
+            tolerated: Tolerated::default(),
         }
+    }
+
+    /// Lets events on unknown containers pass (ignored, with a warning)
+    /// instead of failing; see [`Resolver::warnings`].
+    pub fn set_lenient(&mut self, lenient: bool) {
+        self.lenient = lenient;
+    }
+
+    /// What was let pass (with [`Resolver::set_lenient`]), as warnings.
+    pub fn warnings(&self) -> Vec<String> {
+        self.tolerated.warnings()
     }
 
     /// Resolves one event into `batch`. On error, nothing is added.
     pub fn resolve(&mut self, ev: &Event<'_>, batch: &mut Batch) -> Result<(), SimError> {
         let n_ops = batch.ops.len();
-        self.dispatch(ev, batch).map_err(|kind| {
-            batch.ops.truncate(n_ops);
-            SimError {
-                line: ev.line(),
-                kind,
-                contents: ev.contents(),
+        match self.dispatch(ev, batch) {
+            Ok(()) => Ok(()),
+            Err(kind) => {
+                batch.ops.truncate(n_ops);
+                if self.lenient {
+                    if let SimErrorKind::UnknownContainer { token, .. } = &kind {
+                        self.tolerated.note(UNKNOWN_IGNORED, ev.line(), || {
+                            format!("{} on unknown container '{token}' ignored", ev.kind())
+                        });
+                        return Ok(());
+                    }
+                }
+                Err(SimError {
+                    line: ev.line(),
+                    kind: self.advise(kind),
+                    contents: ev.contents(),
+                })
             }
-        })
+        }
+    }
+
+    /// Adds to an unknown container's error the options that let such a
+    /// trace be read.
+    fn advise(&self, mut kind: SimErrorKind) -> SimErrorKind {
+        if let SimErrorKind::UnknownContainer { hint, advice, .. } = &mut kind {
+            if hint.is_empty() {
+                *advice = "; if the trace creates it further on at a later time or never (as StarPU's raw traces do), --lenient ignores the events of unknown containers, with a warning; if at an earlier time (a trace nearly in time order), --sort-window SECONDS reorders it".into();
+            }
+        }
+        kind
     }
 
     fn dispatch(&mut self, ev: &Event<'_>, batch: &mut Batch) -> R {
@@ -211,6 +253,7 @@ impl Resolver {
         Err(SimErrorKind::UnknownContainer {
             token: s(token),
             hint,
+            advice: String::new(),
         })
     }
 
@@ -378,7 +421,7 @@ impl Resolver {
         self.refs(ev, batch).map_err(|kind| {
             Box::new(SimError {
                 line: ev.line(),
-                kind,
+                kind: self.advise(kind),
                 contents: ev.contents(),
             })
         })

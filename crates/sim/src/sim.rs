@@ -15,7 +15,11 @@
 //!   on a destroyed container are ignored; destroying a container ends its
 //!   open entities and destroys its children;
 //! - the trace ends at the time of its last event (an event without a time
-//!   field counts as time 0, as in PajeNG), or at the stop-at time.
+//!   field counts as time 0, as in PajeNG), or at the stop-at time;
+//! - with [`SimOptions::lenient`], events on unknown containers and pops of
+//!   empty stacks are ignored and a container destroyed before its last
+//!   event is destroyed at that event's time, each with a warning naming
+//!   its line (the first few of each kind, then their count).
 //!
 //! The work is split in two stages: a resolver checks references and turns
 //! events into handles; an engine applies entity semantics and feeds the
@@ -48,7 +52,7 @@ impl<S: Sink> Simulator<S> {
     /// A simulator with only the root type and container.
     pub fn new(sink: S, opts: SimOptions) -> Simulator<S> {
         Simulator {
-            resolver: Resolver::new(opts.keep_extras),
+            resolver: resolver(&opts),
             engine: Engine::new(sink, opts),
             batch: Batch::default(),
         }
@@ -96,8 +100,30 @@ impl<S: Sink> Simulator<S> {
 
     /// Ends the trace: destroys every container still alive at the end time.
     pub fn finish(self) -> Result<Finished<S>, SimError> {
-        self.engine.finish()
+        let (model, sink, warnings) = self.engine.finish()?;
+        Ok((
+            model,
+            sink,
+            with_resolver_warnings(&self.resolver, warnings),
+        ))
     }
+}
+
+/// The resolver the options ask for.
+fn resolver(opts: &SimOptions) -> Resolver {
+    let mut r = Resolver::new(opts.keep_extras);
+    r.set_lenient(opts.lenient);
+    r
+}
+
+/// The resolver's warnings (what it let pass) before the engine's.
+fn with_resolver_warnings(resolver: &Resolver, engine: Vec<String>) -> Vec<String> {
+    let mut w = resolver.warnings();
+    if w.is_empty() {
+        return engine;
+    }
+    w.extend(engine);
+    w
 }
 
 /// Operations per batch handed to the engine thread.
@@ -139,7 +165,7 @@ impl Pipeline {
         let (tx, rx) = sync_channel::<Batch>(4);
         let (free_tx, free_rx) = sync_channel::<Batch>(8);
         let mut front = Pipeline {
-            resolver: Resolver::new(opts.keep_extras),
+            resolver: resolver(&opts),
             batch: Batch::default(),
             tx,
             free: free_rx,
@@ -165,9 +191,12 @@ impl Pipeline {
                 .expect("cannot start the simulation thread");
             let out = feed(&mut front);
             front.flush();
+            let resolver = std::mem::replace(&mut front.resolver, Resolver::new(false));
             drop(front);
             let result = match engine.join() {
-                Ok(r) => r,
+                Ok(r) => r.map(|(model, sink, warnings)| {
+                    (model, sink, with_resolver_warnings(&resolver, warnings))
+                }),
                 Err(panic) => std::panic::resume_unwind(panic),
             };
             (out, result)

@@ -1,0 +1,189 @@
+//! The lenient simulation: each problem of a real trace it lets pass is a
+//! warning naming its line, the rest of the trace is simulated as usual,
+//! and a valid trace gives the same result as without it. The strict
+//! simulation's error for an unknown container says what would read it.
+#![allow(clippy::result_large_err)]
+
+#[path = "support/canon.rs"]
+mod canon;
+#[path = "support/traces.rs"]
+#[allow(dead_code)]
+mod traces;
+
+use trama_paje::{read_paje, ReadOptions};
+use trama_sim::{Pipeline, SimError, SimOptions, Simulator, Trace, TraceBuilder};
+
+const HEADER: &str = "\
+%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 1
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 2
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeDestroyContainer 3
+% Time date
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeSetState 4
+% Time date
+% Type string
+% Container string
+% Value string
+%EndEventDef
+%EventDef PajePopState 5
+% Time date
+% Type string
+% Container string
+%EndEventDef
+0 P 0 Proc
+1 S P St
+";
+
+/// Line of the first event after [`HEADER`].
+fn first() -> u64 {
+    HEADER.lines().count() as u64 + 1
+}
+
+fn options(lenient: bool) -> SimOptions {
+    let mut o = SimOptions::default();
+    o.lenient = lenient;
+    o
+}
+
+/// The trace and warnings of `text`, on one thread and on two (which must agree).
+fn simulate(text: &str, lenient: bool) -> Result<(Trace, Vec<String>), SimError> {
+    let mut ro = ReadOptions::default();
+    ro.threads = 1;
+    let mut sim = Simulator::new(TraceBuilder::default(), options(lenient));
+    let read = read_paje(text.as_bytes(), &ro, |ev| sim.event(&ev));
+    let one = match read {
+        Ok(_) => sim.finish(),
+        Err(trama_paje::ReadError::Handler(e)) => Err(e),
+        Err(e) => panic!("{e}"),
+    };
+    let (_, two) = Pipeline::run(TraceBuilder::default(), options(lenient), |front| {
+        read_paje(text.as_bytes(), &ro, |ev| front.event(&ev)).ok()
+    });
+    let one = one.map(|(m, s, w)| (s.into_trace(m, Vec::new()), w));
+    let two = two.map(|(m, s, w)| (s.into_trace(m, Vec::new()), w));
+    match (&one, &two) {
+        (Ok((a, wa)), Ok((b, wb))) => {
+            assert_eq!(canon::canon(a), canon::canon(b));
+            assert_eq!(wa, wb);
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        _ => panic!("one thread and two disagree"),
+    }
+    one
+}
+
+#[test]
+fn an_unknown_container_suggests_lenient_and_a_sort_window() {
+    let text = format!("{HEADER}2 0 p1 P 0 p1\n4 1 S mm0 a\n2 2 mm0 P 0 mm0\n");
+    let e = simulate(&text, false).unwrap_err();
+    assert_eq!(e.line, first() + 1);
+    let m = e.to_string();
+    assert!(m.contains("unknown container 'mm0'"), "{m}");
+    assert!(
+        m.contains("--lenient") && m.contains("--sort-window"),
+        "{m}"
+    );
+    // Not when the container exists under another identifier.
+    let text = format!("{HEADER}2 0 p1 P 0 proc1\n4 1 S proc1 a\n");
+    let m = simulate(&text, false).unwrap_err().to_string();
+    assert!(m.contains("alias 'p1'") && !m.contains("--lenient"), "{m}");
+}
+
+#[test]
+fn lenient_ignores_events_on_unknown_containers_and_names_their_lines() {
+    let kept = format!("{HEADER}2 0 p1 P 0 p1\n4 1 S p1 a\n4 3 S p1 b\n");
+    let with = format!("{HEADER}2 0 p1 P 0 p1\n4 1 S p1 a\n4 2 S mm0 x\n4 3 S p1 b\n");
+    let (want, none) = simulate(&kept, true).unwrap();
+    assert!(none.is_empty(), "{none:?}");
+    let (got, warnings) = simulate(&with, true).unwrap();
+    assert_eq!(canon::canon(&got), canon::canon(&want));
+    assert_eq!(
+        warnings,
+        [format!(
+            "line {}: PajeSetState on unknown container 'mm0' ignored (--lenient)",
+            first() + 2
+        )]
+    );
+}
+
+#[test]
+fn lenient_names_the_first_lines_of_a_class_and_counts_them_all() {
+    let mut text = format!("{HEADER}2 0 p1 P 0 p1\n");
+    for i in 0..1000 {
+        text.push_str(&format!("4 {i} S w{i} x\n"));
+    }
+    let (_, warnings) = simulate(&text, true).unwrap();
+    let shown = trama_sim::SHOWN as usize;
+    assert_eq!(warnings.len(), shown + 1, "{warnings:?}");
+    assert!(warnings[0].starts_with(&format!("line {}:", first() + 1)));
+    assert!(
+        warnings[shown].starts_with("1000 events on unknown containers ignored in all"),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn lenient_ignores_a_pop_of_an_empty_stack() {
+    let text = format!("{HEADER}2 0 p1 P 0 p1\n4 1 S p1 a\n5 2 S p1\n5 3 S p1\n");
+    let strict = simulate(&text, false).unwrap_err();
+    assert_eq!(strict.line, first() + 3);
+    let (got, warnings) = simulate(&text, true).unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with(&format!("line {}: PajePopState", first() + 3)),
+        "{warnings:?}"
+    );
+    // The state popped at 2 keeps its end; the trace ends at 3.
+    let l = trama_sim::ListId(0);
+    assert_eq!(got.lists[0].len(), 1);
+    let e = got.entity(l, 0);
+    assert_eq!((e.start, e.end), (1.0, 2.0));
+}
+
+#[test]
+fn lenient_destroys_a_container_at_its_last_event() {
+    let text = format!("{HEADER}2 0 p1 P 0 p1\n4 5 S p1 a\n3 2 P p1\n2 6 p2 P 0 p2\n");
+    let strict = simulate(&text, false).unwrap_err();
+    assert_eq!(strict.line, first() + 2);
+    let (got, warnings) = simulate(&text, true).unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains(
+            "destroyed at 2.000000, before its last event at 5.000000; it is destroyed at 5.000000"
+        ),
+        "{warnings:?}"
+    );
+    let p1 = got.model.container(trama_sim::ContainerId(1));
+    assert_eq!(p1.end, 5.0);
+}
+
+#[test]
+fn lenient_changes_nothing_on_valid_traces() {
+    for seed in 0..40 {
+        let text = traces::generated(seed, 7, 400);
+        let strict = simulate(&text, false);
+        let Ok((want, want_warnings)) = strict else {
+            continue;
+        };
+        let (got, warnings) = simulate(&text, true).unwrap();
+        assert_eq!(canon::canon(&got), canon::canon(&want), "seed {seed}");
+        assert_eq!(warnings, want_warnings, "seed {seed}");
+    }
+}
