@@ -371,8 +371,17 @@ pub fn write_comm(m: &CommMatrix, format: Format, out: &mut dyn Write) -> Result
     Ok(())
 }
 
-/// Writes the wait matrix: in CSV one row per non-zero cell, in the table
-/// each container's shares of its time.
+/// Senders up to which the wait table is a matrix (one column each).
+const WAIT_MATRIX_COLUMNS: usize = 8;
+
+/// Pairs listed by the wait table when there are too many senders for a
+/// matrix.
+const WAIT_TOP_PAIRS: usize = 20;
+
+/// Writes the wait matrix: in CSV one row per non-zero cell; in the table
+/// each container's shares of its time, or, beyond
+/// [`WAIT_MATRIX_COLUMNS`] senders, the [`WAIT_TOP_PAIRS`] pairs that
+/// waited most.
 pub fn write_wait(m: &WaitMatrix, format: Format, out: &mut dyn Write) -> Result<(), Error> {
     match format {
         Format::Json => return json(m, out),
@@ -389,9 +398,9 @@ pub fn write_wait(m: &WaitMatrix, format: Format, out: &mut dyn Write) -> Result
                             "{},{},{},{},{}",
                             csv_field(&r.container),
                             csv_field(sender),
-                            r.seconds[j],
-                            r.share_of_time[j],
-                            r.share_of_waiting[j]
+                            num(r.seconds[j]),
+                            num(r.share_of_time[j]),
+                            num(r.share_of_waiting[j])
                         )?;
                     }
                 }
@@ -405,10 +414,6 @@ pub fn write_wait(m: &WaitMatrix, format: Format, out: &mut dyn Write) -> Result
                 m.window.end,
                 m.patterns.join(", ")
             )?;
-            let mut head = vec!["waited".to_string()];
-            head.extend(m.senders.iter().cloned());
-            head.push("total".into());
-            let mut lines = vec![head];
             let pct = |x: f64| {
                 if x == 0.0 {
                     "-".to_string()
@@ -416,13 +421,46 @@ pub fn write_wait(m: &WaitMatrix, format: Format, out: &mut dyn Write) -> Result
                     format!("{:.1}%", 100.0 * x)
                 }
             };
-            for r in &m.rows {
-                let mut l = vec![r.container.clone()];
-                l.extend(r.share_of_time.iter().map(|x| pct(*x)));
-                l.push(pct(r.waiting_share));
-                lines.push(l);
+            if m.senders.len() <= WAIT_MATRIX_COLUMNS {
+                let mut head = vec!["waited".to_string()];
+                head.extend(m.senders.iter().cloned());
+                head.push("total".into());
+                let mut lines = vec![head];
+                for r in &m.rows {
+                    let mut l = vec![r.container.clone()];
+                    l.extend(r.share_of_time.iter().map(|x| pct(*x)));
+                    l.push(pct(r.waiting_share));
+                    lines.push(l);
+                }
+                table(out, &lines, 1)?;
+            } else {
+                // Too many senders for a terminal: the pairs that waited most.
+                let mut pairs: Vec<(usize, usize)> = (0..m.rows.len())
+                    .flat_map(|i| (0..m.senders.len()).map(move |j| (i, j)))
+                    .filter(|&(i, j)| m.rows[i].seconds[j] > 0.0)
+                    .collect();
+                pairs.sort_by(|a, b| m.rows[b.0].seconds[b.1].total_cmp(&m.rows[a.0].seconds[a.1]));
+                let head = ["waited", "for", "seconds", "of its time", "of its waiting"];
+                let mut lines = vec![head.map(String::from).to_vec()];
+                for &(i, j) in pairs.iter().take(WAIT_TOP_PAIRS) {
+                    let r = &m.rows[i];
+                    lines.push(vec![
+                        r.container.clone(),
+                        m.senders[j].clone(),
+                        secs(r.seconds[j]),
+                        pct(r.share_of_time[j]),
+                        pct(r.share_of_waiting[j]),
+                    ]);
+                }
+                table(out, &lines, 2)?;
+                if pairs.len() > WAIT_TOP_PAIRS {
+                    writeln!(
+                        out,
+                        "({} more pairs; --format csv or json lists every one)",
+                        pairs.len() - WAIT_TOP_PAIRS
+                    )?;
+                }
             }
-            table(out, &lines, 1)?;
         }
     }
     Ok(())
