@@ -346,6 +346,7 @@ function setWindow(t0, t1) {
   history.replaceState(null, "", `#t0=${t0}&t1=${t1}`);
   draw();
   request();
+  scheduleStats();
   void m;
 }
 
@@ -459,7 +460,8 @@ function legend() {
 
 function resize() {
   const main = $("main");
-  const w = Math.max(200, main.clientWidth - LABEL_W);
+  const side = $("stats").hidden ? 0 : $("stats").offsetWidth;
+  const w = Math.max(200, main.clientWidth - LABEL_W - side);
   const h = Math.max(100, main.clientHeight);
   for (const [id, width] of [["timeline", w], ["labels", LABEL_W]]) {
     const cv = $(id);
@@ -542,10 +544,12 @@ function listen() {
     else if (k === "ArrowRight" || k === "d") pan(0.1);
     else if (k === "f" || k === "0") fit();
     else if (k === "Escape") { state.ruler = null; unpin(); draw(); }
+    else if (k === "t") toggleStats();
     else return;
     ev.preventDefault();
   });
   $("fit").addEventListener("click", fit);
+  $("stats-button").addEventListener("click", toggleStats);
   $("search").addEventListener("keydown", (ev) => {
     if (ev.key === "Enter") search($("search").value.trim()).catch(showError);
   });
@@ -599,6 +603,90 @@ function showRow(row) {
   const n = rowsOnScreen().length;
   if (k < state.scroll || k >= state.scroll + n) state.scroll = Math.max(0, k - Math.floor(n / 3));
   state.found = row;
+}
+
+// ---- statistics of the window ----
+
+let statsTimer = null;
+let statsCtl = null;
+
+function statsOpen() {
+  return !$("stats").hidden;
+}
+
+function scheduleStats() {
+  if (!statsOpen()) return;
+  clearTimeout(statsTimer);
+  statsTimer = setTimeout(() => loadStats().catch(showError), 250);
+}
+
+async function loadStats() {
+  if (statsCtl) statsCtl.abort();
+  statsCtl = new AbortController();
+  const [t0, t1] = [state.t0, state.t1];
+  const r = await api(`stats?start=${t0}&end=${t1}`, statsCtl.signal).catch((e) => {
+    if (e.name !== "AbortError") showError(e);
+    return null;
+  });
+  if (!r) return;
+  const s = await r.json();
+  const el = $("stats");
+  el.textContent = "";
+  const h = (text) => { const e = document.createElement("h3"); e.textContent = text; el.append(e); };
+  const span = t1 - t0;
+  h(`Time per state, ${fmtTime(t0, span / 10)} – ${fmtTime(t1, span / 10)}`);
+  const color = new Map(state.meta.values.map((v, i) => [v.name, `rgb(${state.colors[i].join(",")})`]));
+  const byContainer = new Map();
+  for (const row of (s.states ? s.states.rows : [])) {
+    if (!byContainer.has(row.container)) byContainer.set(row.container, []);
+    byContainer.get(row.container).push(row);
+  }
+  for (const [c, rows] of byContainer) {
+    const label = document.createElement("div");
+    label.textContent = c;
+    const bar = document.createElement("div");
+    bar.className = "bar";
+    for (const r of rows.filter((r) => r.exclusive > 0)) {
+      const i = document.createElement("i");
+      i.style.width = `${(100 * r.exclusive) / span}%`;
+      i.style.background = color.get(r.value) || "#888";
+      i.title = `${r.value}: ${fmtTime(r.exclusive, r.exclusive / 100 || 1e-9)} (${(100 * r.exclusive / span).toFixed(1)} %)`;
+      bar.append(i);
+    }
+    el.append(label, bar);
+  }
+  const pairs = (s.comm ? s.comm.pairs : []).slice().sort((a, b) => b.count - a.count).slice(0, 10);
+  h(pairs.length ? "Messages (most first)" : "No messages in the window");
+  table(el, pairs.map((p) => [p.from, "→", p.to, p.count]));
+  const waits = [];
+  for (const r of s.wait.rows) r.seconds.forEach((x, j) => { if (x > 0) waits.push([r.container, s.wait.senders[j], x]); });
+  waits.sort((a, b) => b[2] - a[2]);
+  h(waits.length ? "Waiting (most first)" : "No waiting found");
+  table(el, waits.slice(0, 10).map(([a, b, x]) => [a, "waited for", b, fmtTime(x, x / 100 || 1e-9)]));
+  document.body.dataset.stats = `${t0},${t1}`;
+}
+
+function table(el, rows) {
+  const t = document.createElement("table");
+  for (const r of rows) {
+    const tr = document.createElement("tr");
+    for (const c of r) {
+      const td = document.createElement("td");
+      td.textContent = String(c);
+      if (typeof c === "number") td.className = "n";
+      tr.append(td);
+    }
+    t.append(tr);
+  }
+  el.append(t);
+}
+
+function toggleStats() {
+  $("stats").hidden = !$("stats").hidden;
+  resize();
+  draw();
+  request();
+  scheduleStats();
 }
 
 async function pin(ev) {

@@ -19,6 +19,7 @@ pub(crate) fn routes() -> Router<Arc<State>> {
         .route("/timeline", get(window))
         .route("/entity", get(crate::entity::entity))
         .route("/search", get(crate::search::search))
+        .route("/stats", get(crate::stats::stats))
 }
 
 /// `GET api/meta`.

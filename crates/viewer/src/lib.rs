@@ -28,6 +28,7 @@ mod entity;
 mod guard;
 mod meta;
 mod search;
+mod stats;
 mod timeline;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};

@@ -115,7 +115,7 @@ async fn until(c: &Client, script: &str, what: &str) {
         if js(c, script).await == json!(true) {
             return;
         }
-        let state = js(c, "return document.body.dataset.state + ' ' + (document.getElementById('error').textContent)").await;
+        let state = js(c, "return document.body.dataset.state + ' ' + (document.getElementById('error').textContent) + ' stats hidden=' + document.getElementById('stats').hidden + ' ' + document.body.dataset.stats + ' window ' + window.trama.window()").await;
         assert!(
             Instant::now() < deadline,
             "timed out waiting for {what} (page: {state})"
@@ -271,7 +271,8 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     assert!(b0 <= t && t <= b1, "the pointer's time stays in the window");
     until(
         &c,
-        &format!("return document.body.dataset.window === '{b0},{b1}'"),
+        "const s = (document.body.dataset.window || '').split(',').map(Number);
+         const w = window.trama.window(); return s[0] === w[0] && s[1] === w[1]",
         "the zoomed window's rows",
     )
     .await;
@@ -347,6 +348,33 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
         "the next one",
     )
     .await;
+
+    // Statistics of the window: shown, and recomputed when zooming.
+    c.find(Locator::Id("stats-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let (w0, w1) = window(&c).await;
+    let stats_of_window = "const s = (document.body.dataset.stats || '').split(',').map(Number);
+         const w = window.trama.window(); return s[0] === w[0] && s[1] === w[1]";
+    until(&c, stats_of_window, "the window's statistics").await;
+    let panel = js(&c, "return document.getElementById('stats').textContent").await;
+    assert!(
+        panel.as_str().unwrap().contains("Time per state"),
+        "{panel}"
+    );
+    assert!(panel.as_str().unwrap().contains("rank-"), "{panel}");
+    c.find(Locator::Id("zoomin"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let (z0, z1) = window(&c).await;
+    assert!(z1 - z0 < w1 - w0);
+    until(&c, stats_of_window, "the zoomed window's statistics").await;
 
     // A screenshot that is not blank.
     let png = c.screenshot().await.unwrap();
