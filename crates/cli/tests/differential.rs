@@ -28,6 +28,8 @@
 //! `TRAMA_REQUIRE_PJ_DUMP=1`, which makes its absence a failure.
 //! `TRAMA_DIFF_CASES=N` changes the number of traces.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -214,27 +216,6 @@ fn field_counts(err: &str) -> Option<(usize, usize)> {
     Some((expected, found))
 }
 
-/// The lines of entities in pj_dump's standard output (without the
-/// complaints it prints there).
-fn dumped(stdout: &[u8]) -> Vec<u8> {
-    stdout
-        .split_inclusive(|&b| b == b'\n')
-        .filter(|l| {
-            [
-                &b"Container, "[..],
-                b"State, ",
-                b"Variable, ",
-                b"Event, ",
-                b"Link, ",
-            ]
-            .iter()
-            .any(|k| l.starts_with(k))
-        })
-        .flatten()
-        .copied()
-        .collect()
-}
-
 /// Garbled traces: pj_dump and trama accept and reject the same ones.
 #[test]
 fn garbled_traces_get_the_same_verdict() {
@@ -258,7 +239,7 @@ fn garbled_traces_get_the_same_verdict() {
         let extra_fields = text(&want.stdout).contains("Field count does not match definition");
         if a && b && extra_fields && !garbled.contains(&b'"') {
             extra += 1;
-            if dumped(&want.stdout) != got.stdout {
+            if common::dumped(&want.stdout) != got.stdout {
                 failures.push(format!(
                     "{}: a line with extra fields dumps otherwise than in pj_dump",
                     path.display()

@@ -115,3 +115,24 @@ pub fn cases(dir: &Path) -> Vec<Case> {
         })
         .collect()
 }
+
+/// The lines of entities in pj_dump's standard output (without the
+/// complaints it prints there).
+pub fn dumped(stdout: &[u8]) -> Vec<u8> {
+    stdout
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| {
+            [
+                &b"Container, "[..],
+                b"State, ",
+                b"Variable, ",
+                b"Event, ",
+                b"Link, ",
+            ]
+            .iter()
+            .any(|k| l.starts_with(k))
+        })
+        .flatten()
+        .copied()
+        .collect()
+}
