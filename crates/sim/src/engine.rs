@@ -11,6 +11,7 @@ use trama_events::EventKind;
 
 use crate::error::{SimError, SimErrorKind};
 use crate::idmap::{pack, unpack, IdMap, KeySet};
+use crate::keys::{LinkKeys, Seen, UsedKeys};
 use crate::op::{Batch, EntityOp, Extras, Op, SmallOp};
 use crate::resolve::text;
 
@@ -35,6 +36,10 @@ pub struct SimOptions {
     /// The time the trace ends at, when known better than by its last
     /// event seen (a reader that stops early, e.g. for a time window).
     pub end_time: Option<f64>,
+    /// How the link keys already used are remembered: every one (the
+    /// default), or in a filter of fixed size (memory bounded whatever
+    /// the trace).
+    pub link_keys: LinkKeys,
 }
 
 /// A final entity, as handed to a [`Sink`].
@@ -76,6 +81,16 @@ pub trait Sink {
     /// True when the sink cannot take more (e.g. its output is closed): a
     /// simulation may then stop early.
     fn stopped(&self) -> bool {
+        false
+    }
+    /// A new link (line `line`) of `list` has key `key`, which the filter
+    /// of [`LinkKeys::Filter`] has seen: a completed link may have used it
+    /// (or this is a false positive). The simulation goes on as for a new
+    /// key. Return true when the sink takes care of it (confirms it by
+    /// simulating the input again with [`LinkKeys::Confirm`]); false, the
+    /// default, makes it a warning.
+    fn possibly_reused_key(&mut self, model: &Model, list: ListId, key: &[u8], line: u64) -> bool {
+        let _ = (model, list, key, line);
         false
     }
 }
@@ -177,6 +192,7 @@ struct ListLive {
     stack: Vec<u32>,
     /// Pending links: key → slot in [`Engine::slab`].
     pending: IdMap<u32>,
+    /// The keys of completed links, with [`LinkKeys::Exact`].
     used_keys: KeySet,
 }
 
@@ -214,7 +230,14 @@ pub(crate) struct Engine<S> {
     /// maps is cheaper than moving the link).
     slab: Vec<Live>,
     free_slots: Vec<u32>,
+    /// The keys of completed links, unless each list keeps its own.
+    used: UsedKeys,
+    /// Keys possibly reused that became warnings.
+    possibly_reused: u64,
 }
+
+/// Keys possibly reused named one by one in warnings; the others are counted.
+const SHOWN_SUSPECTS: u64 = 10;
 
 type R<T = ()> = Result<T, SimErrorKind>;
 
@@ -226,6 +249,8 @@ impl<S: Sink> Engine<S> {
     /// An engine with only the root type and container.
     pub fn new(sink: S, opts: SimOptions) -> Engine<S> {
         Engine {
+            used: UsedKeys::new(&opts.link_keys),
+            possibly_reused: 0,
             model: Model::default(),
             sink,
             opts,
@@ -433,7 +458,7 @@ impl<S: Sink> Engine<S> {
                     Some(s) => text(batch, s),
                     None => unpack(e.key, &mut buf),
                 };
-                self.link(l, e.kind, time, e.value, e.other, key, extras)?;
+                self.link(l, e.kind, time, e.value, e.other, key, extras, e.line)?;
             }
             _ => {}
         }
@@ -489,6 +514,7 @@ impl<S: Sink> Engine<S> {
         other: ContainerId,
         key: &[u8],
         extras: Vec<StrId>,
+        line: u64,
     ) -> R {
         let is_start = kind == EventKind::StartLink;
         // A pending key is never a used one: look at the (small) pending
@@ -496,7 +522,16 @@ impl<S: Sink> Engine<S> {
         let ll = &mut self.lists[l.index()];
         match ll.pending.remove(key) {
             None => {
-                if ll.used_keys.contains(key) {
+                let used = match self.used.seen(l, key) {
+                    None => ll.used_keys.contains(key),
+                    Some(Seen::Yes) => true,
+                    Some(Seen::No) => false,
+                    Some(Seen::Maybe) => {
+                        self.possibly_reused(l, key, line);
+                        false
+                    }
+                };
+                if used {
                     let info = self.model.list(l);
                     return Err(SimErrorKind::KeyReused {
                         key: s(key),
@@ -552,10 +587,31 @@ impl<S: Sink> Engine<S> {
                     });
                 }
                 self.check_order(l, if is_start { p.start } else { p.end })?;
-                self.lists[l.index()].used_keys.insert(key);
+                if !self.used.insert(l, key) {
+                    self.lists[l.index()].used_keys.insert(key);
+                }
                 self.append(l, p);
                 Ok(())
             }
+        }
+    }
+
+    /// A key the filter has seen: the sink's to confirm, else a warning.
+    #[cold]
+    fn possibly_reused(&mut self, l: ListId, key: &[u8], line: u64) {
+        if self.sink.possibly_reused_key(&self.model, l, key, line) {
+            return;
+        }
+        self.possibly_reused += 1;
+        if self.possibly_reused <= SHOWN_SUSPECTS {
+            let info = self.model.list(l);
+            self.warnings.push(format!(
+                "link key '{}' of type '{}' in container '{}' possibly reused (line {line}): \
+                 the input cannot be read again to confirm it",
+                s(key),
+                self.tname(info.ty),
+                self.cname(info.container)
+            ));
         }
     }
 
@@ -582,6 +638,12 @@ impl<S: Sink> Engine<S> {
             .stop_at
             .or(self.opts.end_time)
             .unwrap_or(self.last_time);
+        if self.possibly_reused > SHOWN_SUSPECTS {
+            self.warnings.push(format!(
+                "… and {} more link keys possibly reused",
+                self.possibly_reused - SHOWN_SUSPECTS
+            ));
+        }
         self.recursive_destroy(ContainerId::ROOT, t)
             .map_err(|kind| SimError {
                 line: 0,

@@ -21,6 +21,7 @@ mod engine;
 mod error;
 mod idmap;
 mod intern;
+mod keys;
 mod model;
 mod op;
 pub mod replay;
@@ -30,6 +31,7 @@ mod store;
 
 pub use error::{SimError, SimErrorKind};
 pub use intern::{Interner, StrId};
+pub use keys::{KeySuspects, LinkKeys, KEY_FILTER_BYTES};
 pub use model::{
     label, ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind,
     ValueId, ValueInfo,
