@@ -81,6 +81,10 @@ impl<S: Sink> Sink for Watched<S> {
         stopped || self.halted.load(Ordering::Relaxed)
     }
 
+    fn keeps_strings(&self) -> bool {
+        self.sink.keeps_strings()
+    }
+
     fn possibly_reused_key(&mut self, _: &Model, list: ListId, key: &[u8], line: u64) -> bool {
         self.keys
             .as_ref()

@@ -83,6 +83,14 @@ pub trait Sink {
     fn stopped(&self) -> bool {
         false
     }
+    /// Whether the sink keeps the handles of user-defined values
+    /// ([`Entity::extras`]) once [`Sink::entity`] has returned. One that
+    /// does not (it writes or counts them at once) lets the simulation
+    /// forget them, so memory does not grow with distinct values. Asked
+    /// once, when the simulation starts.
+    fn keeps_strings(&self) -> bool {
+        true
+    }
     /// A new link (line `line`) of `list` has key `key`, which the filter
     /// of [`LinkKeys::Filter`] has seen: a completed link may have used it
     /// (or this is a false positive). The simulation goes on as for a new
@@ -134,6 +142,10 @@ impl CountingSink {
 impl Sink for CountingSink {
     fn entity(&mut self, model: &Model, list: ListId, _idx: u32, _e: &Entity<'_>) {
         self.count(model.list(list).kind);
+    }
+
+    fn keeps_strings(&self) -> bool {
+        false
     }
 }
 
@@ -234,6 +246,9 @@ pub(crate) struct Engine<S> {
     used: UsedKeys,
     /// Keys possibly reused that became warnings.
     possibly_reused: u64,
+    /// User-defined values of entities go to the model's scratch strings
+    /// (the sink does not keep them).
+    scratch_extras: bool,
 }
 
 /// Keys possibly reused named one by one in warnings; the others are counted.
@@ -251,6 +266,7 @@ impl<S: Sink> Engine<S> {
         Engine {
             used: UsedKeys::new(&opts.link_keys),
             possibly_reused: 0,
+            scratch_extras: !sink.keeps_strings(),
             model: Model::default(),
             sink,
             opts,
@@ -357,7 +373,26 @@ impl<S: Sink> Engine<S> {
     }
 
     fn extras(&mut self, batch: &Batch, x: Extras) -> Vec<StrId> {
-        intern_extras(&mut self.model, batch, x)
+        if !self.scratch_extras || x.count == 0 {
+            return intern_extras(&mut self.model, batch, x);
+        }
+        if self.model.scratch.full() {
+            // Keep the strings of the entities still alive (stacked, last
+            // of their list, pending links), forget the others.
+            let lives = self.lists.iter_mut().flat_map(|l| l.live.iter_mut());
+            let ids = lives
+                .chain(self.slab.iter_mut())
+                .filter_map(|e| e.more.as_mut())
+                .flat_map(|m| m.extras.iter_mut());
+            self.model.scratch.compact(ids);
+        }
+        let scratch = &mut self.model.scratch;
+        let mut v = Vec::with_capacity(2 * x.count as usize);
+        for &(n, val) in &batch.extras[x.start as usize..(x.start + x.count) as usize] {
+            v.push(scratch.intern(text(batch, n)));
+            v.push(scratch.intern(text(batch, val)));
+        }
+        v
     }
 
     fn destroy_event(&mut self, c: ContainerId, time: f64) -> R {
