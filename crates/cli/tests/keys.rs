@@ -11,6 +11,9 @@ use std::process::{Command, Output, Stdio};
 
 use common::{trama, write_in};
 
+/// More links than the keys the 16 MiB filter keeps exactly (229,376).
+const LINKS: usize = 240_000;
+
 /// Links of unique keys, then key `k7` used again (completed, so that
 /// only the reuse is wrong); the line of the reuse.
 fn reused() -> (String, u64) {
@@ -25,11 +28,11 @@ fn reused() -> (String, u64) {
         text.push_str(&format!("%EventDef {name} {id}\n% {fields}\n%EndEventDef\n"));
     }
     text.push_str("0 P 0 P\n1 L 0 P P L\n2 0 p1 P 0 p1\n2 0 p2 P 0 p2\n");
-    for i in 0..200 {
+    for i in 0..LINKS {
         text.push_str(&format!("3 {i} L 0 p1 v k{i}\n4 {i}.5 L 0 p2 v k{i}\n"));
     }
     let line = text.lines().count() as u64 + 1;
-    text.push_str("3 300 L 0 p1 v k7\n4 301 L 0 p2 v k7\n");
+    text.push_str(&format!("3 {LINKS} L 0 p1 v k7\n4 {LINKS}.5 L 0 p2 v k7\n"));
     (text, line)
 }
 
@@ -41,8 +44,13 @@ fn piped(args: &[&str], input: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
+    // Written on a thread of its own: trama writes its output meanwhile.
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    out
 }
 
 fn stderr(out: &Output) -> String {

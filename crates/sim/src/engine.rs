@@ -11,7 +11,7 @@ use trama_events::EventKind;
 
 use crate::error::{SimError, SimErrorKind};
 use crate::idmap::{pack, unpack, IdMap, KeySet};
-use crate::keys::{LinkKeys, Seen, UsedKeys};
+use crate::keys::{KeyFilter, LinkKeys, Seen, UsedKeys};
 use crate::op::{Batch, EntityOp, Extras, Op, SmallOp};
 use crate::resolve::text;
 
@@ -624,11 +624,28 @@ impl<S: Sink> Engine<S> {
                 self.check_order(l, if is_start { p.start } else { p.end })?;
                 if !self.used.insert(l, key) {
                     self.lists[l.index()].used_keys.insert(key);
+                    if let UsedKeys::Growing { left: 0, bytes } = self.used {
+                        self.keys_to_filter(bytes);
+                    }
                 }
                 self.append(l, p);
                 Ok(())
             }
         }
+    }
+
+    /// The keys kept per list are too many: they go into a filter of
+    /// `bytes`, and the lists' sets are freed.
+    #[cold]
+    fn keys_to_filter(&mut self, bytes: usize) {
+        let mut filter = KeyFilter::new(bytes);
+        for (i, ll) in self.lists.iter_mut().enumerate() {
+            let set = std::mem::take(&mut ll.used_keys);
+            for code in set.codes() {
+                filter.insert_code(ListId(i as u32), code);
+            }
+        }
+        self.used = UsedKeys::Filter(filter);
     }
 
     /// A key the filter has seen: the sink's to confirm, else a warning.

@@ -5,15 +5,20 @@
 //! proportion to the links of the trace. Exact rejection cannot be had in
 //! constant memory, so a simulation whose memory must not depend on the
 //! trace (`trama dump --stream`, `trama check`) uses a filter of fixed size
-//! instead ([`LinkKeys::Filter`]): a key it has not seen is certainly new;
+//! instead ([`LinkKeys::Filter`]). Its keys are kept exactly, as by
+//! default, while they are few (at most 7/512 of the filter's size in
+//! keys: 229,376 for 16 MiB, a set of about 2.4 MB), so a small trace is
+//! simulated exactly and as fast; past that they go into the filter, and
+//! the set is freed. A key the filter has not seen is certainly new;
 //! a key it has seen *may* have been used (a false positive is possible) and
 //! is handed to the sink ([`Sink::possibly_reused_key`](crate::Sink)), which
 //! confirms it by reading the input again ([`LinkKeys::Confirm`]: a second
 //! simulation that keeps exactly the keys under suspicion), or else gives a
 //! warning. A valid trace is never rejected.
 //!
-//! The filter is a blocked Bloom filter: a key sets one bit in each of the
-//! eight 64-bit words of one 64-byte block (one cache line per lookup).
+//! The filter is a blocked Bloom filter: a key (its list and the 64 bits
+//! [`KeySet`] keeps of it) sets one bit in each of the eight 64-bit words
+//! of one 64-byte block (one cache line per lookup).
 //! With `b` bits per key its false-positive rate is about that of a Bloom
 //! filter with eight hashes; for the default 16 MiB
 //! ([`KEY_FILTER_BYTES`]), a key looked up after `n` completed links is a
@@ -25,6 +30,7 @@ use std::sync::Arc;
 
 use hashbrown::{Equivalent, HashSet};
 
+use crate::idmap::KeySet;
 use crate::model::ListId;
 
 /// The default size of the filter of [`LinkKeys::Filter`]: 16 MiB.
@@ -39,8 +45,9 @@ pub enum LinkKeys {
     #[default]
     Exact,
     /// A filter of this many bytes (rounded down to 64, at least 64),
-    /// allocated at the first link: memory does not depend on the trace. A
-    /// key the filter has seen goes to
+    /// allocated once the keys kept exactly reach 7/512 of that size:
+    /// memory does not depend on the trace. A key the filter has seen goes
+    /// to
     /// [`Sink::possibly_reused_key`](crate::Sink::possibly_reused_key) and
     /// the simulation goes on as for a new key.
     Filter(usize),
@@ -125,10 +132,11 @@ impl KeyFilter {
         }
     }
 
-    /// The first word of the block of hash `h`, and the bit of each word.
+    /// The first word of the block of (`list`, `code`), and the bit of
+    /// each word.
     #[inline]
-    fn place(&self, list: ListId, key: &[u8]) -> (usize, [u64; 8]) {
-        let h = self.hasher.hash_one((list.0, key));
+    fn place(&self, list: ListId, code: (u8, u64)) -> (usize, [u64; 8]) {
+        let h = self.hasher.hash_one((list.0, code));
         let block = (((h >> 32) * self.blocks) >> 32) as usize;
         let x = h as u32;
         let bits = SALT.map(|s| 1u64 << (x.wrapping_mul(s) >> 26));
@@ -141,7 +149,7 @@ impl KeyFilter {
         if self.words.is_empty() {
             return false;
         }
-        let (at, bits) = self.place(list, key);
+        let (at, bits) = self.place(list, KeySet::code(key));
         let block = &self.words[at..at + 8];
         block.iter().zip(bits).all(|(w, b)| w & b != 0)
     }
@@ -149,10 +157,16 @@ impl KeyFilter {
     /// Inserts (`list`, `key`).
     #[inline]
     pub fn insert(&mut self, list: ListId, key: &[u8]) {
+        self.insert_code(list, KeySet::code(key));
+    }
+
+    /// Inserts (`list`, a key of code `code`, see [`KeySet::code`]).
+    #[inline]
+    pub fn insert_code(&mut self, list: ListId, code: (u8, u64)) {
         if self.words.is_empty() {
             self.words = vec![0; self.blocks as usize * 8];
         }
-        let (at, bits) = self.place(list, key);
+        let (at, bits) = self.place(list, code);
         for (w, b) in self.words[at..at + 8].iter_mut().zip(bits) {
             *w |= b;
         }
@@ -165,6 +179,8 @@ impl KeyFilter {
 pub(crate) enum UsedKeys {
     /// Per list.
     Exact,
+    /// Per list, until there are `left` more; then in a filter of `bytes`.
+    Growing { left: usize, bytes: usize },
     /// In a filter.
     Filter(KeyFilter),
     /// The keys under suspicion that were used.
@@ -178,7 +194,13 @@ impl UsedKeys {
     pub fn new(keys: &LinkKeys) -> UsedKeys {
         match keys {
             LinkKeys::Exact => UsedKeys::Exact,
-            LinkKeys::Filter(bytes) => UsedKeys::Filter(KeyFilter::new(*bytes)),
+            LinkKeys::Filter(bytes) => match bytes / 512 * 7 {
+                0 => UsedKeys::Filter(KeyFilter::new(*bytes)),
+                left => UsedKeys::Growing {
+                    left,
+                    bytes: *bytes,
+                },
+            },
             LinkKeys::Confirm(suspects) => UsedKeys::Confirm {
                 suspects: suspects.clone(),
                 used: HashSet::new(),
@@ -187,11 +209,11 @@ impl UsedKeys {
     }
 
     /// Whether key `key` of `list` was used, when this knows it (`None`
-    /// for [`UsedKeys::Exact`]: the list's own set knows).
+    /// for keys kept per list: the list's own set knows).
     #[inline]
     pub fn seen(&self, list: ListId, key: &[u8]) -> Option<Seen> {
         match self {
-            UsedKeys::Exact => None,
+            UsedKeys::Exact | UsedKeys::Growing { .. } => None,
             UsedKeys::Filter(f) => Some(if f.contains(list, key) {
                 Seen::Maybe
             } else {
@@ -205,12 +227,16 @@ impl UsedKeys {
         }
     }
 
-    /// Remembers that key `key` of `list` is used; false for
-    /// [`UsedKeys::Exact`] (the list's own set keeps it).
+    /// Remembers that key `key` of `list` is used; false when the list's
+    /// own set is to keep it.
     #[inline]
     pub fn insert(&mut self, list: ListId, key: &[u8]) -> bool {
         match self {
             UsedKeys::Exact => return false,
+            UsedKeys::Growing { left, .. } => {
+                *left = left.saturating_sub(1);
+                return false;
+            }
             UsedKeys::Filter(f) => f.insert(list, key),
             UsedKeys::Confirm { suspects, used } => {
                 if suspects.contains(list, key) {

@@ -1,6 +1,7 @@
-//! Link keys remembered in a filter of fixed size: a reused key is only
-//! suspected (handed to the sink, or a warning), and simulating again with
-//! the suspects kept exactly gives the error of the exact simulation.
+//! Link keys remembered in a filter of fixed size: exact while they are
+//! few; past that a reused key is only suspected (handed to the sink, or a
+//! warning), and simulating again with the suspects kept exactly gives the
+//! error of the exact simulation.
 
 use std::sync::Arc;
 
@@ -68,6 +69,18 @@ fn simulate<S: Sink>(text: &str, sink: S, keys: LinkKeys) -> Result<(S, Vec<Stri
     sim.finish().map(|(_, sink, warnings)| (sink, warnings))
 }
 
+/// A filter of 4 KiB keeps 56 keys exactly, then takes them in.
+const SMALL: usize = 4096;
+
+#[test]
+fn a_filter_is_exact_while_its_keys_are_few() {
+    // 1 MiB: the first 14,336 keys are kept exactly.
+    let (text, _) = reused_after(100);
+    let exact = simulate(&text, CountingSink::default(), LinkKeys::Exact).err();
+    let filter = simulate(&text, Suspicious::default(), LinkKeys::Filter(1 << 20)).err();
+    assert_eq!(filter.map(|e| e.to_string()), exact.map(|e| e.to_string()));
+}
+
 #[test]
 fn a_filter_hands_a_reused_key_to_the_sink_and_goes_on() {
     let (text, line) = reused_after(100);
@@ -76,7 +89,7 @@ fn a_filter_hands_a_reused_key_to_the_sink_and_goes_on() {
     assert_eq!(exact.line, line);
     assert!(exact.to_string().contains("link key 'k1'"), "{exact}");
 
-    let (sink, warnings) = simulate(&text, Suspicious::default(), LinkKeys::Filter(1 << 20))
+    let (sink, warnings) = simulate(&text, Suspicious::default(), LinkKeys::Filter(SMALL))
         .expect("a filter only suspects");
     assert_eq!(sink.suspects, [(ListId(0), b"k1".to_vec(), line)]);
     assert_eq!(sink.counts.links, 101);
@@ -86,7 +99,7 @@ fn a_filter_hands_a_reused_key_to_the_sink_and_goes_on() {
 #[test]
 fn a_suspect_no_sink_takes_is_a_warning_with_its_line() {
     let (text, line) = reused_after(100);
-    let (_, warnings) = simulate(&text, CountingSink::default(), LinkKeys::Filter(1 << 20))
+    let (_, warnings) = simulate(&text, CountingSink::default(), LinkKeys::Filter(SMALL))
         .expect("a filter only suspects");
     assert_eq!(
         warnings,
