@@ -312,9 +312,10 @@ struct DumpArgs {
     #[arg(short = 'q', long)]
     quiet: bool,
     /// Write entities as soon as they are complete, in completion order, with
-    /// memory bounded independently of the trace size (used link keys are
-    /// kept in a 16 MiB filter: a key it has seen is confirmed by reading the
-    /// file again; on a pipe it is a warning that the key was possibly reused).
+    /// memory bounded independently of the trace size (past 229,376 links, used
+    /// link keys go into a 16 MiB filter: a key it has seen is confirmed by
+    /// reading the file again; on a pipe it is a warning that the key was
+    /// possibly reused).
     #[arg(long)]
     stream: bool,
     /// Write to FILE instead of standard output.

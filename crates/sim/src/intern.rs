@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn scratch_strings_are_forgotten_but_those_still_used() {
         let mut s = Scratch::default();
-        let mut alive = vec![s.intern(b"kept"), s.intern(b"")];
+        let mut alive = [s.intern(b"kept"), s.intern(b"")];
         for i in 0..Scratch::MIN {
             s.intern(format!("v{i}").as_bytes());
         }
