@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
+use trama_open::KEY_FILTER_BYTES;
 
 use crate::run::{open, warn, Bar};
 use crate::ReadArgs;
@@ -31,7 +32,12 @@ pub fn dump(
     });
     let mut opened = open(args)?;
     let bar = Bar::start(&opened, !args.no_progress);
-    let load = args.load_options(keep_extras, window);
+    let mut load = args.load_options(keep_extras, window);
+    if s.quiet || s.stream {
+        // Memory that does not grow with the links: used link keys in a
+        // filter, confirmed by reading the input again.
+        load.key_filter = Some(KEY_FILTER_BYTES);
+    }
     if s.quiet {
         let done = opened.count(&load)?;
         warn(opened.name(), &done.warnings);
@@ -68,6 +74,7 @@ pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {
     let bar = Bar::start(&opened, !args.no_progress);
     let mut opts = args.load_options(false, None);
     opts.warn_open_states = true;
+    opts.key_filter = Some(KEY_FILTER_BYTES);
     let done = opened.count(&opts)?;
     drop(bar);
     warn(opened.name(), &done.warnings);

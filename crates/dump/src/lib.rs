@@ -561,6 +561,12 @@ impl<W: Write> Sink for StreamDump<W> {
         self.error.is_some()
     }
 
+    /// Lines are written at once: the values of user-defined fields need
+    /// not be kept.
+    fn keeps_strings(&self) -> bool {
+        false
+    }
+
     fn entity(&mut self, m: &Model, list: ListId, _idx: u32, e: &Entity<'_>) {
         if self.error.is_some() || e.end < self.start || e.start > self.end {
             return;

@@ -98,6 +98,38 @@ pub(crate) fn open(source: &Source) -> Result<Head, Error> {
     }
 }
 
+/// Opens again, from its start, the regular file that `file` (a handle
+/// cloned when it was first opened) reads: nothing is opened by name, and
+/// the offset the handles share is not moved (the first reading may still
+/// be going on). A `.ptb` is memory-mapped again; anything else is read
+/// by position (decompressing when needed).
+pub(crate) fn reopen(
+    name: &str,
+    file: &File,
+    path: Option<std::path::PathBuf>,
+) -> Result<Head, Error> {
+    let clone = |f: &File| f.try_clone().map_err(|e| io_error(name, e));
+    let mut bytes = vec![0u8; HEAD];
+    let n = read_full(&mut crate::lines::FromStart::new(clone(file)?), &mut bytes)
+        .map_err(|e| io_error(name, e))?;
+    bytes.truncate(n);
+    let format = Format::sniff(&bytes);
+    if Compression::from_magic(&bytes) == Compression::None && format == Format::Ptb {
+        return Ok(Head {
+            name: name.to_string(),
+            bytes,
+            format,
+            body: Body::File(clone(file)?),
+            again: Some(clone(file)?),
+            path,
+        });
+    }
+    let input = Input::from_reader(name.to_string(), crate::lines::FromStart::new(clone(file)?))?;
+    let mut head = stream(name.to_string(), input, Some(clone(file)?))?;
+    head.path = path;
+    Ok(head)
+}
+
 /// Reads an input from any reader (decompressing it when needed); `name`
 /// names it in messages.
 pub(crate) fn open_reader(name: String, reader: impl Read + Send + 'static) -> Result<Head, Error> {

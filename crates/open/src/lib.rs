@@ -28,6 +28,7 @@ mod error;
 mod format;
 mod formats;
 mod input;
+mod keys;
 pub mod kinds;
 mod lines;
 pub mod output;
@@ -48,6 +49,7 @@ pub use reader::{Failure, Item, ReadStats, Stop, TraceReader};
 pub use simulate::Simulated;
 pub use trama_input::Source;
 pub use trama_paje::QuoteMode;
+pub use trama_sim::KEY_FILTER_BYTES;
 
 /// How to read and simulate a trace.
 #[derive(Clone, Debug)]
@@ -82,6 +84,14 @@ pub struct LoadOptions {
     /// in time order (text traces; an event older than the window is an
     /// error).
     pub sort_window: Option<f64>,
+    /// Remember the link keys already used in a filter of this many bytes
+    /// ([`KEY_FILTER_BYTES`] is a sensible size) instead of keeping each of
+    /// them, so that a simulation's memory does not grow with the links. A
+    /// reuse is still an error, found exactly: a key the filter has seen is
+    /// confirmed by reading the input again, or, when it cannot be read
+    /// again (a stream), given as a warning that the key was possibly
+    /// reused. Default `None`: every key is kept.
+    pub key_filter: Option<usize>,
 }
 
 impl Default for LoadOptions {
@@ -98,6 +108,7 @@ impl Default for LoadOptions {
             warn_open_states: false,
             lenient: false,
             sort_window: None,
+            key_filter: None,
         }
     }
 }
@@ -115,8 +126,12 @@ pub struct Opened {
     name: String,
     format: Format,
     reader: formats::Reader,
-    /// Another handle on a regular file, to read a line again for a message.
+    /// Another handle on a regular file, to read a line again for a
+    /// message, or the whole input to confirm a link key possibly reused.
     again: Option<File>,
+    /// The path of a regular file (a source kind finds the files that go
+    /// with it by it).
+    path: Option<std::path::PathBuf>,
 }
 
 /// Opens `source` (a path, `-` for standard input) and tells its format.
@@ -137,12 +152,14 @@ fn opened(mut head: input::Head) -> Result<Opened, Error> {
     let name = head.name.clone();
     let format = head.format;
     let again = head.again.take();
+    let path = head.path.clone();
     let reader = formats::reader_for(head)?;
     Ok(Opened {
         name,
         format,
         reader,
         again,
+        path,
     })
 }
 

@@ -11,9 +11,16 @@ use std::io::{self, BufRead, Read};
 
 /// Reads `file` from offset 0 without moving the shared offset of the
 /// handles it was cloned from.
-struct FromStart {
+pub(crate) struct FromStart {
     file: File,
     pos: u64,
+}
+
+impl FromStart {
+    /// `file` read from its start.
+    pub(crate) fn new(file: File) -> FromStart {
+        FromStart { file, pos: 0 }
+    }
 }
 
 impl Read for FromStart {
@@ -36,8 +43,7 @@ fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
 
 /// The text of line `n` (1-based) of `file`, trimmed.
 pub(crate) fn line_of(file: File, n: u64) -> Option<String> {
-    let mut input =
-        trama_input::Input::from_reader(String::new(), FromStart { file, pos: 0 }).ok()?;
+    let mut input = trama_input::Input::from_reader(String::new(), FromStart::new(file)).ok()?;
     let mut buf = Vec::new();
     for _ in 0..n {
         buf.clear();

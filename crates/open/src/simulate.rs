@@ -3,14 +3,15 @@
 //! paths of a `.ptb` (parallel replay, window reads) when they apply.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use trama_sim::{
-    ContainerId, CountingSink, Entity, ListId, Model, ParallelTraceBuilder, Pipeline, SimError,
-    SimOptions, Simulator, Sink, Trace, TraceBuilder,
+    ContainerId, CountingSink, Entity, LinkKeys, ListId, Model, ParallelTraceBuilder, Pipeline,
+    SimError, SimOptions, Simulator, Sink, Trace, TraceBuilder,
 };
 
 use crate::formats::each_reader;
+use crate::keys::{Again, Found, KeyWatch};
 use crate::reader::{Failure, Item, ReadStats, Stop, TraceReader};
 use crate::{Error, Format, LoadOptions, Opened};
 
@@ -30,7 +31,7 @@ pub struct Simulated<S> {
     pub format: Format,
 }
 
-fn sim_options(opts: &LoadOptions) -> SimOptions {
+pub(crate) fn sim_options(opts: &LoadOptions) -> SimOptions {
     let mut o = SimOptions::default();
     o.stop_at = opts.stop_at;
     o.ignore_incomplete_links = opts.ignore_incomplete_links;
@@ -38,15 +39,26 @@ fn sim_options(opts: &LoadOptions) -> SimOptions {
     o.keep_extras = opts.keep_extras;
     o.warn_open_states = opts.warn_open_states;
     o.lenient = opts.lenient;
+    if let Some(bytes) = opts.key_filter {
+        o.link_keys = LinkKeys::Filter(bytes);
+    }
     o
 }
 
 /// A sink that remembers it stopped (its output closed), so that the
 /// simulation's end (incomplete links of a trace cut short) is not taken
-/// for an error of the input.
+/// for an error of the input; and that keeps the link keys the filter
+/// suspects, to confirm them.
 struct Watched<S> {
     sink: S,
     stopped: Arc<AtomicBool>,
+    keys: Option<Arc<Mutex<KeyWatch>>>,
+    /// Confirming the suspects found a reuse: stop.
+    halted: Arc<AtomicBool>,
+}
+
+fn lock(keys: &Mutex<KeyWatch>) -> MutexGuard<'_, KeyWatch> {
+    keys.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl<S: Sink> Sink for Watched<S> {
@@ -68,7 +80,17 @@ impl<S: Sink> Sink for Watched<S> {
         if stopped {
             self.stopped.store(true, Ordering::Relaxed);
         }
-        stopped
+        stopped || self.halted.load(Ordering::Relaxed)
+    }
+
+    fn keeps_strings(&self) -> bool {
+        self.sink.keeps_strings()
+    }
+
+    fn possibly_reused_key(&mut self, _: &Model, list: ListId, key: &[u8], line: u64) -> bool {
+        self.keys
+            .as_ref()
+            .is_some_and(|keys| lock(keys).suspect(list, key, line))
     }
 }
 
@@ -89,9 +111,16 @@ impl Opened {
         self.check_sort_window(opts)?;
         let sopts = sim_options(opts);
         let stopped = Arc::new(AtomicBool::new(false));
+        let halted = Arc::new(AtomicBool::new(false));
+        let keys = opts.key_filter.map(|bytes| {
+            let again = Again::of(self, opts);
+            Arc::new(Mutex::new(KeyWatch::new(again, bytes, halted.clone())))
+        });
         let sink = Watched {
             sink,
             stopped: stopped.clone(),
+            keys: keys.clone(),
+            halted,
         };
         let reader = &mut self.reader;
         let (read, finished) = if opts.threads == 1 {
@@ -123,6 +152,25 @@ impl Opened {
             });
             (read, Some(finished))
         };
+        if let Some(keys) = &keys {
+            // A reuse confirmed while simulating, or now, among the keys
+            // the filter suspected, is the first error of the trace.
+            let found = lock(keys).take_found();
+            if let Some(found) = found {
+                return Err(self.found(found));
+            }
+            if !stopped.load(Ordering::Relaxed) {
+                let mut keys = lock(keys);
+                keys.confirm();
+                if let Some(line) = keys.timings().filter(|_| timings()) {
+                    eprintln!("trama: timings: {line}");
+                }
+                if let Some(found) = keys.take_found() {
+                    drop(keys);
+                    return Err(self.found(found));
+                }
+            }
+        }
         if stopped.load(Ordering::Relaxed) {
             return Err(Error::output_closed());
         }
@@ -285,6 +333,13 @@ impl Opened {
             },
             Failure::Io(source) => Error::Io { name, source },
             Failure::Format(message) => Error::Format { name, message },
+        }
+    }
+
+    fn found(&self, found: Found) -> Error {
+        match found {
+            Found::Reuse(e) => self.sim_error(e),
+            Found::Input(e) => e,
         }
     }
 

@@ -11,6 +11,7 @@ use trama_events::EventKind;
 
 use crate::error::{SimError, SimErrorKind};
 use crate::idmap::{pack, unpack, IdMap, KeySet};
+use crate::keys::{KeyFilter, LinkKeys, Seen, UsedKeys};
 use crate::lenient::Tolerated;
 use crate::op::{Batch, EntityOp, Extras, Op, SmallOp};
 use crate::resolve::text;
@@ -46,6 +47,10 @@ pub struct SimOptions {
     /// state stacks, and a container destroyed before its last event is
     /// destroyed at that event's time. A valid trace gives the same result.
     pub lenient: bool,
+    /// How the link keys already used are remembered: every one (the
+    /// default), or in a filter of fixed size (memory bounded whatever
+    /// the trace).
+    pub link_keys: LinkKeys,
 }
 
 /// A final entity, as handed to a [`Sink`].
@@ -89,6 +94,24 @@ pub trait Sink {
     fn stopped(&self) -> bool {
         false
     }
+    /// Whether the sink keeps the handles of user-defined values
+    /// ([`Entity::extras`]) once [`Sink::entity`] has returned. One that
+    /// does not (it writes or counts them at once) lets the simulation
+    /// forget them, so memory does not grow with distinct values. Asked
+    /// once, when the simulation starts.
+    fn keeps_strings(&self) -> bool {
+        true
+    }
+    /// A new link (line `line`) of `list` has key `key`, which the filter
+    /// of [`LinkKeys::Filter`] has seen: a completed link may have used it
+    /// (or this is a false positive). The simulation goes on as for a new
+    /// key. Return true when the sink takes care of it (confirms it by
+    /// simulating the input again with [`LinkKeys::Confirm`]); false, the
+    /// default, makes it a warning.
+    fn possibly_reused_key(&mut self, model: &Model, list: ListId, key: &[u8], line: u64) -> bool {
+        let _ = (model, list, key, line);
+        false
+    }
 }
 
 /// Counts entities per kind and discards them: a [`Sink`] of the
@@ -130,6 +153,10 @@ impl CountingSink {
 impl Sink for CountingSink {
     fn entity(&mut self, model: &Model, list: ListId, _idx: u32, _e: &Entity<'_>) {
         self.count(model.list(list).kind);
+    }
+
+    fn keeps_strings(&self) -> bool {
+        false
     }
 }
 
@@ -193,6 +220,7 @@ struct ListLive {
     stack: Vec<u32>,
     /// Pending links: key → slot in [`Engine::slab`].
     pending: IdMap<u32>,
+    /// The keys of completed links, with [`LinkKeys::Exact`].
     used_keys: KeySet,
     /// The bottom of the stack was set (`PajeSetState`), not pushed.
     set_base: bool,
@@ -237,7 +265,17 @@ pub(crate) struct Engine<S> {
     /// maps is cheaper than moving the link).
     slab: Vec<Live>,
     free_slots: Vec<u32>,
+    /// The keys of completed links, unless each list keeps its own.
+    used: UsedKeys,
+    /// Keys possibly reused that became warnings.
+    possibly_reused: u64,
+    /// User-defined values of entities go to the model's scratch strings
+    /// (the sink does not keep them).
+    scratch_extras: bool,
 }
+
+/// Keys possibly reused named one by one in warnings; the others are counted.
+const SHOWN_SUSPECTS: u64 = 10;
 
 type R<T = ()> = Result<T, SimErrorKind>;
 
@@ -249,6 +287,9 @@ impl<S: Sink> Engine<S> {
     /// An engine with only the root type and container.
     pub fn new(sink: S, opts: SimOptions) -> Engine<S> {
         Engine {
+            used: UsedKeys::new(&opts.link_keys),
+            possibly_reused: 0,
+            scratch_extras: !sink.keeps_strings(),
             model: Model::default(),
             sink,
             opts,
@@ -358,7 +399,26 @@ impl<S: Sink> Engine<S> {
     }
 
     fn extras(&mut self, batch: &Batch, x: Extras) -> Vec<StrId> {
-        intern_extras(&mut self.model, batch, x)
+        if !self.scratch_extras || x.count == 0 {
+            return intern_extras(&mut self.model, batch, x);
+        }
+        if self.model.scratch.full() {
+            // Keep the strings of the entities still alive (stacked, last
+            // of their list, pending links), forget the others.
+            let lives = self.lists.iter_mut().flat_map(|l| l.live.iter_mut());
+            let ids = lives
+                .chain(self.slab.iter_mut())
+                .filter_map(|e| e.more.as_mut())
+                .flat_map(|m| m.extras.iter_mut());
+            self.model.scratch.compact(ids);
+        }
+        let scratch = &mut self.model.scratch;
+        let mut v = Vec::with_capacity(2 * x.count as usize);
+        for &(n, val) in &batch.extras[x.start as usize..(x.start + x.count) as usize] {
+            v.push(scratch.intern(text(batch, n)));
+            v.push(scratch.intern(text(batch, val)));
+        }
+        v
     }
 
     fn destroy_event(&mut self, line: u64, c: ContainerId, mut time: f64) -> R {
@@ -475,7 +535,7 @@ impl<S: Sink> Engine<S> {
                     Some(s) => text(batch, s),
                     None => unpack(e.key, &mut buf),
                 };
-                self.link(l, e.kind, time, e.value, e.other, key, extras)?;
+                self.link(l, e.kind, time, e.value, e.other, key, extras, e.line)?;
             }
             _ => {}
         }
@@ -531,6 +591,7 @@ impl<S: Sink> Engine<S> {
         other: ContainerId,
         key: &[u8],
         extras: Vec<StrId>,
+        line: u64,
     ) -> R {
         let is_start = kind == EventKind::StartLink;
         // A pending key is never a used one: look at the (small) pending
@@ -538,7 +599,16 @@ impl<S: Sink> Engine<S> {
         let ll = &mut self.lists[l.index()];
         match ll.pending.remove(key) {
             None => {
-                if ll.used_keys.contains(key) {
+                let used = match self.used.seen(l, key) {
+                    None => ll.used_keys.contains(key),
+                    Some(Seen::Yes) => true,
+                    Some(Seen::No) => false,
+                    Some(Seen::Maybe) => {
+                        self.possibly_reused(l, key, line);
+                        false
+                    }
+                };
+                if used {
                     let info = self.model.list(l);
                     return Err(SimErrorKind::KeyReused {
                         key: s(key),
@@ -594,10 +664,48 @@ impl<S: Sink> Engine<S> {
                     });
                 }
                 self.check_order(l, if is_start { p.start } else { p.end })?;
-                self.lists[l.index()].used_keys.insert(key);
+                if !self.used.insert(l, key) {
+                    self.lists[l.index()].used_keys.insert(key);
+                    if let UsedKeys::Growing { left: 0, bytes } = self.used {
+                        self.keys_to_filter(bytes);
+                    }
+                }
                 self.append(l, p);
                 Ok(())
             }
+        }
+    }
+
+    /// The keys kept per list are too many: they go into a filter of
+    /// `bytes`, and the lists' sets are freed.
+    #[cold]
+    fn keys_to_filter(&mut self, bytes: usize) {
+        let mut filter = KeyFilter::new(bytes);
+        for (i, ll) in self.lists.iter_mut().enumerate() {
+            let set = std::mem::take(&mut ll.used_keys);
+            for code in set.codes() {
+                filter.insert_code(ListId(i as u32), code);
+            }
+        }
+        self.used = UsedKeys::Filter(filter);
+    }
+
+    /// A key the filter has seen: the sink's to confirm, else a warning.
+    #[cold]
+    fn possibly_reused(&mut self, l: ListId, key: &[u8], line: u64) {
+        if self.sink.possibly_reused_key(&self.model, l, key, line) {
+            return;
+        }
+        self.possibly_reused += 1;
+        if self.possibly_reused <= SHOWN_SUSPECTS {
+            let info = self.model.list(l);
+            self.warnings.push(format!(
+                "link key '{}' of type '{}' in container '{}' possibly reused (line {line}): \
+                 the input cannot be read again to confirm it",
+                s(key),
+                self.tname(info.ty),
+                self.cname(info.container)
+            ));
         }
     }
 
@@ -624,6 +732,12 @@ impl<S: Sink> Engine<S> {
             .stop_at
             .or(self.opts.end_time)
             .unwrap_or(self.last_time);
+        if self.possibly_reused > SHOWN_SUSPECTS {
+            self.warnings.push(format!(
+                "… and {} more link keys possibly reused",
+                self.possibly_reused - SHOWN_SUSPECTS
+            ));
+        }
         self.recursive_destroy(ContainerId::ROOT, t)
             .map_err(|kind| SimError {
                 line: 0,

@@ -346,6 +346,38 @@ impl KeySet {
         }
     }
 
+    /// The 64 bits the set keeps of `k`, with their class (0: up to 7
+    /// bytes, exact; 1: 8 bytes, exact; 2: longer, hashed): equal codes
+    /// are equal keys but for a 64-bit collision of long ones.
+    #[inline]
+    pub fn code(k: &[u8]) -> (u8, u64) {
+        match Self::class(k) {
+            Class::Exact(p) => (0, p),
+            Class::Eight(p) => (1, p),
+            Class::Hashed => {
+                let hasher: std::hash::BuildHasherDefault<
+                    std::collections::hash_map::DefaultHasher,
+                > = Default::default();
+                (2, hasher.hash_one(k))
+            }
+        }
+    }
+
+    /// The codes ([`KeySet::code`]) of the keys in the set.
+    pub fn codes(&self) -> impl Iterator<Item = (u8, u64)> + '_ {
+        let exact = self.exact.iter().map(|&p| (0, p));
+        let eight = self.eight.iter().map(|&p| (1, p));
+        exact
+            .chain(eight)
+            .chain(self.hashed.iter().map(|&p| (2, p)))
+    }
+
+    /// Keys in the set.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.exact.len() + self.eight.len() + self.hashed.len()
+    }
+
     /// Is `k` in the set?
     #[inline]
     pub fn contains(&self, k: &[u8]) -> bool {
@@ -474,5 +506,20 @@ mod tests {
         assert!(!s.contains(b"12345679") && !s.contains(b"123456789"));
         s.insert(b"");
         assert!(s.contains(b""));
+        // Codes tell keys apart, and the set gives back those it holds.
+        let keys: [&[u8]; 6] = [b"", b"k1", b"1234567", b"12345678", long, b"123456789"];
+        let codes: std::collections::HashSet<(u8, u64)> =
+            keys.iter().map(|k| KeySet::code(k)).collect();
+        assert_eq!(codes.len(), keys.len());
+        let held: std::collections::HashSet<(u8, u64)> = s.codes().collect();
+        assert_eq!(held.len(), s.len());
+        assert_eq!(
+            held,
+            codes
+                .iter()
+                .copied()
+                .filter(|c| *c != KeySet::code(b"123456789"))
+                .collect()
+        );
     }
 }

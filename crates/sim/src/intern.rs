@@ -121,9 +121,88 @@ impl Interner {
     }
 }
 
+/// The top bit of a [`StrId`] of the [`Scratch`] strings.
+const SCRATCH: u32 = 1 << 31;
+
+/// Strings needed only while their entity is alive: the user-defined
+/// values of entities handed to a sink that does not keep them (a
+/// streamed dump). Interned apart (their handles have the top bit set)
+/// and forgotten when they pile up ([`Scratch::compact`] keeps those of
+/// the entities still alive), so memory does not grow with the number of
+/// distinct values.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scratch {
+    strings: Interner,
+    /// Strings held before compacting: twice what survived the last
+    /// compaction, at least [`Scratch::MIN`].
+    limit: usize,
+}
+
+impl Scratch {
+    /// Strings held before the first compaction.
+    const MIN: usize = 1 << 16;
+
+    /// Whether `id` is a scratch string's.
+    #[inline]
+    pub fn holds(id: StrId) -> bool {
+        id.0 & SCRATCH != 0
+    }
+
+    /// The handle of `s`, adding it if new.
+    #[inline]
+    pub fn intern(&mut self, s: &[u8]) -> StrId {
+        StrId(self.strings.intern(s).0 | SCRATCH)
+    }
+
+    /// The bytes of a scratch handle.
+    #[inline]
+    pub fn get(&self, id: StrId) -> &[u8] {
+        self.strings.get(StrId(id.0 & !SCRATCH))
+    }
+
+    /// Time to compact?
+    #[inline]
+    pub fn full(&self) -> bool {
+        self.strings.len() >= self.limit.max(Self::MIN)
+    }
+
+    /// Keeps only the strings of the scratch handles among `ids`, which
+    /// are renumbered in place.
+    pub fn compact<'a>(&mut self, ids: impl Iterator<Item = &'a mut StrId>) {
+        let mut kept = Interner::default();
+        for id in ids.filter(|id| Self::holds(**id)) {
+            *id = StrId(kept.intern(self.get(*id)).0 | SCRATCH);
+        }
+        self.limit = 2 * kept.len();
+        self.strings = kept;
+    }
+
+    /// Strings held.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scratch_strings_are_forgotten_but_those_still_used() {
+        let mut s = Scratch::default();
+        let mut alive = [s.intern(b"kept"), s.intern(b"")];
+        for i in 0..Scratch::MIN {
+            s.intern(format!("v{i}").as_bytes());
+        }
+        assert!(s.full());
+        assert!(alive.iter().all(|&id| Scratch::holds(id)));
+        s.compact(alive.iter_mut());
+        assert_eq!(s.get(alive[0]), b"kept");
+        assert_eq!(s.get(alive[1]), b"");
+        assert!(s.len() <= 3, "{}", s.len());
+        assert!(!s.full());
+    }
 
     #[test]
     fn interning_is_stable() {

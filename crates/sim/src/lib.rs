@@ -21,6 +21,7 @@ mod engine;
 mod error;
 mod idmap;
 mod intern;
+mod keys;
 mod lenient;
 mod model;
 mod op;
@@ -31,6 +32,7 @@ mod store;
 
 pub use error::{SimError, SimErrorKind};
 pub use intern::{Interner, StrId};
+pub use keys::{KeySuspects, LinkKeys, KEY_FILTER_BYTES};
 pub use lenient::{Tolerated, SHOWN};
 pub use model::{
     label, ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind,

@@ -2,7 +2,7 @@
 //! a trace that the simulator builds and every consumer reads.
 
 use crate::idmap::IdMap;
-use crate::intern::{Interner, StrId};
+use crate::intern::{Interner, Scratch, StrId};
 
 macro_rules! id_type {
     ($(#[$m:meta])* $name:ident) => {
@@ -176,6 +176,9 @@ pub struct Model {
     pub(crate) type_by_ident: IdMap<TypeId>,
     pub(crate) container_by_ident: IdMap<ContainerId>,
     pub(crate) values_by_type: Vec<IdMap<ValueId>>,
+    /// User-defined values of entities in flight, when the sink does not
+    /// keep them ([`Sink::keeps_strings`](crate::Sink::keeps_strings)).
+    pub(crate) scratch: Scratch,
 }
 
 impl Default for Model {
@@ -212,6 +215,7 @@ impl Default for Model {
             type_by_ident: IdMap::default(),
             container_by_ident: IdMap::default(),
             values_by_type: vec![IdMap::default()],
+            scratch: Scratch::default(),
         };
         m.type_by_ident.insert(b"0", TypeId::ROOT);
         m.container_by_ident.insert(b"0", ContainerId::ROOT);
@@ -260,7 +264,11 @@ impl Model {
     /// A string's bytes.
     #[inline]
     pub fn str(&self, id: StrId) -> &[u8] {
-        self.strings.get(id)
+        if Scratch::holds(id) {
+            self.scratch.get(id)
+        } else {
+            self.strings.get(id)
+        }
     }
 
     /// A string as people read it: its text without the double quotes
