@@ -15,6 +15,7 @@ use crate::keys::{KeyFilter, LinkKeys, Seen, UsedKeys};
 use crate::lenient::Tolerated;
 use crate::op::{Batch, EntityOp, Extras, Op, SmallOp};
 use crate::resolve::text;
+use crate::sink::{Entity, Sink};
 
 use crate::intern::StrId;
 use crate::model::{
@@ -51,113 +52,6 @@ pub struct SimOptions {
     /// default), or in a filter of fixed size (memory bounded whatever
     /// the trace).
     pub link_keys: LinkKeys,
-}
-
-/// A final entity, as handed to a [`Sink`].
-#[derive(Clone, Debug)]
-pub struct Entity<'a> {
-    /// Start time (the time of an event).
-    pub start: f64,
-    /// End time (equal to `start` for events; -1 when never set).
-    pub end: f64,
-    /// Value of a state, event or link.
-    pub value: ValueId,
-    /// Value of a variable.
-    pub number: f64,
-    /// Nesting level of a state.
-    pub level: u32,
-    /// User-defined fields as (name, value) pairs laid flat: `[name0,
-    /// value0, name1, value1, …]` (empty unless [`SimOptions::keep_extras`]).
-    pub extras: &'a [StrId],
-    /// Key of a link.
-    pub key: &'a [u8],
-    /// Start container of a link.
-    pub from: Option<ContainerId>,
-    /// End container of a link.
-    pub to: Option<ContainerId>,
-}
-
-/// Receives what the simulator produces, as soon as it is final.
-pub trait Sink {
-    /// Entity number `idx` (creation order within its list) of `list` is final.
-    fn entity(&mut self, model: &Model, list: ListId, idx: u32, entity: &Entity<'_>);
-    /// A container has been destroyed (its end time is final).
-    fn container(&mut self, model: &Model, id: ContainerId) {
-        let _ = (model, id);
-    }
-    /// A new entity list was created.
-    fn list(&mut self, model: &Model, list: ListId) {
-        let _ = (model, list);
-    }
-    /// True when the sink cannot take more (e.g. its output is closed): a
-    /// simulation may then stop early.
-    fn stopped(&self) -> bool {
-        false
-    }
-    /// Whether the sink keeps the handles of user-defined values
-    /// ([`Entity::extras`]) once [`Sink::entity`] has returned. One that
-    /// does not (it writes or counts them at once) lets the simulation
-    /// forget them, so memory does not grow with distinct values. Asked
-    /// once, when the simulation starts.
-    fn keeps_strings(&self) -> bool {
-        true
-    }
-    /// A new link (line `line`) of `list` has key `key`, which the filter
-    /// of [`LinkKeys::Filter`] has seen: a completed link may have used it
-    /// (or this is a false positive). The simulation goes on as for a new
-    /// key. Return true when the sink takes care of it (confirms it by
-    /// simulating the input again with [`LinkKeys::Confirm`]); false, the
-    /// default, makes it a warning.
-    fn possibly_reused_key(&mut self, model: &Model, list: ListId, key: &[u8], line: u64) -> bool {
-        let _ = (model, list, key, line);
-        false
-    }
-}
-
-/// Counts entities per kind and discards them: a [`Sink`] of the
-/// simulator and a [`ReplaySink`](crate::replay::ReplaySink) of a replay.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CountingSink {
-    /// States.
-    pub states: u64,
-    /// Events.
-    pub events: u64,
-    /// Variable values.
-    pub variables: u64,
-    /// Links.
-    pub links: u64,
-}
-
-impl CountingSink {
-    /// Counts one entity of a list of nature `kind`.
-    #[inline]
-    pub fn count(&mut self, kind: TypeKind) {
-        match kind {
-            TypeKind::State => self.states += 1,
-            TypeKind::Event => self.events += 1,
-            TypeKind::Variable => self.variables += 1,
-            TypeKind::Link => self.links += 1,
-            TypeKind::Container => {}
-        }
-    }
-
-    /// Adds another count (of another part of the trace).
-    pub fn add(&mut self, o: &CountingSink) {
-        self.states += o.states;
-        self.events += o.events;
-        self.variables += o.variables;
-        self.links += o.links;
-    }
-}
-
-impl Sink for CountingSink {
-    fn entity(&mut self, model: &Model, list: ListId, _idx: u32, _e: &Entity<'_>) {
-        self.count(model.list(list).kind);
-    }
-
-    fn keeps_strings(&self) -> bool {
-        false
-    }
 }
 
 const NONE: u32 = u32::MAX;

@@ -28,6 +28,7 @@ mod op;
 pub mod replay;
 mod resolve;
 mod sim;
+mod sink;
 mod store;
 
 pub use error::{SimError, SimErrorKind};

@@ -31,12 +31,13 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use trama_events::Event;
 
 use crate::engine::Engine;
-pub use crate::engine::{CountingSink, Entity, SimOptions, Sink};
+pub use crate::engine::SimOptions;
 use crate::error::SimError;
 use crate::model::Model;
 use crate::model::TypeId;
 use crate::op::{Batch, Op};
 use crate::resolve::{HandleEvent, Resolver};
+pub use crate::sink::{CountingSink, Entity, Sink};
 
 /// What a finished simulation returns: the model, the sink and warnings.
 pub type Finished<S> = (Model, S, Vec<String>);
