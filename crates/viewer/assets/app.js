@@ -710,6 +710,8 @@ async function main() {
   $("name").textContent = meta.name;
   $("span").textContent =
     `${meta.counts.states} states, ${meta.counts.links} links, ${meta.counts.events} events, ${meta.containers.length} containers`;
+  if (meta.notes.length) $("span").title = meta.notes.join("\n");
+  if (meta.notes.length) $("span").textContent += " · some links not drawn (hover here)";
   // One colour per value name: the legend has one entry per name.
   const first = new Map();
   for (const v of meta.values) if (!first.has(v.type + "/" + v.name)) first.set(v.type + "/" + v.name, v.color);

@@ -90,6 +90,10 @@ pub(crate) struct State {
     pub lod: trama_lod::Lod<'static>,
     pub rows: Vec<trama_lod::Row>,
     pub meta: Meta,
+    /// The link types drawn: `None`, every one; else those that are
+    /// messages (link types whose links all last 0 s, a platform's
+    /// topology, are left out, as the analyses do; `meta.notes` says so).
+    pub link_types: Option<Vec<trama_sim::TypeId>>,
 }
 
 /// A running viewer: its URL, until [`Running::stop`] or the end of the
@@ -161,9 +165,24 @@ pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
     listener.set_nonblocking(true).map_err(Error::Runtime)?;
     let trace: &'static Trace = Box::leak(Box::new(trace));
     let rows = trama_lod::rows(trace, None);
-    let meta = meta(trace, &rows, &opts.name);
+    let mut meta = meta(trace, &rows, &opts.name);
+    let msgs = trama_analysis::Messages::select(trace, &[])
+        .unwrap_or_else(|_| trama_analysis::Messages::all());
+    let link_types = (!msgs.left_out.is_empty()).then(|| {
+        let m = &trace.model;
+        (0..m.types.len() as u32)
+            .map(trama_sim::TypeId)
+            .filter(|t| m.ty(*t).kind == trama_sim::TypeKind::Link && msgs.counts(*t))
+            .collect()
+    });
+    meta.notes.extend(msgs.note());
     let lod = trama_lod::Lod::new(trace);
-    let state = Arc::new(State { lod, rows, meta });
+    let state = Arc::new(State {
+        lod,
+        rows,
+        meta,
+        link_types,
+    });
     let app = guard::router(state, &token, addr);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

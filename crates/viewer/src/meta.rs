@@ -104,6 +104,8 @@ pub struct Meta {
     pub values: Vec<MetaValue>,
     /// Entities per kind.
     pub counts: Counts,
+    /// What the page should say it leaves out.
+    pub notes: Vec<String>,
 }
 
 fn kind_name(k: TypeKind) -> &'static str {
@@ -204,5 +206,6 @@ pub fn meta(trace: &Trace, rows: &[Row], name: &str) -> Meta {
         types,
         values,
         counts,
+        notes: Vec::new(),
     }
 }

@@ -153,8 +153,14 @@ pub(crate) fn encode(trace: &Trace, s: &Summary, asked: &[u32]) -> Vec<u8> {
     out
 }
 
-/// Summarizes `w` over `all` rows and encodes the reply.
-pub(crate) fn timeline(lod: &Lod<'_>, all: &[Row], w: &Window) -> Vec<u8> {
+/// Summarizes `w` over `all` rows (links of `link_types` only, when
+/// given) and encodes the reply.
+pub(crate) fn timeline(
+    lod: &Lod<'_>,
+    all: &[Row],
+    link_types: Option<&[trama_sim::TypeId]>,
+    w: &Window,
+) -> Vec<u8> {
     let asked: Vec<u32> = match &w.rows {
         Some(r) => r.clone(),
         None => (0..all.len() as u32).collect(),
@@ -163,6 +169,7 @@ pub(crate) fn timeline(lod: &Lod<'_>, all: &[Row], w: &Window) -> Vec<u8> {
     let mut q = Query::default();
     q.window = Some((w.start, w.end));
     q.width = w.width;
+    q.link_types = link_types.map(<[_]>::to_vec);
     let s = lod.summarize(&rows, &q);
     encode(lod.trace(), &s, &asked)
 }

@@ -328,3 +328,47 @@ fn many_clients_asking_random_windows_are_all_answered() {
     );
     r.stop();
 }
+
+/// A platform's topology (SimGrid's links that all last 0 s) is not drawn
+/// as messages, and the summary says so.
+#[test]
+fn topology_links_are_left_out_and_said() {
+    let Some(shared) = trama_gen::shared::find("samples/paje-real", "real traces") else {
+        return;
+    };
+    let mw = shared.join("samples/paje-real/simgrid/pajengr-simgrid-3.20.90-masterworkers.trace");
+    let trace = trama_open::load(&Source::Path(mw), &LoadOptions::default()).unwrap();
+    let (t0, t1) = (trace.start_time(), trace.end_time());
+    let mut opts = ViewerOptions::default();
+    opts.port = Some(0);
+    let r = start(trace, &opts).unwrap();
+    let meta = request(&r, "GET", &format!("{}api/meta", base(&r)), &host(&r)).body;
+    let v: serde_json::Value = serde_json::from_str(&meta).unwrap();
+    assert_eq!(v["counts"]["links"], 46);
+    let notes = v["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("all last 0 s")),
+        "{notes:?}"
+    );
+    let mut s = TcpStream::connect(r.addr).unwrap();
+    write!(
+        s,
+        "GET {}api/timeline?start={}&end={}&width=800 HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        base(&r),
+        t0 - 0.1,
+        t1,
+        host(&r)
+    )
+    .unwrap();
+    let mut b = Vec::new();
+    s.read_to_end(&mut b).unwrap();
+    let body = &b[b.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4..];
+    // The links' totals follow the rows; find them from the end: the last
+    // u32 is the number of links given one by one, before it three f64.
+    let n_each = u32::from_le_bytes(body[body.len() - 4..].try_into().unwrap());
+    let total = f64::from_le_bytes(body[body.len() - 28..body.len() - 20].try_into().unwrap());
+    assert_eq!((n_each, total), (0, 0.0));
+    r.stop();
+}
