@@ -32,7 +32,7 @@ pub(crate) fn text(status: StatusCode, msg: impl Into<String>) -> Response {
 }
 
 /// Whether `host` (a Host header) names `bound` or localhost, with the
-/// bound port or none.
+/// bound port or none (bound to every address: any address as a number).
 fn host_allowed(host: &str, bound: SocketAddr) -> bool {
     let (name, port) = match host.rsplit_once(':') {
         // An IPv6 literal without a port ends with `]`.
@@ -43,8 +43,13 @@ fn host_allowed(host: &str, bound: SocketAddr) -> bool {
         return false;
     }
     let name = name.trim_start_matches('[').trim_end_matches(']');
+    let ip = name.parse::<std::net::IpAddr>().ok();
+    // Bound to every address (0.0.0.0, ::): any address of this machine
+    // may be named, as a number; a name could be an attacker's rebound to
+    // it.
     name.eq_ignore_ascii_case("localhost")
-        || name.parse::<std::net::IpAddr>().ok() == Some(bound.ip())
+        || ip == Some(bound.ip())
+        || (bound.ip().is_unspecified() && ip.is_some())
 }
 
 /// The checks before any handler, and the headers after.
@@ -123,6 +128,9 @@ mod tests {
         ] {
             assert!(!host_allowed(bad, bound), "{bad}");
         }
+        let any = "0.0.0.0:8060".parse().unwrap();
+        assert!(host_allowed("192.168.1.7:8060", any));
+        assert!(!host_allowed("evil.example:8060", any));
         let v6 = "[::1]:9000".parse().unwrap();
         assert!(host_allowed("[::1]:9000", v6));
         assert!(host_allowed("[::1]", v6));

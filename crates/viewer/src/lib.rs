@@ -12,7 +12,8 @@
 //! - A request whose path does not start with the token gets 404; only the
 //!   embedded assets and the API are served (no path reaches the disk).
 //! - Only `GET` and `HEAD` (else 405).
-//! - The `Host` header must name the bound address or `localhost` (else
+//! - The `Host` header must name the bound address or `localhost` (bound
+//!   to every address, `--address 0.0.0.0`: any address as a number; else
 //!   403): a page of another site cannot reach the server by rebinding its
 //!   name to 127.0.0.1.
 //! - No CORS headers; every reply carries
