@@ -5,9 +5,10 @@ use std::net::IpAddr;
 use std::process::ExitCode;
 
 use clap::Args;
-use trama_viewer::{start, ViewerOptions};
+use trama_open::ProgressUnit;
+use trama_viewer::{start_loading, Loading, ViewerOptions};
 
-use crate::run::load_trace;
+use crate::run::{open, warn, Bar};
 use crate::ReadArgs;
 
 /// Arguments of `trama view`.
@@ -50,7 +51,27 @@ fn open_browser(url: &str) -> bool {
 }
 
 pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
-    let trace = load_trace(&a.read, true, None)?;
+    // Serve at once; the trace is read meanwhile (the page shows how far).
+    let mut opened = open(&a.read)?;
+    let loading = opened.progress().map(|p| Loading {
+        done: p.done,
+        total: p.total,
+        unit: match p.unit {
+            ProgressUnit::Bytes => "bytes",
+            _ => "events",
+        },
+    });
+    let load_opts = a.read.load_options(true, None);
+    let bar = Bar::start(&opened, !a.read.no_progress);
+    let load = move || {
+        let trace = opened.load(&load_opts).map_err(|e| e.to_string());
+        drop(bar);
+        match &trace {
+            Ok(t) => warn(opened.name(), &t.warnings),
+            Err(e) => eprintln!("trama: error: {e}"),
+        }
+        trace
+    };
     let name = a
         .read
         .file
@@ -67,7 +88,7 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
             a.address
         );
     }
-    let running = start(trace, &opts)?;
+    let running = start_loading(load, loading, &opts)?;
     let mut out = std::io::stdout();
     writeln!(out, "trama: viewing at {}", running.url)?;
     writeln!(out, "trama: press Ctrl-C to stop")?;

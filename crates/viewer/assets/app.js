@@ -703,7 +703,22 @@ function unpin() {
   $("details").hidden = true;
 }
 
+// Waits until the server has read the trace, showing how far it is.
+async function loaded() {
+  for (;;) {
+    const p = await (await api("progress")).json();
+    if (p.state === "ready") return;
+    if (p.state === "failed") throw new Error(p.error);
+    let text = "reading the trace…";
+    if (p.total) text = `reading the trace: ${(100 * p.done / p.total).toFixed(0)} % of its ${p.unit}`;
+    else if (p.done) text = `reading the trace: ${p.done} ${p.unit}`;
+    $("span").textContent = text;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 async function main() {
+  await loaded();
   const meta = await (await api("meta")).json();
   state.meta = meta;
   state.colors = meta.values.map((v) => rgb(v.color));

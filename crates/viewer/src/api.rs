@@ -10,21 +10,48 @@ use axum::{Json, Router};
 
 use crate::guard::{bytes, text};
 use crate::timeline::{timeline, Window};
-use crate::State;
+use crate::Shared;
 
 /// The API's routes.
-pub(crate) fn routes() -> Router<Arc<State>> {
+pub(crate) fn routes() -> Router<Arc<Shared>> {
     Router::new()
         .route("/meta", get(meta))
         .route("/timeline", get(window))
         .route("/entity", get(crate::entity::entity))
         .route("/search", get(crate::search::search))
         .route("/stats", get(crate::stats::stats))
+        .route("/progress", get(progress))
 }
 
 /// `GET api/meta`.
-async fn meta(Extract(state): Extract<Arc<State>>) -> Response {
+async fn meta(Extract(shared): Extract<Arc<Shared>>) -> Response {
+    let state = match shared.ready() {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
     Json(&state.meta).into_response()
+}
+
+/// `GET api/progress`: whether the trace is loaded, how far its reading
+/// is, or why it failed.
+async fn progress(Extract(shared): Extract<Arc<Shared>>) -> Response {
+    use std::sync::atomic::Ordering;
+    let state = if shared.state.get().is_some() {
+        "ready"
+    } else if shared.failed.get().is_some() {
+        "failed"
+    } else {
+        "loading"
+    };
+    let l = shared.loading.as_ref();
+    Json(serde_json::json!({
+        "state": state,
+        "done": l.map(|l| l.done.load(Ordering::Relaxed)),
+        "total": l.and_then(|l| l.total),
+        "unit": l.map(|l| l.unit),
+        "error": shared.failed.get(),
+    }))
+    .into_response()
 }
 
 /// A 400 reply saying why.
@@ -34,9 +61,13 @@ pub(crate) fn bad(why: impl Into<String>) -> Response {
 
 /// `GET api/timeline?start=T0&end=T1&width=W[&rows=…]`.
 async fn window(
-    Extract(state): Extract<Arc<State>>,
+    Extract(shared): Extract<Arc<Shared>>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
+    let state = match shared.ready() {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
     let w = match Window::parse(&params, state.rows.len()) {
         Ok(w) => w,
         Err(e) => return bad(e),

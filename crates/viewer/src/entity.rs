@@ -11,7 +11,7 @@ use trama_sim::{ContainerId, ListId, Trace, TypeKind};
 
 use crate::api::bad;
 use crate::timeline::number;
-use crate::State;
+use crate::Shared;
 
 /// How many states before the point are looked at for the deepest one
 /// covering it.
@@ -148,9 +148,13 @@ fn variable_at(trace: &Trace, l: ListId, t: f64) -> Option<Entity> {
 
 /// `GET api/entity?row=R&t=T&px=SECONDS`.
 pub(crate) async fn entity(
-    Extract(state): Extract<Arc<State>>,
+    Extract(shared): Extract<Arc<Shared>>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
+    let state = match shared.ready() {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
     let (row, t) = match (number(&params, "row"), number(&params, "t")) {
         (Ok(r), Ok(t)) => (r, t),
         (Err(e), _) | (_, Err(e)) => return bad(e),

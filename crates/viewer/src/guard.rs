@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-use crate::State;
+use crate::Shared;
 
 /// The headers every reply carries.
 const HEADERS: [(header::HeaderName, &str); 3] = [
@@ -83,7 +83,7 @@ async fn guard(bound: SocketAddr, req: Request, next: Next) -> Response {
 }
 
 /// Every route, under `/TOKEN/`; anything else is 404.
-pub(crate) fn router(state: Arc<State>, token: &str, bound: SocketAddr) -> Router {
+pub(crate) fn router(state: Arc<Shared>, token: &str, bound: SocketAddr) -> Router {
     let base = format!("/{token}/");
     let to_base = base.clone();
     Router::new()

@@ -33,7 +33,8 @@ mod stats;
 mod timeline;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, OnceLock};
 
 use trama_sim::Trace;
 
@@ -97,6 +98,50 @@ pub(crate) struct State {
     pub link_types: Option<Vec<trama_sim::TypeId>>,
 }
 
+/// How far the loading of the trace is, shared with the thread that reads
+/// it.
+#[derive(Clone, Debug)]
+pub struct Loading {
+    /// Done so far.
+    pub done: Arc<AtomicU64>,
+    /// The total, when known.
+    pub total: Option<u64>,
+    /// What is counted (`bytes`, `events`).
+    pub unit: &'static str,
+}
+
+/// What every handler shares: the trace once loaded, else how far its
+/// loading is, or why it failed.
+pub(crate) struct Shared {
+    pub state: OnceLock<&'static State>,
+    pub loading: Option<Loading>,
+    pub failed: OnceLock<String>,
+}
+
+impl Shared {
+    /// The loaded trace, or the reply to give while there is none: 503
+    /// (with `Retry-After`) while loading, 500 when loading failed.
+    pub fn ready(&self) -> Result<&'static State, axum::response::Response> {
+        use axum::http::{header, HeaderValue, StatusCode};
+        if let Some(s) = self.state.get() {
+            return Ok(*s);
+        }
+        if let Some(e) = self.failed.get() {
+            return Err(guard::text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the trace could not be read: {e}\n"),
+            ));
+        }
+        let mut r = guard::text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the trace is still loading\n",
+        );
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        Err(r)
+    }
+}
+
 /// A running viewer: its URL, until [`Running::stop`] or the end of the
 /// process.
 pub struct Running {
@@ -134,9 +179,49 @@ fn token() -> Result<String, Error> {
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
-/// Binds the first free port from `opts.port` (or 8060 on), serving
-/// `trace` on a thread of its own until Ctrl-C or [`Running::stop`].
+/// Serves `trace` (see [`start_loading`]).
 pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
+    start_loading(move || Ok(trace), None, opts)
+}
+
+/// What the handlers read of `trace` (leaked: the server answers until the
+/// process ends).
+fn prepare(trace: Trace, name: &str) -> State {
+    let trace: &'static Trace = Box::leak(Box::new(trace));
+    let rows = trama_lod::rows(trace, None);
+    let mut meta = meta(trace, &rows, name);
+    let msgs = trama_analysis::Messages::select(trace, &[])
+        .unwrap_or_else(|_| trama_analysis::Messages::all());
+    let link_types = (!msgs.left_out.is_empty()).then(|| {
+        let m = &trace.model;
+        (0..m.types.len() as u32)
+            .map(trama_sim::TypeId)
+            .filter(|t| m.ty(*t).kind == trama_sim::TypeKind::Link && msgs.counts(*t))
+            .collect()
+    });
+    meta.notes.extend(msgs.note());
+    let lod = trama_lod::Lod::new(trace);
+    State {
+        lod,
+        rows,
+        meta,
+        link_types,
+    }
+}
+
+/// Binds the first free port from `opts.port` (or 8060 on) and serves at
+/// once, on a thread of its own until Ctrl-C or [`Running::stop`], while
+/// `load` reads the trace on another: until it is read, the page shows
+/// `loading`'s progress (`api/progress`) and the other API routes answer
+/// 503; if it fails, they answer 500 with its message.
+pub fn start_loading<F>(
+    load: F,
+    loading: Option<Loading>,
+    opts: &ViewerOptions,
+) -> Result<Running, Error>
+where
+    F: FnOnce() -> Result<Trace, String> + Send + 'static,
+{
     let token = match &opts.token {
         Some(t) => t.clone(),
         None => token()?,
@@ -164,25 +249,20 @@ pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
     };
     let addr = listener.local_addr().map_err(Error::Runtime)?;
     listener.set_nonblocking(true).map_err(Error::Runtime)?;
-    let trace: &'static Trace = Box::leak(Box::new(trace));
-    let rows = trama_lod::rows(trace, None);
-    let mut meta = meta(trace, &rows, &opts.name);
-    let msgs = trama_analysis::Messages::select(trace, &[])
-        .unwrap_or_else(|_| trama_analysis::Messages::all());
-    let link_types = (!msgs.left_out.is_empty()).then(|| {
-        let m = &trace.model;
-        (0..m.types.len() as u32)
-            .map(trama_sim::TypeId)
-            .filter(|t| m.ty(*t).kind == trama_sim::TypeKind::Link && msgs.counts(*t))
-            .collect()
+    let state = Arc::new(Shared {
+        state: OnceLock::new(),
+        loading,
+        failed: OnceLock::new(),
     });
-    meta.notes.extend(msgs.note());
-    let lod = trama_lod::Lod::new(trace);
-    let state = Arc::new(State {
-        lod,
-        rows,
-        meta,
-        link_types,
+    let shared = state.clone();
+    let name = opts.name.clone();
+    std::thread::spawn(move || match load() {
+        Ok(trace) => {
+            let _ = shared.state.set(Box::leak(Box::new(prepare(trace, &name))));
+        }
+        Err(e) => {
+            let _ = shared.failed.set(e);
+        }
     });
     let app = guard::router(state, &token, addr);
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -13,7 +13,7 @@ use trama_sim::{Trace, TypeKind, ValueId};
 
 use crate::api::bad;
 use crate::timeline::number;
-use crate::State;
+use crate::{Shared, State};
 
 /// At most this many containers are listed.
 const MAX_ROWS: usize = 50;
@@ -78,9 +78,13 @@ fn next(state: &State, trace: &Trace, values: &HashSet<ValueId>, after: f64) -> 
 
 /// `GET api/search?q=TEXT&after=T`.
 pub(crate) async fn search(
-    Extract(state): Extract<Arc<State>>,
+    Extract(shared): Extract<Arc<Shared>>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
+    let state = match shared.ready() {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
     let Some(q) = params
         .iter()
         .find(|p| p.0 == "q")
@@ -120,7 +124,7 @@ pub(crate) async fn search(
         let mut values: Vec<String> = ids.iter().map(|v| m.label(m.value(*v).name)).collect();
         values.sort();
         values.dedup();
-        let next = next(&state, trace, &ids, after);
+        let next = next(state, trace, &ids, after);
         Found { rows, values, next }
     })
     .await;

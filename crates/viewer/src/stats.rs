@@ -13,7 +13,7 @@ use trama_analysis::{
 
 use crate::api::bad;
 use crate::timeline::number;
-use crate::State;
+use crate::Shared;
 
 /// The reply: the JSON forms of `trama stats states`, `comm` and `wait`
 /// over the window (`docs/stats-formats.md`).
@@ -26,9 +26,13 @@ pub(crate) struct WindowStats {
 
 /// `GET api/stats?start=T0&end=T1`.
 pub(crate) async fn stats(
-    Extract(state): Extract<Arc<State>>,
+    Extract(shared): Extract<Arc<Shared>>,
     Query(params): Query<Vec<(String, String)>>,
 ) -> Response {
+    let state = match shared.ready() {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
     let (start, end) = match (number(&params, "start"), number(&params, "end")) {
         (Ok(a), Ok(b)) if b > a => (a, b),
         (Ok(a), Ok(b)) => {

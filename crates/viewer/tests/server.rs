@@ -372,3 +372,73 @@ fn topology_links_are_left_out_and_said() {
     assert_eq!((n_each, total), (0, 0.0));
     r.stop();
 }
+
+/// The server answers while the trace is read: progress, 503 with
+/// Retry-After, then the trace; a failed read is a 500 with its reason.
+#[test]
+fn the_server_answers_while_the_trace_loads() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{mpsc, Arc};
+    use trama_viewer::{start_loading, Loading};
+    let (go, wait) = mpsc::channel::<()>();
+    let done = Arc::new(AtomicU64::new(0));
+    let loading = Loading {
+        done: done.clone(),
+        total: Some(1000),
+        unit: "bytes",
+    };
+    let mut opts = ViewerOptions::default();
+    opts.port = Some(0);
+    let r = start_loading(
+        move || {
+            wait.recv().unwrap();
+            Ok(example())
+        },
+        Some(loading),
+        &opts,
+    )
+    .unwrap();
+    let (t, h) = (base(&r), host(&r));
+    done.store(420, Ordering::Relaxed);
+    let p = request(&r, "GET", &format!("{t}api/progress"), &h);
+    let v: serde_json::Value = serde_json::from_str(&p.body).unwrap();
+    assert_eq!(
+        (v["state"].as_str(), v["done"].as_u64(), v["total"].as_u64()),
+        (Some("loading"), Some(420), Some(1000))
+    );
+    let m = request(&r, "GET", &format!("{t}api/meta"), &h);
+    assert_eq!(m.status, 503);
+    assert_eq!(m.header("retry-after"), Some("1"));
+    // The page itself is served meanwhile.
+    assert_eq!(request(&r, "GET", &t, &h).status, 200);
+    go.send(()).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while request(&r, "GET", &format!("{t}api/meta"), &h).status != 200 {
+        assert!(std::time::Instant::now() < deadline, "never loaded");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    r.stop();
+
+    let f = start_loading(|| Err("ring.paje:3: no such event".into()), None, &opts).unwrap();
+    let (t, h) = (base(&f), host(&f));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let p = request(&f, "GET", &format!("{t}api/progress"), &h);
+        let v: serde_json::Value = serde_json::from_str(&p.body).unwrap();
+        if v["state"] == "failed" {
+            assert_eq!(v["error"], "ring.paje:3: no such event");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never failed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let m = request(
+        &f,
+        "GET",
+        &format!("{t}api/timeline?start=0&end=1&width=9"),
+        &h,
+    );
+    assert_eq!(m.status, 500);
+    assert!(m.body.contains("no such event"), "{}", m.body);
+    f.stop();
+}
