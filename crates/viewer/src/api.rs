@@ -27,7 +27,7 @@ pub(crate) fn routes() -> Router<Arc<Shared>> {
 async fn meta(Extract(shared): Extract<Arc<Shared>>) -> Response {
     let state = match shared.ready() {
         Ok(s) => s,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     Json(&state.meta).into_response()
 }
@@ -66,7 +66,7 @@ async fn window(
 ) -> Response {
     let state = match shared.ready() {
         Ok(s) => s,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let w = match Window::parse(&params, state.rows.len()) {
         Ok(w) => w,

@@ -153,7 +153,7 @@ pub(crate) async fn entity(
 ) -> Response {
     let state = match shared.ready() {
         Ok(s) => s,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let (row, t) = match (number(&params, "row"), number(&params, "t")) {
         (Ok(r), Ok(t)) => (r, t),

@@ -121,16 +121,16 @@ pub(crate) struct Shared {
 impl Shared {
     /// The loaded trace, or the reply to give while there is none: 503
     /// (with `Retry-After`) while loading, 500 when loading failed.
-    pub fn ready(&self) -> Result<&'static State, axum::response::Response> {
+    pub fn ready(&self) -> Result<&'static State, Box<axum::response::Response>> {
         use axum::http::{header, HeaderValue, StatusCode};
         if let Some(s) = self.state.get() {
             return Ok(*s);
         }
         if let Some(e) = self.failed.get() {
-            return Err(guard::text(
+            return Err(Box::new(guard::text(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 format!("the trace could not be read: {e}\n"),
-            ));
+            )));
         }
         let mut r = guard::text(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -138,7 +138,7 @@ impl Shared {
         );
         r.headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        Err(r)
+        Err(Box::new(r))
     }
 }
 

@@ -83,7 +83,7 @@ pub(crate) async fn search(
 ) -> Response {
     let state = match shared.ready() {
         Ok(s) => s,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let Some(q) = params
         .iter()

@@ -31,7 +31,7 @@ pub(crate) async fn stats(
 ) -> Response {
     let state = match shared.ready() {
         Ok(s) => s,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let (start, end) = match (number(&params, "start"), number(&params, "end")) {
         (Ok(a), Ok(b)) if b > a => (a, b),
