@@ -24,6 +24,7 @@ const state = {
   drag: null,
   colors: [],              // value id -> [r, g, b]
   found: null,             // the meta row of the last search hit
+  order: "tree",           // rows: "tree" or "hosts"
 };
 
 // ---- the API ----
@@ -82,6 +83,12 @@ function decode(buf) {
 
 function computeVisible() {
   const m = state.meta;
+  if (state.order === "hosts") {
+    // The seed's order: hosts by the messages they put on the network,
+    // each followed by its processes.
+    state.visible = m.host_order.slice();
+    return;
+  }
   const hiddenBelow = new Set();
   const parentOf = new Map(m.containers.map((c) => [c.id, c.parent]));
   const under = (id) => {
@@ -550,6 +557,13 @@ function listen() {
   });
   $("fit").addEventListener("click", fit);
   $("stats-button").addEventListener("click", toggleStats);
+  $("order").addEventListener("change", () => {
+    state.order = $("order").value;
+    state.scroll = 0;
+    computeVisible();
+    draw();
+    request();
+  });
   $("search").addEventListener("keydown", (ev) => {
     if (ev.key === "Enter") search($("search").value.trim()).catch(showError);
   });
@@ -732,6 +746,10 @@ async function main() {
   for (const v of meta.values) if (!first.has(v.type + "/" + v.name)) first.set(v.type + "/" + v.name, v.color);
   state.colors = meta.values.map((v) => rgb(first.get(v.type + "/" + v.name)));
   legend();
+  if (meta.host_order.length) {
+    $("order").hidden = false;
+    $("order").options[1].textContent = `rows: ${meta.host_level} by traffic`;
+  }
   computeVisible();
   resize();
   listen();

@@ -200,6 +200,25 @@ fn prepare(trace: Trace, name: &str) -> State {
             .collect()
     });
     meta.notes.extend(msgs.note());
+    // The seed's order: hosts by the messages they put on the network,
+    // each followed by its processes (rows of the tree, reordered).
+    if let Some(level) = trama_analysis::host_level(trace, &msgs) {
+        let window = trama_analysis::Window::of(trace);
+        if let Some(o) = trama_analysis::order(trace, window, &msgs, &level.name) {
+            let ids = trama_views::order_rows(trace, &o);
+            let ordered = trama_lod::rows(trace, Some(&ids));
+            let index: std::collections::HashMap<&trama_lod::Row, u32> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r, i as u32))
+                .collect();
+            meta.host_order = ordered
+                .iter()
+                .filter_map(|r| index.get(r).copied())
+                .collect();
+            meta.host_level = Some(level.name);
+        }
+    }
     let lod = trama_lod::Lod::new(trace);
     State {
         lod,

@@ -106,6 +106,12 @@ pub struct Meta {
     pub counts: Counts,
     /// What the page should say it leaves out.
     pub notes: Vec<String>,
+    /// The container type of the hosts, chosen from the trace, when there
+    /// is one.
+    pub host_level: Option<String>,
+    /// The rows in the seed's order (indices into `rows`): hosts by the
+    /// messages they put on the network, each followed by its processes.
+    pub host_order: Vec<u32>,
 }
 
 fn kind_name(k: TypeKind) -> &'static str {
@@ -207,5 +213,7 @@ pub fn meta(trace: &Trace, rows: &[Row], name: &str) -> Meta {
         values,
         counts,
         notes: Vec::new(),
+        host_level: None,
+        host_order: Vec::new(),
     }
 }

@@ -376,6 +376,28 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     assert!(z1 - z0 < w1 - w0);
     until(&c, stats_of_window, "the zoomed window's statistics").await;
 
+    // The seed's order: hosts by traffic, each followed by its processes.
+    assert_eq!(
+        js(&c, "return document.getElementById('order').hidden").await,
+        json!(false)
+    );
+    js(
+        &c,
+        "const o = document.getElementById('order'); o.value = 'hosts';
+         o.dispatchEvent(new Event('change')); return true",
+    )
+    .await;
+    let labels = js(
+        &c,
+        "return ['node-0', 'node-1', 'rank-0', 'rank-3'].map((l) => window.trama.y(l) !== null)",
+    )
+    .await;
+    assert_eq!(
+        labels,
+        json!([true, true, true, true]),
+        "every host and process shown"
+    );
+
     // A screenshot that is not blank.
     let png = c.screenshot().await.unwrap();
     assert!(

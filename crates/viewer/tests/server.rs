@@ -199,6 +199,25 @@ fn the_summary_matches_the_trace() {
         .sum();
     assert_eq!(v["counts"]["states"], states);
     assert!(v["end"].as_f64().unwrap() > v["start"].as_f64().unwrap());
+    // The seed's order: the Node hosts, each followed by its ranks.
+    assert_eq!(v["host_level"], "Node");
+    let rows = v["rows"].as_array().unwrap();
+    let order: Vec<&str> = v["host_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            rows[i.as_u64().unwrap() as usize]["label"]
+                .as_str()
+                .unwrap()
+        })
+        .filter(|l| l.starts_with("node") || l.starts_with("rank"))
+        .collect();
+    assert_eq!(order.len(), 6, "{order:?}");
+    assert!(
+        order[0].starts_with("node") && order[1].starts_with("rank"),
+        "{order:?}"
+    );
     r.stop();
 }
 
