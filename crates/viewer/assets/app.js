@@ -387,7 +387,35 @@ function rowAt(y) {
 
 let hoverTimer = null;
 
+// The arrow drawn under (x, y), within 4 pixels, as an entity.
+function linkAt(x, y) {
+  const d = state.data;
+  if (!d) return null;
+  const rows = rowsOnScreen();
+  const pos = new Map(rows.map((r, k) => [r, AXIS_H + k * ROW_H + ROW_H / 2]));
+  const W = $("timeline").width, span = state.t1 - state.t0;
+  let best = null, bestD = 4;
+  for (const l of d.links.each) {
+    const y0 = pos.get(l.from), y1 = pos.get(l.to);
+    if (y0 == null || y1 == null || state.hidden.has(l.value)) continue;
+    const x0 = ((l.start - state.t0) / span) * W, x1 = ((l.end - state.t0) / span) * W;
+    const dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
+    const u = len2 ? Math.max(0, Math.min(1, ((x - x0) * dx + (y - y0) * dy) / len2)) : 0;
+    const dist = Math.hypot(x - (x0 + u * dx), y - (y0 + u * dy));
+    if (dist < bestD) { bestD = dist; best = l; }
+  }
+  if (!best) return null;
+  const m = state.meta;
+  return {
+    kind: "link", type: m.types[m.values[best.value].type].name, value: m.values[best.value].name,
+    container: `${m.rows[best.from].label} → ${m.rows[best.to].label}`,
+    start: best.start, end: best.end,
+  };
+}
+
 async function entityAt(x, y) {
+  const link = linkAt(x, y);
+  if (link) return link;
   const row = rowAt(y);
   if (row == null) return null;
   const t = timeAt(x);

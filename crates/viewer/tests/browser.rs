@@ -174,6 +174,32 @@ fn a_state_of(trace: &Trace, name: &str) -> (String, f64) {
     panic!("{name} has no states");
 }
 
+/// The longest link of the trace: its ends' names and its middle time.
+fn a_link(trace: &Trace) -> (String, String, f64) {
+    let m = &trace.model;
+    let mut best: Option<(f64, String, String, f64)> = None;
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != TypeKind::Link {
+            continue;
+        }
+        let cols = &trace.lists[l];
+        for i in 0..cols.len() {
+            let len = cols.end[i] - cols.start[i];
+            if best.as_ref().is_none_or(|b| len > b.0) {
+                let name = |c: u32| m.label(m.container(trama_sim::ContainerId(c)).name);
+                best = Some((
+                    len,
+                    name(cols.from[i]),
+                    name(cols.to[i]),
+                    (cols.start[i] + cols.end[i]) / 2.0,
+                ));
+            }
+        }
+    }
+    let (_, a, b, t) = best.expect("the example has links");
+    (a, b, t)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     let Some(d) = driver() else { return };
@@ -206,6 +232,33 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     .unwrap();
     assert!(inked > 0.05, "{:.1} % of the timeline inked", 100.0 * inked);
 
+    // Hover on an arrow: the tooltip names the link and its two ends.
+    let (from, to, mid) = a_link(&trace);
+    let lx = js(&c, &format!("return window.trama.x({mid})"))
+        .await
+        .as_f64()
+        .unwrap();
+    let ya = js(&c, &format!("return window.trama.y('{from}')"))
+        .await
+        .as_f64()
+        .unwrap();
+    let yb = js(&c, &format!("return window.trama.y('{to}')"))
+        .await
+        .as_f64()
+        .unwrap();
+    move_to(&c, lx, (ya + yb) / 2.0).await;
+    until(
+        &c,
+        "const t = document.getElementById('tooltip'); return !t.hidden && t.textContent.includes('link')",
+        "the link's tooltip",
+    )
+    .await;
+    let tip = js(&c, "return document.getElementById('tooltip').textContent").await;
+    assert!(
+        tip.as_str().unwrap().contains(&format!("{from} → {to}")),
+        "{tip}"
+    );
+
     // Hover: the tooltip names the state the trace has there.
     let x = js(&c, &format!("return window.trama.x({t})"))
         .await
@@ -218,8 +271,11 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     move_to(&c, x, y).await;
     until(
         &c,
-        "const t = document.getElementById('tooltip'); return !t.hidden && t.textContent.length > 0",
-        "the tooltip",
+        &format!(
+            "const t = document.getElementById('tooltip'); return !t.hidden && t.textContent.includes({})",
+            json!(value)
+        ),
+        "the state's tooltip",
     )
     .await;
     let tip = js(&c, "return document.getElementById('tooltip').textContent").await;
