@@ -350,11 +350,18 @@ function setWindow(t0, t1) {
   const min = 1e-9;
   if (t1 - t0 < min) { const c = (t0 + t1) / 2; t0 = c - min / 2; t1 = c + min / 2; }
   state.t0 = t0; state.t1 = t1;
-  history.replaceState(null, "", `#t0=${t0}&t1=${t1}`);
+  updateHash();
   draw();
   request();
   scheduleStats();
   void m;
+}
+
+// The URL's fragment: the window and the pinned entity, so that a view can
+// be shared as a link or reopened.
+function updateHash() {
+  const pin = state.pinnedAt ? `&pin=${state.pinnedAt.row}:${state.pinnedAt.t}` : "";
+  history.replaceState(null, "", `#t0=${state.t0}&t1=${state.t1}${pin}`);
 }
 
 function zoom(factor, at) {
@@ -733,16 +740,26 @@ function toggleStats() {
 
 async function pin(ev) {
   const e = await entityAt(ev.offsetX, ev.offsetY);
+  const row = rowAt(ev.offsetY);
+  show(e, e && e.kind !== "link" && row != null ? { row, t: timeAt(ev.offsetX) } : null);
+}
+
+// Shows `e` in the details panel; `at` (row and time) goes in the URL.
+function show(e, at) {
   const html = describe(e);
   if (!html) return;
   state.pinned = e;
+  state.pinnedAt = at;
   $("details-body").innerHTML = html;
   $("details").hidden = false;
+  updateHash();
 }
 
 function unpin() {
   state.pinned = null;
+  state.pinnedAt = null;
   $("details").hidden = true;
+  updateHash();
 }
 
 // Waits until the server has read the trace, showing how far it is.
@@ -784,6 +801,12 @@ async function main() {
   const h = new URLSearchParams(location.hash.slice(1));
   const t0 = parseFloat(h.get("t0")), t1 = parseFloat(h.get("t1"));
   if (isFinite(t0) && isFinite(t1) && t1 > t0) setWindow(t0, t1); else fit();
+  const pinned = (h.get("pin") || "").split(":").map(Number);
+  if (pinned.length === 2 && pinned.every(isFinite) && pinned[0] >= 0 && pinned[0] < meta.rows.length) {
+    const [row, t] = pinned;
+    const e = await (await api(`entity?row=${row}&t=${t}`)).json();
+    show(e, { row, t });
+  }
 }
 
 // Where things are on screen, for scripts that drive the page: the

@@ -312,6 +312,31 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     assert!(details.as_str().unwrap().contains(&value), "{details}");
     assert!(details.as_str().unwrap().contains("rank-1"), "{details}");
 
+    // The pin is in the URL: reopening it shows the same details.
+    let pinned_url = js(&c, "return location.href").await;
+    let pinned_url = pinned_url.as_str().unwrap().to_string();
+    assert!(pinned_url.contains("&pin="), "{pinned_url}");
+    c.goto("about:blank").await.unwrap();
+    c.goto(&pinned_url).await.unwrap();
+    until(
+        &c,
+        "return document.body.dataset.state === 'ready'",
+        "the reopened view",
+    )
+    .await;
+    until(
+        &c,
+        "return !document.getElementById('details').hidden",
+        "the reopened pin",
+    )
+    .await;
+    let again = js(
+        &c,
+        "return document.getElementById('details-body').textContent",
+    )
+    .await;
+    assert_eq!(again, details, "the reopened pin");
+
     // Wheel: the window shrinks around the pointer, and rows are redrawn.
     let (a0, a1) = window(&c).await;
     let wheel = WheelActions::new("wheel".into()).then(WheelAction::Scroll {
