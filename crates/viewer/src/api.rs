@@ -72,10 +72,7 @@ async fn window(
         Ok(w) => w,
         Err(e) => return bad(e),
     };
-    let reply = tokio::task::spawn_blocking(move || {
-        timeline(&state.lod, &state.rows, state.link_types.as_deref(), &w)
-    })
-    .await;
+    let reply = tokio::task::spawn_blocking(move || timeline(state, &w)).await;
     match reply {
         Ok(body) => bytes("application/octet-stream", body),
         Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),

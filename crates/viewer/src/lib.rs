@@ -28,6 +28,7 @@ mod assets;
 mod entity;
 mod guard;
 mod meta;
+mod pyramid;
 mod search;
 mod stats;
 mod timeline;
@@ -96,6 +97,8 @@ pub(crate) struct State {
     /// messages (link types whose links all last 0 s, a platform's
     /// topology, are left out, as the analyses do; `meta.notes` says so).
     pub link_types: Option<Vec<trama_sim::TypeId>>,
+    /// The zoomed-out level of detail, computed once.
+    pub pyramid: pyramid::Pyramid,
 }
 
 /// How far the loading of the trace is, shared with the thread that reads
@@ -220,11 +223,13 @@ fn prepare(trace: Trace, name: &str) -> State {
         }
     }
     let lod = trama_lod::Lod::new(trace);
+    let pyramid = pyramid::Pyramid::new(&lod, &rows, link_types.as_deref());
     State {
         lod,
         rows,
         meta,
         link_types,
+        pyramid,
     }
 }
 

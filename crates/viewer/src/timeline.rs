@@ -1,7 +1,7 @@
 //! `GET /TOKEN/api/timeline`: what a window shows at a width, as the
 //! binary reply specified in `docs/view-api.md` (little-endian).
 
-use trama_lod::{ColumnCount, Lod, Query, Row, Summary};
+use trama_lod::{ColumnCount, Query, Row, Summary};
 use trama_sim::Trace;
 
 /// Widest window asked for, in pixel columns.
@@ -153,25 +153,25 @@ pub(crate) fn encode(trace: &Trace, s: &Summary, asked: &[u32]) -> Vec<u8> {
     out
 }
 
-/// Summarizes `w` over `all` rows (links of `link_types` only, when
-/// given) and encodes the reply.
-pub(crate) fn timeline(
-    lod: &Lod<'_>,
-    all: &[Row],
-    link_types: Option<&[trama_sim::TypeId]>,
-    w: &Window,
-) -> Vec<u8> {
+/// Summarizes `w` over the rows of `state` (from its pyramid when the
+/// window is zoomed out enough) and encodes the reply.
+pub(crate) fn timeline(state: &crate::State, w: &Window) -> Vec<u8> {
+    let all = &state.rows;
     let asked: Vec<u32> = match &w.rows {
         Some(r) => r.clone(),
         None => (0..all.len() as u32).collect(),
     };
+    let trace = state.lod.trace();
+    if let Some(s) = state.pyramid.answer(w.start, w.end, w.width, &asked) {
+        return encode(trace, &s, &asked);
+    }
     let rows: Vec<Row> = asked.iter().map(|i| all[*i as usize]).collect();
     let mut q = Query::default();
     q.window = Some((w.start, w.end));
     q.width = w.width;
-    q.link_types = link_types.map(<[_]>::to_vec);
-    let s = lod.summarize(&rows, &q);
-    encode(lod.trace(), &s, &asked)
+    q.link_types = state.link_types.clone();
+    let s = state.lod.summarize(&rows, &q);
+    encode(trace, &s, &asked)
 }
 
 #[cfg(test)]

@@ -1,0 +1,262 @@
+//! The zoomed-out level of detail, computed once: the whole trace summarized
+//! at [`BASE`] columns when the server starts, so that a window whose pixel
+//! columns each span at least [`MIN_MERGE`] base columns is answered by
+//! merging base columns instead of reading every entity in it.
+//!
+//! A merged column shows the value that is dominant in most of its base
+//! columns (weighted by how much of each it covers), `mixed` when its base
+//! columns show several values or one of them is mixed, and the largest
+//! count of states among them. Events and density of links are summed, a
+//! variable's lowest and highest values kept and its last taken from the
+//! last base column. Links are given as density only.
+
+use trama_lod::{
+    ColumnCount, Grid, Links, Lod, Query, Row, RowSummary, StateBand, StateSpan, Summary, VarSpan,
+};
+use trama_sim::TypeId;
+
+/// Columns of the summary of the whole trace.
+pub(crate) const BASE: u32 = 16384;
+
+/// A window's column must span at least this many base columns to be
+/// answered from the base.
+pub(crate) const MIN_MERGE: f64 = 2.0;
+
+/// The whole trace at [`BASE`] columns, one summary per row.
+pub(crate) struct Pyramid {
+    base: Summary,
+}
+
+/// The base columns that query column `c` overlaps: `(first, last)`.
+fn under(q: &Grid, b: &Grid, c: u32) -> Option<(u32, u32)> {
+    let (a, z) = (q.time_of(c), q.time_of(c + 1));
+    let bx = |t: f64| (t - b.t0) / b.column_time();
+    let first = bx(a).floor().max(0.0);
+    let last = (bx(z).ceil() - 1.0).min(b.width as f64 - 1.0);
+    (first <= last).then_some((first as u32, last as u32))
+}
+
+/// Sums `counts` (by base column) into the query's columns.
+fn merge_counts(counts: &[ColumnCount], q: &Grid, b: &Grid) -> Vec<ColumnCount> {
+    let mut out: Vec<ColumnCount> = Vec::new();
+    for c in counts {
+        let t = b.time_of(c.x) + b.column_time() / 2.0;
+        let Some(x) = q.column(t) else { continue };
+        match out.last_mut() {
+            Some(last) if last.x == x => last.count += c.count,
+            _ => out.push(ColumnCount { x, count: c.count }),
+        }
+    }
+    out
+}
+
+/// Merges one level of state spans.
+fn merge_level(spans: &[StateSpan], q: &Grid, b: &Grid) -> Vec<StateSpan> {
+    let mut out: Vec<StateSpan> = Vec::new();
+    let mut i = 0;
+    let mut weights: Vec<(u32, f64)> = Vec::new();
+    for c in 0..q.width {
+        let Some((first, last)) = under(q, b, c) else {
+            continue;
+        };
+        while i < spans.len() && spans[i].x1 <= first {
+            i += 1;
+        }
+        weights.clear();
+        let (mut mixed, mut count) = (false, 0);
+        let mut j = i;
+        while j < spans.len() && spans[j].x0 <= last {
+            let s = &spans[j];
+            let w = (s.x1.min(last + 1) - s.x0.max(first)) as f64;
+            match weights.iter_mut().find(|v| v.0 == s.value.0) {
+                Some(v) => v.1 += w,
+                None => weights.push((s.value.0, w)),
+            }
+            mixed |= s.mixed;
+            count = count.max(s.count);
+            j += 1;
+        }
+        let Some(&(value, _)) = weights.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+            continue;
+        };
+        mixed |= weights.len() > 1;
+        let value = trama_sim::ValueId(value);
+        match out.last_mut() {
+            Some(l) if l.x1 == c && l.value == value && l.mixed == mixed && l.count == count => {
+                l.x1 = c + 1
+            }
+            _ => out.push(StateSpan {
+                x0: c,
+                x1: c + 1,
+                value,
+                mixed,
+                count,
+            }),
+        }
+    }
+    out
+}
+
+/// Merges a variable's spans.
+fn merge_variable(spans: &[VarSpan], q: &Grid, b: &Grid) -> Vec<VarSpan> {
+    let mut out: Vec<VarSpan> = Vec::new();
+    let mut i = 0;
+    for c in 0..q.width {
+        let Some((first, last)) = under(q, b, c) else {
+            continue;
+        };
+        while i < spans.len() && spans[i].x1 <= first {
+            i += 1;
+        }
+        let mut acc: Option<(f64, f64, f64)> = None;
+        let mut j = i;
+        while j < spans.len() && spans[j].x0 <= last {
+            let s = &spans[j];
+            acc = Some(match acc {
+                None => (s.min, s.max, s.last),
+                Some((lo, hi, _)) => (lo.min(s.min), hi.max(s.max), s.last),
+            });
+            j += 1;
+        }
+        let Some((min, max, last_value)) = acc else {
+            continue;
+        };
+        match out.last_mut() {
+            Some(l) if l.x1 == c && l.min == min && l.max == max && l.last == last_value => {
+                l.x1 = c + 1
+            }
+            _ => out.push(VarSpan {
+                x0: c,
+                x1: c + 1,
+                min,
+                max,
+                last: last_value,
+            }),
+        }
+    }
+    out
+}
+
+impl Pyramid {
+    /// Summarizes the whole trace (links of `link_types` only, when given)
+    /// for every row of `rows`.
+    pub(crate) fn new(lod: &Lod<'_>, rows: &[Row], link_types: Option<&[TypeId]>) -> Pyramid {
+        let trace = lod.trace();
+        let mut q = Query::default();
+        q.window = Some((trace.start_time(), trace.end_time()));
+        q.width = BASE;
+        // Every link as density: a zoomed-out window has too many to draw.
+        q.max_links = 0;
+        q.links_per_block = 0;
+        q.link_types = link_types.map(<[_]>::to_vec);
+        Pyramid {
+            base: lod.summarize(rows, &q),
+        }
+    }
+
+    /// The summary of `asked` rows over `[t0, t1]` at `width` columns, from
+    /// the base; `None` when the columns are too narrow for it.
+    pub(crate) fn answer(&self, t0: f64, t1: f64, width: u32, asked: &[u32]) -> Option<Summary> {
+        let b = &self.base.grid;
+        let q = Grid::new(t0, t1, width);
+        if b.widened || q.widened || q.column_time() < MIN_MERGE * b.column_time() {
+            return None;
+        }
+        let mut links = Links::default();
+        let rows = asked
+            .iter()
+            .map(|&r| {
+                let base = &self.base.rows[r as usize];
+                let sent = merge_counts(&base.sent, &q, b);
+                links.dense += sent.iter().map(|c| c.count as u64).sum::<u64>();
+                RowSummary {
+                    row: base.row,
+                    states: base
+                        .states
+                        .iter()
+                        .map(|band| StateBand {
+                            list: band.list,
+                            levels: band.levels.iter().map(|l| merge_level(l, &q, b)).collect(),
+                        })
+                        .collect(),
+                    events: merge_counts(&base.events, &q, b),
+                    variable: merge_variable(&base.variable, &q, b),
+                    received: merge_counts(&base.received, &q, b),
+                    sent,
+                    links: 0,
+                }
+            })
+            .collect();
+        links.total = links.dense;
+        Some(Summary {
+            grid: q,
+            rows,
+            links,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn trace() -> trama_sim::Trace {
+        let text = trama_gen::generate(11, &trama_gen::GenOptions::varied(11, 20_000));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.paje");
+        std::fs::write(&path, text).unwrap();
+        trama_open::load(
+            &trama_open::Source::Path(path),
+            &trama_open::LoadOptions::default(),
+        )
+        .unwrap()
+    }
+
+    /// Level 0 of each band of a row, as value per column.
+    fn columns(r: &RowSummary) -> HashMap<(u32, u32), u32> {
+        let mut out = HashMap::new();
+        for (b, band) in r.states.iter().enumerate() {
+            for s in band.levels.first().into_iter().flatten() {
+                for x in s.x0..s.x1 {
+                    out.insert((b as u32, x), s.value.0);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn zoomed_out_windows_agree_with_reading_every_entity() {
+        let trace = trace();
+        let lod = Lod::new(&trace);
+        let rows = trama_lod::rows(&trace, None);
+        let pyramid = Pyramid::new(&lod, &rows, None);
+        let (a, z) = (trace.start_time(), trace.end_time());
+        let (t0, t1) = (a - (z - a), z + (z - a));
+        let asked: Vec<u32> = (0..rows.len() as u32).collect();
+        let merged = pyramid.answer(t0, t1, 1200, &asked).expect("zoomed out");
+        let mut q = Query::default();
+        q.window = Some((t0, t1));
+        q.width = 1200;
+        let direct = lod.summarize(&rows, &q);
+        let (mut same, mut all) = (0, 0);
+        for (m, d) in merged.rows.iter().zip(&direct.rows) {
+            // Every event counted once, the whole trace being in the window.
+            let sum = |c: &[ColumnCount]| c.iter().map(|c| c.count as u64).sum::<u64>();
+            assert_eq!(sum(&m.events), sum(&d.events), "{:?}", d.row);
+            let (cm, cd) = (columns(m), columns(d));
+            for (k, v) in &cd {
+                all += 1;
+                same += usize::from(cm.get(k) == Some(v));
+                assert!(cm.contains_key(k), "a column with states shows none: {k:?}");
+            }
+        }
+        assert!(all > 100, "{all} columns with states");
+        assert!(same * 10 >= all * 8, "{same} of {all} columns agree");
+        // Zoomed in: the columns are too narrow for the base.
+        assert!(pyramid
+            .answer(a, a + (z - a) / 100.0, 1200, &asked)
+            .is_none());
+    }
+}
