@@ -8,7 +8,8 @@
 //! columns show several values or one of them is mixed, and the largest
 //! count of states among them. Events and density of links are summed, a
 //! variable's lowest and highest values kept and its last taken from the
-//! last base column. Links are given as density only.
+//! last base column. Links are given one by one when the whole trace has
+//! at most [`FEW_LINKS`], else as density only.
 
 use trama_lod::{
     ColumnCount, Grid, Links, Lod, Query, Row, RowSummary, StateBand, StateSpan, Summary, VarSpan,
@@ -17,6 +18,10 @@ use trama_sim::TypeId;
 
 /// Columns of the summary of the whole trace.
 pub(crate) const BASE: u32 = 16384;
+
+/// Up to this many links in the whole trace, they are given one by one at
+/// every zoom.
+pub(crate) const FEW_LINKS: usize = 2000;
 
 /// A window's column must span at least this many base columns to be
 /// answered from the base.
@@ -145,8 +150,9 @@ impl Pyramid {
         let mut q = Query::default();
         q.window = Some((trace.start_time(), trace.end_time()));
         q.width = BASE;
-        // Every link as density: a zoomed-out window has too many to draw.
-        q.max_links = 0;
+        // A trace of few links keeps them one by one (a zoomed-out window
+        // of it draws each); beyond, every link is density.
+        q.max_links = FEW_LINKS;
         q.links_per_block = 0;
         q.link_types = link_types.map(<[_]>::to_vec);
         Pyramid {
@@ -187,7 +193,27 @@ impl Pyramid {
                 }
             })
             .collect();
-        links.total = links.dense;
+        if self.base.links.dense == 0 {
+            // Few links: each one in the window whose ends are both asked.
+            let at: std::collections::HashMap<u32, u32> = asked
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (*r, i as u32))
+                .collect();
+            links.dense = 0;
+            for k in &self.base.links.each {
+                if k.end < t0 || k.start > t1 {
+                    continue;
+                }
+                match (at.get(&k.from), at.get(&k.to)) {
+                    (Some(&from), Some(&to)) => {
+                        links.each.push(trama_lod::LinkItem { from, to, ..*k })
+                    }
+                    _ => links.unplaced += 1,
+                }
+            }
+        }
+        links.total = links.dense + links.each.len() as u64;
         Some(Summary {
             grid: q,
             rows,
