@@ -182,9 +182,17 @@ fn token() -> Result<String, Error> {
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
-/// Serves `trace` (see [`start_loading`]).
+/// Serves `trace`, ready from the first request (see [`start_loading`]).
 pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
-    start_loading(move || Ok(trace), None, opts)
+    let shared = Arc::new(Shared {
+        state: OnceLock::new(),
+        loading: None,
+        failed: OnceLock::new(),
+    });
+    let _ = shared
+        .state
+        .set(Box::leak(Box::new(prepare(trace, &opts.name))));
+    serve(shared, opts)
 }
 
 /// What the handlers read of `trace` (leaked: the server answers until the
@@ -246,6 +254,27 @@ pub fn start_loading<F>(
 where
     F: FnOnce() -> Result<Trace, String> + Send + 'static,
 {
+    let shared = Arc::new(Shared {
+        state: OnceLock::new(),
+        loading,
+        failed: OnceLock::new(),
+    });
+    let running = serve(shared.clone(), opts)?;
+    let name = opts.name.clone();
+    std::thread::spawn(move || match load() {
+        Ok(trace) => {
+            let _ = shared.state.set(Box::leak(Box::new(prepare(trace, &name))));
+        }
+        Err(e) => {
+            let _ = shared.failed.set(e);
+        }
+    });
+    Ok(running)
+}
+
+/// Binds the first free port from `opts.port` (or 8060 on) and serves
+/// `state` on a thread of its own until Ctrl-C or [`Running::stop`].
+fn serve(state: Arc<Shared>, opts: &ViewerOptions) -> Result<Running, Error> {
     let token = match &opts.token {
         Some(t) => t.clone(),
         None => token()?,
@@ -273,21 +302,6 @@ where
     };
     let addr = listener.local_addr().map_err(Error::Runtime)?;
     listener.set_nonblocking(true).map_err(Error::Runtime)?;
-    let state = Arc::new(Shared {
-        state: OnceLock::new(),
-        loading,
-        failed: OnceLock::new(),
-    });
-    let shared = state.clone();
-    let name = opts.name.clone();
-    std::thread::spawn(move || match load() {
-        Ok(trace) => {
-            let _ = shared.state.set(Box::leak(Box::new(prepare(trace, &name))));
-        }
-        Err(e) => {
-            let _ = shared.failed.set(e);
-        }
-    });
     let app = guard::router(state, &token, addr);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
