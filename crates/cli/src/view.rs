@@ -68,7 +68,11 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
         drop(bar);
         match &trace {
             Ok(t) => warn(opened.name(), &t.warnings),
-            Err(e) => eprintln!("trama: error: {e}"),
+            Err(e) => {
+                // Nothing to view: end as every command ends on a bad trace.
+                eprintln!("trama: error: {e}");
+                std::process::exit(1);
+            }
         }
         trace
     };

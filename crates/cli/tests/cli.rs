@@ -522,3 +522,37 @@ fn stats_takes_the_analysis_before_or_after_the_file() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is an analysis"));
 }
+
+/// `trama view` of a trace it cannot read says why and exits 1 (it does
+/// not serve a page with nothing to show).
+#[test]
+fn view_of_a_bad_trace_exits_with_its_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.paje");
+    std::fs::write(
+        &bad,
+        "%EventDef PajeDefineContainerType 0\n% Alias string\n%EndEventDef\n0 X\n",
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args(["view", bad.to_str().unwrap(), "--no-open", "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().ok();
+            panic!("trama view kept running on a bad trace");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("bad.paje") && err.contains("error"), "{err}");
+}
