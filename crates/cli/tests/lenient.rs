@@ -83,6 +83,9 @@ fn starpu_raw_trace_reads_with_lenient_as_without_its_23_early_variables() {
     ] {
         assert!(summary.contains(line), "{line:?} in {summary}");
     }
+    // What was let pass makes it no valid trace.
+    assert!(!summary.contains("valid Pajé trace"), "{summary}");
+    assert!(summary.contains("read with --lenient"), "{summary}");
     let e = err(&o);
     assert!(
         e.contains("pajengr-starpu.buggy.trace: line 377: PajeSetVariable on unknown container 'mm0' ignored (--lenient)"),

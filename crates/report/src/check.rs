@@ -44,7 +44,19 @@ pub fn check_summary(
         }] += 1;
     }
     let root = m.container(trama_sim::ContainerId::ROOT);
-    writeln!(o, "{name}: valid Pajé trace")?;
+    let let_pass = done
+        .warnings
+        .iter()
+        .filter(|w| w.contains(trama_sim::LENIENT_MARK))
+        .count();
+    if let_pass == 0 {
+        writeln!(o, "{name}: valid Pajé trace")?;
+    } else {
+        writeln!(
+            o,
+            "{name}: Pajé trace read with --lenient: not valid as it is (what was let pass is in the warnings)"
+        )?;
+    }
     let st = &done.stats;
     match done.format {
         Format::PajeText | Format::UnknownText => writeln!(

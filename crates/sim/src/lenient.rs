@@ -8,6 +8,10 @@
 /// Lines named per class of problem; the others are counted.
 pub const SHOWN: u64 = 5;
 
+/// How each warning of a problem let pass ends (its class's count too
+/// starts so), so that a summary can tell the trace was read leniently.
+pub const MARK: &str = "(--lenient";
+
 /// The problems let pass, by class.
 #[derive(Clone, Debug, Default)]
 pub struct Tolerated {
@@ -45,7 +49,7 @@ impl Tolerated {
             } else {
                 format!("line {line}")
             };
-            class.first.push(format!("{at}: {} (--lenient)", message()));
+            class.first.push(format!("{at}: {} {MARK})", message()));
         }
     }
 
@@ -62,7 +66,7 @@ impl Tolerated {
             out.extend(c.first.iter().cloned());
             if c.count > SHOWN {
                 out.push(format!(
-                    "{} {} in all (--lenient; the first {SHOWN} are named above)",
+                    "{} {} in all {MARK}; the first {SHOWN} are named above)",
                     c.count, c.what
                 ));
             }

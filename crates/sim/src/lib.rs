@@ -34,7 +34,7 @@ mod store;
 pub use error::{SimError, SimErrorKind};
 pub use intern::{Interner, StrId};
 pub use keys::{KeySuspects, LinkKeys, KEY_FILTER_BYTES};
-pub use lenient::{Tolerated, SHOWN};
+pub use lenient::{Tolerated, MARK as LENIENT_MARK, SHOWN};
 pub use model::{
     label, ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind,
     ValueId, ValueInfo,
