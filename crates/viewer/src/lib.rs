@@ -99,6 +99,8 @@ pub(crate) struct State {
     pub link_types: Option<Vec<trama_sim::TypeId>>,
     /// The zoomed-out level of detail, computed once.
     pub pyramid: pyramid::Pyramid,
+    /// The link types that are messages, chosen once for the statistics.
+    pub msgs: trama_analysis::Messages,
 }
 
 /// How far the loading of the trace is, shared with the thread that reads
@@ -238,6 +240,7 @@ fn prepare(trace: Trace, name: &str) -> State {
         meta,
         link_types,
         pyramid,
+        msgs,
     }
 }
 

@@ -55,91 +55,102 @@ fn merge_counts(counts: &[ColumnCount], q: &Grid, b: &Grid) -> Vec<ColumnCount> 
     out
 }
 
-/// Merges one level of state spans.
-fn merge_level(spans: &[StateSpan], q: &Grid, b: &Grid) -> Vec<StateSpan> {
-    let mut out: Vec<StateSpan> = Vec::new();
+/// Walks the query's columns over `spans` (base columns `[x0, x1)` each,
+/// in order): `summary` gives each column's summary from the base columns
+/// it overlaps (`first..=last`) and the spans there; equal neighbours make
+/// one run `(x0, x1, summary)`.
+fn merge<S, K: PartialEq>(
+    spans: &[S],
+    bounds: impl Fn(&S) -> (u32, u32),
+    q: &Grid,
+    b: &Grid,
+    mut summary: impl FnMut((u32, u32), &[S]) -> Option<K>,
+) -> Vec<(u32, u32, K)> {
+    let mut out: Vec<(u32, u32, K)> = Vec::new();
     let mut i = 0;
-    let mut weights: Vec<(u32, f64)> = Vec::new();
     for c in 0..q.width {
         let Some((first, last)) = under(q, b, c) else {
             continue;
         };
-        while i < spans.len() && spans[i].x1 <= first {
+        while i < spans.len() && bounds(&spans[i]).1 <= first {
             i += 1;
         }
-        weights.clear();
-        let (mut mixed, mut count) = (false, 0);
         let mut j = i;
-        while j < spans.len() && spans[j].x0 <= last {
-            let s = &spans[j];
-            let w = (s.x1.min(last + 1) - s.x0.max(first)) as f64;
-            match weights.iter_mut().find(|v| v.0 == s.value.0) {
-                Some(v) => v.1 += w,
-                None => weights.push((s.value.0, w)),
-            }
-            mixed |= s.mixed;
-            count = count.max(s.count);
+        while j < spans.len() && bounds(&spans[j]).0 <= last {
             j += 1;
         }
-        let Some(&(value, _)) = weights.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+        let Some(k) = summary((first, last), &spans[i..j]) else {
             continue;
         };
-        mixed |= weights.len() > 1;
-        let value = trama_sim::ValueId(value);
         match out.last_mut() {
-            Some(l) if l.x1 == c && l.value == value && l.mixed == mixed && l.count == count => {
-                l.x1 = c + 1
-            }
-            _ => out.push(StateSpan {
-                x0: c,
-                x1: c + 1,
-                value,
-                mixed,
-                count,
-            }),
+            Some(run) if run.1 == c && run.2 == k => run.1 = c + 1,
+            _ => out.push((c, c + 1, k)),
         }
     }
     out
 }
 
+/// Merges one level of state spans.
+fn merge_level(spans: &[StateSpan], q: &Grid, b: &Grid) -> Vec<StateSpan> {
+    let mut weights: Vec<(u32, f64)> = Vec::new();
+    let runs = merge(
+        spans,
+        |s| (s.x0, s.x1),
+        q,
+        b,
+        |(first, last), under| {
+            weights.clear();
+            let (mut mixed, mut count) = (false, 0);
+            for s in under {
+                let w = (s.x1.min(last + 1) - s.x0.max(first)) as f64;
+                match weights.iter_mut().find(|v| v.0 == s.value.0) {
+                    Some(v) => v.1 += w,
+                    None => weights.push((s.value.0, w)),
+                }
+                mixed |= s.mixed;
+                count = count.max(s.count);
+            }
+            let &(value, _) = weights.iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+            Some((value, mixed || weights.len() > 1, count))
+        },
+    );
+    runs.into_iter()
+        .map(|(x0, x1, (value, mixed, count))| StateSpan {
+            x0,
+            x1,
+            value: trama_sim::ValueId(value),
+            mixed,
+            count,
+        })
+        .collect()
+}
+
 /// Merges a variable's spans.
 fn merge_variable(spans: &[VarSpan], q: &Grid, b: &Grid) -> Vec<VarSpan> {
-    let mut out: Vec<VarSpan> = Vec::new();
-    let mut i = 0;
-    for c in 0..q.width {
-        let Some((first, last)) = under(q, b, c) else {
-            continue;
-        };
-        while i < spans.len() && spans[i].x1 <= first {
-            i += 1;
-        }
-        let mut acc: Option<(f64, f64, f64)> = None;
-        let mut j = i;
-        while j < spans.len() && spans[j].x0 <= last {
-            let s = &spans[j];
-            acc = Some(match acc {
-                None => (s.min, s.max, s.last),
-                Some((lo, hi, _)) => (lo.min(s.min), hi.max(s.max), s.last),
-            });
-            j += 1;
-        }
-        let Some((min, max, last_value)) = acc else {
-            continue;
-        };
-        match out.last_mut() {
-            Some(l) if l.x1 == c && l.min == min && l.max == max && l.last == last_value => {
-                l.x1 = c + 1
-            }
-            _ => out.push(VarSpan {
-                x0: c,
-                x1: c + 1,
-                min,
-                max,
-                last: last_value,
-            }),
-        }
-    }
-    out
+    let runs = merge(
+        spans,
+        |s| (s.x0, s.x1),
+        q,
+        b,
+        |_, under| {
+            let (first, rest) = under.split_first()?;
+            Some(
+                rest.iter()
+                    .fold((first.min, first.max, first.last), |(lo, hi, _), s| {
+                        (lo.min(s.min), hi.max(s.max), s.last)
+                    }),
+            )
+        },
+    );
+    runs.into_iter()
+        .map(|(x0, x1, (min, max, last))| VarSpan {
+            x0,
+            x1,
+            min,
+            max,
+            last,
+        })
+        .collect()
 }
 
 impl Pyramid {

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 use trama_analysis::{
-    comm_matrix, time_per_state, wait_matrix, CommMatrix, Messages, StateStats, WaitMatrix, Window,
+    comm_matrix, time_per_state, wait_matrix, CommMatrix, StateStats, WaitMatrix, Window,
 };
 
 use crate::api::bad;
@@ -45,11 +45,11 @@ pub(crate) async fn stats(
     let reply = tokio::task::spawn_blocking(move || {
         let trace = state.lod.trace();
         let w = Window { start, end };
-        let msgs = Messages::select(trace, &[]).unwrap_or_else(|_| Messages::all());
+        let msgs = &state.msgs;
         WindowStats {
             states: time_per_state(trace, w, None),
-            comm: comm_matrix(trace, w, &msgs, None, None),
-            wait: wait_matrix(trace, w, &msgs, &[]),
+            comm: comm_matrix(trace, w, msgs, None, None),
+            wait: wait_matrix(trace, w, msgs, &[]),
         }
     })
     .await;
