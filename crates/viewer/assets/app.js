@@ -158,12 +158,23 @@ function draw() {
     for (let y = y0; y < y1; y++) px.fill(c, y * W + x0, y * W + x1);
   };
   const abgr = ([r, g, b], a = 255) => ((a << 24) | (b << 16) | (g << 8) | r) >>> 0;
+  // `c` at opacity a/255 over the pixel `under` (an ABGR word).
+  const blend = (c, a, under) => {
+    const u = [under & 255, (under >>> 8) & 255, (under >>> 16) & 255];
+    return abgr(c.map((x, k) => Math.round((x * a + u[k] * (255 - a)) / 255)));
+  };
   const fade = (c) => c.map((x) => Math.round(x + (255 - x) * 0.8));
   const grey = abgr([225, 225, 225]);
   if (d) {
     // Screen x of a column of the reply.
     const cw = (d.t1 - d.t0) / d.width;
     const X = (col) => ((d.t0 + col * cw - state.t0) / span) * W;
+    let densest = 1;
+    for (const row of d.rows.values()) {
+      for (const arr of [row.sent, row.received]) {
+        for (let i = 1; i < arr.length; i += 2) densest = Math.max(densest, arr[i]);
+      }
+    }
     rows.forEach((ri, k) => {
       const row = d.rows.get(ri);
       const y = AXIS_H + k * ROW_H;
@@ -182,7 +193,7 @@ function draw() {
             rect(X(spans[i]), X(spans[i + 1]), y + 1 + inset, y + ROW_H - 1 - inset, col);
             if (mixed) {
               // A mixed column: a darker line at the bottom.
-              rect(X(spans[i]), X(spans[i + 1]), y + ROW_H - 3 - inset, y + ROW_H - 1 - inset, abgr([60, 60, 60]));
+              rect(X(spans[i]), X(spans[i + 1]), y + ROW_H - 2 - inset, y + ROW_H - 1 - inset, abgr(c.map((x) => Math.round(x * 0.55))));
             }
           }
         });
@@ -197,17 +208,22 @@ function draw() {
           rect(X(v.x0), X(v.x1), Math.round(yv(v.last)), Math.round(yv(v.last)) + 1, abgr([30, 60, 140]));
         }
       }
+      // Events: a tick per column, darker with the count (log scale).
+      let most = 1;
+      for (let i = 1; i < row.events.length; i += 2) most = Math.max(most, row.events[i]);
       for (let i = 0; i < row.events.length; i += 2) {
         const x = X(row.events[i]);
-        rect(x, x + 1, y + 1, y + 6, abgr([20, 20, 20]));
+        const a = Math.round(90 + 165 * Math.log1p(row.events[i + 1]) / Math.log1p(most));
+        rect(x, x + 1, y + 1, y + 5, blend([20, 20, 20], a, px[(y + 1) * W + Math.floor(x)]));
       }
-      // Links counted as density: a mark per column, darker with the count.
+      // Links counted as density: a thin mark per column, darker with the
+      // count (on a log scale up to the reply's busiest column).
       for (const [arr, top] of [[row.sent, true], [row.received, false]]) {
         for (let i = 0; i < arr.length; i += 2) {
-          const a = Math.min(255, 60 + 20 * arr[i + 1]);
+          const a = Math.round(30 + 200 * Math.log1p(arr[i + 1]) / Math.log1p(densest));
           const x = X(arr[i]);
-          const yy = top ? y : y + ROW_H - 4;
-          rect(x, x + 1, yy, yy + 4, abgr([200, 30, 30], a));
+          const yy = top ? y : y + ROW_H - 2;
+          rect(x, x + 1, yy, yy + 2, blend([200, 30, 30], a, px[yy * W + Math.floor(x)]));
         }
       }
     });
