@@ -181,12 +181,24 @@ pub struct Ordering {
 /// messages, of the types that hold states). `None` when no container
 /// type is called `level`.
 pub fn order(trace: &Trace, window: Window, msgs: &Messages, level: &str) -> Option<Ordering> {
+    let pairs = messages(trace, &window, msgs, None).map(|(from, to, _, _, _)| (from, to, 1));
+    order_of(trace, window, pairs, level)
+}
+
+/// [`order`] from the messages themselves: `(from, to, how many)`. Only
+/// the trace's model is read.
+pub fn order_of(
+    trace: &Trace,
+    window: Window,
+    messages: impl Iterator<Item = (ContainerId, ContainerId, u64)>,
+    level: &str,
+) -> Option<Ordering> {
     let m = &trace.model;
     let host_ty = container_type(trace, level)?;
     let mut host_sent: HashMap<ContainerId, u64> = HashMap::new();
     let mut proc_sent: HashMap<ContainerId, u64> = HashMap::new();
     let mut proc_types: Vec<TypeId> = Vec::new();
-    for (from, to, _, _, _) in messages(trace, &window, msgs, None) {
+    for (from, to, n) in messages {
         for c in [from, to] {
             let t = m.container(c).ty;
             if !proc_types.contains(&t) {
@@ -198,8 +210,8 @@ pub fn order(trace: &Trace, window: Window, msgs: &Messages, level: &str) -> Opt
             continue;
         };
         if a != b {
-            *host_sent.entry(a).or_default() += 1;
-            *proc_sent.entry(from).or_default() += 1;
+            *host_sent.entry(a).or_default() += n;
+            *proc_sent.entry(from).or_default() += n;
         }
     }
     // Processes are the containers that exchange messages, and those of a

@@ -50,21 +50,35 @@ fn named_like_host(name: &str) -> bool {
 /// documentation); `None` when no container type lies above the
 /// processes (they sit at the root) or the trace has no process.
 pub fn host_level(trace: &Trace, msgs: &Messages) -> Option<HostLevel> {
-    let m = &trace.model;
     let mut ends: HashSet<ContainerId> = HashSet::new();
     for (_, from, to) in links(trace, msgs) {
         ends.insert(from);
         ends.insert(to);
     }
-    let processes = if ends.is_empty() {
+    let by_messages = !ends.is_empty();
+    if !by_messages {
         for (info, cols) in lists_of(trace, TypeKind::State) {
             if !cols.is_empty() {
                 ends.insert(info.container);
             }
         }
-        "the containers with states"
-    } else {
+    }
+    host_level_of(trace, &ends, by_messages)
+}
+
+/// [`host_level`] from its processes: the ends of messages
+/// (`by_messages`), else the containers that hold states. Only the
+/// trace's model is read.
+pub fn host_level_of(
+    trace: &Trace,
+    ends: &HashSet<ContainerId>,
+    by_messages: bool,
+) -> Option<HostLevel> {
+    let m = &trace.model;
+    let processes = if by_messages {
         "the ends of messages"
+    } else {
+        "the containers with states"
     };
     let process_types: HashSet<TypeId> = ends.iter().map(|c| m.container(*c).ty).collect();
     let mut candidates: HashSet<TypeId> = HashSet::new();

@@ -37,10 +37,10 @@ mod states;
 mod wait;
 mod window;
 
-pub use comm::{comm_matrix, order, CommMatrix, CommPair, OrderedHost, Ordering};
+pub use comm::{comm_matrix, order, order_of, CommMatrix, CommPair, OrderedHost, Ordering};
 pub use dominant::{dominant_states, find_value, states_at, ContainerState};
 pub use graph::{graph, Edge, Graph, Node};
-pub use levels::{host_level, HostLevel};
+pub use levels::{host_level, host_level_of, HostLevel};
 pub use messages::{Messages, UnknownLinkType};
 pub use slices::{instants, kiviat, slice_count, slices, Kiviat, SliceRow, Slices};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};

@@ -69,7 +69,14 @@ impl Messages {
                 left_out: Vec::new(),
             });
         }
-        // Per link type: its links, and whether one lasts some time.
+        Ok(Messages::from_tally(trace, &Messages::tally(trace)))
+    }
+
+    /// Per type (by id): its links in `trace`, and whether one of them
+    /// lasts some time. Tallies of parts of a trace add up with
+    /// [`Messages::add_tally`].
+    pub fn tally(trace: &Trace) -> Vec<(u64, bool)> {
+        let m = &trace.model;
         let mut seen: Vec<(u64, bool)> = vec![(0, false); m.types.len()];
         for (l, info) in m.lists.iter().enumerate() {
             if info.kind != TypeKind::Link {
@@ -83,16 +90,36 @@ impl Messages {
                 e.end > e.start
             });
         }
-        let (kept, left): (Vec<TypeId>, Vec<TypeId>) = link_types
-            .into_iter()
-            .partition(|t| seen[t.0 as usize].1 || seen[t.0 as usize].0 == 0);
-        Ok(Messages {
+        seen
+    }
+
+    /// Adds `part` (a [`Messages::tally`]) to `total`.
+    pub fn add_tally(total: &mut Vec<(u64, bool)>, part: &[(u64, bool)]) {
+        if total.len() < part.len() {
+            total.resize(part.len(), (0, false));
+        }
+        for (t, p) in total.iter_mut().zip(part) {
+            t.0 += p.0;
+            t.1 |= p.1;
+        }
+    }
+
+    /// The default selection (see [`Messages::select`]) from a tally of
+    /// the links of `trace`'s link types.
+    pub fn from_tally(trace: &Trace, seen: &[(u64, bool)]) -> Messages {
+        let m = &trace.model;
+        let at = |t: TypeId| seen.get(t.0 as usize).copied().unwrap_or((0, false));
+        let (kept, left): (Vec<TypeId>, Vec<TypeId>) = (0..m.types.len() as u32)
+            .map(TypeId)
+            .filter(|t| m.ty(*t).kind == TypeKind::Link)
+            .partition(|t| at(*t).1 || at(*t).0 == 0);
+        Messages {
             left_out: left
                 .iter()
-                .map(|t| (m.label(m.ty(*t).name), seen[t.0 as usize].0))
+                .map(|t| (m.label(m.ty(*t).name), at(*t).0))
                 .collect(),
             types: (!left.is_empty()).then_some(kept),
-        })
+        }
     }
 
     /// Whether the links of type `ty` count.

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::builder::TypedValueParser;
 use clap::{ArgAction, Args, Parser, Subcommand};
 
+mod cache;
 mod collect;
 mod convert;
 mod dump;

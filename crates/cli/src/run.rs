@@ -1,7 +1,7 @@
 //! Reading a trace as the flags say: options, progress bars, warnings.
 //! The work itself is `trama-open`'s.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -100,9 +100,28 @@ impl Bar {
             ),
             _ => return none,
         };
+        Bar::show(opened.name().to_string(), total, p.done, template)
+    }
+
+    /// A bar over `count` of `total` blocks (any length of work).
+    pub fn blocks(name: String, total: u64, count: Arc<AtomicU64>, enabled: bool) -> Bar {
+        if !enabled {
+            return Bar {
+                done: Arc::default(),
+                handle: None,
+            };
+        }
+        Bar::show(
+            name,
+            total,
+            count,
+            "{msg} [{bar:30}] {pos}/{len} blocks, eta {eta}",
+        )
+    }
+
+    fn show(name: String, total: u64, count: Arc<AtomicU64>, template: &'static str) -> Bar {
         let done = Arc::new(AtomicBool::new(false));
         let stop = done.clone();
-        let name = opened.name().to_string();
         let handle = std::thread::spawn(move || {
             let bar = indicatif::ProgressBar::with_draw_target(
                 Some(total),
@@ -115,7 +134,7 @@ impl Bar {
             );
             bar.set_message(name);
             while !stop.load(Ordering::Relaxed) {
-                bar.set_position(p.done.load(Ordering::Relaxed));
+                bar.set_position(count.load(Ordering::Relaxed));
                 std::thread::sleep(Duration::from_millis(100));
             }
             bar.finish_and_clear();

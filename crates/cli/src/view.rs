@@ -5,8 +5,12 @@ use std::net::IpAddr;
 use std::process::ExitCode;
 
 use clap::Args;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 use trama_open::ProgressUnit;
-use trama_viewer::{start_loading, Loading, ViewerOptions};
+
+use anyhow::Context;
+use trama_viewer::{start_loading, Input, Loading, ViewerOptions};
 
 use crate::run::{open, warn, Bar};
 use crate::ReadArgs;
@@ -26,6 +30,93 @@ pub struct ViewArgs {
     /// Do not open a browser; only print the URL.
     #[arg(long)]
     pub no_open: bool,
+    /// Hold the whole trace in memory, however large. By default a .ptb of more than 2 million
+    /// events, or a text trace file larger than 64 MiB, is read by blocks: the server keeps a
+    /// summary of the whole trace and reads from the .ptb only the blocks a window needs, so
+    /// its memory does not grow with the trace.
+    #[arg(long, conflicts_with = "blocks")]
+    pub whole: bool,
+    /// Read the trace by blocks however small (a text trace is converted to .ptb in the cache
+    /// first).
+    #[arg(long)]
+    pub blocks: bool,
+    /// Where text traces read by blocks are converted to .ptb, once per version of the input
+    /// (default: $XDG_CACHE_HOME/trama, else ~/.cache/trama).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<std::path::PathBuf>,
+}
+
+/// Beyond this many events, a .ptb is read by blocks.
+const BLOCKS_FROM_EVENTS: u64 = 2_000_000;
+
+/// Beyond this many bytes, a text trace file is converted and read by
+/// blocks.
+const BLOCKS_FROM_BYTES: u64 = 64 << 20;
+
+/// How the trace will be read.
+enum Mode {
+    Whole,
+    /// A .ptb, as it is.
+    Ptb(std::path::PathBuf),
+    /// Converted to this .ptb of the cache first (unless it is there).
+    Convert(std::path::PathBuf),
+}
+
+/// How `a` asks to read `opened`.
+fn mode(a: &ViewArgs, opened: &trama_open::Opened) -> anyhow::Result<Mode> {
+    let r = &a.read;
+    let changes_simulation = r.no_imbrication
+        || r.stop_at.is_some()
+        || r.sort_window.is_some()
+        || r.lenient
+        || r.no_strict
+        || r.strip_quotes;
+    let path = r
+        .file
+        .as_deref()
+        .filter(|f| *f != "-")
+        .map(std::path::PathBuf::from)
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+    let (Some(path), false) = (path, a.whole) else {
+        return Ok(Mode::Whole);
+    };
+    if changes_simulation {
+        if a.blocks {
+            eprintln!("trama: note: reading the whole trace: the reading options given change the simulation, which blocks replay as written");
+        }
+        return Ok(Mode::Whole);
+    }
+    if let Some(f) = opened.ptb() {
+        if f.interned() && (a.blocks || f.events() > BLOCKS_FROM_EVENTS) {
+            return Ok(Mode::Ptb(path));
+        }
+        return Ok(Mode::Whole);
+    }
+    let text = matches!(
+        opened.format(),
+        trama_open::Format::PajeText | trama_open::Format::UnknownText
+    );
+    let big = std::fs::metadata(&path).is_ok_and(|m| m.len() > BLOCKS_FROM_BYTES);
+    if text && (a.blocks || big) {
+        let dir = crate::cache::directory(a.cache.as_deref())?;
+        std::fs::create_dir_all(&dir).with_context(|| {
+            format!(
+                "cannot make the cache directory {} (choose another with --cache DIR, or view the trace with --whole)",
+                dir.display()
+            )
+        })?;
+        return Ok(Mode::Convert(crate::cache::entry(&dir, &path)?));
+    }
+    Ok(Mode::Whole)
+}
+
+/// Opens the `.ptb` at `path` for reading by blocks.
+fn ptb(path: &std::path::Path) -> Result<trama_ptb::PtbFile, String> {
+    match trama_ptb::PtbFile::open_lazy(path) {
+        Ok(Ok(f)) => Ok(f),
+        Ok(Err(e)) => Err(format!("{}: {e}", path.display())),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
 }
 
 /// Opens the default browser on `url` when there is a display; whether it
@@ -50,10 +141,19 @@ fn open_browser(url: &str) -> bool {
         .is_ok()
 }
 
+/// Ends the process on a trace that cannot be viewed, as every command
+/// ends on a bad trace.
+fn fail(e: &str) -> ! {
+    eprintln!("trama: error: {e}");
+    std::process::exit(1);
+}
+
 pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
     // Serve at once; the trace is read meanwhile (the page shows how far).
     let mut opened = open(&a.read)?;
-    let loading = opened.progress().map(|p| Loading {
+    let mode = mode(a, &opened)?;
+    let show = !a.read.no_progress;
+    let mut loading = opened.progress().map(|p| Loading {
         done: p.done,
         total: p.total,
         unit: match p.unit {
@@ -62,19 +162,65 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
         },
     });
     let load_opts = a.read.load_options(true, None);
-    let bar = Bar::start(&opened, !a.read.no_progress);
-    let load = move || {
-        let trace = opened.load(&load_opts).map_err(|e| e.to_string());
-        drop(bar);
-        match &trace {
-            Ok(t) => warn(opened.name(), &t.warnings),
-            Err(e) => {
-                // Nothing to view: end as every command ends on a bad trace.
-                eprintln!("trama: error: {e}");
-                std::process::exit(1);
-            }
+    let load: Box<dyn FnOnce() -> Result<Input, String> + Send> = match mode {
+        Mode::Whole => {
+            let bar = Bar::start(&opened, show);
+            Box::new(move || {
+                let trace = opened.load(&load_opts).map_err(|e| e.to_string());
+                drop(bar);
+                match &trace {
+                    Ok(t) => warn(opened.name(), &t.warnings),
+                    Err(e) => fail(e),
+                }
+                trace.map(Input::Whole)
+            })
         }
-        trace
+        Mode::Ptb(path) => {
+            let file = ptb(&path).unwrap_or_else(|e| fail(&e));
+            let total = file.blocks() as u64;
+            let done = Arc::new(AtomicU64::new(0));
+            loading = Some(Loading {
+                done: done.clone(),
+                total: Some(total),
+                unit: "blocks",
+            });
+            let bar = Bar::blocks(opened.name().to_string(), total, done.clone(), show);
+            Box::new(move || {
+                let _bar = bar;
+                Ok(Input::Blocks {
+                    file,
+                    done: Some(done),
+                })
+            })
+        }
+        Mode::Convert(entry) => {
+            let input = std::path::PathBuf::from(a.read.file.clone().unwrap_or_default());
+            Box::new(move || {
+                if ptb(&entry).is_err() {
+                    eprintln!(
+                        "trama: converting {} to {} (once: read by blocks from then on)",
+                        input.display(),
+                        entry.display()
+                    );
+                    let opts = trama_convert::ConvertOptions::default();
+                    let out = crate::convert::write(
+                        opened,
+                        std::slice::from_ref(&input),
+                        &load_opts,
+                        &entry,
+                        opts,
+                        show,
+                        true,
+                    )
+                    .unwrap_or_else(|e| fail(&format!("{e:#}")));
+                    out.commit().unwrap_or_else(|e| fail(&e.to_string()));
+                }
+                Ok(Input::Blocks {
+                    file: ptb(&entry)?,
+                    done: None,
+                })
+            })
+        }
     };
     let name = a
         .read

@@ -28,6 +28,11 @@ pub struct Query {
     pub links_per_block: u32,
     /// The link types shown; `None`: every one.
     pub link_types: Option<Vec<TypeId>>,
+    /// Only links whose earlier end is at or after this time: summaries of
+    /// consecutive windows that each start where the previous one ends
+    /// then count a link crossing their border once, in the window where
+    /// it begins.
+    pub links_from: Option<f64>,
 }
 
 impl Default for Query {
@@ -39,6 +44,7 @@ impl Default for Query {
             link_block: 16,
             links_per_block: 8,
             link_types: None,
+            links_from: None,
         }
     }
 }
@@ -77,6 +83,19 @@ pub struct RowSummary {
 }
 
 impl RowSummary {
+    /// A row with nothing in the window.
+    pub fn empty(row: Row) -> RowSummary {
+        RowSummary {
+            row,
+            states: Vec::new(),
+            events: Vec::new(),
+            variable: Vec::new(),
+            sent: Vec::new(),
+            received: Vec::new(),
+            links: 0,
+        }
+    }
+
     /// True when the row has nothing in the window.
     pub fn is_empty(&self) -> bool {
         self.states.is_empty()
@@ -141,15 +160,7 @@ impl Lod<'_> {
         let mut out: Vec<RowSummary> = rows
             .iter()
             .map(|&row| {
-                let mut s = RowSummary {
-                    row,
-                    states: Vec::new(),
-                    events: Vec::new(),
-                    variable: Vec::new(),
-                    sent: Vec::new(),
-                    received: Vec::new(),
-                    links: 0,
-                };
+                let mut s = RowSummary::empty(row);
                 match row.variable {
                     Some(l) => s.variable = self.variable(l, &grid),
                     None => {
@@ -235,7 +246,9 @@ impl Lod<'_> {
             let c = self.trace.columns(list);
             self.candidates(list, grid, |i| {
                 let (s, e) = (c.start[i], c.end[i]);
-                if grid.columns(s.min(e), s.max(e)).is_none() {
+                if grid.columns(s.min(e), s.max(e)).is_none()
+                    || q.links_from.is_some_and(|t| s.min(e) < t)
+                {
                     return;
                 }
                 let row = |x: u32| row_of.get(&ContainerId(x)).copied();

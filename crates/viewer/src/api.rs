@@ -74,7 +74,8 @@ async fn window(
     };
     let reply = tokio::task::spawn_blocking(move || timeline(state, &w)).await;
     match reply {
-        Ok(body) => bytes("application/octet-stream", body),
+        Ok(Ok(body)) => bytes("application/octet-stream", body),
+        Ok(Err(e)) => text(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
         Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
     }
 }

@@ -7,6 +7,7 @@ use axum::extract::{Query, State as Extract};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
+use trama_lod::Row;
 use trama_sim::{ContainerId, ListId, Trace, TypeKind};
 
 use crate::api::bad;
@@ -167,14 +168,30 @@ pub(crate) async fn entity(
         ));
     }
     let r = state.rows[row as usize];
-    let trace = state.lod.trace();
-    let found = match r.variable {
-        Some(l) => variable_at(trace, l, t),
-        None => event_near(trace, r.container, t, px).or_else(|| state_at(trace, r.container, t)),
-    };
-    Json(found.unwrap_or(Entity {
-        kind: "none",
-        ..Entity::default()
-    }))
-    .into_response()
+    let found = tokio::task::spawn_blocking(move || {
+        let held = state.window(t - px, t + px)?;
+        let trace = held.trace();
+        Ok::<_, String>(match held.row(state, r) {
+            None => None,
+            Some(Row {
+                variable: Some(l), ..
+            }) => variable_at(trace, l, t),
+            Some(r) => {
+                event_near(trace, r.container, t, px).or_else(|| state_at(trace, r.container, t))
+            }
+        })
+    })
+    .await;
+    match found {
+        Ok(Ok(found)) => Json(found.unwrap_or(Entity {
+            kind: "none",
+            ..Entity::default()
+        }))
+        .into_response(),
+        Ok(Err(e)) => crate::guard::text(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            format!("{e}\n"),
+        ),
+        Err(e) => bad(e.to_string()),
+    }
 }

@@ -21,15 +21,24 @@
 //!   nosniff` and `Referrer-Policy: no-referrer` (the token stays out of
 //!   other sites' logs).
 //! - The server binds to 127.0.0.1 unless told otherwise.
+//!
+//! # Traces larger than memory
+//! A trace is held whole ([`Input::Whole`]) or read by blocks
+//! ([`Input::Blocks`], a `.ptb`): then one pass gathers the summary of the
+//! whole trace and what the page needs of it ([`slices`]), and each
+//! request replays only the blocks of its window ([`blocks`]), so memory
+//! does not grow with the trace.
 #![deny(missing_docs)]
 
 mod api;
 mod assets;
+mod blocks;
 mod entity;
 mod guard;
 mod meta;
 mod pyramid;
 mod search;
+mod slices;
 mod stats;
 mod timeline;
 
@@ -53,6 +62,10 @@ pub struct ViewerOptions {
     pub token: Option<String>,
     /// The trace's name, shown in the page.
     pub name: String,
+    /// A trace read by blocks replays at most this many blocks for a
+    /// window; a wider window is answered from the summary of the whole
+    /// trace (default 16).
+    pub max_blocks: usize,
 }
 
 impl Default for ViewerOptions {
@@ -62,6 +75,7 @@ impl Default for ViewerOptions {
             port: None,
             token: None,
             name: String::new(),
+            max_blocks: blocks::MAX_BLOCKS,
         }
     }
 }
@@ -86,11 +100,12 @@ pub enum Error {
     Runtime(std::io::Error),
 }
 
-/// What a request handler reads: the trace (for the life of the process:
-/// the server answers until it ends), its level-of-detail index, its rows
-/// and its summary.
+/// What a request handler reads: the trace's model, rows and summary, and
+/// where its entities are.
 pub(crate) struct State {
-    pub lod: trama_lod::Lod<'static>,
+    /// Names and the container tree: the whole trace, or (read by blocks)
+    /// the model with every list and no entity.
+    pub model: &'static Trace,
     pub rows: Vec<trama_lod::Row>,
     pub meta: Meta,
     /// The link types drawn: `None`, every one; else those that are
@@ -101,6 +116,84 @@ pub(crate) struct State {
     pub pyramid: pyramid::Pyramid,
     /// The link types that are messages, chosen once for the statistics.
     pub msgs: trama_analysis::Messages,
+    /// The entities.
+    pub store: Store,
+}
+
+/// Where the entities are.
+pub(crate) enum Store {
+    /// In memory, indexed.
+    Whole(trama_lod::Lod<'static>),
+    /// In a `.ptb` read by blocks, with its slices.
+    Blocks(Box<blocks::Blocks>, Vec<slices::Slice>),
+}
+
+/// The entities of a window: the whole trace, or a window replayed.
+pub(crate) enum Held {
+    Whole(&'static trama_lod::Lod<'static>),
+    Blocks(Arc<blocks::Loaded>),
+}
+
+impl Held {
+    /// The window's level-of-detail index.
+    pub fn lod(&self) -> &trama_lod::Lod<'_> {
+        match self {
+            Held::Whole(l) => l,
+            Held::Blocks(b) => b.borrow_dependent(),
+        }
+    }
+
+    /// The window's trace.
+    pub fn trace(&self) -> &Trace {
+        match self {
+            Held::Whole(l) => l.trace(),
+            Held::Blocks(b) => b.borrow_owner(),
+        }
+    }
+
+    /// `row` (of the state's rows) in this window's trace: `None` for a
+    /// variable the window does not have.
+    pub fn row(&self, state: &State, row: trama_lod::Row) -> Option<trama_lod::Row> {
+        match self {
+            Held::Whole(_) => Some(row),
+            Held::Blocks(b) => blocks::local_row(state.model, b.borrow_owner(), row),
+        }
+    }
+}
+
+impl State {
+    /// The entities overlapping `[t0, t1]`.
+    pub fn window(&'static self, t0: f64, t1: f64) -> Result<Held, String> {
+        match &self.store {
+            Store::Whole(lod) => Ok(Held::Whole(lod)),
+            Store::Blocks(b, _) => b.window(t0, t1).map(Held::Blocks),
+        }
+    }
+
+    /// Whether a request may read `[t0, t1]` (a trace read by blocks
+    /// replays at most [`blocks::MAX_BLOCKS`] blocks for one).
+    pub fn readable(&self, t0: f64, t1: f64) -> bool {
+        match &self.store {
+            Store::Whole(_) => true,
+            Store::Blocks(b, _) => b.replayable(t0, t1),
+        }
+    }
+}
+
+/// What [`start_loading`] serves (moved once: the size of its variants
+/// does not matter).
+#[allow(clippy::large_enum_variant)]
+pub enum Input {
+    /// A trace held in memory.
+    Whole(Trace),
+    /// A `.ptb` read by blocks; `done` counts its events frames read by
+    /// the first pass.
+    Blocks {
+        /// The file.
+        file: trama_ptb::PtbFile,
+        /// Progress of the first pass, in events frames.
+        done: Option<Arc<AtomicU64>>,
+    },
 }
 
 /// How far the loading of the trace is, shared with the thread that reads
@@ -197,6 +290,41 @@ pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
     serve(shared, opts)
 }
 
+/// The link types drawn when `msgs` leaves some out.
+fn drawn(trace: &Trace, msgs: &trama_analysis::Messages) -> Option<Vec<trama_sim::TypeId>> {
+    (!msgs.left_out.is_empty()).then(|| {
+        let m = &trace.model;
+        (0..m.types.len() as u32)
+            .map(trama_sim::TypeId)
+            .filter(|t| m.ty(*t).kind == trama_sim::TypeKind::Link && msgs.counts(*t))
+            .collect()
+    })
+}
+
+/// The seed's order of `rows` (hosts by the messages they put on the
+/// network, each followed by its processes), into `meta`.
+fn host_order(
+    trace: &Trace,
+    rows: &[trama_lod::Row],
+    level: trama_analysis::HostLevel,
+    ordering: Option<trama_analysis::Ordering>,
+    meta: &mut Meta,
+) {
+    let Some(o) = ordering else { return };
+    let ids = trama_views::order_rows(trace, &o);
+    let ordered = trama_lod::rows(trace, Some(&ids));
+    let index: std::collections::HashMap<&trama_lod::Row, u32> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r, i as u32))
+        .collect();
+    meta.host_order = ordered
+        .iter()
+        .filter_map(|r| index.get(r).copied())
+        .collect();
+    meta.host_level = Some(level.name);
+}
+
 /// What the handlers read of `trace` (leaked: the server answers until the
 /// process ends).
 fn prepare(trace: Trace, name: &str) -> State {
@@ -205,42 +333,84 @@ fn prepare(trace: Trace, name: &str) -> State {
     let mut meta = meta(trace, &rows, name);
     let msgs = trama_analysis::Messages::select(trace, &[])
         .unwrap_or_else(|_| trama_analysis::Messages::all());
-    let link_types = (!msgs.left_out.is_empty()).then(|| {
-        let m = &trace.model;
-        (0..m.types.len() as u32)
-            .map(trama_sim::TypeId)
-            .filter(|t| m.ty(*t).kind == trama_sim::TypeKind::Link && msgs.counts(*t))
-            .collect()
-    });
+    let link_types = drawn(trace, &msgs);
     meta.notes.extend(msgs.note());
-    // The seed's order: hosts by the messages they put on the network,
-    // each followed by its processes (rows of the tree, reordered).
     if let Some(level) = trama_analysis::host_level(trace, &msgs) {
         let window = trama_analysis::Window::of(trace);
-        if let Some(o) = trama_analysis::order(trace, window, &msgs, &level.name) {
-            let ids = trama_views::order_rows(trace, &o);
-            let ordered = trama_lod::rows(trace, Some(&ids));
-            let index: std::collections::HashMap<&trama_lod::Row, u32> = rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (r, i as u32))
-                .collect();
-            meta.host_order = ordered
-                .iter()
-                .filter_map(|r| index.get(r).copied())
-                .collect();
-            meta.host_level = Some(level.name);
-        }
+        let o = trama_analysis::order(trace, window, &msgs, &level.name);
+        host_order(trace, &rows, level, o, &mut meta);
     }
     let lod = trama_lod::Lod::new(trace);
-    let pyramid = pyramid::Pyramid::new(&lod, &rows, link_types.as_deref());
+    let pyramid = pyramid::Pyramid::new(&lod, (meta.start, meta.end), &rows, link_types.as_deref());
     State {
-        lod,
+        model: trace,
         rows,
         meta,
         link_types,
         pyramid,
         msgs,
+        store: Store::Whole(lod),
+    }
+}
+
+/// What the handlers read of a `.ptb` read by blocks: one pass over its
+/// slices ([`slices::gather`]).
+fn prepare_blocks(
+    file: trama_ptb::PtbFile,
+    done: Option<&AtomicU64>,
+    opts: &ViewerOptions,
+) -> Result<State, String> {
+    let (name, max_blocks) = (&opts.name, opts.max_blocks);
+    use trama_analysis::Messages;
+    let blocks = blocks::Blocks::new(file, max_blocks)?;
+    let g = slices::gather(&blocks, done, |r, tally| {
+        drawn(r, &Messages::from_tally(r, tally))
+    })?;
+    let reference: &'static Trace = Box::leak(Box::new(g.reference));
+    let msgs = Messages::from_tally(reference, &g.tally);
+    let link_types = drawn(reference, &msgs);
+    let mut meta = meta(reference, &g.rows, name);
+    // Containers' lifetimes (what `meta` saw) and the entities'.
+    meta.start = meta.start.min(g.span.0);
+    meta.end = meta.end.max(g.span.1);
+    meta.counts = g.counts;
+    meta.notes.extend(msgs.note());
+    let pairs: Vec<_> = g
+        .pairs
+        .iter()
+        .filter(|(k, _)| msgs.counts(k.0))
+        .map(|(k, n)| (k.1, k.2, *n))
+        .collect();
+    let mut ends: std::collections::HashSet<trama_sim::ContainerId> =
+        pairs.iter().flat_map(|p| [p.0, p.1]).collect();
+    let by_messages = !ends.is_empty();
+    if !by_messages {
+        ends = g.with_states;
+    }
+    if let Some(level) = trama_analysis::host_level_of(reference, &ends, by_messages) {
+        let window = trama_analysis::Window {
+            start: g.span.0,
+            end: g.span.1,
+        };
+        let o = trama_analysis::order_of(reference, window, pairs.into_iter(), &level.name);
+        host_order(reference, &g.rows, level, o, &mut meta);
+    }
+    Ok(State {
+        model: reference,
+        rows: g.rows,
+        meta,
+        link_types,
+        pyramid: pyramid::Pyramid::from_base(g.base),
+        msgs,
+        store: Store::Blocks(Box::new(blocks), g.slices),
+    })
+}
+
+/// What the handlers read of `input`.
+fn prepare_input(input: Input, opts: &ViewerOptions) -> Result<State, String> {
+    match input {
+        Input::Whole(trace) => Ok(prepare(trace, &opts.name)),
+        Input::Blocks { file, done } => prepare_blocks(file, done.as_deref(), opts),
     }
 }
 
@@ -255,7 +425,7 @@ pub fn start_loading<F>(
     opts: &ViewerOptions,
 ) -> Result<Running, Error>
 where
-    F: FnOnce() -> Result<Trace, String> + Send + 'static,
+    F: FnOnce() -> Result<Input, String> + Send + 'static,
 {
     let shared = Arc::new(Shared {
         state: OnceLock::new(),
@@ -263,10 +433,10 @@ where
         failed: OnceLock::new(),
     });
     let running = serve(shared.clone(), opts)?;
-    let name = opts.name.clone();
-    std::thread::spawn(move || match load() {
-        Ok(trace) => {
-            let _ = shared.state.set(Box::leak(Box::new(prepare(trace, &name))));
+    let opts = opts.clone();
+    std::thread::spawn(move || match load().and_then(|i| prepare_input(i, &opts)) {
+        Ok(state) => {
+            let _ = shared.state.set(Box::leak(Box::new(state)));
         }
         Err(e) => {
             let _ = shared.failed.set(e);

@@ -154,12 +154,16 @@ fn merge_variable(spans: &[VarSpan], q: &Grid, b: &Grid) -> Vec<VarSpan> {
 }
 
 impl Pyramid {
-    /// Summarizes the whole trace (links of `link_types` only, when given)
-    /// for every row of `rows`.
-    pub(crate) fn new(lod: &Lod<'_>, rows: &[Row], link_types: Option<&[TypeId]>) -> Pyramid {
-        let trace = lod.trace();
+    /// Summarizes the whole trace, `span` (its entities and containers),
+    /// for every row of `rows` (links of `link_types` only, when given).
+    pub(crate) fn new(
+        lod: &Lod<'_>,
+        span: (f64, f64),
+        rows: &[Row],
+        link_types: Option<&[TypeId]>,
+    ) -> Pyramid {
         let mut q = Query::default();
-        q.window = Some((trace.start_time(), trace.end_time()));
+        q.window = Some(span);
         q.width = BASE;
         // A trace of few links keeps them one by one (a zoomed-out window
         // of it draws each); beyond, every link is density.
@@ -171,12 +175,25 @@ impl Pyramid {
         }
     }
 
+    /// The pyramid of a summary of the whole trace at [`BASE`] columns.
+    pub(crate) fn from_base(base: Summary) -> Pyramid {
+        Pyramid { base }
+    }
+
     /// The summary of `asked` rows over `[t0, t1]` at `width` columns, from
-    /// the base; `None` when the columns are too narrow for it.
-    pub(crate) fn answer(&self, t0: f64, t1: f64, width: u32, asked: &[u32]) -> Option<Summary> {
+    /// the base; `None` when the columns are too narrow for it (unless
+    /// `coarse`: then narrower columns show the base column they are in).
+    pub(crate) fn answer(
+        &self,
+        t0: f64,
+        t1: f64,
+        width: u32,
+        asked: &[u32],
+        coarse: bool,
+    ) -> Option<Summary> {
         let b = &self.base.grid;
         let q = Grid::new(t0, t1, width);
-        if b.widened || q.widened || q.column_time() < MIN_MERGE * b.column_time() {
+        if b.widened || q.widened || (!coarse && q.column_time() < MIN_MERGE * b.column_time()) {
             return None;
         }
         let mut links = Links::default();
@@ -268,11 +285,13 @@ mod tests {
         let trace = trace();
         let lod = Lod::new(&trace);
         let rows = trama_lod::rows(&trace, None);
-        let pyramid = Pyramid::new(&lod, &rows, None);
+        let pyramid = Pyramid::new(&lod, (trace.start_time(), trace.end_time()), &rows, None);
         let (a, z) = (trace.start_time(), trace.end_time());
         let (t0, t1) = (a - (z - a), z + (z - a));
         let asked: Vec<u32> = (0..rows.len() as u32).collect();
-        let merged = pyramid.answer(t0, t1, 1200, &asked).expect("zoomed out");
+        let merged = pyramid
+            .answer(t0, t1, 1200, &asked, false)
+            .expect("zoomed out");
         let mut q = Query::default();
         q.window = Some((t0, t1));
         q.width = 1200;
@@ -293,7 +312,7 @@ mod tests {
         assert!(same * 10 >= all * 8, "{same} of {all} columns agree");
         // Zoomed in: the columns are too narrow for the base.
         assert!(pyramid
-            .answer(a, a + (z - a) / 100.0, 1200, &asked)
+            .answer(a, a + (z - a) / 100.0, 1200, &asked, false)
             .is_none());
     }
 }

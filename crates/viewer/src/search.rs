@@ -103,8 +103,7 @@ pub(crate) async fn search(
         false => f64::NEG_INFINITY,
     };
     let reply = tokio::task::spawn_blocking(move || {
-        let trace = state.lod.trace();
-        let m = &trace.model;
+        let m = &state.model.model;
         let rows = state
             .meta
             .rows
@@ -124,7 +123,31 @@ pub(crate) async fn search(
         let mut values: Vec<String> = ids.iter().map(|v| m.label(m.value(*v).name)).collect();
         values.sort();
         values.dedup();
-        let next = next(state, trace, &ids, after);
+        let next = match &state.store {
+            crate::Store::Whole(lod) => next(state, lod.trace(), &ids, after),
+            crate::Store::Blocks(_, slices) => {
+                // The first slice after `after` holding one of the values.
+                let mut found = None;
+                for s in slices.iter().filter(|s| s.t1 >= after) {
+                    if !ids
+                        .iter()
+                        .any(|v| s.values.get(v.0 as usize) == Some(&true))
+                    {
+                        continue;
+                    }
+                    match state.window(s.t0.max(after), s.t1) {
+                        Ok(held) => {
+                            found = next(state, held.trace(), &ids, after);
+                            if found.is_some() {
+                                break;
+                            }
+                        }
+                        Err(_) => break,
+                    }
+                }
+                found
+            }
+        };
         Found { rows, values, next }
     })
     .await;

@@ -43,18 +43,29 @@ pub(crate) async fn stats(
         (Err(e), _) | (_, Err(e)) => return bad(e),
     };
     let reply = tokio::task::spawn_blocking(move || {
-        let trace = state.lod.trace();
+        if !state.readable(start, end) {
+            return Err(
+                "the statistics of so wide a window are not computed on a trace read by blocks: zoom in"
+                    .to_string(),
+            );
+        }
+        let held = state.window(start, end)?;
+        let trace = held.trace();
         let w = Window { start, end };
         let msgs = &state.msgs;
-        WindowStats {
+        Ok(WindowStats {
             states: time_per_state(trace, w, None),
             comm: comm_matrix(trace, w, msgs, None, None),
             wait: wait_matrix(trace, w, msgs, &[]),
-        }
+        })
     })
     .await;
     match reply {
-        Ok(s) => Json(s).into_response(),
+        Ok(Ok(s)) => Json(s).into_response(),
+        Ok(Err(e)) => crate::guard::text(
+            axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+            format!("{e}\n"),
+        ),
         Err(e) => bad(e.to_string()),
     }
 }

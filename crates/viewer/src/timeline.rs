@@ -1,7 +1,7 @@
 //! `GET /TOKEN/api/timeline`: what a window shows at a width, as the
 //! binary reply specified in `docs/view-api.md` (little-endian).
 
-use trama_lod::{ColumnCount, Query, Row, Summary};
+use trama_lod::{ColumnCount, Query, Row, RowSummary, Summary};
 use trama_sim::Trace;
 
 /// Widest window asked for, in pixel columns.
@@ -154,24 +154,45 @@ pub(crate) fn encode(trace: &Trace, s: &Summary, asked: &[u32]) -> Vec<u8> {
 }
 
 /// Summarizes `w` over the rows of `state` (from its pyramid when the
-/// window is zoomed out enough) and encodes the reply.
-pub(crate) fn timeline(state: &crate::State, w: &Window) -> Vec<u8> {
+/// window is zoomed out enough, or too wide to replay) and encodes the
+/// reply.
+pub(crate) fn timeline(state: &'static crate::State, w: &Window) -> Result<Vec<u8>, String> {
     let all = &state.rows;
     let asked: Vec<u32> = match &w.rows {
         Some(r) => r.clone(),
         None => (0..all.len() as u32).collect(),
     };
-    let trace = state.lod.trace();
-    if let Some(s) = state.pyramid.answer(w.start, w.end, w.width, &asked) {
-        return encode(trace, &s, &asked);
+    let coarse = !state.readable(w.start, w.end);
+    if let Some(s) = state
+        .pyramid
+        .answer(w.start, w.end, w.width, &asked, coarse)
+    {
+        return Ok(encode(state.model, &s, &asked));
     }
-    let rows: Vec<Row> = asked.iter().map(|i| all[*i as usize]).collect();
+    let held = state.window(w.start, w.end)?;
+    let rows: Vec<Option<Row>> = asked
+        .iter()
+        .map(|i| held.row(state, all[*i as usize]))
+        .collect();
+    let present: Vec<Row> = rows.iter().flatten().copied().collect();
     let mut q = Query::default();
     q.window = Some((w.start, w.end));
     q.width = w.width;
     q.link_types = state.link_types.clone();
-    let s = state.lod.summarize(&rows, &q);
-    encode(trace, &s, &asked)
+    let mut s = held.lod().summarize(&present, &q);
+    if present.len() < rows.len() {
+        // Variables the window does not have: empty rows, in place.
+        let mut got = std::mem::take(&mut s.rows).into_iter();
+        s.rows = rows
+            .iter()
+            .zip(&asked)
+            .map(|(r, i)| match r {
+                Some(_) => got.next().expect("one summary per row present"),
+                None => RowSummary::empty(all[*i as usize]),
+            })
+            .collect();
+    }
+    Ok(encode(held.trace(), &s, &asked))
 }
 
 #[cfg(test)]

@@ -411,7 +411,7 @@ fn the_server_answers_while_the_trace_loads() {
     let r = start_loading(
         move || {
             wait.recv().unwrap();
-            Ok(example())
+            Ok(trama_viewer::Input::Whole(example()))
         },
         Some(loading),
         &opts,

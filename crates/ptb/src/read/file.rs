@@ -77,6 +77,27 @@ impl PtbFile {
         Ok(PtbFile::parse(Data::Mmap(map)))
     }
 
+    /// Opens a file through `mmap` without reading it up front: for a reader
+    /// that reads parts of a large file ([`PtbFile::release`] gives back
+    /// the pages read).
+    pub fn open_lazy(path: &Path) -> io::Result<Result<PtbFile, FormatError>> {
+        let file = std::fs::File::open(path)?;
+        // SAFETY: as in `from_file`.
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        Ok(PtbFile::parse(Data::Mmap(map)))
+    }
+
+    /// Gives back the pages of the file read so far (they stay in the
+    /// system's cache; the next read maps them again), so that the
+    /// process's resident memory does not grow with what it has read.
+    pub fn release(&self) {
+        if let Data::Mmap(m) = &self.data {
+            // SAFETY: the map is private and read-only: dropping its pages
+            // only makes the next access read them from the file again.
+            let _ = unsafe { m.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+
     /// Reads a file held in memory (e.g. from standard input).
     pub fn from_vec(data: Vec<u8>) -> Result<PtbFile, FormatError> {
         PtbFile::parse(Data::Owned(data))

@@ -274,13 +274,31 @@ impl PtbFile {
                     break;
                 }
             }
-            return vec![Segment {
-                keyframe: kf[begin],
-                first: begin,
-                end: stop,
-                next: None,
-                last: true,
-            }];
+            // Cut at the keyframes inside, so the blocks replay in parallel.
+            let mut segs = Vec::new();
+            let mut first = begin;
+            for b in begin + 1..=stop {
+                if b == stop || kf[b].is_some() {
+                    segs.push(Segment {
+                        keyframe: kf[first],
+                        first,
+                        end: b,
+                        next: if b == stop { None } else { kf[b] },
+                        last: b == stop,
+                    });
+                    first = b;
+                }
+            }
+            if segs.is_empty() {
+                segs.push(Segment {
+                    keyframe: kf[begin],
+                    first: begin,
+                    end: stop,
+                    next: None,
+                    last: true,
+                });
+            }
+            return segs;
         }
         let mut segs = Vec::new();
         let mut first = 0;

@@ -1,0 +1,161 @@
+//! A trace read by blocks: a `.ptb` file kept on disk, whose windows are
+//! replayed from their keyframes when a request needs them, so that the
+//! server's memory does not grow with the trace.
+//!
+//! A replayed window numbers its lists in an order of its own: rows and
+//! state bands are matched to the reference model ([`crate::slices`]) by
+//! container and type, never by list id. The last few windows replayed
+//! are held (widened to whole blocks, so panning inside them replays
+//! nothing), and a window that would need more than [`MAX_BLOCKS`] blocks
+//! is not replayed: the caller answers it from the summaries instead.
+
+use std::sync::{Arc, Mutex};
+
+use trama_lod::{Lod, Row};
+use trama_ptb::{PtbFile, ReplayOptions, Replayed};
+use trama_sim::{ContainerId, ListId, Trace, TypeId};
+
+self_cell::self_cell!(
+    /// A replayed window of the trace with its level-of-detail index.
+    pub(crate) struct Loaded {
+        owner: Trace,
+        #[covariant]
+        dependent: Lod,
+    }
+);
+
+/// Entities held at most in the windows kept (those of the latest window
+/// are kept whatever their number).
+const HELD_ENTITIES: usize = 1_500_000;
+
+/// The widest window replayed for one request by default, in events
+/// frames (65,536 events each at most: about 1M events, ~70 MB replayed).
+pub(crate) const MAX_BLOCKS: usize = 16;
+
+/// A `.ptb` trace read window by window.
+pub(crate) struct Blocks {
+    file: PtbFile,
+    /// The widest window replayed for a request, in events frames.
+    pub max_blocks: usize,
+    /// `(t_min, t_max)` of each events frame, in file order.
+    frames: Vec<(f64, f64)>,
+    /// Windows replayed lately, `[t0, t1]` each, the latest last.
+    held: Mutex<Vec<(f64, f64, Arc<Loaded>)>>,
+}
+
+impl Blocks {
+    /// The trace of `file`, whose events frames are described by its index.
+    pub(crate) fn new(file: PtbFile, max_blocks: usize) -> Result<Blocks, String> {
+        let frames = file
+            .frames()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .filter(|f| f.kind == trama_ptb::FrameKind::Events)
+            .map(|f| (f.t_min, f.t_max))
+            .collect();
+        Ok(Blocks {
+            file,
+            max_blocks,
+            frames,
+            held: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Gives back the pages of the file read so far.
+    pub(crate) fn release(&self) {
+        self.file.release();
+    }
+
+    /// `(t_min, t_max)` of each events frame.
+    pub(crate) fn frames(&self) -> &[(f64, f64)] {
+        &self.frames
+    }
+
+    /// Replays the entities overlapping `[t0, t1]` (see the `.ptb` format's
+    /// window reads).
+    pub(crate) fn replay(&self, t0: f64, t1: f64) -> Result<Trace, String> {
+        let mut o = ReplayOptions::default();
+        o.keep_extras = true;
+        o.window = Some((t0, t1));
+        match self.file.replay_trace(&o) {
+            Ok((Replayed::Done(t), _)) => Ok(t),
+            Ok((Replayed::Fallback(why), _)) => Err(format!(
+                "this .ptb cannot be read by blocks ({why}); view it with --whole"
+            )),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The events frames `[t0, t1]` touches: the first that ends at or
+    /// after `t0` to the last that begins at or before `t1` (frames of a
+    /// trace out of time order may overlap).
+    fn span(&self, t0: f64, t1: f64) -> (usize, usize) {
+        let first = self.frames.iter().position(|f| f.1 >= t0).unwrap_or(0);
+        let last = self.frames.iter().rposition(|f| f.0 <= t1).unwrap_or(0);
+        (first, last.max(first))
+    }
+
+    /// Whether `[t0, t1]` is narrow enough to replay for a request.
+    pub(crate) fn replayable(&self, t0: f64, t1: f64) -> bool {
+        let (a, z) = self.span(t0, t1);
+        z + 1 - a <= self.max_blocks
+    }
+
+    /// The entities overlapping `[t0, t1]`, from a window held or replayed
+    /// (widened to the blocks it touches).
+    pub(crate) fn window(&self, t0: f64, t1: f64) -> Result<Arc<Loaded>, String> {
+        {
+            let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(i) = held.iter().position(|h| h.0 <= t0 && t1 <= h.1) {
+                let h = held.remove(i);
+                let loaded = h.2.clone();
+                held.push(h);
+                return Ok(loaded);
+            }
+        }
+        let (a, z) = self.span(t0, t1);
+        let (lo, hi) = match (self.frames.get(a), self.frames.get(z)) {
+            (Some(f), Some(g)) => (t0.min(f.0), t1.max(g.1)),
+            _ => (t0, t1),
+        };
+        let trace = self.replay(lo, hi)?;
+        self.file.release();
+        let loaded = Arc::new(Loaded::new(trace, |t| Lod::new(t)));
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        held.push((lo, hi, loaded.clone()));
+        let count = |h: &(f64, f64, Arc<Loaded>)| h.2.borrow_owner().entity_count();
+        let mut total: usize = held.iter().map(count).sum();
+        while held.len() > 1 && total > HELD_ENTITIES {
+            total -= count(&held[0]);
+            held.remove(0);
+        }
+        Ok(loaded)
+    }
+}
+
+/// The list of `trace` that container `c` has of type `ty`.
+pub(crate) fn list_of(trace: &Trace, c: ContainerId, ty: TypeId) -> Option<ListId> {
+    trace
+        .model
+        .containers
+        .get(c.0 as usize)?
+        .lists
+        .iter()
+        .find(|(t, _)| *t == ty)
+        .map(|(_, l)| *l)
+}
+
+/// `row` of the reference model `reference`, in `trace` (a window
+/// replayed): `None` when it is a variable the window does not have.
+pub(crate) fn local_row(reference: &Trace, trace: &Trace, row: Row) -> Option<Row> {
+    match row.variable {
+        None => Some(row),
+        Some(l) => {
+            let ty = reference.model.list(l).ty;
+            list_of(trace, row.container, ty).map(|v| Row {
+                container: row.container,
+                variable: Some(v),
+            })
+        }
+    }
+}

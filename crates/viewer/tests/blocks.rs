@@ -1,0 +1,279 @@
+//! A `.ptb` read by blocks shows what the same trace held whole shows:
+//! the summary, windows zoomed in (replayed from their blocks) and out
+//! (from the summary gathered slice by slice), the entity under a point,
+//! search and statistics.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use trama_open::{LoadOptions, Source};
+use trama_viewer::{start_loading, Input, Running, ViewerOptions};
+
+/// A generated trace written as `.ptb` in small blocks (many blocks and
+/// keyframes).
+fn ptb(dir: &Path, seed: u64, events: usize) -> PathBuf {
+    let text = trama_gen::generate(seed, &trama_gen::GenOptions::varied(seed, events));
+    let paje = dir.join("t.paje");
+    std::fs::write(&paje, text).unwrap();
+    let out = dir.join("t.ptb");
+    let opened = trama_open::open(&Source::Path(paje)).unwrap();
+    let mut opts = trama_convert::ConvertOptions::default();
+    opts.block_events = 1024;
+    let file = std::fs::File::create(&out).unwrap();
+    trama_convert::convert(opened, &LoadOptions::default(), &opts, file).unwrap();
+    out
+}
+
+fn serve(input: Input, max_blocks: usize) -> Running {
+    let mut opts = ViewerOptions::default();
+    opts.max_blocks = max_blocks;
+    opts.port = Some(0);
+    opts.name = "t.ptb".into();
+    let r = start_loading(move || Ok(input), None, &opts).unwrap();
+    for _ in 0..600 {
+        let (status, body) = get(&r, "api/progress");
+        assert_eq!(status, 200);
+        if body.starts_with(b"{") && String::from_utf8_lossy(&body).contains("\"ready\"") {
+            return r;
+        }
+        assert!(!String::from_utf8_lossy(&body).contains("\"failed\""));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("not ready");
+}
+
+/// `GET /TOKEN/path`: status and body.
+fn get(r: &Running, path: &str) -> (u16, Vec<u8>) {
+    let after = r.url.split_once("//").unwrap().1;
+    let token = &after[after.find('/').unwrap()..];
+    let mut s = TcpStream::connect(r.addr).unwrap();
+    write!(
+        s,
+        "GET {token}{path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        r.addr
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let status = String::from_utf8_lossy(&raw[9..12]).parse().unwrap();
+    (status, raw[at + 4..].to_vec())
+}
+
+fn json(r: &Running, path: &str) -> Value {
+    let (status, body) = get(r, path);
+    assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+    serde_json::from_slice(&body).unwrap()
+}
+
+/// A timeline reply, decoded: per row, per state type, per level, the
+/// value of each column; events, variable and density per column; links.
+#[derive(Debug, Default, PartialEq)]
+struct Decoded {
+    states: BTreeMap<(u32, u32, u32, u32), (u32, u32)>,
+    events: BTreeMap<(u32, u32), u32>,
+    variable: BTreeMap<(u32, u32), (u64, u64, u64)>,
+    density: BTreeMap<(u32, u32, bool), u32>,
+    links: Vec<(u32, u32, u64, u64, u32)>,
+    totals: (u64, u64, u64),
+}
+
+/// The first differences of two maps, for a short message.
+fn differ<K: Ord + std::fmt::Debug, V: PartialEq + std::fmt::Debug>(
+    a: &BTreeMap<K, V>,
+    b: &BTreeMap<K, V>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, v) in a {
+        if b.get(k) != Some(v) {
+            out.push(format!("{k:?}: {v:?} / {:?}", b.get(k)));
+        }
+    }
+    for (k, v) in b {
+        if !a.contains_key(k) {
+            out.push(format!("{k:?}: None / {v:?}"));
+        }
+    }
+    out.truncate(8);
+    out
+}
+
+/// Asserts `a == b`, naming the first differences.
+fn assert_same(a: &Decoded, b: &Decoded, what: &str) {
+    let d = [
+        differ(&a.states, &b.states),
+        differ(&a.events, &b.events),
+        differ(&a.variable, &b.variable),
+        differ(&a.density, &b.density),
+    ];
+    assert!(
+        d.iter().all(Vec::is_empty) && a.links == b.links && a.totals == b.totals,
+        "{what}: states {:?}, events {:?}, variable {:?}, density {:?}, links {} / {}, totals {:?} / {:?}",
+        d[0],
+        d[1],
+        d[2],
+        d[3],
+        a.links.len(),
+        b.links.len(),
+        a.totals,
+        b.totals
+    );
+}
+
+fn decode(b: &[u8]) -> Decoded {
+    assert_eq!(&b[..4], b"TRTL");
+    let mut d = Decoded::default();
+    let f = |at: &mut usize| {
+        let x = f64::from_le_bytes(b[*at..*at + 8].try_into().unwrap());
+        *at += 8;
+        x
+    };
+    let u = |at: &mut usize| {
+        let x = u32::from_le_bytes(b[*at..*at + 4].try_into().unwrap());
+        *at += 4;
+        x
+    };
+    // Magic, version, t0, t1.
+    let mut at = 24;
+    let (_width, _widened, nrows) = (u(&mut at), u(&mut at), u(&mut at));
+    for _ in 0..nrows {
+        let row = u(&mut at);
+        for _ in 0..u(&mut at) {
+            let ty = u(&mut at);
+            for level in 0..u(&mut at) {
+                for _ in 0..u(&mut at) {
+                    let (x0, x1, v, c) = (u(&mut at), u(&mut at), u(&mut at), u(&mut at));
+                    for x in x0..x1 {
+                        d.states.insert((row, ty, level, x), (v, c));
+                    }
+                }
+            }
+        }
+        for _ in 0..u(&mut at) {
+            let (x, c) = (u(&mut at), u(&mut at));
+            d.events.insert((row, x), c);
+        }
+        for _ in 0..u(&mut at) {
+            let (x0, x1) = (u(&mut at), u(&mut at));
+            let v = (
+                f(&mut at).to_bits(),
+                f(&mut at).to_bits(),
+                f(&mut at).to_bits(),
+            );
+            for x in x0..x1 {
+                d.variable.insert((row, x), v);
+            }
+        }
+        for sent in [true, false] {
+            for _ in 0..u(&mut at) {
+                let (x, c) = (u(&mut at), u(&mut at));
+                d.density.insert((row, x, sent), c);
+            }
+        }
+    }
+    d.totals = (f(&mut at) as u64, f(&mut at) as u64, f(&mut at) as u64);
+    for _ in 0..u(&mut at) {
+        let (from, to) = (u(&mut at), u(&mut at));
+        let (s, e) = (f(&mut at).to_bits(), f(&mut at).to_bits());
+        d.links.push((from, to, s, e, u(&mut at)));
+    }
+    d.links.sort();
+    assert_eq!(at, b.len());
+    d
+}
+
+#[test]
+fn reading_by_blocks_shows_what_the_whole_trace_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = ptb(dir.path(), 5, 300_000);
+    let trace = trama_open::load(&Source::Path(path.clone()), &LoadOptions::default()).unwrap();
+    let whole = serve(Input::Whole(trace), 0);
+    let file = trama_ptb::PtbFile::open_lazy(&path).unwrap().unwrap();
+    assert!(file.blocks() > 20, "{} blocks", file.blocks());
+    // Every window replayed (this trace's blocks overlap in time).
+    let blocks = serve(Input::Blocks { file, done: None }, 1000);
+
+    // The summary: the same rows, counts, span, order.
+    let (mw, mb) = (json(&whole, "api/meta"), json(&blocks, "api/meta"));
+    for k in [
+        "start",
+        "end",
+        "rows",
+        "containers",
+        "counts",
+        "host_order",
+        "values",
+        "notes",
+    ] {
+        assert_eq!(mw[k], mb[k], "meta.{k}");
+    }
+    let (t0, t1) = (mw["start"].as_f64().unwrap(), mw["end"].as_f64().unwrap());
+    let rows = mw["rows"].as_array().unwrap().len();
+    assert!(rows > 3);
+
+    // Zoomed in: windows replayed from their blocks, equal column for column.
+    let mut compared = 0;
+    for k in 0..12 {
+        let a = t0 + (t1 - t0) * (k as f64 / 12.0);
+        let len = (t1 - t0) / [40.0, 200.0, 3000.0][k % 3];
+        let q = format!("api/timeline?start={a}&end={}&width=800", a + len);
+        let (w, b) = (get(&whole, &q), get(&blocks, &q));
+        assert_eq!((w.0, b.0), (200, 200), "{q}");
+        let (dw, db) = (decode(&w.1), decode(&b.1));
+        compared += dw.states.len();
+        assert_same(&dw, &db, &q);
+    }
+    assert!(compared > 1000, "{compared} columns with states compared");
+
+    // Zoomed out: from the summary gathered slice by slice.
+    let q = format!("api/timeline?start={t0}&end={t1}&width=1000");
+    let (dw, db) = (decode(&get(&whole, &q).1), decode(&get(&blocks, &q).1));
+    let sum = |m: &BTreeMap<(u32, u32), u32>| m.values().map(|c| *c as u64).sum::<u64>();
+    assert_eq!(sum(&dw.events), sum(&db.events), "every event, once");
+    assert_eq!(dw.totals, db.totals, "links");
+    assert_eq!(
+        dw.density.values().map(|c| *c as u64).sum::<u64>(),
+        db.density.values().map(|c| *c as u64).sum::<u64>()
+    );
+    let same = dw
+        .states
+        .iter()
+        .filter(|(k, v)| db.states.get(k) == Some(v))
+        .count();
+    assert!(dw.states.len() > 1000);
+    assert!(
+        same * 100 >= dw.states.len() * 99,
+        "{same} of {} columns agree",
+        dw.states.len()
+    );
+
+    // The entity under points, search and window statistics.
+    for k in 1..40 {
+        let t = t0 + (t1 - t0) * (k as f64 / 40.0);
+        let q = format!(
+            "api/entity?row={}&t={t}&px={}",
+            k % rows,
+            (t1 - t0) / 5000.0
+        );
+        assert_eq!(json(&whole, &q), json(&blocks, &q), "{q}");
+    }
+    let value = mw["values"][0]["name"].as_str().unwrap().to_string();
+    let mut after = t0 - 1.0;
+    for n in 0..5 {
+        let q = format!("api/search?q={}&after={after}", value.replace(' ', "%20"));
+        let (w, b) = (json(&whole, &q), json(&blocks, &q));
+        assert_eq!(w, b, "{q}");
+        if w["next"].is_null() {
+            assert!(n > 0, "{q}: {w}");
+            break;
+        }
+        after = w["next"]["start"].as_f64().unwrap();
+    }
+    let q = format!("api/stats?start={t0}&end={}", t0 + (t1 - t0) / 30.0);
+    assert_eq!(json(&whole, &q), json(&blocks, &q), "{q}");
+    whole.stop();
+    blocks.stop();
+}
