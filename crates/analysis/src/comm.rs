@@ -23,7 +23,7 @@ use serde::Serialize;
 use trama_sim::{ContainerId, Trace, TypeId, TypeKind};
 
 use crate::read::{ancestor, container_name, container_type, depth_first_positions, links, placer};
-use crate::window::Window;
+use crate::window::{Part, Window};
 use crate::Messages;
 
 /// One pair of [`CommMatrix`].
@@ -95,42 +95,89 @@ pub fn comm_matrix(
     level: Option<&str>,
     size_field: Option<&str>,
 ) -> Option<CommMatrix> {
-    let place = placer(trace, level)?;
-    #[derive(Default)]
-    struct Acc {
-        count: u64,
-        bytes: f64,
-        rate_sum: f64,
-        rated: u64,
-    }
-    let mut pairs: HashMap<(ContainerId, ContainerId), Acc> = HashMap::new();
-    let (mut unplaced, mut without_size) = (0, 0);
-    for (from, to, s, e, size) in messages(trace, &window, msgs, size_field) {
-        let (Some(a), Some(b)) = (place(from), place(to)) else {
-            unplaced += 1;
-            continue;
-        };
-        let acc = pairs.entry((a, b)).or_default();
-        acc.count += 1;
-        match size {
-            Some(bytes) => {
-                acc.bytes += bytes;
-                if e > s {
-                    acc.rate_sum += 8.0 * bytes / (e - s);
-                    acc.rated += 1;
-                }
+    let mut acc = CommParts::default();
+    acc.add(trace, window, &Part::whole(window), msgs, level, size_field)?;
+    Some(finish_comm(trace, acc, window, level, size_field))
+}
+
+/// One pair's messages.
+#[derive(Clone, Copy, Debug, Default)]
+struct PairAcc {
+    count: u64,
+    bytes: f64,
+    rate_sum: f64,
+    rated: u64,
+}
+
+/// The messages of a window added up part by part ([`Part`]): each
+/// message is counted in the part where it enters the window.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CommParts {
+    pairs: HashMap<(ContainerId, ContainerId), PairAcc>,
+    unplaced: u64,
+    without_size: u64,
+}
+
+impl CommParts {
+    /// Adds the messages of `trace` entering `window` in `part`; `None`
+    /// when no container type is called `level`.
+    pub(crate) fn add(
+        &mut self,
+        trace: &Trace,
+        window: Window,
+        part: &Part,
+        msgs: &Messages,
+        level: Option<&str>,
+        size_field: Option<&str>,
+    ) -> Option<()> {
+        let place = placer(trace, level)?;
+        for (from, to, s, e, size) in messages(trace, &window, msgs, size_field) {
+            if !part.holds(s.max(window.start)) {
+                continue;
             }
-            None if size_field.is_some() => without_size += 1,
-            None => {}
+            let (Some(a), Some(b)) = (place(from), place(to)) else {
+                self.unplaced += 1;
+                continue;
+            };
+            let acc = self.pairs.entry((a, b)).or_default();
+            acc.count += 1;
+            match size {
+                Some(bytes) => {
+                    acc.bytes += bytes;
+                    if e > s {
+                        acc.rate_sum += 8.0 * bytes / (e - s);
+                        acc.rated += 1;
+                    }
+                }
+                None if size_field.is_some() => self.without_size += 1,
+                None => {}
+            }
         }
+        Some(())
     }
+}
+
+/// The communication matrix of the messages `acc` added up; only
+/// `trace`'s model is read.
+pub(crate) fn finish_comm(
+    trace: &Trace,
+    acc: CommParts,
+    window: Window,
+    level: Option<&str>,
+    size_field: Option<&str>,
+) -> CommMatrix {
+    let CommParts {
+        pairs,
+        unplaced,
+        without_size,
+    } = acc;
     let pos = depth_first_positions(trace);
     let mut keys: Vec<(ContainerId, ContainerId)> = pairs.keys().copied().collect();
     keys.sort_by_key(|(a, b)| (pos[a], pos[b]));
     let mut involved: Vec<ContainerId> = keys.iter().flat_map(|(a, b)| [*a, *b]).collect();
     involved.sort_by_key(|c| pos[c]);
     involved.dedup();
-    Some(CommMatrix {
+    CommMatrix {
         window,
         level: level.map(String::from),
         size_field: size_field.map(String::from),
@@ -150,7 +197,7 @@ pub fn comm_matrix(
             .collect(),
         unplaced,
         without_size,
-    })
+    }
 }
 
 /// A host and its processes in [`Ordering`].

@@ -24,7 +24,7 @@ use serde::Serialize;
 use trama_sim::{ContainerId, Trace, TypeId, TypeKind, ValueId};
 
 use crate::read::{container_name, depth_first_positions, lists_of, placer, text};
-use crate::window::Window;
+use crate::window::{Part, Window};
 
 /// One row of [`StateStats`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -120,7 +120,7 @@ impl StateStats {
 }
 
 #[derive(Clone, Copy, Debug, Default)]
-struct Acc {
+pub(crate) struct Acc {
     count: u64,
     total: f64,
     exclusive: f64,
@@ -138,11 +138,13 @@ impl Acc {
     }
 }
 
-type Key = (ContainerId, TypeId, ValueId);
+pub(crate) type Key = (ContainerId, TypeId, ValueId);
 
-/// Accumulates the states of every container, per (container, type, value).
-fn own_rows(trace: &Trace, w: &Window) -> BTreeMap<Key, Acc> {
-    let mut out: BTreeMap<Key, Acc> = BTreeMap::new();
+/// Adds to `out` the states of every container over `part` of `w`, per
+/// (container, type, value): time in the part, and each state that enters
+/// the window in the part counted with its whole duration in the window.
+pub(crate) fn add_states(trace: &Trace, w: &Window, part: &Part, out: &mut BTreeMap<Key, Acc>) {
+    let p = part.window();
     for (info, cols) in lists_of(trace, TypeKind::State) {
         // The values of one list are few: a small table, searched linearly.
         let mut acc: Vec<(ValueId, Acc)> = Vec::new();
@@ -165,13 +167,15 @@ fn own_rows(trace: &Trace, w: &Window) -> BTreeMap<Key, Acc> {
             anc.truncate(level);
             anc_slots.truncate(level);
             let k = slot(&mut acc, v);
-            if w.overlaps(s, e) {
-                let d = w.clip(s, e);
+            if w.overlaps(s, e) && p.overlaps(s, e) {
+                let d = p.clip(s, e);
                 let a = &mut acc[k].1;
-                a.count += 1;
+                if part.holds(s.max(w.start)) {
+                    a.count += 1;
+                    a.max = a.max.max(w.clip(s, e));
+                }
                 a.total += d;
                 a.exclusive += d;
-                a.max = a.max.max(d);
                 if !anc.contains(&v) {
                     a.inclusive += d;
                 }
@@ -188,20 +192,31 @@ fn own_rows(trace: &Trace, w: &Window) -> BTreeMap<Key, Acc> {
             anc_slots.push(k);
         }
         for (v, a) in acc {
-            if v != ValueId(u32::MAX) && (a.count > 0 || a.exclusive != 0.0) {
+            if v != ValueId(u32::MAX) && (a.count > 0 || a.total != 0.0 || a.exclusive != 0.0) {
                 out.entry((info.container, info.ty, v)).or_default().add(&a);
             }
         }
     }
-    out
 }
 
 /// Time per state over `window`, per container or (with `level`, a
 /// container type's name or alias) rolled up to the containers of that
 /// type. Returns `None` when no container type is called `level`.
 pub fn time_per_state(trace: &Trace, window: Window, level: Option<&str>) -> Option<StateStats> {
+    let mut own = BTreeMap::new();
+    add_states(trace, &window, &Part::whole(window), &mut own);
+    finish_states(trace, &own, window, level)
+}
+
+/// [`time_per_state`] from the states added up by [`add_states`]; only
+/// `trace`'s model and lists are read.
+pub(crate) fn finish_states(
+    trace: &Trace,
+    own: &BTreeMap<Key, Acc>,
+    window: Window,
+    level: Option<&str>,
+) -> Option<StateStats> {
     let m = &trace.model;
-    let own = own_rows(trace, &window);
     let target = placer(trace, level)?;
     // Rows per (container, state type, value), with the number of
     // containers added up and, per (container, state type), how many
@@ -213,7 +228,7 @@ pub fn time_per_state(trace: &Trace, window: Window, level: Option<&str>) -> Opt
             *with_type.entry((t, info.ty)).or_default() += 1;
         }
     }
-    for (&(c, ty, v), a) in &own {
+    for (&(c, ty, v), a) in own {
         if let Some(t) = target(c) {
             let r = rows.entry((t, ty, v)).or_default();
             r.0.add(a);

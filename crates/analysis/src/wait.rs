@@ -24,7 +24,7 @@ use serde::Serialize;
 use trama_sim::{ContainerId, Trace, TypeKind};
 
 use crate::read::{container_name, depth_first_positions, links, lists_of, text};
-use crate::window::Window;
+use crate::window::{Part, Window};
 use crate::Messages;
 
 /// The patterns that make a state a wait when none is given (lower case).
@@ -129,116 +129,187 @@ pub fn wait_matrix(
     msgs: &Messages,
     patterns: &[String],
 ) -> WaitMatrix {
-    let m = &trace.model;
-    let default = patterns.is_empty();
-    let patterns: Vec<String> = if default {
-        DEFAULT_WAITING.iter().map(|p| p.to_string()).collect()
-    } else {
-        patterns.iter().map(|p| p.to_lowercase()).collect()
-    };
-    let waiting_value: Vec<bool> = m
-        .values
-        .iter()
-        .map(|v| matches(&text(trace, v.name).to_lowercase(), &patterns, default))
-        .collect();
-    let mut used = vec![false; m.values.len()];
-    // Links ending on each container: (end time, sender), sorted.
-    let mut arrivals: HashMap<ContainerId, Vec<(f64, ContainerId)>> = HashMap::new();
-    for (e, from, to) in links(trace, msgs) {
-        arrivals.entry(to).or_default().push((e.end, from));
-    }
-    for v in arrivals.values_mut() {
-        v.sort_by(|a, b| a.0.total_cmp(&b.0));
-    }
-    // Waiting seconds per (waiter, sender or None).
-    let mut cells: BTreeMap<ContainerId, HashMap<Option<ContainerId>, f64>> = BTreeMap::new();
-    for (info, cols) in lists_of(trace, TypeKind::State) {
-        let c = info.container;
-        let empty = Vec::new();
-        let arr = arrivals.get(&c).unwrap_or(&empty);
-        // Levels of the waiting states still enclosing the current one.
-        let mut waits_by_level: Vec<bool> = Vec::new();
-        for i in 0..cols.len() {
-            let level = cols.level[i] as usize;
-            waits_by_level.truncate(level);
-            while waits_by_level.len() < level {
-                waits_by_level.push(false);
-            }
-            let v = cols.value[i];
-            let waits = waiting_value.get(v.index()).copied().unwrap_or(false);
-            if waits {
-                used[v.index()] = true;
-            }
-            let nested = waits_by_level.iter().any(|w| *w);
-            waits_by_level.push(waits);
-            if !waits || nested {
-                continue;
-            }
-            let (s, e) = (cols.start[i], cols.end[i]);
-            if !window.overlaps(s, e) {
-                continue;
-            }
-            let d = window.clip(s, e);
-            let (a, b) = (
-                s.max(window.start),
-                if e < s { window.end } else { e.min(window.end) },
-            );
-            // The latest link ending on `c` in [a, b].
-            let k = arr.partition_point(|x| x.0 <= b);
-            let sender = arr[..k].last().filter(|x| x.0 >= a).map(|x| x.1);
-            *cells.entry(c).or_default().entry(sender).or_default() += d;
+    let mut parts = WaitParts::new(trace, patterns);
+    parts.add(trace, window, &Part::whole(window), msgs);
+    parts.finish(trace, window)
+}
+
+/// A wait whose sender is not known yet: on `c`, over `[a, b]` (clipped to
+/// the window), `d` seconds; the latest arrival on `c` in `[a, b]` so far.
+struct Pending {
+    c: ContainerId,
+    a: f64,
+    b: f64,
+    d: f64,
+    best: Option<(f64, ContainerId)>,
+}
+
+/// The waits of a window added up part by part ([`Part`]): a wait is taken
+/// in the part where it enters the window, and its sender (the latest
+/// message arriving during it) is looked for in every part it overlaps.
+pub(crate) struct WaitParts {
+    patterns: Vec<String>,
+    waiting_value: Vec<bool>,
+    used: Vec<bool>,
+    /// Waiting seconds per (waiter, sender or None).
+    cells: BTreeMap<ContainerId, HashMap<Option<ContainerId>, f64>>,
+    pending: Vec<Pending>,
+}
+
+impl WaitParts {
+    /// Nothing added yet; `patterns` as for [`wait_matrix`]. Only the
+    /// model of `trace` is read.
+    pub(crate) fn new(trace: &Trace, patterns: &[String]) -> WaitParts {
+        let m = &trace.model;
+        let default = patterns.is_empty();
+        let patterns: Vec<String> = if default {
+            DEFAULT_WAITING.iter().map(|p| p.to_string()).collect()
+        } else {
+            patterns.iter().map(|p| p.to_lowercase()).collect()
+        };
+        let waiting_value = m
+            .values
+            .iter()
+            .map(|v| matches(&text(trace, v.name).to_lowercase(), &patterns, default))
+            .collect();
+        WaitParts {
+            patterns,
+            waiting_value,
+            used: vec![false; m.values.len()],
+            cells: BTreeMap::new(),
+            pending: Vec::new(),
         }
     }
-    let pos = depth_first_positions(trace);
-    let mut senders: Vec<ContainerId> = cells
-        .values()
-        .flat_map(|r| r.keys().flatten().copied())
-        .collect();
-    senders.sort_by_key(|c| pos[c]);
-    senders.dedup();
-    let col: HashMap<ContainerId, usize> =
-        senders.iter().enumerate().map(|(i, c)| (*c, i)).collect();
-    let ncols = senders.len() + 1;
-    let name = |c: ContainerId| container_name(trace, c);
-    let mut waiters: Vec<ContainerId> = cells.keys().copied().collect();
-    waiters.sort_by_key(|c| pos[c]);
-    let rows = waiters
-        .iter()
-        .map(|c| {
-            let mut seconds = vec![0.0; ncols];
-            for (s, d) in &cells[c] {
-                let j = s.map_or(ncols - 1, |s| col[&s]);
-                seconds[j] += d;
+
+    /// Adds the waits of `trace` entering `window` in `part` and the
+    /// messages arriving in `part` (parts in time order).
+    pub(crate) fn add(&mut self, trace: &Trace, window: Window, part: &Part, msgs: &Messages) {
+        // Links ending in the part on each container: (end time, sender), sorted.
+        let mut arrivals: HashMap<ContainerId, Vec<(f64, ContainerId)>> = HashMap::new();
+        for (e, from, to) in links(trace, msgs) {
+            if part.holds(e.end) {
+                arrivals.entry(to).or_default().push((e.end, from));
             }
-            let info = m.container(*c);
-            let time = window.clip(info.start, info.end);
-            let waiting: f64 = seconds.iter().sum();
-            let share = |x: f64, of: f64| if of > 0.0 { cut(x / of) } else { 0.0 };
-            WaitRow {
-                container: name(*c),
-                time,
-                waiting,
-                share_of_time: seconds.iter().map(|x| share(*x, time)).collect(),
-                waiting_share: if time > 0.0 { waiting / time } else { 0.0 },
-                share_of_waiting: seconds.iter().map(|x| share(*x, waiting)).collect(),
-                seconds,
-            }
-        })
-        .collect();
-    let mut sender_names: Vec<String> = senders.iter().map(|c| name(*c)).collect();
-    sender_names.push(UNATTRIBUTED.into());
-    let mut waiting_states: Vec<String> = Vec::new();
-    for (v, info) in m.values.iter().enumerate() {
-        let n = text(trace, info.name);
-        if used[v] && !waiting_states.contains(&n) {
-            waiting_states.push(n);
         }
+        for v in arrivals.values_mut() {
+            v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        for (info, cols) in lists_of(trace, TypeKind::State) {
+            let c = info.container;
+            // Levels of the waiting states still enclosing the current one.
+            let mut waits_by_level: Vec<bool> = Vec::new();
+            for i in 0..cols.len() {
+                let level = cols.level[i] as usize;
+                waits_by_level.truncate(level);
+                while waits_by_level.len() < level {
+                    waits_by_level.push(false);
+                }
+                let v = cols.value[i];
+                let waits = self.waiting_value.get(v.index()).copied().unwrap_or(false);
+                if waits {
+                    self.used[v.index()] = true;
+                }
+                let nested = waits_by_level.iter().any(|w| *w);
+                waits_by_level.push(waits);
+                if !waits || nested {
+                    continue;
+                }
+                let (s, e) = (cols.start[i], cols.end[i]);
+                let a = s.max(window.start);
+                if !window.overlaps(s, e) || !part.holds(a) {
+                    continue;
+                }
+                self.pending.push(Pending {
+                    c,
+                    a,
+                    b: if e < s { window.end } else { e.min(window.end) },
+                    d: window.clip(s, e),
+                    best: None,
+                });
+            }
+        }
+        for p in &mut self.pending {
+            if let Some(arr) = arrivals.get(&p.c) {
+                let k = arr.partition_point(|x| x.0 <= p.b);
+                if let Some(x) = arr[..k].last().filter(|x| x.0 >= p.a) {
+                    p.best = Some(*x);
+                }
+            }
+        }
+        let cells = &mut self.cells;
+        self.pending.retain(|p| {
+            let done = part.last || p.b < part.end;
+            if done {
+                *cells
+                    .entry(p.c)
+                    .or_default()
+                    .entry(p.best.map(|x| x.1))
+                    .or_default() += p.d;
+            }
+            !done
+        });
     }
-    WaitMatrix {
-        window,
-        patterns,
-        waiting_states,
-        senders: sender_names,
-        rows,
+
+    /// The matrix of the waits added; only `trace`'s model is read.
+    pub(crate) fn finish(self, trace: &Trace, window: Window) -> WaitMatrix {
+        let m = &trace.model;
+        let WaitParts {
+            patterns,
+            used,
+            cells,
+            ..
+        } = self;
+        let pos = depth_first_positions(trace);
+        let mut senders: Vec<ContainerId> = cells
+            .values()
+            .flat_map(|r| r.keys().flatten().copied())
+            .collect();
+        senders.sort_by_key(|c| pos[c]);
+        senders.dedup();
+        let col: HashMap<ContainerId, usize> =
+            senders.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+        let ncols = senders.len() + 1;
+        let name = |c: ContainerId| container_name(trace, c);
+        let mut waiters: Vec<ContainerId> = cells.keys().copied().collect();
+        waiters.sort_by_key(|c| pos[c]);
+        let rows = waiters
+            .iter()
+            .map(|c| {
+                let mut seconds = vec![0.0; ncols];
+                for (s, d) in &cells[c] {
+                    let j = s.map_or(ncols - 1, |s| col[&s]);
+                    seconds[j] += d;
+                }
+                let info = m.container(*c);
+                let time = window.clip(info.start, info.end);
+                let waiting: f64 = seconds.iter().sum();
+                let share = |x: f64, of: f64| if of > 0.0 { cut(x / of) } else { 0.0 };
+                WaitRow {
+                    container: name(*c),
+                    time,
+                    waiting,
+                    share_of_time: seconds.iter().map(|x| share(*x, time)).collect(),
+                    waiting_share: if time > 0.0 { waiting / time } else { 0.0 },
+                    share_of_waiting: seconds.iter().map(|x| share(*x, waiting)).collect(),
+                    seconds,
+                }
+            })
+            .collect();
+        let mut sender_names: Vec<String> = senders.iter().map(|c| name(*c)).collect();
+        sender_names.push(UNATTRIBUTED.into());
+        let mut waiting_states: Vec<String> = Vec::new();
+        for (v, info) in m.values.iter().enumerate() {
+            let n = text(trace, info.name);
+            if used[v] && !waiting_states.contains(&n) {
+                waiting_states.push(n);
+            }
+        }
+        WaitMatrix {
+            window,
+            patterns,
+            waiting_states,
+            senders: sender_names,
+            rows,
+        }
     }
 }

@@ -179,3 +179,43 @@ mod tests {
         );
     }
 }
+
+/// One of the consecutive parts a window is cut into when its entities are
+/// read part by part (windows of a trace replayed one after the other):
+/// `[start, end)`, the last one `[start, end]`. An entity is counted in the
+/// part holding the time it enters the window (its start, or the window's
+/// start), and its time in each part it overlaps, so that parts add up to
+/// the whole window exactly.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Part {
+    /// Start.
+    pub start: f64,
+    /// End.
+    pub end: f64,
+    /// The window's last part (its end included).
+    pub last: bool,
+}
+
+impl Part {
+    /// The whole window as one part.
+    pub fn whole(w: Window) -> Part {
+        Part {
+            start: w.start,
+            end: w.end,
+            last: true,
+        }
+    }
+
+    /// Whether `t` falls in this part.
+    pub(crate) fn holds(&self, t: f64) -> bool {
+        t >= self.start && (t < self.end || (self.last && t <= self.end))
+    }
+
+    /// The part as a closed window.
+    pub(crate) fn window(&self) -> Window {
+        Window {
+            start: self.start,
+            end: self.end,
+        }
+    }
+}

@@ -41,6 +41,9 @@ pub(crate) struct Blocks {
     frames: Vec<(f64, f64)>,
     /// Windows replayed lately, `[t0, t1]` each, the latest last.
     held: Mutex<Vec<(f64, f64, Arc<Loaded>)>>,
+    /// Statistics of the last wide windows added up slice by slice (one
+    /// computed at a time).
+    pub stats: Mutex<Vec<((f64, f64), Arc<crate::stats::WindowStats>)>>,
 }
 
 impl Blocks {
@@ -58,6 +61,7 @@ impl Blocks {
             max_blocks,
             frames,
             held: Mutex::new(Vec::new()),
+            stats: Mutex::new(Vec::new()),
         })
     }
 

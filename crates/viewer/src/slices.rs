@@ -124,9 +124,31 @@ fn shift_states(levels: Vec<Vec<StateSpan>>, dx: u32) -> Vec<Vec<StateSpan>> {
         .collect()
 }
 
+/// Replays the slice of base columns `[c0, c1)` and summarizes its states,
+/// events and variables at those columns.
+fn replay_slice(
+    blocks: &Blocks,
+    grid: &Grid,
+    (c0, c1): (u32, u32),
+) -> Result<(Trace, Summary), String> {
+    let (t0, t1) = (grid.time_of(c0), grid.time_of(c1));
+    let trace = blocks.replay(t0, t1)?;
+    blocks.release();
+    let lod = trama_lod::Lod::new(&trace);
+    let rows = trama_lod::rows(&trace, None);
+    let mut q = Query::default();
+    q.window = Some((t0, t1));
+    q.width = c1 - c0;
+    q.link_types = Some(Vec::new());
+    let s = lod.summarize(&rows, &q);
+    drop(lod);
+    Ok((trace, s))
+}
+
 impl Pass {
-    /// Adds the slice `[t0, t1]` (base columns `[c0, c1)`) of `trace`.
-    fn add(&mut self, trace: &Trace, grid: &Grid, (c0, c1): (u32, u32), last: bool) {
+    /// Adds the slice `[t0, t1]` (base columns `[c0, c1)`) of `trace`,
+    /// whose states, events and variables `s` summarizes.
+    fn add(&mut self, trace: &Trace, s: Summary, grid: &Grid, (c0, c1): (u32, u32), last: bool) {
         let (t0, t1) = (grid.time_of(c0), grid.time_of(c1));
         let m = &trace.model;
         match &mut self.reference {
@@ -155,13 +177,6 @@ impl Pass {
             }
         }
         // States, events and variables, at the base's columns.
-        let lod = trama_lod::Lod::new(trace);
-        let rows = trama_lod::rows(trace, None);
-        let mut q = Query::default();
-        q.window = Some((t0, t1));
-        q.width = c1 - c0;
-        q.link_types = Some(Vec::new());
-        let s = lod.summarize(&rows, &q);
         for r in s.rows {
             let key = (r.row.container, r.row.variable.map(|l| m.list(l).ty));
             let parts = self.rows.entry(key).or_default();
@@ -418,19 +433,31 @@ pub(crate) fn gather(
         span: (f64::INFINITY, f64::NEG_INFINITY),
         slices: Vec::new(),
     };
-    for (k, w) in borders.windows(2).enumerate() {
-        let (c0, c1) = (w[0], w[1]);
-        let trace = blocks.replay(grid.time_of(c0), grid.time_of(c1))?;
-        blocks.release();
-        pass.add(&trace, &grid, (c0, c1), k + 2 == borders.len());
-        if let Some(d) = done {
-            let upto = blocks
-                .frames()
-                .partition_point(|f| f.0 < grid.time_of(c1))
-                .min(frames.len());
-            d.store(upto as u64, Ordering::Relaxed);
+    // Slices are replayed and summarized on a thread of their own while
+    // this one adds up the previous one (at most two slices held).
+    let spans: Vec<(u32, u32)> = borders.windows(2).map(|w| (w[0], w[1])).collect();
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let (spans, grid) = (&spans, &grid);
+        scope.spawn(move || {
+            for &span in spans {
+                let r = replay_slice(blocks, grid, span);
+                let failed = r.is_err();
+                if tx.send(r).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        for (k, &(c0, c1)) in spans.iter().enumerate() {
+            let (trace, s) = rx.recv().map_err(|e| e.to_string())??;
+            pass.add(&trace, s, grid, (c0, c1), k + 1 == spans.len());
+            if let Some(d) = done {
+                let upto = frames.iter().filter(|f| f.0 < grid.time_of(c1)).count();
+                d.store(upto as u64, Ordering::Relaxed);
+            }
         }
-    }
+        Ok::<(), String>(())
+    })?;
     if std::env::var_os("TRAMA_TIMINGS").is_some() {
         let spans: usize = pass
             .rows

@@ -8,7 +8,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 use trama_analysis::{
-    comm_matrix, time_per_state, wait_matrix, CommMatrix, StateStats, WaitMatrix, Window,
+    comm_matrix, time_per_state, wait_matrix, CommMatrix, Part, StateStats, WaitMatrix, Window,
+    WindowParts,
 };
 
 use crate::api::bad;
@@ -42,30 +43,75 @@ pub(crate) async fn stats(
         }
         (Err(e), _) | (_, Err(e)) => return bad(e),
     };
-    let reply = tokio::task::spawn_blocking(move || {
-        if !state.readable(start, end) {
-            return Err(
-                "the statistics of so wide a window are not computed on a trace read by blocks: zoom in"
-                    .to_string(),
-            );
-        }
-        let held = state.window(start, end)?;
-        let trace = held.trace();
-        let w = Window { start, end };
-        let msgs = &state.msgs;
-        Ok(WindowStats {
-            states: time_per_state(trace, w, None),
-            comm: comm_matrix(trace, w, msgs, None, None),
-            wait: wait_matrix(trace, w, msgs, &[]),
-        })
-    })
-    .await;
+    let reply = tokio::task::spawn_blocking(move || window_stats(state, start, end)).await;
     match reply {
-        Ok(Ok(s)) => Json(s).into_response(),
+        Ok(Ok(s)) => Json(&*s).into_response(),
         Ok(Err(e)) => crate::guard::text(
-            axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
             format!("{e}\n"),
         ),
         Err(e) => bad(e.to_string()),
     }
+}
+
+/// The statistics of `[start, end]`: from the entities of the window (the
+/// whole trace, or a window replayed), or, for a trace read by blocks and
+/// a window too wide to replay at once, added up slice by slice.
+pub(crate) fn window_stats(
+    state: &'static crate::State,
+    start: f64,
+    end: f64,
+) -> Result<Arc<WindowStats>, String> {
+    let w = Window { start, end };
+    let msgs = &state.msgs;
+    let crate::Store::Blocks(blocks, slices) = &state.store else {
+        let held = state.window(start, end)?;
+        let trace = held.trace();
+        return Ok(Arc::new(WindowStats {
+            states: time_per_state(trace, w, None),
+            comm: comm_matrix(trace, w, msgs, None, None),
+            wait: wait_matrix(trace, w, msgs, &[]),
+        }));
+    };
+    if state.readable(start, end) {
+        let held = state.window(start, end)?;
+        let trace = held.trace();
+        return Ok(Arc::new(WindowStats {
+            states: time_per_state(trace, w, None),
+            comm: comm_matrix(trace, w, msgs, None, None),
+            wait: wait_matrix(trace, w, msgs, &[]),
+        }));
+    }
+    // One wide window at a time: each holds a slice replayed.
+    let mut done = blocks.stats.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = done.iter().find(|d| d.0 == (start, end)) {
+        return Ok(s.1.clone());
+    }
+    let mut parts = WindowParts::new(state.model, w, msgs);
+    let inside: Vec<&crate::slices::Slice> = slices
+        .iter()
+        .filter(|s| s.t1 >= start && s.t0 <= end)
+        .collect();
+    for (i, s) in inside.iter().enumerate() {
+        let last = i + 1 == inside.len();
+        let part = Part {
+            start: s.t0.max(start),
+            end: if last { end } else { s.t1.min(end) },
+            last,
+        };
+        let trace = blocks.replay(part.start, part.end)?;
+        blocks.release();
+        parts.add(&trace, &part);
+    }
+    let (states, comm, wait) = parts.finish(state.model);
+    let s = Arc::new(WindowStats {
+        states,
+        comm: Some(comm),
+        wait,
+    });
+    done.push(((start, end), s.clone()));
+    if done.len() > 4 {
+        done.remove(0);
+    }
+    Ok(s)
 }
