@@ -32,6 +32,9 @@ const HELD_ENTITIES: usize = 1_500_000;
 /// frames (65,536 events each at most: about 1M events, ~70 MB replayed).
 pub(crate) const MAX_BLOCKS: usize = 16;
 
+/// The statistics of a window `[t0, t1]`, computed.
+pub(crate) type StatsDone = ((f64, f64), Arc<crate::stats::WindowStats>);
+
 /// A `.ptb` trace read window by window.
 pub(crate) struct Blocks {
     file: PtbFile,
@@ -43,7 +46,7 @@ pub(crate) struct Blocks {
     held: Mutex<Vec<(f64, f64, Arc<Loaded>)>>,
     /// Statistics of the last wide windows added up slice by slice (one
     /// computed at a time).
-    pub stats: Mutex<Vec<((f64, f64), Arc<crate::stats::WindowStats>)>>,
+    pub stats: Mutex<Vec<StatsDone>>,
 }
 
 impl Blocks {
