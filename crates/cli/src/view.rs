@@ -56,14 +56,13 @@ const BLOCKS_FROM_BYTES: u64 = 64 << 20;
 /// How the trace will be read.
 enum Mode {
     Whole,
-    /// A .ptb, as it is.
-    Ptb(std::path::PathBuf),
     /// Converted to this .ptb of the cache first (unless it is there).
     Convert(std::path::PathBuf),
 }
 
-/// How `a` asks to read `opened`.
-fn mode(a: &ViewArgs, opened: &trama_open::Opened) -> anyhow::Result<Mode> {
+/// The regular file `a` names, when it may be read by blocks (no reading
+/// option that changes the simulation, no `--whole`).
+fn blockable(a: &ViewArgs) -> Option<std::path::PathBuf> {
     let r = &a.read;
     let changes_simulation = r.no_imbrication
         || r.stop_at.is_some()
@@ -76,20 +75,39 @@ fn mode(a: &ViewArgs, opened: &trama_open::Opened) -> anyhow::Result<Mode> {
         .as_deref()
         .filter(|f| *f != "-")
         .map(std::path::PathBuf::from)
-        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
-    let (Some(path), false) = (path, a.whole) else {
-        return Ok(Mode::Whole);
-    };
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))?;
+    if a.whole {
+        return None;
+    }
     if changes_simulation {
         if a.blocks {
             eprintln!("trama: note: reading the whole trace: the reading options given change the simulation, which blocks replay as written");
         }
-        return Ok(Mode::Whole);
+        return None;
     }
-    if let Some(f) = opened.ptb() {
-        if f.interned() && (a.blocks || f.events() > BLOCKS_FROM_EVENTS) {
-            return Ok(Mode::Ptb(path));
-        }
+    Some(path)
+}
+
+/// The `.ptb` at `path` to read by blocks, opened without reading it
+/// (its index only), when it is one and `a` asks for blocks or it is
+/// large; `None` otherwise (the one door opens it, and names its errors).
+fn lazy_ptb(a: &ViewArgs, path: &std::path::Path) -> Option<trama_ptb::PtbFile> {
+    use std::io::Read;
+    let mut head = [0u8; 8];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    if !trama_ptb::is_ptb(&head) {
+        return None;
+    }
+    let f = ptb(path).ok()?;
+    (f.interned() && (a.blocks || f.events() > BLOCKS_FROM_EVENTS)).then_some(f)
+}
+
+/// How `a` asks to read `opened` (not a `.ptb` read by blocks).
+fn mode(a: &ViewArgs, opened: &trama_open::Opened) -> anyhow::Result<Mode> {
+    let Some(path) = blockable(a) else {
+        return Ok(Mode::Whole);
+    };
+    if opened.ptb().is_some() {
         return Ok(Mode::Whole);
     }
     let text = matches!(
@@ -150,10 +168,14 @@ fn fail(e: &str) -> ! {
 
 pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
     // Serve at once; the trace is read meanwhile (the page shows how far).
+    let show = !a.read.no_progress;
+    let lazy = blockable(a).and_then(|p| lazy_ptb(a, &p).map(|f| (p, f)));
+    if let Some((path, file)) = lazy {
+        return serve(a, blocks(&path, file, show));
+    }
     let mut opened = open(&a.read)?;
     let mode = mode(a, &opened)?;
-    let show = !a.read.no_progress;
-    let mut loading = opened.progress().map(|p| Loading {
+    let loading = opened.progress().map(|p| Loading {
         done: p.done,
         total: p.total,
         unit: match p.unit {
@@ -162,7 +184,7 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
         },
     });
     let load_opts = a.read.load_options(true, None);
-    let load: Box<dyn FnOnce() -> Result<Input, String> + Send> = match mode {
+    let load: Box<dyn FnOnce() -> Result<Input, String> + Send + 'static> = match mode {
         Mode::Whole => {
             let bar = Bar::start(&opened, show);
             Box::new(move || {
@@ -173,24 +195,6 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
                     Err(e) => fail(e),
                 }
                 trace.map(Input::Whole)
-            })
-        }
-        Mode::Ptb(path) => {
-            let file = ptb(&path).unwrap_or_else(|e| fail(&e));
-            let total = file.blocks() as u64;
-            let done = Arc::new(AtomicU64::new(0));
-            loading = Some(Loading {
-                done: done.clone(),
-                total: Some(total),
-                unit: "blocks",
-            });
-            let bar = Bar::blocks(opened.name().to_string(), total, done.clone(), show);
-            Box::new(move || {
-                let _bar = bar;
-                Ok(Input::Blocks {
-                    file,
-                    done: Some(done),
-                })
             })
         }
         Mode::Convert(entry) => {
@@ -222,6 +226,38 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
             })
         }
     };
+    serve(a, (load, loading))
+}
+
+/// How the server gets its trace: the reading, and how far it is.
+type Loader = (
+    Box<dyn FnOnce() -> Result<Input, String> + Send>,
+    Option<Loading>,
+);
+
+/// The reading by blocks of `file` (at `path`), with a bar over its first
+/// pass.
+fn blocks(path: &std::path::Path, file: trama_ptb::PtbFile, show: bool) -> Loader {
+    let total = file.blocks() as u64;
+    let done = Arc::new(AtomicU64::new(0));
+    let loading = Loading {
+        done: done.clone(),
+        total: Some(total),
+        unit: "blocks",
+    };
+    let bar = Bar::blocks(path.display().to_string(), total, done.clone(), show);
+    let load = move || {
+        let _bar = bar;
+        Ok(Input::Blocks {
+            file,
+            done: Some(done),
+        })
+    };
+    (Box::new(load), Some(loading))
+}
+
+/// Serves what `load` reads, as `a` asks, until Ctrl-C.
+fn serve(a: &ViewArgs, (load, loading): Loader) -> anyhow::Result<ExitCode> {
     let name = a
         .read
         .file

@@ -29,7 +29,7 @@ use crate::meta::Counts;
 use crate::pyramid::{BASE, FEW_LINKS};
 
 /// Events frames per slice.
-const SLICE_BLOCKS: usize = 8;
+const SLICE_BLOCKS: usize = 4;
 
 /// A row by what it shows: a container, and a variable's type.
 type RowKey = (ContainerId, Option<TypeId>);
@@ -437,7 +437,7 @@ pub(crate) fn gather(
     // this one adds up the previous one (at most two slices held).
     let spans: Vec<(u32, u32)> = borders.windows(2).map(|w| (w[0], w[1])).collect();
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let (tx, rx) = std::sync::mpsc::sync_channel(0);
         let (spans, grid) = (&spans, &grid);
         scope.spawn(move || {
             for &span in spans {
