@@ -171,7 +171,8 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
     let show = !a.read.no_progress;
     let lazy = blockable(a).and_then(|p| lazy_ptb(a, &p).map(|f| (p, f)));
     if let Some((path, file)) = lazy {
-        return serve(a, blocks(&path, file, show));
+        let summary = summary_path(a, &path);
+        return serve(a, blocks(&path, file, summary, show));
     }
     let mut opened = open(&a.read)?;
     let mode = mode(a, &opened)?;
@@ -222,6 +223,7 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
                 Ok(Input::Blocks {
                     file: ptb(&entry)?,
                     done: None,
+                    summary: Some(entry.with_extension("view")),
                 })
             })
         }
@@ -235,9 +237,31 @@ type Loader = (
     Option<Loading>,
 );
 
+/// Where the summary of the trace at `path` is saved in the cache (`None`,
+/// with a note, when there is no cache directory to write it in).
+fn summary_path(a: &ViewArgs, path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let made = crate::cache::directory(a.cache.as_deref()).and_then(|dir| {
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot make the cache directory {}", dir.display()))?;
+        crate::cache::entry(&dir, path)
+    });
+    match made {
+        Ok(entry) => Some(entry.with_extension("view")),
+        Err(e) => {
+            eprintln!("trama: note: {e:#}: the trace's summary will be gathered again next time (--cache DIR chooses where to keep it)");
+            None
+        }
+    }
+}
+
 /// The reading by blocks of `file` (at `path`), with a bar over its first
-/// pass.
-fn blocks(path: &std::path::Path, file: trama_ptb::PtbFile, show: bool) -> Loader {
+/// pass, saving its summary at `summary`.
+fn blocks(
+    path: &std::path::Path,
+    file: trama_ptb::PtbFile,
+    summary: Option<std::path::PathBuf>,
+    show: bool,
+) -> Loader {
     let total = file.blocks() as u64;
     let done = Arc::new(AtomicU64::new(0));
     let loading = Loading {
@@ -251,6 +275,7 @@ fn blocks(path: &std::path::Path, file: trama_ptb::PtbFile, show: bool) -> Loade
         Ok(Input::Blocks {
             file,
             done: Some(done),
+            summary,
         })
     };
     (Box::new(load), Some(loading))

@@ -82,8 +82,10 @@ fn a_text_trace_is_converted_once_per_version() {
     let (first, err) = view(&args);
     assert!(err.contains("converting"), "{err}");
     let made = entries(&cache);
-    assert_eq!(made.len(), 1, "{made:?}");
+    assert_eq!(made.len(), 2, "{made:?}");
     assert!(made[0].starts_with("ring.paje-") && made[0].ends_with(".ptb"));
+    // And the summary its first reading gathered, to start at once next time.
+    assert_eq!(made[1], made[0].replace(".ptb", ".view"));
     // Read by blocks, the trace shows what it shows whole.
     for k in ["rows", "counts", "start", "end", "host_order"] {
         assert_eq!(first[k], whole[k], "{k}");
@@ -101,7 +103,7 @@ fn a_text_trace_is_converted_once_per_version() {
     drop(f);
     let (_, err) = view(&args);
     assert!(err.contains("converting"), "{err}");
-    assert_eq!(entries(&cache).len(), 2);
+    assert_eq!(entries(&cache).len(), 4);
     assert_eq!(
         std::fs::read(&example).unwrap(),
         std::fs::read(&input).unwrap()[..std::fs::read(&example).unwrap().len()]

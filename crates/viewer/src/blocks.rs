@@ -68,6 +68,13 @@ impl Blocks {
         })
     }
 
+    /// The window of the trace's first instant: its model (containers,
+    /// types, values) with the lists that instant has.
+    pub(crate) fn first(&self) -> Result<Trace, String> {
+        let t = self.frames.first().map_or(0.0, |f| f.0);
+        self.replay(t, t)
+    }
+
     /// Gives back the pages of the file read so far.
     pub(crate) fn release(&self) {
         self.file.release();

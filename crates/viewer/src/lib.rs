@@ -37,6 +37,7 @@ mod entity;
 mod guard;
 mod meta;
 mod pyramid;
+mod saved;
 mod search;
 mod slices;
 mod stats;
@@ -193,6 +194,9 @@ pub enum Input {
         file: trama_ptb::PtbFile,
         /// Progress of the first pass, in events frames.
         done: Option<Arc<AtomicU64>>,
+        /// Where what the first pass gathers is saved (whole or not at
+        /// all), and read back instead of a first pass the next time.
+        summary: Option<std::path::PathBuf>,
     },
 }
 
@@ -358,14 +362,37 @@ fn prepare(trace: Trace, name: &str) -> State {
 fn prepare_blocks(
     file: trama_ptb::PtbFile,
     done: Option<&AtomicU64>,
+    summary: Option<&std::path::Path>,
     opts: &ViewerOptions,
 ) -> Result<State, String> {
     let (name, max_blocks) = (&opts.name, opts.max_blocks);
     use trama_analysis::Messages;
+    let (size, events) = (file.len(), file.events());
     let blocks = blocks::Blocks::new(file, max_blocks)?;
-    let g = slices::gather(&blocks, done, |r, tally| {
-        drawn(r, &Messages::from_tally(r, tally))
-    })?;
+    let saved = match summary.and_then(|p| std::fs::read(p).ok()) {
+        Some(bytes) => saved::decode(&bytes, size, events, blocks.first()?),
+        None => None,
+    };
+    let g = match saved {
+        Some(g) => {
+            if let Some(d) = done {
+                d.store(
+                    blocks.frames().len() as u64,
+                    std::sync::atomic::Ordering::Relaxed,
+                );
+            }
+            g
+        }
+        None => {
+            let g = slices::gather(&blocks, done, |r, tally| {
+                drawn(r, &Messages::from_tally(r, tally))
+            })?;
+            if let Some(p) = summary {
+                let _ = saved::write(p, &saved::encode(&g, size, events));
+            }
+            g
+        }
+    };
     let reference: &'static Trace = Box::leak(Box::new(g.reference));
     let msgs = Messages::from_tally(reference, &g.tally);
     let link_types = drawn(reference, &msgs);
@@ -410,7 +437,11 @@ fn prepare_blocks(
 fn prepare_input(input: Input, opts: &ViewerOptions) -> Result<State, String> {
     match input {
         Input::Whole(trace) => Ok(prepare(trace, &opts.name)),
-        Input::Blocks { file, done } => prepare_blocks(file, done.as_deref(), opts),
+        Input::Blocks {
+            file,
+            done,
+            summary,
+        } => prepare_blocks(file, done.as_deref(), summary.as_deref(), opts),
     }
 }
 

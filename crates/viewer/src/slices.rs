@@ -403,8 +403,7 @@ pub(crate) fn gather(
     let started = std::time::Instant::now();
     let frames = blocks.frames();
     // The trace's lifetime, from the window of its first instant.
-    let t = frames.first().map_or(0.0, |f| f.0);
-    let first = blocks.replay(t, t)?;
+    let first = blocks.first()?;
     // The trace's events and containers (as `meta` counts them).
     let (lo, hi) = frames
         .iter()

@@ -194,7 +194,16 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     let file = trama_ptb::PtbFile::open_lazy(&path).unwrap().unwrap();
     assert!(file.blocks() > 20, "{} blocks", file.blocks());
     // Every window replayed (this trace's blocks overlap in time).
-    let blocks = serve(Input::Blocks { file, done: None }, 1000);
+    let saved = dir.path().join("t.view");
+    let blocks = serve(
+        Input::Blocks {
+            file,
+            done: None,
+            summary: Some(saved.clone()),
+        },
+        1000,
+    );
+    assert!(saved.exists(), "the first pass's summary is saved");
 
     // The summary: the same rows, counts, span, order.
     let (mw, mb) = (json(&whole, "api/meta"), json(&blocks, "api/meta"));
@@ -278,7 +287,24 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     // Replaying at most 2 blocks a request: wide windows' statistics are
     // added up slice by slice, equal to the whole trace's.
     let file = trama_ptb::PtbFile::open_lazy(&path).unwrap().unwrap();
-    let narrow = serve(Input::Blocks { file, done: None }, 2);
+    // This one reads the summary saved by the first (and does not write it).
+    let stamp = std::fs::metadata(&saved).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let narrow = serve(
+        Input::Blocks {
+            file,
+            done: None,
+            summary: Some(saved.clone()),
+        },
+        2,
+    );
+    assert_eq!(mb, json(&narrow, "api/meta"));
+    assert_eq!(
+        std::fs::metadata(&saved).unwrap().modified().unwrap(),
+        stamp
+    );
+    let q = format!("api/timeline?start={t0}&end={t1}&width=1000");
+    assert_eq!(get(&blocks, &q), get(&narrow, &q));
     for (a, b) in [(t0, t1), (t0 + (t1 - t0) * 0.3, t0 + (t1 - t0) * 0.8)] {
         let q = format!("api/stats?start={a}&end={b}");
         let (w, n) = (json(&whole, &q), json(&narrow, &q));
@@ -293,9 +319,30 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     let (status, body) = get(&narrow, &q);
     assert_eq!(status, 200);
     assert!(!decode(&body).states.is_empty());
+    // A damaged summary is not used: the trace is read again.
+    let mut bytes = std::fs::read(&saved).unwrap();
+    let n = bytes.len();
+    bytes.truncate(n / 2);
+    std::fs::write(&saved, &bytes).unwrap();
+    let file = trama_ptb::PtbFile::open_lazy(&path).unwrap().unwrap();
+    let again = serve(
+        Input::Blocks {
+            file,
+            done: None,
+            summary: Some(saved.clone()),
+        },
+        1000,
+    );
+    assert_eq!(mb, json(&again, "api/meta"));
+    assert_eq!(
+        std::fs::read(&saved).unwrap().len(),
+        n,
+        "saved again, whole"
+    );
     whole.stop();
     blocks.stop();
     narrow.stop();
+    again.stop();
 }
 
 /// `a` and `b` equal, numbers within a relative 1e-9 (sums taken in

@@ -1,0 +1,424 @@
+//! What the first pass over a trace read by blocks gathers
+//! ([`crate::slices::Gathered`]), saved in the cache so that the next view
+//! of the same file starts without reading it again.
+//!
+//! # Format
+//! A file is the magic `TRVS`, a version (`u32` = 1), the `.ptb`'s size and
+//! event count (`u64` each: a file saved for another version of the trace
+//! is not used), then a zstd frame holding, little-endian, with no padding
+//! (`u8`, `u32`, `u64`, `f64`; a list is its `u32` length then its items):
+//!
+//! - the lists of the reference model: `(container u32, type u32, kind u8)`
+//!   (kind 0 container, 1 state, 2 event, 3 variable, 4 link), in list-id
+//!   order; the rest of the model comes from the `.ptb` itself;
+//! - the summary of the whole trace: its grid (`t0 f64, t1 f64, width u32,
+//!   widened u8`), then per row of the reference model's rows: its state
+//!   bands (`list u32`, then per level its spans `x0 u32, x1 u32, value
+//!   u32, count u32, mixed u8`), events (`x u32, count u32`), variable spans
+//!   (`x0 u32, x1 u32, min f64, max f64, last f64`), links leaving and
+//!   arriving (`x u32, count u32` each) and its link count (`u64`); then
+//!   the links: `total, dense, unplaced` (`u64`) and those given one by one
+//!   (`list u32, index u32, from u32, to u32, start f64, end f64, value
+//!   u32`);
+//! - the link tally per type (`links u64, lasting u8`), messages per pair
+//!   (`type u32, from u32, to u32, count u64`), the containers with states
+//!   (`u32`), the entity counts (`containers, states, events, variables,
+//!   links` as `u64`), the time span (`f64, f64`), and the slices (`t0 f64,
+//!   t1 f64`, then the ids of the values their states and events take).
+//!
+//! Anything that does not read back whole and consistent with the `.ptb`
+//! (a foreign or damaged file) is ignored: the trace is read again.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use trama_lod::{
+    ColumnCount, Grid, LinkItem, Links, RowSummary, StateBand, StateSpan, Summary, VarSpan,
+};
+use trama_sim::{ContainerId, ListId, ListInfo, Trace, TypeId, TypeKind, ValueId};
+
+use crate::meta::Counts;
+use crate::slices::{Gathered, Slice};
+
+const MAGIC: &[u8; 4] = b"TRVS";
+const VERSION: u32 = 1;
+
+/// Bytes being written.
+#[derive(Default)]
+struct Out(Vec<u8>);
+
+impl Out {
+    fn u8(&mut self, x: u8) {
+        self.0.push(x);
+    }
+    fn u32(&mut self, x: u32) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    fn u64(&mut self, x: u64) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    fn f64(&mut self, x: f64) {
+        self.0.extend_from_slice(&x.to_le_bytes());
+    }
+    fn len(&mut self, n: usize) {
+        self.u32(n as u32);
+    }
+    fn counts(&mut self, c: &[ColumnCount]) {
+        self.len(c.len());
+        for x in c {
+            self.u32(x.x);
+            self.u32(x.count);
+        }
+    }
+}
+
+/// Bytes being read; `None` past their end.
+struct In<'a>(&'a [u8]);
+
+impl In<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Some(a)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn f64(&mut self) -> Option<f64> {
+        Some(f64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    /// A list's length, bounded by the bytes left (each item takes at
+    /// least `min` bytes).
+    fn len(&mut self, min: usize) -> Option<usize> {
+        let n = self.u32()? as usize;
+        (n.saturating_mul(min) <= self.0.len()).then_some(n)
+    }
+    fn counts(&mut self) -> Option<Vec<ColumnCount>> {
+        let n = self.len(8)?;
+        (0..n)
+            .map(|_| {
+                Some(ColumnCount {
+                    x: self.u32()?,
+                    count: self.u32()?,
+                })
+            })
+            .collect()
+    }
+}
+
+fn kind_code(k: TypeKind) -> u8 {
+    match k {
+        TypeKind::Container => 0,
+        TypeKind::State => 1,
+        TypeKind::Event => 2,
+        TypeKind::Variable => 3,
+        TypeKind::Link => 4,
+    }
+}
+
+fn kind_of(code: u8) -> Option<TypeKind> {
+    Some(match code {
+        0 => TypeKind::Container,
+        1 => TypeKind::State,
+        2 => TypeKind::Event,
+        3 => TypeKind::Variable,
+        4 => TypeKind::Link,
+        _ => return None,
+    })
+}
+
+/// The bytes of `g`, for a `.ptb` of `size` bytes and `events` events.
+pub(crate) fn encode(g: &Gathered, size: u64, events: u64) -> Vec<u8> {
+    let mut o = Out::default();
+    let m = &g.reference.model;
+    o.len(m.lists.len());
+    for l in &m.lists {
+        o.u32(l.container.0);
+        o.u32(l.ty.0);
+        o.u8(kind_code(l.kind));
+    }
+    let s = &g.base;
+    o.f64(s.grid.t0);
+    o.f64(s.grid.t1);
+    o.u32(s.grid.width);
+    o.u8(u8::from(s.grid.widened));
+    o.len(s.rows.len());
+    for r in &s.rows {
+        o.len(r.states.len());
+        for b in &r.states {
+            o.u32(b.list.0);
+            o.len(b.levels.len());
+            for level in &b.levels {
+                o.len(level.len());
+                for x in level {
+                    o.u32(x.x0);
+                    o.u32(x.x1);
+                    o.u32(x.value.0);
+                    o.u32(x.count);
+                    o.u8(u8::from(x.mixed));
+                }
+            }
+        }
+        o.counts(&r.events);
+        o.len(r.variable.len());
+        for v in &r.variable {
+            o.u32(v.x0);
+            o.u32(v.x1);
+            o.f64(v.min);
+            o.f64(v.max);
+            o.f64(v.last);
+        }
+        o.counts(&r.sent);
+        o.counts(&r.received);
+        o.u64(r.links);
+    }
+    let l = &s.links;
+    o.u64(l.total);
+    o.u64(l.dense);
+    o.u64(l.unplaced);
+    o.len(l.each.len());
+    for k in &l.each {
+        o.u32(k.list.0);
+        o.u32(k.index);
+        o.u32(k.from);
+        o.u32(k.to);
+        o.f64(k.start);
+        o.f64(k.end);
+        o.u32(k.value.0);
+    }
+    o.len(g.tally.len());
+    for t in &g.tally {
+        o.u64(t.0);
+        o.u8(u8::from(t.1));
+    }
+    let mut pairs: Vec<_> = g.pairs.iter().collect();
+    pairs.sort_by_key(|p| (p.0 .0 .0, p.0 .1 .0, p.0 .2 .0));
+    o.len(pairs.len());
+    for ((t, a, b), n) in pairs {
+        o.u32(t.0);
+        o.u32(a.0);
+        o.u32(b.0);
+        o.u64(*n);
+    }
+    let mut with: Vec<u32> = g.with_states.iter().map(|c| c.0).collect();
+    with.sort_unstable();
+    o.len(with.len());
+    with.into_iter().for_each(|c| o.u32(c));
+    let c = &g.counts;
+    for n in [c.containers, c.states, c.events, c.variables, c.links] {
+        o.u64(n as u64);
+    }
+    o.f64(g.span.0);
+    o.f64(g.span.1);
+    o.len(g.slices.len());
+    for sl in &g.slices {
+        o.f64(sl.t0);
+        o.f64(sl.t1);
+        let ids: Vec<u32> = (0..sl.values.len() as u32)
+            .filter(|v| sl.values[*v as usize])
+            .collect();
+        o.len(ids.len());
+        ids.into_iter().for_each(|v| o.u32(v));
+    }
+    let body = zstd::bulk::compress(&o.0, 3).unwrap_or_default();
+    let mut file = Vec::with_capacity(body.len() + 24);
+    file.extend_from_slice(MAGIC);
+    file.extend_from_slice(&VERSION.to_le_bytes());
+    file.extend_from_slice(&size.to_le_bytes());
+    file.extend_from_slice(&events.to_le_bytes());
+    file.extend_from_slice(&body);
+    file
+}
+
+/// What `bytes` saved for a `.ptb` of `size` bytes and `events` events,
+/// with `model` (the model of any window of it); `None` when they are not
+/// that, whole and consistent.
+pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Option<Gathered> {
+    let head = bytes.get(..24)?;
+    if &head[..4] != MAGIC
+        || head[4..8] != VERSION.to_le_bytes()
+        || head[8..16] != size.to_le_bytes()
+        || head[16..24] != events.to_le_bytes()
+    {
+        return None;
+    }
+    let body = zstd::stream::decode_all(&bytes[24..]).ok()?;
+    let mut i = In(&body);
+    let mut reference = model;
+    let nc = reference.model.containers.len() as u32;
+    let nt = reference.model.types.len() as u32;
+    let nv = reference.model.values.len() as u32;
+    reference.model.lists.clear();
+    for c in &mut reference.model.containers {
+        c.lists.clear();
+    }
+    for id in 0..i.len(9)? {
+        let (container, ty, kind) = (i.u32()?, i.u32()?, kind_of(i.u8()?)?);
+        if container >= nc || ty >= nt {
+            return None;
+        }
+        reference.model.lists.push(ListInfo {
+            container: ContainerId(container),
+            ty: TypeId(ty),
+            kind,
+        });
+        reference.model.containers[container as usize]
+            .lists
+            .push((TypeId(ty), ListId(id as u32)));
+    }
+    let nl = reference.model.lists.len() as u32;
+    reference.lists = vec![Default::default(); nl as usize];
+    let rows = trama_lod::rows(&reference, None);
+    let grid = Grid {
+        t0: i.f64()?,
+        t1: i.f64()?,
+        width: i.u32()?,
+        widened: i.u8()? != 0,
+    };
+    if i.len(1)? != rows.len() {
+        return None;
+    }
+    let value = |v: u32| (v < nv).then_some(ValueId(v));
+    let mut out_rows = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let mut r = RowSummary::empty(*row);
+        for _ in 0..i.len(8)? {
+            let list = i.u32()?;
+            if list >= nl {
+                return None;
+            }
+            let mut levels = Vec::new();
+            for _ in 0..i.len(4)? {
+                let n = i.len(17)?;
+                let mut level = Vec::with_capacity(n);
+                for _ in 0..n {
+                    level.push(StateSpan {
+                        x0: i.u32()?,
+                        x1: i.u32()?,
+                        value: value(i.u32()?)?,
+                        count: i.u32()?,
+                        mixed: i.u8()? != 0,
+                    });
+                }
+                levels.push(level);
+            }
+            r.states.push(StateBand {
+                list: ListId(list),
+                levels,
+            });
+        }
+        r.events = i.counts()?;
+        for _ in 0..i.len(32)? {
+            r.variable.push(VarSpan {
+                x0: i.u32()?,
+                x1: i.u32()?,
+                min: i.f64()?,
+                max: i.f64()?,
+                last: i.f64()?,
+            });
+        }
+        r.sent = i.counts()?;
+        r.received = i.counts()?;
+        r.links = i.u64()?;
+        out_rows.push(r);
+    }
+    let mut links = Links {
+        total: i.u64()?,
+        dense: i.u64()?,
+        unplaced: i.u64()?,
+        each: Vec::new(),
+    };
+    for _ in 0..i.len(36)? {
+        let k = LinkItem {
+            list: ListId(i.u32()?),
+            index: i.u32()?,
+            from: i.u32()?,
+            to: i.u32()?,
+            start: i.f64()?,
+            end: i.f64()?,
+            value: value(i.u32()?)?,
+        };
+        if k.from as usize >= rows.len() || k.to as usize >= rows.len() {
+            return None;
+        }
+        links.each.push(k);
+    }
+    let tally = (0..i.len(9)?)
+        .map(|_| Some((i.u64()?, i.u8()? != 0)))
+        .collect::<Option<Vec<_>>>()?;
+    let mut pairs = HashMap::new();
+    for _ in 0..i.len(20)? {
+        let (t, a, b, n) = (i.u32()?, i.u32()?, i.u32()?, i.u64()?);
+        if t >= nt || a >= nc || b >= nc {
+            return None;
+        }
+        pairs.insert((TypeId(t), ContainerId(a), ContainerId(b)), n);
+    }
+    let mut with_states = HashSet::new();
+    for _ in 0..i.len(4)? {
+        let c = i.u32()?;
+        if c >= nc {
+            return None;
+        }
+        with_states.insert(ContainerId(c));
+    }
+    let mut n = || Some(i.u64()? as usize);
+    let counts = Counts {
+        containers: n()?,
+        states: n()?,
+        events: n()?,
+        variables: n()?,
+        links: n()?,
+    };
+    let span = (i.f64()?, i.f64()?);
+    let mut slices = Vec::new();
+    for _ in 0..i.len(20)? {
+        let (t0, t1) = (i.f64()?, i.f64()?);
+        let mut values = vec![false; nv as usize];
+        for _ in 0..i.len(4)? {
+            *values.get_mut(i.u32()? as usize)? = true;
+        }
+        slices.push(Slice { t0, t1, values });
+    }
+    if !i.0.is_empty() {
+        return None;
+    }
+    Some(Gathered {
+        reference,
+        rows,
+        base: Summary {
+            grid,
+            rows: out_rows,
+            links,
+        },
+        tally,
+        pairs,
+        with_states,
+        counts,
+        span,
+        slices,
+    })
+}
+
+/// Writes `bytes` to `path` whole or not at all (a temporary file beside
+/// it, renamed); a failure only costs the next view a new first pass.
+pub(crate) fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map_or("summary".into(), |n| n.to_string_lossy().into_owned());
+    let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temp, bytes)
+        .and_then(|()| std::fs::rename(&temp, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&temp);
+        })
+}
