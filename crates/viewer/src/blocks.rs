@@ -59,6 +59,8 @@ impl Blocks {
             .filter(|f| f.kind == trama_ptb::FrameKind::Events)
             .map(|f| (f.t_min, f.t_max))
             .collect();
+        // Reading every frame's header mapped the pages around each.
+        file.release();
         Ok(Blocks {
             file,
             max_blocks,
@@ -68,11 +70,16 @@ impl Blocks {
         })
     }
 
-    /// The window of the trace's first instant: its model (containers,
-    /// types, values) with the lists that instant has.
-    pub(crate) fn first(&self) -> Result<Trace, String> {
-        let t = self.frames.first().map_or(0.0, |f| f.0);
-        self.replay(t, t)
+    /// The trace's model (containers, types, values) with no list, from
+    /// its model records alone.
+    pub(crate) fn model(&self) -> Result<Trace, String> {
+        match self.file.model_trace() {
+            Ok(Replayed::Done(t)) => Ok(t),
+            Ok(Replayed::Fallback(why)) => Err(format!(
+                "this .ptb cannot be read by blocks ({why}); view it with --whole"
+            )),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     /// Gives back the pages of the file read so far.

@@ -370,7 +370,7 @@ fn prepare_blocks(
     let (size, events) = (file.len(), file.events());
     let blocks = blocks::Blocks::new(file, max_blocks)?;
     let saved = match summary.and_then(|p| std::fs::read(p).ok()) {
-        Some(bytes) => saved::decode(&bytes, size, events, blocks.first()?),
+        Some(bytes) => saved::decode(&bytes, size, events, blocks.model()?),
         None => None,
     };
     let g = match saved {

@@ -72,46 +72,51 @@ impl Out {
     }
 }
 
-/// Bytes being read; `None` past their end.
-struct In<'a>(&'a [u8]);
+/// Bytes being read from a stream; `None` past its end or on an error.
+struct In<R>(R);
 
-impl In<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Some(a)
+/// At most this many items in a list (a damaged length is refused before
+/// it allocates).
+const MAX_ITEMS: usize = 1 << 28;
+
+impl<R: std::io::Read> In<R> {
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let mut b = [0u8; N];
+        self.0.read_exact(&mut b).ok()?;
+        Some(b)
     }
     fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
+        Some(self.take::<1>()?[0])
     }
     fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+        Some(u32::from_le_bytes(self.take()?))
     }
     fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+        Some(u64::from_le_bytes(self.take()?))
     }
     fn f64(&mut self) -> Option<f64> {
-        Some(f64::from_le_bytes(self.take(8)?.try_into().ok()?))
+        Some(f64::from_le_bytes(self.take()?))
     }
-    /// A list's length, bounded by the bytes left (each item takes at
-    /// least `min` bytes).
-    fn len(&mut self, min: usize) -> Option<usize> {
+    /// A list's length.
+    fn len(&mut self) -> Option<usize> {
         let n = self.u32()? as usize;
-        (n.saturating_mul(min) <= self.0.len()).then_some(n)
+        (n <= MAX_ITEMS).then_some(n)
     }
     fn counts(&mut self) -> Option<Vec<ColumnCount>> {
-        let n = self.len(8)?;
-        (0..n)
-            .map(|_| {
-                Some(ColumnCount {
-                    x: self.u32()?,
-                    count: self.u32()?,
-                })
-            })
-            .collect()
+        let n = self.len()?;
+        let mut v = Vec::with_capacity(n.min(1 << 16));
+        for _ in 0..n {
+            v.push(ColumnCount {
+                x: self.u32()?,
+                count: self.u32()?,
+            });
+        }
+        Some(v)
+    }
+    /// Whether the stream has ended.
+    fn at_end(&mut self) -> bool {
+        let mut b = [0u8; 1];
+        matches!(self.0.read(&mut b), Ok(0))
     }
 }
 
@@ -251,8 +256,10 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
     {
         return None;
     }
-    let body = zstd::stream::decode_all(&bytes[24..]).ok()?;
-    let mut i = In(&body);
+    let mut i = In(std::io::BufReader::with_capacity(
+        1 << 16,
+        zstd::stream::Decoder::new(&bytes[24..]).ok()?,
+    ));
     let mut reference = model;
     let nc = reference.model.containers.len() as u32;
     let nt = reference.model.types.len() as u32;
@@ -261,7 +268,7 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
     for c in &mut reference.model.containers {
         c.lists.clear();
     }
-    for id in 0..i.len(9)? {
+    for id in 0..i.len()? {
         let (container, ty, kind) = (i.u32()?, i.u32()?, kind_of(i.u8()?)?);
         if container >= nc || ty >= nt {
             return None;
@@ -284,22 +291,22 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
         width: i.u32()?,
         widened: i.u8()? != 0,
     };
-    if i.len(1)? != rows.len() {
+    if i.len()? != rows.len() {
         return None;
     }
     let value = |v: u32| (v < nv).then_some(ValueId(v));
     let mut out_rows = Vec::with_capacity(rows.len());
     for row in &rows {
         let mut r = RowSummary::empty(*row);
-        for _ in 0..i.len(8)? {
+        for _ in 0..i.len()? {
             let list = i.u32()?;
             if list >= nl {
                 return None;
             }
             let mut levels = Vec::new();
-            for _ in 0..i.len(4)? {
-                let n = i.len(17)?;
-                let mut level = Vec::with_capacity(n);
+            for _ in 0..i.len()? {
+                let n = i.len()?;
+                let mut level = Vec::with_capacity(n.min(1 << 16));
                 for _ in 0..n {
                     level.push(StateSpan {
                         x0: i.u32()?,
@@ -317,7 +324,7 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
             });
         }
         r.events = i.counts()?;
-        for _ in 0..i.len(32)? {
+        for _ in 0..i.len()? {
             r.variable.push(VarSpan {
                 x0: i.u32()?,
                 x1: i.u32()?,
@@ -337,7 +344,7 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
         unplaced: i.u64()?,
         each: Vec::new(),
     };
-    for _ in 0..i.len(36)? {
+    for _ in 0..i.len()? {
         let k = LinkItem {
             list: ListId(i.u32()?),
             index: i.u32()?,
@@ -352,11 +359,11 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
         }
         links.each.push(k);
     }
-    let tally = (0..i.len(9)?)
+    let tally = (0..i.len()?)
         .map(|_| Some((i.u64()?, i.u8()? != 0)))
         .collect::<Option<Vec<_>>>()?;
     let mut pairs = HashMap::new();
-    for _ in 0..i.len(20)? {
+    for _ in 0..i.len()? {
         let (t, a, b, n) = (i.u32()?, i.u32()?, i.u32()?, i.u64()?);
         if t >= nt || a >= nc || b >= nc {
             return None;
@@ -364,7 +371,7 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
         pairs.insert((TypeId(t), ContainerId(a), ContainerId(b)), n);
     }
     let mut with_states = HashSet::new();
-    for _ in 0..i.len(4)? {
+    for _ in 0..i.len()? {
         let c = i.u32()?;
         if c >= nc {
             return None;
@@ -381,15 +388,15 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
     };
     let span = (i.f64()?, i.f64()?);
     let mut slices = Vec::new();
-    for _ in 0..i.len(20)? {
+    for _ in 0..i.len()? {
         let (t0, t1) = (i.f64()?, i.f64()?);
         let mut values = vec![false; nv as usize];
-        for _ in 0..i.len(4)? {
+        for _ in 0..i.len()? {
             *values.get_mut(i.u32()? as usize)? = true;
         }
         slices.push(Slice { t0, t1, values });
     }
-    if !i.0.is_empty() {
+    if !i.at_end() {
         return None;
     }
     Some(Gathered {

@@ -403,7 +403,7 @@ pub(crate) fn gather(
     let started = std::time::Instant::now();
     let frames = blocks.frames();
     // The trace's lifetime, from the window of its first instant.
-    let first = blocks.first()?;
+    let first = blocks.model()?;
     // The trace's events and containers (as `meta` counts them).
     let (lo, hi) = frames
         .iter()

@@ -326,6 +326,49 @@ impl PtbFile {
         segs
     }
 
+    /// The model records read: the model, and the streams of events.
+    fn prepassed(&self, keep_extras: bool) -> Result<Result<Prepass, String>, FormatError> {
+        match prepass(&self.records, &self.defs, keep_extras) {
+            Ok(p) => Ok(Ok(p)),
+            Err(PrepassError::Trace(e)) => {
+                Ok(Err(format!("model record at line {}: {}", e.line, e.kind)))
+            }
+            Err(PrepassError::Stream(why)) => Ok(Err(why)),
+            Err(PrepassError::Format(what)) => {
+                let off = self
+                    .frames
+                    .iter()
+                    .find(|f| f.kind == KIND_MODEL)
+                    .map_or(0, |f| f.offset);
+                Err(bad(off, what))
+            }
+        }
+    }
+
+    /// The trace's model (containers with their final ends, types, values)
+    /// with no list and no entity, from its model records alone: what
+    /// every window replay starts from. `Fallback` as for
+    /// [`PtbFile::replay_trace`].
+    pub fn model_trace(&self) -> Result<Replayed<Trace>, FormatError> {
+        if !self.interned() {
+            return Ok(Replayed::Fallback(
+                "plain strings: events are resolved by name".into(),
+            ));
+        }
+        let pre = match self.prepassed(false)? {
+            Ok(p) => p,
+            Err(why) => return Ok(Replayed::Fallback(why)),
+        };
+        let mut o = ReplayOptions::default();
+        o.window = Some((0.0, 0.0));
+        let parts = self.parts(pre, Vec::new(), &o);
+        Ok(Replayed::Done(assemble_trace(
+            parts,
+            Vec::<ColumnSink>::new(),
+            |_, s| s.intern(b""),
+        )))
+    }
+
     fn run<S: ReplaySink + Send>(
         &self,
         opts: &ReplayOptions,
@@ -335,20 +378,9 @@ impl PtbFile {
             return Ok(Err("plain strings: events are resolved by name".into()));
         }
         let t0 = std::time::Instant::now();
-        let mut pre = match prepass(&self.records, &self.defs, opts.keep_extras) {
+        let mut pre = match self.prepassed(opts.keep_extras)? {
             Ok(p) => p,
-            Err(PrepassError::Trace(e)) => {
-                return Ok(Err(format!("model record at line {}: {}", e.line, e.kind)))
-            }
-            Err(PrepassError::Stream(why)) => return Ok(Err(why)),
-            Err(PrepassError::Format(what)) => {
-                let off = self
-                    .frames
-                    .iter()
-                    .find(|f| f.kind == KIND_MODEL)
-                    .map_or(0, |f| f.offset);
-                return Err(bad(off, what));
-            }
+            Err(why) => return Ok(Err(why)),
         };
         pre.hot = pre
             .streams
