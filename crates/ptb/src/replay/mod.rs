@@ -359,8 +359,10 @@ impl PtbFile {
             Ok(p) => p,
             Err(why) => return Ok(Replayed::Fallback(why)),
         };
-        let mut o = ReplayOptions::default();
-        o.window = Some((0.0, 0.0));
+        let o = ReplayOptions {
+            window: Some((0.0, 0.0)),
+            ..ReplayOptions::default()
+        };
         let parts = self.parts(pre, Vec::new(), &o);
         Ok(Replayed::Done(assemble_trace(
             parts,
