@@ -28,9 +28,11 @@ mod assets;
 mod entity;
 mod guard;
 mod meta;
+pub mod offline;
 mod pyramid;
 mod search;
 mod stats;
+mod tile;
 mod timeline;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -40,6 +42,7 @@ use std::sync::{Arc, OnceLock};
 use trama_sim::Trace;
 
 pub use meta::{meta, Meta};
+pub use offline::{offline, Offline, OfflineOptions};
 
 /// How [`start`] serves.
 #[derive(Clone, Debug)]
@@ -201,6 +204,38 @@ pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
 /// process ends).
 fn prepare(trace: Trace, name: &str) -> State {
     let trace: &'static Trace = Box::leak(Box::new(trace));
+    let Described {
+        rows,
+        meta,
+        link_types,
+        msgs,
+    } = describe(trace, name);
+    let lod = trama_lod::Lod::new(trace);
+    let pyramid = pyramid::Pyramid::new(&lod, &rows, link_types.as_deref());
+    State {
+        lod,
+        rows,
+        meta,
+        link_types,
+        pyramid,
+        msgs,
+    }
+}
+
+/// What the page is told of a trace before its first window.
+pub(crate) struct Described {
+    /// The timeline's rows.
+    pub rows: Vec<trama_lod::Row>,
+    /// The reply of `api/meta`.
+    pub meta: Meta,
+    /// The link types drawn (see [`State::link_types`]).
+    pub link_types: Option<Vec<trama_sim::TypeId>>,
+    /// The link types that are messages.
+    pub msgs: trama_analysis::Messages,
+}
+
+/// The rows, meta, link types and messages of `trace` (called `name`).
+pub(crate) fn describe(trace: &Trace, name: &str) -> Described {
     let rows = trama_lod::rows(trace, None);
     let mut meta = meta(trace, &rows, name);
     let msgs = trama_analysis::Messages::select(trace, &[])
@@ -232,14 +267,10 @@ fn prepare(trace: Trace, name: &str) -> State {
             meta.host_level = Some(level.name);
         }
     }
-    let lod = trama_lod::Lod::new(trace);
-    let pyramid = pyramid::Pyramid::new(&lod, &rows, link_types.as_deref());
-    State {
-        lod,
+    Described {
         rows,
         meta,
         link_types,
-        pyramid,
         msgs,
     }
 }

@@ -19,9 +19,25 @@ use crate::Shared;
 /// over the window (`docs/stats-formats.md`).
 #[derive(Debug, Serialize)]
 pub(crate) struct WindowStats {
-    states: Option<StateStats>,
-    comm: Option<CommMatrix>,
-    wait: WaitMatrix,
+    pub states: Option<StateStats>,
+    pub comm: Option<CommMatrix>,
+    pub wait: WaitMatrix,
+}
+
+/// The statistics of `[start, end]` (`msgs`: the link types that are
+/// messages).
+pub(crate) fn window_stats(
+    trace: &trama_sim::Trace,
+    msgs: &trama_analysis::Messages,
+    start: f64,
+    end: f64,
+) -> WindowStats {
+    let w = Window { start, end };
+    WindowStats {
+        states: time_per_state(trace, w, None),
+        comm: comm_matrix(trace, w, msgs, None, None),
+        wait: wait_matrix(trace, w, msgs, &[]),
+    }
 }
 
 /// `GET api/stats?start=T0&end=T1`.
@@ -43,14 +59,7 @@ pub(crate) async fn stats(
         (Err(e), _) | (_, Err(e)) => return bad(e),
     };
     let reply = tokio::task::spawn_blocking(move || {
-        let trace = state.lod.trace();
-        let w = Window { start, end };
-        let msgs = &state.msgs;
-        WindowStats {
-            states: time_per_state(trace, w, None),
-            comm: comm_matrix(trace, w, msgs, None, None),
-            wait: wait_matrix(trace, w, msgs, &[]),
-        }
+        window_stats(state.lod.trace(), &state.msgs, start, end)
     })
     .await;
     match reply {
