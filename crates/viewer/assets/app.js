@@ -880,11 +880,14 @@ window.trama = {
   },
   window: () => [state.t0, state.t1],
   // What the page holds: timeline requests made so far, replies held,
-  // tiles of an offline summary decoded and kept, and whether it is one.
+  // tiles of an offline summary decoded and kept, whether it is one, and
+  // the level of detail of the reply drawn (offline).
   requests: () => source.requests,
   held: () => held.length,
   tiles: () => source.tilesKept ?? 0,
   offline: source.offline,
+  level: () => state.data?.level ?? null,
+  levels: () => source.levels?.length ?? null,
 };
 
 window.addEventListener("error", (e) => { document.body.dataset.jserror = String(e.message); });

@@ -457,6 +457,64 @@ mod tests {
         }
     }
 
+    fn trace() -> Trace {
+        let mut o = trama_gen::GenOptions::plain();
+        o.events = 40_000;
+        o.max_containers = 8;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.paje");
+        std::fs::write(&path, trama_gen::generate(7, &o)).unwrap();
+        trama_open::load(
+            &trama_open::Source::Path(path),
+            &trama_open::LoadOptions::default(),
+        )
+        .unwrap()
+    }
+
+    /// The data of `body`: the text of its two data scripts.
+    fn data(body: &str) -> usize {
+        ["trama-offline", "trama-tiles"]
+            .iter()
+            .map(|id| {
+                let open = format!("id=\"{id}\">");
+                let start = body.find(&open).unwrap() + open.len();
+                body[start..].find("</script>").unwrap()
+            })
+            .sum()
+    }
+
+    #[test]
+    fn the_summary_stays_within_its_budget_and_deepens_with_it() {
+        let trace = trace();
+        let (mut levels, mut whole) = (0, None);
+        for budget in [30_000, 100_000, 400_000, BUDGET] {
+            let mut o = OfflineOptions::default();
+            o.budget = budget;
+            let page = offline(&trace, "t.paje", &o);
+            assert_eq!(page.embedded, data(&page.body));
+            assert!(page.embedded <= budget, "{} > {budget}", page.embedded);
+            assert!(page.levels >= levels, "{budget}: {} levels", page.levels);
+            levels = page.levels;
+            assert_eq!(page.tiles, (1 << page.levels) - 1);
+            // Without a note, it stopped because a finer level added
+            // nothing: a larger budget adds no level.
+            if let Some(w) = whole {
+                assert_eq!(page.levels, w);
+            }
+            if page.note.is_none() {
+                whole = Some(page.levels);
+            }
+        }
+        assert!(levels >= 3 && whole.is_some(), "{levels} levels");
+        // A budget too small for the trace's description: no timeline, a
+        // sentence saying why.
+        let mut o = OfflineOptions::default();
+        o.budget = 1_000;
+        let page = offline(&trace, "t.paje", &o);
+        assert!(page.body.is_empty() && page.embedded == 0);
+        assert!(page.note.unwrap().contains("left out"));
+    }
+
     #[test]
     fn script_json_cannot_end_its_script() {
         let v = serde_json::json!({"name": "</script><script>alert(1)</script>"});
