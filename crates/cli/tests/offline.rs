@@ -342,9 +342,14 @@ async fn zooming_in_reads_finer_levels_and_memory_stays_flat() {
     js(&c, "document.getElementById('fit').click(); return true").await;
     until(&c, DRAWN, "the whole run").await;
     assert_eq!(js(&c, "return window.trama.level()").await, json!(0));
-    let held = js(&c, "return [window.trama.held(), window.trama.tiles()]").await;
+    let held = js(
+        &c,
+        "return [window.trama.held(), window.trama.tiles(), window.trama.tileBytes()]",
+    )
+    .await;
     assert!(held[0].as_u64().unwrap() <= 4, "{held}");
     assert!(held[1].as_u64().unwrap() <= 48, "{held}");
+    assert!(held[2].as_f64().unwrap() <= 48e6, "{held}");
     quiet(&c).await;
     c.close().await.unwrap();
 }

@@ -885,6 +885,7 @@ window.trama = {
   requests: () => source.requests,
   held: () => held.length,
   tiles: () => source.tilesKept ?? 0,
+  tileBytes: () => source.tileBytesKept ?? 0,
   offline: source.offline,
   level: () => state.data?.level ?? null,
   levels: () => source.levels?.length ?? null,

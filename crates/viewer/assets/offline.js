@@ -12,8 +12,20 @@
 
 import { decodeTile } from "./tile.js";
 
-// Decoded tiles kept.
+// Decoded tiles kept: at most this many, taking at most about this many
+// bytes (the tile being read is always kept).
 const TILES_KEPT = 48;
+const TILE_BYTES_KEPT = 48e6;
+
+// About how many bytes a decoded tile takes.
+function tileBytes(tile) {
+  let n = 64 * tile.links.each.length;
+  for (const row of tile.rows.values()) {
+    n += 64 + row.events.byteLength + row.sent.byteLength + row.received.byteLength + 72 * row.vars.length;
+    for (const band of row.bands) for (const spans of band.levels) n += 16 + spans.byteLength;
+  }
+  return n;
+}
 
 // The bytes of a base64 text.
 function fromBase64(text) {
@@ -28,23 +40,38 @@ async function gunzip(bytes) {
   return new Response(stream).arrayBuffer();
 }
 
-// Appends span arrays of 4 words (x0, x1, value, count) shifted by `dx`
-// columns to `out`, joining a span to the last one when they touch and
-// are alike.
-function joinSpans(out, spans, dx) {
-  for (let i = 0; i < spans.length; i += 4) {
-    const x0 = spans[i] + dx, x1 = spans[i + 1] + dx;
-    const n = out.length;
-    if (n && out[n - 3] === x0 && out[n - 2] === spans[i + 2] && out[n - 1] === spans[i + 3]) {
-      out[n - 3] = x1;
-    } else {
-      out.push(x0, x1, spans[i + 2], spans[i + 3]);
+// The spans (4 words each: x0, x1, value, count) of `parts`, each
+// [spans, dx] shifted by dx columns, in one array: a span continuing the
+// last one (touching it, alike) extends it.
+function joinSpans(parts) {
+  let n = 0;
+  for (const [spans] of parts) n += spans.length;
+  const out = new Uint32Array(n);
+  let o = 0;
+  for (const [spans, dx] of parts) {
+    for (let i = 0; i < spans.length; i += 4) {
+      const x0 = spans[i] + dx, x1 = spans[i + 1] + dx;
+      if (o && out[o - 3] === x0 && out[o - 2] === spans[i + 2] && out[o - 1] === spans[i + 3]) {
+        out[o - 3] = x1;
+      } else {
+        out[o] = x0; out[o + 1] = x1; out[o + 2] = spans[i + 2]; out[o + 3] = spans[i + 3];
+        o += 4;
+      }
     }
   }
+  return out.subarray(0, o);
 }
 
-function joinCounts(out, counts, dx) {
-  for (let i = 0; i < counts.length; i += 2) out.push(counts[i] + dx, counts[i + 1]);
+// The counts (2 words each: x, count) of `parts`, shifted, in one array.
+function joinCounts(parts) {
+  let n = 0;
+  for (const [counts] of parts) n += counts.length;
+  const out = new Uint32Array(n);
+  let o = 0;
+  for (const [counts, dx] of parts) {
+    for (let i = 0; i < counts.length; i += 2) { out[o++] = counts[i] + dx; out[o++] = counts[i + 1]; }
+  }
+  return out;
 }
 
 // One reply of the tiles `tiles` (consecutive, of `columns` columns each)
@@ -53,6 +80,7 @@ function compose(tiles, columns, asked) {
   const first = tiles[0], last = tiles[tiles.length - 1];
   const out = { t0: first.t0, t1: last.t1, width: tiles.length * columns, widened: false,
     rows: new Map(), links: { total: 0, dense: 0, unplaced: 0, each: [] } };
+  // Per row: its parts in each tile, to be joined.
   const rows = new Map();
   const seen = new Set();
   tiles.forEach((tile, k) => {
@@ -69,12 +97,12 @@ function compose(tiles, columns, asked) {
         if (!levels) { levels = []; r.bands.set(band.type, levels); }
         band.levels.forEach((spans, l) => {
           while (levels.length <= l) levels.push([]);
-          joinSpans(levels[l], spans, dx);
+          levels[l].push([spans, dx]);
         });
       }
-      joinCounts(r.events, row.events, dx);
-      joinCounts(r.sent, row.sent, dx);
-      joinCounts(r.received, row.received, dx);
+      r.events.push([row.events, dx]);
+      r.sent.push([row.sent, dx]);
+      r.received.push([row.received, dx]);
       for (const v of row.vars) {
         const p = r.vars[r.vars.length - 1];
         if (p && p.x1 === v.x0 + dx && p.min === v.min && p.max === v.max && p.last === v.last) p.x1 = v.x1 + dx;
@@ -95,11 +123,11 @@ function compose(tiles, columns, asked) {
   out.links.total = out.links.dense + out.links.each.length;
   for (const [id, r] of rows) {
     out.rows.set(id, {
-      bands: [...r.bands].map(([type, levels]) => ({ type, levels: levels.map((l) => Uint32Array.from(l)) })),
-      events: Uint32Array.from(r.events),
+      bands: [...r.bands].map(([type, levels]) => ({ type, levels: levels.map(joinSpans) })),
+      events: joinCounts(r.events),
       vars: r.vars,
-      sent: Uint32Array.from(r.sent),
-      received: Uint32Array.from(r.received),
+      sent: joinCounts(r.sent),
+      received: joinCounts(r.received),
     });
   }
   return out;
@@ -141,7 +169,8 @@ export class EmbeddedSource {
     }
     if (o !== bytes.length) throw new Error("a damaged summary");
     this.bytes = bytes;
-    this.kept = new Map();   // "k i" -> Promise of a decoded tile, oldest first
+    this.kept = new Map();   // "k i" -> {tile: Promise of a decoded tile, bytes}, oldest first
+    this.keptBytes = 0;
     const m = info.meta;
     this.containers = new Map(m.containers.map((c) => [c.id, c]));
   }
@@ -149,6 +178,11 @@ export class EmbeddedSource {
   // Tiles decoded and kept (the page's memory stays within them).
   get tilesKept() {
     return this.kept.size;
+  }
+
+  // About how many bytes they take.
+  get tileBytesKept() {
+    return this.keptBytes;
   }
 
   tileDuration(k) {
@@ -166,18 +200,34 @@ export class EmbeddedSource {
 
   tile(k, i) {
     const key = `${k} ${i}`;
-    let p = this.kept.get(key);
-    if (p) {
+    let e = this.kept.get(key);
+    if (e) {
       this.kept.delete(key);
-      this.kept.set(key, p);
-      return p;
+      this.kept.set(key, e);
+      return e.tile;
     }
     const level = this.levels[k];
     const at = level.offsets[i];
-    p = gunzip(this.bytes.subarray(at, at + level.lengths[i])).then(decodeTile);
-    this.kept.set(key, p);
-    while (this.kept.size > TILES_KEPT) this.kept.delete(this.kept.keys().next().value);
-    return p;
+    e = { tile: gunzip(this.bytes.subarray(at, at + level.lengths[i])).then(decodeTile), bytes: 0 };
+    this.kept.set(key, e);
+    e.tile.then((tile) => {
+      if (this.kept.get(key) !== e) return;
+      e.bytes = tileBytes(tile);
+      this.keptBytes += e.bytes;
+      this.trim(key);
+    });
+    this.trim(key);
+    return e.tile;
+  }
+
+  // Forgets the oldest tiles but `keep` while too many are kept.
+  trim(keep) {
+    for (const [key, e] of this.kept) {
+      if (this.kept.size <= TILES_KEPT && this.keptBytes <= TILE_BYTES_KEPT) break;
+      if (key === keep) continue;
+      this.kept.delete(key);
+      this.keptBytes -= e.bytes;
+    }
   }
 
   // The tiles of level k overlapping [t0, t1]: first and last index.
