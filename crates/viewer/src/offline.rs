@@ -178,7 +178,6 @@ struct Level {
 
 /// Level `k` of `[t0, t1]`, or `None` when its tiles would take more than
 /// `room` bytes.
-#[allow(clippy::too_many_arguments)]
 fn level(
     lod: &Lod<'_>,
     rows: &[Row],
@@ -195,8 +194,13 @@ fn level(
     let threads = std::thread::available_parallelism()
         .map_or(1, |p| p.get())
         .min(n);
+    // Each thread makes a part of the level's tiles, in order.
     let work = |part: usize| {
-        let mut out = Vec::new();
+        let mut out = Level {
+            tiles: Vec::new(),
+            bytes: 0,
+            detail: 0,
+        };
         for i in (part * n / threads)..((part + 1) * n / threads) {
             let mut q = Query::default();
             let end = if i + 1 == n {
@@ -212,12 +216,14 @@ fn level(
             if used.fetch_add(tile.len(), Ordering::Relaxed) + tile.len() > room {
                 return None;
             }
-            out.push((tile, detail(&s, i == 0)));
+            out.bytes += tile.len();
+            out.detail += detail(&s, i == 0);
+            out.tiles.push(tile);
         }
         Some(out)
     };
     let work = &work;
-    let parts: Vec<Option<Vec<(Vec<u8>, u64)>>> = std::thread::scope(|scope| {
+    let parts: Vec<Option<Level>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (1..threads).map(|p| scope.spawn(move || work(p))).collect();
         let mut parts = vec![work(0)];
         parts.extend(handles.into_iter().map(|h| h.join().expect("a tile")));
@@ -229,11 +235,10 @@ fn level(
         detail: 0,
     };
     for part in parts {
-        for (tile, detail) in part? {
-            level.bytes += tile.len();
-            level.detail += detail;
-            level.tiles.push(tile);
-        }
+        let part = part?;
+        level.bytes += part.bytes;
+        level.detail += part.detail;
+        level.tiles.extend(part.tiles);
     }
     Some(level)
 }
@@ -363,6 +368,15 @@ pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
     let mut cut = false;
     while levels.len() < MAX_LEVELS as usize {
         let k = levels.len() as u32;
+        // A finer level takes at least the bytes of the one before, or
+        // adds nothing: when those bytes are not left, it is not made.
+        if levels
+            .last()
+            .is_some_and(|l| l.bytes > room.saturating_sub(used))
+        {
+            cut = true;
+            break;
+        }
         let Some(l) = level(
             &lod,
             &rows,
@@ -488,8 +502,10 @@ mod tests {
         let trace = trace();
         let (mut levels, mut whole) = (0, None);
         for budget in [30_000, 100_000, 400_000, BUDGET] {
-            let mut o = OfflineOptions::default();
-            o.budget = budget;
+            let o = OfflineOptions {
+                budget,
+                ..OfflineOptions::default()
+            };
             let page = offline(&trace, "t.paje", &o);
             assert_eq!(page.embedded, data(&page.body));
             assert!(page.embedded <= budget, "{} > {budget}", page.embedded);
@@ -508,8 +524,10 @@ mod tests {
         assert!(levels >= 3 && whole.is_some(), "{levels} levels");
         // A budget too small for the trace's description: no timeline, a
         // sentence saying why.
-        let mut o = OfflineOptions::default();
-        o.budget = 1_000;
+        let o = OfflineOptions {
+            budget: 1_000,
+            ..OfflineOptions::default()
+        };
         let page = offline(&trace, "t.paje", &o);
         assert!(page.body.is_empty() && page.embedded == 0);
         assert!(page.note.unwrap().contains("left out"));
