@@ -71,7 +71,7 @@ const MIN_COLUMNS: u32 = 64;
 /// The page's content-security policy, for a `<meta>` of its `<head>`:
 /// nothing is fetched, only the inline style and script run.
 pub const POLICY: &str =
-    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'";
 
 /// How [`offline`] summarizes.
 #[derive(Clone, Debug)]
