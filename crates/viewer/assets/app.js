@@ -468,8 +468,10 @@ function describe(e) {
 // What an offline report's summary knows of a point (offline.js,
 // `entity`): the columns around it, not the entity itself.
 function describeSummary(e, lines) {
+  // Seconds to the digit a column resolves, as the server's times.
+  const digits = Math.max(0, Math.min(12, Math.ceil(-Math.log10(e.column || 1e-9)) + 1));
   const step = e.column / 10 || 1e-9;
-  const range = `${fmtTime(e.start, step)} – ${fmtTime(e.end, step)}`;
+  const range = `${e.start.toFixed(digits)} s → ${e.end.toFixed(digits)} s (${fmtTime(e.end - e.start, step)})`;
   if (e.kind === "state") {
     lines.push(`dominant in ${range}`);
     if (e.mixed) lines.push(`mixed: states of several values, ${e.count} in a column`);
