@@ -10,7 +10,7 @@ pub fn report(args: &ReadArgs, output: &Path, level: Option<String>) -> anyhow::
     let trace = load_trace(args, false, None)?;
     let name = trama_input::Source::from_arg(args.file.as_deref()).display_name();
     let mut html = Vec::new();
-    if let Some(note) = trama_report::html_report(&trace, &name, level.as_deref(), &mut html)? {
+    for note in trama_report::html_report(&trace, &name, level.as_deref(), &mut html)? {
         eprintln!("trama: note: {note}");
     }
     let inputs: Vec<_> = args.path().into_iter().collect();

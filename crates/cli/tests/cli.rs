@@ -408,8 +408,14 @@ fn render_views_and_report() {
     ] {
         assert!(text.contains(h), "{h}");
     }
-    // Nothing to fetch: no script, no external resource.
-    assert!(!text.contains("<script") && !text.contains("src=") && !text.contains("<link"));
+    // Nothing to fetch: scripts are inline, no external resource, and the
+    // page's policy forbids fetching.
+    assert!(!text.contains("src=") && !text.contains("<link"));
+    assert!(text
+        .split("http://www.w3.org/2000/svg")
+        .all(|part| !part.contains("http://") && !part.contains("https://")));
+    assert!(text.contains("content=\"default-src 'none'"));
+    assert!(text.contains("id=\"trama-tiles\""));
 }
 
 /// `trama render VIEW` of the example into `out`, with `extra` arguments.

@@ -1,11 +1,13 @@
-//! The HTML report: a summary of the trace, every view and the time per
-//! state, in one self-contained page.
+//! The HTML report: a summary of the trace, the explorable timeline of
+//! `trama view` (offline, from a summary of bounded size), every view and
+//! the time per state, in one self-contained page.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use trama_analysis::{host_level, time_per_state, Messages, Window};
 use trama_sim::{Trace, TypeKind};
+use trama_viewer::offline::{offline, OfflineOptions, POLICY};
 use trama_views::{draw, View, ViewOptions};
 
 /// Escapes text for HTML.
@@ -16,19 +18,22 @@ fn esc(s: &str) -> String {
 }
 
 /// Writes the report of `trace` (called `name`) as one HTML page: the
-/// trace's time span and entity counts, every view over the whole trace
-/// (a view that cannot be drawn says why), and the time per state rolled
-/// up to the hosts. The hosts are the containers of type `level`, or of
-/// the type [`host_level`] chooses from the trace; without hosts, the
-/// Kiviat and mapping views are left out. Returns the sentence that tells
-/// the reader which hosts were chosen, when they were (the page says it
-/// too).
+/// trace's time span and entity counts, the explorable timeline (the page
+/// of `trama view` reading a summary embedded in the file, at most
+/// [`trama_viewer::offline::BUDGET`] bytes: it zooms, pans, hovers and
+/// searches with no server; hidden when printing), every view over the
+/// whole trace (a view that cannot be drawn says why), and the time per
+/// state rolled up to the hosts. The hosts are the containers of type
+/// `level`, or of the type [`host_level`] chooses from the trace; without
+/// hosts, the Kiviat and mapping views are left out. Returns the sentences
+/// for the reader (the page says them too): which hosts were chosen, when
+/// they were, and how the timeline's summary was limited, when it was.
 pub fn html_report(
     trace: &Trace,
     name: &str,
     level: Option<&str>,
     out: &mut dyn Write,
-) -> io::Result<Option<String>> {
+) -> io::Result<Vec<String>> {
     let m = &trace.model;
     let w = Window::of(trace);
     let (level, chosen) = match level {
@@ -52,19 +57,25 @@ pub fn html_report(
         };
         counts[i] += trace.lists[l].len();
     }
+    let page = offline(trace, name, &OfflineOptions::default());
     let mut html = String::new();
     let _ = write!(
         html,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>trama report: {t}</title>\
-         <style>body{{font-family:sans-serif;margin:2em;color:#222}}h2{{margin-top:2em}}\
-         table{{border-collapse:collapse}}td,th{{padding:2px 10px;text-align:right;border-bottom:1px solid #eee}}\
-         td:first-child,th:first-child{{text-align:left}}.view{{overflow-x:auto}}</style></head><body>\
-         <h1>{t}</h1><table>\
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{POLICY}\">\
+         <title>trama report: {t}</title>{style}\
+         <style>html,body{{height:auto}}body{{font-family:sans-serif;margin:2em;color:#222}}h2{{margin-top:2em}}\
+         .report table{{border-collapse:collapse}}.report td,.report th{{padding:2px 10px;text-align:right;border-bottom:1px solid #eee}}\
+         .report td:first-child,.report th:first-child{{text-align:left}}.view{{overflow-x:auto}}\
+         #app{{height:85vh;min-height:420px;border:1px solid #ccc}}\
+         @media print{{.explore{{display:none}}}}</style></head><body data-state=\"loading\">\
+         <div class=\"report\"><h1>{t}</h1><table>\
          <tr><td>time span</td><td>{s} – {e}</td></tr>\
          <tr><td>containers</td><td>{c}</td></tr>\
          <tr><td>states</td><td>{st}</td></tr><tr><td>events</td><td>{ev}</td></tr>\
-         <tr><td>variable values</td><td>{va}</td></tr><tr><td>links</td><td>{li}</td></tr></table>{ch}",
+         <tr><td>variable values</td><td>{va}</td></tr><tr><td>links</td><td>{li}</td></tr></table>{ch}</div>",
         t = esc(name),
+        style = page.style,
         s = w.start,
         e = w.end,
         c = m.containers.len() - 1,
@@ -77,6 +88,31 @@ pub fn html_report(
             .map(|c| format!("<p class=\"note\">{}</p>", esc(c)))
             .unwrap_or_default(),
     );
+    if page.body.is_empty() {
+        let note = page
+            .note
+            .as_deref()
+            .unwrap_or("the explorable timeline is left out");
+        let _ = write!(
+            html,
+            "<section class=\"explore\"><h2>Timeline</h2><p class=\"note\">{}.</p></section><div class=\"report\">",
+            esc(note)
+        );
+    } else {
+        let _ = write!(
+            html,
+            "<section class=\"explore\"><h2>Timeline</h2><p class=\"note\">Drag to pan, wheel to zoom, \
+             hover or click for details: drawn from a summary of the trace that this file holds \
+             (<code>trama view</code> reads every entity).{note}</p>{body}</section>\
+             <div class=\"report\">",
+            note = page
+                .note
+                .as_deref()
+                .map(|n| format!(" Note: {}.", esc(n)))
+                .unwrap_or_default(),
+            body = page.body,
+        );
+    }
     let mut opts = ViewOptions::default();
     opts.width = 1600;
     opts.level = level.clone();
@@ -132,7 +168,7 @@ pub fn html_report(
         }
         html.push_str("</table>");
     }
-    html.push_str("<p>Made by trama.</p></body></html>\n");
+    html.push_str("<p>Made by trama.</p></div></body></html>\n");
     out.write_all(html.as_bytes())?;
-    Ok(chosen)
+    Ok(chosen.into_iter().chain(page.note).collect())
 }

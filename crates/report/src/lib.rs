@@ -10,9 +10,10 @@
 //!   [`write_kiviat`], [`write_slices`], [`write_graph`].
 //! - [`check_summary`]: what `trama check` says of a valid trace.
 //! - [`ptb_info`]: what a `.ptb` file holds and where its bytes go.
-//! - [`html_report`]: one self-contained HTML page (no script, nothing to
-//!   fetch) with a summary of the trace, every view of [`trama_views`] and
-//!   the time per state.
+//! - [`html_report`]: one self-contained HTML page (nothing to fetch) with
+//!   a summary of the trace, the explorable timeline of `trama view`
+//!   reading a summary embedded in the page ([`trama_viewer::offline`]),
+//!   every view of [`trama_views`] and the time per state.
 #![deny(missing_docs)]
 
 mod check;

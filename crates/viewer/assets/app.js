@@ -1,7 +1,11 @@
-// The page of `trama view`: a timeline drawn from the server's window
-// summaries (docs/view-api.md). The browser never holds more than what is
-// on screen, padded by one screen on each side: a window's reply grows with
-// rows × width, not with the trace.
+// The page of `trama view`: a timeline drawn from window summaries, the
+// server's (docs/view-api.md) or those an offline report embeds
+// (offline.js). The browser holds a few replies, each of the window on
+// screen padded by one screen on each side: a reply grows with rows ×
+// width, not with the trace.
+
+import { ServerSource } from "./source.js";
+import { EmbeddedSource } from "./offline.js";
 
 const ROW_H = 18;          // pixels per row
 const AXIS_H = 28;         // the time axis above the rows
@@ -16,7 +20,6 @@ const state = {
   visible: [],             // meta row indices shown, top to bottom
   scroll: 0,               // first visible row (in `visible`)
   data: null,              // the last summary received
-  pending: null,           // AbortController of the request in flight
   hidden: new Set(),       // value ids not drawn
   highlight: null,         // a value id drawn alone in full colour
   pinned: null,            // the entity pinned in the details panel
@@ -27,57 +30,9 @@ const state = {
   order: "tree",           // rows: "tree" or "hosts"
 };
 
-// ---- the API ----
-
-async function api(path, signal) {
-  const r = await fetch(`api/${path}`, { signal });
-  if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-  return r;
-}
-
-// Decodes a `TRTL` reply (docs/view-api.md, "api/timeline").
-function decode(buf) {
-  const v = new DataView(buf);
-  let o = 0;
-  const u32 = () => { const x = v.getUint32(o, true); o += 4; return x; };
-  const f64 = () => { const x = v.getFloat64(o, true); o += 8; return x; };
-  const magic = String.fromCharCode(...new Uint8Array(buf, 0, 4));
-  if (magic !== "TRTL") throw new Error("not a timeline reply");
-  o = 4;
-  if (u32() !== 1) throw new Error("unknown timeline version");
-  const out = { t0: f64(), t1: f64(), width: u32(), widened: u32() === 1, rows: new Map() };
-  const counts = () => { const n = u32(); const a = new Uint32Array(2 * n);
-    for (let i = 0; i < 2 * n; i++) a[i] = u32(); return a; };
-  const nrows = u32();
-  for (let r = 0; r < nrows; r++) {
-    const row = { bands: [], events: null, vars: [], sent: null, received: null };
-    const id = u32();
-    const nb = u32();
-    for (let b = 0; b < nb; b++) {
-      const band = { type: u32(), levels: [] };
-      const nl = u32();
-      for (let l = 0; l < nl; l++) {
-        const n = u32();
-        const spans = new Uint32Array(4 * n);
-        for (let i = 0; i < 4 * n; i++) spans[i] = u32();
-        band.levels.push(spans);
-      }
-      row.bands.push(band);
-    }
-    row.events = counts();
-    const nv = u32();
-    for (let i = 0; i < nv; i++) row.vars.push({ x0: u32(), x1: u32(), min: f64(), max: f64(), last: f64() });
-    row.sent = counts();
-    row.received = counts();
-    out.rows.set(id, row);
-  }
-  out.links = { total: f64(), dense: f64(), unplaced: f64(), each: [] };
-  const nl = u32();
-  for (let i = 0; i < nl; i++) {
-    out.links.each.push({ from: u32(), to: u32(), start: f64(), end: f64(), value: u32() });
-  }
-  return out;
-}
+// Where the data comes from: the summary embedded in the page (an
+// offline report), else the server.
+const source = EmbeddedSource.fromPage() || new ServerSource();
 
 // ---- rows ----
 
@@ -320,35 +275,86 @@ function ranges(rows) {
   return out.join(",");
 }
 
+// A window is asked for at a resolution (the time a column lasts) that is
+// a power of two no longer than a pixel, over the cells of a grid (cells
+// of a power-of-two duration, about a screen) that cover it padded by one
+// screen on each side. A reply held serves while it has that resolution,
+// the rows on screen, and half a screen to spare on each side: small pans,
+// scrolls and a zoom back draw at once without asking. A request no longer
+// wanted is cancelled; at most KEEP replies are held, so the page's memory
+// stays flat however far one zooms.
+const MAX_WIDTH = 16384;   // the server's widest reply
+const KEEP = 4;            // replies held
+const held = [];           // {key, res, t0, t1, asked (Set of rows), data}, most recent last
+let inflight = null;       // {key, ctl}: the request under way
 let timer = null;
 
-function request() {
-  clearTimeout(timer);
-  timer = setTimeout(fetchWindow, 40);
-}
-
-async function fetchWindow() {
-  if (state.pending) state.pending.abort();
-  const ctl = new AbortController();
-  state.pending = ctl;
+// The request the view calls for.
+function wanted() {
   const W = $("timeline").width;
   const span = state.t1 - state.t0;
-  // One screen of padding on each side, so that panning draws at once.
-  const t0 = state.t0 - span, t1 = state.t1 + span;
+  let res = 2 ** Math.floor(Math.log2(span / W));
+  const cell = 2 ** Math.floor(Math.log2(span));
+  const t0 = Math.floor((state.t0 - span) / cell) * cell;
+  const t1 = Math.ceil((state.t1 + span) / cell) * cell;
+  while ((t1 - t0) / res > MAX_WIDTH) res *= 2;
   // The rows on screen and a screen of rows below, so that scrolling and
   // a taller window draw at once.
   const n = rowsOnScreen().length;
   const rows = state.visible.slice(state.scroll, state.scroll + 2 * n + 8);
   const list = ranges(rows);
+  const width = Math.max(1, Math.round((t1 - t0) / res));
+  return { key: `${t0} ${t1} ${width} ${list}`, res, t0, t1, width, rows, list };
+}
+
+// Whether the held reply `h` serves the view at the resolution of `w`.
+function serves(h, w) {
+  const span = state.t1 - state.t0;
+  return h.res === w.res && h.t0 <= state.t0 - span / 2 && h.t1 >= state.t1 + span / 2 &&
+    rowsOnScreen().every((r) => h.asked.has(r));
+}
+
+// Draws `h`, the reply serving the view.
+function drawServing(h) {
+  held.splice(held.indexOf(h), 1);
+  held.push(h);
+  state.data = h.data;
+  draw();
+  document.body.dataset.state = "ready";
+  document.body.dataset.window = `${state.t0},${state.t1}`;
+}
+
+function request() {
+  clearTimeout(timer);
+  timer = setTimeout(update, 40);
+}
+
+async function update() {
+  const w = wanted();
+  const h = held.find((h) => h.key === w.key) || held.find((h) => serves(h, w));
+  if (h) {
+    if (inflight) { inflight.ctl.abort(); inflight = null; }
+    drawServing(h);
+    return;
+  }
+  if (inflight && inflight.key === w.key) return;
+  if (inflight) inflight.ctl.abort();
+  // Meanwhile, the held reply covering the window at the nearest
+  // resolution is drawn.
+  const cover = held.filter((h) => h.t0 <= state.t0 && h.t1 >= state.t1)
+    .sort((a, b) => Math.abs(Math.log2(a.res / w.res)) - Math.abs(Math.log2(b.res / w.res)))[0];
+  if (cover && cover.data !== state.data) { state.data = cover.data; draw(); }
+  const ctl = new AbortController();
+  inflight = { key: w.key, ctl };
   try {
-    const r = await api(`timeline?start=${t0}&end=${t1}&width=${3 * W}&rows=${list}`, ctl.signal);
-    const d = decode(await r.arrayBuffer());
+    const data = await source.timeline(w.t0, w.t1, w.width, w.list, ctl.signal);
     if (ctl.signal.aborted) return;
-    state.data = d;
-    state.pending = null;
-    draw();
-    document.body.dataset.state = "ready";
-    document.body.dataset.window = `${state.t0},${state.t1}`;
+    inflight = null;
+    const got = { key: w.key, res: w.res, t0: w.t0, t1: w.t1, asked: new Set(w.rows), data };
+    held.push(got);
+    while (held.length > KEEP) held.shift();
+    if (serves(got, wanted())) drawServing(got);
+    else request();
   } catch (e) {
     if (e.name !== "AbortError") showError(e);
   }
@@ -443,19 +449,41 @@ async function entityAt(x, y) {
   if (row == null) return null;
   const t = timeAt(x);
   const px = (state.t1 - state.t0) / $("timeline").width * 3;
-  const r = await api(`entity?row=${row}&t=${t}&px=${px}`);
-  return r.json();
+  return source.entity(row, t, px);
 }
 
 function describe(e) {
   if (!e || e.kind === "none") return "";
   const lines = [`<b>${esc(String(e.value))}</b> <span class=dim>${esc(e.kind)} · ${esc(e.type)}</span>`,
     `${esc(e.container)}`];
+  if (e.summary) return describeSummary(e, lines);
   if (e.kind === "event") lines.push(`at ${e.start} s`);
   else lines.push(`${e.start} s → ${e.end} s`, `duration ${fmtTime(e.end - e.start, (e.end - e.start) / 1000 || 1e-9)}`);
   if (e.level != null) lines.push(`level ${e.level}`);
   if (e.stack && e.stack.length > 1) lines.push(`stack: ${e.stack.map(esc).join(" › ")}`);
   if (e.fields && e.fields.length) lines.push(`fields: ${e.fields.map(esc).join(", ")}`);
+  return lines.join("<br>");
+}
+
+// What an offline report's summary knows of a point (offline.js,
+// `entity`): the columns around it, not the entity itself.
+function describeSummary(e, lines) {
+  // Seconds to the digit a column resolves, as the server's times.
+  const digits = Math.max(0, Math.min(12, Math.ceil(-Math.log10(e.column || 1e-9)) + 1));
+  const step = e.column / 10 || 1e-9;
+  const range = `${e.start.toFixed(digits)} s → ${e.end.toFixed(digits)} s (${fmtTime(e.end - e.start, step)})`;
+  if (e.kind === "state") {
+    lines.push(`dominant in ${range}`);
+    if (e.mixed) lines.push(`mixed: states of several values, ${e.count} in a column`);
+    else if (e.count > 1) lines.push(`${e.count} states in a column`);
+    if (e.level) lines.push(`level ${e.level}`);
+    if (e.stack && e.stack.length > 1) lines.push(`stack: ${e.stack.map(esc).join(" › ")}`);
+  } else if (e.kind === "event") {
+    lines.push(`in ${range}`);
+  } else {
+    lines.push(`in ${range}`, `from ${e.min} to ${e.max}, last ${e.value}`);
+  }
+  lines.push(`<span class=dim>from the report's summary: columns of ${fmtTime(e.column, step)}</span>`);
   return lines.join("<br>");
 }
 
@@ -631,7 +659,7 @@ let lastSearch = { q: "", after: null };
 async function search(q) {
   if (!q) return;
   const after = lastSearch.q === q && lastSearch.after != null ? lastSearch.after : state.t0;
-  const r = await (await api(`search?q=${encodeURIComponent(q)}&after=${after}`)).json();
+  const r = await source.search(q, after);
   const found = $("found");
   if (r.next) {
     lastSearch = { q, after: r.next.start };
@@ -688,18 +716,24 @@ function scheduleStats() {
 async function loadStats() {
   if (statsCtl) statsCtl.abort();
   statsCtl = new AbortController();
-  const [t0, t1] = [state.t0, state.t1];
-  const r = await api(`stats?start=${t0}&end=${t1}`, statsCtl.signal).catch((e) => {
+  const [w0, w1] = [state.t0, state.t1];
+  const s = await source.stats(w0, w1, statsCtl.signal).catch((e) => {
     if (e.name !== "AbortError") showError(e);
     return null;
   });
-  if (!r) return;
-  const s = await r.json();
+  if (!s) return;
+  const { t0, t1 } = s;
   const el = $("stats");
   el.textContent = "";
   const h = (text) => { const e = document.createElement("h3"); e.textContent = text; el.append(e); };
   const span = t1 - t0;
   h(`Time per state, ${fmtTime(t0, span / 10)} – ${fmtTime(t1, span / 10)}`);
+  if (s.whole) {
+    const p = document.createElement("p");
+    p.className = "dim";
+    p.textContent = "The whole run, as the report computed it (an offline report has no window statistics).";
+    el.append(p);
+  }
   const color = new Map(state.meta.values.map((v, i) => [v.name, `rgb(${state.colors[i].join(",")})`]));
   const byContainer = new Map();
   for (const row of (s.states ? s.states.rows : [])) {
@@ -724,11 +758,11 @@ async function loadStats() {
   h(pairs.length ? "Messages (most first)" : "No messages in the window");
   table(el, pairs.map((p) => [p.from, "→", p.to, p.count]));
   const waits = [];
-  for (const r of s.wait.rows) r.seconds.forEach((x, j) => { if (x > 0) waits.push([r.container, s.wait.senders[j], x]); });
+  for (const r of (s.wait ? s.wait.rows : [])) r.seconds.forEach((x, j) => { if (x > 0) waits.push([r.container, s.wait.senders[j], x]); });
   waits.sort((a, b) => b[2] - a[2]);
   h(waits.length ? "Waiting (most first)" : "No waiting found");
   table(el, waits.slice(0, 10).map(([a, b, x]) => [a, "waited for", b, fmtTime(x, x / 100 || 1e-9)]));
-  document.body.dataset.stats = `${t0},${t1}`;
+  document.body.dataset.stats = s.whole ? "whole" : `${w0},${w1}`;
 }
 
 function table(el, rows) {
@@ -781,7 +815,7 @@ function unpin() {
 // Waits until the server has read the trace, showing how far it is.
 async function loaded() {
   for (;;) {
-    const p = await (await api("progress")).json();
+    const p = await source.progress();
     if (p.state === "ready") return;
     if (p.state === "failed") throw new Error(p.error);
     let text = "reading the trace…";
@@ -794,7 +828,7 @@ async function loaded() {
 
 async function main() {
   await loaded();
-  const meta = await (await api("meta")).json();
+  const meta = await source.meta();
   state.meta = meta;
   state.colors = meta.values.map((v) => rgb(v.color));
   $("name").textContent = meta.name;
@@ -802,6 +836,10 @@ async function main() {
     `${meta.counts.states} states, ${meta.counts.links} links, ${meta.counts.events} events, ${meta.containers.length} containers`;
   if (meta.notes.length) $("span").title = meta.notes.join("\n");
   if (meta.notes.length) $("span").textContent += " · some links not drawn (hover here)";
+  if (source.offline) {
+    $("span").textContent += " · offline: drawn from the report's summary";
+    $("span").title = [...meta.notes, "This report holds a summary of the trace at several levels of detail; zooming further than its finest level shows that level's columns. `trama view` reads every entity."].join("\n");
+  }
   // One colour per value name: the legend has one entry per name.
   const first = new Map();
   for (const v of meta.values) if (!first.has(v.type + "/" + v.name)) first.set(v.type + "/" + v.name, v.color);
@@ -820,7 +858,7 @@ async function main() {
   const pinned = (h.get("pin") || "").split(":").map(Number);
   if (pinned.length === 2 && pinned.every(isFinite) && pinned[0] >= 0 && pinned[0] < meta.rows.length) {
     const [row, t] = pinned;
-    const e = await (await api(`entity?row=${row}&t=${t}`)).json();
+    const e = await source.entity(row, t);
     show(e, { row, t });
   }
 }
@@ -843,7 +881,20 @@ window.trama = {
     return $("labels").getBoundingClientRect().top + AXIS_H + k * ROW_H + ROW_H / 2;
   },
   window: () => [state.t0, state.t1],
+  // What the page holds: timeline requests made so far, replies held,
+  // tiles of an offline summary decoded and kept, whether it is one, and
+  // the level of detail of the reply drawn (offline).
+  requests: () => source.requests,
+  held: () => held.length,
+  tiles: () => source.tilesKept ?? 0,
+  tileBytes: () => source.tileBytesKept ?? 0,
+  offline: source.offline,
+  level: () => state.data?.level ?? null,
+  levels: () => source.levels?.length ?? null,
 };
+
+window.addEventListener("error", (e) => { document.body.dataset.jserror = String(e.message); });
+window.addEventListener("unhandledrejection", (e) => { document.body.dataset.jserror = String(e.reason); });
 
 document.addEventListener("securitypolicyviolation", (e) => {
   document.body.dataset.csp = `${e.violatedDirective} ${e.blockedURI}`;

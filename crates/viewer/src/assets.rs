@@ -1,5 +1,12 @@
 //! The page's files, embedded in the binary: nothing is read from the
 //! disk or fetched from the network.
+//!
+//! The script is a few ES modules (`app.js` imports the others). An
+//! offline page (`crate::offline`) inlines them as one module: [`bundle`]
+//! joins them in dependency order, dropping their `import` lines and the
+//! `export` keywords, so a module imports only with one-line
+//! `import { … } from "./x.js";` and no two modules declare the same
+//! top-level name.
 
 use axum::extract::Path;
 use axum::http::StatusCode;
@@ -7,18 +14,21 @@ use axum::response::Response;
 
 use crate::guard::{bytes, text};
 
-/// The embedded files: name, MIME type, contents.
-const FILES: [(&str, &str, &str); 3] = [
+const JS: &str = "text/javascript; charset=utf-8";
+
+/// The embedded files: name, MIME type, contents. The modules come in
+/// dependency order (each after those it imports).
+const FILES: [(&str, &str, &str); 7] = [
     (
         "index.html",
         "text/html; charset=utf-8",
         include_str!("../assets/index.html"),
     ),
-    (
-        "app.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../assets/app.js"),
-    ),
+    ("decode.js", JS, include_str!("../assets/decode.js")),
+    ("source.js", JS, include_str!("../assets/source.js")),
+    ("tile.js", JS, include_str!("../assets/tile.js")),
+    ("offline.js", JS, include_str!("../assets/offline.js")),
+    ("app.js", JS, include_str!("../assets/app.js")),
     (
         "app.css",
         "text/css; charset=utf-8",
@@ -36,5 +46,71 @@ pub(crate) async fn asset(Path(file): Path<String>) -> Response {
     match FILES.iter().find(|f| f.0 == file) {
         Some((_, kind, body)) => bytes(kind, *body),
         None => text(StatusCode::NOT_FOUND, "not found\n"),
+    }
+}
+
+/// The embedded file called `name`.
+fn file(name: &str) -> &'static str {
+    FILES
+        .iter()
+        .find(|f| f.0 == name)
+        .map(|f| f.2)
+        .expect("an embedded file")
+}
+
+/// The page's style sheet.
+pub(crate) fn style() -> &'static str {
+    file("app.css")
+}
+
+/// The page's markup: what `index.html` has between `<!-- page -->` and
+/// `<!-- /page -->` in its body.
+pub(crate) fn markup() -> &'static str {
+    let html = file("index.html");
+    let start = html
+        .find("<!-- page -->")
+        .expect("index.html marks its page");
+    let end = html
+        .find("<!-- /page -->")
+        .expect("index.html marks its page");
+    &html[start + "<!-- page -->".len()..end]
+}
+
+/// The modules as one script (see the module's documentation).
+pub(crate) fn bundle() -> String {
+    let mut out = String::new();
+    for (name, kind, body) in &FILES {
+        if *kind != JS {
+            continue;
+        }
+        out.push_str(&format!("// ---- {name} ----\n"));
+        for line in body.lines() {
+            if line.starts_with("import ") {
+                continue;
+            }
+            out.push_str(line.strip_prefix("export ").unwrap_or(line));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundle_has_every_module_and_no_import_or_export() {
+        let b = bundle();
+        for (name, kind, _) in &FILES {
+            assert_eq!(b.contains(&format!("// ---- {name} ----")), *kind == JS);
+        }
+        assert!(!b
+            .lines()
+            .any(|l| l.starts_with("import ") || l.starts_with("export ")));
+        // The page inlined in a report ends no script early.
+        assert!(!b.contains("</script") && !b.contains("<!--"));
+        assert!(markup().contains("<canvas id=\"timeline\">"));
+        assert!(!markup().contains("<script"));
     }
 }

@@ -36,11 +36,13 @@ mod blocks;
 mod entity;
 mod guard;
 mod meta;
+pub mod offline;
 mod pyramid;
 mod saved;
 mod search;
 mod slices;
 mod stats;
+mod tile;
 mod timeline;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -50,6 +52,7 @@ use std::sync::{Arc, OnceLock};
 use trama_sim::Trace;
 
 pub use meta::{meta, Meta};
+pub use offline::{offline, Offline, OfflineOptions};
 
 /// How [`start`] serves.
 #[derive(Clone, Debug)]
@@ -333,6 +336,39 @@ fn host_order(
 /// process ends).
 fn prepare(trace: Trace, name: &str) -> State {
     let trace: &'static Trace = Box::leak(Box::new(trace));
+    let Described {
+        rows,
+        meta,
+        link_types,
+        msgs,
+    } = describe(trace, name);
+    let lod = trama_lod::Lod::new(trace);
+    let pyramid = pyramid::Pyramid::new(&lod, (meta.start, meta.end), &rows, link_types.as_deref());
+    State {
+        model: trace,
+        rows,
+        meta,
+        link_types,
+        pyramid,
+        msgs,
+        store: Store::Whole(lod),
+    }
+}
+
+/// What the page is told of a trace before its first window.
+pub(crate) struct Described {
+    /// The timeline's rows.
+    pub rows: Vec<trama_lod::Row>,
+    /// The reply of `api/meta`.
+    pub meta: Meta,
+    /// The link types drawn (see [`State::link_types`]).
+    pub link_types: Option<Vec<trama_sim::TypeId>>,
+    /// The link types that are messages.
+    pub msgs: trama_analysis::Messages,
+}
+
+/// The rows, meta, link types and messages of `trace` (called `name`).
+pub(crate) fn describe(trace: &Trace, name: &str) -> Described {
     let rows = trama_lod::rows(trace, None);
     let mut meta = meta(trace, &rows, name);
     let msgs = trama_analysis::Messages::select(trace, &[])
@@ -344,16 +380,11 @@ fn prepare(trace: Trace, name: &str) -> State {
         let o = trama_analysis::order(trace, window, &msgs, &level.name);
         host_order(trace, &rows, level, o, &mut meta);
     }
-    let lod = trama_lod::Lod::new(trace);
-    let pyramid = pyramid::Pyramid::new(&lod, (meta.start, meta.end), &rows, link_types.as_deref());
-    State {
-        model: trace,
+    Described {
         rows,
         meta,
         link_types,
-        pyramid,
         msgs,
-        store: Store::Whole(lod),
     }
 }
 

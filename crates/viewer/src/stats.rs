@@ -20,9 +20,25 @@ use crate::Shared;
 /// over the window (`docs/stats-formats.md`).
 #[derive(Debug, Serialize)]
 pub(crate) struct WindowStats {
-    states: Option<StateStats>,
-    comm: Option<CommMatrix>,
-    wait: WaitMatrix,
+    pub states: Option<StateStats>,
+    pub comm: Option<CommMatrix>,
+    pub wait: WaitMatrix,
+}
+
+/// The statistics of `[start, end]` of `trace`, which holds at least the
+/// entities overlapping it (`msgs`: the link types that are messages).
+pub(crate) fn trace_stats(
+    trace: &trama_sim::Trace,
+    msgs: &trama_analysis::Messages,
+    start: f64,
+    end: f64,
+) -> WindowStats {
+    let w = Window { start, end };
+    WindowStats {
+        states: time_per_state(trace, w, None),
+        comm: comm_matrix(trace, w, msgs, None, None),
+        wait: wait_matrix(trace, w, msgs, &[]),
+    }
 }
 
 /// `GET api/stats?start=T0&end=T1`.
@@ -66,21 +82,11 @@ pub(crate) fn window_stats(
     let msgs = &state.msgs;
     let crate::Store::Blocks(blocks, slices) = &state.store else {
         let held = state.window(start, end)?;
-        let trace = held.trace();
-        return Ok(Arc::new(WindowStats {
-            states: time_per_state(trace, w, None),
-            comm: comm_matrix(trace, w, msgs, None, None),
-            wait: wait_matrix(trace, w, msgs, &[]),
-        }));
+        return Ok(Arc::new(trace_stats(held.trace(), msgs, start, end)));
     };
     if state.readable(start, end) {
         let held = state.window(start, end)?;
-        let trace = held.trace();
-        return Ok(Arc::new(WindowStats {
-            states: time_per_state(trace, w, None),
-            comm: comm_matrix(trace, w, msgs, None, None),
-            wait: wait_matrix(trace, w, msgs, &[]),
-        }));
+        return Ok(Arc::new(trace_stats(held.trace(), msgs, start, end)));
     }
     // One wide window at a time: each holds a slice replayed.
     let mut done = blocks.stats.lock().unwrap_or_else(|e| e.into_inner());

@@ -96,8 +96,8 @@ fn counts(out: &mut Vec<u8>, c: &[ColumnCount]) {
 }
 
 /// The reply's bytes for `s`, whose rows are `asked` (indices into
-/// `all`).
-pub(crate) fn encode(trace: &Trace, s: &Summary, asked: &[u32]) -> Vec<u8> {
+/// `all`); rows with nothing in the window are left out when `skip_empty`.
+pub(crate) fn encode(trace: &Trace, s: &Summary, asked: &[u32], skip_empty: bool) -> Vec<u8> {
     let m = &trace.model;
     let mut out = Vec::with_capacity(1024);
     out.extend_from_slice(b"TRTL");
@@ -106,8 +106,12 @@ pub(crate) fn encode(trace: &Trace, s: &Summary, asked: &[u32]) -> Vec<u8> {
     f64le(&mut out, s.grid.t1);
     u32le(&mut out, s.grid.width);
     u32le(&mut out, u32::from(s.grid.widened));
-    u32le(&mut out, s.rows.len() as u32);
+    let kept = |row: &&trama_lod::RowSummary| !(skip_empty && row.is_empty());
+    u32le(&mut out, s.rows.iter().filter(kept).count() as u32);
     for (r, row) in asked.iter().zip(&s.rows) {
+        if !kept(&row) {
+            continue;
+        }
         u32le(&mut out, *r);
         u32le(&mut out, row.states.len() as u32);
         for band in &row.states {
@@ -167,7 +171,7 @@ pub(crate) fn timeline(state: &'static crate::State, w: &Window) -> Result<Vec<u
         .pyramid
         .answer(w.start, w.end, w.width, &asked, coarse)
     {
-        return Ok(encode(state.model, &s, &asked));
+        return Ok(encode(state.model, &s, &asked, false));
     }
     let held = state.window(w.start, w.end)?;
     let rows: Vec<Option<Row>> = asked
@@ -192,7 +196,7 @@ pub(crate) fn timeline(state: &'static crate::State, w: &Window) -> Result<Vec<u
             })
             .collect();
     }
-    Ok(encode(held.trace(), &s, &asked))
+    Ok(encode(held.trace(), &s, &asked, false))
 }
 
 #[cfg(test)]

@@ -5,87 +5,18 @@
 //! Without chromedriver the tests are skipped with a note, unless
 //! `TRAMA_REQUIRE_BROWSER=1` (set by `.ci/run`), which makes them fail.
 
-use std::net::TcpListener;
+#[path = "support/webdriver.rs"]
+mod webdriver;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use fantoccini::actions::{InputSource, MouseActions, PointerAction, WheelAction, WheelActions};
-use fantoccini::{Client, ClientBuilder, Locator};
+use fantoccini::Locator;
 use serde_json::{json, Value};
 use trama_open::{LoadOptions, Source};
 use trama_sim::{Trace, TypeKind};
 use trama_viewer::{start, Running, ViewerOptions};
-
-/// chromedriver on a free port, killed when dropped.
-struct Driver {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn find(program: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(program))
-            .find(|f| f.is_file())
-    })
-}
-
-/// Starts chromedriver, or says why the test is skipped.
-fn driver() -> Option<Driver> {
-    let Some(exe) = find("chromedriver") else {
-        let required = std::env::var_os("TRAMA_REQUIRE_BROWSER").is_some_and(|v| v == "1");
-        assert!(
-            !required,
-            "TRAMA_REQUIRE_BROWSER=1 but chromedriver is not installed"
-        );
-        eprintln!("note: browser tests skipped: chromedriver is not installed (Debian: chromium chromium-driver)");
-        return None;
-    };
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(exe)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromedriver");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "chromedriver did not listen");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some(Driver { child, port })
-}
-
-async fn browser(d: &Driver) -> Client {
-    let mut caps = serde_json::Map::new();
-    let chrome = find("chromium").map(|p| p.to_string_lossy().into_owned());
-    let mut opts = json!({
-        "args": ["--headless", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 "--window-size=1400,900"]
-    });
-    if let Some(c) = chrome {
-        opts["binary"] = json!(c);
-    }
-    caps.insert("goog:chromeOptions".into(), opts);
-    ClientBuilder::rustls()
-        .unwrap()
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{}", d.port))
-        .await
-        .expect("a browser session")
-}
+use webdriver::{a_state_of, browser, driver, js, move_to, until, window};
 
 fn load(path: &Path) -> Trace {
     let mut o = LoadOptions::default();
@@ -102,76 +33,6 @@ fn serve(trace: Trace) -> Running {
     opts.port = Some(0);
     opts.name = "ring.paje".into();
     start(trace, &opts).unwrap()
-}
-
-async fn js(c: &Client, script: &str) -> Value {
-    c.execute(script, vec![]).await.unwrap()
-}
-
-/// Waits until `script` returns true.
-async fn until(c: &Client, script: &str, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if js(c, script).await == json!(true) {
-            return;
-        }
-        let state = js(c, "return document.body.dataset.state + ' ' + (document.getElementById('error').textContent) + ' stats hidden=' + document.getElementById('stats').hidden + ' ' + document.body.dataset.stats + ' window ' + window.trama.window()").await;
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what} (page: {state})"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-async fn window(c: &Client) -> (f64, f64) {
-    let w = js(c, "return window.trama.window()").await;
-    (w[0].as_f64().unwrap(), w[1].as_f64().unwrap())
-}
-
-async fn move_to(c: &Client, x: f64, y: f64) {
-    let m = MouseActions::new("mouse".into()).then(PointerAction::MoveTo {
-        duration: None,
-        x,
-        y,
-    });
-    c.perform_actions(m).await.unwrap();
-}
-
-/// A level-0 state of container `name` lasting long enough to point at:
-/// its value's name and its middle.
-fn a_state_of(trace: &Trace, name: &str) -> (String, f64) {
-    let m = &trace.model;
-    let c = (0..m.containers.len() as u32)
-        .map(trama_sim::ContainerId)
-        .find(|c| m.label(m.container(*c).name) == name)
-        .unwrap();
-    let span = trace.end_time() - trace.start_time();
-    for &(ty, l) in &m.container(c).lists {
-        if m.ty(ty).kind != TypeKind::State {
-            continue;
-        }
-        let cols = &trace.lists[l.index()];
-        let longest = (0..cols.len())
-            .filter(|i| cols.level[*i] == 0)
-            .max_by(|a, b| {
-                (cols.end[*a] - cols.start[*a]).total_cmp(&(cols.end[*b] - cols.start[*b]))
-            })
-            .unwrap();
-        let (s, e) = (cols.start[longest], cols.end[longest]);
-        assert!(e - s > span / 50.0, "a state wide enough to point at");
-        // Deeper states may cover the middle: the test points where only
-        // level 0 is.
-        let covered = |t: f64| {
-            (0..cols.len()).any(|i| cols.level[i] > 0 && cols.start[i] <= t && cols.end[i] > t)
-        };
-        let t = (0..50)
-            .map(|k| s + (e - s) * (k as f64 + 0.5) / 50.0)
-            .find(|t| !covered(*t))
-            .unwrap();
-        return (m.label(m.value(cols.value[longest]).name), t);
-    }
-    panic!("{name} has no states");
 }
 
 /// The longest link of the trace: its ends' names and its middle time.
@@ -358,15 +219,32 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     )
     .await;
 
-    // Keys pan: the window moves right, its length kept.
-    c.find(Locator::Css("body"))
-        .await
-        .unwrap()
-        .send_keys("d")
-        .await
-        .unwrap();
+    // Keys pan: the window moves right, its length kept; the reply held
+    // (padded by a screen on each side) draws it without a new request.
+    let asked = js(&c, "return window.trama.requests()").await;
+    let body = c.find(Locator::Css("body")).await.unwrap();
+    body.send_keys("d").await.unwrap();
     let (c0, c1) = window(&c).await;
     assert!(c0 > b0 && ((c1 - c0) - (b1 - b0)).abs() < 1e-9 * (b1 - b0).max(1.0));
+    let drawn = "const s = (document.body.dataset.window || '').split(',').map(Number);
+         const w = window.trama.window(); return s[0] === w[0] && s[1] === w[1]";
+    until(&c, drawn, "the panned window").await;
+    assert_eq!(
+        js(&c, "return window.trama.requests()").await,
+        asked,
+        "a small pan asks for nothing"
+    );
+    // Zooming far out and back in again: a few replies held, no more.
+    for key in ["ssssssssss", "wwwwwwwwww"] {
+        for k in key.chars() {
+            body.send_keys(&k.to_string()).await.unwrap();
+            until(&c, drawn, "a zoomed window").await;
+        }
+    }
+    let held = js(&c, "return window.trama.held()").await;
+    assert!(held.as_u64().unwrap() <= 4, "{held} replies held");
+    let (d0, d1) = window(&c).await;
+    assert!(((d1 - d0) / (c1 - c0) - 1.0).abs() < 1e-9, "zoomed back");
 
     // Collapse: a click on node-0's label hides its processes.
     let rows = js(&c, "return document.body.dataset.rows").await;

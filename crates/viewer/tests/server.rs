@@ -99,6 +99,10 @@ fn only_the_embedded_assets_are_served() {
     for (file, kind) in [
         ("", "text/html"),
         ("app.js", "text/javascript"),
+        ("decode.js", "text/javascript"),
+        ("source.js", "text/javascript"),
+        ("tile.js", "text/javascript"),
+        ("offline.js", "text/javascript"),
         ("app.css", "text/css"),
     ] {
         let reply = request(&r, "GET", &format!("{t}{file}"), &host(&r));

@@ -1,0 +1,57 @@
+// Where the page's data comes from: the server of `trama view`
+// (docs/view-api.md), or the summary embedded in an offline report
+// (offline.js). Both answer the same questions with the same shapes:
+//
+//   progress()                         {state, done, total, unit, error}
+//   meta()                             api/meta's JSON
+//   timeline(t0, t1, width, rows, signal)   a decoded TRTL reply (decode.js)
+//   entity(row, t, px)                 api/entity's JSON
+//   search(q, after)                   api/search's JSON
+//   stats(t0, t1, signal)              {t0, t1, whole, states, comm, wait}
+//
+// `offline` is true for the embedded summary.
+
+import { decode } from "./decode.js";
+
+export class ServerSource {
+  constructor() {
+    this.offline = false;
+    // Timeline requests made, for scripts that check the page's traffic.
+    this.requests = 0;
+  }
+
+  async get(path, signal) {
+    const r = await fetch(`api/${path}`, { signal });
+    if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+    return r;
+  }
+
+  async progress() {
+    return (await this.get("progress")).json();
+  }
+
+  async meta() {
+    return (await this.get("meta")).json();
+  }
+
+  async timeline(t0, t1, width, rows, signal) {
+    this.requests++;
+    const r = await this.get(`timeline?start=${t0}&end=${t1}&width=${width}&rows=${rows}`, signal);
+    return decode(await r.arrayBuffer());
+  }
+
+  async entity(row, t, px) {
+    const extra = px == null ? "" : `&px=${px}`;
+    return (await this.get(`entity?row=${row}&t=${t}${extra}`)).json();
+  }
+
+  async search(q, after) {
+    const extra = after == null ? "" : `&after=${after}`;
+    return (await this.get(`search?q=${encodeURIComponent(q)}${extra}`)).json();
+  }
+
+  async stats(t0, t1, signal) {
+    const s = await (await this.get(`stats?start=${t0}&end=${t1}`, signal)).json();
+    return { t0, t1, whole: false, ...s };
+  }
+}
