@@ -2,38 +2,11 @@
 
 mod common;
 
-use serde_json::Value;
 use trama_analysis::{
     comm_matrix, time_per_state, wait_matrix, Messages, Part, Window, WindowParts,
 };
 
-/// `a` and `b` equal, numbers within a relative 1e-9.
-fn close(a: &Value, b: &Value, at: &str) {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
-            assert!(
-                (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
-                "{at}: {x} / {y}"
-            );
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            assert_eq!(x.len(), y.len(), "{at}: lengths");
-            for (i, (x, y)) in x.iter().zip(y).enumerate() {
-                close(x, y, &format!("{at}[{i}]"));
-            }
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            assert_eq!(x.len(), y.len(), "{at}: keys");
-            for (k, v) in x {
-                close(v, &y[k], &format!("{at}.{k}"));
-            }
-        }
-        _ => assert_eq!(a, b, "{at}"),
-    }
-}
-
-fn json<T: serde::Serialize>(x: &T) -> Value {
+fn json<T: serde::Serialize>(x: &T) -> serde_json::Value {
     serde_json::to_value(x).unwrap()
 }
 
@@ -71,13 +44,13 @@ fn parts_add_up_to_the_whole_window() {
             let at = format!("seed {seed}, window {k}");
             let whole = time_per_state(&trace, w, None);
             checked[0] += whole.as_ref().map_or(0, |s| s.rows.len());
-            close(&json(&whole), &json(&s), &format!("{at}: states"));
+            trama_gen::json::assert_close(&json(&whole), &json(&s), &format!("{at}: states"));
             let wc = comm_matrix(&trace, w, &msgs, None, None).unwrap();
             checked[1] += wc.pairs.len();
-            close(&json(&wc), &json(&c), &format!("{at}: comm"));
+            trama_gen::json::assert_close(&json(&wc), &json(&c), &format!("{at}: comm"));
             let ww = wait_matrix(&trace, w, &msgs, &[]);
             checked[2] += ww.rows.iter().filter(|r| r.waiting > 0.0).count();
-            close(&json(&ww), &json(&wt), &format!("{at}: wait"));
+            trama_gen::json::assert_close(&json(&ww), &json(&wt), &format!("{at}: wait"));
         }
     }
     assert!(

@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 
 pub mod golden;
+pub mod json;
 mod kinds;
 mod model;
 mod mutate;

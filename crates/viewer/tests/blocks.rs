@@ -309,7 +309,7 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
         let q = format!("api/stats?start={a}&end={b}");
         let (w, n) = (json(&whole, &q), json(&narrow, &q));
         assert!(w["states"]["rows"].as_array().unwrap().len() > 10, "{w}");
-        close(&w, &n, &q);
+        trama_gen::json::assert_close(&w, &n, &q);
     }
     // Zoomed in beyond what it replays: answered from the summary.
     let q = format!(
@@ -343,29 +343,4 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     blocks.stop();
     narrow.stop();
     again.stop();
-}
-
-/// `a` and `b` equal, numbers within a relative 1e-9 (sums taken in
-/// another order).
-fn close(a: &Value, b: &Value, at: &str) {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
-            let tolerance = 1e-9 * x.abs().max(y.abs()).max(1.0);
-            assert!((x - y).abs() <= tolerance, "{at}: {x} / {y}");
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            assert_eq!(x.len(), y.len(), "{at}: lengths");
-            for (i, (x, y)) in x.iter().zip(y).enumerate() {
-                close(x, y, &format!("{at}[{i}]"));
-            }
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            assert_eq!(x.len(), y.len(), "{at}: keys");
-            for (k, v) in x {
-                close(v, &y[k], &format!("{at}.{k}"));
-            }
-        }
-        _ => assert_eq!(a, b, "{at}"),
-    }
 }
