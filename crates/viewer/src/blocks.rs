@@ -26,7 +26,7 @@ self_cell::self_cell!(
 
 /// Entities held at most in the windows kept (those of the latest window
 /// are kept whatever their number).
-const HELD_ENTITIES: usize = 1_500_000;
+const HELD_ENTITIES: usize = 1_000_000;
 
 /// The widest window replayed for one request by default, in events
 /// frames (65,536 events each at most: about 1M events, ~70 MB replayed).
