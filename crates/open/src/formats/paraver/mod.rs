@@ -37,7 +37,8 @@
 //!   else the number.
 //! - A communication is a `Communication` link (value `message`) from the
 //!   sending thread at its logical send time to the receiving thread at its
-//!   logical receive time, with `size` and `tag` as fields of its start.
+//!   logical receive time, with `Size` (bytes, as `trama stats comm
+//!   --size-field Size` reads it) and `Tag` as fields of its start.
 //!   Physical times are not kept.
 //!
 //! Times are the records' integers times the header's unit, in
@@ -605,8 +606,8 @@ impl ParaverSource {
                         value: "message".into(),
                         key: key.clone(),
                         extra: vec![
-                            ("size".into(), size.to_string()),
-                            ("tag".into(), tag.to_string()),
+                            ("Size".into(), size.to_string()),
+                            ("Tag".into(), tag.to_string()),
                         ],
                     },
                 });
@@ -689,7 +690,7 @@ impl Source for ParaverSource {
     }
 
     fn extra_fields(&self) -> Vec<ExtraField> {
-        ["size", "tag"]
+        ["Size", "Tag"]
             .into_iter()
             .map(|n| ExtraField {
                 kind: EventKind::StartLink,
