@@ -90,18 +90,28 @@ fn the_samples_take_their_names_from_pcf_and_row() {
     let t = test1.to_str().unwrap();
     let dump = out(&["dump", t]);
     // Two applications of 8 and 12 tasks of one thread: 1 + 2 + 20 + 20.
-    assert_eq!(dump.lines().filter(|l| l.starts_with("Container,")).count(), 43);
+    assert_eq!(
+        dump.lines().filter(|l| l.starts_with("Container,")).count(),
+        43
+    );
     assert!(dump.contains(", THREAD 2.12.1\n"), "{dump}");
     // STATES: 1 is Running; EVENT_TYPE 50000001 with its VALUES.
     assert_eq!(dump.matches(", Running\n").count(), 8, "{dump}");
     assert!(dump.contains("Event, THREAD 1.5.1, MPI Point-to-point, 0.000000, Outside MPI"));
     // Counters (no VALUES) keep their numbers.
-    assert!(dump.contains(", PAPI_TOT_INS ([Instr completed]), 0.000000, 5996\n"), "{dump}");
+    assert!(
+        dump.contains(", PAPI_TOT_INS ([Instr completed]), 0.000000, 5996\n"),
+        "{dump}"
+    );
     // The header's duration (ns) ends the trace.
     assert!(out(&["check", t]).contains("time span   0 .. 1.61638"));
     let b = bt.to_str().unwrap();
     let dump = out(&["dump", b]);
-    assert!(dump.contains("Container, TASK 1.1, Thread, 0, 185.376, 185.376, THREAD 1.1.1"), "{}", &dump[..2000]);
+    assert!(
+        dump.contains("Container, TASK 1.1, Thread, 0, 185.376, 185.376, THREAD 1.1.1"),
+        "{}",
+        &dump[..2000]
+    );
     assert!(dump.contains("Executing CPU"));
     let stats = out(&["stats", "states", b, "--format", "csv"]);
     assert!(stats.contains("Running"), "{stats}");
@@ -116,7 +126,9 @@ fn every_command_reads_the_samples() {
         let stem = prv.file_stem().unwrap().to_str().unwrap();
         let svg = tmp.path().join(format!("{stem}.svg"));
         out(&["render", "space-time", p, "-o", svg.to_str().unwrap()]);
-        assert!(std::fs::read_to_string(&svg).unwrap().contains("THREAD 1.1.1"));
+        assert!(std::fs::read_to_string(&svg)
+            .unwrap()
+            .contains("THREAD 1.1.1"));
         for ext in ["paje", "ptb"] {
             let c = tmp.path().join(format!("{stem}.{ext}"));
             out(&["convert", p, "-o", c.to_str().unwrap()]);
@@ -176,9 +188,20 @@ fn records_map_to_states_events_and_links_in_the_header_unit() {
     let paje = tmp.path().join("t.paje");
     out(&["convert", p, "-o", paje.to_str().unwrap()]);
     let text = std::fs::read_to_string(&paje).unwrap();
-    assert!(text.contains("Communication \"THREAD 1.1.1\" message m1 64 5"), "{text}");
+    assert!(
+        text.contains("Communication \"THREAD 1.1.1\" message m1 64 5"),
+        "{text}"
+    );
     assert!(text.contains("Running State Running \"0 0 1\""), "{text}");
-    let comm = out(&["stats", "comm", p, "--size-field", "Size", "--format", "csv"]);
+    let comm = out(&[
+        "stats",
+        "comm",
+        p,
+        "--size-field",
+        "Size",
+        "--format",
+        "csv",
+    ]);
     assert!(comm.contains("THREAD 1.1.1,THREAD 1.2.1,1,64,"), "{comm}");
 }
 
@@ -188,7 +211,10 @@ fn error_at(prv: &Path, line: usize) -> String {
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!o.status.success(), "line {line} accepted");
     assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains(&format!("t.prv:{line}: ")), "line {line}: {err}");
+    assert!(
+        err.contains(&format!("t.prv:{line}: ")),
+        "line {line}: {err}"
+    );
     err
 }
 
@@ -198,7 +224,11 @@ fn malformed_records_are_named_by_their_line() {
     for (body, line, words) in [
         ("1:1:1:1:1:5:8:1\n1:1:1:1:1:2:3:1\n", 3, "sorted by time"),
         ("1:1:1:1:1:5:3:1\n", 2, "ends (3) before it begins (5)"),
-        ("3:1:1:1:1:5:5:2:1:2:1:4:4:8:1\n", 2, "received (4) before it is sent (5)"),
+        (
+            "3:1:1:1:1:5:5:2:1:2:1:4:4:8:1\n",
+            2,
+            "received (4) before it is sent (5)",
+        ),
         ("1:1:1:3:1:1:2:1\n", 2, "thread 1.3.1"),
         ("2:1:1:1:1:1:7\n", 2, "event record"),
         ("4:1:1:1:1:1:2:1\n", 2, "unknown record type '4'"),
@@ -235,7 +265,13 @@ fn mutated_samples_fail_on_their_line() {
         let bad: Vec<String> = fields
             .iter()
             .enumerate()
-            .map(|(k, f)| if k == field { format!("{f}x") } else { f.to_string() })
+            .map(|(k, f)| {
+                if k == field {
+                    format!("{f}x")
+                } else {
+                    f.to_string()
+                }
+            })
             .collect();
         for (mutant, must_fail) in [(bad.join(":"), true), (l[..l.len() / 2].to_string(), false)] {
             let mut m = lines.clone();
@@ -246,7 +282,10 @@ fn mutated_samples_fail_on_their_line() {
             assert!(!err.contains("panicked"), "{mutant}: {err}");
             if must_fail || !o.status.success() {
                 assert!(!o.status.success(), "{mutant} accepted");
-                assert!(err.contains(&format!("t.prv:{}: ", i + 1)), "{mutant}: {err}");
+                assert!(
+                    err.contains(&format!("t.prv:{}: ", i + 1)),
+                    "{mutant}: {err}"
+                );
             }
             tried += 1;
         }

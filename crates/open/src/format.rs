@@ -152,10 +152,9 @@ impl Format {
             Format::Pcp => "pcp",
             Format::Sched => "sched",
             Format::Opents => "opents",
-            Format::Otf2
-            | Format::Otf2Part
-            | Format::UnknownBinary
-            | Format::UnknownText => return None,
+            Format::Otf2 | Format::Otf2Part | Format::UnknownBinary | Format::UnknownText => {
+                return None
+            }
         })
     }
 

@@ -35,8 +35,10 @@ pub(crate) fn open(source: Box<dyn Source>, notes: Vec<String>) -> Result<TextRe
 pub(crate) fn write_source(mut source: Box<dyn Source>, out: impl Write) -> Result<(), String> {
     let name = source.name().to_string();
     // The extra fields of a kind make one definition.
-    let mut by_kind: Vec<(trama_events::EventKind, Vec<(String, trama_events::FieldType)>)> =
-        Vec::new();
+    let mut by_kind: Vec<(
+        trama_events::EventKind,
+        Vec<(String, trama_events::FieldType)>,
+    )> = Vec::new();
     for x in source.extra_fields() {
         let ty = trama_events::FieldType::from_name(x.field_type.as_bytes())
             .ok_or_else(|| format!("{name}: unknown field type '{}'", x.field_type))?;

@@ -154,23 +154,6 @@ impl Ord for Held {
     }
 }
 
-/// What a Paraver reading counted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// State records (`1:`).
-    pub states: u64,
-    /// Event records (`2:`).
-    pub event_records: u64,
-    /// Type/value pairs of event records (Pajé events).
-    pub events: u64,
-    /// Communication records (`3:`).
-    pub communications: u64,
-    /// Communicator lines (`c:`).
-    pub communicators: u64,
-    /// Comment lines (`#`) after the header.
-    pub comments: u64,
-}
-
 /// The records of a Paraver trace, in time order.
 pub(crate) struct ParaverSource {
     name: String,
@@ -198,7 +181,6 @@ pub(crate) struct ParaverSource {
     links: u64,
     done: bool,
     comm_lines: u64,
-    counts: Counts,
 }
 
 impl ParaverSource {
@@ -315,19 +297,9 @@ impl ParaverSource {
             links: 0,
             done: false,
             comm_lines,
-            counts: Counts {
-                communicators: comm_lines,
-                ..Counts::default()
-            },
         };
         s.declare();
         Ok(s)
-    }
-
-    /// What was counted so far.
-    #[allow(dead_code)]
-    pub(crate) fn counts(&self) -> Counts {
-        self.counts
     }
 
     /// The types, the state values of the `.pcf` and the containers.
@@ -459,7 +431,6 @@ impl ParaverSource {
             return Ok(false);
         }
         if line[0] == b'#' {
-            self.counts.comments += 1;
             return Ok(false);
         }
         let text = std::str::from_utf8(line).map_err(|_| self.error("the line is not UTF-8"))?;
@@ -468,9 +439,11 @@ impl ParaverSource {
             "1" => ("state", Some(8)),
             "2" => ("event", None),
             "3" => ("communication", Some(15)),
-            "c" => return Err(self.error(format!(
-                "a communicator line among the records (they follow the header): '{text}'"
-            ))),
+            "c" => {
+                return Err(self.error(format!(
+                    "a communicator line among the records (they follow the header): '{text}'"
+                )))
+            }
             other => {
                 return Err(self.error(format!(
                     "unknown record type '{other}' (1: state, 2: event, 3: communication): '{text}'"
@@ -484,11 +457,11 @@ impl ParaverSource {
                     f.len()
                 )))
             }
-            None if f.len() < 8 || f.len() % 2 != 0 => {
+            None if f.len() < 8 || !f.len().is_multiple_of(2) => {
                 return Err(self.error(format!(
-                    "an event record has 6 fields and type:value pairs, this one {} fields: '{text}'",
-                    f.len()
-                )))
+                "an event record has 6 fields and type:value pairs, this one {} fields: '{text}'",
+                f.len()
+            )))
             }
             _ => {}
         }
@@ -507,7 +480,6 @@ impl ParaverSource {
         let thread = self.thread(&f[1..5], kind)?;
         match kind {
             "state" => {
-                self.counts.states += 1;
                 let end = self.time(f[6], kind, "end")?;
                 if end < time {
                     return Err(self.error(format!(
@@ -541,11 +513,9 @@ impl ParaverSource {
                 );
             }
             "event" => {
-                self.counts.event_records += 1;
                 for pair in f[6..].chunks(2) {
                     let ty: u64 = self.num(pair[0], kind, "type")?;
                     let v: i64 = self.num(pair[1], kind, "value")?;
-                    self.counts.events += 1;
                     let ty_name = self
                         .type_names
                         .get(&ty)
@@ -570,7 +540,6 @@ impl ParaverSource {
                 }
             }
             _ => {
-                self.counts.communications += 1;
                 let _psend: i64 = self.num(f[6], kind, "physical send")?;
                 let to = self.thread(&f[7..11], kind)?;
                 let recv = self.time(f[11], kind, "logical receive")?;
@@ -627,7 +596,12 @@ impl ParaverSource {
         Ok(true)
     }
 
-    fn num<T: std::str::FromStr>(&self, word: &str, kind: &str, what: &str) -> Result<T, SourceError> {
+    fn num<T: std::str::FromStr>(
+        &self,
+        word: &str,
+        kind: &str,
+        what: &str,
+    ) -> Result<T, SourceError> {
         let digits = word.strip_prefix('-').unwrap_or(word);
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(self.error(format!(
