@@ -13,7 +13,7 @@
 //! | libRastro traces (Akypuera, DECK) | a libRastro file of other events |
 //! | MPE CLOG-2 | `CLOG-02` |
 //! | OTF2 | an anchor file's header (`OTF2` after the chunk byte and the endianness mark); an archive's `.def`/`.evt` files by the same header |
-//! | Paraver | `#Paraver (` |
+//! | Paraver (`.prv`) | `#Paraver (` |
 //! | Pajé text | `%EventDef` |
 //! | Ganglia | `<GANGLIA_XML`, or the text log's `unixtime metric host value` lines |
 //! | OpenTS | `<trace` and `<slice` |
@@ -54,7 +54,7 @@ pub enum Format {
     Otf2,
     /// A file of an OTF2 archive other than its anchor (not read yet).
     Otf2Part,
-    /// A Paraver trace (`.prv`; not read yet).
+    /// A Paraver trace (`.prv`, with the `.pcf` and `.row` beside it).
     Paraver,
     /// A binary file of no format trama knows.
     UnknownBinary,
@@ -145,18 +145,16 @@ impl Format {
     /// The `kind` of a merge plan's source entry that reads this format.
     pub fn source_kind(self) -> Option<&'static str> {
         Some(match self {
-            Format::PajeText | Format::Ptb | Format::RastroPaje => "paje",
+            Format::PajeText | Format::Ptb | Format::RastroPaje | Format::Paraver => "paje",
             Format::Rastro => "rst",
             Format::Clog2 => "clog2",
             Format::Ganglia => "ganglia",
             Format::Pcp => "pcp",
             Format::Sched => "sched",
             Format::Opents => "opents",
-            Format::Otf2
-            | Format::Otf2Part
-            | Format::Paraver
-            | Format::UnknownBinary
-            | Format::UnknownText => return None,
+            Format::Otf2 | Format::Otf2Part | Format::UnknownBinary | Format::UnknownText => {
+                return None
+            }
         })
     }
 

@@ -20,7 +20,7 @@ use crate::{Error, Format};
 pub const KINDS: &[(&str, &str)] = &[
     (
         "paje",
-        "Pajé traces: text, trama's binary .ptb, or the proposal's .rst (no option)",
+        "Pajé traces: text, trama's binary .ptb, or the proposal's .rst, and Paraver traces (no option)",
     ),
     (
         "rst",
@@ -260,7 +260,6 @@ pub(crate) fn unsupported(head: &Head) -> Error {
         Format::Otf2Part => not_yet(
             "a definitions or events file of an archive; its anchor is the .otf2 file beside its folder",
         ),
-        Format::Paraver => not_yet("a .prv file, with its .pcf and .row beside it"),
         _ => {
             let shown: Vec<String> = head.bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
             let nul = head
@@ -270,7 +269,7 @@ pub(crate) fn unsupported(head: &Head) -> Error {
                 .map(|at| format!(", a NUL byte at byte {at}"))
                 .unwrap_or_default();
             format!(
-                "a binary file of no format trama reads (it starts with {}{nul}); trama reads Pajé text (plain, gzip, zstd), .ptb, libRastro (.rst), CLOG-2, Ganglia, PCP, Linux scheduling and OpenTS files",
+                "a binary file of no format trama reads (it starts with {}{nul}); trama reads Pajé text (plain, gzip, zstd), .ptb, libRastro (.rst), Paraver (.prv), CLOG-2, Ganglia, PCP, Linux scheduling and OpenTS files",
                 shown.join(" ")
             )
         }

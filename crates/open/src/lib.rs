@@ -4,14 +4,14 @@
 //! ```text
 //! Source (path, "-", FIFO, reader) ──▶ open: once, first bytes ──▶ Format::sniff
 //!    ──▶ the format's TraceReader (Pajé text, .ptb, the proposal's .rst,
-//!        any merge source as Pajé text) ──▶ Opened
+//!        Paraver and any merge source as Pajé text) ──▶ Opened
 //! Opened ──▶ simulate_into(sink) | load (columnar Trace; a .ptb replays its
 //!            blocks in parallel and reads only those a window needs)
 //!        ──▶ count (trama check) | write_text | into_source (a merge source)
 //! ```
 //!
 //! Formats are told from content, never from names ([`Format::sniff`]);
-//! formats trama recognises without reading them (OTF2, Paraver) are named
+//! formats trama recognises without reading them (OTF2) are named
 //! in the error. An input is opened once: a FIFO, `<(…)` or standard input
 //! is read once, a regular file is memory-mapped or read from the handle
 //! that sniffed it. Errors ([`Error`]) name the input and the line (with

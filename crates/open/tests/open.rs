@@ -78,7 +78,6 @@ fn formats_trama_does_not_read_are_named() {
             Format::Otf2Part,
             "its anchor",
         ),
-        ("paraver/profet-test1/test1.prv", Format::Paraver, "Paraver"),
         (
             "mpe-clog/clog-v1/fpilog.clog",
             Format::UnknownBinary,

@@ -5,6 +5,7 @@
 //! [`Format`] variant and sniffing rule in `format.rs`, its variant in
 //! [`Reader`] and its line in [`reader_for`].
 
+pub(crate) mod paraver;
 pub(crate) mod ptb;
 pub(crate) mod rastro;
 pub(crate) mod records;
@@ -49,7 +50,8 @@ pub(crate) fn reader_for(head: Head) -> Result<Reader, Error> {
             let source = crate::kinds::source_of(head, &mut notes)?;
             Reader::Text(records::open(source, notes)?)
         }
-        Format::Otf2 | Format::Otf2Part | Format::Paraver | Format::UnknownBinary => {
+        Format::Paraver => Reader::Text(paraver::open(head)?),
+        Format::Otf2 | Format::Otf2Part | Format::UnknownBinary => {
             return Err(crate::kinds::unsupported(&head))
         }
     })

@@ -34,11 +34,24 @@ pub(crate) fn open(source: Box<dyn Source>, notes: Vec<String>) -> Result<TextRe
 /// Writes every record of `source` as Pajé text into `out`.
 pub(crate) fn write_source(mut source: Box<dyn Source>, out: impl Write) -> Result<(), String> {
     let name = source.name().to_string();
-    let mut dialect = Dialect::standard();
+    // The extra fields of a kind make one definition.
+    let mut by_kind: Vec<(
+        trama_events::EventKind,
+        Vec<(String, trama_events::FieldType)>,
+    )> = Vec::new();
     for x in source.extra_fields() {
         let ty = trama_events::FieldType::from_name(x.field_type.as_bytes())
             .ok_or_else(|| format!("{name}: unknown field type '{}'", x.field_type))?;
-        dialect = dialect.with_extras(x.kind, &[(x.name.as_str(), ty)]);
+        match by_kind.iter_mut().find(|(k, _)| *k == x.kind) {
+            Some((_, fields)) => fields.push((x.name, ty)),
+            None => by_kind.push((x.kind, vec![(x.name, ty)])),
+        }
+    }
+    let mut dialect = Dialect::standard();
+    for (kind, fields) in &by_kind {
+        let fields: Vec<(&str, trama_events::FieldType)> =
+            fields.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+        dialect = dialect.with_extras(*kind, &fields);
     }
     let out = std::io::BufWriter::with_capacity(64 << 10, out);
     let closed = |e: &trama_sources::WriteError| matches!(e, trama_sources::WriteError::Io(io) if crate::pipe::is_closed(io));
