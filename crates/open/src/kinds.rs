@@ -254,11 +254,9 @@ pub(crate) fn unsupported(head: &Head) -> Error {
         )
     };
     let what = match head.format {
-        Format::Otf2 => not_yet(
-            "the anchor file of an archive written by Score-P, APEX or TAU; convert it to Paraver or Pajé meanwhile",
-        ),
-        Format::Otf2Part => not_yet(
-            "a definitions or events file of an archive; its anchor is the .otf2 file beside its folder",
+        Format::Otf2Part => format!(
+            "{}: a definitions or events file of an archive; give the archive's anchor, the .otf2 file beside its folder",
+            head.format.describe()
         ),
         Format::Paraver => not_yet("a .prv file, with its .pcf and .row beside it"),
         _ => {

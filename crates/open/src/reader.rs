@@ -158,6 +158,25 @@ pub(crate) fn write_events_as_text<R: TraceReader>(
     reader: &mut R,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
+    write_events(reader, out, false)
+}
+
+/// As [`write_events_as_text`], words that hold spaces, tabs or `#` (or
+/// are empty) in double quotes: the text reads back with
+/// [`trama_paje::QuoteMode::Strip`]. The words must hold no double quote
+/// nor line break.
+pub(crate) fn write_events_quoted<R: TraceReader>(
+    reader: &mut R,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    write_events(reader, out, true)
+}
+
+fn write_events<R: TraceReader>(
+    reader: &mut R,
+    out: &mut dyn Write,
+    quote: bool,
+) -> Result<(), Failure> {
     let mut seen = std::collections::HashSet::new();
     let mut line = Vec::new();
     let opts = LoadOptions {
@@ -176,7 +195,14 @@ pub(crate) fn write_events_as_text<R: TraceReader>(
             if i > 0 {
                 line.push(b' ');
             }
-            line.extend_from_slice(ev.word(i));
+            let w = ev.word(i);
+            if quote && (w.is_empty() || w.iter().any(|b| matches!(b, b' ' | b'\t' | b'#'))) {
+                line.push(b'"');
+                line.extend_from_slice(w);
+                line.push(b'"');
+            } else {
+                line.extend_from_slice(w);
+            }
         }
         line.push(b'\n');
         out.write_all(&line).map_err(|e| Stop::Other(Box::new(e)))

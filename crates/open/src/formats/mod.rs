@@ -5,6 +5,7 @@
 //! [`Format`] variant and sniffing rule in `format.rs`, its variant in
 //! [`Reader`] and its line in [`reader_for`].
 
+pub(crate) mod otf2;
 pub(crate) mod ptb;
 pub(crate) mod rastro;
 pub(crate) mod records;
@@ -19,6 +20,7 @@ pub(crate) enum Reader {
     // Boxed: a .ptb's reader holds its whole index.
     Ptb(Box<ptb::PtbReader>),
     Rastro(rastro::RastroReader),
+    Otf2(Box<otf2::Otf2Reader>),
 }
 
 /// Calls `$call` on the reader inside `$r`, whatever its variant.
@@ -28,6 +30,7 @@ macro_rules! each_reader {
             $crate::formats::Reader::Text($x) => $call,
             $crate::formats::Reader::Ptb($x) => $call,
             $crate::formats::Reader::Rastro($x) => $call,
+            $crate::formats::Reader::Otf2($x) => $call,
         }
     };
 }
@@ -39,6 +42,7 @@ pub(crate) fn reader_for(head: Head) -> Result<Reader, Error> {
         Format::PajeText | Format::UnknownText => Reader::Text(text::TextReader::open(head)?),
         Format::Ptb => Reader::Ptb(Box::new(ptb::PtbReader::open(head)?)),
         Format::RastroPaje => Reader::Rastro(rastro::RastroReader::open(head)?),
+        Format::Otf2 => Reader::Otf2(Box::new(otf2::Otf2Reader::open(head)?)),
         Format::Rastro
         | Format::Clog2
         | Format::Ganglia
@@ -49,7 +53,7 @@ pub(crate) fn reader_for(head: Head) -> Result<Reader, Error> {
             let source = crate::kinds::source_of(head, &mut notes)?;
             Reader::Text(records::open(source, notes)?)
         }
-        Format::Otf2 | Format::Otf2Part | Format::Paraver | Format::UnknownBinary => {
+        Format::Otf2Part | Format::Paraver | Format::UnknownBinary => {
             return Err(crate::kinds::unsupported(&head))
         }
     })

@@ -1,0 +1,94 @@
+//! OTF2 archives (`trama-otf2`), opened from their anchor file: the
+//! archive's other files are found beside it, so the anchor must be a
+//! path (not a stream). Events come mapped to Pajé, merged in time order;
+//! the records trama does not map are counted in the reading's notes.
+
+use std::io::Write;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use trama_otf2::{Archive, ReadError};
+use trama_paje::QuoteMode;
+
+use crate::input::{Head, Progress, ProgressUnit};
+use crate::reader::{write_events_quoted, Failure, Item, ReadStats, Stop, TraceReader};
+use crate::{Error, Format, LoadOptions};
+
+/// An OTF2 archive.
+pub(crate) struct Otf2Reader {
+    archive: Archive,
+    done: Arc<AtomicU64>,
+}
+
+/// The error of opening an archive, named after the input.
+fn open_error(name: &str, e: trama_otf2::Error) -> Error {
+    match e {
+        trama_otf2::Error::Io { file, source } => Error::Io { name: file, source },
+        trama_otf2::Error::Unsupported { .. } => Error::Unsupported {
+            name: name.to_string(),
+            format: Format::Otf2,
+            what: e.to_string(),
+        },
+        e => Error::Format {
+            name: name.to_string(),
+            message: e.to_string(),
+        },
+    }
+}
+
+impl Otf2Reader {
+    pub(crate) fn open(head: Head) -> Result<Otf2Reader, Error> {
+        let Some(path) = head.path.clone() else {
+            return Err(Error::Unsupported {
+                name: head.name.clone(),
+                format: Format::Otf2,
+                what: "an OTF2 anchor file read from a stream: its archive's other files are found beside it, give its path".into(),
+            });
+        };
+        let name = head.name.clone();
+        let data = head.into_bytes()?;
+        let archive = Archive::open_with(&path, &data).map_err(|e| open_error(&name, e))?;
+        Ok(Otf2Reader {
+            archive,
+            done: Arc::default(),
+        })
+    }
+}
+
+impl TraceReader for Otf2Reader {
+    fn read<F>(&mut self, _: &LoadOptions, mut each: F) -> Result<ReadStats, Failure>
+    where
+        F: FnMut(Item<'_>) -> Result<(), Stop>,
+    {
+        let st = trama_otf2::read_paje(&self.archive, Some(&self.done), |ev| each(Item::Event(ev)))
+            .map_err(|e| match e {
+                ReadError::Handler(s) => Failure::Stop(s),
+                ReadError::Archive(e) => Failure::Format(e.to_string()),
+            })?;
+        let notes = st.summary();
+        Ok(ReadStats {
+            lines: st.records,
+            bytes: self.archive.event_bytes(),
+            events: st.events,
+            definitions: st.definitions,
+            warnings: st.warnings,
+            notes,
+        })
+    }
+
+    fn write_text(&mut self, out: &mut dyn Write) -> Result<(), Failure> {
+        write_events_quoted(self, out)
+    }
+
+    fn progress(&self) -> Option<Progress> {
+        Some(Progress {
+            total: Some(self.archive.event_bytes()),
+            done: self.done.clone(),
+            unit: ProgressUnit::Bytes,
+        })
+    }
+
+    fn text_quotes(&self) -> QuoteMode {
+        QuoteMode::Strip
+    }
+}

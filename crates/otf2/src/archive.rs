@@ -1,0 +1,282 @@
+//! An archive opened from its anchor file: the anchor, the global
+//! definitions, each location's local definitions and event file.
+//!
+//! The files of an archive whose anchor is `dir/NAME.otf2` are
+//! `dir/NAME.def` (global definitions) and, for each location `L`,
+//! `dir/NAME/L.evt` (its events) and `dir/NAME/L.def` (its local
+//! definitions, possibly absent). Event files are memory-mapped: reading
+//! keeps a position per location, never the events.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use crate::anchor::{Anchor, COMPRESSION_NONE, SUBSTRATE_POSIX, SUBSTRATE_SION};
+use crate::defs::{read_global, Definitions};
+use crate::error::Error;
+use crate::events::{Event, EventReader};
+use crate::local::{read_local, LocalDefinitions};
+
+/// A file's bytes: memory-mapped, or empty.
+enum Bytes {
+    Map(memmap2::Mmap),
+    Empty,
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Map(m) => m,
+            Bytes::Empty => &[],
+        }
+    }
+}
+
+fn io(file: &Path, e: std::io::Error) -> Error {
+    Error::Io {
+        file: file.display().to_string(),
+        source: e,
+    }
+}
+
+/// Maps `path`; `None` when it does not exist.
+fn map(path: &Path) -> Result<Option<Bytes>, Error> {
+    let f = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path, e)),
+    };
+    let len = f.metadata().map_err(|e| io(path, e))?.len();
+    if len == 0 {
+        return Ok(Some(Bytes::Empty));
+    }
+    // SAFETY: the file is only read; an archive changed while it is read
+    // gives wrong values, which the decoder bounds-checks like damage.
+    let m = unsafe { memmap2::Mmap::map(&f) }.map_err(|e| io(path, e))?;
+    #[cfg(unix)]
+    let _ = m.advise(memmap2::Advice::Sequential);
+    Ok(Some(Bytes::Map(m)))
+}
+
+/// A location's files.
+struct LocationFiles {
+    events_name: String,
+    events: Bytes,
+    local: LocalDefinitions,
+}
+
+/// An OTF2 archive.
+pub struct Archive {
+    anchor_name: String,
+    anchor: Anchor,
+    defs: Definitions,
+    locations: Vec<LocationFiles>,
+}
+
+/// `dir/NAME` for an anchor `dir/NAME.otf2`.
+fn base(anchor: &Path) -> PathBuf {
+    let name = anchor.file_name().map(|n| n.to_string_lossy().into_owned());
+    let name = name.unwrap_or_default();
+    let stem = name
+        .strip_suffix(".otf2")
+        .unwrap_or_else(|| anchor.file_stem().and_then(|s| s.to_str()).unwrap_or(&name));
+    anchor.with_file_name(stem)
+}
+
+fn with_suffix(base: &Path, suffix: &str) -> PathBuf {
+    let mut s = base.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+impl Archive {
+    /// Opens the archive whose anchor file is `anchor`.
+    pub fn open(anchor: &Path) -> Result<Archive, Error> {
+        let data = std::fs::read(anchor).map_err(|e| io(anchor, e))?;
+        Archive::open_with(anchor, &data)
+    }
+
+    /// Opens the archive whose anchor file is `anchor`, its contents
+    /// already read into `data`.
+    pub fn open_with(anchor: &Path, data: &[u8]) -> Result<Archive, Error> {
+        let anchor_name = anchor.display().to_string();
+        let a = Anchor::parse(data).map_err(|b| b.in_file(&anchor_name))?;
+        if a.substrate == SUBSTRATE_SION {
+            return Err(Error::Unsupported {
+                file: anchor_name,
+                what: "the archive packs its locations in SION containers; trama reads archives of one file per location (POSIX substrate)".into(),
+            });
+        }
+        if a.substrate != SUBSTRATE_POSIX {
+            return Err(Error::Unsupported {
+                file: anchor_name,
+                what: format!(
+                    "the archive's file substrate {} is not one file per location (POSIX)",
+                    a.substrate
+                ),
+            });
+        }
+        if a.compression != COMPRESSION_NONE {
+            return Err(Error::Unsupported {
+                file: anchor_name,
+                what: "the archive's files are compressed (zlib); trama reads uncompressed archives (otf2-print can read it, Score-P writes uncompressed archives by default)".into(),
+            });
+        }
+        let base = base(anchor);
+        let defs_path = with_suffix(&base, ".def");
+        let defs_name = defs_path.display().to_string();
+        let defs_data = map(&defs_path)?.ok_or_else(|| Error::Io {
+            file: defs_name.clone(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the archive's global definitions are missing",
+            ),
+        })?;
+        let defs = read_global(&defs_data, a.chunk_size_defs as usize)
+            .map_err(|b| b.in_file(&defs_name))?;
+        let mut locations = Vec::with_capacity(defs.locations.len());
+        for l in &defs.locations {
+            let stem = base.join(l.id.to_string());
+            let local_path = with_suffix(&stem, ".def");
+            let local = match map(&local_path)? {
+                Some(data) => read_local(&data, a.chunk_size_defs as usize)
+                    .map_err(|b| b.in_file(&local_path.display().to_string()))?,
+                None => LocalDefinitions::default(),
+            };
+            let events_path = with_suffix(&stem, ".evt");
+            let events_name = events_path.display().to_string();
+            let events = match map(&events_path)? {
+                Some(b) => b,
+                None if l.events == 0 => Bytes::Empty,
+                None => return Err(Error::Io {
+                    file: events_name,
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        format!(
+                            "the events of location {} ({} events by its definition) are missing",
+                            l.id, l.events
+                        ),
+                    ),
+                }),
+            };
+            locations.push(LocationFiles {
+                events_name,
+                events,
+                local,
+            });
+        }
+        Ok(Archive {
+            anchor_name,
+            anchor: a,
+            defs,
+            locations,
+        })
+    }
+
+    /// The anchor file's name in messages.
+    pub fn name(&self) -> &str {
+        &self.anchor_name
+    }
+
+    /// What the anchor says.
+    pub fn anchor(&self) -> &Anchor {
+        &self.anchor
+    }
+
+    /// The global definitions.
+    pub fn definitions(&self) -> &Definitions {
+        &self.defs
+    }
+
+    /// The local definitions of the `i`-th location (in definition order).
+    pub fn local_definitions(&self, i: usize) -> &LocalDefinitions {
+        &self.locations[i].local
+    }
+
+    /// Bytes of the event files.
+    pub fn event_bytes(&self) -> u64 {
+        self.locations.iter().map(|l| l.events.len() as u64).sum()
+    }
+
+    /// The events of the `i`-th location (in definition order).
+    pub fn events(&self, i: usize) -> Result<EventReader<'_>, Error> {
+        let l = &self.locations[i];
+        EventReader::new(
+            &l.events_name,
+            &l.events,
+            self.anchor.chunk_size_events as usize,
+            &l.local,
+        )
+    }
+
+    /// The events of every location, merged in time order.
+    pub fn merged(&self) -> Result<Merged<'_>, Error> {
+        let readers = (0..self.locations.len())
+            .map(|i| self.events(i))
+            .collect::<Result<Vec<_>, _>>()?;
+        Merged::new(readers)
+    }
+}
+
+/// The events of several locations in time order (equal times: the
+/// location defined first first).
+pub struct Merged<'a> {
+    readers: Vec<EventReader<'a>>,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The reader whose event was handed out last: it moves on at the
+    /// next call (until then, its metric values and look-ahead are that
+    /// event's).
+    last: Option<usize>,
+    heads: Vec<Option<Event>>,
+}
+
+impl<'a> Merged<'a> {
+    fn new(mut readers: Vec<EventReader<'a>>) -> Result<Merged<'a>, Error> {
+        let mut heap = BinaryHeap::with_capacity(readers.len());
+        let mut heads = Vec::with_capacity(readers.len());
+        for (i, r) in readers.iter_mut().enumerate() {
+            let e = r.next_event()?;
+            if let Some(e) = e {
+                heap.push(Reverse((e.time, i as u32)));
+            }
+            heads.push(e);
+        }
+        // Readers with a head hold its metric values: only the last one
+        // handed out may move on, so heads are read again lazily.
+        Ok(Merged {
+            readers,
+            heap,
+            last: None,
+            heads,
+        })
+    }
+
+    /// The next event and the index of its location.
+    pub fn next_event(&mut self) -> Result<Option<(usize, Event)>, Error> {
+        if let Some(i) = self.last.take() {
+            let e = self.readers[i].next_event()?;
+            if let Some(e) = e {
+                self.heap.push(Reverse((e.time, i as u32)));
+            }
+            self.heads[i] = e;
+        }
+        let Some(Reverse((_, i))) = self.heap.pop() else {
+            return Ok(None);
+        };
+        let i = i as usize;
+        self.last = Some(i);
+        Ok(self.heads[i].map(|e| (i, e)))
+    }
+
+    /// The reader of the `i`-th location.
+    pub fn reader(&self, i: usize) -> &EventReader<'a> {
+        &self.readers[i]
+    }
+
+    /// Every location's reader.
+    pub fn readers(&self) -> &[EventReader<'a>] {
+        &self.readers
+    }
+}

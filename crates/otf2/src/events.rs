@@ -1,0 +1,423 @@
+//! A location's events (`<name>/<location>.evt`), decoded one by one.
+//!
+//! Records are read in the chunked layout of [`crate::chunks`]: a
+//! timestamp record sets the time of the records after it, an attribute
+//! list belongs to the next event (skipped by its length, counted), and an
+//! event record is its type byte, its length (except the records of OTF2
+//! 1.0 and 1.1 made of one compressed integer, [`is_singleton`]) and its
+//! attributes. Only the attributes this reader maps are decoded; the rest
+//! of a record (attributes of newer versions) is skipped by its length,
+//! and records of other types are skipped whole and counted by type.
+//! Identifiers of regions, communicators and metrics go through the
+//! location's mapping tables, and times through its clock correction
+//! ([`crate::local`]).
+
+use crate::buf::Cursor;
+use crate::chunks::{Chunks, ATTRIBUTE_LIST, TIMESTAMP};
+use crate::error::{Bad, Error};
+use crate::local::{mapping, ClockCorrection, LocalDefinitions};
+use crate::records::{event as id, is_singleton};
+
+/// What an event says, its references mapped to global definitions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Kind {
+    /// A region is entered.
+    Enter { region: u32 },
+    /// A region is left.
+    Leave { region: u32 },
+    /// A blocking send of `length` bytes to rank `receiver` of `comm`.
+    MpiSend {
+        receiver: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+    },
+    /// A non-blocking send.
+    MpiIsend {
+        receiver: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+        request: u64,
+    },
+    /// A non-blocking send completes.
+    MpiIsendComplete { request: u64 },
+    /// A non-blocking receive is posted.
+    MpiIrecvRequest { request: u64 },
+    /// A blocking receive from rank `sender` of `comm` completes.
+    MpiRecv {
+        sender: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+    },
+    /// A non-blocking receive completes.
+    MpiIrecv {
+        sender: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+        request: u64,
+    },
+    /// A collective operation begins.
+    CollectiveBegin,
+    /// A collective operation ends (`OTF2_CollectiveOp` `op`).
+    CollectiveEnd {
+        op: u8,
+        comm: u32,
+        root: u32,
+        sent: u64,
+        received: u64,
+    },
+    /// Metric values: `count` values, given by
+    /// [`EventReader::metric_values`] until the reader moves on.
+    Metric { metric: u32, count: u8 },
+    /// A thread team is forked (`model` is its paradigm).
+    ThreadFork { model: u8, threads: u32 },
+    /// A thread team is joined.
+    ThreadJoin { model: u8 },
+    /// OpenMP fork (OTF2 1.0).
+    OmpFork { threads: u32 },
+    /// OpenMP join (OTF2 1.0).
+    OmpJoin,
+    /// This thread begins working in `team` (a communicator).
+    ThreadTeamBegin { team: u32 },
+    /// This thread ends working in `team`.
+    ThreadTeamEnd { team: u32 },
+    /// A thread is created in `contingent` (a communicator).
+    ThreadCreate { contingent: u32, sequence: u64 },
+    /// This thread begins.
+    ThreadBegin { contingent: u32, sequence: u64 },
+    /// A thread is waited for.
+    ThreadWait { contingent: u32, sequence: u64 },
+    /// This thread ends.
+    ThreadEnd { contingent: u32, sequence: u64 },
+    /// A record this reader does not map (counted by type).
+    Other { id: u8 },
+}
+
+/// An event: its time (in ticks, corrected) and what it says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The time, in ticks of the clock.
+    pub time: u64,
+    /// The record's type byte.
+    pub record: u8,
+    /// What it says.
+    pub kind: Kind,
+}
+
+/// A metric value: its `OTF2_Type` (4 `UINT64`, 8 `INT64`, 10 `DOUBLE`)
+/// and its bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetricValue {
+    /// The type.
+    pub type_id: u8,
+    /// The value's 64 bits.
+    pub bits: u64,
+}
+
+/// The decoding position in an event file.
+#[derive(Clone, Copy, Debug)]
+struct Decoder<'a> {
+    chunks: Chunks<'a>,
+    /// The time of the records read now (raw ticks).
+    time: u64,
+}
+
+impl<'a> Decoder<'a> {
+    /// The next event record: its raw time, type byte and contents.
+    /// Attribute lists are skipped and counted in `attribute_lists`.
+    #[inline]
+    fn next(
+        &mut self,
+        metric: &mut Vec<MetricValue>,
+        attribute_lists: &mut u64,
+    ) -> Result<Option<(u64, u8, Kind)>, Bad> {
+        loop {
+            let Some(t) = self.chunks.next_type()? else {
+                return Ok(None);
+            };
+            let c = &mut self.chunks.cur;
+            match t {
+                TIMESTAMP => self.time = c.u64_full()?,
+                ATTRIBUTE_LIST => {
+                    c.pos = c.record_end()?;
+                    *attribute_lists += 1;
+                }
+                0..=9 => {
+                    return Err(Bad::new(
+                        c.pos - 1,
+                        format!("byte {t:#04x} where an event record should start"),
+                    ))
+                }
+                _ if is_singleton(t) => {
+                    let kind = match t {
+                        id::ENTER => Kind::Enter { region: c.u32c()? },
+                        id::LEAVE => Kind::Leave { region: c.u32c()? },
+                        id::MPI_ISEND_COMPLETE => Kind::MpiIsendComplete { request: c.u64c()? },
+                        id::MPI_IRECV_REQUEST => Kind::MpiIrecvRequest { request: c.u64c()? },
+                        id::OMP_FORK => Kind::OmpFork { threads: c.u32c()? },
+                        _ => {
+                            c.u64c()?;
+                            Kind::Other { id: t }
+                        }
+                    };
+                    return Ok(Some((self.time, t, kind)));
+                }
+                _ => {
+                    let end = c.record_end()?;
+                    let mut r = c.until(end);
+                    c.pos = end;
+                    let kind = record(t, &mut r, metric)?;
+                    return Ok(Some((self.time, t, kind)));
+                }
+            }
+        }
+    }
+}
+
+/// Decodes the attributes of event record `t` (with a length) in `r`.
+fn record(t: u8, r: &mut Cursor<'_>, metric: &mut Vec<MetricValue>) -> Result<Kind, Bad> {
+    Ok(match t {
+        id::MPI_SEND | id::MPI_RECV => {
+            let peer = r.u32c()?;
+            let comm = r.u32c()?;
+            let tag = r.u32c()?;
+            let length = r.u64c()?;
+            if t == id::MPI_SEND {
+                Kind::MpiSend {
+                    receiver: peer,
+                    comm,
+                    tag,
+                    length,
+                }
+            } else {
+                Kind::MpiRecv {
+                    sender: peer,
+                    comm,
+                    tag,
+                    length,
+                }
+            }
+        }
+        id::MPI_ISEND | id::MPI_IRECV => {
+            let peer = r.u32c()?;
+            let comm = r.u32c()?;
+            let tag = r.u32c()?;
+            let length = r.u64c()?;
+            let request = r.u64c()?;
+            if t == id::MPI_ISEND {
+                Kind::MpiIsend {
+                    receiver: peer,
+                    comm,
+                    tag,
+                    length,
+                    request,
+                }
+            } else {
+                Kind::MpiIrecv {
+                    sender: peer,
+                    comm,
+                    tag,
+                    length,
+                    request,
+                }
+            }
+        }
+        id::MPI_COLLECTIVE_BEGIN => Kind::CollectiveBegin,
+        id::MPI_COLLECTIVE_END => Kind::CollectiveEnd {
+            op: r.u8()?,
+            comm: r.u32c()?,
+            root: r.u32c()?,
+            sent: r.u64c()?,
+            received: r.u64c()?,
+        },
+        id::OMP_JOIN => Kind::OmpJoin,
+        id::METRIC => {
+            let m = r.u32c()?;
+            let n = r.u8()?;
+            let mut types = [0u8; 255];
+            for ty in types.iter_mut().take(n as usize) {
+                *ty = r.u8()?;
+            }
+            metric.clear();
+            for &type_id in &types[..n as usize] {
+                metric.push(MetricValue {
+                    type_id,
+                    bits: r.u64c()?,
+                });
+            }
+            Kind::Metric {
+                metric: m,
+                count: n,
+            }
+        }
+        id::THREAD_FORK => Kind::ThreadFork {
+            model: r.u8()?,
+            threads: r.u32c()?,
+        },
+        id::THREAD_JOIN => Kind::ThreadJoin { model: r.u8()? },
+        id::THREAD_TEAM_BEGIN => Kind::ThreadTeamBegin { team: r.u32c()? },
+        id::THREAD_TEAM_END => Kind::ThreadTeamEnd { team: r.u32c()? },
+        id::THREAD_CREATE | id::THREAD_BEGIN | id::THREAD_WAIT | id::THREAD_END => {
+            let contingent = r.u32c()?;
+            let sequence = r.u64c()?;
+            match t {
+                id::THREAD_CREATE => Kind::ThreadCreate {
+                    contingent,
+                    sequence,
+                },
+                id::THREAD_BEGIN => Kind::ThreadBegin {
+                    contingent,
+                    sequence,
+                },
+                id::THREAD_WAIT => Kind::ThreadWait {
+                    contingent,
+                    sequence,
+                },
+                _ => Kind::ThreadEnd {
+                    contingent,
+                    sequence,
+                },
+            }
+        }
+        _ => Kind::Other { id: t },
+    })
+}
+
+/// The events of one location, in the order of its file.
+pub struct EventReader<'a> {
+    file: &'a str,
+    decoder: Decoder<'a>,
+    local: &'a LocalDefinitions,
+    clock: ClockCorrection,
+    metric: Vec<MetricValue>,
+    /// Records read, by type byte.
+    counts: Box<[u64; 256]>,
+    attribute_lists: u64,
+}
+
+impl<'a> EventReader<'a> {
+    /// Reads the event file `data` (named `file` in errors), chunks of
+    /// `chunk_size` bytes, with the location's local definitions.
+    pub(crate) fn new(
+        file: &'a str,
+        data: &'a [u8],
+        chunk_size: usize,
+        local: &'a LocalDefinitions,
+    ) -> Result<EventReader<'a>, Error> {
+        let chunks = Chunks::open(data, chunk_size, true).map_err(|b| b.in_file(file))?;
+        Ok(EventReader {
+            file,
+            decoder: Decoder { chunks, time: 0 },
+            local,
+            clock: ClockCorrection::default(),
+            metric: Vec::new(),
+            counts: Box::new([0; 256]),
+            attribute_lists: 0,
+        })
+    }
+
+    /// The file's name.
+    pub fn file(&self) -> &str {
+        self.file
+    }
+
+    /// The next event, or `None` at the end of the file.
+    #[inline]
+    pub fn next_event(&mut self) -> Result<Option<Event>, Error> {
+        let Some((raw, t, mut kind)) = self
+            .decoder
+            .next(&mut self.metric, &mut self.attribute_lists)
+            .map_err(|b| b.in_file(self.file))?
+        else {
+            return Ok(None);
+        };
+        self.counts[t as usize] += 1;
+        self.map(&mut kind);
+        let time = self.clock.correct(&self.local.clock, raw);
+        Ok(Some(Event {
+            time,
+            record: t,
+            kind,
+        }))
+    }
+
+    /// Maps the local identifiers of `kind` to global ones.
+    #[inline]
+    fn map(&self, kind: &mut Kind) {
+        let l = self.local;
+        if l.maps.iter().all(Option::is_none) {
+            return;
+        }
+        let m = |kind: usize, v: &mut u32| {
+            if let Some(map) = l.map(kind) {
+                if *v != u32::MAX {
+                    *v = map.map(*v as u64) as u32;
+                }
+            }
+        };
+        match kind {
+            Kind::Enter { region } | Kind::Leave { region } => m(mapping::REGION, region),
+            Kind::MpiSend { comm, .. }
+            | Kind::MpiIsend { comm, .. }
+            | Kind::MpiRecv { comm, .. }
+            | Kind::MpiIrecv { comm, .. }
+            | Kind::CollectiveEnd { comm, .. } => m(mapping::COMM, comm),
+            Kind::Metric { metric, .. } => m(mapping::METRIC, metric),
+            Kind::ThreadTeamBegin { team } | Kind::ThreadTeamEnd { team } => m(mapping::COMM, team),
+            Kind::ThreadCreate { contingent, .. }
+            | Kind::ThreadBegin { contingent, .. }
+            | Kind::ThreadWait { contingent, .. }
+            | Kind::ThreadEnd { contingent, .. } => m(mapping::COMM, contingent),
+            _ => {}
+        }
+    }
+
+    /// The values of the last metric event read.
+    pub fn metric_values(&self) -> &[MetricValue] {
+        &self.metric
+    }
+
+    /// The end of the collective operation the last event read began: the
+    /// next `MpiCollectiveEnd` of this location at the same depth, read
+    /// ahead without moving the reader. `None` when the file ends first.
+    pub fn collective_end(&self) -> Result<Option<Kind>, Error> {
+        let mut d = self.decoder;
+        let mut scratch = Vec::new();
+        let mut lists = 0;
+        let mut depth = 0usize;
+        while let Some((_, _, mut kind)) = d
+            .next(&mut scratch, &mut lists)
+            .map_err(|b| b.in_file(self.file))?
+        {
+            match kind {
+                Kind::CollectiveBegin => depth += 1,
+                Kind::CollectiveEnd { .. } if depth == 0 => {
+                    self.map(&mut kind);
+                    return Ok(Some(kind));
+                }
+                Kind::CollectiveEnd { .. } => depth -= 1,
+                _ => {}
+            }
+        }
+        Ok(None)
+    }
+
+    /// Records read so far, by type byte.
+    pub fn counts(&self) -> &[u64; 256] {
+        &self.counts
+    }
+
+    /// Attribute lists read so far.
+    pub fn attribute_lists(&self) -> u64 {
+        self.attribute_lists
+    }
+
+    /// Bytes of the file read so far.
+    pub fn position(&self) -> usize {
+        self.decoder.chunks.position()
+    }
+}
