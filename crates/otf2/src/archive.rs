@@ -150,16 +150,18 @@ impl Archive {
             let events = match map(&events_path)? {
                 Some(b) => b,
                 None if l.events == 0 => Bytes::Empty,
-                None => return Err(Error::Io {
-                    file: events_name,
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::NotFound,
-                        format!(
+                None => {
+                    return Err(Error::Io {
+                        file: events_name,
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::NotFound,
+                            format!(
                             "the events of location {} ({} events by its definition) are missing",
                             l.id, l.events
                         ),
-                    ),
-                }),
+                        ),
+                    })
+                }
             };
             locations.push(LocationFiles {
                 events_name,

@@ -238,12 +238,11 @@ fn record(t: u8, r: &mut Cursor<'_>, metric: &mut Vec<MetricValue>) -> Result<Ki
         id::METRIC => {
             let m = r.u32c()?;
             let n = r.u8()?;
-            let mut types = [0u8; 255];
-            for ty in types.iter_mut().take(n as usize) {
-                *ty = r.u8()?;
-            }
+            // Array attributes are written member by member: each value's
+            // type, then the value.
             metric.clear();
-            for &type_id in &types[..n as usize] {
+            for _ in 0..n {
+                let type_id = r.u8()?;
                 metric.push(MetricValue {
                     type_id,
                     bits: r.u64c()?,

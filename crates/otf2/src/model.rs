@@ -164,6 +164,7 @@ impl Model {
                 });
             }
         }
+        let first_group = containers.len();
         let mut groups = HashMap::new();
         for g in &d.location_groups {
             let parent = stn.get(&g.parent).copied();
@@ -182,6 +183,7 @@ impl Model {
                 parent: parent.map_or(ROOT.to_vec(), |p| containers[p].alias.clone()),
             });
         }
+        let first_location = containers.len();
         let mut location_container = Vec::new();
         let mut location_index = HashMap::new();
         let mut location_types = Vec::new();
@@ -206,6 +208,30 @@ impl Model {
                 ctype,
                 parent: parent.map_or(ROOT.to_vec(), |p| containers[p].alias.clone()),
             });
+        }
+        // Names shared by several groups or locations ("Master thread" in
+        // every process) get their parent's name.
+        for range in [
+            first_group..first_location,
+            first_location..containers.len(),
+        ] {
+            let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+            for c in &containers[range.clone()] {
+                *seen.entry(c.name.clone()).or_default() += 1;
+            }
+            let parents: HashMap<Vec<u8>, Vec<u8>> = containers
+                .iter()
+                .map(|c| (c.alias.clone(), c.name.clone()))
+                .collect();
+            for c in &mut containers[range] {
+                if seen[&c.name] > 1 {
+                    if let Some(p) = parents.get(&c.parent) {
+                        c.name.extend_from_slice(b" (");
+                        c.name.extend_from_slice(p);
+                        c.name.push(b')');
+                    }
+                }
+            }
         }
         Ok(Model {
             types: tb.types,
