@@ -158,25 +158,6 @@ pub(crate) fn write_events_as_text<R: TraceReader>(
     reader: &mut R,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    write_events(reader, out, false)
-}
-
-/// As [`write_events_as_text`], words that hold spaces, tabs or `#` (or
-/// are empty) in double quotes: the text reads back with
-/// [`trama_paje::QuoteMode::Strip`]. The words must hold no double quote
-/// nor line break.
-pub(crate) fn write_events_quoted<R: TraceReader>(
-    reader: &mut R,
-    out: &mut dyn Write,
-) -> Result<(), Failure> {
-    write_events(reader, out, true)
-}
-
-fn write_events<R: TraceReader>(
-    reader: &mut R,
-    out: &mut dyn Write,
-    quote: bool,
-) -> Result<(), Failure> {
     let mut seen = std::collections::HashSet::new();
     let mut line = Vec::new();
     let opts = LoadOptions {
@@ -195,17 +176,24 @@ fn write_events<R: TraceReader>(
             if i > 0 {
                 line.push(b' ');
             }
-            let w = ev.word(i);
-            if quote && (w.is_empty() || w.iter().any(|b| matches!(b, b' ' | b'\t' | b'#'))) {
-                line.push(b'"');
-                line.extend_from_slice(w);
-                line.push(b'"');
-            } else {
-                line.extend_from_slice(w);
-            }
+            line.extend_from_slice(ev.word(i));
         }
         line.push(b'\n');
         out.write_all(&line).map_err(|e| Stop::Other(Box::new(e)))
     })?;
     Ok(())
+}
+
+/// Appends `w` to `line`, in double quotes when `quote` and it holds
+/// spaces, tabs or `#` or is empty: such text reads back with
+/// [`trama_paje::QuoteMode::Strip`]. The word must hold no double quote
+/// nor line break.
+pub(crate) fn push_word(line: &mut Vec<u8>, w: &[u8], quote: bool) {
+    if quote && (w.is_empty() || w.iter().any(|b| matches!(b, b' ' | b'\t' | b'#'))) {
+        line.push(b'"');
+        line.extend_from_slice(w);
+        line.push(b'"');
+    } else {
+        line.extend_from_slice(w);
+    }
 }

@@ -111,7 +111,10 @@ fn an_otf2_anchor_is_read_from_its_path() {
         .err()
         .expect("an anchor without its path")
         .to_string();
-    assert!(e.starts_with("anchor: ") && e.contains("give its path"), "{e}");
+    assert!(
+        e.starts_with("anchor: ") && e.contains("give its path"),
+        "{e}"
+    );
 }
 
 /// The same trace read from a file, a FIFO and a reader gives the same

@@ -22,4 +22,4 @@ mod model;
 mod paje;
 mod words;
 
-pub use paje::{read_paje, ReadError, Stats};
+pub use paje::{definitions, read_paje, ReadError, Stats};

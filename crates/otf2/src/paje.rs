@@ -91,10 +91,21 @@ struct Defs {
     new_event: EventDef,
     start_link: EventDef,
     end_link: EventDef,
+    /// The line of the first event, after the definitions.
+    first_event_line: u64,
 }
 
-fn def(kind: EventKind, id: u32, fields: &[Field], extras: &[(&str, FieldType)]) -> EventDef {
-    let mut d = EventDef::new(kind, id.to_string().as_bytes(), 0);
+/// The definitions are numbered as the text of [`definitions`] places
+/// them: each takes its `%EventDef` line, a line per field and its
+/// `%EndEventDef` line, from line 1.
+fn def(
+    line: &mut u64,
+    kind: EventKind,
+    id: u32,
+    fields: &[Field],
+    extras: &[(&str, FieldType)],
+) -> EventDef {
+    let mut d = EventDef::new(kind, id.to_string().as_bytes(), *line);
     for &f in fields {
         let ty = if f == Field::Time {
             FieldType::Date
@@ -107,6 +118,7 @@ fn def(kind: EventKind, id: u32, fields: &[Field], extras: &[(&str, FieldType)])
         d.add_extra(name, ty);
     }
     d.set_index(id);
+    *line += d.field_count() as u64 + 1;
     d
 }
 
@@ -114,25 +126,53 @@ impl Defs {
     fn new() -> Defs {
         use Field::*;
         let ent = [Time, Type, Container, Value];
+        let line = &mut 1;
         Defs {
-            container_type: def(EventKind::DefineContainerType, 0, &[Name, Type, Alias], &[]),
-            state_type: def(EventKind::DefineStateType, 1, &[Name, Type, Alias], &[]),
-            event_type: def(EventKind::DefineEventType, 2, &[Name, Type, Alias], &[]),
-            variable_type: def(EventKind::DefineVariableType, 3, &[Name, Type, Alias], &[]),
+            container_type: def(
+                line,
+                EventKind::DefineContainerType,
+                0,
+                &[Name, Type, Alias],
+                &[],
+            ),
+            state_type: def(
+                line,
+                EventKind::DefineStateType,
+                1,
+                &[Name, Type, Alias],
+                &[],
+            ),
+            event_type: def(
+                line,
+                EventKind::DefineEventType,
+                2,
+                &[Name, Type, Alias],
+                &[],
+            ),
+            variable_type: def(
+                line,
+                EventKind::DefineVariableType,
+                3,
+                &[Name, Type, Alias],
+                &[],
+            ),
             link_type: def(
+                line,
                 EventKind::DefineLinkType,
                 4,
                 &[Name, Type, StartContainerType, EndContainerType, Alias],
                 &[],
             ),
             create: def(
+                line,
                 EventKind::CreateContainer,
                 5,
                 &[Time, Name, Type, Container, Alias],
                 &[],
             ),
-            push: def(EventKind::PushState, 6, &ent, &[]),
+            push: def(line, EventKind::PushState, 6, &ent, &[]),
             push_collective: def(
+                line,
                 EventKind::PushState,
                 7,
                 &ent,
@@ -144,26 +184,30 @@ impl Defs {
                 ],
             ),
             push_fork: def(
+                line,
                 EventKind::PushState,
                 8,
                 &ent,
                 &[("Threads", FieldType::Int)],
             ),
-            pop: def(EventKind::PopState, 9, &[Time, Type, Container], &[]),
-            set_variable: def(EventKind::SetVariable, 10, &ent, &[]),
-            new_event: def(EventKind::NewEvent, 11, &ent, &[]),
+            pop: def(line, EventKind::PopState, 9, &[Time, Type, Container], &[]),
+            set_variable: def(line, EventKind::SetVariable, 10, &ent, &[]),
+            new_event: def(line, EventKind::NewEvent, 11, &ent, &[]),
             start_link: def(
+                line,
                 EventKind::StartLink,
                 12,
                 &[Time, Type, Container, Value, StartContainer, Key],
                 &[("Tag", FieldType::Int), ("Size", FieldType::Int)],
             ),
             end_link: def(
+                line,
                 EventKind::EndLink,
                 13,
                 &[Time, Type, Container, Value, EndContainer, Key],
                 &[],
             ),
+            first_event_line: *line,
         }
     }
 
@@ -623,6 +667,13 @@ where
     }
 }
 
+/// The event definitions of the mapping, in the order and at the lines
+/// of the text they make: each event [`read_paje`] hands over is on the
+/// line after the previous one, from the line after the last definition.
+pub fn definitions() -> Vec<EventDef> {
+    Defs::new().all()
+}
+
 /// Reads `archive`, handing its events mapped to Pajé to `each`:
 /// definitions and containers first, then the events of every location in
 /// time order. `progress`, when given, follows the bytes of event files
@@ -648,14 +699,16 @@ where
             (c.alias.clone(), k)
         })
         .collect();
+    let defs = Defs::new();
+    let first_line = defs.first_event_line;
     let mut m = Mapper {
         d,
         clock: d.clock,
         model,
-        defs: Defs::new(),
+        defs,
         w: Words::default(),
         each,
-        line: 0,
+        line: first_line - 1,
         events: 0,
         locations,
         made: HashMap::new(),

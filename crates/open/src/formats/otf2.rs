@@ -11,7 +11,7 @@ use trama_otf2::{Archive, ReadError};
 use trama_paje::QuoteMode;
 
 use crate::input::{Head, Progress, ProgressUnit};
-use crate::reader::{write_events_quoted, Failure, Item, ReadStats, Stop, TraceReader};
+use crate::reader::{push_word, Failure, Item, ReadStats, Stop, TraceReader};
 use crate::{Error, Format, LoadOptions};
 
 /// An OTF2 archive.
@@ -76,8 +76,34 @@ impl TraceReader for Otf2Reader {
         })
     }
 
+    /// The definitions, then each event on its line (the lines errors
+    /// name), names with spaces quoted.
     fn write_text(&mut self, out: &mut dyn Write) -> Result<(), Failure> {
-        write_events_quoted(self, out)
+        let io = |e: std::io::Error| Stop::Other(Box::new(e));
+        let mut line = Vec::new();
+        for d in trama_otf2::definitions() {
+            line.extend_from_slice(d.to_header().as_bytes());
+        }
+        out.write_all(&line).map_err(|e| Failure::Stop(io(e)))?;
+        let opts = LoadOptions {
+            threads: 1,
+            ..LoadOptions::default()
+        };
+        self.read(&opts, |item| {
+            let Item::Event(ev) = item else {
+                return Ok(());
+            };
+            line.clear();
+            for i in 0..ev.word_count() {
+                if i > 0 {
+                    line.push(b' ');
+                }
+                push_word(&mut line, ev.word(i), true);
+            }
+            line.push(b'\n');
+            out.write_all(&line).map_err(io)
+        })?;
+        Ok(())
     }
 
     fn progress(&self) -> Option<Progress> {
