@@ -18,9 +18,10 @@ use crate::error::Error;
 use crate::events::{Event, EventReader};
 use crate::local::{read_local, LocalDefinitions};
 
-/// A file's bytes: memory-mapped, or empty.
+/// A file's bytes: memory-mapped, in memory, or empty.
 enum Bytes {
     Map(memmap2::Mmap),
+    Owned(Vec<u8>),
     Empty,
 }
 
@@ -29,6 +30,7 @@ impl std::ops::Deref for Bytes {
     fn deref(&self) -> &[u8] {
         match self {
             Bytes::Map(m) => m,
+            Bytes::Owned(v) => v,
             Bytes::Empty => &[],
         }
     }
@@ -58,6 +60,13 @@ fn map(path: &Path) -> Result<Option<Bytes>, Error> {
     #[cfg(unix)]
     let _ = m.advise(memmap2::Advice::Sequential);
     Ok(Some(Bytes::Map(m)))
+}
+
+/// A file of an archive other than its anchor.
+enum Part {
+    GlobalDefinitions,
+    /// A location's file: its identifier and the file's suffix.
+    Local(u64, &'static str),
 }
 
 /// A location's files.
@@ -101,7 +110,49 @@ impl Archive {
     /// Opens the archive whose anchor file is `anchor`, its contents
     /// already read into `data`.
     pub fn open_with(anchor: &Path, data: &[u8]) -> Result<Archive, Error> {
-        let anchor_name = anchor.display().to_string();
+        let base = base(anchor);
+        let defs_path = with_suffix(&base, ".def");
+        let defs_name = defs_path.display().to_string();
+        Archive::build(anchor.display().to_string(), data, |what| match what {
+            Part::GlobalDefinitions => Ok((defs_name.clone(), map(&defs_path)?)),
+            Part::Local(id, suffix) => {
+                let path = with_suffix(&base.join(id.to_string()), suffix);
+                Ok((path.display().to_string(), map(&path)?))
+            }
+        })
+    }
+
+    /// An archive in memory: its anchor (`anchor_name` in messages), and
+    /// `file(name)` the other files by their name in the archive
+    /// (`NAME.def` as `"def"`, a location's `L.evt` and `L.def` as
+    /// `"L.evt"` and `"L.def"`), `None` for a file that is absent.
+    pub fn from_memory(
+        anchor_name: &str,
+        anchor: &[u8],
+        mut file: impl FnMut(&str) -> Option<Vec<u8>>,
+    ) -> Result<Archive, Error> {
+        let bytes = |v: Vec<u8>| {
+            if v.is_empty() {
+                Bytes::Empty
+            } else {
+                Bytes::Owned(v)
+            }
+        };
+        Archive::build(anchor_name.to_string(), anchor, |what| {
+            let name = match what {
+                Part::GlobalDefinitions => "def".to_string(),
+                Part::Local(id, suffix) => format!("{id}{suffix}"),
+            };
+            let data = file(&name).map(bytes);
+            Ok((name, data))
+        })
+    }
+
+    fn build(
+        anchor_name: String,
+        data: &[u8],
+        mut load: impl FnMut(Part) -> Result<(String, Option<Bytes>), Error>,
+    ) -> Result<Archive, Error> {
         let a = Anchor::parse(data).map_err(|b| b.in_file(&anchor_name))?;
         if a.substrate == SUBSTRATE_SION {
             return Err(Error::Unsupported {
@@ -124,44 +175,37 @@ impl Archive {
                 what: "the archive's files are compressed (zlib); trama reads uncompressed archives (otf2-print can read it, Score-P writes uncompressed archives by default)".into(),
             });
         }
-        let base = base(anchor);
-        let defs_path = with_suffix(&base, ".def");
-        let defs_name = defs_path.display().to_string();
-        let defs_data = map(&defs_path)?.ok_or_else(|| Error::Io {
+        let (defs_name, defs_data) = load(Part::GlobalDefinitions)?;
+        let defs_data = defs_data.ok_or_else(|| Error::Io {
             file: defs_name.clone(),
             source: std::io::Error::new(
                 std::io::ErrorKind::NotFound,
-                "the archive's global definitions are missing",
+                "the archive's global definitions (NAME.def beside the anchor NAME.otf2) are missing",
             ),
         })?;
         let defs = read_global(&defs_data, a.chunk_size_defs as usize)
             .map_err(|b| b.in_file(&defs_name))?;
         let mut locations = Vec::with_capacity(defs.locations.len());
         for l in &defs.locations {
-            let stem = base.join(l.id.to_string());
-            let local_path = with_suffix(&stem, ".def");
-            let local = match map(&local_path)? {
-                Some(data) => read_local(&data, a.chunk_size_defs as usize)
-                    .map_err(|b| b.in_file(&local_path.display().to_string()))?,
-                None => LocalDefinitions::default(),
+            let local = match load(Part::Local(l.id, ".def"))? {
+                (name, Some(data)) => {
+                    read_local(&data, a.chunk_size_defs as usize).map_err(|b| b.in_file(&name))?
+                }
+                (_, None) => LocalDefinitions::default(),
             };
-            let events_path = with_suffix(&stem, ".evt");
-            let events_name = events_path.display().to_string();
-            let events = match map(&events_path)? {
-                Some(b) => b,
-                None if l.events == 0 => Bytes::Empty,
-                None => {
-                    return Err(Error::Io {
-                        file: events_name,
-                        source: std::io::Error::new(
-                            std::io::ErrorKind::NotFound,
-                            format!(
+            let (events_name, events) = match load(Part::Local(l.id, ".evt"))? {
+                (name, Some(data)) => (name, data),
+                (name, None) if l.events == 0 => (name, Bytes::Empty),
+                (name, None) => return Err(Error::Io {
+                    file: name,
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        format!(
                             "the events of location {} ({} events by its definition) are missing",
                             l.id, l.events
                         ),
-                        ),
-                    })
-                }
+                    ),
+                }),
             };
             locations.push(LocationFiles {
                 events_name,

@@ -286,6 +286,12 @@ fn record(t: u8, r: &mut Cursor<'_>, metric: &mut Vec<MetricValue>) -> Result<Ki
     })
 }
 
+/// How many records [`EventReader::collective_end`] reads ahead: a
+/// collective operation's end is among the next few records of its
+/// location; a damaged file's begins without ends do not make reading
+/// quadratic.
+pub const LOOK_AHEAD: usize = 1 << 16;
+
 /// The events of one location, in the order of its file.
 pub struct EventReader<'a> {
     file: &'a str,
@@ -382,16 +388,22 @@ impl<'a> EventReader<'a> {
 
     /// The end of the collective operation the last event read began: the
     /// next `MpiCollectiveEnd` of this location at the same depth, read
-    /// ahead without moving the reader. `None` when the file ends first.
+    /// ahead without moving the reader (at most [`LOOK_AHEAD`] records).
+    /// `None` when the file ends first.
     pub fn collective_end(&self) -> Result<Option<Kind>, Error> {
         let mut d = self.decoder;
         let mut scratch = Vec::new();
         let mut lists = 0;
         let mut depth = 0usize;
+        let mut read = 0;
         while let Some((_, _, mut kind)) = d
             .next(&mut scratch, &mut lists)
             .map_err(|b| b.in_file(self.file))?
         {
+            read += 1;
+            if read > LOOK_AHEAD {
+                break;
+            }
             match kind {
                 Kind::CollectiveBegin => depth += 1,
                 Kind::CollectiveEnd { .. } if depth == 0 => {

@@ -739,11 +739,9 @@ where
     if let Some(p) = progress {
         p.store(archive.event_bytes(), Ordering::Relaxed);
     }
-    let name = |id: usize| {
-        event_name(id as u8)
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("unknown event record {id}"))
-    };
+    // Records of types OTF2 3.0 does not define are "UNKNOWN", as
+    // otf2-print names them.
+    let name = |id: usize| event_name(id as u8).unwrap_or("UNKNOWN").to_string();
     let mut stats = Stats {
         events: m.events,
         records,

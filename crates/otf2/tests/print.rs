@@ -5,71 +5,10 @@
 //! threads, mapping tables, clock offsets, several chunks) and on the
 //! shared APEX sample.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+mod common;
 
-use trama_gen::otf2::{print_events, tools, write_archive, Printed};
-use trama_otf2::records::event_name;
-use trama_otf2::Archive;
-
-/// Each location's events as trama reads them.
-fn by_location(anchor: &Path) -> BTreeMap<u64, Vec<Printed>> {
-    let a = Archive::open(anchor).unwrap();
-    let mut out = BTreeMap::new();
-    for (i, l) in a.definitions().locations.iter().enumerate() {
-        let mut r = a.events(i).unwrap();
-        let mut v = Vec::new();
-        while let Some(e) = r.next_event().unwrap() {
-            v.push(Printed {
-                name: event_name(e.record).unwrap().to_string(),
-                location: l.id,
-                time: e.time,
-            });
-        }
-        out.insert(l.id, v);
-    }
-    out
-}
-
-/// `otf2-print`'s events by location, in its order.
-fn printed_by_location(anchor: &Path) -> BTreeMap<u64, Vec<Printed>> {
-    let mut out: BTreeMap<u64, Vec<Printed>> = BTreeMap::new();
-    for e in print_events(anchor) {
-        out.entry(e.location).or_default().push(e);
-    }
-    out
-}
-
-fn same_as_otf2_print(anchor: &Path) -> usize {
-    let mut ours = by_location(anchor);
-    ours.retain(|_, v| !v.is_empty());
-    let theirs = printed_by_location(anchor);
-    assert_eq!(
-        ours.keys().collect::<Vec<_>>(),
-        theirs.keys().collect::<Vec<_>>(),
-        "locations with events"
-    );
-    let mut n = 0;
-    for (loc, want) in &theirs {
-        let got = &ours[loc];
-        assert_eq!(got.len(), want.len(), "location {loc}: events");
-        for (k, (g, w)) in got.iter().zip(want).enumerate() {
-            assert_eq!(g, w, "location {loc}, event {k}");
-        }
-        n += got.len();
-    }
-    // The archive's merged order agrees with otf2-print's on the time of
-    // each event (ties may be ordered otherwise).
-    let a = Archive::open(anchor).unwrap();
-    let mut m = a.merged().unwrap();
-    let mut times = Vec::new();
-    while let Some((_, e)) = m.next_event().unwrap() {
-        times.push(e.time);
-    }
-    let printed: Vec<u64> = print_events(anchor).iter().map(|e| e.time).collect();
-    assert_eq!(times, printed, "merged times");
-    n
-}
+use common::same_as_otf2_print;
+use trama_gen::otf2::{tools, write_archive};
 
 #[test]
 fn written_archives_read_as_the_library_reads_them() {
