@@ -180,6 +180,17 @@ fn a_written_archive_dumps_as_its_content_says() {
         missing.is_empty() && extra.is_empty(),
         "missing {missing:#?}\nunexpected {extra:#?}"
     );
+    // The simulation takes the archive's entity events by handles; the
+    // text and the .ptb made from it, by their words: the same trace.
+    let paje = dir.path().join("written.paje");
+    ok(&["convert", s(&anchor), s(&paje)]);
+    assert_eq!(
+        ok(&["dump", "--user-defined", "--strip-quotes", s(&paje)]),
+        dump
+    );
+    let ptb = dir.path().join("written.ptb");
+    ok(&["convert", s(&anchor), s(&ptb)]);
+    assert_eq!(ok(&["dump", "--user-defined", s(&ptb)]), dump);
     // The hierarchy: machine, nodes, processes, threads.
     for c in [
         "Container, 0, machine, 0, 0.003206, 0.003206, cluster",

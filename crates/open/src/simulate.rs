@@ -110,6 +110,11 @@ impl Opened {
     ) -> Result<Simulated<S>, Error> {
         self.check_sort_window(opts)?;
         let sopts = sim_options(opts);
+        // The simulation takes entity events by handles, unless they go
+        // through the sort window, which copies words.
+        let mut handled = opts.clone();
+        handled.handles = opts.sort_window.is_none();
+        let opts = &handled;
         let stopped = Arc::new(AtomicBool::new(false));
         let halted = Arc::new(AtomicBool::new(false));
         let keys = opts.key_filter.map(|bytes| {

@@ -7,8 +7,6 @@
 //! definitions, possibly absent). Event files are memory-mapped: reading
 //! keeps a position per location, never the events.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -196,16 +194,18 @@ impl Archive {
             let (events_name, events) = match load(Part::Local(l.id, ".evt"))? {
                 (name, Some(data)) => (name, data),
                 (name, None) if l.events == 0 => (name, Bytes::Empty),
-                (name, None) => return Err(Error::Io {
-                    file: name,
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::NotFound,
-                        format!(
+                (name, None) => {
+                    return Err(Error::Io {
+                        file: name,
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::NotFound,
+                            format!(
                             "the events of location {} ({} events by its definition) are missing",
                             l.id, l.events
                         ),
-                    ),
-                }),
+                        ),
+                    })
+                }
             };
             locations.push(LocationFiles {
                 events_name,
@@ -249,9 +249,14 @@ impl Archive {
     /// The events of the `i`-th location (in definition order).
     pub fn events(&self, i: usize) -> Result<EventReader<'_>, Error> {
         let l = &self.locations[i];
+        let map = match &l.events {
+            Bytes::Map(m) => Some(m),
+            _ => None,
+        };
         EventReader::new(
             &l.events_name,
             &l.events,
+            map,
             self.anchor.chunk_size_events as usize,
             &l.local,
         )
@@ -267,10 +272,18 @@ impl Archive {
 }
 
 /// The events of several locations in time order (equal times: the
-/// location defined first first).
+/// location defined first first), merged by a tournament tree: each node
+/// keeps the loser of its match, so a reader's next event plays one match
+/// per level on its way up.
 pub struct Merged<'a> {
     readers: Vec<EventReader<'a>>,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Each reader's head as a key ordered as the merge orders events:
+    /// time, then readers at their end last, then the reader's index.
+    keys: Vec<u128>,
+    /// `losers[0]` is the winner; `losers[n]` the loser at node `n` of
+    /// a tree whose leaves are `width..2 * width`.
+    losers: Vec<u32>,
+    width: usize,
     /// The reader whose event was handed out last: it moves on at the
     /// next call (until then, its metric values and look-ahead are that
     /// event's).
@@ -278,42 +291,83 @@ pub struct Merged<'a> {
     heads: Vec<Option<Event>>,
 }
 
+fn key(e: Option<&Event>, i: usize) -> u128 {
+    match e {
+        Some(e) => ((e.time as u128) << 33) | i as u128,
+        None => (u128::from(u64::MAX) << 33) | (1 << 32) | i as u128,
+    }
+}
+
 impl<'a> Merged<'a> {
     fn new(mut readers: Vec<EventReader<'a>>) -> Result<Merged<'a>, Error> {
-        let mut heap = BinaryHeap::with_capacity(readers.len());
         let mut heads = Vec::with_capacity(readers.len());
-        for (i, r) in readers.iter_mut().enumerate() {
-            let e = r.next_event()?;
-            if let Some(e) = e {
-                heap.push(Reverse((e.time, i as u32)));
-            }
-            heads.push(e);
+        for r in readers.iter_mut() {
+            heads.push(r.next_event()?);
         }
-        // Readers with a head hold its metric values: only the last one
-        // handed out may move on, so heads are read again lazily.
+        let width = readers.len().next_power_of_two().max(1);
+        let mut keys: Vec<u128> = (0..width)
+            .map(|i| key(heads.get(i).and_then(|h| h.as_ref()), i))
+            .collect();
+        // Leaves past the readers never win.
+        for k in keys.iter_mut().skip(readers.len()) {
+            *k = u128::MAX;
+        }
+        // Winners of each node, bottom up; losers kept.
+        let mut winners = vec![0u32; 2 * width];
+        let mut losers = vec![0u32; width];
+        for i in 0..width {
+            winners[width + i] = i as u32;
+        }
+        for n in (1..width).rev() {
+            let (a, b) = (winners[2 * n], winners[2 * n + 1]);
+            let (w, l) = if keys[a as usize] <= keys[b as usize] {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            winners[n] = w;
+            losers[n] = l;
+        }
+        losers[0] = if width > 1 { winners[1] } else { 0 };
+        keys.truncate(width);
         Ok(Merged {
             readers,
-            heap,
+            keys,
+            losers,
+            width,
             last: None,
             heads,
         })
     }
 
     /// The next event and the index of its location.
+    #[inline]
     pub fn next_event(&mut self) -> Result<Option<(usize, Event)>, Error> {
         if let Some(i) = self.last.take() {
             let e = self.readers[i].next_event()?;
-            if let Some(e) = e {
-                self.heap.push(Reverse((e.time, i as u32)));
-            }
             self.heads[i] = e;
+            self.keys[i] = key(e.as_ref(), i);
+            // Replay the winner's matches from its leaf to the root.
+            let mut winner = i as u32;
+            let mut n = (self.width + i) / 2;
+            while n > 0 {
+                let l = self.losers[n];
+                if self.keys[l as usize] < self.keys[winner as usize] {
+                    self.losers[n] = winner;
+                    winner = l;
+                }
+                n /= 2;
+            }
+            self.losers[0] = winner;
         }
-        let Some(Reverse((_, i))) = self.heap.pop() else {
-            return Ok(None);
-        };
-        let i = i as usize;
-        self.last = Some(i);
-        Ok(self.heads[i].map(|e| (i, e)))
+        let i = self.losers[0] as usize;
+        match self.heads.get(i).copied().flatten() {
+            Some(e) => {
+                self.last = Some(i);
+                Ok(Some((i, e)))
+            }
+            None => Ok(None),
+        }
     }
 
     /// The reader of the `i`-th location.

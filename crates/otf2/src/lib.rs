@@ -4,6 +4,7 @@
 
 mod anchor;
 mod archive;
+mod batch;
 mod buf;
 mod chunks;
 pub mod defs;
@@ -19,7 +20,8 @@ pub use error::Error;
 pub use events::{Event, EventReader, Kind, MetricValue};
 pub use table::Table;
 mod model;
+mod out;
 mod paje;
 mod words;
 
-pub use paje::{definitions, read_paje, ReadError, Stats};
+pub use paje::{definitions, read_paje, read_paje_items, Item, ReadError, Stats};

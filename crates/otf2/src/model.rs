@@ -64,8 +64,6 @@ pub(crate) struct Model {
     location_index: HashMap<u64, usize>,
     /// Location indexes of each communicator's ranks.
     comm_ranks: HashMap<u32, Option<Vec<usize>>>,
-    /// Region names.
-    region_names: HashMap<u32, Vec<u8>>,
 }
 
 const STN_KIND: u8 = 0;
@@ -242,21 +240,6 @@ impl Model {
             groups,
             location_index,
             comm_ranks: HashMap::new(),
-            region_names: HashMap::new(),
-        })
-    }
-
-    /// The container of location `i` (in definition order).
-    #[inline]
-    pub fn location(&self, i: usize) -> &Container {
-        &self.containers[self.location_container[i]]
-    }
-
-    /// The name of region `id`.
-    pub fn region_name(&mut self, d: &Definitions, id: u32) -> &[u8] {
-        self.region_names.entry(id).or_insert_with(|| {
-            let name = d.regions.get(id as u64).and_then(|r| d.string(r.name));
-            clean(name, || format!("region {id}"))
         })
     }
 

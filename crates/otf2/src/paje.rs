@@ -1,19 +1,22 @@
 //! The events of an archive as Pajé events: the container hierarchy
-//! first, then the location's events merged in time order, each mapped
-//! as the crate documentation says.
+//! first, then the locations' events merged in time order, each mapped as
+//! the crate documentation says.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use trama_events::{Event as PajeEvent, EventDef, EventKind, Field, FieldType};
+use trama_events::{Event as PajeEvent, EventDef};
+use trama_sim::{ContainerId, HandleEvent};
 
-use crate::archive::{Archive, Merged};
-use crate::defs::{Clock, Definitions, UNDEFINED_U32};
+use crate::archive::Archive;
+use crate::batch::{Batch, Rec, Stopped};
+use crate::defs::{Definitions, UNDEFINED_U32};
 use crate::error::Error;
-use crate::events::{Event, Kind};
+use crate::events::{Event, Kind, MetricValue};
 use crate::model::{clean, Model, ROOT};
+use crate::out::{Cont, Defs, Ent, Out, Ty, Val, Which};
 use crate::records::{collective_name, event_name, paradigm_name};
-use crate::words::{write_u64, Words};
+use crate::words::write_u64;
 
 /// Why [`read_paje`] stopped.
 #[derive(Debug)]
@@ -28,6 +31,15 @@ impl<E> From<Error> for ReadError<E> {
     fn from(e: Error) -> Self {
         ReadError::Archive(e)
     }
+}
+
+/// A Pajé event of the mapping: by its words, or (entity events, with
+/// [`read_paje_items`]'s `handles`) by the simulator's handles.
+pub enum Item<'a> {
+    /// An event given by its words.
+    Event(PajeEvent<'a>),
+    /// An entity event given by handles.
+    Handles(&'a HandleEvent<'a>),
 }
 
 /// What a reading of an archive found.
@@ -75,165 +87,6 @@ impl Stats {
     }
 }
 
-/// The Pajé event definitions of the mapping.
-struct Defs {
-    container_type: EventDef,
-    state_type: EventDef,
-    event_type: EventDef,
-    variable_type: EventDef,
-    link_type: EventDef,
-    create: EventDef,
-    push: EventDef,
-    push_collective: EventDef,
-    push_fork: EventDef,
-    pop: EventDef,
-    set_variable: EventDef,
-    new_event: EventDef,
-    start_link: EventDef,
-    end_link: EventDef,
-    /// The line of the first event, after the definitions.
-    first_event_line: u64,
-}
-
-/// The definitions are numbered as the text of [`definitions`] places
-/// them: each takes its `%EventDef` line, a line per field and its
-/// `%EndEventDef` line, from line 1.
-fn def(
-    line: &mut u64,
-    kind: EventKind,
-    id: u32,
-    fields: &[Field],
-    extras: &[(&str, FieldType)],
-) -> EventDef {
-    let mut d = EventDef::new(kind, id.to_string().as_bytes(), *line);
-    for &f in fields {
-        let ty = if f == Field::Time {
-            FieldType::Date
-        } else {
-            FieldType::String
-        };
-        d.add_field(f, ty).expect("distinct fields");
-    }
-    for &(name, ty) in extras {
-        d.add_extra(name, ty);
-    }
-    d.set_index(id);
-    *line += d.field_count() as u64 + 1;
-    d
-}
-
-impl Defs {
-    fn new() -> Defs {
-        use Field::*;
-        let ent = [Time, Type, Container, Value];
-        let line = &mut 1;
-        Defs {
-            container_type: def(
-                line,
-                EventKind::DefineContainerType,
-                0,
-                &[Name, Type, Alias],
-                &[],
-            ),
-            state_type: def(
-                line,
-                EventKind::DefineStateType,
-                1,
-                &[Name, Type, Alias],
-                &[],
-            ),
-            event_type: def(
-                line,
-                EventKind::DefineEventType,
-                2,
-                &[Name, Type, Alias],
-                &[],
-            ),
-            variable_type: def(
-                line,
-                EventKind::DefineVariableType,
-                3,
-                &[Name, Type, Alias],
-                &[],
-            ),
-            link_type: def(
-                line,
-                EventKind::DefineLinkType,
-                4,
-                &[Name, Type, StartContainerType, EndContainerType, Alias],
-                &[],
-            ),
-            create: def(
-                line,
-                EventKind::CreateContainer,
-                5,
-                &[Time, Name, Type, Container, Alias],
-                &[],
-            ),
-            push: def(line, EventKind::PushState, 6, &ent, &[]),
-            push_collective: def(
-                line,
-                EventKind::PushState,
-                7,
-                &ent,
-                &[
-                    ("Communicator", FieldType::String),
-                    ("Root", FieldType::String),
-                    ("Sent", FieldType::Int),
-                    ("Received", FieldType::Int),
-                ],
-            ),
-            push_fork: def(
-                line,
-                EventKind::PushState,
-                8,
-                &ent,
-                &[("Threads", FieldType::Int)],
-            ),
-            pop: def(line, EventKind::PopState, 9, &[Time, Type, Container], &[]),
-            set_variable: def(line, EventKind::SetVariable, 10, &ent, &[]),
-            new_event: def(line, EventKind::NewEvent, 11, &ent, &[]),
-            start_link: def(
-                line,
-                EventKind::StartLink,
-                12,
-                &[Time, Type, Container, Value, StartContainer, Key],
-                &[("Tag", FieldType::Int), ("Size", FieldType::Int)],
-            ),
-            end_link: def(
-                line,
-                EventKind::EndLink,
-                13,
-                &[Time, Type, Container, Value, EndContainer, Key],
-                &[],
-            ),
-            first_event_line: *line,
-        }
-    }
-
-    fn all(&self) -> Vec<EventDef> {
-        [
-            &self.container_type,
-            &self.state_type,
-            &self.event_type,
-            &self.variable_type,
-            &self.link_type,
-            &self.create,
-            &self.push,
-            &self.push_collective,
-            &self.push_fork,
-            &self.pop,
-            &self.set_variable,
-            &self.new_event,
-            &self.start_link,
-            &self.end_link,
-        ]
-        .into_iter()
-        .cloned()
-        .collect()
-    }
-}
-
 /// The entity types defined in each location type, made on first use.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Entity {
@@ -244,6 +97,8 @@ enum Entity {
     Request,
     ThreadEvent,
 }
+
+const ENTITIES: usize = 6;
 
 impl Entity {
     fn alias_prefix(self) -> &'static str {
@@ -273,27 +128,32 @@ impl Entity {
     }
 }
 
+/// Region identifiers below this are looked up in vectors.
+const DENSE_REGIONS: u32 = 1 << 20;
+
 /// The state of a mapping in progress.
 struct Mapper<'a, F> {
     d: &'a Definitions,
-    clock: Clock,
     model: Model,
-    defs: Defs,
-    w: Words,
-    each: F,
-    line: u64,
-    events: u64,
-    /// For each location: its container's alias and its location type's
+    out: Out<F>,
+    /// Every container (the model's, in order), with its handle.
+    containers: Vec<Cont>,
+    /// For each location: its container's index and its location type's
     /// position among location types.
-    locations: Vec<(Vec<u8>, usize)>,
-    /// Entity types made, by (location type position, entity).
-    made: HashMap<(usize, u8), Vec<u8>>,
-    link_types: HashMap<(usize, usize), Vec<u8>>,
-    variable_types: HashMap<(usize, u32), Vec<u8>>,
+    locations: Vec<(usize, usize)>,
+    /// Entity types made, by location type position.
+    made: Vec<[Option<Ty>; ENTITIES]>,
+    /// The handles of region values, by location type position and region.
+    region_values: Vec<Vec<u32>>,
+    region_names: Vec<Option<Vec<u8>>>,
+    sparse_region_names: HashMap<u32, Vec<u8>>,
+    link_types: HashMap<(usize, usize), Ty>,
+    variable_types: HashMap<(usize, u32), Ty>,
     /// Messages sent and received so far, by (communicator, sender,
     /// receiver, tag).
     messages: HashMap<(u32, u64, u64, u32), (u64, u64)>,
     comm_names: HashMap<u32, Vec<u8>>,
+    key: Vec<u8>,
     unresolved: u64,
     unfinished_collectives: u64,
     unknown_metrics: u64,
@@ -301,68 +161,61 @@ struct Mapper<'a, F> {
 
 impl<'a, E, F> Mapper<'a, F>
 where
-    F: FnMut(PajeEvent<'_>) -> Result<(), E>,
+    F: FnMut(Item<'_>) -> Result<(), E>,
 {
-    #[inline]
-    fn emit(&mut self, which: fn(&Defs) -> &EventDef) -> Result<(), ReadError<E>> {
-        self.line += 1;
-        self.events += 1;
-        let d = which(&self.defs);
-        (self.each)(PajeEvent::new(d, self.line, &self.w.buf, &self.w.spans))
-            .map_err(ReadError::Handler)
-    }
-
     fn header(&mut self) -> Result<(), ReadError<E>> {
-        for i in 0..self.model.types.len() {
-            let t = self.model.types[i].clone();
-            self.w.start(self.defs.container_type.id());
-            self.w.push(&t.name);
-            self.w.push(&t.parent);
-            self.w.push(&t.alias);
-            self.emit(|d| &d.container_type)?;
+        for t in &self.model.types {
+            let words: [&[u8]; 3] = [&t.name, &t.parent, &t.alias];
+            self.out
+                .define_type(|d| &d.container_type, &words, t.alias.clone())?;
         }
-        for i in 0..self.model.containers.len() {
-            let c = self.model.containers[i].clone();
-            self.w.start(self.defs.create.id());
-            self.w.push(b"0");
-            self.w.push(&c.name);
-            self.w.push(&self.model.types[c.ctype].alias);
-            self.w.push(&c.parent);
-            self.w.push(&c.alias);
-            self.emit(|d| &d.create)?;
+        for (i, c) in self.model.containers.iter().enumerate() {
+            let words: [&[u8]; 5] = [
+                b"0",
+                &c.name,
+                &self.model.types[c.ctype].alias,
+                &c.parent,
+                &c.alias,
+            ];
+            self.out.words(|d| &d.create, &words)?;
+            let alias = self.out.alias(c.alias.clone());
+            self.containers.push(Cont {
+                alias,
+                id: ContainerId(i as u32 + 1),
+            });
         }
         Ok(())
     }
 
-    /// The alias of entity type `e` of location `loc`'s type, defined on
-    /// first use.
-    fn entity_type(&mut self, loc: usize, e: Entity) -> Result<Vec<u8>, ReadError<E>> {
+    /// Entity type `e` of location `loc`'s type, defined on first use.
+    #[inline]
+    fn entity_type(&mut self, loc: usize, e: Entity) -> Result<Ty, ReadError<E>> {
         let k = self.locations[loc].1;
-        if let Some(a) = self.made.get(&(k, e as u8)) {
-            return Ok(a.clone());
+        if let Some(t) = self.made[k][e as usize] {
+            return Ok(t);
         }
-        let ltype = self.model.location_types[k];
-        let t = &self.model.types[ltype];
-        let alias = format!("{}{k}", e.alias_prefix()).into_bytes();
-        let mut name = e.name().as_bytes().to_vec();
-        if k > 0 {
-            name.extend_from_slice(b" (");
-            name.extend_from_slice(&t.name);
-            name.push(b')');
+        {
+            let ltype = self.model.location_types[k];
+            let t = &self.model.types[ltype];
+            let alias = format!("{}{k}", e.alias_prefix()).into_bytes();
+            let mut name = e.name().as_bytes().to_vec();
+            if k > 0 {
+                name.extend_from_slice(b" (");
+                name.extend_from_slice(&t.name);
+                name.push(b')');
+            }
+            let parent = t.alias.clone();
+            let which: Which = if e.is_state() {
+                |d| &d.state_type
+            } else {
+                |d| &d.event_type
+            };
+            let ty = self
+                .out
+                .define_type(which, &[&name, &parent, &alias], alias.clone())?;
+            self.made[k][e as usize] = Some(ty);
+            Ok(ty)
         }
-        let parent = t.alias.clone();
-        let which: fn(&Defs) -> &EventDef = if e.is_state() {
-            |d| &d.state_type
-        } else {
-            |d| &d.event_type
-        };
-        self.w.start(which(&self.defs).id());
-        self.w.push(&name);
-        self.w.push(&parent);
-        self.w.push(&alias);
-        self.emit(which)?;
-        self.made.insert((k, e as u8), alias.clone());
-        Ok(alias)
     }
 
     fn comm_name(&mut self, comm: u32) -> &[u8] {
@@ -373,63 +226,149 @@ where
         })
     }
 
+    fn region_name(&mut self, region: u32) -> &[u8] {
+        let d = self.d;
+        let make = || {
+            let name = d.regions.get(region as u64).and_then(|r| d.string(r.name));
+            clean(name, || format!("region {region}"))
+        };
+        if region < DENSE_REGIONS {
+            let i = region as usize;
+            if self.region_names.len() <= i {
+                self.region_names.resize(i + 1, None);
+            }
+            self.region_names[i].get_or_insert_with(make)
+        } else {
+            self.sparse_region_names.entry(region).or_insert_with(make)
+        }
+    }
+
+    /// A region entered on location `loc`.
+    #[inline]
+    fn enter(&mut self, loc: usize, time: u64, region: u32) -> Result<(), ReadError<E>> {
+        let ty = self.entity_type(loc, Entity::Region)?;
+        let (c, k) = self.locations[loc];
+        let known = self.region_values[k]
+            .get(region as usize)
+            .copied()
+            .filter(|&v| v != u32::MAX);
+        let (id, new) = match known {
+            Some(v) => (v, false),
+            None => {
+                self.region_name(region);
+                let name = if region < DENSE_REGIONS {
+                    self.region_names[region as usize]
+                        .as_deref()
+                        .unwrap_or_default()
+                } else {
+                    self.sparse_region_names
+                        .get(&region)
+                        .map_or(&[][..], |n| &n[..])
+                };
+                let (v, new) = self.out.value_id(ty.id, name);
+                if region < DENSE_REGIONS {
+                    let cache = &mut self.region_values[k];
+                    if cache.len() <= region as usize {
+                        cache.resize(region as usize + 1, u32::MAX);
+                    }
+                    cache[region as usize] = v;
+                }
+                (v, new)
+            }
+        };
+        // The name is needed for words, or for a value's first use.
+        if !self.out.handles || new {
+            self.region_name(region);
+        }
+        let name: &[u8] = if self.out.handles && !new {
+            &[]
+        } else if region < DENSE_REGIONS {
+            self.region_names[region as usize]
+                .as_deref()
+                .unwrap_or_default()
+        } else {
+            self.sparse_region_names
+                .get(&region)
+                .map_or(&[][..], |n| &n[..])
+        };
+        self.out.entity(Ent {
+            which: |d| &d.push,
+            time,
+            ty,
+            container: self.containers[c],
+            value: Some(Val { name, id, new }),
+            number: None,
+            other: None,
+            extras: &[],
+        })
+    }
+
     /// A state or event of entity type `e` on location `loc`.
     fn entity(
         &mut self,
         loc: usize,
         time: u64,
         e: Entity,
+        which: Which,
         value: &[u8],
+        extras: &[&[u8]],
     ) -> Result<(), ReadError<E>> {
-        let t = self.entity_type(loc, e)?;
-        let (which, id): (fn(&Defs) -> &EventDef, _) = if e.is_state() {
-            (|d| &d.push, self.defs.push.id())
-        } else {
-            (|d| &d.new_event, self.defs.new_event.id())
-        };
-        self.w.start(id);
-        self.w.time(&self.clock, time);
-        self.w.push(&t);
-        self.w.push(&self.locations[loc].0);
-        self.w.push(value);
-        self.emit(which)
+        let ty = self.entity_type(loc, e)?;
+        let (id, new) = self.out.value_id(ty.id, value);
+        let c = self.locations[loc].0;
+        self.out.entity(Ent {
+            which,
+            time,
+            ty,
+            container: self.containers[c],
+            value: Some(Val {
+                name: value,
+                id,
+                new,
+            }),
+            number: None,
+            other: None,
+            extras,
+        })
     }
 
+    #[inline]
     fn pop(&mut self, loc: usize, time: u64, e: Entity) -> Result<(), ReadError<E>> {
-        let t = self.entity_type(loc, e)?;
-        self.w.start(self.defs.pop.id());
-        self.w.time(&self.clock, time);
-        self.w.push(&t);
-        self.w.push(&self.locations[loc].0);
-        self.emit(|d| &d.pop)
+        let ty = self.entity_type(loc, e)?;
+        let c = self.locations[loc].0;
+        self.out.entity(Ent {
+            which: |d| &d.pop,
+            time,
+            ty,
+            container: self.containers[c],
+            value: None,
+            number: None,
+            other: None,
+            extras: &[],
+        })
     }
 
-    fn link_type(&mut self, from: usize, to: usize) -> Result<Vec<u8>, ReadError<E>> {
+    fn link_type(&mut self, from: usize, to: usize) -> Result<Ty, ReadError<E>> {
         let (a, b) = (self.locations[from].1, self.locations[to].1);
-        if let Some(t) = self.link_types.get(&(a, b)) {
-            return Ok(t.clone());
+        if let Some(&t) = self.link_types.get(&(a, b)) {
+            return Ok(t);
         }
         let alias = format!("M{a}_{b}").into_bytes();
         let mut name = b"MPI message".to_vec();
         if (a, b) != (0, 0) {
             name.extend_from_slice(format!(" {a}-{b}").as_bytes());
         }
-        let (ta, tb) = (
-            self.model.types[self.model.location_types[a]].alias.clone(),
-            self.model.types[self.model.location_types[b]].alias.clone(),
-        );
-        self.w.start(self.defs.link_type.id());
-        self.w.push(&name);
-        self.w.push(ROOT);
-        self.w.push(&ta);
-        self.w.push(&tb);
-        self.w.push(&alias);
-        self.emit(|d| &d.link_type)?;
-        self.link_types.insert((a, b), alias.clone());
-        Ok(alias)
+        let ta = self.model.types[self.model.location_types[a]].alias.clone();
+        let tb = self.model.types[self.model.location_types[b]].alias.clone();
+        let words: [&[u8]; 5] = [&name, ROOT, &ta, &tb, &alias];
+        let ty = self
+            .out
+            .define_type(|d| &d.link_type, &words, alias.clone())?;
+        self.link_types.insert((a, b), ty);
+        Ok(ty)
     }
 
-    /// One end of a message between locations `me` and rank `peer` of
+    /// One end of a message between location `me` and rank `peer` of
     /// `comm`: the start on the sender, the end on the receiver.
     #[allow(clippy::too_many_arguments)]
     fn message(
@@ -453,90 +392,114 @@ where
         let seq = if send { &mut n.0 } else { &mut n.1 };
         let k = *seq;
         *seq += 1;
-        let t = self.link_type(from, to)?;
+        let ty = self.link_type(from, to)?;
         let value = self.comm_name(comm).to_vec();
-        let (which, id): (fn(&Defs) -> &EventDef, _) = if send {
-            (|d| &d.start_link, self.defs.start_link.id())
-        } else {
-            (|d| &d.end_link, self.defs.end_link.id())
-        };
-        self.w.start(id);
-        self.w.time(&self.clock, time);
-        self.w.push(&t);
-        self.w.push(ROOT);
-        self.w.push(&value);
-        self.w.push(&self.locations[if send { from } else { to }].0);
-        self.w.with(|b| {
-            for (i, v) in [comm as u64, key.1, key.2, tag as u64, k]
-                .into_iter()
-                .enumerate()
-            {
-                if i > 0 {
-                    b.push(b'_');
-                }
-                write_u64(b, v);
+        let (id, new) = self.out.value_id(ty.id, &value);
+        self.key.clear();
+        for (i, v) in [comm as u64, key.1, key.2, tag as u64, k]
+            .into_iter()
+            .enumerate()
+        {
+            if i > 0 {
+                self.key.push(b'_');
             }
-        });
-        if send {
-            self.w.number(tag as u64);
-            self.w.number(length);
+            write_u64(&mut self.key, v);
         }
-        self.emit(which)
+        let mut numbers = Vec::new();
+        write_u64(&mut numbers, tag as u64);
+        let split = numbers.len();
+        write_u64(&mut numbers, length);
+        let (tag_text, size_text) = numbers.split_at(split);
+        let extras: [&[u8]; 2] = [tag_text, size_text];
+        let end = if send { from } else { to };
+        self.out.entity(Ent {
+            which: if send {
+                |d| &d.start_link
+            } else {
+                |d| &d.end_link
+            },
+            time,
+            ty,
+            container: self.containers[0],
+            value: Some(Val {
+                name: &value,
+                id,
+                new,
+            }),
+            number: None,
+            other: Some((self.containers[self.locations[end].0], &self.key)),
+            extras: if send { &extras } else { &[] },
+        })
     }
 
     fn collective(&mut self, loc: usize, time: u64, end: Option<Kind>) -> Result<(), ReadError<E>> {
-        let t = self.entity_type(loc, Entity::Collective)?;
-        let end = match end {
+        let mut text = Vec::new();
+        let mut bounds = Vec::new();
+        let value: &[u8] = match end {
             Some(Kind::CollectiveEnd {
                 op,
                 comm,
                 root,
                 sent,
                 received,
-            }) => Some((op, comm, root, sent, received)),
-            _ => None,
-        };
-        let comm = end.map(|e| self.comm_name(e.1).to_vec());
-        self.w.start(self.defs.push_collective.id());
-        self.w.time(&self.clock, time);
-        self.w.push(&t);
-        self.w.push(&self.locations[loc].0);
-        match end {
-            Some((op, _, root, sent, received)) => {
-                self.w.push(collective_name(op).as_bytes());
-                self.w.push(comm.as_deref().unwrap_or_default());
+            }) => {
+                text.extend_from_slice(self.comm_name(comm));
+                bounds.push(text.len());
                 if root == UNDEFINED_U32 {
-                    self.w.push(b"none");
+                    text.extend_from_slice(b"none");
                 } else {
-                    self.w.number(root as u64);
+                    write_u64(&mut text, root as u64);
                 }
-                self.w.number(sent);
-                self.w.number(received);
+                bounds.push(text.len());
+                write_u64(&mut text, sent);
+                bounds.push(text.len());
+                write_u64(&mut text, received);
+                bounds.push(text.len());
+                collective_name(op).as_bytes()
             }
-            None => {
+            _ => {
                 self.unfinished_collectives += 1;
-                self.w.push(b"unfinished collective");
-                self.w.push(b"");
-                self.w.push(b"");
-                self.w.push(b"0");
-                self.w.push(b"0");
+                text.push(b'0');
+                text.push(b'0');
+                bounds.extend_from_slice(&[0, 0, 1, 2]);
+                b"unfinished collective"
             }
+        };
+        let mut extras: [&[u8]; 4] = [&[]; 4];
+        let mut from = 0;
+        for (x, &to) in extras.iter_mut().zip(&bounds) {
+            *x = &text[from..to];
+            from = to;
         }
-        self.emit(|d| &d.push_collective)
+        self.entity(
+            loc,
+            time,
+            Entity::Collective,
+            |d| &d.push_collective,
+            value,
+            &extras,
+        )
     }
 
     fn fork(&mut self, loc: usize, time: u64, model: u8, threads: u32) -> Result<(), ReadError<E>> {
-        let t = self.entity_type(loc, Entity::Fork)?;
-        self.w.start(self.defs.push_fork.id());
-        self.w.time(&self.clock, time);
-        self.w.push(&t);
-        self.w.push(&self.locations[loc].0);
-        self.w.push(paradigm_name(model).as_bytes());
-        self.w.number(threads as u64);
-        self.emit(|d| &d.push_fork)
+        let mut n = Vec::new();
+        write_u64(&mut n, threads as u64);
+        self.entity(
+            loc,
+            time,
+            Entity::Fork,
+            |d| &d.push_fork,
+            paradigm_name(model).as_bytes(),
+            &[&n],
+        )
     }
 
-    fn metric(&mut self, merged: &Merged<'_>, loc: usize, ev: &Event) -> Result<(), ReadError<E>> {
+    fn metric(
+        &mut self,
+        values: &[MetricValue],
+        loc: usize,
+        ev: &Event,
+    ) -> Result<(), ReadError<E>> {
         let Kind::Metric { metric, .. } = ev.kind else {
             return Ok(());
         };
@@ -547,14 +510,14 @@ where
         };
         let container = self.model.metric_container(d, m, loc);
         let members = Model::metric_members(d, m);
-        let values = merged.reader(loc).metric_values();
         if members.len() != values.len() {
             self.unknown_metrics += 1;
         }
+        let mut text = Vec::new();
         for (&member, v) in members.iter().zip(values) {
             let ctype = self.model.containers[container].ctype;
-            let t = match self.variable_types.get(&(ctype, member)) {
-                Some(t) => t.clone(),
+            let ty = match self.variable_types.get(&(ctype, member)) {
+                Some(&t) => t,
                 None => {
                     let alias = format!("V{}", self.variable_types.len()).into_bytes();
                     let mm = d.metric_members.get(member as u64);
@@ -569,43 +532,43 @@ where
                         }
                     }
                     let parent = self.model.types[ctype].alias.clone();
-                    self.w.start(self.defs.variable_type.id());
-                    self.w.push(&name);
-                    self.w.push(&parent);
-                    self.w.push(&alias);
-                    self.emit(|d| &d.variable_type)?;
-                    self.variable_types.insert((ctype, member), alias.clone());
-                    alias
+                    let ty = self.out.define_type(
+                        |d| &d.variable_type,
+                        &[&name, &parent, &alias],
+                        alias.clone(),
+                    )?;
+                    self.variable_types.insert((ctype, member), ty);
+                    ty
                 }
             };
-            self.w.start(self.defs.set_variable.id());
-            self.w.time(&self.clock, ev.time);
-            self.w.push(&t);
-            self.w.push(&self.model.containers[container].alias);
-            self.w.with(|b| match v.type_id {
-                8 => b.extend_from_slice((v.bits as i64).to_string().as_bytes()),
-                10 => b.extend_from_slice(format!("{}", f64::from_bits(v.bits)).as_bytes()),
-                _ => write_u64(b, v.bits),
-            });
-            self.emit(|d| &d.set_variable)?;
+            text.clear();
+            match v.type_id {
+                8 => text.extend_from_slice((v.bits as i64).to_string().as_bytes()),
+                10 => text.extend_from_slice(format!("{}", f64::from_bits(v.bits)).as_bytes()),
+                _ => write_u64(&mut text, v.bits),
+            }
+            self.out.entity(Ent {
+                which: |d| &d.set_variable,
+                time: ev.time,
+                ty,
+                // The model's containers follow the root.
+                container: self.containers[container + 1],
+                value: None,
+                number: Some(&text),
+                other: None,
+                extras: &[],
+            })?;
         }
         Ok(())
     }
 
     /// Maps the event `ev` of location `loc`; whether it was mapped.
-    fn event(&mut self, merged: &Merged<'_>, loc: usize, ev: &Event) -> Result<bool, ReadError<E>> {
+    #[inline]
+    fn event(&mut self, batch: &Batch, r: &Rec) -> Result<bool, ReadError<E>> {
+        let (loc, ev) = (r.loc as usize, &r.ev);
         let time = ev.time;
         match ev.kind {
-            Kind::Enter { region } => {
-                let t = self.entity_type(loc, Entity::Region)?;
-                self.w.start(self.defs.push.id());
-                self.w.time(&self.clock, time);
-                self.w.push(&t);
-                self.w.push(&self.locations[loc].0);
-                let name = self.model.region_name(self.d, region);
-                self.w.push(name);
-                self.emit(|d| &d.push)?;
-            }
+            Kind::Enter { region } => self.enter(loc, time, region)?,
             Kind::Leave { .. } => self.pop(loc, time, Entity::Region)?,
             Kind::MpiSend {
                 receiver,
@@ -633,34 +596,51 @@ where
                 length,
                 ..
             } => self.message(loc, time, false, sender, comm, tag, length)?,
-            Kind::MpiIsendComplete { .. } => {
-                self.entity(loc, time, Entity::Request, b"Isend complete")?
-            }
-            Kind::MpiIrecvRequest { .. } => {
-                self.entity(loc, time, Entity::Request, b"Irecv request")?
-            }
-            Kind::CollectiveBegin => {
-                let end = merged.reader(loc).collective_end()?;
-                self.collective(loc, time, end)?
-            }
+            Kind::MpiIsendComplete { .. } => self.entity(
+                loc,
+                time,
+                Entity::Request,
+                |d| &d.new_event,
+                b"Isend complete",
+                &[],
+            )?,
+            Kind::MpiIrecvRequest { .. } => self.entity(
+                loc,
+                time,
+                Entity::Request,
+                |d| &d.new_event,
+                b"Irecv request",
+                &[],
+            )?,
+            Kind::CollectiveBegin => self.collective(loc, time, batch.collective_end(r))?,
             Kind::CollectiveEnd { .. } => self.pop(loc, time, Entity::Collective)?,
-            Kind::Metric { .. } => self.metric(merged, loc, ev)?,
+            Kind::Metric { .. } => self.metric(batch.metric_values(r), loc, ev)?,
             Kind::ThreadFork { model, threads } => self.fork(loc, time, model, threads)?,
             Kind::OmpFork { threads } => self.fork(loc, time, 3, threads)?,
             Kind::ThreadJoin { .. } | Kind::OmpJoin => self.pop(loc, time, Entity::Fork)?,
             Kind::ThreadTeamBegin { team: c } | Kind::ThreadBegin { contingent: c, .. } => {
                 let name = self.comm_name(c).to_vec();
-                self.entity(loc, time, Entity::Team, &name)?
+                self.entity(loc, time, Entity::Team, |d| &d.push, &name, &[])?
             }
             Kind::ThreadTeamEnd { .. } | Kind::ThreadEnd { .. } => {
                 self.pop(loc, time, Entity::Team)?
             }
-            Kind::ThreadCreate { .. } => {
-                self.entity(loc, time, Entity::ThreadEvent, b"thread create")?
-            }
-            Kind::ThreadWait { .. } => {
-                self.entity(loc, time, Entity::ThreadEvent, b"thread wait")?
-            }
+            Kind::ThreadCreate { .. } => self.entity(
+                loc,
+                time,
+                Entity::ThreadEvent,
+                |d| &d.new_event,
+                b"thread create",
+                &[],
+            )?,
+            Kind::ThreadWait { .. } => self.entity(
+                loc,
+                time,
+                Entity::ThreadEvent,
+                |d| &d.new_event,
+                b"thread wait",
+                &[],
+            )?,
             Kind::Other { .. } => return Ok(false),
         }
         Ok(true)
@@ -674,48 +654,75 @@ pub fn definitions() -> Vec<EventDef> {
     Defs::new().all()
 }
 
-/// Reads `archive`, handing its events mapped to Pajé to `each`:
-/// definitions and containers first, then the events of every location in
-/// time order. `progress`, when given, follows the bytes of event files
-/// read.
+/// Reads `archive`, handing its events mapped to Pajé, as words, to
+/// `each` (see [`read_paje_items`]).
 pub fn read_paje<E, F>(
     archive: &Archive,
     progress: Option<&AtomicU64>,
-    each: F,
+    mut each: F,
 ) -> Result<Stats, ReadError<E>>
 where
     F: FnMut(PajeEvent<'_>) -> Result<(), E>,
 {
+    read_paje_items(archive, false, false, progress, |item| match item {
+        Item::Event(ev) => each(ev),
+        Item::Handles(_) => unreachable!("events are asked for as words"),
+    })
+}
+
+/// Reads `archive`, handing its events mapped to Pajé to `each`:
+/// definitions and containers first, then the events of every location in
+/// time order. With `handles`, entity events are given by the handles the
+/// simulator's resolver gives their type, container and value (it must
+/// see every event handed over, in order); otherwise by their words. With
+/// `threaded`, the files are decoded and merged on a thread of their own.
+/// `progress`, when given, follows the bytes of event files read.
+pub fn read_paje_items<E, F>(
+    archive: &Archive,
+    handles: bool,
+    threaded: bool,
+    progress: Option<&AtomicU64>,
+    each: F,
+) -> Result<Stats, ReadError<E>>
+where
+    F: FnMut(Item<'_>) -> Result<(), E>,
+{
     let d = archive.definitions();
     let model = Model::new(d, archive.name())?;
-    let locations = (0..d.locations.len())
+    let locations: Vec<(usize, usize)> = (0..d.locations.len())
         .map(|i| {
-            let c = model.location(i);
+            let c = model.location_container[i];
+            let ctype = model.containers[c].ctype;
             let k = model
                 .location_types
                 .iter()
-                .position(|&t| t == c.ctype)
+                .position(|&t| t == ctype)
                 .unwrap_or(0);
-            (c.alias.clone(), k)
+            (c + 1, k)
         })
         .collect();
-    let defs = Defs::new();
-    let first_line = defs.first_event_line;
+    let kinds = model.location_types.len().max(1);
+    let mut out = Out::new(each, handles, d.clock);
+    let mut containers = Vec::with_capacity(model.containers.len() + 1);
+    containers.push(Cont {
+        alias: out.alias(ROOT.to_vec()),
+        id: ContainerId(0),
+    });
     let mut m = Mapper {
         d,
-        clock: d.clock,
         model,
-        defs,
-        w: Words::default(),
-        each,
-        line: first_line - 1,
-        events: 0,
+        out,
+        containers,
         locations,
-        made: HashMap::new(),
+        made: vec![Default::default(); kinds],
+        region_values: vec![Vec::new(); kinds],
+        region_names: Vec::new(),
+        sparse_region_names: HashMap::new(),
         link_types: HashMap::new(),
         variable_types: HashMap::new(),
         messages: HashMap::new(),
         comm_names: HashMap::new(),
+        key: Vec::new(),
         unresolved: 0,
         unfinished_collectives: 0,
         unknown_metrics: 0,
@@ -724,17 +731,19 @@ where
     let mut merged = archive.merged()?;
     let mut records = 0u64;
     let mut skipped = [0u64; 256];
-    while let Some((loc, ev)) = merged.next_event()? {
-        records += 1;
-        if !m.event(&merged, loc, &ev)? {
-            skipped[ev.record as usize] += 1;
-        }
-        if records.is_multiple_of(65536) {
-            if let Some(p) = progress {
-                let done: usize = merged.readers().iter().map(|r| r.position()).sum();
-                p.store(done as u64, Ordering::Relaxed);
+    let mapped = crate::batch::run(&mut merged, threaded, progress, |b| {
+        for r in &b.recs {
+            if !m.event(b, r)? {
+                skipped[r.ev.record as usize] += 1;
             }
         }
+        records += b.recs.len() as u64;
+        Ok(true)
+    });
+    match mapped {
+        Ok(()) => {}
+        Err(Stopped::Archive(e)) => return Err(ReadError::Archive(e)),
+        Err(Stopped::Map(e)) => return Err(e),
     }
     if let Some(p) = progress {
         p.store(archive.event_bytes(), Ordering::Relaxed);
@@ -743,9 +752,9 @@ where
     // otf2-print names them.
     let name = |id: usize| event_name(id as u8).unwrap_or("UNKNOWN").to_string();
     let mut stats = Stats {
-        events: m.events,
+        events: m.out.events,
         records,
-        definitions: m.defs.all(),
+        definitions: m.out.defs.all(),
         ..Stats::default()
     };
     for r in merged.readers() {

@@ -28,41 +28,56 @@ pub(crate) fn write_u64(out: &mut Vec<u8>, mut v: u64) {
     out.extend_from_slice(&tmp[i..]);
 }
 
-/// Writes `ticks` of `clock` as seconds from the clock's offset: nine
-/// decimals (twelve for clocks finer than a nanosecond), rounded.
+/// `ticks` of `clock` from the clock's offset: whether before it, the
+/// distance in nanoseconds (picoseconds for clocks finer than a
+/// nanosecond), rounded, and the number of decimals that unit takes (9 or
+/// 12).
 #[inline]
-pub(crate) fn write_time(out: &mut Vec<u8>, clock: &Clock, ticks: u64) {
+pub(crate) fn nanos(clock: &Clock, ticks: u64) -> (bool, u64, usize) {
     let (neg, d) = if ticks >= clock.offset {
         (false, ticks - clock.offset)
     } else {
         (true, clock.offset - ticks)
     };
     let res = clock.resolution.max(1);
+    if res <= 1_000_000_000 && 1_000_000_000 % res == 0 {
+        // The usual clocks (ns, µs, ms ticks): exact, without division.
+        if let Some(n) = d.checked_mul(1_000_000_000 / res) {
+            return (neg, n, 9);
+        }
+    }
     let (digits, unit) = if res <= 1_000_000_000 {
         (9, 1_000_000_000u128)
     } else {
         (12, 1_000_000_000_000u128)
     };
-    let secs = d / res;
-    let rem = (d % res) as u128;
-    let mut frac = (rem * unit + res as u128 / 2) / res as u128;
-    let mut secs = secs;
-    if frac >= unit {
-        frac -= unit;
-        secs += 1;
-    }
-    if neg && (secs > 0 || frac > 0) {
+    let n = (d as u128 * unit + res as u128 / 2) / res as u128;
+    (neg, n.min(u64::MAX as u128) as u64, digits)
+}
+
+/// Writes `ticks` of `clock` as seconds from the clock's offset: nine
+/// decimals (twelve for clocks finer than a nanosecond), rounded.
+#[inline]
+pub(crate) fn write_time(out: &mut Vec<u8>, clock: &Clock, ticks: u64) {
+    let (neg, n, digits) = nanos(clock, ticks);
+    let unit = if digits == 9 {
+        1_000_000_000
+    } else {
+        1_000_000_000_000
+    };
+    if neg && n > 0 {
         out.push(b'-');
     }
-    write_u64(out, secs);
+    write_u64(out, n / unit);
     out.push(b'.');
-    let start = out.len();
-    write_u64(out, frac as u64);
-    let written = out.len() - start;
-    if written < digits {
-        let pad = digits - written;
-        out.splice(start..start, std::iter::repeat_n(b'0', pad));
+    let frac = n % unit;
+    let mut tmp = [b'0'; 12];
+    let mut v = frac;
+    for i in (0..digits).rev() {
+        tmp[i] = b'0' + (v % 10) as u8;
+        v /= 10;
     }
+    out.extend_from_slice(&tmp[..digits]);
 }
 
 impl Words {
@@ -90,27 +105,11 @@ impl Words {
         self.close(s);
     }
 
-    /// Adds a number.
-    #[inline]
-    pub fn number(&mut self, v: u64) {
-        let s = self.buf.len();
-        write_u64(&mut self.buf, v);
-        self.close(s);
-    }
-
     /// Adds a time.
     #[inline]
     pub fn time(&mut self, clock: &Clock, ticks: u64) {
         let s = self.buf.len();
         write_time(&mut self.buf, clock, ticks);
-        self.close(s);
-    }
-
-    /// Adds a word written by `f`.
-    #[inline]
-    pub fn with(&mut self, f: impl FnOnce(&mut Vec<u8>)) {
-        let s = self.buf.len();
-        f(&mut self.buf);
         self.close(s);
     }
 }

@@ -56,15 +56,24 @@ impl Otf2Reader {
 }
 
 impl TraceReader for Otf2Reader {
-    fn read<F>(&mut self, _: &LoadOptions, mut each: F) -> Result<ReadStats, Failure>
+    fn read<F>(&mut self, opts: &LoadOptions, mut each: F) -> Result<ReadStats, Failure>
     where
         F: FnMut(Item<'_>) -> Result<(), Stop>,
     {
-        let st = trama_otf2::read_paje(&self.archive, Some(&self.done), |ev| each(Item::Event(ev)))
-            .map_err(|e| match e {
-                ReadError::Handler(s) => Failure::Stop(s),
-                ReadError::Archive(e) => Failure::Format(e.to_string()),
-            })?;
+        let st = trama_otf2::read_paje_items(
+            &self.archive,
+            opts.handles,
+            crate::cores(opts.threads) > 1,
+            Some(&self.done),
+            |item| match item {
+                trama_otf2::Item::Event(ev) => each(Item::Event(ev)),
+                trama_otf2::Item::Handles(h) => each(Item::Handles(h)),
+            },
+        )
+        .map_err(|e| match e {
+            ReadError::Handler(s) => Failure::Stop(s),
+            ReadError::Archive(e) => Failure::Format(e.to_string()),
+        })?;
         let notes = st.summary();
         Ok(ReadStats {
             lines: st.records,
