@@ -381,3 +381,43 @@ fn damaged_archives_name_their_file_and_offset() {
         "{err}"
     );
 }
+
+/// An error the simulation finds names the line of the archive's text
+/// (`trama convert` writes it) and shows the event's words.
+#[test]
+fn a_leave_without_enter_is_named_with_its_words() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = "import otf2, sys\n\
+        with otf2.writer.open(sys.argv[1], timer_resolution=1000000) as t:\n\
+        \x20   r = t.definitions.region('f')\n\
+        \x20   g = t.definitions.location_group('p', system_tree_parent=t.definitions.system_tree_node('n'))\n\
+        \x20   w = t.event_writer('t', group=g)\n\
+        \x20   w.enter(10, r); w.leave(20, r); w.leave(30, r)\n";
+    let out = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", script])
+        .arg(dir.path().join("a"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let anchor = dir.path().join("a/traces.otf2");
+    let out = trama(&["check", s(&anchor)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("state stack is empty") && err.contains("| 9 0.000020000 R0 l0"),
+        "{err}"
+    );
+    // The line is that of the archive's text.
+    let after = &err[err.find(".otf2:").unwrap() + ".otf2:".len()..];
+    let line: u64 = after.split(':').next().unwrap().parse().unwrap();
+    let paje = dir.path().join("a.paje");
+    ok(&["convert", s(&anchor), s(&paje)]);
+    let t = std::fs::read_to_string(&paje).unwrap();
+    assert_eq!(
+        t.lines().nth(line as usize - 1),
+        Some("9 0.000020000 R0 l0")
+    );
+}

@@ -55,6 +55,22 @@ impl Otf2Reader {
     }
 }
 
+impl Otf2Reader {
+    /// The words of the event on `line` of the archive's text (an error
+    /// found by the engine names the line), read again.
+    pub(crate) fn words_at(&self, line: u64) -> Option<String> {
+        let mut found = None;
+        let _ = trama_otf2::read_paje(&self.archive, None, |ev| {
+            if ev.line() == line {
+                found = Some(ev.contents());
+                return Err(());
+            }
+            Ok(())
+        });
+        found
+    }
+}
+
 impl TraceReader for Otf2Reader {
     fn read<F>(&mut self, opts: &LoadOptions, mut each: F) -> Result<ReadStats, Failure>
     where
