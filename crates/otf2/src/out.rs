@@ -205,7 +205,8 @@ pub(crate) struct Out<F> {
     values: u32,
     /// The aliases of types and containers.
     pub aliases: Vec<Vec<u8>>,
-    value_ids: HashMap<(u32, Box<[u8]>), u32>,
+    /// Values by type and name.
+    value_ids: HashMap<u32, HashMap<Box<[u8]>, u32>>,
 }
 
 impl<F> Out<F> {
@@ -229,12 +230,13 @@ impl<F> Out<F> {
     /// The handle of value `name` of type `ty`, and whether this use
     /// creates it (as the resolver creates a value at its first use).
     pub fn value_id(&mut self, ty: TypeId, name: &[u8]) -> (u32, bool) {
-        if let Some(&v) = self.value_ids.get(&(ty.0, name.into())) {
+        let values = self.value_ids.entry(ty.0).or_default();
+        if let Some(&v) = values.get(name) {
             return (v, false);
         }
         let v = self.values;
         self.values += 1;
-        self.value_ids.insert((ty.0, name.into()), v);
+        values.insert(name.into(), v);
         (v, true)
     }
 
