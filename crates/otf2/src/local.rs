@@ -211,6 +211,62 @@ impl ClockCorrection {
 mod tests {
     use super::*;
 
+    /// A local definitions file: a sparse map of regions, a dense map of
+    /// communicators, two clock offsets, a record of another type.
+    fn file(big: bool) -> Vec<u8> {
+        let full = |v: u64| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let mut d = vec![3, if big { 0x23 } else { 0x42 }];
+        d.extend(full(1));
+        d.extend(full(0));
+        // Sparse: 2 pairs (7 → 300, 9 → 1).
+        d.extend_from_slice(&[5, 13, 3, 1, 2, 1, 1, 7, 2]);
+        d.extend(if big { [0x01, 0x2c] } else { [0x2c, 0x01] });
+        d.extend_from_slice(&[1, 9, 1, 1]);
+        // Dense: 2 entries (0 → 4, 1 → 0).
+        d.extend_from_slice(&[5, 7, 6, 1, 2, 0, 1, 4, 0]);
+        // Clock offsets at ticks 100 (offset 10) and 200 (offset -10).
+        d.extend_from_slice(&[6, 18]);
+        d.extend(full(100));
+        d.extend_from_slice(&[1, 10]);
+        d.extend(full(0));
+        d.extend_from_slice(&[6, 25]);
+        d.extend(full(200));
+        d.push(8);
+        d.extend(full((-10i64) as u64));
+        d.extend(full(0));
+        // A local string: counted, skipped.
+        d.extend_from_slice(&[10, 3, 0, b'x', 0]);
+        d.push(2);
+        d
+    }
+
+    #[test]
+    fn mapping_tables_and_clock_offsets_both_ways() {
+        for big in [false, true] {
+            let l = read_local(&file(big), 1 << 20).unwrap();
+            let regions = l.map(mapping::REGION).unwrap();
+            assert!(matches!(regions, IdMap::Sparse(_)));
+            assert_eq!(regions.map(7), 300);
+            assert_eq!(regions.map(9), 1);
+            assert_eq!(regions.map(8), 8);
+            let comms = l.map(mapping::COMM).unwrap();
+            assert_eq!((comms.map(0), comms.map(1), comms.map(2)), (4, 0, 2));
+            assert_eq!(l.clock.len(), 1);
+            let mut c = ClockCorrection::default();
+            assert_eq!(c.correct(&l.clock, 150), 150);
+            assert_eq!(c.correct(&l.clock, 100), 110);
+            assert_eq!(l.counts["MAPPING_TABLE"], 2);
+            assert_eq!(l.counts["CLOCK_OFFSET"], 2);
+            assert_eq!(l.counts["local STRING"], 1);
+        }
+    }
+
     #[test]
     fn interpolated_correction() {
         let iv = [
