@@ -1,5 +1,5 @@
 #!/bin/sh
-# Seeds fuzz/corpus/{reader,simulate,ptb}/ (git-ignored) with the
+# Seeds fuzz/corpus/{reader,simulate,ptb,otf2}/ (git-ignored) with the
 # conformance traces (those under 100 KB) and a few generated traces; ptb
 # gets their binary conversions (small blocks, so that keyframes abound).
 #   fuzz/seed-corpus.sh [CONFORMANCE_DIR]
@@ -38,6 +38,27 @@ if [ -n "$gen" ]; then
         cp "$here/corpus/reader/gen-$seed" "$here/corpus/gen-$seed.paje"
         to_ptb "$here/corpus/gen-$seed.paje" "gen-$seed"
         rm -f "$here/corpus/gen-$seed.paje"
+    done
+fi
+# otf2: archives written by Debian's python3-otf2 (when installed), framed
+# as the target reads them: the anchor's flag, then each file with its
+# u16 length (global definitions, location 0's events and local
+# definitions, location 1's).
+if /usr/bin/python3 -c 'import otf2' 2>/dev/null; then
+    mkdir -p "$here/corpus/otf2"
+    frame() { python3 -c 'import sys, struct
+out = sys.stdout.buffer
+out.write(b"\x00")
+for f in sys.argv[1:]:
+    try: data = open(f, "rb").read()[:16000]
+    except OSError: data = b""
+    out.write(struct.pack("<H", len(data)) + data)' "$@"; }
+    for it in 1 3; do
+        dir=$(mktemp -d)
+        /usr/bin/python3 "$here/../crates/gen/otf2/write_archive.py" "$dir/a" "$it"
+        frame "$dir/a/traces.def" "$dir/a/traces/0.evt" "$dir/a/traces/0.def" \
+            "$dir/a/traces/1.evt" "$dir/a/traces/1.def" > "$here/corpus/otf2/written-$it"
+        rm -rf "$dir"
     done
 fi
 echo "seeded $n conformance traces${gen:+ and 8 generated ones} into $here/corpus"

@@ -23,8 +23,9 @@ mod view;
 
 /// Post-mortem performance analysis of parallel and distributed programs.
 ///
-/// trama reads Pajé traces (text, optionally gzip- or zstd-compressed),
-/// simulates them with PajeNG's semantics and writes what they contain.
+/// trama reads Pajé traces (text, optionally gzip- or zstd-compressed) and
+/// OTF2 archives, simulates them with PajeNG's semantics and writes what
+/// they contain.
 #[derive(Parser, Debug)]
 #[command(name = "trama", version, propagate_version = true)]
 struct Cli {
@@ -260,8 +261,9 @@ enum Strings {
 #[derive(Args, Debug, Clone)]
 pub struct ReadArgs {
     /// Trace file: Pajé text (plain, .gz or .zst), trama's binary .ptb, the proposal's
-    /// libRastro .rst, or a source `trama merge` reads (OpenTS, Ganglia, PCP, sched, CLOG-2,
-    /// Akypuera); the format is told from the content. Standard input when absent or "-".
+    /// libRastro .rst, an OTF2 archive's anchor (.otf2, its other files beside it), or a
+    /// source `trama merge` reads (OpenTS, Ganglia, PCP, sched, CLOG-2, Akypuera); the
+    /// format is told from the content. Standard input when absent or "-".
     #[arg(value_name = "FILE")]
     pub file: Option<OsString>,
     /// Accept the old field names of Pajé 1.x (ContainerType, EntityType, SourceContainer, DestContainer, …).

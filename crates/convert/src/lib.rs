@@ -204,7 +204,11 @@ fn to_ptb<W: Write + Send + 'static>(
     wopts.strings = opts.strings;
     wopts.zstd_level = opts.zstd_level;
     wopts.block_events = opts.block_events;
-    wopts.quotes_stripped = read.quotes == trama_open::QuoteMode::Strip;
+    // Words read with quotes stripped (by the options, or because the
+    // input's text is made that way: other formats) are written back
+    // quoted.
+    wopts.quotes_stripped = read.quotes == trama_open::QuoteMode::Strip
+        || input.text_quotes() == trama_open::QuoteMode::Strip;
     let mut writer = Writer::new(out, wopts).map_err(|e| write_error(opts, e))?;
     // The writer encodes on a thread of its own: the reader gets the other
     // cores (on two, it lexes on the caller's thread, which beats sharing

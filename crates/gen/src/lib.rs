@@ -48,6 +48,7 @@ mod kinds;
 mod model;
 mod mutate;
 mod options;
+pub mod otf2;
 mod rng;
 pub mod shared;
 

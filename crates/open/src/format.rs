@@ -3,7 +3,7 @@
 //! [`Format::sniff`] looks at the first bytes of an input (decompressed, when
 //! it is gzip or zstd: [`HEAD`] bytes are enough) and names its format. It
 //! knows the formats trama reads as traces, the sources `trama merge`
-//! reads, and formats trama recognises without reading them yet, so that
+//! reads, and formats trama recognises without reading them (yet), so that
 //! the error can name them instead of failing on a byte it does not expect.
 //!
 //! | format | recognised by |
@@ -12,7 +12,7 @@
 //! | the seed's binary Pajé in libRastro files | a libRastro file whose first events include definitions (999) or strings (888) |
 //! | libRastro traces (Akypuera, DECK) | a libRastro file of other events |
 //! | MPE CLOG-2 | `CLOG-02` |
-//! | OTF2 | an anchor file's header (`OTF2` after the chunk byte and the endianness mark); an archive's `.def`/`.evt` files by the same header |
+//! | OTF2 | an anchor file's header (`OTF2` after the chunk byte and the endianness byte, `0x42` or `0x23`); an archive's `.def`/`.evt` files by the same header (named, not read: the anchor is the door) |
 //! | Paraver (`.prv`) | `#Paraver (` |
 //! | Pajé text | `%EventDef` |
 //! | Ganglia | `<GANGLIA_XML`, or the text log's `unixtime metric host value` lines |
@@ -50,9 +50,10 @@ pub enum Format {
     Sched,
     /// OpenTS (T-system) XML traces.
     Opents,
-    /// An OTF2 archive's anchor file (not read yet).
+    /// An OTF2 archive's anchor file (its other files are found beside it).
     Otf2,
-    /// A file of an OTF2 archive other than its anchor (not read yet).
+    /// A file of an OTF2 archive other than its anchor (read through the
+    /// anchor).
     Otf2Part,
     /// A Paraver trace (`.prv`, with the `.pcf` and `.row` beside it).
     Paraver,
@@ -73,7 +74,8 @@ impl Format {
         if head.starts_with(b"CLOG-02") {
             return Format::Clog2;
         }
-        if head.len() >= 6 && head[0] == 3 && matches!(head[1], b'B' | b'L') {
+        // The endianness byte of OTF2 buffers: 0x42 little, 0x23 big endian.
+        if head.len() >= 6 && head[0] == 3 && matches!(head[1], 0x42 | 0x23) {
             if &head[2..6] == b"OTF2" {
                 return Format::Otf2;
             }
@@ -145,16 +147,18 @@ impl Format {
     /// The `kind` of a merge plan's source entry that reads this format.
     pub fn source_kind(self) -> Option<&'static str> {
         Some(match self {
-            Format::PajeText | Format::Ptb | Format::RastroPaje | Format::Paraver => "paje",
+            Format::PajeText
+            | Format::Ptb
+            | Format::RastroPaje
+            | Format::Paraver
+            | Format::Otf2 => "paje",
             Format::Rastro => "rst",
             Format::Clog2 => "clog2",
             Format::Ganglia => "ganglia",
             Format::Pcp => "pcp",
             Format::Sched => "sched",
             Format::Opents => "opents",
-            Format::Otf2 | Format::Otf2Part | Format::UnknownBinary | Format::UnknownText => {
-                return None
-            }
+            Format::Otf2Part | Format::UnknownBinary | Format::UnknownText => return None,
         })
     }
 
@@ -250,11 +254,13 @@ mod tests {
         let mut anchor = vec![3, b'B'];
         anchor.extend_from_slice(b"OTF2\0\x03\x02\x02");
         assert_eq!(Format::sniff(&anchor), Format::Otf2);
-        anchor[1] = b'L';
+        anchor[1] = 0x23;
         assert_eq!(Format::sniff(&anchor), Format::Otf2);
         let part = [3, b'B', 1, 0, 0, 0, 0, 0];
         assert_eq!(Format::sniff(&part), Format::Otf2Part);
-        assert!(!Format::Otf2.readable());
+        assert!(Format::Otf2.readable());
+        assert!(!Format::Otf2Part.readable());
+        assert_eq!(Format::Otf2.source_kind(), Some("paje"));
         assert_eq!(Format::Ganglia.source_kind(), Some("ganglia"));
     }
 }

@@ -247,18 +247,10 @@ pub fn detect(path: &Path) -> Result<&'static str, Error> {
 /// The error for a format trama recognises but does not read, or a
 /// binary file of no format it knows.
 pub(crate) fn unsupported(head: &Head) -> Error {
-    let not_yet = |what: &str| {
-        format!(
-            "{} ({what}); trama cannot read this format yet",
-            head.format.describe()
-        )
-    };
     let what = match head.format {
-        Format::Otf2 => not_yet(
-            "the anchor file of an archive written by Score-P, APEX or TAU; convert it to Paraver or Pajé meanwhile",
-        ),
-        Format::Otf2Part => not_yet(
-            "a definitions or events file of an archive; its anchor is the .otf2 file beside its folder",
+        Format::Otf2Part => format!(
+            "{}: a definitions or events file of an archive; give the archive's anchor, the .otf2 file beside its folder",
+            head.format.describe()
         ),
         _ => {
             let shown: Vec<String> = head.bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
@@ -269,7 +261,7 @@ pub(crate) fn unsupported(head: &Head) -> Error {
                 .map(|at| format!(", a NUL byte at byte {at}"))
                 .unwrap_or_default();
             format!(
-                "a binary file of no format trama reads (it starts with {}{nul}); trama reads Pajé text (plain, gzip, zstd), .ptb, libRastro (.rst), Paraver (.prv), CLOG-2, Ganglia, PCP, Linux scheduling and OpenTS files",
+                "a binary file of no format trama reads (it starts with {}{nul}); trama reads Pajé text (plain, gzip, zstd), .ptb, libRastro (.rst), OTF2 (.otf2), Paraver (.prv), CLOG-2, Ganglia, PCP, Linux scheduling and OpenTS files",
                 shown.join(" ")
             )
         }

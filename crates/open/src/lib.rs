@@ -92,6 +92,10 @@ pub struct LoadOptions {
     /// again (a stream), given as a warning that the key was possibly
     /// reused. Default `None`: every key is kept.
     pub key_filter: Option<usize>,
+    /// The consumer takes entity events by handles (the simulation does,
+    /// without a sort window): readers that can (OTF2) hand them so, which
+    /// spares the resolver its lookups.
+    pub(crate) handles: bool,
 }
 
 impl Default for LoadOptions {
@@ -109,6 +113,7 @@ impl Default for LoadOptions {
             lenient: false,
             sort_window: None,
             key_filter: None,
+            handles: false,
         }
     }
 }

@@ -183,3 +183,17 @@ pub(crate) fn write_events_as_text<R: TraceReader>(
     })?;
     Ok(())
 }
+
+/// Appends `w` to `line`, in double quotes when `quote` and it holds
+/// spaces, tabs or `#` or is empty: such text reads back with
+/// [`trama_paje::QuoteMode::Strip`]. The word must hold no double quote
+/// nor line break.
+pub(crate) fn push_word(line: &mut Vec<u8>, w: &[u8], quote: bool) {
+    if quote && (w.is_empty() || w.iter().any(|b| matches!(b, b' ' | b'\t' | b'#'))) {
+        line.push(b'"');
+        line.extend_from_slice(w);
+        line.push(b'"');
+    } else {
+        line.extend_from_slice(w);
+    }
+}

@@ -110,6 +110,11 @@ impl Opened {
     ) -> Result<Simulated<S>, Error> {
         self.check_sort_window(opts)?;
         let sopts = sim_options(opts);
+        // The simulation takes entity events by handles, unless they go
+        // through the sort window, which copies words.
+        let mut handled = opts.clone();
+        handled.handles = opts.sort_window.is_none();
+        let opts = &handled;
         let stopped = Arc::new(AtomicBool::new(false));
         let halted = Arc::new(AtomicBool::new(false));
         let keys = opts.key_filter.map(|bytes| {
@@ -346,9 +351,12 @@ impl Opened {
     fn sim_error(&self, mut e: SimError) -> Error {
         let binary = self.binary();
         if e.line != 0 && !binary && e.contents.is_empty() {
-            // Errors found by the engine carry no text: read the line again
-            // (only possible for files, not for streams).
-            if let Some(f) = self.again.as_ref().and_then(|f| f.try_clone().ok()) {
+            if let crate::formats::Reader::Otf2(r) = &self.reader {
+                // An archive's events are mapped again up to that line.
+                e.contents = r.words_at(e.line).unwrap_or_default();
+            } else if let Some(f) = self.again.as_ref().and_then(|f| f.try_clone().ok()) {
+                // Errors found by the engine carry no text: read the line
+                // again (only possible for files, not for streams).
                 e.contents = crate::lines::line_of(f, e.line).unwrap_or_default();
             }
         }

@@ -72,11 +72,10 @@ fn merge_kinds_are_told_from_content() {
 fn formats_trama_does_not_read_are_named() {
     let Some(s) = samples() else { return };
     for (file, format, words) in [
-        ("otf2/apex-phylanx/APEX.otf2", Format::Otf2, "OTF2 archive"),
         (
             "otf2/apex-phylanx/APEX/1.evt",
             Format::Otf2Part,
-            "its anchor",
+            "the archive's anchor",
         ),
         (
             "mpe-clog/clog-v1/fpilog.clog",
@@ -95,6 +94,26 @@ fn formats_trama_does_not_read_are_named() {
             "{file}: {e}"
         );
     }
+}
+
+/// An OTF2 anchor is read with the files beside it; read from a stream,
+/// the error says why it needs its path.
+#[test]
+fn an_otf2_anchor_is_read_from_its_path() {
+    let Some(s) = samples() else { return };
+    let path = s.join("otf2/apex-phylanx/APEX.otf2");
+    assert_eq!(format_of(&path), Format::Otf2);
+    let trace = trama_open::load(&Source::Path(path.clone()), &LoadOptions::default()).unwrap();
+    assert_eq!(trace.entity_count(), 8062);
+    let data = std::fs::read(&path).unwrap();
+    let e = trama_open::open_reader("anchor", std::io::Cursor::new(data))
+        .err()
+        .expect("an anchor without its path")
+        .to_string();
+    assert!(
+        e.starts_with("anchor: ") && e.contains("give its path"),
+        "{e}"
+    );
 }
 
 /// The same trace read from a file, a FIFO and a reader gives the same

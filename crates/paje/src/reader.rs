@@ -67,6 +67,9 @@ pub struct ReadStats {
     pub definitions: Vec<EventDef>,
     /// Remarks about accepted but suspicious input (e.g. an unclosed definition).
     pub warnings: Vec<String>,
+    /// What a reader of another format says of its input for a summary
+    /// (an OTF2 archive's records by type, those skipped).
+    pub notes: Vec<String>,
 }
 
 struct Chunk {

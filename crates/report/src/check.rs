@@ -81,6 +81,10 @@ pub fn check_summary(
             st.lines,
         )?,
     }
+    for (i, note) in st.notes.iter().enumerate() {
+        let label = if i == 0 { "records" } else { "" };
+        writeln!(o, "  {label:<11} {note}")?;
+    }
     writeln!(
         o,
         "  types       {} ({} container, {} state, {} event, {} variable, {} link)",

@@ -5,6 +5,7 @@
 //! [`Format`] variant and sniffing rule in `format.rs`, its variant in
 //! [`Reader`] and its line in [`reader_for`].
 
+pub(crate) mod otf2;
 pub(crate) mod paraver;
 pub(crate) mod ptb;
 pub(crate) mod rastro;
@@ -20,6 +21,7 @@ pub(crate) enum Reader {
     // Boxed: a .ptb's reader holds its whole index.
     Ptb(Box<ptb::PtbReader>),
     Rastro(rastro::RastroReader),
+    Otf2(Box<otf2::Otf2Reader>),
 }
 
 /// Calls `$call` on the reader inside `$r`, whatever its variant.
@@ -29,6 +31,7 @@ macro_rules! each_reader {
             $crate::formats::Reader::Text($x) => $call,
             $crate::formats::Reader::Ptb($x) => $call,
             $crate::formats::Reader::Rastro($x) => $call,
+            $crate::formats::Reader::Otf2($x) => $call,
         }
     };
 }
@@ -40,6 +43,7 @@ pub(crate) fn reader_for(head: Head) -> Result<Reader, Error> {
         Format::PajeText | Format::UnknownText => Reader::Text(text::TextReader::open(head)?),
         Format::Ptb => Reader::Ptb(Box::new(ptb::PtbReader::open(head)?)),
         Format::RastroPaje => Reader::Rastro(rastro::RastroReader::open(head)?),
+        Format::Otf2 => Reader::Otf2(Box::new(otf2::Otf2Reader::open(head)?)),
         Format::Rastro
         | Format::Clog2
         | Format::Ganglia
@@ -51,8 +55,6 @@ pub(crate) fn reader_for(head: Head) -> Result<Reader, Error> {
             Reader::Text(records::open(source, notes)?)
         }
         Format::Paraver => Reader::Text(paraver::open(head)?),
-        Format::Otf2 | Format::Otf2Part | Format::UnknownBinary => {
-            return Err(crate::kinds::unsupported(&head))
-        }
+        Format::Otf2Part | Format::UnknownBinary => return Err(crate::kinds::unsupported(&head)),
     })
 }
