@@ -38,10 +38,12 @@ const source = EmbeddedSource.fromPage() || new ServerSource();
 
 function computeVisible() {
   const m = state.meta;
+  // Rows with nothing over the whole run are not shown (meta.notes says which).
+  const idle = new Set(m.idle || []);
   if (state.order === "hosts") {
     // The seed's order: hosts by the messages they put on the network,
     // each followed by its processes.
-    state.visible = m.host_order.slice();
+    state.visible = m.host_order.filter((i) => !idle.has(i));
     return;
   }
   const hiddenBelow = new Set();
@@ -54,6 +56,7 @@ function computeVisible() {
   };
   state.visible = [];
   m.rows.forEach((r, i) => {
+    if (idle.has(i)) return;
     // A collapsed container keeps its own row; its subtree and its
     // variables are hidden.
     if (under(r.container) || (r.variable != null && state.collapsed.has(r.container))) {
@@ -835,7 +838,7 @@ async function main() {
   $("span").textContent =
     `${meta.counts.states} states, ${meta.counts.links} links, ${meta.counts.events} events, ${meta.containers.length} containers`;
   if (meta.notes.length) $("span").title = meta.notes.join("\n");
-  if (meta.notes.length) $("span").textContent += " · some links not drawn (hover here)";
+  if (meta.notes.length) $("span").textContent += " · notes (hover here)";
   if (source.offline) {
     $("span").textContent += " · offline: drawn from the report's summary";
     $("span").title = [...meta.notes, "This report holds a summary of the trace at several levels of detail; zooming further than its finest level shows that level's columns. `trama view` reads every entity."].join("\n");

@@ -297,6 +297,30 @@ pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
     serve(shared, opts)
 }
 
+/// Marks in `meta` the rows with nothing over the whole run, and says so.
+fn idle(pyramid: &pyramid::Pyramid, trace: &Trace, meta: &mut Meta) {
+    meta.idle = pyramid.idle_rows(trace);
+    if !meta.idle.is_empty() {
+        let names: Vec<&str> = meta
+            .idle
+            .iter()
+            .take(5)
+            .map(|i| meta.rows[*i as usize].label.as_str())
+            .collect();
+        let more = meta.idle.len().saturating_sub(names.len());
+        meta.notes.push(format!(
+            "{} rows with nothing over the whole run are not shown: {}{}",
+            meta.idle.len(),
+            names.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+}
+
 /// The link types drawn when `msgs` leaves some out.
 fn drawn(trace: &Trace, msgs: &trama_analysis::Messages) -> Option<Vec<trama_sim::TypeId>> {
     (!msgs.left_out.is_empty()).then(|| {
@@ -344,6 +368,8 @@ fn prepare(trace: Trace, name: &str) -> State {
     } = describe(trace, name);
     let lod = trama_lod::Lod::new(trace);
     let pyramid = pyramid::Pyramid::new(&lod, (meta.start, meta.end), &rows, link_types.as_deref());
+    let mut meta = meta;
+    idle(&pyramid, trace, &mut meta);
     State {
         model: trace,
         rows,
@@ -453,12 +479,14 @@ fn prepare_blocks(
         let o = trama_analysis::order_of(reference, window, pairs.into_iter(), &level.name);
         host_order(reference, &g.rows, level, o, &mut meta);
     }
+    let pyramid = pyramid::Pyramid::from_base(g.base);
+    idle(&pyramid, reference, &mut meta);
     Ok(State {
         model: reference,
         rows: g.rows,
         meta,
         link_types,
-        pyramid: pyramid::Pyramid::from_base(g.base),
+        pyramid,
         msgs,
         store: Store::Blocks(Box::new(blocks), g.slices),
     })

@@ -112,6 +112,10 @@ pub struct Meta {
     /// The rows in the seed's order (indices into `rows`): hosts by the
     /// messages they put on the network, each followed by its processes.
     pub host_order: Vec<u32>,
+    /// Rows with nothing over the whole run (indices into `rows`), which the
+    /// page does not show: a container's row stays while a row of its
+    /// subtree shows something.
+    pub idle: Vec<u32>,
 }
 
 fn kind_name(k: TypeKind) -> &'static str {
@@ -215,5 +219,6 @@ pub fn meta(trace: &Trace, rows: &[Row], name: &str) -> Meta {
         notes: Vec::new(),
         host_level: None,
         host_order: Vec::new(),
+        idle: Vec::new(),
     }
 }

@@ -318,10 +318,16 @@ fn stats(trace: &Trace, msgs: &trama_analysis::Messages, run: (f64, f64), room: 
 pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
     let crate::Described {
         rows,
-        meta,
+        mut meta,
         link_types,
         msgs,
     } = crate::describe(trace, name);
+    // Rows with nothing over the whole run are not shown, as in `trama view`.
+    let lod = trama_lod::Lod::new(trace);
+    let whole =
+        crate::pyramid::Pyramid::new(&lod, (meta.start, meta.end), &rows, link_types.as_deref());
+    crate::idle(&whole, trace, &mut meta);
+    drop((whole, lod));
     let (mut t0, mut t1) = (meta.start, meta.end);
     if t1 <= t0 {
         // A run of no duration: a second around its instant, as windows are.

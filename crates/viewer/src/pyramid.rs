@@ -180,6 +180,28 @@ impl Pyramid {
         Pyramid { base }
     }
 
+    /// The rows (indices) with nothing over the whole run whose container
+    /// has no row below it with something, in `trace`'s container tree.
+    pub(crate) fn idle_rows(&self, trace: &trama_sim::Trace) -> Vec<u32> {
+        let m = &trace.model;
+        let mut busy = std::collections::HashSet::new();
+        for r in self.base.rows.iter().filter(|r| !r.is_empty()) {
+            let mut c = Some(r.row.container);
+            while let Some(x) = c.filter(|x| busy.insert(*x)) {
+                c = m.container(x).parent;
+            }
+        }
+        self.base
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.is_empty() && (r.row.variable.is_some() || !busy.contains(&r.row.container))
+            })
+            .map(|(i, _)| i as u32)
+            .collect()
+    }
+
     /// The summary of `asked` rows over `[t0, t1]` at `width` columns, from
     /// the base; `None` when the columns are too narrow for it (unless
     /// `coarse`: then narrower columns show the base column they are in).

@@ -368,7 +368,26 @@ fn topology_links_are_left_out_and_said() {
     let meta = request(&r, "GET", &format!("{}api/meta", base(&r)), &host(&r)).body;
     let v: serde_json::Value = serde_json::from_str(&meta).unwrap();
     assert_eq!(v["counts"]["links"], 46);
+    // The platform's link containers hold nothing: their rows are not
+    // shown, and the notes say so; the hosts above the processes stay.
+    let rows = v["rows"].as_array().unwrap();
+    let label = |i: &serde_json::Value| rows[i.as_u64().unwrap() as usize]["label"].clone();
+    let idle: Vec<serde_json::Value> = v["idle"].as_array().unwrap().iter().map(label).collect();
+    assert!(idle.len() >= 10 && idle.len() < rows.len(), "{idle:?}");
+    for shown in ["Tremblay", "master-1", "worker-2"] {
+        assert!(
+            !idle.contains(&serde_json::json!(shown)),
+            "{shown}: {idle:?}"
+        );
+    }
+    assert!(idle.contains(&serde_json::json!("7")), "{idle:?}");
     let notes = v["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("nothing over the whole run")),
+        "{notes:?}"
+    );
     assert!(
         notes
             .iter()
