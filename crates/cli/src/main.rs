@@ -261,9 +261,10 @@ enum Strings {
 #[derive(Args, Debug, Clone)]
 pub struct ReadArgs {
     /// Trace file: Pajé text (plain, .gz or .zst), trama's binary .ptb, the proposal's
-    /// libRastro .rst, an OTF2 archive's anchor (.otf2, its other files beside it), or a
-    /// source `trama merge` reads (OpenTS, Ganglia, PCP, sched, CLOG-2, Akypuera); the
-    /// format is told from the content. Standard input when absent or "-".
+    /// libRastro .rst, an OTF2 archive's anchor (.otf2, its other files beside it), a
+    /// Paraver .prv (its .pcf and .row beside it), or a source `trama merge` reads (OpenTS,
+    /// Ganglia, PCP, sched, CLOG-2, Akypuera); the format is told from the content.
+    /// Standard input when absent or "-".
     #[arg(value_name = "FILE")]
     pub file: Option<OsString>,
     /// Accept the old field names of Pajé 1.x (ContainerType, EntityType, SourceContainer, DestContainer, …).
