@@ -215,6 +215,8 @@ fn error_at(prv: &Path, line: usize) -> String {
         err.contains(&format!("t.prv:{line}: ")),
         "line {line}: {err}"
     );
+    // The file is named once, with its line.
+    assert_eq!(err.matches("t.prv").count(), 1, "{err}");
     err
 }
 

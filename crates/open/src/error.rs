@@ -26,6 +26,15 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// A source read as a trace (a Paraver file, a merge source) is not
+    /// valid; its message names the file and the line.
+    #[error("{message}")]
+    Located {
+        /// The input.
+        name: String,
+        /// What is wrong, where.
+        message: String,
+    },
     /// A line of a text trace is not valid Pajé.
     #[error("{name}:{line}: {}\n  | {}", shorten(&error.to_string()), shorten(contents))]
     Syntax {

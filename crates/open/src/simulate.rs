@@ -336,6 +336,13 @@ impl Opened {
                 error,
                 contents,
             },
+            // A source's error already names the file and the line.
+            Failure::Io(source) if source.to_string().starts_with(&format!("{name}:")) => {
+                Error::Located {
+                    message: source.to_string(),
+                    name,
+                }
+            }
             Failure::Io(source) => Error::Io { name, source },
             Failure::Format(message) => Error::Format { name, message },
         }
