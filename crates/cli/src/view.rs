@@ -202,6 +202,17 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
             let input = std::path::PathBuf::from(a.read.file.clone().unwrap_or_default());
             Box::new(move || {
                 if ptb(&entry).is_err() {
+                    // Only a file trama made there is replaced.
+                    if let Ok(mut f) = std::fs::File::open(&entry) {
+                        use std::io::Read;
+                        let mut head = [0u8; 8];
+                        if f.read_exact(&mut head).is_err() || !trama_ptb::is_ptb(&head) {
+                            fail(&format!(
+                                "{} is in the way of the cache's entry and is not a trace trama converted: move it, or choose another cache with --cache DIR",
+                                entry.display()
+                            ));
+                        }
+                    }
                     eprintln!(
                         "trama: converting {} to {} (once: read by blocks from then on)",
                         input.display(),

@@ -130,3 +130,35 @@ fn a_cache_that_cannot_be_made_is_named() {
     );
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
 }
+
+#[test]
+fn a_file_in_the_way_of_a_cache_entry_is_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("ring.paje");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    std::fs::copy(&example, &input).unwrap();
+    let cache = tmp.path().join("cache");
+    let args = [
+        "--blocks",
+        "--cache",
+        cache.to_str().unwrap(),
+        input.to_str().unwrap(),
+    ];
+    view(&args);
+    // The converted trace replaced by a file of the user's.
+    let entry = entries(&cache)
+        .into_iter()
+        .find(|e| e.ends_with(".ptb"))
+        .unwrap();
+    let entry = cache.join(entry);
+    std::fs::write(&entry, "mine").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args(["view", "--no-open", "--port", "0"])
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("in the way"), "{err}");
+    assert_eq!(std::fs::read(&entry).unwrap(), b"mine");
+}

@@ -416,14 +416,31 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
     })
 }
 
-/// Writes `bytes` to `path` whole or not at all (a temporary file beside
-/// it, renamed); a failure only costs the next view a new first pass.
+/// Writes `bytes` to `path` whole or not at all (a temporary file made
+/// beside it, never one that exists, then renamed); a file at `path` that
+/// is not a saved summary is left alone. A failure only costs the next
+/// view a new first pass.
 pub(crate) fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::{Read, Write};
+    if let Ok(mut f) = std::fs::File::open(path) {
+        let mut head = [0u8; 4];
+        if f.read_exact(&mut head).is_err() || &head != MAGIC {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                format!("{} is not a saved summary: left alone", path.display()),
+            ));
+        }
+    }
     let name = path
         .file_name()
         .map_or("summary".into(), |n| n.to_string_lossy().into_owned());
     let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temp, bytes)
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
         .and_then(|()| std::fs::rename(&temp, path))
         .inspect_err(|_| {
             let _ = std::fs::remove_file(&temp);

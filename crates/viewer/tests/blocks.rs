@@ -339,6 +339,21 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
         n,
         "saved again, whole"
     );
+    // A file there that is not a saved summary is read past and left alone.
+    let foreign = dir.path().join("notes.view");
+    std::fs::write(&foreign, "my notes").unwrap();
+    let file = trama_ptb::PtbFile::open_lazy(&path).unwrap().unwrap();
+    let other = serve(
+        Input::Blocks {
+            file,
+            done: None,
+            summary: Some(foreign.clone()),
+        },
+        1000,
+    );
+    assert_eq!(mb, json(&other, "api/meta"));
+    assert_eq!(std::fs::read(&foreign).unwrap(), b"my notes");
+    other.stop();
     whole.stop();
     blocks.stop();
     narrow.stop();
