@@ -17,16 +17,7 @@ const LINKS: usize = 240_000;
 /// Links of unique keys, then key `k7` used again (completed, so that
 /// only the reuse is wrong); the line of the reuse.
 fn reused() -> (String, u64) {
-    let mut text = String::new();
-    for (id, name, fields) in [
-        (0, "PajeDefineContainerType", "Alias string\n% Type string\n% Name string"),
-        (1, "PajeDefineLinkType", "Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string"),
-        (2, "PajeCreateContainer", "Time date\n% Alias string\n% Type string\n% Container string\n% Name string"),
-        (3, "PajeStartLink", "Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string"),
-        (4, "PajeEndLink", "Time date\n% Type string\n% Container string\n% EndContainer string\n% Value string\n% Key string"),
-    ] {
-        text.push_str(&format!("%EventDef {name} {id}\n% {fields}\n%EndEventDef\n"));
-    }
+    let mut text = trama_gen::link_event_defs();
     text.push_str("0 P 0 P\n1 L 0 P P L\n2 0 p1 P 0 p1\n2 0 p2 P 0 p2\n");
     for i in 0..LINKS {
         text.push_str(&format!("3 {i} L 0 p1 v k{i}\n4 {i}.5 L 0 p2 v k{i}\n"));

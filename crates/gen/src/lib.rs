@@ -57,6 +57,23 @@ pub use mutate::mutate;
 pub use options::GenOptions;
 pub use rng::Rng;
 
+/// The `%EventDef` block of a trace of links with keys: container type
+/// (0), link type (1), container creation (2), link start (3) and end (4),
+/// each with the usual fields, the links' with a `Key`.
+pub fn link_event_defs() -> String {
+    let mut text = String::new();
+    for (id, name, fields) in [
+        (0, "PajeDefineContainerType", "Alias string\n% Type string\n% Name string"),
+        (1, "PajeDefineLinkType", "Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string"),
+        (2, "PajeCreateContainer", "Time date\n% Alias string\n% Type string\n% Container string\n% Name string"),
+        (3, "PajeStartLink", "Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string"),
+        (4, "PajeEndLink", "Time date\n% Type string\n% Container string\n% EndContainer string\n% Value string\n% Key string"),
+    ] {
+        text.push_str(&format!("%EventDef {name} {id}\n% {fields}\n%EndEventDef\n"));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

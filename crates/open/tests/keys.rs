@@ -10,16 +10,7 @@ use trama_open::{LoadOptions, Source, KEY_FILTER_BYTES};
 use trama_sim::CountingSink;
 
 fn header(link_types: &[&str]) -> String {
-    let mut text = String::new();
-    for (id, name, fields) in [
-        (0, "PajeDefineContainerType", "Alias string\n% Type string\n% Name string"),
-        (1, "PajeDefineLinkType", "Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string"),
-        (2, "PajeCreateContainer", "Time date\n% Alias string\n% Type string\n% Container string\n% Name string"),
-        (3, "PajeStartLink", "Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string"),
-        (4, "PajeEndLink", "Time date\n% Type string\n% Container string\n% EndContainer string\n% Value string\n% Key string"),
-    ] {
-        text.push_str(&format!("%EventDef {name} {id}\n% {fields}\n%EndEventDef\n"));
-    }
+    let mut text = trama_gen::link_event_defs();
     text.push_str("0 P 0 P\n");
     for t in link_types {
         text.push_str(&format!("1 {t} 0 P P {t}\n"));

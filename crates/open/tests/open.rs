@@ -10,11 +10,7 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-// The shared-folder helper of trama-gen, compiled in (this crate's tests do
-// not depend on trama-gen).
-#[path = "../../gen/src/shared.rs"]
-#[allow(dead_code)]
-mod shared;
+use trama_gen::shared;
 
 /// `samples` in the shared folder beside the repository, when present.
 fn samples() -> Option<PathBuf> {
