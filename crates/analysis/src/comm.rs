@@ -209,6 +209,12 @@ pub struct OrderedHost {
     pub sent_off_host: u64,
     /// Its processes, in order, with their off-host messages sent.
     pub processes: Vec<(String, u64)>,
+    /// Its container.
+    #[serde(skip)]
+    pub id: ContainerId,
+    /// Its processes' containers, in the order of `processes`.
+    #[serde(skip)]
+    pub process_ids: Vec<ContainerId>,
 }
 
 /// What [`order`] computes.
@@ -317,6 +323,8 @@ pub fn order_of(
                         .iter()
                         .map(|p| (container_name(trace, *p), sent(&proc_sent, p)))
                         .collect(),
+                    id: *h,
+                    process_ids: procs,
                 }
             })
             .collect(),

@@ -22,12 +22,16 @@
 //!   when the reader does not name it.
 //! - [`states_at`] and [`dominant_states`]: one state value per container,
 //!   at an instant or over the window.
+//! - [`frame`]: what an animation shows at an instant or over an interval
+//!   (each process's state, the messages in flight, the Kiviat radii so
+//!   far) on a [`Stage`], the processes grouped by host.
 //! - [`TimeWindow`]: a window as asked for (`START:END`, either side open),
 //!   resolved against a trace into a [`Window`].
 #![deny(missing_docs)]
 
 mod comm;
 mod dominant;
+mod frames;
 mod graph;
 mod levels;
 mod messages;
@@ -40,6 +44,9 @@ mod window;
 
 pub use comm::{comm_matrix, order, order_of, CommMatrix, CommPair, OrderedHost, Ordering};
 pub use dominant::{dominant_states, find_value, states_at, ContainerState};
+pub use frames::{
+    frame, guess_size_field, Flights, Frame, FrameCell, FrameState, Stage, StageHost, StageProcess,
+};
 pub use graph::{graph, Edge, Graph, Node};
 pub use levels::{host_level, host_level_of, HostLevel};
 pub use messages::{Messages, UnknownLinkType};
