@@ -120,7 +120,10 @@ impl Stage {
             .map(|(i, h)| (h.id, i as u32))
             .collect();
         for c in m.containers_depth_first() {
-            let holds = m.lists.iter().any(|l| l.container == c && l.kind == TypeKind::State);
+            let holds = m
+                .lists
+                .iter()
+                .any(|l| l.container == c && l.kind == TypeKind::State);
             if holds && !stage.index.contains_key(&c) {
                 let host = host_ty
                     .and_then(|t| m.container(c).parent.and_then(|p| ancestor(trace, p, t)))
@@ -155,7 +158,9 @@ pub fn guess_size_field(trace: &Trace) -> Option<String> {
             for p in e.extras.chunks_exact(2) {
                 let name = m.label(p[0]);
                 let lower = name.to_lowercase();
-                let sized = ["size", "bytes", "length"].iter().any(|w| lower.contains(w));
+                let sized = ["size", "bytes", "length"]
+                    .iter()
+                    .any(|w| lower.contains(w));
                 let number = std::str::from_utf8(m.str(p[1]))
                     .ok()
                     .and_then(|v| v.trim().trim_matches('"').parse::<f64>().ok())
@@ -201,7 +206,10 @@ impl Flights {
     /// The messages of `trace` (the link types `msgs` counts).
     pub fn new(trace: &Trace, stage: &Stage, msgs: &Messages) -> Flights {
         let m = &trace.model;
-        let host_ty = stage.level.as_deref().and_then(|l| container_type(trace, l));
+        let host_ty = stage
+            .level
+            .as_deref()
+            .and_then(|l| container_type(trace, l));
         let host_index: HashMap<u32, u32> = stage
             .hosts
             .iter()
@@ -227,12 +235,18 @@ impl Flights {
                     .and_then(|p| std::str::from_utf8(m.str(p[1])).ok())
                     .and_then(|v| v.trim().trim_matches('"').parse::<f64>().ok())
             });
-            let rate = size.filter(|_| e.end > e.start).map(|b| 8.0 * b / (e.end - e.start));
+            let rate = size
+                .filter(|_| e.end > e.start)
+                .map(|b| 8.0 * b / (e.end - e.start));
             let (ha, hb) = (host(from), host(to));
             out.flights.push(Flight {
                 start: e.start,
                 // A link that never ended is in flight to the end.
-                end: if e.end < e.start { f64::INFINITY } else { e.end },
+                end: if e.end < e.start {
+                    f64::INFINITY
+                } else {
+                    e.end
+                },
                 from: a,
                 to: b,
                 rate,
@@ -264,6 +278,51 @@ impl Flights {
     /// True when there is no message.
     pub fn is_empty(&self) -> bool {
         self.flights.is_empty()
+    }
+
+    /// The messages in flight during `[t0, t1]`, by (sender, receiver):
+    /// how many and their mean effective rate.
+    pub fn cells(&self, t0: f64, t1: f64) -> Vec<FrameCell> {
+        frame_cells(self, t0, t1)
+    }
+
+    /// A fixed scale for the Kiviat radii of a run on `hosts` hosts: the
+    /// largest share a host reaches once a twentieth of the off-host
+    /// messages (at least 20) have started, rounded up to a twentieth (the
+    /// first messages give one host everything). At most 1.
+    pub fn kiviat_scale(&self, hosts: usize) -> f64 {
+        let total = self.flights.iter().filter(|f| f.off_host.is_some()).count();
+        let settle = (total / 20).max(20);
+        let mut counts = vec![0u64; hosts];
+        let (mut seen, mut most) = (0u64, 0.0f64);
+        for f in &self.flights {
+            let Some(h) = f.off_host else { continue };
+            counts[h as usize] += 1;
+            seen += 1;
+            if seen as usize >= settle.min(total) {
+                most = most.max(counts[h as usize] as f64 / seen as f64);
+            }
+        }
+        if most <= 0.0 {
+            return 1.0;
+        }
+        ((most * 20.0).ceil() / 20.0).min(1.0)
+    }
+
+    /// Messages started in each of `n` equal columns of `[t0, t1]`.
+    pub fn overview(&self, t0: f64, t1: f64, n: usize) -> Vec<u32> {
+        let mut out = vec![0u32; n];
+        let len = t1 - t0;
+        if n == 0 || len <= 0.0 {
+            return out;
+        }
+        for f in &self.flights {
+            if f.start >= t0 && f.start <= t1 {
+                let k = (((f.start - t0) / len) * n as f64) as usize;
+                out[k.min(n - 1)] += 1;
+            }
+        }
+        out
     }
 }
 
@@ -334,7 +393,7 @@ pub fn frame(
         t,
         dt,
         states: frame_states(trace, stage, t, t1),
-        cells: frame_cells(flights, t, t1),
+        cells: flights.cells(t, t1),
         kiviat,
         sent,
     }

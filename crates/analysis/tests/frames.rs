@@ -21,9 +21,7 @@ fn frames_agree_with_the_analyses() {
         let msgs = Messages::select(&trace, &[]).unwrap();
         let run = Window::of(&trace);
         let level = host_level(&trace, &msgs).map(|l| l.name);
-        let ordering = level
-            .as_deref()
-            .and_then(|l| order(&trace, run, &msgs, l));
+        let ordering = level.as_deref().and_then(|l| order(&trace, run, &msgs, l));
         let size = trama_analysis::guess_size_field(&trace);
         let stage = Stage::new(&trace, ordering.as_ref(), size.as_deref());
         let flights = Flights::new(&trace, &stage, &msgs);
@@ -35,9 +33,8 @@ fn frames_agree_with_the_analyses() {
             *seen.entry(trace.model.label(c.name)).or_default() += 1;
         }
         let unique = |n: &str| seen.get(n) == Some(&1);
-        let value = |v: Option<u32>| {
-            v.map(|v| trace.model.label(trace.model.values[v as usize].name))
-        };
+        let value =
+            |v: Option<u32>| v.map(|v| trace.model.label(trace.model.values[v as usize].name));
         for k in 0..12 {
             let t = run.start + run.len() * (k as f64 + 0.37) / 12.0;
             let at = format!("seed {seed}, t = {t}");
@@ -55,12 +52,16 @@ fn frames_agree_with_the_analyses() {
             // An interval: each value's share of exclusive time.
             let dt = run.len() / 40.0;
             let f = frame(&trace, &stage, &flights, t, dt, Some(run.start));
-            let w = Window { start: t, end: t + dt };
+            let w = Window {
+                start: t,
+                end: t + dt,
+            };
             let mut want: HashMap<(String, String), f64> = HashMap::new();
             for r in time_per_state(&trace, w, None).iter().flat_map(|s| &s.rows) {
                 if r.exclusive > 1e-12 * dt && unique(&r.container) {
-                    *want.entry((r.container.clone(), r.value.clone())).or_default() +=
-                        r.exclusive / dt;
+                    *want
+                        .entry((r.container.clone(), r.value.clone()))
+                        .or_default() += r.exclusive / dt;
                 }
             }
             let mut got: HashMap<(String, String), f64> = HashMap::new();
@@ -70,8 +71,8 @@ fn frames_agree_with_the_analyses() {
                 }
                 for (v, share) in &s.shares {
                     if *share > 1e-12 {
-                        *got.entry((name(p as u32), value(Some(*v)).unwrap())).or_default() +=
-                            share;
+                        *got.entry((name(p as u32), value(Some(*v)).unwrap()))
+                            .or_default() += share;
                     }
                 }
                 if let (Some(first), Some(max)) = (

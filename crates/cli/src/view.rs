@@ -44,6 +44,25 @@ pub struct ViewArgs {
     /// (default: $XDG_CACHE_HOME/trama, else ~/.cache/trama).
     #[arg(long, value_name = "DIR")]
     pub cache: Option<std::path::PathBuf>,
+    /// The player (button "play", key p): seconds of execution per second of playback
+    /// (default: the visible window in 30 s; 1e-3 plays a millisecond a second, slow motion).
+    #[arg(long, value_name = "R", value_parser = positive)]
+    pub rate: Option<f64>,
+    /// The player: wall seconds per frame (default 0.1; 0.5 = 2 frames a second, 0.04 = 25).
+    #[arg(long, value_name = "SEC", value_parser = positive)]
+    pub play_speed: Option<f64>,
+    /// The field of the links holding a message's size in bytes, for the effective rates of
+    /// the traffic animation (default: guessed when one field is named like a size).
+    #[arg(long, value_name = "NAME")]
+    pub size_field: Option<String>,
+}
+
+/// A positive number of seconds.
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("{s:?} is not a positive number")),
+    }
 }
 
 /// Beyond this many events, a .ptb is read by blocks.
@@ -304,6 +323,7 @@ fn serve(a: &ViewArgs, (load, loading): Loader) -> anyhow::Result<ExitCode> {
         });
     let mut opts = ViewerOptions::default();
     (opts.address, opts.port, opts.name) = (a.address, a.port, name);
+    (opts.rate, opts.play_speed, opts.size_field) = (a.rate, a.play_speed, a.size_field.clone());
     if !a.address.is_loopback() {
         eprintln!(
             "trama: warning: listening on {}: other machines can reach this trace (with the URL's token)",

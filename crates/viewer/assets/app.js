@@ -6,6 +6,7 @@
 
 import { ServerSource } from "./source.js";
 import { EmbeddedSource } from "./offline.js";
+import { Player } from "./player.js";
 
 const ROW_H = 18;          // pixels per row
 const AXIS_H = 28;         // the time axis above the rows
@@ -28,6 +29,7 @@ const state = {
   colors: [],              // value id -> [r, g, b]
   found: null,             // the meta row of the last search hit
   order: "tree",           // rows: "tree" or "hosts"
+  cursor: null,            // the player's frame {t, dt}, drawn as a band
 };
 
 // Where the data comes from: the summary embedded in the page (an
@@ -190,10 +192,22 @@ function draw() {
   drawAxis(ctx, W);
   if (d) drawLinks(ctx, d, rows, W);
   if (state.ruler) drawRuler(ctx, W, H);
+  if (state.cursor) drawCursor(ctx, W, H);
   drawLabels(rows);
   document.body.dataset.rows = String(state.visible.length);
   $("window").textContent = `${fmtTime(state.t0, span / 10)} – ${fmtTime(state.t1, span / 10)}` +
     (d && d.links.dense ? ` · ${d.links.dense} links as density` : "");
+}
+
+// The player's frame: a band over [t, t + dt] and a line at t.
+function drawCursor(ctx, W, H) {
+  const span = state.t1 - state.t0;
+  const x = ((state.cursor.t - state.t0) / span) * W;
+  const w = (state.cursor.dt / span) * W;
+  ctx.fillStyle = "#d0302f22";
+  ctx.fillRect(x, AXIS_H, Math.max(0, w), H - AXIS_H);
+  ctx.fillStyle = "#d0302f";
+  ctx.fillRect(Math.round(x), 0, 2, H);
 }
 
 function drawAxis(ctx, W) {
@@ -634,11 +648,20 @@ function listen() {
     else if (k === "f" || k === "0") fit();
     else if (k === "Escape") { state.ruler = null; unpin(); draw(); }
     else if (k === "t") toggleStats();
+    else if (k === "p" && player) togglePlayer();
+    else if (player && player.isOpen() && (k === " " || k === "," || k === "." || k === "Home" || k === "End")) {
+      if (k === " ") player.playing ? player.pause() : player.play();
+      else if (k === ",") player.stepBy(-1);
+      else if (k === ".") player.stepBy(1);
+      else if (k === "Home") player.first();
+      else player.last();
+    }
     else return;
     ev.preventDefault();
   });
   $("fit").addEventListener("click", fit);
   $("stats-button").addEventListener("click", toggleStats);
+  $("player-button").addEventListener("click", togglePlayer);
   $("order").addEventListener("change", () => {
     state.order = $("order").value;
     state.scroll = 0;
@@ -829,6 +852,21 @@ async function loaded() {
   }
 }
 
+// ---- the player ----
+
+// The animated views (player.js); none in an offline report, which has no
+// frames.
+let player = null;
+
+function togglePlayer() {
+  if (!player) return;
+  if (player.isOpen()) player.close();
+  else player.open().catch(showError);
+  resize();
+  draw();
+  request();
+}
+
 async function main() {
   await loaded();
   const meta = await source.meta();
@@ -852,12 +890,27 @@ async function main() {
     $("order").hidden = false;
     $("order").options[1].textContent = `rows: ${meta.host_level} by traffic`;
   }
+  if (source.frame) {
+    player = new Player(source, meta, (v) => state.colors[v] || [128, 128, 128], {
+      window: () => [state.t0, state.t1],
+      cursor: (t, dt) => { state.cursor = t == null ? null : { t, dt }; draw(); },
+    });
+  } else {
+    $("player-button").hidden = true;
+  }
   computeVisible();
   resize();
   listen();
   const h = new URLSearchParams(location.hash.slice(1));
   const t0 = parseFloat(h.get("t0")), t1 = parseFloat(h.get("t1"));
   if (isFinite(t0) && isFinite(t1) && t1 > t0) setWindow(t0, t1); else fit();
+  // #player=T opens the player at T (#player alone: at the window's start).
+  if (player && h.has("player")) {
+    await player.open();
+    resize(); draw(); request();
+    const pt = parseFloat(h.get("player"));
+    if (isFinite(pt)) await player.seek(pt);
+  }
   const pinned = (h.get("pin") || "").split(":").map(Number);
   if (pinned.length === 2 && pinned.every(isFinite) && pinned[0] >= 0 && pinned[0] < meta.rows.length) {
     const [row, t] = pinned;
@@ -894,6 +947,12 @@ window.trama = {
   offline: source.offline,
   level: () => state.data?.level ?? null,
   levels: () => source.levels?.length ?? null,
+  // The player: the frame on screen, its controls, where its squares and
+  // cells are.
+  frame: () => player?.describe() ?? null,
+  player: () => player,
+  squareAt: (name) => player?.squareAt(name) ?? null,
+  cellAt: (from, to) => player?.cellAt(from, to) ?? null,
 };
 
 window.addEventListener("error", (e) => { document.body.dataset.jserror = String(e.message); });

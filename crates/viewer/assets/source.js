@@ -8,6 +8,8 @@
 //   entity(row, t, px)                 api/entity's JSON
 //   search(q, after)                   api/search's JSON
 //   stats(t0, t1, signal)              {t0, t1, whole, states, comm, wait}
+//   stage(), frame(t, dt)              api/stage's and api/frame's JSON (the
+//                                      player; the server's only)
 //
 // `offline` is true for the embedded summary.
 
@@ -53,5 +55,13 @@ export class ServerSource {
   async stats(t0, t1, signal) {
     const s = await (await this.get(`stats?start=${t0}&end=${t1}`, signal)).json();
     return { t0, t1, whole: false, ...s };
+  }
+
+  async stage() {
+    return (await this.get("stage")).json();
+  }
+
+  async frame(t, dt) {
+    return (await this.get(`frame?t=${t}&dt=${dt}`)).json();
   }
 }

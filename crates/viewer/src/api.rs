@@ -21,6 +21,8 @@ pub(crate) fn routes() -> Router<Arc<Shared>> {
         .route("/search", get(crate::search::search))
         .route("/stats", get(crate::stats::stats))
         .route("/progress", get(progress))
+        .route("/stage", get(crate::frames::stage))
+        .route("/frame", get(crate::frames::frame_of))
 }
 
 /// `GET api/meta`.

@@ -18,7 +18,7 @@ const JS: &str = "text/javascript; charset=utf-8";
 
 /// The embedded files: name, MIME type, contents. The modules come in
 /// dependency order (each after those it imports).
-const FILES: [(&str, &str, &str); 7] = [
+const FILES: [(&str, &str, &str); 8] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -28,6 +28,7 @@ const FILES: [(&str, &str, &str); 7] = [
     ("source.js", JS, include_str!("../assets/source.js")),
     ("tile.js", JS, include_str!("../assets/tile.js")),
     ("offline.js", JS, include_str!("../assets/offline.js")),
+    ("player.js", JS, include_str!("../assets/player.js")),
     ("app.js", JS, include_str!("../assets/app.js")),
     (
         "app.css",

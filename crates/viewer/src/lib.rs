@@ -34,6 +34,7 @@ mod api;
 mod assets;
 mod blocks;
 mod entity;
+mod frames;
 mod guard;
 mod meta;
 pub mod offline;
@@ -70,6 +71,15 @@ pub struct ViewerOptions {
     /// window; a wider window is answered from the summary of the whole
     /// trace (default 16).
     pub max_blocks: usize,
+    /// The field of the links holding a message's size in bytes, for the
+    /// effective rates of the traffic animation; `None`: guessed from a
+    /// trace held whole (see [`trama_analysis::guess_size_field`]).
+    pub size_field: Option<String>,
+    /// The player's rate, seconds of execution per second of playback;
+    /// `None`: the visible window in 30 s.
+    pub rate: Option<f64>,
+    /// The player's wall seconds per frame; `None`: 0.1.
+    pub play_speed: Option<f64>,
 }
 
 impl Default for ViewerOptions {
@@ -80,6 +90,9 @@ impl Default for ViewerOptions {
             token: None,
             name: String::new(),
             max_blocks: blocks::MAX_BLOCKS,
+            size_field: None,
+            rate: None,
+            play_speed: None,
         }
     }
 }
@@ -122,6 +135,8 @@ pub(crate) struct State {
     pub msgs: trama_analysis::Messages,
     /// The entities.
     pub store: Store,
+    /// What the animated views are drawn on.
+    pub animation: frames::Animation,
 }
 
 /// Where the entities are.
@@ -291,9 +306,7 @@ pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
         loading: None,
         failed: OnceLock::new(),
     });
-    let _ = shared
-        .state
-        .set(Box::leak(Box::new(prepare(trace, &opts.name))));
+    let _ = shared.state.set(Box::leak(Box::new(prepare(trace, opts))));
     serve(shared, opts)
 }
 
@@ -338,11 +351,11 @@ fn host_order(
     trace: &Trace,
     rows: &[trama_lod::Row],
     level: trama_analysis::HostLevel,
-    ordering: Option<trama_analysis::Ordering>,
+    ordering: Option<&trama_analysis::Ordering>,
     meta: &mut Meta,
 ) {
     let Some(o) = ordering else { return };
-    let ids = trama_views::order_rows(trace, &o);
+    let ids = trama_views::order_rows(trace, o);
     let ordered = trama_lod::rows(trace, Some(&ids));
     let index: std::collections::HashMap<&trama_lod::Row, u32> = rows
         .iter()
@@ -358,14 +371,16 @@ fn host_order(
 
 /// What the handlers read of `trace` (leaked: the server answers until the
 /// process ends).
-fn prepare(trace: Trace, name: &str) -> State {
+fn prepare(trace: Trace, opts: &ViewerOptions) -> State {
     let trace: &'static Trace = Box::leak(Box::new(trace));
     let Described {
         rows,
         meta,
         link_types,
         msgs,
-    } = describe(trace, name);
+        ordering,
+    } = describe(trace, &opts.name);
+    let animation = frames::Animation::new(trace, ordering.as_ref(), &msgs, opts, true);
     let lod = trama_lod::Lod::new(trace);
     let pyramid = pyramid::Pyramid::new(&lod, (meta.start, meta.end), &rows, link_types.as_deref());
     let mut meta = meta;
@@ -378,6 +393,7 @@ fn prepare(trace: Trace, name: &str) -> State {
         pyramid,
         msgs,
         store: Store::Whole(lod),
+        animation,
     }
 }
 
@@ -391,6 +407,8 @@ pub(crate) struct Described {
     pub link_types: Option<Vec<trama_sim::TypeId>>,
     /// The link types that are messages.
     pub msgs: trama_analysis::Messages,
+    /// The seed's order of hosts and processes, when there is a host level.
+    pub ordering: Option<trama_analysis::Ordering>,
 }
 
 /// The rows, meta, link types and messages of `trace` (called `name`).
@@ -401,16 +419,18 @@ pub(crate) fn describe(trace: &Trace, name: &str) -> Described {
         .unwrap_or_else(|_| trama_analysis::Messages::all());
     let link_types = drawn(trace, &msgs);
     meta.notes.extend(msgs.note());
+    let mut ordering = None;
     if let Some(level) = trama_analysis::host_level(trace, &msgs) {
         let window = trama_analysis::Window::of(trace);
-        let o = trama_analysis::order(trace, window, &msgs, &level.name);
-        host_order(trace, &rows, level, o, &mut meta);
+        ordering = trama_analysis::order(trace, window, &msgs, &level.name);
+        host_order(trace, &rows, level, ordering.as_ref(), &mut meta);
     }
     Described {
         rows,
         meta,
         link_types,
         msgs,
+        ordering,
     }
 }
 
@@ -471,14 +491,16 @@ fn prepare_blocks(
     if !by_messages {
         ends = g.with_states;
     }
+    let mut ordering = None;
     if let Some(level) = trama_analysis::host_level_of(reference, &ends, by_messages) {
         let window = trama_analysis::Window {
             start: g.span.0,
             end: g.span.1,
         };
-        let o = trama_analysis::order_of(reference, window, pairs.into_iter(), &level.name);
-        host_order(reference, &g.rows, level, o, &mut meta);
+        ordering = trama_analysis::order_of(reference, window, pairs.into_iter(), &level.name);
+        host_order(reference, &g.rows, level, ordering.as_ref(), &mut meta);
     }
+    let animation = frames::Animation::new(reference, ordering.as_ref(), &msgs, opts, false);
     let pyramid = pyramid::Pyramid::from_base(g.base);
     idle(&pyramid, reference, &mut meta);
     Ok(State {
@@ -489,13 +511,14 @@ fn prepare_blocks(
         pyramid,
         msgs,
         store: Store::Blocks(Box::new(blocks), g.slices),
+        animation,
     })
 }
 
 /// What the handlers read of `input`.
 fn prepare_input(input: Input, opts: &ViewerOptions) -> Result<State, String> {
     match input {
-        Input::Whole(trace) => Ok(prepare(trace, &opts.name)),
+        Input::Whole(trace) => Ok(prepare(trace, opts)),
         Input::Blocks {
             file,
             done,

@@ -321,6 +321,7 @@ pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
         mut meta,
         link_types,
         msgs,
+        ..
     } = crate::describe(trace, name);
     // Rows with nothing over the whole run are not shown, as in `trama view`.
     let lod = trama_lod::Lod::new(trace);

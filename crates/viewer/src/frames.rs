@@ -1,0 +1,174 @@
+//! `GET /TOKEN/api/stage` and `GET /TOKEN/api/frame?t=T&dt=D`: what the
+//! player's animated views draw (`docs/view-api.md`), from the frame model
+//! of `trama-analysis` ([`trama_analysis::frame`]), the same that
+//! `trama render` records.
+
+use std::sync::Arc;
+
+use axum::extract::{Query, State as Extract};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use trama_analysis::{frame, Flights, Frame, FrameCell, Stage};
+
+use crate::api::bad;
+use crate::timeline::number;
+use crate::Shared;
+
+/// Columns of the overview strip under the player's scrubber.
+const OVERVIEW: usize = 512;
+
+/// What the animated views of a run are drawn on.
+pub(crate) struct Animation {
+    /// The processes, grouped by host.
+    pub stage: Stage,
+    /// The run's messages by time, when the trace is held whole.
+    pub flights: Option<Flights>,
+    /// The player's rate and speed asked for on the command line.
+    pub player: PlayerOptions,
+}
+
+/// The player's settings asked for on the command line (`null`: the
+/// page's defaults).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub(crate) struct PlayerOptions {
+    /// Seconds of execution per second of playback.
+    pub rate: Option<f64>,
+    /// Wall seconds per frame.
+    pub play_speed: Option<f64>,
+}
+
+impl Animation {
+    /// The animation of `trace` (held whole: `whole`), its processes in
+    /// the seed's order when there is one.
+    pub fn new(
+        trace: &trama_sim::Trace,
+        ordering: Option<&trama_analysis::Ordering>,
+        msgs: &trama_analysis::Messages,
+        opts: &crate::ViewerOptions,
+        whole: bool,
+    ) -> Animation {
+        let size_field = opts.size_field.as_deref();
+        let guessed;
+        let size_field = match size_field {
+            Some(f) => Some(f),
+            None if whole => {
+                guessed = trama_analysis::guess_size_field(trace);
+                guessed.as_deref()
+            }
+            None => None,
+        };
+        let stage = Stage::new(trace, ordering, size_field);
+        let flights = whole.then(|| Flights::new(trace, &stage, msgs));
+        Animation {
+            stage,
+            flights,
+            player: PlayerOptions {
+                rate: opts.rate,
+                play_speed: opts.play_speed,
+            },
+        }
+    }
+}
+
+/// The reply of `api/stage`.
+#[derive(Serialize)]
+struct StageReply<'a> {
+    #[serde(flatten)]
+    stage: &'a Stage,
+    /// The run's messages per (sender, receiver): count and mean effective
+    /// rate (the matrix beside the frame's); `null` when the trace is read
+    /// by blocks.
+    whole: Option<Vec<FrameCell>>,
+    /// Messages started per column of the run (the strip under the
+    /// scrubber); empty when the trace is read by blocks.
+    overview: Vec<u32>,
+    /// Whether frames carry the Kiviat radii (the run's messages are held).
+    kiviat: bool,
+    /// The share at the Kiviat diagram's rim.
+    kiviat_scale: f64,
+    /// The player's settings asked for.
+    player: PlayerOptions,
+    /// What the messages leave out (a platform's links), if anything.
+    note: Option<String>,
+}
+
+/// `GET api/stage`.
+pub(crate) async fn stage(Extract(shared): Extract<Arc<Shared>>) -> Response {
+    let state = match shared.ready() {
+        Ok(s) => s,
+        Err(r) => return *r,
+    };
+    let a = &state.animation;
+    let (whole, overview) = match &a.flights {
+        Some(f) => (
+            Some(f.cells(f64::NEG_INFINITY, f64::INFINITY)),
+            f.overview(state.meta.start, state.meta.end, OVERVIEW),
+        ),
+        None => (None, Vec::new()),
+    };
+    Json(StageReply {
+        stage: &a.stage,
+        whole,
+        overview,
+        kiviat: a.flights.is_some(),
+        kiviat_scale: a
+            .flights
+            .as_ref()
+            .map_or(1.0, |f| f.kiviat_scale(a.stage.hosts.len())),
+        player: a.player,
+        note: state.msgs.note(),
+    })
+    .into_response()
+}
+
+/// `GET api/frame?t=T&dt=D`.
+pub(crate) async fn frame_of(
+    Extract(shared): Extract<Arc<Shared>>,
+    Query(params): Query<Vec<(String, String)>>,
+) -> Response {
+    let state = match shared.ready() {
+        Ok(s) => s,
+        Err(r) => return *r,
+    };
+    let t = match number(&params, "t") {
+        Ok(t) => t,
+        Err(e) => return bad(e),
+    };
+    let dt = match params.iter().any(|p| p.0 == "dt") {
+        true => match number(&params, "dt") {
+            Ok(d) if d >= 0.0 => d,
+            Ok(d) => return bad(format!("dt={d} is negative")),
+            Err(e) => return bad(e),
+        },
+        false => 0.0,
+    };
+    if !state.readable(t, t + dt) {
+        return bad(format!(
+            "a frame of {dt} s is too long to replay from this trace (read by blocks); ask for a shorter one"
+        ));
+    }
+    let reply = tokio::task::spawn_blocking(move || frame_at(state, t, dt)).await;
+    match reply {
+        Ok(Ok(f)) => Json(f).into_response(),
+        Ok(Err(e)) => crate::guard::text(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            format!("{e}\n"),
+        ),
+        Err(e) => bad(e.to_string()),
+    }
+}
+
+/// The frame `[t, t + dt]`: from the run's messages held, or from the
+/// window replayed (then without the Kiviat radii).
+pub(crate) fn frame_at(state: &'static crate::State, t: f64, dt: f64) -> Result<Frame, String> {
+    let a = &state.animation;
+    let held = state.window(t, t + dt)?;
+    Ok(match &a.flights {
+        Some(f) => frame(held.trace(), &a.stage, f, t, dt, Some(state.meta.start)),
+        None => {
+            let f = Flights::new(held.trace(), &a.stage, &state.msgs);
+            frame(held.trace(), &a.stage, &f, t, dt, None)
+        }
+    })
+}
