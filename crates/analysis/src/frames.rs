@@ -286,6 +286,22 @@ impl Flights {
         frame_cells(self, t0, t1)
     }
 
+    /// The lowest and highest effective rate of one message, when some
+    /// have one: the default range of a traffic animation's gradient,
+    /// which holds every frame's means and the run's.
+    pub fn rate_range(&self) -> Option<(f64, f64)> {
+        let mut r: Option<(f64, f64)> = None;
+        for x in self
+            .flights
+            .iter()
+            .filter_map(|f| f.rate)
+            .filter(|x| *x > 0.0)
+        {
+            r = Some(r.map_or((x, x), |(a, b)| (a.min(x), b.max(x))));
+        }
+        r
+    }
+
     /// A fixed scale for the Kiviat radii of a run on `hosts` hosts: the
     /// largest share a host reaches once a twentieth of the off-host
     /// messages (at least 20) have started, rounded up to a twentieth (the

@@ -19,18 +19,30 @@ pub struct RenderArgs {
     pub view: trama_views::View,
     #[command(flatten)]
     pub read: ReadArgs,
-    /// Output picture: OUT.svg or OUT.png.
+    /// Output picture: OUT.svg or OUT.png; for process-animation and traffic-animation also
+    /// OUT.gif or OUT.apng (an animation recorded frame by frame).
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: PathBuf,
     /// Time window START:END (either side may be empty).
     #[arg(long, value_name = "T1:T2", allow_hyphen_values = true)]
     pub window: Option<String>,
-    /// Width in pixels.
-    #[arg(long, default_value_t = 1920)]
-    pub width: u32,
-    /// Height in pixels (default: what the rows need).
+    /// Width in pixels (default 1920; recordings 800).
+    #[arg(long)]
+    pub width: Option<u32>,
+    /// Height in pixels (default: what the rows need; recordings 600).
     #[arg(long)]
     pub height: Option<u32>,
+    /// Recordings: frames a second of playback.
+    #[arg(long, default_value_t = 10.0, value_parser = positive)]
+    pub fps: f64,
+    /// Recordings: how many frames; the window (--window, default the whole run) is cut into
+    /// this many equal intervals, one a frame, so every state and message shows in some frame.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub frames: u32,
+    /// Animations: the field of the links holding a message's size in bytes, for effective
+    /// rates (default: guessed when one field is named like a size).
+    #[arg(long, value_name = "NAME")]
+    pub size_field: Option<String>,
     /// Order rows as the seed does: hosts (containers of type LEVEL) by the
     /// messages they put on the network, each followed by its processes.
     #[arg(long, value_name = "LEVEL")]
@@ -61,25 +73,89 @@ pub struct RenderArgs {
     pub at: Option<f64>,
 }
 
+/// A positive number.
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("{s:?} is not a positive number")),
+    }
+}
+
+/// Records an animation of the trace into a GIF or an animated PNG.
+fn record(s: &RenderArgs, format: trama_views::Recording) -> anyhow::Result<ExitCode> {
+    let Some(animation) = s.view.animation() else {
+        bail!(
+            "{} is a still picture: name the output .svg or .png (process-animation and traffic-animation record .gif and .apng)",
+            trama_views::View::ALL
+                .iter()
+                .find(|v| v.0 == s.view)
+                .map_or("this view", |v| v.1)
+        );
+    };
+    let window = TimeWindow::parse_opt(s.window.as_deref())?;
+    let trace = load_trace(&s.read, true, window.bounds())?;
+    let mut opts = trama_views::RecordOptions::default();
+    opts.fps = s.fps;
+    opts.frames = s.frames as usize;
+    opts.width = s.width.unwrap_or(opts.width);
+    opts.height = s.height.unwrap_or(opts.height);
+    (opts.level, opts.size_field) = (s.level.clone(), s.size_field.clone());
+    (opts.min, opts.max) = (s.min, s.max);
+    opts.link_types = s.link_type.clone();
+    if opts.width < 200 || opts.height < 150 || opts.width > 8192 || opts.height > 8192 {
+        bail!(
+            "a recording of {}×{} pixels: --width and --height must be within 200–8192 and 150–8192",
+            opts.width,
+            opts.height
+        );
+    }
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let bar = crate::run::Bar::frames(
+        s.output.display().to_string(),
+        opts.frames as u64,
+        done.clone(),
+        !s.read.no_progress,
+    );
+    let inputs: Vec<_> = s.read.path().into_iter().collect();
+    let w = window.resolve(&trace);
+    crate::run::write_output(&s.output, &inputs, |out| {
+        let mut buf = std::io::BufWriter::new(out);
+        trama_views::record(&trace, animation, w, format, &opts, &mut buf, &mut |k| {
+            done.store(k as u64, std::sync::atomic::Ordering::Relaxed)
+        })?;
+        use std::io::Write as _;
+        buf.flush()?;
+        Ok(())
+    })?;
+    drop(bar);
+    std::mem::forget(trace);
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn render(s: &RenderArgs) -> anyhow::Result<ExitCode> {
     let args = &s.read;
     let png = match s.output.extension().and_then(|e| e.to_str()) {
         Some("svg") => false,
         Some("png") => true,
+        Some("gif") => return record(s, trama_views::Recording::Gif),
+        Some("apng") => return record(s, trama_views::Recording::Apng),
         _ => bail!(
-            "cannot tell the picture format from '{}': name it .svg or .png",
+            "cannot tell the picture format from '{}': name it .svg or .png (animations also .gif or .apng)",
             s.output.display()
         ),
     };
     let window = TimeWindow::parse_opt(s.window.as_deref())?;
     let t0 = std::time::Instant::now();
-    let trace = load_trace(args, false, window.bounds())?;
+    let animated = s.view.animation().is_some();
+    let trace = load_trace(args, animated, window.bounds())?;
     let t1 = std::time::Instant::now();
     let mut opts = ViewOptions::default();
-    (opts.width, opts.height, opts.min, opts.max) = (s.width, s.height, s.min, s.max);
+    let width = s.width.unwrap_or(if animated { 800 } else { 1920 });
+    (opts.width, opts.height, opts.min, opts.max) = (width, s.height, s.min, s.max);
     (opts.order, opts.level) = (s.order.clone(), s.level.clone());
     (opts.process, opts.at) = (s.process.clone(), s.at);
     opts.link_types = s.link_type.clone();
+    opts.size_field = s.size_field.clone();
     let hosts = matches!(
         s.view,
         trama_views::View::Kiviat | trama_views::View::Mapping

@@ -119,6 +119,22 @@ impl Bar {
         )
     }
 
+    /// A bar over `count` of `total` frames drawn.
+    pub fn frames(name: String, total: u64, count: Arc<AtomicU64>, enabled: bool) -> Bar {
+        if !enabled {
+            return Bar {
+                done: Arc::default(),
+                handle: None,
+            };
+        }
+        Bar::show(
+            name,
+            total,
+            count,
+            "{msg} [{bar:30}] {pos}/{len} frames, eta {eta}",
+        )
+    }
+
     fn show(name: String, total: u64, count: Arc<AtomicU64>, template: &'static str) -> Bar {
         let done = Arc::new(AtomicBool::new(false));
         let stop = done.clone();

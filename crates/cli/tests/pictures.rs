@@ -214,3 +214,46 @@ fn the_kiviat_chart_names_each_instant() {
         "{paths} polygons, {legend} in the legend"
     );
 }
+
+#[test]
+fn animations_are_recorded_with_the_frames_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let ring = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    let gif = dir.path().join("ring.gif");
+    let o = trama(&[
+        "render",
+        "traffic-animation",
+        ring.to_str().unwrap(),
+        "-o",
+        gif.to_str().unwrap(),
+        "--frames",
+        "12",
+        "--fps",
+        "4",
+        "--window",
+        "0.5:1.5",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&gif).unwrap();
+    let mut d = gif::DecodeOptions::new().read_info(&bytes[..]).unwrap();
+    assert_eq!((d.width(), d.height()), (800, 600));
+    let mut delays = Vec::new();
+    while let Some(f) = d.read_next_frame().unwrap() {
+        delays.push(f.delay);
+    }
+    // 12 frames, a quarter of a second each (4 a second).
+    assert_eq!(delays, vec![25; 12]);
+    // A still view cannot be recorded, and says so; nothing is written.
+    let still = dir.path().join("still.gif");
+    let o = trama(&[
+        "render",
+        "kiviat",
+        ring.to_str().unwrap(),
+        "-o",
+        still.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("kiviat is a still picture"), "{err}");
+    assert!(!still.exists());
+}

@@ -48,6 +48,8 @@ export class Player {
       // do not (a frame holds a few messages, the run all of them): the
       // frame's gradient is fitted to the first frame with messages.
       this.fitGradient(this.stage.whole || []);
+      const r = this.stage.rates;
+      if (this.byRate() && r && r[1] > r[0]) { this.grad = [r[0], r[1]]; this.syncInputs(); }
       this.wholeGrad = this.grad;
       if (!this.byRate()) this.grad = null;
       this.t = this.hooks.window()[0];

@@ -91,6 +91,9 @@ struct StageReply<'a> {
     player: PlayerOptions,
     /// What the messages leave out (a platform's links), if anything.
     note: Option<String>,
+    /// The lowest and highest effective rate of one message: the default
+    /// gradient, which holds every frame's means and the run's.
+    rates: Option<(f64, f64)>,
 }
 
 /// `GET api/stage`.
@@ -118,6 +121,7 @@ pub(crate) async fn stage(Extract(shared): Extract<Arc<Shared>>) -> Response {
             .map_or(1.0, |f| f.kiviat_scale(a.stage.hosts.len())),
         player: a.player,
         note: state.msgs.note(),
+        rates: a.flights.as_ref().and_then(|f| f.rate_range()),
     })
     .into_response()
 }

@@ -39,6 +39,13 @@ pub enum View {
     /// One process: waiting per partner, time per state:
     /// [`draw_process`].
     Process,
+    /// One frame of the process animation (a square per process coloured
+    /// by its state, at [`ViewOptions::at`] or over the window);
+    /// recorded frame by frame with [`record`](crate::record).
+    ProcessAnimation,
+    /// One frame of the traffic animation (the messages in flight, beside
+    /// the whole run's matrix); recorded with [`record`](crate::record).
+    TrafficAnimation,
 }
 
 /// How [`draw`] and the views of analysis results draw.
@@ -70,6 +77,9 @@ pub struct ViewOptions {
     /// The link types that count as messages (names or aliases); empty:
     /// every one but those whose links all last 0 s ([`Messages::select`]).
     pub link_types: Vec<String>,
+    /// Animations: the links' field holding a message's size in bytes;
+    /// `None`: guessed ([`trama_analysis::guess_size_field`]).
+    pub size_field: Option<String>,
 }
 
 impl Default for ViewOptions {
@@ -84,13 +94,14 @@ impl Default for ViewOptions {
             process: None,
             at: None,
             link_types: Vec::new(),
+            size_field: None,
         }
     }
 }
 
 impl View {
     /// Every view with its name on the command line and a line of help.
-    pub const ALL: [(View, &'static str, &'static str); 7] = [
+    pub const ALL: [(View, &'static str, &'static str); 9] = [
         (
             View::SpaceTime,
             "space-time",
@@ -126,7 +137,26 @@ impl View {
             "process",
             "One process (--process): waiting per partner, time per state",
         ),
+        (
+            View::ProcessAnimation,
+            "process-animation",
+            "A square per process coloured by its state, frame by frame (.gif/.apng: recorded)",
+        ),
+        (
+            View::TrafficAnimation,
+            "traffic-animation",
+            "The messages in flight between processes, frame by frame (.gif/.apng: recorded)",
+        ),
     ];
+
+    /// The animation a view records, if it is one.
+    pub fn animation(self) -> Option<crate::Animation> {
+        match self {
+            View::ProcessAnimation => Some(crate::Animation::Processes),
+            View::TrafficAnimation => Some(crate::Animation::Traffic),
+            _ => None,
+        }
+    }
 
     /// The view called `name` (see [`View::ALL`]).
     pub fn from_name(name: &str) -> Option<View> {
@@ -244,6 +274,27 @@ pub fn draw(
             let states = time_per_state(trace, window, None).ok_or_else(no_level)?;
             let wait = wait_matrix(trace, window, &msgs, &[]);
             draw_process(trace, &states, &wait, opts, out)?;
+        }
+        View::ProcessAnimation | View::TrafficAnimation => {
+            // One frame: the instant --at, else the whole window.
+            let r = crate::RecordOptions {
+                frames: 1,
+                width: opts.width,
+                height: opts.height.unwrap_or(opts.width * 3 / 4),
+                level: opts.level.clone(),
+                min: opts.min,
+                max: opts.max,
+                link_types: opts.link_types.clone(),
+                size_field: opts.size_field.clone(),
+                ..Default::default()
+            };
+            let mut film = crate::Film::new(trace, window, &r)?;
+            if let Some(t) = opts.at {
+                film.frames = vec![(t, 0.0)];
+            }
+            let colors = crate::value_colors(trace);
+            let animation = view.animation().unwrap_or(crate::Animation::Processes);
+            crate::draw_film_frame(trace, &film, animation, 0, &r, &colors, out)?;
         }
     }
     Ok(msgs)

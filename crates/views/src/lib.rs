@@ -27,6 +27,10 @@
 //!   [`process_detail`]: one process's waiting per partner and time per
 //!   state.
 //!
+//! - [`record`]: the animated views (process animation, traffic
+//!   animation) as animated GIF or PNG, frame by frame from the frame model
+//!   of `trama-analysis` that `trama view`'s player draws.
+//!
 //! The views of analysis results take the types of [`trama_analysis`]:
 //! [`draw_traffic_matrix`] ([`trama_analysis::CommMatrix`]),
 //! [`draw_wait_matrix`], [`draw_graph`], [`draw_kiviat`], [`draw_mapping`]
@@ -34,6 +38,7 @@
 //! draws it, with [`ViewOptions`].
 #![deny(missing_docs)]
 
+mod animation;
 mod charts;
 mod color;
 mod draw;
@@ -41,6 +46,10 @@ mod legend;
 mod space_time;
 mod svg;
 
+pub use animation::{
+    draw_film_frame, draw_process_frame, draw_traffic_frame, record, value_colors, Animation, Film,
+    Gradient, RecordOptions, Recording, Square,
+};
 pub use charts::{
     heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,
 };

@@ -17,19 +17,51 @@ pub(crate) fn esc(s: &str) -> String {
 
 /// Rasterizes an SVG document into a PNG image (pure Rust: resvg).
 pub fn svg_to_png(svg: &[u8]) -> Result<Vec<u8>, String> {
-    let mut opt = resvg::usvg::Options::default();
-    opt.fontdb_mut().load_system_fonts();
-    let tree = resvg::usvg::Tree::from_data(svg, &opt).map_err(|e| e.to_string())?;
-    let size = tree.size().to_int_size();
-    let mut pix = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
-        .ok_or_else(|| "empty picture".to_string())?;
-    pix.fill(resvg::tiny_skia::Color::WHITE);
-    resvg::render(
-        &tree,
-        resvg::tiny_skia::Transform::default(),
-        &mut pix.as_mut(),
-    );
-    pix.encode_png().map_err(|e| e.to_string())
+    Rasterizer::new()
+        .pixmap(svg)?
+        .encode_png()
+        .map_err(|e| e.to_string())
+}
+
+/// Rasterizes SVG documents with the system's fonts, loaded once.
+pub(crate) struct Rasterizer {
+    opt: resvg::usvg::Options<'static>,
+}
+
+impl Rasterizer {
+    pub(crate) fn new() -> Rasterizer {
+        let mut opt = resvg::usvg::Options::default();
+        opt.fontdb_mut().load_system_fonts();
+        Rasterizer { opt }
+    }
+
+    /// The picture on white.
+    pub(crate) fn pixmap(&self, svg: &[u8]) -> Result<resvg::tiny_skia::Pixmap, String> {
+        let tree = resvg::usvg::Tree::from_data(svg, &self.opt).map_err(|e| e.to_string())?;
+        let size = tree.size().to_int_size();
+        let mut pix = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+            .ok_or_else(|| "empty picture".to_string())?;
+        pix.fill(resvg::tiny_skia::Color::WHITE);
+        resvg::render(
+            &tree,
+            resvg::tiny_skia::Transform::default(),
+            &mut pix.as_mut(),
+        );
+        Ok(pix)
+    }
+
+    /// The picture's RGBA bytes (opaque: drawn on white), `w` × `h`.
+    pub(crate) fn rgba(&self, svg: &[u8], w: u32, h: u32) -> Result<Vec<u8>, String> {
+        let pix = self.pixmap(svg)?;
+        if (pix.width(), pix.height()) != (w, h) {
+            return Err(format!(
+                "a frame of {}×{} pixels, not {w}×{h}",
+                pix.width(),
+                pix.height()
+            ));
+        }
+        Ok(pix.take())
+    }
 }
 
 /// Horizontal runs drawn as one stroked path (the stroke's width is the
