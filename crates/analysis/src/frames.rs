@@ -134,6 +134,34 @@ impl Stage {
         stage
     }
 
+    /// Puts the processes whose containers are in `first` (ids, in order)
+    /// first, in that order, the others after them in their order: the
+    /// indices of a stage that grows (a stream's) stay those its frames
+    /// used.
+    pub fn keep_order(&mut self, first: &[u32]) {
+        let pos: HashMap<u32, usize> = first.iter().enumerate().map(|(i, c)| (*c, i)).collect();
+        let mut order: Vec<usize> = (0..self.processes.len()).collect();
+        order.sort_by_key(|i| pos.get(&self.processes[*i].id).map_or((1, *i), |p| (0, *p)));
+        let old = std::mem::take(&mut self.processes);
+        let mut new_index = vec![0u32; old.len()];
+        for (new, i) in order.iter().enumerate() {
+            new_index[*i] = new as u32;
+        }
+        self.processes = order.iter().map(|i| old[*i].clone()).collect();
+        for h in &mut self.hosts {
+            for p in &mut h.processes {
+                *p = new_index[*p as usize];
+            }
+            h.processes.sort_unstable();
+        }
+        self.index = self
+            .processes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (ContainerId(p.id), i as u32))
+            .collect();
+    }
+
     /// The index of container `c` among the processes.
     pub fn process_of(&self, c: ContainerId) -> Option<u32> {
         self.index.get(&c).copied()
@@ -178,6 +206,16 @@ pub fn guess_size_field(trace: &Trace) -> Option<String> {
     (names.len() == 1).then(|| names.remove(0))
 }
 
+/// The size in bytes a message's user-defined field `field` gives
+/// (`extras` as in [`trama_sim::Entity::extras`]), when it is a number.
+pub fn size_of(model: &trama_sim::Model, extras: &[trama_sim::StrId], field: &str) -> Option<f64> {
+    extras
+        .chunks_exact(2)
+        .find(|p| model.names(p[0], field))
+        .and_then(|p| std::str::from_utf8(model.str(p[1])).ok())
+        .and_then(|v| v.trim().trim_matches('"').parse::<f64>().ok())
+}
+
 /// One message of [`Flights`].
 #[derive(Clone, Copy, Debug)]
 struct Flight {
@@ -206,6 +244,21 @@ impl Flights {
     /// The messages of `trace` (the link types `msgs` counts).
     pub fn new(trace: &Trace, stage: &Stage, msgs: &Messages) -> Flights {
         let m = &trace.model;
+        let size_field = stage.size_field.as_deref();
+        let messages = links(trace, msgs).map(|(e, from, to)| {
+            let size = size_field.and_then(|f| size_of(m, e.extras, f));
+            (from, to, e.start, e.end, size)
+        });
+        Flights::of(trace, stage, messages)
+    }
+
+    /// The messages given one by one: sender, receiver, start, end and
+    /// size in bytes (only `trace`'s model is read).
+    pub fn of(
+        trace: &Trace,
+        stage: &Stage,
+        messages: impl Iterator<Item = (ContainerId, ContainerId, f64, f64, Option<f64>)>,
+    ) -> Flights {
         let host_ty = stage
             .level
             .as_deref()
@@ -221,32 +274,20 @@ impl Flights {
                 .and_then(|t| ancestor(trace, c, t))
                 .and_then(|h| host_index.get(&h.0).copied())
         };
-        let size_field = stage.size_field.as_deref();
         let mut out = Flights::default();
-        for (e, from, to) in links(trace, msgs) {
+        for (from, to, start, end, size) in messages {
             let (Some(a), Some(b)) = (stage.process_of(from), stage.process_of(to)) else {
                 out.unplaced += 1;
                 continue;
             };
-            let size = size_field.and_then(|f| {
-                e.extras
-                    .chunks_exact(2)
-                    .find(|p| m.names(p[0], f))
-                    .and_then(|p| std::str::from_utf8(m.str(p[1])).ok())
-                    .and_then(|v| v.trim().trim_matches('"').parse::<f64>().ok())
-            });
             let rate = size
-                .filter(|_| e.end > e.start)
-                .map(|b| 8.0 * b / (e.end - e.start));
+                .filter(|_| end > start)
+                .map(|b| 8.0 * b / (end - start));
             let (ha, hb) = (host(from), host(to));
             out.flights.push(Flight {
-                start: e.start,
+                start,
                 // A link that never ended is in flight to the end.
-                end: if e.end < e.start {
-                    f64::INFINITY
-                } else {
-                    e.end
-                },
+                end: if end < start { f64::INFINITY } else { end },
                 from: a,
                 to: b,
                 rate,

@@ -45,7 +45,8 @@ mod window;
 pub use comm::{comm_matrix, order, order_of, CommMatrix, CommPair, OrderedHost, Ordering};
 pub use dominant::{dominant_states, find_value, states_at, ContainerState};
 pub use frames::{
-    frame, guess_size_field, Flights, Frame, FrameCell, FrameState, Stage, StageHost, StageProcess,
+    frame, guess_size_field, size_of, Flights, Frame, FrameCell, FrameState, Stage, StageHost,
+    StageProcess,
 };
 pub use graph::{graph, Edge, Graph, Node};
 pub use levels::{host_level, host_level_of, HostLevel};

@@ -55,6 +55,77 @@ pub struct ViewArgs {
     /// the traffic animation (default: guessed when one field is named like a size).
     #[arg(long, value_name = "NAME")]
     pub size_field: Option<String>,
+    /// Play the trace forward as it is read, in memory that does not grow with it: only the
+    /// player (play/pause, next, and last: the newest frame), frames of --rate × --play-speed
+    /// seconds of the trace (default 1 × 0.1). For traces of any size, and for a merge as it
+    /// is produced: `trama merge plan.toml -o - | trama view --stream -`.
+    #[arg(long, conflicts_with_all = ["whole", "blocks"])]
+    pub stream: bool,
+    /// With --stream: keep reading the file as a tracer appends to it (until Ctrl-C).
+    #[arg(long, requires = "stream")]
+    pub follow: bool,
+}
+
+/// A file read as it grows: at its end, waits for more instead of ending.
+struct Follow(std::fs::File);
+
+impl std::io::Read for Follow {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let n = self.0.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+}
+
+/// `trama view --stream`: the player of a trace read as it comes.
+fn stream(a: &ViewArgs, opts: &ViewerOptions) -> anyhow::Result<ExitCode> {
+    let mut s = trama_viewer::StreamOptions::default();
+    s.dt = a.rate.unwrap_or(1.0) * a.play_speed.unwrap_or(0.1);
+    s.size_field = a.size_field.clone();
+    let mut opened = match (a.follow, a.read.path()) {
+        (true, Some(p)) => {
+            let f =
+                std::fs::File::open(p).with_context(|| format!("cannot open {}", p.display()))?;
+            trama_open::open_reader(p.display().to_string(), Follow(f))?
+        }
+        (true, None) => anyhow::bail!("--follow needs a file (standard input is followed anyway)"),
+        (false, _) => open(&a.read)?,
+    };
+    let (running, sink) = trama_viewer::start_stream(opts, s)?;
+    announce(a, &running)?;
+    let mut lo = a.read.load_options(true, None);
+    lo.live = true;
+    lo.key_filter = Some(trama_sim::KEY_FILTER_BYTES);
+    let ender = sink.ender();
+    let name = opened.name().to_string();
+    std::thread::spawn(move || match opened.simulate_into(sink, &lo) {
+        Ok(sim) => {
+            warn(&name, &sim.warnings);
+            sim.sink.end(&sim.model, Ok(()));
+        }
+        Err(e) => {
+            eprintln!("trama: {e}");
+            ender.fail(e.to_string());
+        }
+    });
+    running.wait();
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the URL and opens a browser on it.
+fn announce(a: &ViewArgs, running: &trama_viewer::Running) -> anyhow::Result<()> {
+    let mut out = std::io::stdout();
+    writeln!(out, "trama: viewing at {}", running.url)?;
+    writeln!(out, "trama: press Ctrl-C to stop")?;
+    out.flush()?;
+    if !a.no_open && !open_browser(&running.url) {
+        eprintln!("trama: note: no display to open a browser on: open the URL above");
+    }
+    Ok(())
 }
 
 /// A positive number of seconds.
@@ -186,6 +257,9 @@ fn fail(e: &str) -> ! {
 }
 
 pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
+    if a.stream {
+        return stream(a, &viewer_options(a));
+    }
     // Serve at once; the trace is read meanwhile (the page shows how far).
     let show = !a.read.no_progress;
     let lazy = blockable(a).and_then(|p| lazy_ptb(a, &p).map(|f| (p, f)));
@@ -313,6 +387,14 @@ fn blocks(
 
 /// Serves what `load` reads, as `a` asks, until Ctrl-C.
 fn serve(a: &ViewArgs, (load, loading): Loader) -> anyhow::Result<ExitCode> {
+    let running = start_loading(load, loading, &viewer_options(a))?;
+    announce(a, &running)?;
+    running.wait();
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The viewer's options from the flags.
+fn viewer_options(a: &ViewArgs) -> ViewerOptions {
     let name = a
         .read
         .file
@@ -330,14 +412,5 @@ fn serve(a: &ViewArgs, (load, loading): Loader) -> anyhow::Result<ExitCode> {
             a.address
         );
     }
-    let running = start_loading(load, loading, &opts)?;
-    let mut out = std::io::stdout();
-    writeln!(out, "trama: viewing at {}", running.url)?;
-    writeln!(out, "trama: press Ctrl-C to stop")?;
-    out.flush()?;
-    if !a.no_open && !open_browser(&running.url) {
-        eprintln!("trama: note: no display to open a browser on: open the URL above");
-    }
-    running.wait();
-    Ok(ExitCode::SUCCESS)
+    opts
 }

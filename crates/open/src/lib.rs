@@ -92,6 +92,9 @@ pub struct LoadOptions {
     /// again (a stream), given as a warning that the key was possibly
     /// reused. Default `None`: every key is kept.
     pub key_filter: Option<usize>,
+    /// The input is still being written (a pipe, a file followed): text is
+    /// read line by line as it comes rather than in large chunks.
+    pub live: bool,
     /// The consumer takes entity events by handles (the simulation does,
     /// without a sort window): readers that can (OTF2) hand them so, which
     /// spares the resolver its lookups.
@@ -113,6 +116,7 @@ impl Default for LoadOptions {
             lenient: false,
             sort_window: None,
             key_filter: None,
+            live: false,
             handles: false,
         }
     }

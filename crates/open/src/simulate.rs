@@ -87,6 +87,19 @@ impl<S: Sink> Sink for Watched<S> {
         self.sink.keeps_strings()
     }
 
+    fn next_tick(&self) -> f64 {
+        self.sink.next_tick()
+    }
+
+    fn tick(
+        &mut self,
+        model: &Model,
+        time: f64,
+        open: &mut dyn Iterator<Item = trama_sim::OpenEntity<'_>>,
+    ) {
+        self.sink.tick(model, time, open)
+    }
+
     fn possibly_reused_key(&mut self, _: &Model, list: ListId, key: &[u8], line: u64) -> bool {
         self.keys
             .as_ref()

@@ -41,6 +41,11 @@ pub struct ReadOptions {
     pub threads: usize,
     /// Approximate size of the chunks handed to lexers, in bytes.
     pub chunk_size: usize,
+    /// Hand over the lines read so far as soon as a read of the input
+    /// comes back short, instead of waiting for a chunk's size: for an
+    /// input still being written (a pipe, a file followed), whose lines
+    /// should be seen as they come. Default false.
+    pub live: bool,
 }
 
 impl Default for ReadOptions {
@@ -50,6 +55,7 @@ impl Default for ReadOptions {
             quotes: QuoteMode::Keep,
             threads: 0,
             chunk_size: 1 << 20,
+            live: false,
         }
     }
 }
@@ -162,6 +168,7 @@ fn fill_chunk<R: Read>(
     carry: &mut Vec<u8>,
     size: usize,
     eof: &mut bool,
+    live: bool,
 ) -> io::Result<bool> {
     chunk.reclaim();
     chunk.reserve(carry.len().max(size));
@@ -173,8 +180,15 @@ fn fill_chunk<R: Read>(
     loop {
         while !*eof && chunk.len < target {
             let want = (target - chunk.len).max(64 * 1024);
-            if chunk.read_from(input, want)? == 0 {
+            let n = chunk.read_from(input, want)?;
+            if n == 0 {
                 *eof = true;
+            } else if live
+                && n < want
+                && memchr::memchr(b'\n', &chunk.data[chunk.len - n..chunk.len]).is_some()
+            {
+                // The input has no more for now: hand over its whole lines.
+                break;
             }
         }
         if *eof {
@@ -439,9 +453,9 @@ where
     let size = options.chunk_size.max(4096);
     let input = SkipBom::new(input);
     if threads <= 1 {
-        consumer.read_sequential(input, options.quotes, size)?;
+        consumer.read_sequential(input, options.quotes, size, options.live)?;
     } else {
-        consumer.read_parallel(input, options.quotes, size, threads - 1)?;
+        consumer.read_parallel(input, options.quotes, size, options.live, threads - 1)?;
     }
     Ok(consumer.finish())
 }
@@ -459,11 +473,12 @@ where
         mut input: impl Read,
         mode: QuoteMode,
         size: usize,
+        live: bool,
     ) -> Result<(), ReadError<E>> {
         let mut chunk = Chunk::new();
         let mut carry = Vec::new();
         let mut eof = false;
-        while fill_chunk(&mut input, &mut chunk, &mut carry, size, &mut eof)? {
+        while fill_chunk(&mut input, &mut chunk, &mut carry, size, &mut eof, live)? {
             chunk.lex(mode);
             self.chunk(&chunk)?;
         }
@@ -477,6 +492,7 @@ where
         mut input: impl Read + Send,
         mode: QuoteMode,
         size: usize,
+        live: bool,
         lexers: usize,
     ) -> Result<(), ReadError<E>> {
         let in_flight = 2 * lexers + 2;
@@ -491,7 +507,7 @@ where
                 let mut eof = false;
                 loop {
                     let mut chunk = free_rx2.try_recv().unwrap_or_else(|_| Chunk::new());
-                    match fill_chunk(&mut input, &mut chunk, &mut carry, size, &mut eof) {
+                    match fill_chunk(&mut input, &mut chunk, &mut carry, size, &mut eof, live) {
                         Ok(true) => {
                             let (tx, rx) = bounded(1);
                             if order_tx.send(Ok(rx)).is_err() || job_tx.send((chunk, tx)).is_err() {

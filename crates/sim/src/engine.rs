@@ -15,7 +15,7 @@ use crate::keys::{KeyFilter, LinkKeys, Seen, UsedKeys};
 use crate::lenient::Tolerated;
 use crate::op::{Batch, EntityOp, Extras, Op, SmallOp};
 use crate::resolve::text;
-use crate::sink::{Entity, Sink};
+use crate::sink::{Entity, OpenEntity, Sink};
 
 use crate::intern::StrId;
 use crate::model::{
@@ -158,6 +158,8 @@ pub(crate) struct Engine<S> {
     /// Pending links, referenced by slot (moving an index through the
     /// maps is cheaper than moving the link).
     slab: Vec<Live>,
+    /// The sink's [`Sink::next_tick`].
+    next_tick: f64,
     free_slots: Vec<u32>,
     /// The keys of completed links, unless each list keeps its own.
     used: UsedKeys,
@@ -180,7 +182,9 @@ fn s(b: &[u8]) -> String {
 impl<S: Sink> Engine<S> {
     /// An engine with only the root type and container.
     pub fn new(sink: S, opts: SimOptions) -> Engine<S> {
+        let next_tick = sink.next_tick();
         Engine {
+            next_tick,
             used: UsedKeys::new(&opts.link_keys),
             possibly_reused: 0,
             scratch_extras: !sink.keeps_strings(),
@@ -225,8 +229,47 @@ impl<S: Sink> Engine<S> {
         Ok(())
     }
 
+    /// Gives the sink its tick when `time` passes the one it asked for.
+    #[inline(always)]
+    fn at(&mut self, time: f64) {
+        if time > self.next_tick {
+            self.tick(time);
+        }
+    }
+
+    #[cold]
+    fn tick(&mut self, time: f64) {
+        let (lists, slab) = (&self.lists, &self.slab);
+        let opt = |c: u32| (c != NONE).then_some(ContainerId(c));
+        let mut open = lists.iter().enumerate().flat_map(|(l, ll)| {
+            // The live entities: stacked states and each list's last
+            // entity (final only when the next one comes).
+            let pending = ll.pending.values().map(move |slot| &slab[slot as usize]);
+            ll.live.iter().chain(pending).map(move |e| OpenEntity {
+                list: ListId(l as u32),
+                start: e.start,
+                end: e.end,
+                value: ValueId(e.value),
+                level: e.level,
+                from: opt(e.from),
+                to: opt(e.to),
+                extras: e.extras(),
+            })
+        });
+        self.sink.tick(&self.model, time, &mut open);
+        self.next_tick = self.sink.next_tick();
+    }
+
     /// Applies one operation.
     pub fn apply(&mut self, op: &Op, batch: &Batch) -> Result<(), SimError> {
+        match op {
+            Op::Time { time } | Op::NewContainer { time, .. } | Op::Destroy { time, .. } => {
+                self.at(*time)
+            }
+            Op::Small(e) => self.at(e.time),
+            Op::Entity(i) => self.at(batch.big[*i as usize].small.time),
+            _ => {}
+        }
         match op {
             Op::Time { time } => {
                 self.events += 1;

@@ -41,5 +41,7 @@ pub use model::{
 };
 pub use op::Batch;
 pub use resolve::{ContainerEffect, EntityHandles, HandleEvent, Resolver, ValueRef};
-pub use sim::{Closed, CountingSink, Entity, Finished, Pipeline, SimOptions, Simulator, Sink};
+pub use sim::{
+    Closed, CountingSink, Entity, Finished, OpenEntity, Pipeline, SimOptions, Simulator, Sink,
+};
 pub use store::{Columns, EntityRef, ParallelTraceBuilder, Trace, TraceBuilder};

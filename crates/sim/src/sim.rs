@@ -37,7 +37,7 @@ use crate::model::Model;
 use crate::model::TypeId;
 use crate::op::{Batch, Op};
 use crate::resolve::{HandleEvent, Resolver};
-pub use crate::sink::{CountingSink, Entity, Sink};
+pub use crate::sink::{CountingSink, Entity, OpenEntity, Sink};
 
 /// What a finished simulation returns: the model, the sink and warnings.
 pub type Finished<S> = (Model, S, Vec<String>);

@@ -28,6 +28,31 @@ pub struct Entity<'a> {
     pub to: Option<ContainerId>,
 }
 
+/// An entity the simulation holds at a [`Sink::tick`], not yet handed to
+/// [`Sink::entity`]: a state on its stack (its end not known yet: -1), the
+/// last entity of a list (final when the next one comes), or a link one
+/// end of which has not come (the unknown end's container is `None`, its
+/// time -1).
+#[derive(Clone, Copy, Debug)]
+pub struct OpenEntity<'a> {
+    /// Its list.
+    pub list: ListId,
+    /// Start time (-1 for a link whose start has not come).
+    pub start: f64,
+    /// End time (-1 when not known).
+    pub end: f64,
+    /// Value of a state or link.
+    pub value: ValueId,
+    /// Nesting level of a state.
+    pub level: u32,
+    /// Start container of a link, when its start came.
+    pub from: Option<ContainerId>,
+    /// End container of a link, when its end came.
+    pub to: Option<ContainerId>,
+    /// User-defined fields, as in [`Entity::extras`].
+    pub extras: &'a [StrId],
+}
+
 /// Receives what the simulator produces, as soon as it is final.
 pub trait Sink {
     /// Entity number `idx` (creation order within its list) of `list` is final.
@@ -62,6 +87,19 @@ pub trait Sink {
     fn possibly_reused_key(&mut self, model: &Model, list: ListId, key: &[u8], line: u64) -> bool {
         let _ = (model, list, key, line);
         false
+    }
+    /// The time after which the sink wants a [`Sink::tick`] (default:
+    /// never). Asked when the simulation starts and after each tick.
+    fn next_tick(&self) -> f64 {
+        f64::INFINITY
+    }
+    /// The simulation is about to apply an event later than
+    /// [`Sink::next_tick`], at `time`: everything up to that event is
+    /// applied, and `open` gives what it holds open (states on their
+    /// stacks, links missing an end). A sink that shows the trace as it
+    /// goes (a streaming player) cuts its frames here.
+    fn tick(&mut self, model: &Model, time: f64, open: &mut dyn Iterator<Item = OpenEntity<'_>>) {
+        let _ = (model, time, open);
     }
 }
 

@@ -4,7 +4,7 @@
 // screen padded by one screen on each side: a reply grows with rows ×
 // width, not with the trace.
 
-import { ServerSource } from "./source.js";
+import { ServerSource, StreamFeed } from "./source.js";
 import { EmbeddedSource } from "./offline.js";
 import { Player } from "./player.js";
 
@@ -842,7 +842,7 @@ function unpin() {
 async function loaded() {
   for (;;) {
     const p = await source.progress();
-    if (p.state === "ready") return;
+    if (p.state === "ready" || p.state === "stream") return p.state;
     if (p.state === "failed") throw new Error(p.error);
     let text = "reading the trace…";
     if (p.total) text = `reading the trace: ${(100 * p.done / p.total).toFixed(0)} % of its ${p.unit}`;
@@ -867,8 +867,26 @@ function togglePlayer() {
   request();
 }
 
+// A stream: only the player, fed forward.
+async function streamMain() {
+  document.body.classList.add("streaming");
+  $("span").textContent = "played as it is read (--stream)";
+  const feed = new StreamFeed();
+  player = new Player(null, { values: [] }, null, { window: () => [0, 1], cursor: () => {} });
+  await player.openStream(feed);
+  window.addEventListener("keydown", (ev) => {
+    if (ev.target.tagName === "INPUT") return;
+    if (ev.key === " ") player.playing ? player.pause() : player.play();
+    else if (ev.key === ".") player.stepBy(1);
+    else if (ev.key === "End") player.last();
+    else return;
+    ev.preventDefault();
+  });
+  document.body.dataset.state = "ready";
+}
+
 async function main() {
-  await loaded();
+  if ((await loaded()) === "stream") return streamMain();
   const meta = await source.meta();
   state.meta = meta;
   state.colors = meta.values.map((v) => rgb(v.color));

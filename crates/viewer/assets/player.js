@@ -69,12 +69,13 @@ export class Player {
 
   // Seconds of execution per frame.
   step() {
+    if (this.feed) return this.streamInfo?.dt ?? 0.1;
     const [a, b] = this.hooks.window();
     const rate = this.rate ?? (b - a) / 30;
     return rate * this.speed;
   }
 
-  delta() { return this.dt ?? this.step(); }
+  delta() { return this.feed ? this.step() : this.dt ?? this.step(); }
 
   listen() {
     const on = (id, ev, f) => this.el(id).addEventListener(ev, f);
@@ -188,6 +189,13 @@ export class Player {
   async loop() {
     while (this.playing) {
       const began = performance.now();
+      if (this.feed) {
+        const shown = await this.streamStep();
+        if (!shown && this.streamInfo?.done) { this.pause(); break; }
+        const wait = this.speed * 1000 - (performance.now() - began);
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        continue;
+      }
       const [, b] = this.hooks.window();
       const next = this.t + this.step();
       if (next > b) { this.pause(); break; }
@@ -197,16 +205,22 @@ export class Player {
     }
   }
 
-  first() { this.pause(); return this.show(this.hooks.window()[0]); }
+  first() {
+    if (this.feed) return null;
+    this.pause();
+    return this.show(this.hooks.window()[0]);
+  }
 
   last() {
     this.pause();
+    if (this.feed) return this.streamLast();
     const [a, b] = this.hooks.window();
     return this.show(Math.max(a, b - this.delta()));
   }
 
   stepBy(k) {
     this.pause();
+    if (this.feed) return k > 0 ? this.streamStep() : null;
     const [a, b] = this.hooks.window();
     return this.show(Math.max(a, Math.min(b, this.t + k * this.step())));
   }
@@ -254,7 +268,13 @@ export class Player {
     this.drawStrip();
     this.drawProcesses(f);
     this.drawMatrix(this.el("p-traffic"), f.cells, "in flight in this frame:", true, this.grad);
-    this.drawMatrix(this.el("p-whole"), this.stage.whole || [], "whole run:", false, this.byRate() ? this.grad : this.wholeGrad);
+    if (this.feed) {
+      const so = [...this.lit].map(([key, n]) => { const [from, to] = key.split(",").map(Number); return { from, to, count: n, rate: null }; });
+      const most = Math.max(2, ...so.map((c) => c.count));
+      this.drawMatrix(this.el("p-whole"), so, "so far, frames lit:", false, [1, most], true);
+    } else {
+      this.drawMatrix(this.el("p-whole"), this.stage.whole || [], "whole run:", false, this.byRate() ? this.grad : this.wholeGrad);
+    }
     this.drawKiviat(f);
     this.drawLegend(f);
     document.body.dataset.frame = String(f.t);
@@ -268,6 +288,20 @@ export class Player {
     ctx.fillStyle = "#f3f3f6";
     ctx.fillRect(0, 0, W, H);
     const [a, b] = this.hooks.window();
+    if (this.feed) {
+      // The frames read ahead of the one shown, up to the input read.
+      const x = ((this.t - a) / ((b - a) || 1)) * W;
+      ctx.fillStyle = "#9aa6c0";
+      ctx.fillRect(x, 4, W - x, H - 8);
+      ctx.fillStyle = "#d0302f";
+      ctx.fillRect(x, 0, 2, H);
+      ctx.fillStyle = "#333";
+      ctx.font = "11px DejaVu Sans, Arial, sans-serif";
+      const info = this.streamInfo || {};
+      const state = info.error ? `failed: ${info.error}` : info.done ? "input ended" : "reading";
+      ctx.fillText(`frame ${this.shown?.k ?? "–"} · input read to ${(info.time ?? 0).toFixed(3)} s · ${state}`, 6, H - 8);
+      return;
+    }
     const ov = this.stage.overview || [];
     const m = this.meta;
     if (ov.length) {
@@ -375,13 +409,13 @@ export class Player {
     }
   }
 
-  drawMatrix(cv, cells, title, frame, grad) {
+  drawMatrix(cv, cells, title, frame, grad, counts = false) {
     const ctx = cv.getContext("2d");
     const W = cv.width, H = cv.height;
     ctx.clearRect(0, 0, W, H);
     ctx.font = "11px DejaVu Sans, Arial, sans-serif";
     ctx.fillStyle = "#333";
-    const what = this.byRate() ? (frame ? "effective rate (bit/s)" : "mean effective rate (bit/s)") : "messages";
+    const what = counts ? "" : this.byRate() ? (frame ? "effective rate (bit/s)" : "mean effective rate (bit/s)") : "messages";
     ctx.fillText(`${title} ${what}`, 4, 12);
     const n = this.stage.processes.length;
     // Names beside the rows and above the columns when they fit.
@@ -412,7 +446,7 @@ export class Player {
     ctx.fillRect(x0, y0, size, size);
     const c = size / Math.max(1, n);
     for (const cell of cells) {
-      const [r, g, b] = this.shade(this.cellValue(cell), grad);
+      const [r, g, b] = this.shade(counts ? cell.count : this.cellValue(cell), grad);
       ctx.fillStyle = `rgb(${r},${g},${b})`;
       ctx.fillRect(x0 + cell.to * c, y0 + cell.from * c, Math.max(1, c), Math.max(1, c));
     }
@@ -443,6 +477,14 @@ export class Player {
     const hiText = `${Player.si(grad[1])}`;
     ctx.fillText(hiText, x0 + size - ctx.measureText(hiText).width, gy + 20);
     if (frame) this.cellBox = { x: x0, y: y0, size, n };
+    // A stream's messages whose receiver has not come yet: a bar right of
+    // the sender's row.
+    if (frame && this.shown?.pending?.length) {
+      ctx.fillStyle = "#e8730c";
+      for (const [p, k] of this.shown.pending) {
+        ctx.fillRect(x0 + size + 2, y0 + p * c, Math.min(W - x0 - size - 2, 3 + 3 * Math.log2(1 + k)), Math.max(1, c - 1));
+      }
+    }
     if (!cells.length) {
       ctx.fillStyle = "#666";
       ctx.fillText(frame ? "no message in flight" : "no messages", x0 + 6, y0 + 16);
@@ -468,7 +510,7 @@ export class Player {
     ctx.fillStyle = "#333";
     const hosts = this.stage.hosts;
     if (!this.stage.kiviat || hosts.length < 3) {
-      ctx.fillText(hosts.length < 3 ? "Kiviat: fewer than 3 hosts" : "Kiviat: not available when the trace is read by blocks", 4, 12);
+      ctx.fillText(hosts.length < 3 ? "Kiviat: fewer than 3 hosts" : this.feed ? "Kiviat: not available in a stream (it needs the run's messages)" : "Kiviat: not available when the trace is read by blocks", 4, 12);
       return;
     }
     ctx.fillText(`share of network messages so far (${f.sent})`, 4, 12);
@@ -542,7 +584,7 @@ export class Player {
     const b = this.boxes.find((b) => ev.offsetX >= b.x && ev.offsetX < b.x + b.s && ev.offsetY >= b.y && ev.offsetY < b.y + b.s);
     if (!b || !this.shown) { this.el("p-tip").hidden = true; return; }
     const p = this.stage.processes[b.p];
-    const st = this.shown.states[b.p];
+    const st = this.shown.states[b.p] || { value: null, shares: [] };
     const name = (v) => Player.esc(this.meta.values[v].name);
     let html = `<b>${Player.esc(p.name)}</b>`;
     if (p.host != null) html += ` <span class="dim">on ${Player.esc(this.stage.hosts[p.host].name)}</span>`;
@@ -566,6 +608,77 @@ export class Player {
     this.tip(ev, html);
   }
 
+  // ---- a stream (trama view --stream) ----
+
+  async openStream(feed) {
+    this.feed = feed;
+    this.queue = [];
+    this.lastK = -1;
+    this.lit = new Map();     // "from,to" -> frames in which the cell was lit
+    this.first0 = null;       // the first frame's time
+    this.hooks = {
+      window: () => {
+        const a = this.first0 ?? 0;
+        return [a, Math.max(a + 1e-9, this.streamInfo?.time ?? a, this.t + this.step())];
+      },
+      cursor: () => {},
+    };
+    this.el("player").hidden = false;
+    while (!feed.stage) {
+      this.take(await feed.poll(this.lastK, false));
+      if (!feed.stage) await new Promise((r) => setTimeout(r, 200));
+    }
+    this.listen();
+    this.el("p-speed").value = String(this.speed);
+    this.resize();
+    await this.streamStep();
+  }
+
+  take(j) {
+    this.streamInfo = j;
+    for (const f of j.frames) {
+      this.queue.push(f);
+      this.lastK = f.k;
+    }
+    if (this.feed.stage && this.feed.version !== this.stageVersion) {
+      const st = this.feed.stage;
+      this.stage = st;
+      this.stageVersion = this.feed.version;
+      this.meta = { values: st.values };
+      const cols = st.values.map((v) => [1, 3, 5].map((i) => parseInt(v.color.slice(i, i + 2), 16)));
+      this.colorOf = (v) => cols[v] || [128, 128, 128];
+    }
+  }
+
+  // Shows the next frame of the stream; false when there is none (yet).
+  async streamStep() {
+    if (!this.queue.length) this.take(await this.feed.poll(this.lastK, false));
+    const f = this.queue.shift();
+    if (!f) {
+      this.el("p-error").textContent = this.streamInfo?.error ? `the stream failed: ${this.streamInfo.error}`
+        : this.streamInfo?.done ? "the input has ended" : "waiting for the input…";
+      if (this.shown) this.drawStrip();
+      return false;
+    }
+    this.el("p-error").textContent = "";
+    if (this.first0 == null) this.first0 = f.t;
+    this.t = f.t;
+    this.shown = f;
+    for (const c of f.cells) {
+      const key = `${c.from},${c.to}`;
+      this.lit.set(key, (this.lit.get(key) || 0) + 1);
+    }
+    if (!this.grad && f.cells.length) this.fitGradient(f.cells);
+    this.draw();
+    return true;
+  }
+
+  async streamLast() {
+    this.queue = [];
+    this.take(await this.feed.poll(this.lastK, true));
+    return this.streamStep();
+  }
+
   // What the frame on screen shows, for scripts.
   describe() {
     const f = this.shown;
@@ -575,16 +688,22 @@ export class Player {
     return {
       t: f.t,
       dt: f.dt,
+      k: f.k ?? null,
+      pending: (f.pending || []).map(([p, n]) => [P[p].name, n]),
       playing: this.playing,
       step: this.step(),
       gradient: [...this.grad],
-      processes: P.map((p, i) => ({
-        name: p.name,
-        host: p.host == null ? null : this.stage.hosts[p.host].name,
-        value: f.states[i].value == null ? null : this.meta.values[f.states[i].value].name,
-        color: f.states[i].value == null ? null : hex(this.colorOf(f.states[i].value)),
-        shares: f.states[i].shares.map(([v, s]) => [this.meta.values[v].name, s]),
-      })),
+      processes: P.map((p, i) => {
+        // A stream's stage may have grown since this frame was cut.
+        const st = f.states[i] || { value: null, shares: [] };
+        return {
+          name: p.name,
+          host: p.host == null ? null : this.stage.hosts[p.host].name,
+          value: st.value == null ? null : this.meta.values[st.value].name,
+          color: st.value == null ? null : hex(this.colorOf(st.value)),
+          shares: st.shares.map(([v, s]) => [this.meta.values[v].name, s]),
+        };
+      }),
       cells: f.cells.map((c) => ({
         from: P[c.from].name, to: P[c.to].name, count: c.count, rate: c.rate,
         color: hex(this.shade(this.cellValue(c))),

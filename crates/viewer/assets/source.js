@@ -65,3 +65,22 @@ export class ServerSource {
     return (await this.get(`frame?t=${t}&dt=${dt}`)).json();
   }
 }
+
+// The frames of a stream (`trama view --stream`, api/stream): read forward
+// only; the stage (processes, values) comes with its first reply and again
+// when it changes.
+export class StreamFeed {
+  constructor() {
+    this.version = 0;
+    this.stage = null;
+  }
+
+  async poll(after, last) {
+    const q = `after=${after}&version=${this.version}` + (last ? "&last=1" : "");
+    const r = await fetch(`api/stream?${q}`);
+    if (!r.ok) throw new Error(`stream: ${r.status} ${await r.text()}`);
+    const j = await r.json();
+    if (j.stage) { this.stage = j.stage; this.version = j.version; }
+    return j;
+  }
+}

@@ -23,6 +23,7 @@ pub(crate) fn routes() -> Router<Arc<Shared>> {
         .route("/progress", get(progress))
         .route("/stage", get(crate::frames::stage))
         .route("/frame", get(crate::frames::frame_of))
+        .route("/stream", get(stream))
 }
 
 /// `GET api/meta`.
@@ -38,7 +39,9 @@ async fn meta(Extract(shared): Extract<Arc<Shared>>) -> Response {
 /// is, or why it failed.
 async fn progress(Extract(shared): Extract<Arc<Shared>>) -> Response {
     use std::sync::atomic::Ordering;
-    let state = if shared.state.get().is_some() {
+    let state = if shared.stream.is_some() {
+        "stream"
+    } else if shared.state.get().is_some() {
         "ready"
     } else if shared.failed.get().is_some() {
         "failed"
@@ -54,6 +57,30 @@ async fn progress(Extract(shared): Extract<Arc<Shared>>) -> Response {
         "error": shared.failed.get(),
     }))
     .into_response()
+}
+
+/// `GET api/stream?after=K&version=V[&last=1]`: a stream's frames.
+async fn stream(
+    Extract(shared): Extract<Arc<Shared>>,
+    Query(params): Query<Vec<(String, String)>>,
+) -> Response {
+    let Some(live) = shared.stream.clone() else {
+        return bad("this trace is not streamed (trama view --stream plays one)");
+    };
+    let get = |name: &str| params.iter().find(|p| p.0 == name).map(|p| p.1.as_str());
+    let after = match get("after").map(str::parse::<i64>) {
+        None => None,
+        Some(Ok(k)) if k < 0 => None,
+        Some(Ok(k)) => Some(k as u64),
+        Some(Err(_)) => return bad("after= is not a frame number"),
+    };
+    let version = get("version").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let last = get("last") == Some("1");
+    let reply = tokio::task::spawn_blocking(move || live.read(after, last, version)).await;
+    match reply {
+        Ok(r) => Json(r).into_response(),
+        Err(e) => bad(e.to_string()),
+    }
 }
 
 /// A 400 reply saying why.

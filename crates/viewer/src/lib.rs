@@ -42,6 +42,8 @@ mod pyramid;
 mod saved;
 mod search;
 mod slices;
+mod stream;
+pub use stream::{StreamEnd, StreamOptions, StreamSink};
 mod stats;
 mod tile;
 mod timeline;
@@ -234,6 +236,8 @@ pub struct Loading {
 /// loading is, or why it failed.
 pub(crate) struct Shared {
     pub state: OnceLock<&'static State>,
+    /// A stream's frames (`trama view --stream`), instead of a trace.
+    pub stream: Option<Arc<stream::Live>>,
     pub loading: Option<Loading>,
     pub failed: OnceLock<String>,
 }
@@ -303,11 +307,30 @@ fn token() -> Result<String, Error> {
 pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
     let shared = Arc::new(Shared {
         state: OnceLock::new(),
+        stream: None,
         loading: None,
         failed: OnceLock::new(),
     });
     let _ = shared.state.set(Box::leak(Box::new(prepare(trace, opts))));
     serve(shared, opts)
+}
+
+/// Serves a stream's player (`trama view --stream`): the page plays the
+/// frames the returned sink cuts as the caller simulates the input into
+/// it (see [`stream`]); the caller ends it with [`StreamSink::end`].
+pub fn start_stream(
+    opts: &ViewerOptions,
+    stream: StreamOptions,
+) -> Result<(Running, StreamSink), Error> {
+    let live = Arc::new(stream::Live::default());
+    let sink = StreamSink::new(live.clone(), stream);
+    let shared = Arc::new(Shared {
+        state: OnceLock::new(),
+        stream: Some(live),
+        loading: None,
+        failed: OnceLock::new(),
+    });
+    Ok((serve(shared, opts)?, sink))
 }
 
 /// Marks in `meta` the rows with nothing over the whole run, and says so.
@@ -542,6 +565,7 @@ where
 {
     let shared = Arc::new(Shared {
         state: OnceLock::new(),
+        stream: None,
         loading,
         failed: OnceLock::new(),
     });

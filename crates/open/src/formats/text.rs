@@ -59,6 +59,7 @@ pub(crate) fn reader_options(opts: &LoadOptions) -> ReadOptions {
     o.strict = opts.strict;
     o.quotes = opts.quotes;
     o.threads = opts.threads;
+    o.live = opts.live;
     o
 }
 

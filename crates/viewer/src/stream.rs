@@ -1,0 +1,531 @@
+//! `trama view --stream`: a trace of any length played forward as it is
+//! read, in memory that does not grow with it.
+//!
+//! A [`StreamSink`] is the simulation's sink. It asks for a
+//! [tick](trama_sim::Sink::tick) at the end of each frame (`[t, t + Δ]`,
+//! Δ fixed for the run): when the first event past that end comes, every
+//! state that overlaps the frame is either final (received and kept) or
+//! still open (on its stack, which the tick gives), so the frame is exact
+//! for states; it is cut with [`trama_analysis::frame`], the frame model of
+//! the player and the recordings. A message overlaps the frame when it has
+//! ended (both ends known) or when its start came and its end has not: its
+//! receiver is not known yet, and the frame counts it per sender as
+//! `pending`. Kiviat radii are not given (they need the run's messages).
+//!
+//! What is kept: the entities that overlap the current frame, the open
+//! ones (the simulation's own), the model, and at most
+//! [`StreamOptions::ahead`] frames cut but not yet read by the page (the
+//! simulation waits for the page beyond that). `GET api/stream?after=K`
+//! gives the frames after `K`; `&last=1` skips to the newest (the live
+//! edge). See `docs/view-api.md`.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex};
+
+use serde::Serialize;
+use trama_analysis::{frame, size_of, Flights, Frame, Stage, Window};
+use trama_sim::{Columns, ContainerId, Entity, ListId, Model, OpenEntity, Sink, Trace, TypeKind};
+
+/// How the frames of a stream are cut.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct StreamOptions {
+    /// The frames' length, seconds of the trace.
+    pub dt: f64,
+    /// Frames cut ahead of the page at most.
+    pub ahead: usize,
+    /// The links' field holding a message's size; `None`: the first
+    /// numeric field named like a size.
+    pub size_field: Option<String>,
+}
+
+impl Default for StreamOptions {
+    fn default() -> StreamOptions {
+        StreamOptions {
+            dt: 0.1,
+            ahead: 64,
+            size_field: None,
+        }
+    }
+}
+
+/// A frame of the stream, as the page reads it.
+#[derive(Serialize)]
+struct StreamFrame<'a> {
+    /// Its number: frame `k` is `[t0 + k Δ, t0 + (k + 1) Δ]`.
+    k: u64,
+    #[serde(flatten)]
+    frame: &'a Frame,
+    /// Messages whose start came in or before the frame and whose end has
+    /// not come: (sender, count).
+    pending: Vec<(u32, u32)>,
+}
+
+/// The processes and values the frames refer to.
+#[derive(Serialize)]
+struct StreamStage<'a> {
+    #[serde(flatten)]
+    stage: &'a Stage,
+    values: Vec<crate::meta::MetaValue>,
+}
+
+/// What the page and the simulation share.
+#[derive(Default)]
+pub(crate) struct Live {
+    inner: Mutex<LiveInner>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct LiveInner {
+    /// Frames cut and not yet dropped, as JSON, by number.
+    frames: VecDeque<(u64, Arc<String>)>,
+    /// The number of the next frame to cut.
+    next: u64,
+    /// The page has read the frames before this one.
+    read: u64,
+    /// The stage and values, as JSON, and their version.
+    stage: Arc<String>,
+    version: u64,
+    /// The simulation's end: `Some(Ok)` at the input's end, else why it
+    /// failed.
+    done: Option<Result<(), String>>,
+    /// The time of the last event read.
+    time: f64,
+    /// The frames' length.
+    dt: f64,
+}
+
+/// The reply of `api/stream`.
+#[derive(Serialize)]
+pub(crate) struct StreamReply {
+    /// The stage's version; `stage` is given when the page's is older.
+    version: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stage: Option<serde_json::Value>,
+    /// Frames after the one asked for, in order.
+    frames: Vec<serde_json::Value>,
+    /// The newest frame cut.
+    newest: Option<u64>,
+    /// The frames' length.
+    dt: f64,
+    /// The time of the last event read.
+    time: f64,
+    /// Whether the input has ended (then `error` says if it failed).
+    done: bool,
+    error: Option<String>,
+}
+
+impl Live {
+    /// Frames after `after` (at most 32); with `last`, only the newest,
+    /// the ones before it dropped.
+    pub(crate) fn read(&self, after: Option<u64>, last: bool, version: u64) -> StreamReply {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut frames = Vec::new();
+        if last {
+            if let Some((k, f)) = g.frames.back().cloned() {
+                g.frames.clear();
+                g.read = k + 1;
+                frames.push(f);
+            }
+        } else {
+            let from = after.map_or(0, |a| a + 1);
+            // Frames before `from` are read: drop them.
+            while g.frames.front().is_some_and(|f| f.0 < from) {
+                g.frames.pop_front();
+            }
+            g.read = g.read.max(from);
+            let mut read = g.read;
+            for (k, f) in g.frames.iter().take(32) {
+                frames.push(f.clone());
+                read = read.max(*k + 1);
+            }
+            g.read = read;
+        }
+        self.changed.notify_all();
+        let parse = |s: &str| serde_json::from_str(s).unwrap_or(serde_json::Value::Null);
+        StreamReply {
+            version: g.version,
+            stage: (version != g.version).then(|| parse(&g.stage)),
+            frames: frames.iter().map(|f| parse(f)).collect(),
+            newest: g.next.checked_sub(1),
+            dt: g.dt,
+            time: g.time,
+            done: g.done.is_some(),
+            error: g.done.clone().and_then(|d| d.err()),
+        }
+    }
+
+    /// Adds frame `k`, after waiting until the page is at most `ahead`
+    /// frames behind.
+    fn push(&self, k: u64, json: String, ahead: usize) {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        while k >= g.read + ahead as u64 {
+            g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        g.frames.push_back((k, Arc::new(json)));
+        g.next = k + 1;
+    }
+
+    fn set_stage(&self, json: String) {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.stage = Arc::new(json);
+        g.version += 1;
+    }
+
+    fn set_time(&self, t: f64) {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.time = t;
+    }
+}
+
+/// Tells the page that a stream failed (see [`StreamSink::ender`]).
+#[derive(Clone)]
+pub struct StreamEnd(Arc<Live>);
+
+impl StreamEnd {
+    /// The stream failed: the page says why.
+    pub fn fail(&self, why: String) {
+        let mut g = self.0.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if g.done.is_none() {
+            g.done = Some(Err(why));
+        }
+        self.0.changed.notify_all();
+    }
+}
+
+/// A state kept while it overlaps the frames to come.
+#[derive(Clone, Copy)]
+struct Kept {
+    list: ListId,
+    start: f64,
+    end: f64,
+    level: u32,
+    value: u32,
+}
+
+/// A message kept while it overlaps the frames to come.
+#[derive(Clone, Copy)]
+struct Message {
+    from: ContainerId,
+    to: ContainerId,
+    start: f64,
+    end: f64,
+    size: Option<f64>,
+}
+
+/// The sink of a streamed simulation: cuts frames as the events come (see
+/// the module documentation).
+pub struct StreamSink {
+    live: Arc<Live>,
+    opts: StreamOptions,
+    /// Frame being filled: number, start.
+    k: u64,
+    start: Option<f64>,
+    states: Vec<Kept>,
+    messages: Vec<Message>,
+    /// The model as the frames were last cut, and its sizes then.
+    trace: Trace,
+    sizes: (usize, usize, usize, usize),
+    stage: Option<Stage>,
+    size_field: Option<String>,
+    last_time: f64,
+}
+
+impl StreamSink {
+    pub(crate) fn new(live: Arc<Live>, opts: StreamOptions) -> StreamSink {
+        {
+            let mut g = live.inner.lock().unwrap_or_else(|e| e.into_inner());
+            g.dt = opts.dt;
+        }
+        StreamSink {
+            live,
+            size_field: opts.size_field.clone(),
+            opts,
+            k: 0,
+            start: None,
+            states: Vec::new(),
+            messages: Vec::new(),
+            trace: Trace::default(),
+            sizes: (0, 0, 0, 0),
+            stage: None,
+            last_time: f64::NEG_INFINITY,
+        }
+    }
+
+    /// What tells the page the stream failed, when the sink itself is
+    /// gone with the simulation that failed.
+    pub fn ender(&self) -> StreamEnd {
+        StreamEnd(self.live.clone())
+    }
+
+    /// The end of the input (or its failure): the frames up to the last
+    /// event are cut, and the page told.
+    pub fn end(mut self, model: &Model, result: Result<(), String>) {
+        if result.is_ok() {
+            if let Some(s) = self.start {
+                let last = self.last_time.max(s);
+                // Everything is final now: no open entity. The frames up
+                // to the one holding the last instant.
+                while self.frame_start() <= last || self.k == 0 {
+                    self.cut(model, &[], &[], &[]);
+                }
+            }
+        }
+        let mut g = self.live.inner.lock().unwrap_or_else(|e| e.into_inner());
+        g.done = Some(result);
+        self.live.changed.notify_all();
+    }
+
+    fn frame_start(&self) -> f64 {
+        self.start.unwrap_or(0.0) + self.k as f64 * self.opts.dt
+    }
+
+    fn frame_end(&self) -> f64 {
+        self.frame_start() + self.opts.dt
+    }
+
+    /// Brings the model and stage up to date with `model`.
+    fn refresh(&mut self, model: &Model) {
+        let sizes = (
+            model.types.len(),
+            model.values.len(),
+            model.containers.len(),
+            model.lists.len(),
+        );
+        if sizes == self.sizes && self.stage.is_some() {
+            return;
+        }
+        self.sizes = sizes;
+        self.trace = Trace {
+            model: model.clone(),
+            ..Trace::default()
+        };
+        let with_states: std::collections::HashSet<ContainerId> = model
+            .lists
+            .iter()
+            .filter(|l| l.kind == TypeKind::State)
+            .map(|l| l.container)
+            .collect();
+        let ordering =
+            trama_analysis::host_level_of(&self.trace, &with_states, false).and_then(|level| {
+                trama_analysis::order_of(
+                    &self.trace,
+                    Window {
+                        start: 0.0,
+                        end: 0.0,
+                    },
+                    std::iter::empty(),
+                    &level.name,
+                )
+            });
+        let mut stage = Stage::new(&self.trace, ordering.as_ref(), self.size_field.as_deref());
+        // Processes keep the index earlier frames gave them.
+        if let Some(old) = &self.stage {
+            let ids: Vec<u32> = old.processes.iter().map(|p| p.id).collect();
+            stage.keep_order(&ids);
+        }
+        let values = model
+            .values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| crate::meta::MetaValue {
+                id: i as u32,
+                ty: v.ty.0,
+                name: model.label(v.name),
+                color: trama_views::color(model.str(v.color), model.str(v.name)),
+            })
+            .collect();
+        let json = serde_json::to_string(&StreamStage {
+            stage: &stage,
+            values,
+        })
+        .unwrap_or_default();
+        self.live.set_stage(json);
+        self.stage = Some(stage);
+    }
+
+    /// Cuts the current frame from what is kept and what the simulation
+    /// holds (`open` states, `held` complete links not handed over yet,
+    /// `pending` links missing their end), and moves to the next.
+    fn cut(
+        &mut self,
+        model: &Model,
+        open: &[Kept],
+        held: &[Message],
+        pending: &[(ContainerId, f64)],
+    ) {
+        self.refresh(model);
+        let (t0, t1) = (self.frame_start(), self.frame_end());
+        let stage = self.stage.as_ref().expect("refreshed");
+        let mut lists = vec![Columns::default(); model.lists.len()];
+        // In start order (parents before their children), as a trace's
+        // lists are: states come final children first.
+        let mut here: Vec<&Kept> = self
+            .states
+            .iter()
+            .chain(open)
+            .filter(|s| s.start <= t1 && (s.end >= t0 || s.end < s.start))
+            .collect();
+        here.sort_by(|a, b| {
+            (a.list.0, a.start, a.level)
+                .partial_cmp(&(b.list.0, b.start, b.level))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        for s in here {
+            {
+                let c = &mut lists[s.list.index()];
+                c.start.push(s.start);
+                c.end.push(s.end);
+                c.level.push(s.level);
+                c.value.push(trama_sim::ValueId(s.value));
+            }
+        }
+        self.trace.lists = lists;
+        let messages = self
+            .messages
+            .iter()
+            .chain(held)
+            .filter(|m| m.start <= t1 && m.end >= t0)
+            .map(|m| (m.from, m.to, m.start, m.end, m.size));
+        let flights = Flights::of(&self.trace, stage, messages);
+        let f = frame(&self.trace, stage, &flights, t0, self.opts.dt, None);
+        let mut per: std::collections::BTreeMap<u32, u32> = Default::default();
+        for (c, start) in pending {
+            if *start <= t1 {
+                if let Some(p) = stage.process_of(*c) {
+                    *per.entry(p).or_default() += 1;
+                }
+            }
+        }
+        let json = serde_json::to_string(&StreamFrame {
+            k: self.k,
+            frame: &f,
+            pending: per.into_iter().collect(),
+        })
+        .unwrap_or_default();
+        self.trace.lists = Vec::new();
+        self.live.push(self.k, json, self.opts.ahead);
+        self.k += 1;
+        let t0 = self.frame_start();
+        self.states.retain(|s| s.end >= t0);
+        self.messages.retain(|m| m.end >= t0);
+    }
+}
+
+impl Sink for StreamSink {
+    fn entity(&mut self, model: &Model, list: ListId, _idx: u32, e: &Entity<'_>) {
+        let t0 = self.frame_start();
+        self.last_time = self.last_time.max(e.start).max(e.end);
+        match model.list(list).kind {
+            TypeKind::State if e.end >= t0 => self.states.push(Kept {
+                list,
+                start: e.start,
+                end: e.end,
+                level: e.level,
+                value: e.value.0,
+            }),
+            TypeKind::Link if e.end >= t0 => {
+                let (Some(from), Some(to)) = (e.from, e.to) else {
+                    return;
+                };
+                if self.size_field.is_none() && !e.extras.is_empty() {
+                    // The first numeric field named like a size.
+                    self.size_field = e.extras.chunks_exact(2).find_map(|p| {
+                        let name = model.label(p[0]);
+                        let lower = name.to_lowercase();
+                        let sized = ["size", "bytes", "length"]
+                            .iter()
+                            .any(|w| lower.contains(w));
+                        (sized && size_of(model, e.extras, &name).is_some()).then_some(name)
+                    });
+                    if self.size_field.is_some() {
+                        // The stage is made again, with the field.
+                        self.sizes = (0, 0, 0, 0);
+                    }
+                }
+                let size = self
+                    .size_field
+                    .as_deref()
+                    .and_then(|f| size_of(model, e.extras, f));
+                self.messages.push(Message {
+                    from,
+                    to,
+                    start: e.start,
+                    end: e.end,
+                    size,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    fn container(&mut self, model: &Model, id: ContainerId) {
+        let c = model.container(id);
+        self.last_time = self.last_time.max(c.end);
+    }
+
+    fn keeps_strings(&self) -> bool {
+        false
+    }
+
+    fn next_tick(&self) -> f64 {
+        match self.start {
+            None => f64::NEG_INFINITY,
+            Some(_) => self.frame_end(),
+        }
+    }
+
+    fn tick(&mut self, model: &Model, time: f64, open: &mut dyn Iterator<Item = OpenEntity<'_>>) {
+        self.last_time = self.last_time.max(time);
+        let Some(_) = self.start else {
+            // The first timed event starts frame 0.
+            if time.is_finite() && time >= 0.0 {
+                self.start = Some(time);
+            }
+            return;
+        };
+        let mut states = Vec::new();
+        let mut pending = Vec::new();
+        let mut complete = Vec::new();
+        for e in open {
+            match model.list(e.list).kind {
+                TypeKind::State => states.push(Kept {
+                    list: e.list,
+                    start: e.start,
+                    end: e.end,
+                    level: e.level,
+                    value: e.value.0,
+                }),
+                TypeKind::Link => match (e.from, e.to) {
+                    // Complete, not yet handed over (the list's last).
+                    (Some(from), Some(to)) if e.start >= 0.0 && e.end >= 0.0 => {
+                        let size = self
+                            .size_field
+                            .as_deref()
+                            .and_then(|f| size_of(model, e.extras, f));
+                        complete.push(Message {
+                            from,
+                            to,
+                            start: e.start,
+                            end: e.end,
+                            size,
+                        });
+                    }
+                    (Some(from), None) if e.start >= 0.0 => pending.push((from, e.start)),
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        // A gap of many frames with nothing in it is jumped over.
+        let behind = ((time - self.frame_end()) / self.opts.dt).floor();
+        if behind > 10_000.0 && self.states.is_empty() && states.is_empty() {
+            self.k += behind as u64;
+        }
+        while time > self.frame_end() {
+            self.cut(model, &states, &complete, &pending);
+        }
+        self.live.set_time(time);
+    }
+}

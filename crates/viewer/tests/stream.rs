@@ -1,0 +1,191 @@
+//! A streamed trace's frames (`trama view --stream`) equal the frames of the
+//! same trace held whole, cut at the same instants: each process's state
+//! and shares exactly; each message either in its cell, or, when its end had
+//! not come when the frame was cut, counted as pending for its sender.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+
+use serde_json::Value;
+use trama_open::{LoadOptions, Source};
+use trama_viewer::{start_stream, Running, StreamOptions, ViewerOptions};
+
+fn get(r: &Running, path: &str) -> Value {
+    let after = r.url.split_once("//").unwrap().1;
+    let base = &after[after.find('/').unwrap()..];
+    let mut s = TcpStream::connect(r.addr).unwrap();
+    write!(
+        s,
+        "GET {base}{path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        r.addr
+    )
+    .unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    serde_json::from_str(body).unwrap()
+}
+
+#[test]
+fn streamed_frames_equal_the_frames_of_the_whole_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = (0, 0, 0);
+    for seed in [2u64, 5, 9] {
+        // A stream is cut in time order: one clock for the whole trace, as
+        // tracers and `trama merge` write.
+        let mut g = trama_gen::GenOptions::varied(seed, 20_000);
+        g.links = true;
+        g.global_clock = true;
+        g.trailing_definitions = false;
+        let path = dir.path().join(format!("g{seed}.paje"));
+        std::fs::write(&path, trama_gen::generate(seed, &g)).unwrap();
+        let mut lo = LoadOptions::default();
+        lo.keep_extras = true;
+        let trace = trama_open::load(&Source::Path(path.clone()), &lo).unwrap();
+        let (t0, t1) = (trace.start_time(), trace.end_time());
+        let mut v = ViewerOptions::default();
+        v.port = Some(0);
+        let mut s = StreamOptions::default();
+        s.dt = (t1 - t0) / 37.0;
+        // Few frames ahead: the simulation waits for the reader.
+        s.ahead = 4;
+        let dt = s.dt;
+        let (server, sink) = start_stream(&v, s).unwrap();
+        let source = Source::Path(path.clone());
+        let lo2 = lo.clone();
+        let sim = std::thread::spawn(move || {
+            let sim = trama_open::simulate_into(&source, sink, &lo2).unwrap();
+            sim.sink.end(&sim.model, Ok(()));
+        });
+        let mut frames = Vec::new();
+        let mut stage = Value::Null;
+        let mut after = -1i64;
+        loop {
+            let r = get(&server, &format!("api/stream?after={after}&version=0"));
+            if !r["stage"].is_null() {
+                stage = r["stage"].clone();
+            }
+            let got = r["frames"].as_array().unwrap().clone();
+            if let Some(f) = got.last() {
+                after = f["k"].as_i64().unwrap();
+            }
+            let empty = got.is_empty();
+            frames.extend(got);
+            if empty && r["done"] == Value::Bool(true) {
+                assert!(r["error"].is_null(), "{}", r["error"]);
+                break;
+            }
+            if empty {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        sim.join().unwrap();
+        // Frames are numbered from 0 without a gap and cover the run.
+        for (i, f) in frames.iter().enumerate() {
+            assert_eq!(f["k"].as_u64().unwrap(), i as u64);
+        }
+        assert!(frames.last().unwrap()["t"].as_f64().unwrap() + dt >= t1 - 1e-9);
+        // The whole trace's frames at the same instants.
+        let wstage = trama_analysis::Stage::new(&trace, None, None);
+        let msgs = trama_analysis::Messages::all();
+        let flights = trama_analysis::Flights::new(&trace, &wstage, &msgs);
+        let m = &trace.model;
+        let mut names: HashMap<String, usize> = HashMap::new();
+        for c in &m.containers {
+            *names.entry(m.label(c.name)).or_default() += 1;
+        }
+        let unique = |n: &str| names.get(n) == Some(&1);
+        let sprocs: Vec<String> = stage["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect();
+        let svalue = |v: &Value| {
+            v.as_u64().map(|v| {
+                stage["values"][v as usize]["name"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+        };
+        for f in &frames {
+            let t = f["t"].as_f64().unwrap();
+            let w = trama_analysis::frame(&trace, &wstage, &flights, t, dt, None);
+            // States.
+            for (i, p) in wstage.processes.iter().enumerate() {
+                if !unique(&p.name) {
+                    continue;
+                }
+                let j = sprocs.iter().position(|n| *n == p.name).unwrap();
+                let sf = &f["states"][j];
+                let want = w.states[i]
+                    .value
+                    .map(|v| m.label(m.values[v as usize].name));
+                assert_eq!(
+                    svalue(&sf["value"]),
+                    want,
+                    "{} at frame {}: stream {sf}, whole {:?}",
+                    p.name,
+                    f["k"],
+                    w.states[i]
+                );
+                // A process the stage did not have yet: nothing to show.
+                let none = Vec::new();
+                let shares = sf["shares"].as_array().unwrap_or(&none);
+                assert_eq!(shares.len(), w.states[i].shares.len(), "{}", p.name);
+                for (a, b) in shares.iter().zip(&w.states[i].shares) {
+                    assert!(
+                        (a[1].as_f64().unwrap_or(f64::NAN) - b.1).abs() < 1e-9,
+                        "{} at frame {}: stream {sf}, whole {:?}",
+                        p.name,
+                        f["k"],
+                        w.states[i]
+                    );
+                }
+                checked.0 += 1;
+            }
+            // Messages: in their cell, or pending at their sender.
+            let mut whole_from: HashMap<String, u64> = HashMap::new();
+            let mut whole_cells: HashMap<(String, String), u64> = HashMap::new();
+            for c in &w.cells {
+                let (a, b) = (
+                    &wstage.processes[c.from as usize].name,
+                    &wstage.processes[c.to as usize].name,
+                );
+                *whole_from.entry(a.clone()).or_default() += c.count as u64;
+                whole_cells.insert((a.clone(), b.clone()), c.count as u64);
+            }
+            let mut stream_from: HashMap<String, u64> = HashMap::new();
+            for c in f["cells"].as_array().unwrap() {
+                let a = sprocs[c["from"].as_u64().unwrap() as usize].clone();
+                let b = sprocs[c["to"].as_u64().unwrap() as usize].clone();
+                let n = c["count"].as_u64().unwrap();
+                if unique(&a) && unique(&b) {
+                    assert!(n <= whole_cells.get(&(a.clone(), b)).copied().unwrap_or(0));
+                    checked.1 += 1;
+                }
+                *stream_from.entry(a).or_default() += n;
+            }
+            for p in f["pending"].as_array().unwrap() {
+                let a = sprocs[p[0].as_u64().unwrap() as usize].clone();
+                *stream_from.entry(a).or_default() += p[1].as_u64().unwrap();
+                checked.2 += 1;
+            }
+            for (a, n) in &whole_from {
+                if unique(a) {
+                    assert_eq!(
+                        stream_from.get(a).copied().unwrap_or(0),
+                        *n,
+                        "messages from {a} at frame {}",
+                        f["k"]
+                    );
+                }
+            }
+        }
+        server.stop();
+    }
+    assert!(checked.0 > 100 && checked.1 > 20, "compared: {checked:?}");
+}
