@@ -389,7 +389,7 @@ impl<W: Write> Sink for ChromeWriter<W> {
                 let a = self.link_end_thread(m, from, ty);
                 self.link_end(m, a, e.start, e.value, ty, "s", id);
                 let b = self.link_end_thread(m, to, ty);
-                self.link_end(m, b, e.end.max(e.start), e.value, ty, "f", id);
+                self.link_end(m, b, e.end, e.value, ty, "f", id);
                 self.written.links += 1;
             }
             TypeKind::Container => {}

@@ -478,15 +478,7 @@ impl<W: Write> Sink for PerfettoWriter<W> {
                 let a = self.link_end_track(m, from, ty);
                 self.named_event(m, a, TYPE_INSTANT, e.start, e.value, ty, Flow::Starts(id));
                 let b = self.link_end_track(m, to, ty);
-                self.named_event(
-                    m,
-                    b,
-                    TYPE_INSTANT,
-                    e.end.max(e.start),
-                    e.value,
-                    ty,
-                    Flow::Ends(id),
-                );
+                self.named_event(m, b, TYPE_INSTANT, e.end, e.value, ty, Flow::Ends(id));
                 self.written.links += 1;
             }
             TypeKind::Container => {}
