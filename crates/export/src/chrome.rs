@@ -38,7 +38,7 @@
 //!   four have the link's value as `name`, its type as `cat`, and the flow
 //!   events the link's `id` (from 1 in the order links complete).
 //!
-//! Strings are JSON-escaped (invalid UTF-8 replaced). Containers that hold
+//! A state that ends before it starts ends at its start. Strings are JSON-escaped (invalid UTF-8 replaced). Containers that hold
 //! nothing do not appear.
 
 use std::collections::HashMap;
@@ -66,8 +66,12 @@ pub struct ChromeWriter<W: Write> {
     lists: Vec<(u64, u64)>,
     /// (pid, tid) of link ends, by container and link type.
     link_ends: HashMap<(ContainerId, TypeId), (u64, u64)>,
-    /// Counter name of each variable list.
-    counters: HashMap<ListId, String>,
+    /// Process and counter name (a JSON string) of each variable list.
+    counters: Vec<Option<(u64, Box<[u8]>)>>,
+    /// Each value's name as a JSON string, once used.
+    value_names: Vec<Option<Box<[u8]>>>,
+    /// Each type's name as a JSON string, once used.
+    type_names: Vec<Option<Box<[u8]>>>,
     next_tid: u64,
     next_flow: u64,
     nesting: Nesting,
@@ -97,6 +101,18 @@ fn json_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+/// Entry `i` of `cache`, the JSON string of `name()`, made when first asked.
+fn cached(cache: &mut Vec<Option<Box<[u8]>>>, i: usize, name: impl FnOnce() -> String) -> &[u8] {
+    if cache.len() <= i {
+        cache.resize(i + 1, None);
+    }
+    cache[i].get_or_insert_with(|| {
+        let mut b = Vec::new();
+        json_str(&mut b, &name());
+        b.into_boxed_slice()
+    })
+}
+
 /// Appends a time in microseconds with three decimals.
 fn json_ts(out: &mut Vec<u8>, t: f64) {
     let ns = nanos(t);
@@ -119,7 +135,9 @@ impl<W: Write> ChromeWriter<W> {
             pids: Vec::new(),
             lists: Vec::new(),
             link_ends: HashMap::new(),
-            counters: HashMap::new(),
+            counters: Vec::new(),
+            value_names: Vec::new(),
+            type_names: Vec::new(),
             next_tid: 0,
             next_flow: 0,
             nesting: Nesting::default(),
@@ -247,9 +265,13 @@ impl<W: Write> ChromeWriter<W> {
         ty: TypeId,
     ) {
         let _ = write!(self.buf, "\"ph\":\"{ph}\",\"name\":");
-        json_str(&mut self.buf, &value_label(m, value));
+        let v = cached(&mut self.value_names, value.index(), || {
+            value_label(m, value)
+        });
+        self.buf.extend_from_slice(v);
         self.buf.extend_from_slice(b",\"cat\":");
-        json_str(&mut self.buf, &label(m, m.ty(ty).name));
+        let c = cached(&mut self.type_names, ty.index(), || label(m, m.ty(ty).name));
+        self.buf.extend_from_slice(c);
         self.buf.extend_from_slice(b",\"ts\":");
         json_ts(&mut self.buf, t);
         let _ = write!(self.buf, ",\"pid\":{pid},\"tid\":{tid}");
@@ -351,24 +373,30 @@ impl<W: Write> Sink for ChromeWriter<W> {
                 self.written.events += 1;
             }
             TypeKind::Variable => {
-                let pid = self.pid(m, c);
-                let name = match self.counters.get(&list) {
-                    Some(n) => n.clone(),
-                    None => {
-                        let path = container_path(m, c);
-                        let ty = list_type_label(m, list);
-                        let n = if path.is_empty() {
-                            ty
-                        } else {
-                            format!("{path} {ty}")
-                        };
-                        self.counters.insert(list, n.clone());
-                        n
-                    }
+                let l = list.index();
+                if self.counters.len() <= l {
+                    self.counters.resize(l + 1, None);
+                }
+                if self.counters[l].is_none() {
+                    let pid = self.pid(m, c);
+                    let path = container_path(m, c);
+                    let ty = list_type_label(m, list);
+                    let n = if path.is_empty() {
+                        ty
+                    } else {
+                        format!("{path} {ty}")
+                    };
+                    let mut b = Vec::new();
+                    json_str(&mut b, &n);
+                    self.counters[l] = Some((pid, b.into_boxed_slice()));
+                }
+                let Some((pid, name)) = self.counters[l].take() else {
+                    return;
                 };
                 self.open();
                 self.buf.extend_from_slice(b"\"ph\":\"C\",\"name\":");
-                json_str(&mut self.buf, &name);
+                self.buf.extend_from_slice(&name);
+                self.counters[l] = Some((pid, name));
                 self.buf.extend_from_slice(b",\"ts\":");
                 json_ts(&mut self.buf, e.start);
                 let _ = write!(self.buf, ",\"pid\":{pid},\"args\":{{\"value\":");

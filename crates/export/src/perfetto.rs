@@ -16,16 +16,16 @@
 //! | `InternedData` (`interned_data/interned_data.proto`) | `event_categories` = 1, `event_names` = 2 |
 //! | `EventCategory`, `EventName` (`track_event/track_event.proto`) | `iid` = 1, `name` = 2 |
 //!
-//! Every packet is on one sequence (`trusted_packet_sequence_id` 0x7472,
-//! "tr"); the first carries `SEQ_INCREMENTAL_STATE_CLEARED`, every track
+//! Every packet is on one sequence (`trusted_packet_sequence_id` 0x74,
+//! "t": one byte); the first carries `SEQ_INCREMENTAL_STATE_CLEARED`, every track
 //! event `SEQ_NEEDS_INCREMENTAL_STATE`. Names and categories are interned:
 //! a packet whose event uses a name or category for the first time
 //! carries its `EventName` or `EventCategory` in its `interned_data`; the
 //! event refers to it by `name_iid` and `category_iids` (iids from 1).
 //!
 //! Tracks, each declared by a `TrackDescriptor` packet before its first
-//! event (uuids `0x7472_0000_0000_0000 + n`, n from 1 in declaration order,
-//! `sibling_order_rank` = n so the UI keeps the trace's order):
+//! event (uuids from 1 in declaration order, so that they take a byte or
+//! two; `sibling_order_rank` = the uuid, so the UI keeps the trace's order):
 //!
 //! - one per container but the root, named by the container's name, with
 //!   `parent_uuid` its parent container's track (none for the root's
@@ -49,6 +49,9 @@
 //!   category the link type; ids from 1 in the order links complete);
 //! - one for what the root container itself holds (states, events or
 //!   variables of the root), named by [`ExportOptions::name`], when needed.
+//!
+//! A state that ends before it starts (PajeNG's `-a` can make one) ends
+//! at its start; a link may end before it starts (its flow goes back).
 //!
 //! Times are the trace's seconds in integer nanoseconds (rounded; a
 //! negative time is written as the two's complement of a negative number,
@@ -83,9 +86,7 @@ use crate::protobuf::Encoder;
 use crate::{label, list_type_label, nanos, value_label, ExportOptions, Nesting, Written};
 
 /// Sequence id of every packet.
-pub const SEQUENCE_ID: u64 = 0x7472;
-/// The first track uuid is this plus one.
-pub const UUID_BASE: u64 = 0x7472_0000_0000_0000;
+pub const SEQUENCE_ID: u64 = 0x74;
 
 const SEQ_INCREMENTAL_STATE_CLEARED: u64 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u64 = 2;
@@ -211,7 +212,7 @@ impl<W: Write> PerfettoWriter<W> {
 
     fn new_uuid(&mut self) -> u64 {
         self.next_uuid += 1;
-        UUID_BASE + self.next_uuid
+        self.next_uuid
     }
 
     fn descriptor(
@@ -222,7 +223,6 @@ impl<W: Write> PerfettoWriter<W> {
         counter: bool,
         group: bool,
     ) {
-        let rank = uuid - UUID_BASE;
         self.begin_packet();
         self.pkt.message(60, |d| {
             d.uint(1, uuid);
@@ -236,7 +236,7 @@ impl<W: Write> PerfettoWriter<W> {
             if group {
                 d.uint(11, CHILD_ORDERING_EXPLICIT);
             }
-            d.uint(12, rank);
+            d.uint(12, uuid);
         });
         self.end_packet();
         self.written.tracks += 1;

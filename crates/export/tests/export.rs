@@ -170,7 +170,7 @@ fn decode(b: &[u8]) -> Result<Perfetto, String> {
             return Err(format!("field {n} in Trace"));
         };
         let f = fields(pkt)?;
-        if uint(&f, 10) != Some(0x7472) {
+        if uint(&f, 10) != Some(trama_export::perfetto::SEQUENCE_ID) {
             return Err("packet without the sequence id".into());
         }
         let flags = uint(&f, 13).unwrap_or(0);
