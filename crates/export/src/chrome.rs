@@ -292,6 +292,7 @@ impl<W: Write> ChromeWriter<W> {
     }
 
     /// A link's end: an instant slice and the flow's start or end.
+    #[allow(clippy::too_many_arguments)]
     fn link_end(
         &mut self,
         m: &Model,
