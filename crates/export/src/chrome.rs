@@ -38,7 +38,8 @@
 //!   four have the link's value as `name`, its type as `cat`, and the flow
 //!   events the link's `id` (from 1 in the order links complete).
 //!
-//! A state that ends before it starts ends at its start. Strings are JSON-escaped (invalid UTF-8 replaced). Containers that hold
+//! A state that ends before it starts or before a state nested in it
+//! ends as in the Perfetto export (see there). Strings are JSON-escaped (invalid UTF-8 replaced). Containers that hold
 //! nothing do not appear.
 
 use std::collections::HashMap;
@@ -339,7 +340,7 @@ impl<W: Write> Sink for ChromeWriter<W> {
             return;
         }
         let at = self.list_thread(m, list);
-        self.nesting.begin(list, idx);
+        let start = self.nesting.begin(list, idx, start);
         self.begin(m, at, start, value, m.list(list).ty);
     }
 
@@ -352,10 +353,10 @@ impl<W: Write> Sink for ChromeWriter<W> {
         match kind {
             TypeKind::State => {
                 let at = self.list_thread(m, list);
-                let end = e.end.max(e.start);
                 let mut ends = std::mem::take(&mut self.ends);
-                if !self.nesting.end(list, idx, end, &mut ends) {
-                    self.begin(m, at, e.start, e.value, ty);
+                if !self.nesting.end(list, idx, e.end, &mut ends) {
+                    let (start, end) = self.nesting.whole(list, e.start, e.end);
+                    self.begin(m, at, start, e.value, ty);
                     ends.push(end);
                 }
                 for &t in &ends {

@@ -105,37 +105,67 @@ pub(crate) fn container_path(m: &Model, c: ContainerId) -> String {
     names.join("/")
 }
 
-/// Open states per list, so that ends are written in nesting order.
+/// Open states per list, so that ends are written in nesting order, and
+/// the latest time written on each list's track.
 #[derive(Debug, Default)]
 pub(crate) struct Nesting {
-    open: Vec<Vec<(u32, Option<f64>)>>,
+    lists: Vec<Open>,
+}
+
+#[derive(Debug, Default)]
+struct Open {
+    /// (index, end once final) of each open state, outermost first.
+    stack: Vec<(u32, Option<f64>)>,
+    /// The latest time written.
+    last: f64,
 }
 
 impl Nesting {
-    /// State `idx` of `list` begins.
-    pub(crate) fn begin(&mut self, list: ListId, idx: u32) {
+    fn list(&mut self, list: ListId) -> &mut Open {
         let l = list.index();
-        if self.open.len() <= l {
-            self.open.resize_with(l + 1, Vec::new);
+        if self.lists.len() <= l {
+            self.lists.resize_with(l + 1, || Open {
+                stack: Vec::new(),
+                last: f64::NEG_INFINITY,
+            });
         }
-        self.open[l].push((idx, None));
+        &mut self.lists[l]
+    }
+
+    /// State `idx` of `list` begins at `start`: the time to write (`start`,
+    /// or the latest time written on its track when that is later).
+    pub(crate) fn begin(&mut self, list: ListId, idx: u32, start: f64) -> f64 {
+        let o = self.list(list);
+        o.stack.push((idx, None));
+        o.last = o.last.max(start);
+        o.last
     }
 
     /// State `idx` of `list` is final and ends at `end`: the ends that can
-    /// be written now, innermost first, go to `ends`. False when the state
-    /// never began here (it is then written whole by the caller).
+    /// be written now, innermost first, go to `ends`, none earlier than
+    /// the latest time written on the track (a state that ends before it
+    /// starts or before a state nested in it ends then). False when the
+    /// state never began here (the caller then writes it whole).
     pub(crate) fn end(&mut self, list: ListId, idx: u32, end: f64, ends: &mut Vec<f64>) -> bool {
-        let Some(stack) = self.open.get_mut(list.index()) else {
+        let o = self.list(list);
+        let Some(pos) = o.stack.iter().rposition(|&(i, _)| i == idx) else {
             return false;
         };
-        let Some(pos) = stack.iter().rposition(|&(i, _)| i == idx) else {
-            return false;
-        };
-        stack[pos].1 = Some(end);
-        while let Some(&(_, Some(end))) = stack.last() {
-            ends.push(end);
-            stack.pop();
+        o.stack[pos].1 = Some(end);
+        while let Some(&(_, Some(end))) = o.stack.last() {
+            o.last = o.last.max(end);
+            ends.push(o.last);
+            o.stack.pop();
         }
         true
+    }
+
+    /// A state of `list` written whole (begin and end) at `start` and
+    /// `end`: the times to write.
+    pub(crate) fn whole(&mut self, list: ListId, start: f64, end: f64) -> (f64, f64) {
+        let o = self.list(list);
+        let start = o.last.max(start);
+        o.last = start.max(end);
+        (start, o.last)
     }
 }

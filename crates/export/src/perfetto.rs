@@ -50,8 +50,11 @@
 //! - one for what the root container itself holds (states, events or
 //!   variables of the root), named by [`ExportOptions::name`], when needed.
 //!
-//! A state that ends before it starts (PajeNG's `-a` can make one) ends
-//! at its start; a link may end before it starts (its flow goes back).
+//! A state that ends before it starts or before a state nested in it
+//! (PajeNG's `-a` can make one, and so does a trace whose last line is a
+//! definition: its end time is then 0) ends at the latest time already
+//! written on its track, so that the track stays in order; a link may end
+//! before it starts (its flow goes back).
 //!
 //! Times are the trace's seconds in integer nanoseconds (rounded; a
 //! negative time is written as the two's complement of a negative number,
@@ -432,7 +435,7 @@ impl<W: Write> Sink for PerfettoWriter<W> {
             return;
         }
         let track = self.list_track(m, list);
-        self.nesting.begin(list, idx);
+        let start = self.nesting.begin(list, idx, start);
         let ty = m.list(list).ty;
         self.named_event(m, track, TYPE_SLICE_BEGIN, start, value, ty, Flow::None);
     }
@@ -446,11 +449,11 @@ impl<W: Write> Sink for PerfettoWriter<W> {
         match kind {
             TypeKind::State => {
                 let track = self.list_track(m, list);
-                let end = e.end.max(e.start);
                 let mut ends = std::mem::take(&mut self.ends);
-                if !self.nesting.end(list, idx, end, &mut ends) {
+                if !self.nesting.end(list, idx, e.end, &mut ends) {
                     // Not seen beginning: written whole.
-                    self.named_event(m, track, TYPE_SLICE_BEGIN, e.start, e.value, ty, Flow::None);
+                    let (start, end) = self.nesting.whole(list, e.start, e.end);
+                    self.named_event(m, track, TYPE_SLICE_BEGIN, start, e.value, ty, Flow::None);
                     ends.push(end);
                 }
                 for &t in &ends {
