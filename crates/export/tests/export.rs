@@ -611,6 +611,57 @@ fn perfetto_matches_the_dump() {
     assert!(checked >= 40, "only {checked} traces checked");
 }
 
+/// Checks the Chrome JSON of `path` against its dump `x`: it parses, has
+/// as many events of each kind, and on each thread (pid, tid) every "E"
+/// closes a "B" at or before it, with times in order.
+fn check_chrome(path: &Path, x: &Expected, opts: &LoadOptions) -> Result<(), String> {
+    let bytes = export_chrome(path, opts);
+    let v: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}"))?;
+    let mut count: HashMap<String, usize> = HashMap::new();
+    let mut stacks: HashMap<(u64, u64), (Vec<f64>, f64)> = HashMap::new();
+    for e in v["traceEvents"].as_array().ok_or("no traceEvents")? {
+        let ph = e["ph"].as_str().ok_or("event without ph")?.to_string();
+        let at = (
+            e["pid"].as_u64().ok_or("no pid")?,
+            e["tid"].as_u64().unwrap_or(0),
+        );
+        if ph == "B" || ph == "E" {
+            let ts = e["ts"].as_f64().ok_or("no ts")?;
+            let (stack, last) = stacks.entry(at).or_insert((Vec::new(), f64::NEG_INFINITY));
+            if ts < *last {
+                return Err(format!("thread {at:?}: {e} after {last}"));
+            }
+            *last = ts;
+            if ph == "B" {
+                stack.push(ts);
+            } else if stack.pop().is_none() {
+                return Err(format!("E without its B: {e}"));
+            }
+        }
+        *count.entry(ph).or_default() += 1;
+    }
+    if stacks.values().any(|s| !s.0.is_empty()) {
+        return Err("B left open".into());
+    }
+    let n = |k: &str| count.get(k).copied().unwrap_or(0);
+    let want = [
+        ("B", x.states.len()),
+        ("E", x.states.len()),
+        ("i", x.events.len()),
+        ("C", x.variables.len()),
+        ("s", x.links.len()),
+        ("f", x.links.len()),
+        ("X", 2 * x.links.len()),
+    ];
+    for (k, w) in want {
+        if n(k) != w {
+            return Err(format!("{} \"{k}\" events, {w} expected", n(k)));
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn chrome_json_counts() {
     let Some(traces) = traces() else { return };
@@ -620,52 +671,8 @@ fn chrome_json_counts() {
         let Some(x) = expected(path, &opts) else {
             continue;
         };
-        let bytes = export_chrome(path, &opts);
-        let v: serde_json::Value = match serde_json::from_slice(&bytes) {
-            Ok(v) => v,
-            Err(e) => {
-                failures.push(format!("{}: not JSON: {e}", path.display()));
-                continue;
-            }
-        };
-        let mut count: HashMap<String, usize> = HashMap::new();
-        let mut stacks: HashMap<(u64, u64), Vec<f64>> = HashMap::new();
-        for e in v["traceEvents"].as_array().unwrap() {
-            let ph = e["ph"].as_str().unwrap().to_string();
-            let at = (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap_or(0));
-            match ph.as_str() {
-                "B" => stacks
-                    .entry(at)
-                    .or_default()
-                    .push(e["ts"].as_f64().unwrap()),
-                "E" => {
-                    let b = stacks.entry(at).or_default().pop();
-                    if b.is_none_or(|b| b > e["ts"].as_f64().unwrap()) {
-                        failures.push(format!("{}: E without its B: {e}", path.display()));
-                    }
-                }
-                _ => {}
-            }
-            *count.entry(ph).or_default() += 1;
-        }
-        let n = |k: &str| count.get(k).copied().unwrap_or(0);
-        let want = [
-            ("B", x.states.len()),
-            ("E", x.states.len()),
-            ("i", x.events.len()),
-            ("C", x.variables.len()),
-            ("s", x.links.len()),
-            ("f", x.links.len()),
-            ("X", 2 * x.links.len()),
-        ];
-        for (k, w) in want {
-            if n(k) != w {
-                failures.push(format!(
-                    "{}: {} \"{k}\" events, {w} expected",
-                    path.display(),
-                    n(k)
-                ));
-            }
+        if let Err(e) = check_chrome(path, &x, &opts) {
+            failures.push(format!("{}: {e}", path.display()));
         }
     }
     assert!(
@@ -887,7 +894,7 @@ const NEST: &str = r#"%EventDef PajeDefineContainerType 1
 
 /// Random valid traces (`trama-gen`: nested states pushed, popped and set,
 /// events, variables, links completed end-first, containers destroyed
-/// with states open) read back equal to their dump.
+/// with states open) read back equal to their dump; their JSON alike.
 #[test]
 fn random_traces_match_the_dump() {
     let dir = std::env::temp_dir().join(format!("trama-export-random-{}", std::process::id()));
@@ -905,6 +912,9 @@ fn random_traces_match_the_dump() {
         let bytes = export_perfetto(&path, &opts);
         if let Err(e) = decode(&bytes).and_then(|p| compare(&p, &x)) {
             failures.push(format!("seed {seed}: {e}"));
+        }
+        if let Err(e) = check_chrome(&path, &x, &opts) {
+            failures.push(format!("seed {seed} (JSON): {e}"));
         }
     }
     // Kept for a look when something failed.
