@@ -12,6 +12,7 @@ mod cache;
 mod collect;
 mod convert;
 mod dump;
+mod export;
 mod info;
 mod merge;
 mod render;
@@ -67,6 +68,30 @@ enum Command {
     /// give. An output of "-" is standard output (then name the format with
     /// --to; binary output is not written to a terminal).
     Convert(ConvertArgs),
+    /// Export a trace to another tool's format (one way: trama does not read it back).
+    ///
+    /// perfetto: Perfetto's TrackEvent protobuf (open it in ui.perfetto.dev
+    /// or query it with its trace_processor): one track per container,
+    /// nested as the containers are; under it, one track per state type
+    /// whose states are nested slices (named by their value, their type as
+    /// category), one per event type (instants), a counter track per
+    /// variable, and links as flows between instants at their two ends.
+    ///
+    /// chrome-json: Chrome's trace-event JSON (chrome://tracing, Perfetto):
+    /// the top containers as processes, each state type, event type and
+    /// link end of a container as a thread (named by the container's path
+    /// and the type); states as B/E, events as instants, variables as
+    /// counters, links as flows.
+    ///
+    /// The output is written as the trace is simulated, entities as they
+    /// complete, so memory does not grow with the trace; it appears whole
+    /// or not at all. The formats written are specified in the trama-export
+    /// crate. `convert` is for formats trama reads back (Pajé text, .ptb,
+    /// .rst).
+    #[command(
+        after_help = "Examples:\n  trama export perfetto trace.paje -o trace.perfetto-trace\n  trama export chrome-json run.otf2 -o run.json\n  trama export perfetto trace.ptb -o - | gzip > t.perfetto-trace.gz"
+    )]
+    Export(ExportArgs),
     /// Describe a binary trace (.ptb): what it was made from, its blocks,
     /// keyframes and strings, its time span and where its bytes go.
     ///
@@ -369,6 +394,27 @@ struct DumpArgs {
 }
 
 #[derive(Args, Debug)]
+struct ExportArgs {
+    /// The format to write.
+    #[arg(value_enum, value_name = "FORMAT")]
+    format: ExportFormat,
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Output file; "-" for standard output (not a terminal for a binary format).
+    #[arg(short = 'o', long, value_name = "OUT")]
+    output: PathBuf,
+}
+
+/// The formats of `trama export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ExportFormat {
+    /// Perfetto's TrackEvent protobuf (.perfetto-trace).
+    Perfetto,
+    /// Chrome's trace-event JSON (.json).
+    ChromeJson,
+}
+
+#[derive(Args, Debug)]
 struct InfoArgs {
     /// Binary trace (.ptb; detected from content). Standard input when absent or "-".
     #[arg(value_name = "FILE")]
@@ -417,6 +463,7 @@ fn main() -> ExitCode {
         Command::Check(a) => dump::check(&a.read),
         Command::Convert(a) => convert(a),
         Command::Info(a) => info(a),
+        Command::Export(a) => export::export(&a.read, a.format, &a.output),
         Command::Stats(a) => stats::stats(a),
         Command::Report(a) => report::report(&a.read, &a.output, a.level),
         Command::Collect(a) => collect::collect(a),

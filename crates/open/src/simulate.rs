@@ -67,6 +67,20 @@ impl<S: Sink> Sink for Watched<S> {
         self.sink.entity(model, list, idx, entity)
     }
 
+    #[inline]
+    fn state_begins(
+        &mut self,
+        model: &Model,
+        list: ListId,
+        idx: u32,
+        start: f64,
+        value: trama_sim::ValueId,
+        level: u32,
+    ) {
+        self.sink
+            .state_begins(model, list, idx, start, value, level)
+    }
+
     fn container(&mut self, model: &Model, id: ContainerId) {
         self.sink.container(model, id)
     }

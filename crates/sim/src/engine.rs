@@ -454,6 +454,8 @@ impl<S: Sink> Engine<S> {
                     .with_extras(extras),
                 );
                 self.lists[l.index()].stack.push(idx);
+                self.sink
+                    .state_begins(&self.model, l, idx, time, e.value, level);
             }
             EventKind::PopState => {
                 self.check_order(l, time)?;

@@ -57,6 +57,25 @@ pub struct OpenEntity<'a> {
 pub trait Sink {
     /// Entity number `idx` (creation order within its list) of `list` is final.
     fn entity(&mut self, model: &Model, list: ListId, idx: u32, entity: &Entity<'_>);
+    /// State number `idx` of `list` begins: it was pushed (or set) at
+    /// `start` with `value` at nesting level `level`. It is handed to
+    /// [`Sink::entity`] with the same `idx` once final. Called in the
+    /// order of the trace's events, after every entity of `list` that the
+    /// push made final, so a sink can write states as they open and close
+    /// (a slice's begin, then its end) without keeping them. Not called
+    /// for the states a pop resumes without imbrication
+    /// ([`SimOptions::no_imbrication`](crate::SimOptions::no_imbrication)).
+    fn state_begins(
+        &mut self,
+        model: &Model,
+        list: ListId,
+        idx: u32,
+        start: f64,
+        value: ValueId,
+        level: u32,
+    ) {
+        let _ = (model, list, idx, start, value, level);
+    }
     /// A container has been destroyed (its end time is final).
     fn container(&mut self, model: &Model, id: ContainerId) {
         let _ = (model, id);

@@ -1,0 +1,428 @@
+//! Chrome's trace-event JSON format, written as the simulation goes.
+//!
+//! # The format written
+//!
+//! One JSON object, `{"displayTimeUnit":"ns","traceEvents":[…]}`, one
+//! event per line. Times (`ts`) are microseconds with three decimals (the
+//! trace's nanoseconds exactly). Chrome's model has processes and threads
+//! only, so the container hierarchy maps onto them:
+//!
+//! - `pid`: the root's child (the top of the hierarchy: a host, a node)
+//!   the container belongs to, numbered by its container index plus one
+//!   (so from 2); what the root container itself holds has `pid` 1. Each
+//!   process is named by a metadata event (`"ph":"M"`, `process_name`,
+//!   the top container's name, or [`ExportOptions::name`] for pid 1) and
+//!   ordered by `process_sort_index` (its pid).
+//! - `tid`: one per state type of a container, per event type of a
+//!   container and per link type at a container a link starts or ends at,
+//!   numbered from 1 in the order they are first used (unique across
+//!   processes), named by `thread_name` (the container's path from the
+//!   top, names joined by `/`, a space, the type's name) and ordered by
+//!   `thread_sort_index` (the tid). Metadata events come before the first
+//!   event of their process or thread.
+//!
+//! Entities:
+//!
+//! - a state: `"ph":"B"` at its start (`name` its value, `cat` its type)
+//!   and `"ph":"E"` at its end, on its thread; nested states are nested
+//!   (begins and ends in time order per thread, as for Perfetto: see the
+//!   crate's documentation);
+//! - an event: `"ph":"i"`, `"s":"t"` (`name` its value, `cat` its type);
+//! - a variable's value: `"ph":"C"` at its start on the process, `name`
+//!   the container's path, a space and the variable's type, `args`
+//!   `{"value": v}` (`null` for a value that is not finite);
+//! - a link: at its start, on its start container's thread for its type,
+//!   `"ph":"X"` with `"dur":0` and `"ph":"s"` (a flow's start), at its end,
+//!   on its end container's thread, `"ph":"X"` with `"dur":0` and `"ph":"f"`
+//!   with `"bp":"e"` (the flow's end, bound to that instant slice); all
+//!   four have the link's value as `name`, its type as `cat`, and the flow
+//!   events the link's `id` (from 1 in the order links complete).
+//!
+//! A state that ends before it starts or before a state nested in it
+//! ends as in the Perfetto export (see there). Strings are JSON-escaped (invalid UTF-8 replaced). Containers that hold
+//! nothing do not appear.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use trama_sim::{ContainerId, Entity, ListId, Model, Sink, TypeId, TypeKind, ValueId};
+
+use crate::{
+    container_path, label, list_type_label, nanos, value_label, ExportOptions, Nesting, Written,
+};
+
+/// A [`Sink`] that writes the entities it receives as Chrome trace-event
+/// JSON into `W` (see the module's documentation). Write errors are kept:
+/// after one nothing more is written, the simulation is told to stop, and
+/// [`ChromeWriter::finish`] returns it.
+pub struct ChromeWriter<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+    error: Option<io::Error>,
+    events: u64,
+    name: String,
+    /// Processes named so far (by pid).
+    pids: Vec<bool>,
+    /// (pid, tid) of each list of states or events (tid 0: none yet).
+    lists: Vec<(u64, u64)>,
+    /// (pid, tid) of link ends, by container and link type.
+    link_ends: HashMap<(ContainerId, TypeId), (u64, u64)>,
+    /// Process and counter name (a JSON string) of each variable list.
+    counters: Vec<Option<(u64, Box<[u8]>)>>,
+    /// Each value's name as a JSON string, once used.
+    value_names: Vec<Option<Box<[u8]>>>,
+    /// Each type's name as a JSON string, once used.
+    type_names: Vec<Option<Box<[u8]>>>,
+    next_tid: u64,
+    next_flow: u64,
+    nesting: Nesting,
+    ends: Vec<f64>,
+    written: Written,
+}
+
+/// Appends `s` as a JSON string.
+fn json_str(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    for c in s.chars() {
+        match c {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            '\r' => out.extend_from_slice(b"\\r"),
+            '\t' => out.extend_from_slice(b"\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let mut b = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+/// Entry `i` of `cache`, the JSON string of `name()`, made when first asked.
+fn cached(cache: &mut Vec<Option<Box<[u8]>>>, i: usize, name: impl FnOnce() -> String) -> &[u8] {
+    if cache.len() <= i {
+        cache.resize(i + 1, None);
+    }
+    cache[i].get_or_insert_with(|| {
+        let mut b = Vec::new();
+        json_str(&mut b, &name());
+        b.into_boxed_slice()
+    })
+}
+
+/// Appends a time in microseconds with three decimals.
+fn json_ts(out: &mut Vec<u8>, t: f64) {
+    let ns = nanos(t);
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    let _ = write!(out, "{sign}{}.{:03}", a / 1000, a % 1000);
+}
+
+impl<W: Write> ChromeWriter<W> {
+    /// A writer into `out`.
+    pub fn new(out: W, opts: &ExportOptions) -> ChromeWriter<W> {
+        let mut buf = Vec::with_capacity(1 << 17);
+        buf.extend_from_slice(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+        ChromeWriter {
+            out,
+            buf,
+            error: None,
+            events: 0,
+            name: opts.name.clone(),
+            pids: Vec::new(),
+            lists: Vec::new(),
+            link_ends: HashMap::new(),
+            counters: Vec::new(),
+            value_names: Vec::new(),
+            type_names: Vec::new(),
+            next_tid: 0,
+            next_flow: 0,
+            nesting: Nesting::default(),
+            ends: Vec::new(),
+            written: Written::default(),
+        }
+    }
+
+    /// What was written so far.
+    pub fn written(&self) -> Written {
+        self.written
+    }
+
+    /// Closes the JSON, writes what is left and returns the writer, or the
+    /// first write error.
+    pub fn finish(mut self) -> io::Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.buf.extend_from_slice(b"\n]}\n");
+        self.out.write_all(&self.buf)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    /// Starts an event: its separator and opening brace.
+    fn open(&mut self) {
+        self.buf
+            .extend_from_slice(if self.events == 0 { b"\n{" } else { b",\n{" });
+        self.events += 1;
+    }
+
+    fn close(&mut self) {
+        self.buf.push(b'}');
+        if self.buf.len() >= 1 << 16 && self.error.is_none() {
+            if let Err(e) = self.out.write_all(&self.buf) {
+                self.error = Some(e);
+            }
+            self.buf.clear();
+        }
+    }
+
+    fn metadata(&mut self, what: &str, pid: u64, tid: u64, name: &str, rank: u64) {
+        self.open();
+        let _ = write!(self.buf, "\"ph\":\"M\",\"name\":\"{what}_name\",\"pid\":{pid},\"tid\":{tid},\"args\":{{\"name\":");
+        json_str(&mut self.buf, name);
+        self.buf.extend_from_slice(b"}");
+        self.close();
+        self.open();
+        let _ = write!(self.buf, "\"ph\":\"M\",\"name\":\"{what}_sort_index\",\"pid\":{pid},\"tid\":{tid},\"args\":{{\"sort_index\":{rank}}}");
+        self.close();
+    }
+
+    /// The process of container `c`, named when new.
+    fn pid(&mut self, m: &Model, c: ContainerId) -> u64 {
+        let mut top = c;
+        while let Some(p) = m.container(top).parent.filter(|&p| p != ContainerId::ROOT) {
+            top = p;
+        }
+        let pid = top.0 as u64 + 1;
+        let i = pid as usize;
+        if self.pids.len() <= i {
+            self.pids.resize(i + 1, false);
+        }
+        if !self.pids[i] {
+            self.pids[i] = true;
+            let name = if top == ContainerId::ROOT {
+                self.name.clone()
+            } else {
+                label(m, m.container(top).name)
+            };
+            self.metadata("process", pid, 0, &name, pid);
+            self.written.tracks += 1;
+        }
+        pid
+    }
+
+    /// A new thread of container `c` for type name `ty`.
+    fn thread(&mut self, m: &Model, c: ContainerId, ty: &str) -> (u64, u64) {
+        let pid = self.pid(m, c);
+        self.next_tid += 1;
+        let tid = self.next_tid;
+        let path = container_path(m, c);
+        let name = if path.is_empty() {
+            ty.to_string()
+        } else {
+            format!("{path} {ty}")
+        };
+        self.metadata("thread", pid, tid, &name, tid);
+        self.written.tracks += 1;
+        (pid, tid)
+    }
+
+    fn list_thread(&mut self, m: &Model, l: ListId) -> (u64, u64) {
+        if let Some(&x) = self.lists.get(l.index()).filter(|x| x.1 != 0) {
+            return x;
+        }
+        let ty = list_type_label(m, l);
+        let x = self.thread(m, m.list(l).container, &ty);
+        if self.lists.len() <= l.index() {
+            self.lists.resize(l.index() + 1, (0, 0));
+        }
+        self.lists[l.index()] = x;
+        x
+    }
+
+    fn link_end_thread(&mut self, m: &Model, c: ContainerId, ty: TypeId) -> (u64, u64) {
+        if let Some(&x) = self.link_ends.get(&(c, ty)) {
+            return x;
+        }
+        let x = self.thread(m, c, &label(m, m.ty(ty).name));
+        self.link_ends.insert((c, ty), x);
+        x
+    }
+
+    /// Writes `"ph":ph,"name":…,"cat":…,"ts":…,"pid":…,"tid":…` of a named event.
+    #[allow(clippy::too_many_arguments)]
+    fn named(
+        &mut self,
+        m: &Model,
+        ph: &str,
+        (pid, tid): (u64, u64),
+        t: f64,
+        value: ValueId,
+        ty: TypeId,
+    ) {
+        let _ = write!(self.buf, "\"ph\":\"{ph}\",\"name\":");
+        let v = cached(&mut self.value_names, value.index(), || {
+            value_label(m, value)
+        });
+        self.buf.extend_from_slice(v);
+        self.buf.extend_from_slice(b",\"cat\":");
+        let c = cached(&mut self.type_names, ty.index(), || label(m, m.ty(ty).name));
+        self.buf.extend_from_slice(c);
+        self.buf.extend_from_slice(b",\"ts\":");
+        json_ts(&mut self.buf, t);
+        let _ = write!(self.buf, ",\"pid\":{pid},\"tid\":{tid}");
+    }
+
+    fn begin(&mut self, m: &Model, at: (u64, u64), t: f64, value: ValueId, ty: TypeId) {
+        self.open();
+        self.named(m, "B", at, t, value, ty);
+        self.close();
+    }
+
+    fn end(&mut self, (pid, tid): (u64, u64), t: f64) {
+        self.open();
+        self.buf.extend_from_slice(b"\"ph\":\"E\",\"ts\":");
+        json_ts(&mut self.buf, t);
+        let _ = write!(self.buf, ",\"pid\":{pid},\"tid\":{tid}");
+        self.close();
+    }
+
+    /// A link's end: an instant slice and the flow's start or end.
+    #[allow(clippy::too_many_arguments)]
+    fn link_end(
+        &mut self,
+        m: &Model,
+        at: (u64, u64),
+        t: f64,
+        value: ValueId,
+        ty: TypeId,
+        flow: &str,
+        id: u64,
+    ) {
+        self.open();
+        self.named(m, "X", at, t, value, ty);
+        self.buf.extend_from_slice(b",\"dur\":0");
+        self.close();
+        self.open();
+        self.named(m, flow, at, t, value, ty);
+        let _ = write!(self.buf, ",\"id\":{id}");
+        if flow == "f" {
+            self.buf.extend_from_slice(b",\"bp\":\"e\"");
+        }
+        self.close();
+    }
+}
+
+impl<W: Write> Sink for ChromeWriter<W> {
+    fn keeps_strings(&self) -> bool {
+        false
+    }
+
+    fn stopped(&self) -> bool {
+        self.error.is_some()
+    }
+
+    fn state_begins(
+        &mut self,
+        m: &Model,
+        list: ListId,
+        idx: u32,
+        start: f64,
+        value: ValueId,
+        _level: u32,
+    ) {
+        if self.error.is_some() {
+            return;
+        }
+        let at = self.list_thread(m, list);
+        let start = self.nesting.begin(list, idx, start);
+        self.begin(m, at, start, value, m.list(list).ty);
+    }
+
+    fn entity(&mut self, m: &Model, list: ListId, idx: u32, e: &Entity<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        let info = m.list(list);
+        let (kind, ty, c) = (info.kind, info.ty, info.container);
+        match kind {
+            TypeKind::State => {
+                let at = self.list_thread(m, list);
+                let mut ends = std::mem::take(&mut self.ends);
+                if !self.nesting.end(list, idx, e.end, &mut ends) {
+                    let (start, end) = self.nesting.whole(list, e.start, e.end);
+                    self.begin(m, at, start, e.value, ty);
+                    ends.push(end);
+                }
+                for &t in &ends {
+                    self.end(at, t);
+                }
+                ends.clear();
+                self.ends = ends;
+                self.written.states += 1;
+            }
+            TypeKind::Event => {
+                let at = self.list_thread(m, list);
+                self.open();
+                self.named(m, "i", at, e.start, e.value, ty);
+                self.buf.extend_from_slice(b",\"s\":\"t\"");
+                self.close();
+                self.written.events += 1;
+            }
+            TypeKind::Variable => {
+                let l = list.index();
+                if self.counters.len() <= l {
+                    self.counters.resize(l + 1, None);
+                }
+                if self.counters[l].is_none() {
+                    let pid = self.pid(m, c);
+                    let path = container_path(m, c);
+                    let ty = list_type_label(m, list);
+                    let n = if path.is_empty() {
+                        ty
+                    } else {
+                        format!("{path} {ty}")
+                    };
+                    let mut b = Vec::new();
+                    json_str(&mut b, &n);
+                    self.counters[l] = Some((pid, b.into_boxed_slice()));
+                }
+                let Some((pid, name)) = self.counters[l].take() else {
+                    return;
+                };
+                self.open();
+                self.buf.extend_from_slice(b"\"ph\":\"C\",\"name\":");
+                self.buf.extend_from_slice(&name);
+                self.counters[l] = Some((pid, name));
+                self.buf.extend_from_slice(b",\"ts\":");
+                json_ts(&mut self.buf, e.start);
+                let _ = write!(self.buf, ",\"pid\":{pid},\"args\":{{\"value\":");
+                if e.number.is_finite() {
+                    let _ = write!(self.buf, "{:?}", e.number);
+                } else {
+                    self.buf.extend_from_slice(b"null");
+                }
+                self.buf.extend_from_slice(b"}");
+                self.close();
+                self.written.variables += 1;
+            }
+            TypeKind::Link => {
+                let from = e.from.unwrap_or(c);
+                let to = e.to.unwrap_or(c);
+                self.next_flow += 1;
+                let id = self.next_flow;
+                let a = self.link_end_thread(m, from, ty);
+                self.link_end(m, a, e.start, e.value, ty, "s", id);
+                let b = self.link_end_thread(m, to, ty);
+                self.link_end(m, b, e.end, e.value, ty, "f", id);
+                self.written.links += 1;
+            }
+            TypeKind::Container => {}
+        }
+    }
+}

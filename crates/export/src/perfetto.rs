@@ -1,0 +1,496 @@
+//! Perfetto's `TrackEvent` protobuf, written as the simulation goes.
+//!
+//! # The format written
+//!
+//! A `perfetto.protos.Trace`: a sequence of `packet` fields (field 1,
+//! length-delimited), each a `TracePacket`. Field numbers are those of
+//! Perfetto's protos (`protos/perfetto/trace/`):
+//!
+//! | message (file) | fields used |
+//! |---|---|
+//! | `Trace` (`trace.proto`) | `packet` = 1 |
+//! | `TracePacket` (`trace_packet.proto`) | `timestamp` = 8 (uint64, ns), `trusted_packet_sequence_id` = 10, `track_event` = 11, `interned_data` = 12, `sequence_flags` = 13 (`SEQ_INCREMENTAL_STATE_CLEARED` = 1, `SEQ_NEEDS_INCREMENTAL_STATE` = 2), `track_descriptor` = 60 |
+//! | `TrackDescriptor` (`track_event/track_descriptor.proto`) | `uuid` = 1, `name` = 2, `parent_uuid` = 5, `counter` = 8, `child_ordering` = 11 (`EXPLICIT` = 3), `sibling_order_rank` = 12 |
+//! | `CounterDescriptor` (`track_event/counter_descriptor.proto`) | none (an empty message makes the track a counter track) |
+//! | `TrackEvent` (`track_event/track_event.proto`) | `category_iids` = 3, `type` = 9 (`TYPE_SLICE_BEGIN` = 1, `TYPE_SLICE_END` = 2, `TYPE_INSTANT` = 3, `TYPE_COUNTER` = 4), `name_iid` = 10, `track_uuid` = 11, `double_counter_value` = 44, `flow_ids` = 47 (fixed64), `terminating_flow_ids` = 48 (fixed64) |
+//! | `InternedData` (`interned_data/interned_data.proto`) | `event_categories` = 1, `event_names` = 2 |
+//! | `EventCategory`, `EventName` (`track_event/track_event.proto`) | `iid` = 1, `name` = 2 |
+//!
+//! Every packet is on one sequence (`trusted_packet_sequence_id` 0x74,
+//! "t": one byte); the first carries `SEQ_INCREMENTAL_STATE_CLEARED`, every track
+//! event `SEQ_NEEDS_INCREMENTAL_STATE`. Names and categories are interned:
+//! a packet whose event uses a name or category for the first time
+//! carries its `EventName` or `EventCategory` in its `interned_data`; the
+//! event refers to it by `name_iid` and `category_iids` (iids from 1).
+//!
+//! Tracks, each declared by a `TrackDescriptor` packet before its first
+//! event (uuids from 1 in declaration order, so that they take a byte or
+//! two; `sibling_order_rank` = the uuid, so the UI keeps the trace's order):
+//!
+//! - one per container but the root, named by the container's name, with
+//!   `parent_uuid` its parent container's track (none for the root's
+//!   children), `child_ordering` `EXPLICIT`; declared before its first
+//!   use, and at the latest when it is destroyed (an empty container too);
+//! - one per state type of a container (named by the type, child of the
+//!   container's track): its states are slices, `TYPE_SLICE_BEGIN` at the
+//!   state's start (`name_iid` the state's value, `category_iids` its
+//!   type) and `TYPE_SLICE_END` at its end; a state nested in another
+//!   (imbrication level n) is a slice at depth n;
+//! - one per event type of a container (named by the type): events are
+//!   `TYPE_INSTANT`s (name: the event's value, category: its type);
+//! - one counter track per variable of a container (named by the type,
+//!   `counter` set): each value is a `TYPE_COUNTER` at its start with
+//!   `double_counter_value`;
+//! - one per link type at each container a link starts or ends at (named
+//!   by the link type): a link is a `TYPE_INSTANT` at its start time on its
+//!   start container's track with `flow_ids` = [its id] and a
+//!   `TYPE_INSTANT` at its end time on its end container's track with
+//!   `terminating_flow_ids` = [its id] (both named by the link's value,
+//!   category the link type; ids from 1 in the order links complete);
+//! - one for what the root container itself holds (states, events or
+//!   variables of the root), named by [`ExportOptions::name`], when needed.
+//!
+//! A state that ends before it starts or before a state nested in it
+//! (PajeNG's `-a` can make one, and so does a trace whose last line is a
+//! definition: its end time is then 0) ends at the latest time already
+//! written on its track, so that the track stays in order; a link may end
+//! before it starts (its flow goes back).
+//!
+//! Times are the trace's seconds in integer nanoseconds (rounded; a
+//! negative time is written as the two's complement of a negative number,
+//! which the trace processor reads as that `int64`).
+//!
+//! # Order
+//!
+//! Perfetto wants each track's slice begins and ends in time order. A
+//! state's begin is written when it is pushed and its end once it and the
+//! states above it are final (see the crate's documentation), so on every
+//! track begins and ends are in time order, an enclosing slice's begin
+//! before its nested slices' (even at the same time) and its end after
+//! theirs. Across tracks, packets follow the trace's events, except ends,
+//! written when their state is final (at the latest when the next state of
+//! the same list begins or its container is destroyed), counters and
+//! events when final (the next value or event of the same list), and
+//! links when both ends are known. The trace processor sorts packets by
+//! timestamp, keeping the file's order of equal times (its sorter holds
+//! every packet until the end of a file written without the tracing
+//! service's flush markers, which this file has none of), so a packet
+//! written late is placed where it belongs.
+//!
+//! Memory: the interning tables and track uuids (by value, type,
+//! container and list of the model) and one entry per open state.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use trama_sim::{ContainerId, Entity, ListId, Model, Sink, TypeId, TypeKind, ValueId};
+
+use crate::protobuf::Encoder;
+use crate::{label, list_type_label, nanos, value_label, ExportOptions, Nesting, Written};
+
+/// Sequence id of every packet.
+pub const SEQUENCE_ID: u64 = 0x74;
+
+const SEQ_INCREMENTAL_STATE_CLEARED: u64 = 1;
+const SEQ_NEEDS_INCREMENTAL_STATE: u64 = 2;
+const TYPE_SLICE_BEGIN: u64 = 1;
+const TYPE_SLICE_END: u64 = 2;
+const TYPE_INSTANT: u64 = 3;
+const TYPE_COUNTER: u64 = 4;
+const CHILD_ORDERING_EXPLICIT: u64 = 3;
+
+/// A flow's end on an instant.
+enum Flow {
+    None,
+    Starts(u64),
+    Ends(u64),
+}
+
+/// A [`Sink`] that writes the entities it receives as a Perfetto trace
+/// into `W` (see the module's documentation). Write errors are kept:
+/// after one nothing more is written, the simulation is told to stop, and
+/// [`PerfettoWriter::finish`] returns it.
+pub struct PerfettoWriter<W: Write> {
+    out: W,
+    /// Packets not yet written out.
+    buf: Vec<u8>,
+    /// The packet being built.
+    pkt: Encoder,
+    /// The interned data the packet being built introduces.
+    interned: Encoder,
+    error: Option<io::Error>,
+    first: bool,
+    name: String,
+    next_uuid: u64,
+    /// Track of each container (0: not declared).
+    containers: Vec<u64>,
+    /// Track of each list of states, events or variables (0: not declared).
+    lists: Vec<u64>,
+    /// Tracks of link ends, by container and link type.
+    link_ends: HashMap<(ContainerId, TypeId), u64>,
+    /// iid of each value's name (0: not interned yet).
+    value_iids: Vec<u64>,
+    /// iid of each type's name as a category (0: not interned yet).
+    category_iids: Vec<u64>,
+    next_name_iid: u64,
+    next_category_iid: u64,
+    next_flow: u64,
+    nesting: Nesting,
+    ends: Vec<f64>,
+    written: Written,
+}
+
+impl<W: Write> PerfettoWriter<W> {
+    /// A writer into `out`.
+    pub fn new(out: W, opts: &ExportOptions) -> PerfettoWriter<W> {
+        PerfettoWriter {
+            out,
+            buf: Vec::with_capacity(1 << 17),
+            pkt: Encoder::default(),
+            interned: Encoder::default(),
+            error: None,
+            first: true,
+            name: opts.name.clone(),
+            next_uuid: 0,
+            containers: Vec::new(),
+            lists: Vec::new(),
+            link_ends: HashMap::new(),
+            value_iids: Vec::new(),
+            category_iids: Vec::new(),
+            next_name_iid: 0,
+            next_category_iid: 0,
+            next_flow: 0,
+            nesting: Nesting::default(),
+            ends: Vec::new(),
+            written: Written::default(),
+        }
+    }
+
+    /// What was written so far.
+    pub fn written(&self) -> Written {
+        self.written
+    }
+
+    /// Writes what is left and returns the writer, or the first write error.
+    pub fn finish(mut self) -> io::Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if self.first {
+            // An empty trace: one packet that opens the sequence.
+            self.begin_packet();
+            self.end_packet();
+        }
+        self.out.write_all(&self.buf)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    fn begin_packet(&mut self) {
+        self.pkt.buf.clear();
+        self.interned.buf.clear();
+        self.pkt.uint(10, SEQUENCE_ID);
+        if self.first {
+            self.pkt.uint(13, SEQ_INCREMENTAL_STATE_CLEARED);
+            self.first = false;
+        }
+    }
+
+    fn end_packet(&mut self) {
+        if !self.interned.buf.is_empty() {
+            self.pkt.bytes(12, &self.interned.buf);
+        }
+        let mut e = Encoder {
+            buf: std::mem::take(&mut self.buf),
+        };
+        e.bytes(1, &self.pkt.buf);
+        self.buf = e.buf;
+        if self.buf.len() >= 1 << 16 && self.error.is_none() {
+            if let Err(err) = self.out.write_all(&self.buf) {
+                self.error = Some(err);
+            }
+            self.buf.clear();
+        }
+    }
+
+    fn new_uuid(&mut self) -> u64 {
+        self.next_uuid += 1;
+        self.next_uuid
+    }
+
+    fn descriptor(
+        &mut self,
+        uuid: u64,
+        parent: Option<u64>,
+        name: &str,
+        counter: bool,
+        group: bool,
+    ) {
+        self.begin_packet();
+        self.pkt.message(60, |d| {
+            d.uint(1, uuid);
+            d.bytes(2, name.as_bytes());
+            if let Some(p) = parent {
+                d.uint(5, p);
+            }
+            if counter {
+                d.message(8, |_| {});
+            }
+            if group {
+                d.uint(11, CHILD_ORDERING_EXPLICIT);
+            }
+            d.uint(12, uuid);
+        });
+        self.end_packet();
+        self.written.tracks += 1;
+    }
+
+    /// The track of container `c` (`None` for the root), declared with its
+    /// ancestors' when not yet.
+    fn container_track(&mut self, m: &Model, c: ContainerId) -> Option<u64> {
+        if c == ContainerId::ROOT {
+            return None;
+        }
+        if let Some(&t) = self.containers.get(c.index()).filter(|&&t| t != 0) {
+            return Some(t);
+        }
+        let parent = m
+            .container(c)
+            .parent
+            .and_then(|p| self.container_track(m, p));
+        let uuid = self.new_uuid();
+        if self.containers.len() <= c.index() {
+            self.containers.resize(c.index() + 1, 0);
+        }
+        self.containers[c.index()] = uuid;
+        let name = label(m, m.container(c).name);
+        self.descriptor(uuid, parent, &name, false, true);
+        Some(uuid)
+    }
+
+    /// The parent track of what container `c` holds: its own, or for the
+    /// root a track named after the trace.
+    fn holder_track(&mut self, m: &Model, c: ContainerId) -> u64 {
+        if let Some(t) = self.container_track(m, c) {
+            return t;
+        }
+        if self.containers.is_empty() {
+            self.containers.push(0);
+        }
+        if self.containers[0] == 0 {
+            let uuid = self.new_uuid();
+            self.containers[0] = uuid;
+            let name = self.name.clone();
+            self.descriptor(uuid, None, &name, false, true);
+        }
+        self.containers[0]
+    }
+
+    fn list_track(&mut self, m: &Model, l: ListId) -> u64 {
+        if let Some(&t) = self.lists.get(l.index()).filter(|&&t| t != 0) {
+            return t;
+        }
+        let info = m.list(l);
+        let parent = self.holder_track(m, info.container);
+        let uuid = self.new_uuid();
+        if self.lists.len() <= l.index() {
+            self.lists.resize(l.index() + 1, 0);
+        }
+        self.lists[l.index()] = uuid;
+        let name = list_type_label(m, l);
+        self.descriptor(
+            uuid,
+            Some(parent),
+            &name,
+            info.kind == TypeKind::Variable,
+            false,
+        );
+        uuid
+    }
+
+    fn link_end_track(&mut self, m: &Model, c: ContainerId, ty: TypeId) -> u64 {
+        if let Some(&t) = self.link_ends.get(&(c, ty)) {
+            return t;
+        }
+        let parent = self.holder_track(m, c);
+        let uuid = self.new_uuid();
+        self.link_ends.insert((c, ty), uuid);
+        let name = label(m, m.ty(ty).name);
+        self.descriptor(uuid, Some(parent), &name, false, false);
+        uuid
+    }
+
+    /// The iid of value `v`'s name, interned in the packet being built
+    /// when new.
+    fn name_iid(&mut self, m: &Model, v: ValueId) -> u64 {
+        let i = v.index();
+        if self.value_iids.len() <= i {
+            self.value_iids.resize(i + 1, 0);
+        }
+        if self.value_iids[i] == 0 {
+            self.next_name_iid += 1;
+            let iid = self.next_name_iid;
+            self.value_iids[i] = iid;
+            let name = value_label(m, v);
+            self.interned.message(2, |n| {
+                n.uint(1, iid);
+                n.bytes(2, name.as_bytes());
+            });
+        }
+        self.value_iids[i]
+    }
+
+    fn category_iid(&mut self, m: &Model, ty: TypeId) -> u64 {
+        let i = ty.index();
+        if self.category_iids.len() <= i {
+            self.category_iids.resize(i + 1, 0);
+        }
+        if self.category_iids[i] == 0 {
+            self.next_category_iid += 1;
+            let iid = self.next_category_iid;
+            self.category_iids[i] = iid;
+            let name = label(m, m.ty(ty).name);
+            self.interned.message(1, |n| {
+                n.uint(1, iid);
+                n.bytes(2, name.as_bytes());
+            });
+        }
+        self.category_iids[i]
+    }
+
+    /// A named track event (slice begin or instant).
+    #[allow(clippy::too_many_arguments)]
+    fn named_event(
+        &mut self,
+        m: &Model,
+        track: u64,
+        kind: u64,
+        t: f64,
+        value: ValueId,
+        ty: TypeId,
+        flow: Flow,
+    ) {
+        self.begin_packet();
+        self.pkt.uint(8, nanos(t) as u64);
+        let name = self.name_iid(m, value);
+        let cat = self.category_iid(m, ty);
+        self.pkt.uint(13, SEQ_NEEDS_INCREMENTAL_STATE);
+        self.pkt.message(11, |e| {
+            e.uint(3, cat);
+            e.uint(9, kind);
+            e.uint(10, name);
+            e.uint(11, track);
+            match flow {
+                Flow::None => {}
+                Flow::Starts(id) => e.fixed64(47, id),
+                Flow::Ends(id) => e.fixed64(48, id),
+            }
+        });
+        self.end_packet();
+    }
+
+    fn slice_end(&mut self, track: u64, t: f64) {
+        self.begin_packet();
+        self.pkt.uint(8, nanos(t) as u64);
+        self.pkt.uint(13, SEQ_NEEDS_INCREMENTAL_STATE);
+        self.pkt.message(11, |e| {
+            e.uint(9, TYPE_SLICE_END);
+            e.uint(11, track);
+        });
+        self.end_packet();
+    }
+
+    fn counter(&mut self, track: u64, t: f64, v: f64) {
+        self.begin_packet();
+        self.pkt.uint(8, nanos(t) as u64);
+        self.pkt.uint(13, SEQ_NEEDS_INCREMENTAL_STATE);
+        self.pkt.message(11, |e| {
+            e.uint(9, TYPE_COUNTER);
+            e.uint(11, track);
+            e.double(44, v);
+        });
+        self.end_packet();
+    }
+}
+
+impl<W: Write> Sink for PerfettoWriter<W> {
+    fn keeps_strings(&self) -> bool {
+        false
+    }
+
+    fn stopped(&self) -> bool {
+        self.error.is_some()
+    }
+
+    fn state_begins(
+        &mut self,
+        m: &Model,
+        list: ListId,
+        idx: u32,
+        start: f64,
+        value: ValueId,
+        _level: u32,
+    ) {
+        if self.error.is_some() {
+            return;
+        }
+        let track = self.list_track(m, list);
+        let start = self.nesting.begin(list, idx, start);
+        let ty = m.list(list).ty;
+        self.named_event(m, track, TYPE_SLICE_BEGIN, start, value, ty, Flow::None);
+    }
+
+    fn entity(&mut self, m: &Model, list: ListId, idx: u32, e: &Entity<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        let info = m.list(list);
+        let (kind, ty) = (info.kind, info.ty);
+        match kind {
+            TypeKind::State => {
+                let track = self.list_track(m, list);
+                let mut ends = std::mem::take(&mut self.ends);
+                if !self.nesting.end(list, idx, e.end, &mut ends) {
+                    // Not seen beginning: written whole.
+                    let (start, end) = self.nesting.whole(list, e.start, e.end);
+                    self.named_event(m, track, TYPE_SLICE_BEGIN, start, e.value, ty, Flow::None);
+                    ends.push(end);
+                }
+                for &t in &ends {
+                    self.slice_end(track, t);
+                }
+                ends.clear();
+                self.ends = ends;
+                self.written.states += 1;
+            }
+            TypeKind::Event => {
+                let track = self.list_track(m, list);
+                self.named_event(m, track, TYPE_INSTANT, e.start, e.value, ty, Flow::None);
+                self.written.events += 1;
+            }
+            TypeKind::Variable => {
+                let track = self.list_track(m, list);
+                self.counter(track, e.start, e.number);
+                self.written.variables += 1;
+            }
+            TypeKind::Link => {
+                let from = e.from.unwrap_or(info.container);
+                let to = e.to.unwrap_or(info.container);
+                self.next_flow += 1;
+                let id = self.next_flow;
+                let a = self.link_end_track(m, from, ty);
+                self.named_event(m, a, TYPE_INSTANT, e.start, e.value, ty, Flow::Starts(id));
+                let b = self.link_end_track(m, to, ty);
+                self.named_event(m, b, TYPE_INSTANT, e.end, e.value, ty, Flow::Ends(id));
+                self.written.links += 1;
+            }
+            TypeKind::Container => {}
+        }
+    }
+
+    fn container(&mut self, m: &Model, id: ContainerId) {
+        if self.error.is_none() {
+            self.container_track(m, id);
+        }
+    }
+}
