@@ -66,50 +66,91 @@ pub struct ViewArgs {
     pub follow: bool,
 }
 
-/// A file read as it grows: at its end, waits for more instead of ending.
-struct Follow(std::fs::File);
+/// A file read as it grows: at its end, waits for more instead of ending;
+/// except the first time, so that what is there already is sniffed for its
+/// format without waiting for more.
+struct Follow {
+    file: std::fs::File,
+    sniffed: bool,
+}
 
 impl std::io::Read for Follow {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         loop {
-            let n = self.0.read(buf)?;
+            let n = self.file.read(buf)?;
             if n > 0 || buf.is_empty() {
                 return Ok(n);
+            }
+            if !self.sniffed {
+                self.sniffed = true;
+                return Ok(0);
             }
             std::thread::sleep(std::time::Duration::from_millis(200));
         }
     }
 }
 
-/// `trama view --stream`: the player of a trace read as it comes.
+/// `trama view --stream`: the player of a trace read as it comes. The
+/// page is served first; the input is opened and read on a thread of its
+/// own (standard input may only come once someone reads it).
 fn stream(a: &ViewArgs, opts: &ViewerOptions) -> anyhow::Result<ExitCode> {
     let mut s = trama_viewer::StreamOptions::default();
     s.dt = a.rate.unwrap_or(1.0) * a.play_speed.unwrap_or(0.1);
     s.size_field = a.size_field.clone();
-    let mut opened = match (a.follow, a.read.path()) {
+    let follow = match (a.follow, a.read.path()) {
         (true, Some(p)) => {
-            let f =
-                std::fs::File::open(p).with_context(|| format!("cannot open {}", p.display()))?;
-            trama_open::open_reader(p.display().to_string(), Follow(f))?
+            Some(std::fs::File::open(p).with_context(|| format!("cannot open {}", p.display()))?)
         }
         (true, None) => anyhow::bail!("--follow needs a file (standard input is followed anyway)"),
-        (false, _) => open(&a.read)?,
+        (false, _) => None,
     };
     let (running, sink) = trama_viewer::start_stream(opts, s)?;
     announce(a, &running)?;
     let mut lo = a.read.load_options(true, None);
-    lo.live = true;
     lo.key_filter = Some(trama_sim::KEY_FILTER_BYTES);
+    if follow.is_some() || a.read.path().is_none() {
+        // Lines still coming are read and simulated as they come, on one
+        // thread: no chunk or batch waits to be filled.
+        lo.live = true;
+        lo.threads = 1;
+    }
     let ender = sink.ender();
-    let name = opened.name().to_string();
-    std::thread::spawn(move || match opened.simulate_into(sink, &lo) {
-        Ok(sim) => {
-            warn(&name, &sim.warnings);
-            sim.sink.end(&sim.model, Ok(()));
-        }
-        Err(e) => {
-            eprintln!("trama: {e}");
-            ender.fail(e.to_string());
+    let read = a.read.clone();
+    std::thread::spawn(move || {
+        let opened = match follow {
+            Some(file) => {
+                let name = read
+                    .path()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                trama_open::open_reader(
+                    name,
+                    Follow {
+                        file,
+                        sniffed: false,
+                    },
+                )
+                .map_err(anyhow::Error::from)
+            }
+            None => open(&read),
+        };
+        let mut opened = match opened {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("trama: {e:#}");
+                return ender.fail(format!("{e:#}"));
+            }
+        };
+        let name = opened.name().to_string();
+        match opened.simulate_into(sink, &lo) {
+            Ok(sim) => {
+                warn(&name, &sim.warnings);
+                sim.sink.end(&sim.model, Ok(()));
+            }
+            Err(e) => {
+                eprintln!("trama: {e}");
+                ender.fail(e.to_string());
+            }
         }
     });
     running.wait();
