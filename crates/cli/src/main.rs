@@ -12,6 +12,7 @@ mod cache;
 mod collect;
 mod convert;
 mod dump;
+mod export;
 mod info;
 mod merge;
 mod render;
@@ -173,6 +174,21 @@ enum Command {
     /// lowest round trip. `trama timesync --correct FILE HOST TIME` prints a
     /// time of HOST in the reference's clock (offset and linear drift).
     Timesync(timesync::TimesyncArgs),
+    /// Export a trace for other tools.
+    ///
+    /// parquet: one table per kind (containers, states, events, links,
+    /// variables, types) in the directory -o DIR, each a folder of
+    /// Hive-style partitions by entity type (DIR/states/type=NAME/*.parquet;
+    /// names percent-encoded), times as int64 nanoseconds, strings
+    /// dictionary-encoded, zstd. The trace is streamed: memory holds one
+    /// row group per partition. DIR appears whole or not at all; an
+    /// existing DIR must be empty or an earlier export, which is replaced.
+    /// The schema and SQL queries for DuckDB and Spark (the equivalents of
+    /// `trama stats states`, `comm` and `wait`): docs/parquet.md.
+    #[command(
+        after_help = "Examples:\n  trama export parquet trace.paje -o trace.parquet\n  duckdb -c \"SELECT count(*) FROM read_parquet('trace.parquet/states/*/*.parquet', hive_partitioning=true)\""
+    )]
+    Export(export::ExportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -425,6 +441,7 @@ fn main() -> ExitCode {
         Command::Timesync(a) => timesync::timesync(a),
         Command::Render(a) => render::render(&a),
         Command::View(a) => view::view(&a),
+        Command::Export(a) => export::export(&a),
     };
     match result {
         Ok(code) => code,
