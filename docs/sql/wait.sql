@@ -92,10 +92,10 @@ SELECT c.name AS container,
        ct.time,
        t.waiting,
        -- Shares under 0.1 % are 0, as trama reports them.
-       CASE WHEN cells.seconds / ct.time >= 0.001 THEN cells.seconds / ct.time ELSE 0.0 END
-         AS share_of_time,
-       CASE WHEN cells.seconds / t.waiting >= 0.001 THEN cells.seconds / t.waiting ELSE 0.0 END
-         AS share_of_waiting
+       CASE WHEN cells.seconds / NULLIF(ct.time, 0.0) >= 0.001
+            THEN cells.seconds / ct.time ELSE 0.0 END AS share_of_time,
+       CASE WHEN cells.seconds / NULLIF(t.waiting, 0.0) >= 0.001
+            THEN cells.seconds / t.waiting ELSE 0.0 END AS share_of_waiting
 FROM cells
 JOIN totals t ON t.container_id = cells.container_id
 JOIN container_time ct ON ct.container_id = cells.container_id
