@@ -221,7 +221,10 @@ mod tests {
         std::fs::write(t.join("notes.txt"), "mine").unwrap();
         let e = OutputDir::create(&t).unwrap_err();
         assert!(e.to_string().contains("not made by trama"), "{e}");
-        assert_eq!(std::fs::read_to_string(t.join("notes.txt")).unwrap(), "mine");
+        assert_eq!(
+            std::fs::read_to_string(t.join("notes.txt")).unwrap(),
+            "mine"
+        );
         // Nothing left beside it.
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
     }

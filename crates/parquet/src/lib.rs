@@ -179,9 +179,13 @@ pub struct ParquetSink {
     of_list: Vec<Option<usize>>,
     /// Partition of the containers of each container type.
     of_container_type: Vec<Option<usize>>,
-    /// Strings as written, cached: containers' names and paths, values.
-    container_names: Vec<Option<(ByteArray, ByteArray)>>,
-    value_names: Vec<Option<ByteArray>>,
+    /// Every name written (containers' names and paths, values, types),
+    /// once each, numbered; the rows buffered hold their numbers.
+    names: Vec<ByteArray>,
+    name_ids: std::collections::HashMap<Vec<u8>, u32>,
+    /// Numbers of each container's name and path, and of each value's name.
+    container_names: Vec<Option<(u32, u32)>>,
+    value_names: Vec<Option<u32>>,
     /// Types already written to the table of types.
     types_seen: usize,
     error: Option<Error>,
@@ -197,25 +201,16 @@ fn end_of(start: f64, end: f64) -> Option<f64> {
     (end >= start).then_some(end)
 }
 
-fn bytes(s: &[u8]) -> ByteArray {
-    ByteArray::from(s.to_vec())
-}
-
-fn label(m: &Model, id: trama_sim::StrId) -> ByteArray {
-    ByteArray::from(m.label(id).into_bytes())
-}
-
 impl ParquetSink {
     /// A sink writing into `dir`, which must exist (an empty folder, such
     /// as [`OutputDir::path`]). Call [`ParquetSink::finish`] when the
     /// simulation is over.
     pub fn new(dir: &Path, opts: &ParquetOptions) -> Result<ParquetSink, Error> {
-        let level = ZstdLevel::try_new(opts.zstd_level.clamp(1, 22)).map_err(|e| {
-            Error::Parquet {
+        let level =
+            ZstdLevel::try_new(opts.zstd_level.clamp(1, 22)).map_err(|e| Error::Parquet {
                 path: dir.display().to_string(),
                 source: e,
-            }
-        })?;
+            })?;
         let mut props = WriterProperties::builder()
             .set_writer_version(WriterVersion::PARQUET_1_0)
             .set_compression(Compression::ZSTD(level))
@@ -239,6 +234,8 @@ impl ParquetSink {
             by_name: Default::default(),
             of_list: Vec::new(),
             of_container_type: Vec::new(),
+            names: Vec::new(),
+            name_ids: Default::default(),
             container_names: Vec::new(),
             value_names: Vec::new(),
             types_seen: 0,
@@ -295,41 +292,58 @@ impl ParquetSink {
         Ok(p)
     }
 
+    /// The number of the name `s`.
+    fn name(&mut self, s: &[u8]) -> u32 {
+        if let Some(&i) = self.name_ids.get(s) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(ByteArray::from(s.to_vec()));
+        self.name_ids.insert(s.to_vec(), i);
+        i
+    }
+
+    /// The number of a string of the model, as people read it.
+    fn label(&mut self, m: &Model, id: trama_sim::StrId) -> u32 {
+        self.name(m.label(id).as_bytes())
+    }
+
     /// A container's name and path (names from below the root, joined by `/`).
-    fn container_strings(&mut self, m: &Model, c: ContainerId) -> (ByteArray, ByteArray) {
+    fn container_strings(&mut self, m: &Model, c: ContainerId) -> (u32, u32) {
         if let Some(Some(s)) = self.container_names.get(c.index()) {
-            return s.clone();
+            return *s;
         }
         let info = m.container(c);
-        let name = label(m, info.name);
+        let label = m.label(info.name);
+        let name = self.name(label.as_bytes());
         let path = match info.parent {
-            None => ByteArray::from(Vec::new()),
+            None => self.name(b""),
             Some(p) => {
                 let (_, parent_path) = self.container_strings(m, p);
-                let mut v = parent_path.data().to_vec();
+                let mut v = self.names[parent_path as usize].data().to_vec();
                 if !v.is_empty() {
                     v.push(b'/');
                 }
-                v.extend_from_slice(name.data());
-                ByteArray::from(v)
+                v.extend_from_slice(label.as_bytes());
+                self.name(&v)
             }
         };
         if self.container_names.len() <= c.index() {
             self.container_names.resize(c.index() + 1, None);
         }
-        self.container_names[c.index()] = Some((name.clone(), path.clone()));
+        self.container_names[c.index()] = Some((name, path));
         (name, path)
     }
 
-    fn value_name(&mut self, m: &Model, v: ValueId) -> ByteArray {
+    fn value_name(&mut self, m: &Model, v: ValueId) -> u32 {
         if let Some(Some(s)) = self.value_names.get(v.index()) {
-            return s.clone();
+            return *s;
         }
-        let s = label(m, m.value(v).name);
+        let s = self.label(m, m.value(v).name);
         if self.value_names.len() <= v.index() {
             self.value_names.resize(v.index() + 1, None);
         }
-        self.value_names[v.index()] = Some(s.clone());
+        self.value_names[v.index()] = Some(s);
         s
     }
 
@@ -347,26 +361,26 @@ impl ParquetSink {
                 TypeKind::Link => "link",
             };
             let p = self.partition(Table::Types, kind)?;
-            let parent = t.parent.map(|p| label(m, m.ty(p).name));
-            let start = t.start_type.map(|p| label(m, m.ty(p).name));
-            let end = t.end_type.map(|p| label(m, m.ty(p).name));
+            let parent = t.parent.map(|p| self.label(m, m.ty(p).name));
+            let start = t.start_type.map(|p| self.label(m, m.ty(p).name));
+            let end = t.end_type.map(|p| self.label(m, m.ty(p).name));
             let row = [
                 Cell::I64(i64::from(id.0)),
-                Cell::Str(label(m, t.name)),
-                Cell::Str(label(m, t.alias)),
+                Cell::Str(self.label(m, t.name)),
+                Cell::Str(self.label(m, t.alias)),
                 Cell::OptI64(t.parent.map(|p| i64::from(p.0))),
                 Cell::OptStr(parent),
                 Cell::I32(t.depth as i32),
                 Cell::OptStr(start),
                 Cell::OptStr(end),
-                Cell::Str(label(m, t.color)),
+                Cell::Str(self.label(m, t.color)),
             ];
             self.push(p, &row)?;
         }
         Ok(())
     }
 
-    fn push(&mut self, p: usize, row: &[Cell]) -> Result<(), Error> {
+    fn push(&mut self, p: usize, row: &[Cell<'_>]) -> Result<(), Error> {
         let part = &mut self.parts[p];
         part.buffer.push(row);
         self.summary.rows[part.table as usize] += 1;
@@ -401,7 +415,7 @@ impl ParquetSink {
         }
         let w = part.writer.as_mut().expect("a writer");
         if part.buffer.rows() > 0 {
-            part.buffer.write(w).map_err(pq)?;
+            part.buffer.write(w, &self.names).map_err(pq)?;
             self.summary.row_groups += 1;
         }
         Ok(())
@@ -486,7 +500,7 @@ impl ParquetSink {
                         Cell::OptI64(end),
                         Cell::OptI64(duration),
                         Cell::Str(v),
-                        Cell::Str(bytes(e.key)),
+                        Cell::Bytes(e.key),
                         Cell::OptI64(e.from.map(|c| i64::from(c.0))),
                         Cell::OptStr(from),
                         Cell::OptI64(e.to.map(|c| i64::from(c.0))),
@@ -541,10 +555,10 @@ impl ParquetSink {
         }
         for t in Table::ALL {
             if !self.parts.iter().any(|p| p.table == t) {
-                let folder = self.root.join(t.name()).join(format!(
-                    "{}=__HIVE_DEFAULT_PARTITION__",
-                    t.partition_key()
-                ));
+                let folder = self
+                    .root
+                    .join(t.name())
+                    .join(format!("{}=__HIVE_DEFAULT_PARTITION__", t.partition_key()));
                 std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
                 self.by_name.insert((t, String::new()), self.parts.len());
                 self.parts.push(Partition {
@@ -565,7 +579,9 @@ impl ParquetSink {
                     path: path.clone(),
                     source,
                 })?;
-                let f = inner.into_inner().map_err(|e| Error::io(&part.file, e.into_error()))?;
+                let f = inner
+                    .into_inner()
+                    .map_err(|e| Error::io(&part.file, e.into_error()))?;
                 f.sync_all().map_err(|e| Error::io(&part.file, e))?;
             }
             debug_assert!(part.folder.is_dir());

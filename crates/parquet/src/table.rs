@@ -171,6 +171,7 @@ impl Table {
                     ("binary", true) => Kind::OptStr,
                     _ => unreachable!("a column type of the schemas"),
                 };
+                let kind = if w[2] == "key" { Kind::Bytes } else { kind };
                 Some((w[2], kind))
             })
             .collect()
@@ -180,7 +181,7 @@ impl Table {
     pub(crate) fn string_columns(self) -> Vec<String> {
         self.columns()
             .into_iter()
-            .filter(|(_, k)| matches!(k, Kind::Str | Kind::OptStr))
+            .filter(|(_, k)| matches!(k, Kind::Str | Kind::OptStr | Kind::Bytes))
             .map(|(n, _)| n.to_string())
             .collect()
     }
@@ -194,16 +195,21 @@ enum Kind {
     F64,
     Str,
     OptStr,
+    /// A string of its own per row (a link's key): kept in an arena.
+    Bytes,
 }
 
-/// One value of a row, in the order of its table's columns.
-pub(crate) enum Cell {
+/// One value of a row, in the order of its table's columns. Strings are
+/// numbers in the sink's table of names (a trace has few distinct names),
+/// but for the bytes of a link's key.
+pub(crate) enum Cell<'a> {
     I64(i64),
     OptI64(Option<i64>),
     I32(i32),
     F64(f64),
-    Str(ByteArray),
-    OptStr(Option<ByteArray>),
+    Str(u32),
+    OptStr(Option<u32>),
+    Bytes(&'a [u8]),
 }
 
 /// The values of one column of a row group; optional columns keep their
@@ -213,9 +219,14 @@ enum Column {
     OptI64(Vec<i64>, Vec<i16>),
     I32(Vec<i32>),
     F64(Vec<f64>),
-    Str(Vec<ByteArray>),
-    OptStr(Vec<ByteArray>, Vec<i16>),
+    Str(Vec<u32>),
+    OptStr(Vec<u32>, Vec<i16>),
+    /// The bytes of every row one after the other, and where each ends.
+    Bytes(Vec<u8>, Vec<usize>),
 }
+
+/// Rows handed to the column writer at once.
+const CHUNK: usize = 64 * 1024;
 
 /// The rows of one row group, column by column.
 pub(crate) struct Buffer {
@@ -237,6 +248,7 @@ impl Buffer {
                     Kind::F64 => Column::F64(Vec::new()),
                     Kind::Str => Column::Str(Vec::new()),
                     Kind::OptStr => Column::OptStr(Vec::new(), Vec::new()),
+                    Kind::Bytes => Column::Bytes(Vec::new(), Vec::new()),
                 })
                 .collect(),
             rows: 0,
@@ -278,16 +290,20 @@ impl Buffer {
                     self.bytes += 8;
                 }
                 (Column::Str(v), Cell::Str(x)) => {
-                    self.bytes += 4 + x.len();
-                    v.push(x.clone());
+                    v.push(*x);
+                    self.bytes += 4;
                 }
                 (Column::OptStr(v, d), Cell::OptStr(x)) => {
                     d.push(i16::from(x.is_some()));
                     if let Some(x) = x {
-                        self.bytes += 4 + x.len();
-                        v.push(x.clone());
+                        v.push(*x);
                     }
-                    self.bytes += 2;
+                    self.bytes += 6;
+                }
+                (Column::Bytes(b, ends), Cell::Bytes(x)) => {
+                    b.extend_from_slice(x);
+                    ends.push(b.len());
+                    self.bytes += 8 + x.len();
                 }
                 _ => unreachable!("a cell of the column's kind"),
             }
@@ -295,8 +311,13 @@ impl Buffer {
         self.rows += 1;
     }
 
-    /// Writes the rows as one row group of `w` and empties the buffer.
-    pub(crate) fn write<W: Write + Send>(&mut self, w: &mut SerializedFileWriter<W>) -> Result<()> {
+    /// Writes the rows as one row group of `w` (strings numbered in
+    /// `names`) and empties the buffer.
+    pub(crate) fn write<W: Write + Send>(
+        &mut self,
+        w: &mut SerializedFileWriter<W>,
+        names: &[ByteArray],
+    ) -> Result<()> {
         let mut rg = w.next_row_group()?;
         let mut cols = self.columns.iter_mut();
         while let Some(mut cw) = rg.next_column()? {
@@ -320,13 +341,45 @@ impl Buffer {
                     v.clear();
                 }
                 Column::Str(v) => {
-                    cw.typed::<ByteArrayType>().write_batch(v, None, None)?;
+                    let t = cw.typed::<ByteArrayType>();
+                    for ids in v.chunks(CHUNK) {
+                        let vals: Vec<ByteArray> =
+                            ids.iter().map(|i| names[*i as usize].clone()).collect();
+                        t.write_batch(&vals, None, None)?;
+                    }
                     v.clear();
                 }
                 Column::OptStr(v, d) => {
-                    cw.typed::<ByteArrayType>().write_batch(v, Some(d), None)?;
+                    let t = cw.typed::<ByteArrayType>();
+                    let mut next = 0;
+                    for defs in d.chunks(CHUNK) {
+                        let n = defs.iter().filter(|x| **x == 1).count();
+                        let vals: Vec<ByteArray> = v[next..next + n]
+                            .iter()
+                            .map(|i| names[*i as usize].clone())
+                            .collect();
+                        next += n;
+                        t.write_batch(&vals, Some(defs), None)?;
+                    }
                     v.clear();
                     d.clear();
+                }
+                Column::Bytes(b, ends) => {
+                    let t = cw.typed::<ByteArrayType>();
+                    let mut start = 0;
+                    for chunk in ends.chunks(CHUNK) {
+                        let vals: Vec<ByteArray> = chunk
+                            .iter()
+                            .map(|&e| {
+                                let v = ByteArray::from(b[start..e].to_vec());
+                                start = e;
+                                v
+                            })
+                            .collect();
+                        t.write_batch(&vals, None, None)?;
+                    }
+                    b.clear();
+                    ends.clear();
                 }
             }
             cw.close()?;
