@@ -285,9 +285,9 @@ fn compare(
         let same = match (a, b) {
             (Some(a), Some(b)) => {
                 a.len() == b.len()
-                    && a.iter()
-                        .zip(b)
-                        .all(|(x, y)| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(*p, *q)))
+                    && a.iter().zip(b).all(|(x, y)| {
+                        x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(*p, *q))
+                    })
             }
             _ => false,
         };
@@ -324,7 +324,15 @@ fn the_shipped_sql_gives_the_numbers_of_trama_stats() {
                 string(&r["value"])
             )
         };
-        let fields = ["count", "total", "exclusive", "inclusive", "mean", "max", "share"];
+        let fields = [
+            "count",
+            "total",
+            "exclusive",
+            "inclusive",
+            "mean",
+            "max",
+            "share",
+        ];
         let a = ours["rows"]
             .as_array()
             .unwrap()
@@ -354,7 +362,12 @@ fn the_shipped_sql_gives_the_numbers_of_trama_stats() {
             .iter()
             .map(|r| {
                 (
-                    format!("{} {} -> {}", input.name, string(&r["from"]), string(&r["to"])),
+                    format!(
+                        "{} {} -> {}",
+                        input.name,
+                        string(&r["from"]),
+                        string(&r["to"])
+                    ),
                     vec![num(&r["count"])],
                 )
             })
@@ -387,7 +400,12 @@ fn the_shipped_sql_gives_the_numbers_of_trama_stats() {
             for (j, s) in r["seconds"].as_array().unwrap().iter().enumerate() {
                 if num(s) > 1e-9 {
                     a.push((
-                        format!("{} {} <- {}", input.name, string(&r["container"]), senders[j]),
+                        format!(
+                            "{} {} <- {}",
+                            input.name,
+                            string(&r["container"]),
+                            senders[j]
+                        ),
                         vec![
                             num(s),
                             num(&r["time"]),
@@ -465,7 +483,11 @@ fn type_names_that_need_escaping_round_trip_through_hive_partitioning() {
         "-o",
         dir.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let script = r#"
 import json, sys
 import duckdb_run
@@ -531,7 +553,11 @@ fn row_groups_follow_the_flags() {
         "-o",
         dir.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let script = r#"
 import json, sys
 import duckdb
@@ -617,7 +643,11 @@ fn the_output_directory_is_safe() {
         ),
     );
     let out = export(&small, &dir);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let second = listing(&dir);
     assert!(second.contains(&"states/type=Work/part-0.parquet".to_string()));
     assert!(
@@ -625,7 +655,11 @@ fn the_output_directory_is_safe() {
         "the first export's partitions are left: {second:?}"
     );
     // A failed export leaves the previous one as it was.
-    let bad = write_in(tmp.path(), "bad.paje", format!("{}10 1.0 S nowhere x\n", header()));
+    let bad = write_in(
+        tmp.path(),
+        "bad.paje",
+        format!("{}10 1.0 S nowhere x\n", header()),
+    );
     assert!(!export(&bad, &dir).status.success());
     assert_eq!(listing(&dir), second);
     // Nothing left beside the outputs.

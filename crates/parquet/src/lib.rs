@@ -44,6 +44,7 @@ mod table;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use parquet::basic::{Compression, ZstdLevel};
@@ -162,8 +163,83 @@ struct Partition {
     table: Table,
     folder: PathBuf,
     buffer: Buffer,
-    writer: Option<SerializedFileWriter<BufWriter<File>>>,
+    /// Whether a row group (or the file) was handed to the writing thread.
+    sent: bool,
     file: PathBuf,
+}
+
+/// A row group for the writing thread: partition, table, file, rows and
+/// the names they number.
+struct Job {
+    part: usize,
+    table: Table,
+    file: PathBuf,
+    buffer: Buffer,
+    names: Arc<Vec<ByteArray>>,
+}
+
+/// The writing thread: encodes and compresses each row group into its
+/// partition's file while the simulation goes on; closes every file at
+/// the end. Returns the files and row groups written, or the first error
+/// (after which it only drains the jobs).
+fn writing(
+    jobs: std::sync::mpsc::Receiver<Job>,
+    props: Arc<WriterProperties>,
+    failed: Arc<AtomicBool>,
+) -> Result<(u64, u64), Error> {
+    let mut files: Vec<Option<(SerializedFileWriter<BufWriter<File>>, PathBuf)>> = Vec::new();
+    let mut row_groups = 0;
+    let mut error = None;
+    for mut job in jobs {
+        if error.is_some() {
+            continue;
+        }
+        let pq = |source| Error::Parquet {
+            path: job.file.display().to_string(),
+            source,
+        };
+        let r = (|| {
+            if files.len() <= job.part {
+                files.resize_with(job.part + 1, || None);
+            }
+            if files[job.part].is_none() {
+                let f = File::create(&job.file).map_err(|e| Error::io(&job.file, e))?;
+                let w = SerializedFileWriter::new(
+                    BufWriter::with_capacity(1 << 20, f),
+                    job.table.schema(),
+                    props.clone(),
+                )
+                .map_err(pq)?;
+                files[job.part] = Some((w, job.file.clone()));
+            }
+            if job.buffer.rows() > 0 {
+                let (w, _) = files[job.part].as_mut().expect("a writer");
+                job.buffer.write(w, &job.names).map_err(pq)?;
+                row_groups += 1;
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            failed.store(true, Ordering::Relaxed);
+            error = Some(e);
+        }
+    }
+    if let Some(e) = error {
+        return Err(e);
+    }
+    let mut n = 0;
+    for (w, path) in files.into_iter().flatten() {
+        let inner = w.into_inner().map_err(|source| Error::Parquet {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let f = inner
+            .into_inner()
+            .map_err(|e| Error::io(&path, e.into_error()))?;
+        f.sync_all().map_err(|e| Error::io(&path, e))?;
+        n += 1;
+    }
+    Ok((n, row_groups))
 }
 
 /// The [`Sink`] that writes a trace's tables into a directory; see the
@@ -171,7 +247,6 @@ struct Partition {
 pub struct ParquetSink {
     root: PathBuf,
     opts: ParquetOptions,
-    props: Arc<WriterProperties>,
     parts: Vec<Partition>,
     /// Partition of each (table, partition name).
     by_name: std::collections::HashMap<(Table, String), usize>,
@@ -186,10 +261,15 @@ pub struct ParquetSink {
     /// Numbers of each container's name and path, and of each value's name.
     container_names: Vec<Option<(u32, u32)>>,
     value_names: Vec<Option<u32>>,
+    /// `names` as handed to the writing thread last.
+    shared_names: Arc<Vec<ByteArray>>,
     /// Types already written to the table of types.
     types_seen: usize,
     error: Option<Error>,
     summary: Summary,
+    jobs: Option<std::sync::mpsc::SyncSender<Job>>,
+    thread: Option<std::thread::JoinHandle<Result<(u64, u64), Error>>>,
+    failed: Arc<AtomicBool>,
 }
 
 fn ns(seconds: f64) -> i64 {
@@ -226,10 +306,21 @@ impl ParquetSink {
             let d = dir.join(t.name());
             std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
         }
+        let props = Arc::new(props.build());
+        // Two row groups wait at most while one is written: memory stays
+        // bounded when writing is slower than simulating.
+        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+        let failed = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (props, failed) = (props.clone(), failed.clone());
+            std::thread::Builder::new()
+                .name("trama-parquet".into())
+                .spawn(move || writing(rx, props, failed))
+                .map_err(|e| Error::io(dir, e))?
+        };
         Ok(ParquetSink {
             root: dir.to_path_buf(),
             opts: opts.clone(),
-            props: Arc::new(props.build()),
             parts: Vec::new(),
             by_name: Default::default(),
             of_list: Vec::new(),
@@ -238,9 +329,13 @@ impl ParquetSink {
             name_ids: Default::default(),
             container_names: Vec::new(),
             value_names: Vec::new(),
+            shared_names: Arc::default(),
             types_seen: 0,
             error: None,
             summary: Summary::default(),
+            jobs: Some(tx),
+            thread: Some(thread),
+            failed,
         })
     }
 
@@ -259,7 +354,7 @@ impl ParquetSink {
             table,
             folder,
             buffer: Buffer::new(table),
-            writer: None,
+            sent: false,
             file,
         });
         let p = self.parts.len() - 1;
@@ -392,33 +487,42 @@ impl ParquetSink {
         Ok(())
     }
 
-    /// Writes the buffered rows of partition `p` as a row group.
+    /// Hands the buffered rows of partition `p` to the writing thread as a
+    /// row group (the file alone when it has none and none was sent).
     fn flush(&mut self, p: usize) -> Result<(), Error> {
         let part = &mut self.parts[p];
-        if part.buffer.rows() == 0 && part.writer.is_some() {
+        if part.buffer.rows() == 0 && part.sent {
             return Ok(());
         }
-        let pq = |source| Error::Parquet {
-            path: part.file.display().to_string(),
-            source,
-        };
-        if part.writer.is_none() {
-            let f = File::create(&part.file).map_err(|e| Error::io(&part.file, e))?;
-            let w = SerializedFileWriter::new(
-                BufWriter::with_capacity(1 << 20, f),
-                part.table.schema(),
-                self.props.clone(),
-            )
-            .map_err(pq)?;
-            part.writer = Some(w);
-            self.summary.files += 1;
+        if self.shared_names.len() != self.names.len() {
+            self.shared_names = Arc::new(self.names.clone());
         }
-        let w = part.writer.as_mut().expect("a writer");
-        if part.buffer.rows() > 0 {
-            part.buffer.write(w, &self.names).map_err(pq)?;
-            self.summary.row_groups += 1;
+        let buffer = std::mem::replace(&mut part.buffer, Buffer::new(part.table));
+        part.sent = true;
+        let job = Job {
+            part: p,
+            table: part.table,
+            file: part.file.clone(),
+            buffer,
+            names: self.shared_names.clone(),
+        };
+        let sent = self.jobs.as_ref().is_some_and(|tx| tx.send(job).is_ok());
+        if !sent {
+            // The thread stopped: its error is the one to report.
+            return self.join().map(|_| ());
         }
         Ok(())
+    }
+
+    /// Waits for the writing thread; what it wrote or its error.
+    fn join(&mut self) -> Result<(u64, u64), Error> {
+        self.jobs = None;
+        match self.thread.take() {
+            Some(t) => t.join().unwrap_or_else(|_| {
+                Err(Error::Refused("the Parquet writing thread panicked".into()))
+            }),
+            None => Err(Error::Refused("the Parquet writer stopped".into())),
+        }
     }
 
     fn record(&mut self, r: Result<(), Error>) {
@@ -566,27 +670,28 @@ impl ParquetSink {
                     file: folder.join("part-0.parquet"),
                     folder,
                     buffer: Buffer::new(t),
-                    writer: None,
+                    sent: false,
                 });
             }
         }
         for p in 0..self.parts.len() {
             self.flush(p)?;
-            let part = &mut self.parts[p];
-            if let Some(w) = part.writer.take() {
-                let path = part.file.display().to_string();
-                let inner = w.into_inner().map_err(|source| Error::Parquet {
-                    path: path.clone(),
-                    source,
-                })?;
-                let f = inner
-                    .into_inner()
-                    .map_err(|e| Error::io(&part.file, e.into_error()))?;
-                f.sync_all().map_err(|e| Error::io(&part.file, e))?;
-            }
-            debug_assert!(part.folder.is_dir());
+            debug_assert!(self.parts[p].folder.is_dir());
         }
-        Ok(self.summary)
+        let (files, row_groups) = self.join()?;
+        self.summary.files = files;
+        self.summary.row_groups = row_groups;
+        Ok(self.summary.clone())
+    }
+}
+
+impl Drop for ParquetSink {
+    /// A sink dropped unfinished (the simulation failed) waits for its
+    /// writing thread, so that nothing is written after it is gone.
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            let _ = self.join();
+        }
     }
 }
 
@@ -616,7 +721,7 @@ impl Sink for ParquetSink {
     }
 
     fn stopped(&self) -> bool {
-        self.error.is_some()
+        self.error.is_some() || self.failed.load(Ordering::Relaxed)
     }
 
     /// Rows are buffered with their strings copied: the handles of
