@@ -93,7 +93,7 @@ fn export_tree(dir: &Path) -> Result<Vec<PathBuf>, Error> {
                 let fp = f.path();
                 let fft = f.file_type().map_err(|x| Error::io(&fp, x))?;
                 let fname = f.file_name().to_string_lossy().into_owned();
-                if !fft.is_file() || !(fname.starts_with("part-") && fname.ends_with(".parquet")) {
+                if !(fft.is_file() && fname.starts_with("part-") && fname.ends_with(".parquet")) {
                     return Err(foreign(&fp));
                 }
                 out.push(fp);

@@ -307,9 +307,9 @@ impl ParquetSink {
             std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
         }
         let props = Arc::new(props.build());
-        // Two row groups wait at most while one is written: memory stays
+        // One row group waits at most while one is written: memory stays
         // bounded when writing is slower than simulating.
-        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let failed = Arc::new(AtomicBool::new(false));
         let thread = {
             let (props, failed) = (props.clone(), failed.clone());
