@@ -670,3 +670,16 @@ fn the_output_directory_is_safe() {
     top.sort();
     assert_eq!(top, ["bad.paje", "file", "mine", "out", "small.paje"]);
 }
+
+/// docs/parquet.md shows the query files whole, as they are.
+#[test]
+fn the_documentation_shows_the_shipped_queries() {
+    let doc = std::fs::read_to_string(docs_sql().join("../parquet.md")).unwrap();
+    for q in ["states", "comm", "wait"] {
+        let text = std::fs::read_to_string(docs_sql().join(format!("{q}.sql"))).unwrap();
+        assert!(
+            doc.contains(&format!("```sql\n{text}```")),
+            "docs/parquet.md does not show docs/sql/{q}.sql as it is"
+        );
+    }
+}

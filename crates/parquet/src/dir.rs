@@ -138,6 +138,13 @@ impl OutputDir {
     pub fn create(target: &Path) -> Result<OutputDir, Error> {
         existing(target)?;
         let temp = beside(target, "tmp");
+        if let Some(parent) = temp.parent().filter(|p| !p.is_dir()) {
+            return Err(Error::Refused(format!(
+                "cannot create {}: the folder {} does not exist",
+                target.display(),
+                parent.display()
+            )));
+        }
         std::fs::create_dir(&temp).map_err(|e| Error::io(&temp, e))?;
         let out = OutputDir {
             target: target.to_path_buf(),
@@ -251,6 +258,15 @@ mod tests {
         assert!(!t.join("states").exists());
         assert!(t.join("events/type=E/part-0.parquet").is_file());
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_missing_folder_is_named() {
+        let d = tempfile::tempdir().unwrap();
+        let t = d.path().join("no/such/out");
+        let e = OutputDir::create(&t).unwrap_err();
+        assert!(e.to_string().contains("does not exist"), "{e}");
+        assert!(!d.path().join("no").exists());
     }
 
     #[test]
