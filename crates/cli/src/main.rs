@@ -425,6 +425,7 @@ fn main() -> ExitCode {
     if !matches!(cli.command, Command::Collect(_)) {
         let _ = ctrlc::set_handler(|| {
             trama_open::output::remove_temporaries();
+            trama_parquet::remove_temporaries();
             std::process::exit(130);
         });
     }

@@ -26,6 +26,21 @@ pub struct OutputDir {
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// Temporary folders of outputs not yet committed.
+static TEMPORARIES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Removes the temporary folder of every output not yet committed (for a
+/// Ctrl-C handler, before exiting): only what trama created.
+pub fn remove_temporaries() {
+    for p in temporaries().iter() {
+        let _ = std::fs::remove_dir_all(p);
+    }
+}
+
 /// A name beside `target`, hidden, with `what` and a unique suffix.
 fn beside(target: &Path, what: &str) -> PathBuf {
     let name = target
@@ -146,6 +161,7 @@ impl OutputDir {
             )));
         }
         std::fs::create_dir(&temp).map_err(|e| Error::io(&temp, e))?;
+        temporaries().push(temp.clone());
         let out = OutputDir {
             target: target.to_path_buf(),
             temp,
@@ -209,6 +225,7 @@ impl OutputDir {
 
 impl Drop for OutputDir {
     fn drop(&mut self) {
+        temporaries().retain(|p| *p != self.temp);
         if !self.done {
             // Only the temporary tree, which this output created.
             let _ = std::fs::remove_dir_all(&self.temp);

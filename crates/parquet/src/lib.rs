@@ -54,7 +54,7 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnPath;
 use trama_sim::{ContainerId, Entity, ListId, Model, Sink, TypeId, TypeKind, ValueId};
 
-pub use dir::{OutputDir, MARKER};
+pub use dir::{remove_temporaries, OutputDir, MARKER};
 pub use table::{Table, SCHEMAS};
 
 use table::{Buffer, Cell};
