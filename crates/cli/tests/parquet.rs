@@ -6,8 +6,8 @@
 //! whole).
 //!
 //! On the PajeNG conformance cases and the real samples of `../shared`
-//! (see `conformance.rs`), generated traces (`trama-gen`) and the bundled
-//! example. DuckDB is Python's `duckdb` package, run by `$TRAMA_PYTHON`
+//! (see `conformance.rs`), generated traces (`trama-gen`), the bundled
+//! example (as text and as `.ptb`) and the shared OTF2 archive. DuckDB is Python's `duckdb` package, run by `$TRAMA_PYTHON`
 //! (else `python3`); without it the tests print a note and pass, unless
 //! `TRAMA_REQUIRE_DUCKDB=1` (set by `.ci/run`, which installs it in a
 //! virtual environment).
@@ -153,11 +153,38 @@ fn inputs(tmp: &Path) -> Vec<Input> {
             args: Vec::new(),
         });
     }
+    let ring = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
     v.push(Input {
         name: "ring".into(),
-        path: Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje"),
+        path: ring.clone(),
         args: Vec::new(),
     });
+    // Other formats go through the same door: the example as .ptb, and
+    // the shared OTF2 archive.
+    let ptb = tmp.join("ring.ptb");
+    let out = trama(&[
+        "convert",
+        "--no-progress",
+        ring.to_str().unwrap(),
+        ptb.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    v.push(Input {
+        name: "ring.ptb".into(),
+        path: ptb,
+        args: Vec::new(),
+    });
+    if let Some(shared) = shared_dir() {
+        v.push(Input {
+            name: "apex-phylanx (OTF2)".into(),
+            path: shared.join("samples/otf2/apex-phylanx/APEX.otf2"),
+            args: Vec::new(),
+        });
+    }
     v
 }
 
