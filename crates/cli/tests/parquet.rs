@@ -563,23 +563,15 @@ print(json.dumps({t: sorted(r[0] for r in con.sql(f"SELECT DISTINCT type FROM {t
     }
 }
 
-/// Row groups follow --row-group-rows.
-#[test]
-fn row_groups_follow_the_flags() {
-    let Some(py) = python() else { return };
+/// The sizes of the row groups of the states of `ring.paje` exported with `flags`.
+fn state_row_groups(py: &str, flags: &[&str]) -> Vec<u64> {
     let tmp = tempfile::tempdir().unwrap();
     let ring = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
     let dir = tmp.path().join("out");
-    let out = trama(&[
-        "export",
-        "parquet",
-        "--no-progress",
-        "--row-group-rows",
-        "10",
-        ring.to_str().unwrap(),
-        "-o",
-        dir.to_str().unwrap(),
-    ]);
+    let mut args = vec!["export", "parquet", "--no-progress"];
+    args.extend(flags);
+    args.extend([ring.to_str().unwrap(), "-o", dir.to_str().unwrap()]);
+    let out = trama(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -592,17 +584,30 @@ d = sys.argv[1]
 rows = duckdb.sql(f"SELECT row_group_id, row_group_num_rows FROM parquet_metadata('{d}/states/*/*.parquet') GROUP BY ALL").fetchall()
 print(json.dumps(sorted(r[1] for r in rows)))
 "#;
-    let groups = run_python(&py, script, dir.to_str().unwrap());
-    let sizes: Vec<u64> = groups
+    let groups = run_python(py, script, dir.to_str().unwrap());
+    groups
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v.as_u64().unwrap())
-        .collect();
+        .collect()
+}
+
+/// Row groups follow --row-group-rows and --row-group-bytes.
+#[test]
+fn row_groups_follow_the_flags() {
+    let Some(py) = python() else { return };
+    let sizes = state_row_groups(&py, &["--row-group-rows", "10"]);
     // 72 states: 7 groups of 10 and one of 2.
     assert_eq!(sizes.iter().sum::<u64>(), 72, "{sizes:?}");
     assert_eq!(sizes.len(), 8, "{sizes:?}");
     assert!(sizes.iter().all(|s| *s <= 10), "{sizes:?}");
+    // About 56 bytes of values per state: 2000 bytes make several groups.
+    let sizes = state_row_groups(&py, &["--row-group-bytes", "2000"]);
+    assert_eq!(sizes.iter().sum::<u64>(), 72, "{sizes:?}");
+    assert!(sizes.len() > 1, "{sizes:?}");
+    // By default, one.
+    assert_eq!(state_row_groups(&py, &[]), vec![72]);
 }
 
 fn listing(dir: &Path) -> Vec<String> {
