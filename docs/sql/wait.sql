@@ -12,7 +12,7 @@ WITH win AS (
   FROM containers WHERE parent_id IS NULL
 ),
 waiting AS (
-  SELECT st.container_id, st.type, st.seq,
+  SELECT st.container_id, st.type_id, st.seq,
          CAST(st.start_ns AS DOUBLE) / 1e9 AS t0,
          COALESCE(CAST(st.end_ns AS DOUBLE) / 1e9, win.we) AS t1
   FROM states st CROSS JOIN win
@@ -25,7 +25,7 @@ outermost AS (
   -- A waiting state inside another one (an earlier waiting state of the
   -- same list that ends after it starts) is not counted again.
   SELECT w.container_id, w.t0, w.t1,
-         MAX(w.t1) OVER (PARTITION BY w.container_id, w.type ORDER BY w.seq
+         MAX(w.t1) OVER (PARTITION BY w.container_id, w.type_id ORDER BY w.seq
                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS enclosing_end
   FROM waiting w
 ),
@@ -40,7 +40,7 @@ waits AS (
     AND o.t1 >= win.ws AND o.t0 <= win.we
 ),
 message_types AS (
-  SELECT type FROM links GROUP BY type HAVING MAX(end_ns - start_ns) > 0
+  SELECT type_id FROM links GROUP BY type_id HAVING MAX(end_ns - start_ns) > 0
 ),
 arrivals AS (
   -- Messages by their end container, numbered in order of arrival.
@@ -48,7 +48,7 @@ arrivals AS (
          l.start_container_id AS sender_id,
          CAST(l.end_ns AS DOUBLE) / 1e9 AS t,
          ROW_NUMBER() OVER (PARTITION BY l.end_container_id ORDER BY l.end_ns, l.seq) AS n
-  FROM links l JOIN message_types m ON m.type = l.type
+  FROM links l JOIN message_types m ON m.type_id = l.type_id
   WHERE l.start_container_id IS NOT NULL AND l.end_container_id IS NOT NULL
     AND l.end_ns IS NOT NULL
 ),

@@ -333,9 +333,11 @@ fn the_shipped_sql_gives_the_numbers_of_trama_stats() {
     let exported = export_all(tmp.path(), &inputs, &mut failures);
     let sql = docs_sql();
     let q = |n: &str| sql.join(format!("{n}.sql")).to_str().unwrap().to_string();
-    let (qs, qc, qw) = (q("states"), q("comm"), q("wait"));
-    let jobs: Vec<(&String, [&String; 3])> =
-        exported.iter().map(|(_, d)| (d, [&qs, &qc, &qw])).collect();
+    let (qs, qc, qw, qi) = (q("states"), q("comm"), q("wait"), q("states_imbalance"));
+    let jobs: Vec<(&String, [&String; 4])> = exported
+        .iter()
+        .map(|(_, d)| (d, [&qs, &qc, &qw, &qi]))
+        .collect();
     let results = run_python(&py, QUERIES, &serde_json::to_string(&jobs).unwrap());
     let rows = |d: &str, q: &str| results[d][q].as_array().unwrap().clone();
     let mut checked = 0;
@@ -381,6 +383,31 @@ fn the_shipped_sql_gives_the_numbers_of_trama_stats() {
             })
             .collect();
         compare("states", grouped(a), grouped(b), &mut failures);
+        // states: the load imbalance.
+        let fields = ["containers", "mean", "max", "imbalance", "stddev"];
+        let imbalance = |rows: &[Value]| {
+            grouped(
+                rows.iter()
+                    .map(|r| {
+                        (
+                            format!(
+                                "{} {} / {}",
+                                input.name,
+                                string(&r["state_type"]),
+                                string(&r["value"])
+                            ),
+                            fields.iter().map(|f| num(&r[*f])).collect(),
+                        )
+                    })
+                    .collect(),
+            )
+        };
+        compare(
+            "imbalance",
+            imbalance(ours["imbalance"].as_array().unwrap()),
+            imbalance(&rows(dir, &qi)),
+            &mut failures,
+        );
         // comm
         let ours = stats(input, "comm");
         let a = ours["pairs"]
@@ -707,7 +734,7 @@ fn the_output_directory_is_safe() {
 #[test]
 fn the_documentation_shows_the_shipped_queries() {
     let doc = std::fs::read_to_string(docs_sql().join("../parquet.md")).unwrap();
-    for q in ["states", "comm", "wait"] {
+    for q in ["states", "states_imbalance", "comm", "wait"] {
         let text = std::fs::read_to_string(docs_sql().join(format!("{q}.sql"))).unwrap();
         assert!(
             doc.contains(&format!("```sql\n{text}```")),

@@ -34,6 +34,7 @@ pub const SCHEMAS: [(Table, &str); 6] = [
         Table::Containers,
         "message containers {
             required int64 id;
+            required int64 type_id;
             optional int64 parent_id;
             required int32 depth;
             required binary path (STRING);
@@ -46,6 +47,7 @@ pub const SCHEMAS: [(Table, &str); 6] = [
     (
         Table::States,
         "message states {
+            required int64 type_id;
             required int64 container_id;
             required binary container (STRING);
             required int64 seq;
@@ -53,28 +55,33 @@ pub const SCHEMAS: [(Table, &str); 6] = [
             optional int64 end_ns;
             optional int64 duration_ns;
             required int32 level;
+            required int64 value_id;
             required binary value (STRING);
         }",
     ),
     (
         Table::Events,
         "message events {
+            required int64 type_id;
             required int64 container_id;
             required binary container (STRING);
             required int64 seq;
             required int64 time_ns;
+            required int64 value_id;
             required binary value (STRING);
         }",
     ),
     (
         Table::Links,
         "message links {
+            required int64 type_id;
             required int64 container_id;
             required binary container (STRING);
             required int64 seq;
             required int64 start_ns;
             optional int64 end_ns;
             optional int64 duration_ns;
+            required int64 value_id;
             required binary value (STRING);
             required binary key (STRING);
             optional int64 start_container_id;
@@ -86,6 +93,7 @@ pub const SCHEMAS: [(Table, &str); 6] = [
     (
         Table::Variables,
         "message variables {
+            required int64 type_id;
             required int64 container_id;
             required binary container (STRING);
             required int64 seq;
