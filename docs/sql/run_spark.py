@@ -3,7 +3,7 @@
 (a local pyspark), and compares each result with DuckDB's when the duckdb
 package is there too.
 
-    python3 run_spark.py DIR [QUERY.sql ...]     default: states, comm, wait
+    python3 run_spark.py DIR [QUERY.sql ...]     default: the four of docs/sql
 
 Each table is a temporary view over DIR/<table> read by spark.read.parquet
 (partition discovery: the folder names type=NAME give the column `type`,
@@ -60,7 +60,7 @@ def main():
     if not args:
         sys.exit(__doc__)
     directory = args[0]
-    queries = args[1:] or [os.path.join(HERE, f"{q}.sql") for q in ("states", "comm", "wait")]
+    queries = args[1:] or [os.path.join(HERE, f"{q}.sql") for q in ("states", "states_imbalance", "comm", "wait")]
     try:
         import duckdb_run  # noqa: F401  (beside this file)
     except ImportError:

@@ -543,10 +543,10 @@ impl ParquetSink {
         let p = self.list_partition(m, list)?;
         let info = m.list(list);
         let (cname, _) = self.container_strings(m, info.container);
-        let cid = i64::from(info.container.0);
-        let tid = i64::from(info.ty.0);
-        let vid = i64::from(e.value.0);
-        let seq = i64::from(idx);
+        let cid = info.container.0;
+        let tid = info.ty.0;
+        let vid = e.value.0;
+        let seq = idx;
         let start = ns(e.start);
         let end = end_of(e.start, e.end).map(ns);
         let duration = end.map(|x| x - start);
@@ -556,15 +556,15 @@ impl ParquetSink {
                 self.push(
                     p,
                     &[
-                        Cell::I64(tid),
-                        Cell::I64(cid),
+                        Cell::Id(tid),
+                        Cell::Id(cid),
                         Cell::Str(cname),
-                        Cell::I64(seq),
+                        Cell::Id(seq),
                         Cell::I64(start),
                         Cell::OptI64(end),
                         Cell::OptI64(duration),
                         Cell::I32(e.level as i32),
-                        Cell::I64(vid),
+                        Cell::Id(vid),
                         Cell::Str(v),
                     ],
                 )
@@ -574,12 +574,12 @@ impl ParquetSink {
                 self.push(
                     p,
                     &[
-                        Cell::I64(tid),
-                        Cell::I64(cid),
+                        Cell::Id(tid),
+                        Cell::Id(cid),
                         Cell::Str(cname),
-                        Cell::I64(seq),
+                        Cell::Id(seq),
                         Cell::I64(start),
-                        Cell::I64(vid),
+                        Cell::Id(vid),
                         Cell::Str(v),
                     ],
                 )
@@ -587,10 +587,10 @@ impl ParquetSink {
             TypeKind::Variable => self.push(
                 p,
                 &[
-                    Cell::I64(tid),
-                    Cell::I64(cid),
+                    Cell::Id(tid),
+                    Cell::Id(cid),
                     Cell::Str(cname),
-                    Cell::I64(seq),
+                    Cell::Id(seq),
                     Cell::I64(start),
                     Cell::OptI64(end),
                     Cell::OptI64(duration),
@@ -604,14 +604,14 @@ impl ParquetSink {
                 self.push(
                     p,
                     &[
-                        Cell::I64(tid),
-                        Cell::I64(cid),
+                        Cell::Id(tid),
+                        Cell::Id(cid),
                         Cell::Str(cname),
-                        Cell::I64(seq),
+                        Cell::Id(seq),
                         Cell::I64(start),
                         Cell::OptI64(end),
                         Cell::OptI64(duration),
-                        Cell::I64(vid),
+                        Cell::Id(vid),
                         Cell::Str(v),
                         Cell::Bytes(e.key),
                         Cell::OptI64(e.from.map(|c| i64::from(c.0))),
@@ -648,7 +648,7 @@ impl ParquetSink {
             p,
             &[
                 Cell::I64(i64::from(c.0)),
-                Cell::I64(i64::from(ty.0)),
+                Cell::Id(ty.0),
                 Cell::OptI64(info.parent.map(|p| i64::from(p.0))),
                 Cell::I32(info.depth as i32),
                 Cell::Str(path),

@@ -179,7 +179,11 @@ impl Table {
                     ("binary", true) => Kind::OptStr,
                     _ => unreachable!("a column type of the schemas"),
                 };
-                let kind = if w[2] == "key" { Kind::Bytes } else { kind };
+                let kind = match w[2] {
+                    "key" => Kind::Bytes,
+                    "container_id" | "type_id" | "value_id" | "seq" => Kind::Id,
+                    _ => kind,
+                };
                 Some((w[2], kind))
             })
             .collect()
@@ -205,6 +209,9 @@ enum Kind {
     OptStr,
     /// A string of its own per row (a link's key): kept in an arena.
     Bytes,
+    /// An `int64` column of the model's numbers (containers, types,
+    /// values, entities in a list), buffered as `u32`.
+    Id,
 }
 
 /// One value of a row, in the order of its table's columns. Strings are
@@ -212,6 +219,7 @@ enum Kind {
 /// but for the bytes of a link's key.
 pub(crate) enum Cell<'a> {
     I64(i64),
+    Id(u32),
     OptI64(Option<i64>),
     I32(i32),
     F64(f64),
@@ -224,6 +232,7 @@ pub(crate) enum Cell<'a> {
 /// definition levels (1 present, 0 null) beside the present values.
 enum Column {
     I64(Vec<i64>),
+    Id(Vec<u32>),
     OptI64(Vec<i64>, Vec<i16>),
     I32(Vec<i32>),
     F64(Vec<f64>),
@@ -251,6 +260,7 @@ impl Buffer {
                 .into_iter()
                 .map(|(_, k)| match k {
                     Kind::I64 => Column::I64(Vec::new()),
+                    Kind::Id => Column::Id(Vec::new()),
                     Kind::OptI64 => Column::OptI64(Vec::new(), Vec::new()),
                     Kind::I32 => Column::I32(Vec::new()),
                     Kind::F64 => Column::F64(Vec::new()),
@@ -279,6 +289,10 @@ impl Buffer {
         for (col, cell) in self.columns.iter_mut().zip(row) {
             match (col, cell) {
                 (Column::I64(v), Cell::I64(x)) => {
+                    v.push(*x);
+                    self.bytes += 8;
+                }
+                (Column::Id(v), Cell::Id(x)) => {
                     v.push(*x);
                     self.bytes += 8;
                 }
@@ -333,6 +347,14 @@ impl Buffer {
             match col {
                 Column::I64(v) => {
                     cw.typed::<Int64Type>().write_batch(v, None, None)?;
+                    v.clear();
+                }
+                Column::Id(v) => {
+                    let t = cw.typed::<Int64Type>();
+                    for ids in v.chunks(CHUNK) {
+                        let vals: Vec<i64> = ids.iter().map(|i| i64::from(*i)).collect();
+                        t.write_batch(&vals, None, None)?;
+                    }
                     v.clear();
                 }
                 Column::OptI64(v, d) => {
