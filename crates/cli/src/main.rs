@@ -68,30 +68,6 @@ enum Command {
     /// give. An output of "-" is standard output (then name the format with
     /// --to; binary output is not written to a terminal).
     Convert(ConvertArgs),
-    /// Export a trace to another tool's format (one way: trama does not read it back).
-    ///
-    /// perfetto: Perfetto's TrackEvent protobuf (open it in ui.perfetto.dev
-    /// or query it with its trace_processor): one track per container,
-    /// nested as the containers are; under it, one track per state type
-    /// whose states are nested slices (named by their value, their type as
-    /// category), one per event type (instants), a counter track per
-    /// variable, and links as flows between instants at their two ends.
-    ///
-    /// chrome-json: Chrome's trace-event JSON (chrome://tracing, Perfetto):
-    /// the top containers as processes, each state type, event type and
-    /// link end of a container as a thread (named by the container's path
-    /// and the type); states as B/E, events as instants, variables as
-    /// counters, links as flows.
-    ///
-    /// The output is written as the trace is simulated, entities as they
-    /// complete, so memory does not grow with the trace; it appears whole
-    /// or not at all. The formats written are specified in the trama-export
-    /// crate. `convert` is for formats trama reads back (Pajé text, .ptb,
-    /// .rst).
-    #[command(
-        after_help = "Examples:\n  trama export perfetto trace.paje -o trace.perfetto-trace\n  trama export chrome-json run.otf2 -o run.json\n  trama export perfetto trace.ptb -o - | gzip > t.perfetto-trace.gz"
-    )]
-    Export(ExportArgs),
     /// Describe a binary trace (.ptb): what it was made from, its blocks,
     /// keyframes and strings, its time span and where its bytes go.
     ///
@@ -198,6 +174,40 @@ enum Command {
     /// lowest round trip. `trama timesync --correct FILE HOST TIME` prints a
     /// time of HOST in the reference's clock (offset and linear drift).
     Timesync(timesync::TimesyncArgs),
+    /// Export a trace to another tool's format (one way: trama does not read it back).
+    ///
+    /// perfetto: Perfetto's TrackEvent protobuf (open it in ui.perfetto.dev
+    /// or query it with its trace_processor): one track per container,
+    /// nested as the containers are; under it, one track per state type
+    /// whose states are nested slices (named by their value, their type as
+    /// category), one per event type (instants), a counter track per
+    /// variable, and links as flows between instants at their two ends.
+    ///
+    /// chrome-json: Chrome's trace-event JSON (chrome://tracing, Perfetto):
+    /// the top containers as processes, each state type, event type and
+    /// link end of a container as a thread (named by the container's path
+    /// and the type); states as B/E, events as instants, variables as
+    /// counters, links as flows.
+    ///
+    /// parquet: one table per kind (containers, states, events, links,
+    /// variables, types) in the directory -o DIR, each a folder of
+    /// Hive-style partitions by entity type (DIR/states/type=NAME/*.parquet;
+    /// names percent-encoded), times as int64 nanoseconds, strings
+    /// dictionary-encoded, zstd; memory holds one row group per partition.
+    /// An existing DIR must be empty or an earlier export, which is
+    /// replaced. The schema and SQL queries for DuckDB and Spark (the
+    /// equivalents of `trama stats states`, `comm` and `wait`):
+    /// docs/parquet.md.
+    ///
+    /// The output is written as the trace is simulated, entities as they
+    /// complete, so memory does not grow with the trace; it appears whole
+    /// or not at all. The formats written are specified in the trama-export
+    /// and trama-parquet crates. `convert` is for formats trama reads back
+    /// (Pajé text, .ptb, .rst).
+    #[command(
+        after_help = "Examples:\n  trama export perfetto trace.paje -o trace.perfetto-trace\n  trama export chrome-json run.otf2 -o run.json\n  trama export perfetto trace.ptb -o - | gzip > t.perfetto-trace.gz\n  trama export parquet trace.paje -o trace.parquet\n  duckdb -c \"SELECT count(*) FROM read_parquet('trace.parquet/states/*/*.parquet', hive_partitioning=true)\""
+    )]
+    Export(export::ExportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -394,27 +404,6 @@ struct DumpArgs {
 }
 
 #[derive(Args, Debug)]
-struct ExportArgs {
-    /// The format to write.
-    #[arg(value_enum, value_name = "FORMAT")]
-    format: ExportFormat,
-    #[command(flatten)]
-    read: ReadArgs,
-    /// Output file; "-" for standard output (not a terminal for a binary format).
-    #[arg(short = 'o', long, value_name = "OUT")]
-    output: PathBuf,
-}
-
-/// The formats of `trama export`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum ExportFormat {
-    /// Perfetto's TrackEvent protobuf (.perfetto-trace).
-    Perfetto,
-    /// Chrome's trace-event JSON (.json).
-    ChromeJson,
-}
-
-#[derive(Args, Debug)]
 struct InfoArgs {
     /// Binary trace (.ptb; detected from content). Standard input when absent or "-".
     #[arg(value_name = "FILE")]
@@ -455,6 +444,7 @@ fn main() -> ExitCode {
     if !matches!(cli.command, Command::Collect(_)) {
         let _ = ctrlc::set_handler(|| {
             trama_open::output::remove_temporaries();
+            trama_parquet::remove_temporaries();
             std::process::exit(130);
         });
     }
@@ -463,7 +453,6 @@ fn main() -> ExitCode {
         Command::Check(a) => dump::check(&a.read),
         Command::Convert(a) => convert(a),
         Command::Info(a) => info(a),
-        Command::Export(a) => export::export(&a.read, a.format, &a.output),
         Command::Stats(a) => stats::stats(a),
         Command::Report(a) => report::report(&a.read, &a.output, a.level),
         Command::Collect(a) => collect::collect(a),
@@ -472,6 +461,7 @@ fn main() -> ExitCode {
         Command::Timesync(a) => timesync::timesync(a),
         Command::Render(a) => render::render(&a),
         Command::View(a) => view::view(&a),
+        Command::Export(a) => export::export(&a),
     };
     match result {
         Ok(code) => code,
