@@ -7,6 +7,7 @@
 import { ServerSource, StreamFeed } from "./source.js";
 import { EmbeddedSource } from "./offline.js";
 import { Player } from "./player.js";
+import { WaitView } from "./waits.js";
 
 const ROW_H = 18;          // pixels per row
 const AXIS_H = 28;         // the time axis above the rows
@@ -739,10 +740,15 @@ function scheduleStats() {
   statsTimer = setTimeout(() => loadStats().catch(showError), 250);
 }
 
+// The wait-time matrix of the panel (waits.js).
+let waitView = null;
+
 async function loadStats() {
   if (statsCtl) statsCtl.abort();
   statsCtl = new AbortController();
-  const [w0, w1] = [state.t0, state.t1];
+  // The player's frame when it is open and lasts some time, else the window.
+  const f = player && player.isOpen() && player.shown && player.shown.dt > 0 ? player.shown : null;
+  const [w0, w1] = f ? [f.t, f.t + f.dt] : [state.t0, state.t1];
   const s = await source.stats(w0, w1, statsCtl.signal).catch((e) => {
     if (e.name !== "AbortError") showError(e);
     return null;
@@ -753,7 +759,7 @@ async function loadStats() {
   el.textContent = "";
   const h = (text) => { const e = document.createElement("h3"); e.textContent = text; el.append(e); };
   const span = t1 - t0;
-  h(`Time per state, ${fmtTime(t0, span / 10)} – ${fmtTime(t1, span / 10)}`);
+  h(`Time per state, ${fmtTime(t0, span / 10)} – ${fmtTime(t1, span / 10)}${f ? " (the player's frame)" : ""}`);
   if (s.whole) {
     const p = document.createElement("p");
     p.className = "dim";
@@ -783,11 +789,12 @@ async function loadStats() {
   const pairs = (s.comm ? s.comm.pairs : []).slice().sort((a, b) => b.count - a.count).slice(0, 10);
   h(pairs.length ? "Messages (most first)" : "No messages in the window");
   table(el, pairs.map((p) => [p.from, "→", p.to, p.count]));
-  const waits = [];
-  for (const r of (s.wait ? s.wait.rows : [])) r.seconds.forEach((x, j) => { if (x > 0) waits.push([r.container, s.wait.senders[j], x]); });
-  waits.sort((a, b) => b[2] - a[2]);
-  h(waits.length ? "Waiting (most first)" : "No waiting found");
-  table(el, waits.slice(0, 10).map(([a, b, x]) => [a, "waited for", b, fmtTime(x, x / 100 || 1e-9)]));
+  h("Who waited for whom");
+  const box = document.createElement("div");
+  box.id = "waits";
+  el.append(box);
+  if (!waitView) waitView = new WaitView((name) => color.get(name) || "#888");
+  waitView.show(box, s.wait, s.states);
   document.body.dataset.stats = s.whole ? "whole" : `${w0},${w1}`;
 }
 
@@ -911,7 +918,7 @@ async function main() {
   if (source.frame) {
     player = new Player(source, meta, (v) => state.colors[v] || [128, 128, 128], {
       window: () => [state.t0, state.t1],
-      cursor: (t, dt) => { state.cursor = t == null ? null : { t, dt }; draw(); },
+      cursor: (t, dt) => { state.cursor = t == null ? null : { t, dt }; draw(); scheduleStats(); },
     });
   } else {
     $("player-button").hidden = true;
@@ -922,6 +929,8 @@ async function main() {
   const h = new URLSearchParams(location.hash.slice(1));
   const t0 = parseFloat(h.get("t0")), t1 = parseFloat(h.get("t1"));
   if (isFinite(t0) && isFinite(t1) && t1 > t0) setWindow(t0, t1); else fit();
+  // #stats opens the statistics panel.
+  if (h.has("stats")) toggleStats();
   // #player=T opens the player at T (#player alone: at the window's start).
   if (player && h.has("player")) {
     await player.open();
@@ -971,6 +980,9 @@ window.trama = {
   player: () => player,
   squareAt: (name) => player?.squareAt(name) ?? null,
   cellAt: (from, to) => player?.cellAt(from, to) ?? null,
+  // The statistics panel's wait matrix: what it shows, where a row is.
+  waits: () => waitView?.describe() ?? null,
+  waitRow: (name) => waitView?.rowAt(name) ?? null,
 };
 
 window.addEventListener("error", (e) => { document.body.dataset.jserror = String(e.message); });

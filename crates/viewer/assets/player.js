@@ -510,7 +510,7 @@ export class Player {
     ctx.fillStyle = "#333";
     const hosts = this.stage.hosts;
     if (!this.stage.kiviat || hosts.length < 3) {
-      ctx.fillText(hosts.length < 3 ? "Kiviat: fewer than 3 hosts" : this.feed ? "Kiviat: not available in a stream (it needs the run's messages)" : "Kiviat: not available when the trace is read by blocks", 4, 12);
+      ctx.fillText(hosts.length < 3 ? "Kiviat: fewer than 3 hosts" : this.feed ? "Kiviat: needs the whole run (not in a stream)" : "Kiviat: not available when the trace is read by blocks", 4, 12);
       return;
     }
     ctx.fillText(`share of network messages so far (${f.sent})`, 4, 12);

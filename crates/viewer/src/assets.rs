@@ -18,7 +18,7 @@ const JS: &str = "text/javascript; charset=utf-8";
 
 /// The embedded files: name, MIME type, contents. The modules come in
 /// dependency order (each after those it imports).
-const FILES: [(&str, &str, &str); 8] = [
+const FILES: [(&str, &str, &str); 9] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -29,6 +29,7 @@ const FILES: [(&str, &str, &str); 8] = [
     ("tile.js", JS, include_str!("../assets/tile.js")),
     ("offline.js", JS, include_str!("../assets/offline.js")),
     ("player.js", JS, include_str!("../assets/player.js")),
+    ("waits.js", JS, include_str!("../assets/waits.js")),
     ("app.js", JS, include_str!("../assets/app.js")),
     (
         "app.css",

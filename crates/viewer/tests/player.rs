@@ -494,3 +494,124 @@ async fn the_player_plays_pauses_steps_seeks_and_recolours() {
     );
     c.close().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wait_matrix_has_both_normalisations_and_details_per_process() {
+    let Some(d) = driver() else { return };
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    let trace = load(&example);
+    let server = serve(load(&example), "ring.paje");
+    let c = browser(&d).await;
+    c.goto(&server.url).await.unwrap();
+    until(
+        &c,
+        "return document.body.dataset.state === 'ready'",
+        "the first frame",
+    )
+    .await;
+    c.find(Locator::Id("stats-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(&c, "return window.trama.waits() != null", "the wait matrix").await;
+    let win = js(&c, "return window.trama.window()").await;
+    let w = trama_analysis::Window {
+        start: win[0].as_f64().unwrap(),
+        end: win[1].as_f64().unwrap(),
+    };
+    let msgs = trama_analysis::Messages::select(&trace, &[]).unwrap();
+    let want = trama_analysis::wait_matrix(&trace, w, &msgs, &[]);
+    assert!(!want.rows.is_empty(), "the example waits");
+    for (mode, key) in [("time", "share_of_time"), ("waiting", "share_of_waiting")] {
+        set(&c, "wait-mode", mode).await;
+        until(
+            &c,
+            &format!("return window.trama.waits().mode === '{mode}'"),
+            "the mode",
+        )
+        .await;
+        let shown = js(&c, "return window.trama.waits()").await;
+        let cols: Vec<&str> = shown["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            cols.last() == Some(&"total"),
+            mode == "time",
+            "the total column: {cols:?}"
+        );
+        for r in &want.rows {
+            let row = shown["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["name"] == r.container)
+                .unwrap();
+            for (j, sender) in want.senders.iter().enumerate() {
+                let v = serde_json::to_value(&r).unwrap()[key][j].as_f64().unwrap();
+                match cols.iter().position(|c| c == sender) {
+                    Some(k) => assert!((row["cells"][k].as_f64().unwrap() - v).abs() < 1e-9),
+                    // A column left out has nothing (cells under 0.1 % are 0).
+                    None => assert_eq!(v, 0.0, "{} → {sender}", r.container),
+                }
+            }
+            assert!((row["total"].as_f64().unwrap() - r.waiting_share).abs() < 1e-9);
+        }
+    }
+    // A click on a row: that process's waits per partner and time per state.
+    let r = &want.rows[0];
+    js(
+        &c,
+        "document.getElementById('wait-matrix').scrollIntoView(); return true",
+    )
+    .await;
+    let at = js(
+        &c,
+        &format!("return window.trama.waitRow({})", json!(r.container)),
+    )
+    .await;
+    click(&c, at[0].as_f64().unwrap(), at[1].as_f64().unwrap()).await;
+    until(
+        &c,
+        "const w = window.trama.waits(); return w.selected != null && w.pie != null",
+        "the process's details",
+    )
+    .await;
+    let shown = js(&c, "return window.trama.waits()").await;
+    assert_eq!(shown["selected"], json!(r.container));
+    let bars = shown["bars"].as_array().unwrap();
+    assert_eq!(bars.len(), r.seconds.iter().filter(|x| **x > 0.0).count());
+    for b in bars {
+        let j = want
+            .senders
+            .iter()
+            .position(|s| s == b[0].as_str().unwrap())
+            .unwrap();
+        assert!((b[1].as_f64().unwrap() - r.seconds[j]).abs() < 1e-9);
+    }
+    let states = trama_analysis::time_per_state(&trace, w, None).unwrap();
+    let mine: Vec<_> = states
+        .rows
+        .iter()
+        .filter(|s| s.container == r.container && s.exclusive > 0.0)
+        .collect();
+    let sum: f64 = mine.iter().map(|s| s.exclusive).sum();
+    let pie = shown["pie"].as_array().unwrap();
+    assert_eq!(pie.len(), mine.len());
+    for p in pie {
+        let s = mine
+            .iter()
+            .find(|s| s.value == p[0].as_str().unwrap())
+            .unwrap();
+        assert!((p[1].as_f64().unwrap() - s.exclusive / sum).abs() < 1e-9);
+    }
+    assert_eq!(
+        js(&c, "return document.body.dataset.jserror || null").await,
+        Value::Null
+    );
+    c.close().await.unwrap();
+}
