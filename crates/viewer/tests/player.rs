@@ -552,7 +552,7 @@ async fn the_wait_matrix_has_both_normalisations_and_details_per_process() {
                 .find(|x| x["name"] == r.container)
                 .unwrap();
             for (j, sender) in want.senders.iter().enumerate() {
-                let v = serde_json::to_value(&r).unwrap()[key][j].as_f64().unwrap();
+                let v = serde_json::to_value(r).unwrap()[key][j].as_f64().unwrap();
                 match cols.iter().position(|c| c == sender) {
                     Some(k) => assert!((row["cells"][k].as_f64().unwrap() - v).abs() < 1e-9),
                     // A column left out has nothing (cells under 0.1 % are 0).
