@@ -865,10 +865,11 @@ async function loaded() {
 // frames.
 let player = null;
 
-function togglePlayer() {
+async function togglePlayer() {
   if (!player) return;
+  // The timeline gives the player its room, then fills what is left.
   if (player.isOpen()) player.close();
-  else player.open().catch(showError);
+  else await player.open().catch(showError);
   resize();
   draw();
   request();

@@ -240,6 +240,27 @@ async fn frames_agree(c: &Client, trace: &Trace) -> (usize, usize, usize) {
     counted
 }
 
+/// Clicks "fit": the gradient spans `rate`, and the cell at `(x, y)` is
+/// neither white nor black.
+async fn fit(c: &Client, rate: f64, x: f64, y: f64) {
+    c.find(Locator::Id("p-fit"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until(
+        c,
+        &format!(
+            "const g = window.trama.frame().gradient; return g[0] <= {rate} && g[1] >= {rate}"
+        ),
+        "the fit",
+    )
+    .await;
+    let colour = pixel(c, "p-traffic", x, y).await;
+    assert!(colour != "#ffffff" && colour != "#000000", "{colour}");
+}
+
 async fn open_player(c: &Client, url: &str) {
     c.goto(url).await.unwrap();
     until(
@@ -413,22 +434,7 @@ async fn the_player_plays_pauses_steps_seeks_and_recolours() {
     .await;
     let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
     // Fitted to this frame, the cell is inside the gradient.
-    c.find(Locator::Id("p-fit"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    until(
-        &c,
-        &format!(
-            "const g = window.trama.frame().gradient; return g[0] <= {rate} && g[1] >= {rate}"
-        ),
-        "the fit",
-    )
-    .await;
-    let colour = pixel(&c, "p-traffic", x, y).await;
-    assert!(colour != "#ffffff" && colour != "#000000", "{colour}");
+    fit(&c, rate, x, y).await;
     // Above the maximum: white; below the minimum: black.
     set(&c, "p-min", &(rate / 100.0).to_string()).await;
     set(&c, "p-max", &(rate / 2.0).to_string()).await;
@@ -449,22 +455,7 @@ async fn the_player_plays_pauses_steps_seeks_and_recolours() {
     .await;
     assert_eq!(pixel(&c, "p-traffic", x, y).await, "#000000");
     // Fit again: the gradient spans the frame's rates.
-    c.find(Locator::Id("p-fit"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    until(
-        &c,
-        &format!(
-            "const g = window.trama.frame().gradient; return g[0] <= {rate} && g[1] >= {rate}"
-        ),
-        "the fit",
-    )
-    .await;
-    let colour = pixel(&c, "p-traffic", x, y).await;
-    assert!(colour != "#ffffff" && colour != "#000000", "{colour}");
+    fit(&c, rate, x, y).await;
 
     // The timeline shows the frame: its cursor is drawn (a red line).
     let f = frame(&c).await;
