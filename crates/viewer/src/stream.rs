@@ -11,6 +11,9 @@
 //! ended (both ends known) or when its start came and its end has not: its
 //! receiver is not known yet, and the frame counts it per sender as
 //! `pending`. Kiviat radii are not given (they need the run's messages).
+//! The input is taken in time order, as tracers and `trama merge` write it:
+//! an event earlier than the end of a frame already cut counts only in the
+//! frames still to come.
 //!
 //! What is kept: the entities that overlap the current frame, the open
 //! ones (the simulation's own), the model, and at most
