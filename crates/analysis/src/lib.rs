@@ -14,6 +14,9 @@
 //! - [`slices`]: per equal time slice and container, the time in each
 //!   state and the messages sent and received (the data of animations);
 //!   [`kiviat`]: each host's cumulative share of network messages.
+//! - [`info`]: the seed's "Info" file: process and host counts, the hosts
+//!   in order with their numbered processes, the network messages and the
+//!   adjacency list.
 //! - [`graph`]: the communication graph of processes with a deterministic
 //!   force-directed (Fruchterman–Reingold) layout.
 //! - [`wait_matrix`]: who waited for whom: waiting states attributed to the
@@ -33,6 +36,7 @@ mod comm;
 mod dominant;
 mod frames;
 mod graph;
+mod info;
 mod levels;
 mod messages;
 mod parts;
@@ -49,6 +53,7 @@ pub use frames::{
     StageProcess,
 };
 pub use graph::{graph, Edge, Graph, Node};
+pub use info::{info, Info, InfoHost, InfoSender};
 pub use levels::{host_level, host_level_of, HostLevel};
 pub use messages::{Messages, UnknownLinkType};
 pub use parts::WindowParts;

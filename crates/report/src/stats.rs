@@ -34,11 +34,13 @@ pub enum Analysis {
     Slices,
     /// Communication graph of processes with its layout ([`graph`]).
     Graph,
+    /// The seed's Info file ([`trama_analysis::info`]).
+    Info,
 }
 
 impl Analysis {
     /// Every analysis with its name on the command line and a line of help.
-    pub const ALL: [(Analysis, &'static str, &'static str); 7] = [
+    pub const ALL: [(Analysis, &'static str, &'static str); 8] = [
         (
             Analysis::States,
             "states",
@@ -53,6 +55,11 @@ impl Analysis {
             Analysis::Order,
             "order",
             "Hosts (--level) and their processes ordered by off-host messages",
+        ),
+        (
+            Analysis::Info,
+            "info",
+            "The seed's Info file: counts, hosts (--level) with their numbered processes, network messages, adjacency",
         ),
         (
             Analysis::Wait,
@@ -85,7 +92,7 @@ impl Analysis {
     /// ([`StatsOptions::level`], else chosen from the trace by
     /// [`host_level`])?
     pub fn needs_level(self) -> bool {
-        matches!(self, Analysis::Order | Analysis::Kiviat)
+        matches!(self, Analysis::Order | Analysis::Kiviat | Analysis::Info)
     }
 }
 
@@ -231,6 +238,11 @@ fn write_analysis(
         Analysis::Order => {
             let o = order(trace, w, msgs, level.unwrap_or_default()).ok_or_else(no_level)?;
             write_order(&o, format, out)
+        }
+        Analysis::Info => {
+            let i = trama_analysis::info(trace, w, msgs, level.unwrap_or_default())
+                .ok_or_else(no_level)?;
+            write_info(&i, format, out)
         }
     }
 }
@@ -588,6 +600,47 @@ pub fn write_kiviat(k: &Kiviat, format: Format, out: &mut dyn Write) -> Result<(
                 lines.push(l);
             }
             table(out, &lines, 0)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the seed's Info file: as text (the table form), `processes N`,
+/// `hosts N`, a line per host `HOST: NAME(NUMBER) …`, `network messages
+/// N`, then `adjacency`, a line per sender `NUMBER -> NUMBER:COUNT …`;
+/// CSV: the adjacency as `from,to,count` (numbers).
+pub fn write_info(
+    i: &trama_analysis::Info,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    match format {
+        Format::Json => return json(i, out),
+        Format::Csv => {
+            writeln!(out, "from,to,count")?;
+            for s in &i.adjacency {
+                for (to, n) in &s.to {
+                    writeln!(out, "{},{to},{n}", s.from)?;
+                }
+            }
+        }
+        Format::Table => {
+            writeln!(out, "processes {}", i.processes)?;
+            writeln!(out, "hosts {}", i.hosts)?;
+            for h in &i.order {
+                let ps: Vec<String> = h
+                    .processes
+                    .iter()
+                    .map(|(p, n)| format!("{p}({n})"))
+                    .collect();
+                writeln!(out, "{}: {}", h.host, ps.join(" "))?;
+            }
+            writeln!(out, "network messages {}", i.network_messages)?;
+            writeln!(out, "adjacency")?;
+            for s in &i.adjacency {
+                let to: Vec<String> = s.to.iter().map(|(t, n)| format!("{t}:{n}")).collect();
+                writeln!(out, "{} -> {}", s.from, to.join(" "))?;
+            }
         }
     }
     Ok(())
