@@ -366,6 +366,24 @@ impl Flights {
         ((most * 20.0).ceil() / 20.0).min(1.0)
     }
 
+    /// Per pair of processes that exchange messages (either way, the
+    /// smaller index first), when their first message starts: the edges
+    /// of a process graph that grows as the run plays.
+    pub fn first_contacts(&self) -> Vec<(u32, u32, f64)> {
+        let mut first: HashMap<(u32, u32), f64> = HashMap::new();
+        for f in &self.flights {
+            if f.from == f.to {
+                continue;
+            }
+            let key = (f.from.min(f.to), f.from.max(f.to));
+            first.entry(key).or_insert(f.start);
+        }
+        let mut out: Vec<(u32, u32, f64)> =
+            first.into_iter().map(|((a, b), t)| (a, b, t)).collect();
+        out.sort_by(|x, y| x.2.total_cmp(&y.2).then((x.0, x.1).cmp(&(y.0, y.1))));
+        out
+    }
+
     /// Messages started in each of `n` equal columns of `[t0, t1]`.
     pub fn overview(&self, t0: f64, t1: f64, n: usize) -> Vec<u32> {
         let mut out = vec![0u32; n];

@@ -251,7 +251,7 @@ export class Player {
 
   resize() {
     const dpr = 1;
-    for (const id of ["p-strip", "p-procs", "p-traffic", "p-whole", "p-kiviat"]) {
+    for (const id of ["p-strip", "p-procs", "p-traffic", "p-whole", "p-kiviat", "p-mapping", "p-graph"]) {
       const c = this.el(id);
       c.width = Math.max(10, Math.floor(c.clientWidth * dpr));
       c.height = Math.max(10, Math.floor(c.clientHeight * dpr));
@@ -276,6 +276,8 @@ export class Player {
       this.drawMatrix(this.el("p-whole"), this.stage.whole || [], "whole run:", false, this.byRate() ? this.grad : this.wholeGrad);
     }
     this.drawKiviat(f);
+    this.drawMapping(f);
+    this.drawGraph(f);
     this.drawLegend(f);
     document.body.dataset.frame = String(f.t);
   }
@@ -550,6 +552,107 @@ export class Player {
     ctx.fillText(`rim: ${(100 * scale).toFixed(0)} %`, 4, H - 4);
   }
 
+  // What each process does in the frame (seed 001's mapping): sending (a
+  // message it sent is in flight), else receiving, else busy (a state),
+  // else idle.
+  activity(f) {
+    const n = this.stage.processes.length;
+    const act = new Array(n).fill("idle");
+    f.states.forEach((st, p) => { if (st && st.value != null) act[p] = "busy"; });
+    for (const c of f.cells) if (act[c.to] !== "sending") act[c.to] = "receiving";
+    for (const c of f.cells) act[c.from] = "sending";
+    return act;
+  }
+
+  static ACTIVITY = { sending: "#d62728", receiving: "#1f77b4", busy: "#2ca02c", idle: "#cfcfcf" };
+
+  activityLegend(ctx, H) {
+    let x = 4;
+    for (const [k, c] of Object.entries(Player.ACTIVITY)) {
+      ctx.fillStyle = c;
+      ctx.fillRect(x, H - 11, 9, 9);
+      ctx.fillStyle = "#444";
+      ctx.fillText(k, x + 12, H - 3);
+      x += 18 + ctx.measureText(k).width;
+    }
+  }
+
+  // Hosts around a circle, each a cluster of its processes coloured by what
+  // they do in the frame.
+  drawMapping(f) {
+    const cv = this.el("p-mapping");
+    const ctx = cv.getContext("2d");
+    const W = cv.width, H = cv.height;
+    ctx.clearRect(0, 0, W, H);
+    ctx.font = "11px DejaVu Sans, Arial, sans-serif";
+    ctx.fillStyle = "#333";
+    ctx.fillText("mapping: processes by host", 4, 12);
+    const act = this.activity(f);
+    const hosts = this.stage.hosts.filter((h) => h.processes.length);
+    const groups = hosts.length ? hosts.map((h) => h.processes) : [this.stage.processes.map((_, i) => i)];
+    const cx = W / 2, cy = (H - 14) / 2 + 8, R = Math.max(8, Math.min(W, H - 34) / 2 - 14);
+    const r = Math.max(4, Math.min(R * 0.45, (Math.PI * R) / Math.max(1, groups.length)));
+    this.mapped = act;
+    groups.forEach((ps, g) => {
+      const a = (2 * Math.PI * g) / groups.length - Math.PI / 2;
+      const hx = cx + (groups.length > 1 ? Math.cos(a) * R : 0), hy = cy + (groups.length > 1 ? Math.sin(a) * R : 0);
+      ctx.strokeStyle = "#bbb";
+      ctx.beginPath(); ctx.arc(hx, hy, r, 0, 2 * Math.PI); ctx.stroke();
+      if (hosts.length && groups.length <= 24) {
+        ctx.fillStyle = "#555";
+        const name = hosts[g].name;
+        ctx.fillText(name, hx - ctx.measureText(name).width / 2, hy - r - 2);
+      }
+      const dot = Math.max(1.5, Math.min(6, r / Math.sqrt(ps.length + 1)));
+      ps.forEach((p, k) => {
+        const b = (2 * Math.PI * k) / ps.length;
+        const rr = ps.length > 1 ? r * 0.6 : 0;
+        ctx.fillStyle = Player.ACTIVITY[act[p]];
+        ctx.beginPath(); ctx.arc(hx + Math.cos(b) * rr, hy + Math.sin(b) * rr, dot, 0, 2 * Math.PI); ctx.fill();
+      });
+    });
+    this.activityLegend(ctx, H);
+  }
+
+  // The processes placed by the force-directed layout of the run's
+  // messages; an edge appears when its first message starts, and is drawn
+  // red while one is in flight.
+  drawGraph(f) {
+    const cv = this.el("p-graph");
+    const ctx = cv.getContext("2d");
+    const W = cv.width, H = cv.height;
+    ctx.clearRect(0, 0, W, H);
+    ctx.font = "11px DejaVu Sans, Arial, sans-serif";
+    ctx.fillStyle = "#333";
+    const lay = this.stage.layout;
+    if (!lay || !lay.some((p) => p)) {
+      ctx.fillText("graph: no layout (no messages, or the trace is read by blocks)", 4, 12);
+      return;
+    }
+    const t1 = f.t + f.dt;
+    const known = (this.stage.contacts || []).filter((c) => c[2] <= t1);
+    ctx.fillText(`graph: ${known.length} of ${(this.stage.contacts || []).length} pairs have talked`, 4, 12);
+    const pad = 12;
+    const X = (p) => pad + lay[p][0] * (W - 2 * pad), Y = (p) => 18 + lay[p][1] * (H - 36);
+    const flying = new Set(f.cells.map((c) => `${Math.min(c.from, c.to)},${Math.max(c.from, c.to)}`));
+    for (const [a, b] of known) {
+      if (!lay[a] || !lay[b]) continue;
+      const hot = flying.has(`${a},${b}`);
+      ctx.strokeStyle = hot ? "#d62728" : "#9995";
+      ctx.lineWidth = hot ? 2 : 1;
+      ctx.beginPath(); ctx.moveTo(X(a), Y(a)); ctx.lineTo(X(b), Y(b)); ctx.stroke();
+    }
+    ctx.lineWidth = 1;
+    const act = this.activity(f);
+    lay.forEach((p, i) => {
+      if (!p) return;
+      ctx.fillStyle = Player.ACTIVITY[act[i]];
+      ctx.beginPath(); ctx.arc(X(i), Y(i), 4, 0, 2 * Math.PI); ctx.fill();
+    });
+    this.edges = known.length;
+    this.activityLegend(ctx, H);
+  }
+
   drawLegend(f) {
     const seen = new Map();
     for (const st of f.states) {
@@ -709,6 +812,8 @@ export class Player {
         color: hex(this.shade(this.cellValue(c))),
       })),
       kiviat: this.stage.kiviat ? this.stage.hosts.map((h, i) => [h.name, f.kiviat[i]]) : null,
+      activity: Object.fromEntries(this.activity(f).map((a, i) => [P[i].name, a])),
+      edges: this.edges ?? null,
     };
   }
 

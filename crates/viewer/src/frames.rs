@@ -26,6 +26,9 @@ pub(crate) struct Animation {
     pub flights: Option<Flights>,
     /// The player's rate and speed asked for on the command line.
     pub player: PlayerOptions,
+    /// Per process, its place in the force-directed graph of the whole
+    /// run's messages (`[0, 1]²`), when held whole and it has messages.
+    pub layout: Vec<Option<(f64, f64)>>,
 }
 
 /// The player's settings asked for on the command line (`null`: the
@@ -60,7 +63,22 @@ impl Animation {
         };
         let stage = Stage::new(trace, ordering, size_field);
         let flights = whole.then(|| Flights::new(trace, &stage, msgs));
+        // The graph's layout, when it is affordable (its cost grows with
+        // the square of the processes).
+        let mut layout = vec![None; stage.processes.len()];
+        if whole && stage.processes.len() <= 2000 {
+            let g = trama_analysis::graph(trace, trama_analysis::Window::of(trace), msgs, 200);
+            let at: std::collections::HashMap<&str, (f64, f64)> = g
+                .nodes
+                .iter()
+                .map(|n| (n.name.as_str(), (n.x, n.y)))
+                .collect();
+            for (i, p) in stage.processes.iter().enumerate() {
+                layout[i] = at.get(p.name.as_str()).copied();
+            }
+        }
         Animation {
+            layout,
             stage,
             flights,
             player: PlayerOptions {
@@ -91,6 +109,11 @@ struct StageReply<'a> {
     player: PlayerOptions,
     /// What the messages leave out (a platform's links), if anything.
     note: Option<String>,
+    /// Per process, its place in the graph of the run's messages.
+    layout: &'a [Option<(f64, f64)>],
+    /// Per pair of processes, when their first message starts: `[a, b,
+    /// t]` (the graph's edges appear then).
+    contacts: Vec<(u32, u32, f64)>,
     /// The lowest and highest effective rate of one message: the default
     /// gradient, which holds every frame's means and the run's.
     rates: Option<(f64, f64)>,
@@ -121,6 +144,12 @@ pub(crate) async fn stage(Extract(shared): Extract<Arc<Shared>>) -> Response {
             .map_or(1.0, |f| f.kiviat_scale(a.stage.hosts.len())),
         player: a.player,
         note: state.msgs.note(),
+        layout: &a.layout,
+        contacts: a
+            .flights
+            .as_ref()
+            .map(|f| f.first_contacts())
+            .unwrap_or_default(),
         rates: a.flights.as_ref().and_then(|f| f.rate_range()),
     })
     .into_response()

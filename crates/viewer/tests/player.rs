@@ -58,7 +58,8 @@ fn dumped(trace: &Trace) -> Dumped {
     };
     let mut names: HashMap<String, usize> = HashMap::new();
     for line in text.lines() {
-        let f: Vec<&str> = line.split(", ").collect();
+        // Names as people read them (the dump keeps PajeNG's quotes).
+        let f: Vec<&str> = line.split(", ").map(|w| w.trim_matches('"')).collect();
         let num = |i: usize| f[i].parse::<f64>().unwrap();
         match f[0] {
             "Container" => *names.entry(f[6].to_string()).or_default() += 1,
@@ -211,6 +212,43 @@ async fn frames_agree(c: &Client, trace: &Trace) -> (usize, usize, usize) {
             );
         }
         assert_eq!(lit, flying, "messages in flight in [{t}, {}]", t + dt);
+        // The mapping: a process with a message in flight is sending.
+        for cell in f["cells"].as_array().unwrap() {
+            assert_eq!(f["activity"][cell["from"].as_str().unwrap()], "sending");
+        }
+        // The graph: the pairs of processes that have talked by the
+        // frame's end.
+        let procs: BTreeSet<&str> = f["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        if d.ambiguous.is_empty() && !f["edges"].is_null() {
+            let talked: BTreeSet<(String, String)> = d
+                .links
+                .iter()
+                .filter(|(a, b, s, _)| {
+                    *s <= t + dt
+                        && a != b
+                        && procs.contains(a.as_str())
+                        && procs.contains(b.as_str())
+                })
+                .map(|(a, b, _, _)| {
+                    if a < b {
+                        (a.clone(), b.clone())
+                    } else {
+                        (b.clone(), a.clone())
+                    }
+                })
+                .collect();
+            assert_eq!(
+                f["edges"].as_u64().unwrap() as usize,
+                talked.len(),
+                "graph edges at {}: {talked:?}",
+                t + dt
+            );
+        }
         counted.1 += lit.len();
         // The Kiviat radii: the hosts' shares of the messages so far.
         if let Some(l) = &level {
