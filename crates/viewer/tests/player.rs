@@ -508,7 +508,18 @@ async fn the_player_plays_pauses_steps_seeks_and_recolours() {
     .await
     .as_f64()
     .unwrap();
-    assert_eq!(pixel(&c, "timeline", cx + 0.5, ty).await, "#d0302f");
+    // (A few pixels either side: the line is 2 pixels wide, at a rounded x.)
+    until(
+        &c,
+        &format!(
+            "const cv = document.getElementById('timeline'); const r = cv.getBoundingClientRect();
+             const d = cv.getContext('2d').getImageData(Math.floor({cx} - r.left) - 3, Math.floor({ty} - r.top), 8, 1).data;
+             for (let i = 0; i < d.length; i += 4) if (d[i] === 0xd0 && d[i + 1] === 0x30 && d[i + 2] === 0x2f) return true;
+             return false;"
+        ),
+        "the cursor on the timeline",
+    )
+    .await;
     // p closes the player.
     js(&c, "document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'p', bubbles: true})); return true").await;
     until(
