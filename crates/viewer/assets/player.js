@@ -258,6 +258,15 @@ export class Player {
     }
   }
 
+  // A canvas cleared for drawing, with the views' font.
+  surface(cv) {
+    const ctx = cv.getContext("2d");
+    const W = cv.width, H = cv.height;
+    ctx.clearRect(0, 0, W, H);
+    ctx.font = "11px DejaVu Sans, Arial, sans-serif";
+    return { ctx, W, H };
+  }
+
   draw() {
     const f = this.shown;
     if (!f || !this.stage) return;
@@ -354,11 +363,7 @@ export class Player {
   }
 
   drawProcesses(f) {
-    const cv = this.el("p-procs");
-    const ctx = cv.getContext("2d");
-    const W = cv.width, H = cv.height;
-    ctx.clearRect(0, 0, W, H);
-    ctx.font = "11px DejaVu Sans, Arial, sans-serif";
+    const { ctx, W, H } = this.surface(this.el("p-procs"));
     this.boxes = [];
     const boxes = this.layout(W, H);
     if (!boxes) {
@@ -412,10 +417,7 @@ export class Player {
   }
 
   drawMatrix(cv, cells, title, frame, grad, counts = false) {
-    const ctx = cv.getContext("2d");
-    const W = cv.width, H = cv.height;
-    ctx.clearRect(0, 0, W, H);
-    ctx.font = "11px DejaVu Sans, Arial, sans-serif";
+    const { ctx, W, H } = this.surface(cv);
     ctx.fillStyle = "#333";
     const what = counts ? "" : this.byRate() ? (frame ? "effective rate (bit/s)" : "mean effective rate (bit/s)") : "messages";
     ctx.fillText(`${title} ${what}`, 4, 12);
@@ -504,11 +506,7 @@ export class Player {
   }
 
   drawKiviat(f) {
-    const cv = this.el("p-kiviat");
-    const ctx = cv.getContext("2d");
-    const W = cv.width, H = cv.height;
-    ctx.clearRect(0, 0, W, H);
-    ctx.font = "11px DejaVu Sans, Arial, sans-serif";
+    const { ctx, W, H } = this.surface(this.el("p-kiviat"));
     ctx.fillStyle = "#333";
     const hosts = this.stage.hosts;
     if (!this.stage.kiviat || hosts.length < 3) {
@@ -580,11 +578,7 @@ export class Player {
   // Hosts around a circle, each a cluster of its processes coloured by what
   // they do in the frame.
   drawMapping(f) {
-    const cv = this.el("p-mapping");
-    const ctx = cv.getContext("2d");
-    const W = cv.width, H = cv.height;
-    ctx.clearRect(0, 0, W, H);
-    ctx.font = "11px DejaVu Sans, Arial, sans-serif";
+    const { ctx, W, H } = this.surface(this.el("p-mapping"));
     ctx.fillStyle = "#333";
     ctx.fillText("mapping: processes by host", 4, 12);
     const act = this.activity(f);
@@ -618,11 +612,7 @@ export class Player {
   // messages; an edge appears when its first message starts, and is drawn
   // red while one is in flight.
   drawGraph(f) {
-    const cv = this.el("p-graph");
-    const ctx = cv.getContext("2d");
-    const W = cv.width, H = cv.height;
-    ctx.clearRect(0, 0, W, H);
-    ctx.font = "11px DejaVu Sans, Arial, sans-serif";
+    const { ctx, W, H } = this.surface(this.el("p-graph"));
     ctx.fillStyle = "#333";
     const lay = this.stage.layout;
     if (!lay || !lay.some((p) => p)) {
