@@ -317,8 +317,21 @@ pub fn draw_traffic_frame(
     let (w, h) = (width as f64, height as f64);
     let by_rate = stage.size_field.is_some();
     let n = stage.processes.len().max(1) as f64;
-    let size = ((w - 40.0) / 2.0).min(h - 90.0).max(10.0);
+    // Process names beside the rows and above the columns, when they fit.
+    let named = stage.processes.len() <= 48;
+    let longest = stage
+        .processes
+        .iter()
+        .map(|p| p.name.chars().count().min(14))
+        .max()
+        .unwrap_or(0) as f64;
+    let label = if named { longest * 6.2 + 6.0 } else { 0.0 };
+    let size = ((w - 40.0 - 2.0 * label) / 2.0)
+        .min(h - 90.0 - label)
+        .max(10.0);
     let cell = size / n;
+    let named = named && cell >= 9.0;
+    let label = if named { label } else { 0.0 };
     writeln!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">"#
@@ -345,8 +358,25 @@ pub fn draw_traffic_frame(
     .into_iter()
     .enumerate()
     {
-        let x0 = 10.0 + k as f64 * (size + 20.0);
-        let y0 = 44.0;
+        let x0 = 10.0 + label + k as f64 * (size + 20.0 + label);
+        let y0 = 44.0 + label;
+        if named {
+            for (i, p) in stage.processes.iter().enumerate() {
+                let name = esc(&crate::legend::cut(&p.name, 14));
+                let mid = (i as f64 + 0.5) * cell;
+                writeln!(
+                    out,
+                    r##"<text x="{:.1}" y="{:.1}" font-size="10" fill="#444" text-anchor="end">{name}</text>"##,
+                    x0 - 3.0,
+                    y0 + mid + 3.5
+                )?;
+                let (tx, ty) = (x0 + mid + 3.5, y0 - 3.0);
+                writeln!(
+                    out,
+                    r##"<text x="{tx:.1}" y="{ty:.1}" font-size="10" fill="#444" transform="rotate(-90 {tx:.1} {ty:.1})">{name}</text>"##
+                )?;
+            }
+        }
         if k == 0 {
             origin = (x0, y0);
         }
