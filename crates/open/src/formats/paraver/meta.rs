@@ -7,6 +7,9 @@ use std::collections::HashMap;
 
 use trama_sources::Nanos;
 
+/// The most threads a header may declare (each is a container).
+const MAX_THREADS: u64 = 1 << 22;
+
 /// The first line of a `.prv`, read.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Header {
@@ -126,6 +129,14 @@ impl Header {
             return Err(format!(
                 "the header announces {napps} applications and describes {}: '{rest}'",
                 apps.len()
+            ));
+        }
+        // Each thread is a container made before the first record: a
+        // damaged header must not ask for billions of them.
+        let threads: u64 = apps.iter().flatten().map(|t| *t as u64).sum();
+        if threads > MAX_THREADS {
+            return Err(format!(
+                "the header declares {threads} threads, more than the {MAX_THREADS} trama takes: '{rest}'"
             ));
         }
         Ok(Header {
@@ -355,6 +366,8 @@ mod tests {
             "#Paraver (x):10:1(1):1:2(1:1)",
             "#Paraver (x)",
             "#Paraver x",
+            // Billions of threads (each a container): refused, not made.
+            "#Paraver (x):10:1(1):1:2(4000000000:1,1:1)",
         ] {
             assert!(Header::parse(bad).is_err(), "{bad}");
         }
