@@ -15,7 +15,9 @@ use crate::keys::{KeyFilter, LinkKeys, Seen, UsedKeys};
 use crate::lenient::Tolerated;
 use crate::op::{Batch, EntityOp, Extras, Op, SmallOp};
 use crate::resolve::text;
-use crate::sink::{Entity, OpenEntity, Sink};
+use crate::sink::{Entity, Sink};
+
+mod tick;
 
 use crate::intern::StrId;
 use crate::model::{
@@ -227,37 +229,6 @@ impl<S: Sink> Engine<S> {
             self.apply(op, batch)?;
         }
         Ok(())
-    }
-
-    /// Gives the sink its tick when `time` passes the one it asked for.
-    #[inline(always)]
-    fn at(&mut self, time: f64) {
-        if time > self.next_tick {
-            self.tick(time);
-        }
-    }
-
-    #[cold]
-    fn tick(&mut self, time: f64) {
-        let (lists, slab) = (&self.lists, &self.slab);
-        let opt = |c: u32| (c != NONE).then_some(ContainerId(c));
-        let mut open = lists.iter().enumerate().flat_map(|(l, ll)| {
-            // The live entities: stacked states and each list's last
-            // entity (final only when the next one comes).
-            let pending = ll.pending.values().map(move |slot| &slab[slot as usize]);
-            ll.live.iter().chain(pending).map(move |e| OpenEntity {
-                list: ListId(l as u32),
-                start: e.start,
-                end: e.end,
-                value: ValueId(e.value),
-                level: e.level,
-                from: opt(e.from),
-                to: opt(e.to),
-                extras: e.extras(),
-            })
-        });
-        self.sink.tick(&self.model, time, &mut open);
-        self.next_tick = self.sink.next_tick();
     }
 
     /// Applies one operation.
