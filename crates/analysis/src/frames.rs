@@ -236,6 +236,10 @@ pub struct Flights {
     flights: Vec<Flight>,
     /// `latest[i]`: the latest end among `flights[..=i]`.
     latest: Vec<f64>,
+    /// Per list of the trace, whether its entities are in start order (a
+    /// frame then reads only the states near it); read once here rather
+    /// than at every frame.
+    in_order: Vec<bool>,
     /// Messages with an end that is not a process of the stage.
     pub unplaced: u64,
 }
@@ -274,7 +278,10 @@ impl Flights {
                 .and_then(|t| ancestor(trace, c, t))
                 .and_then(|h| host_index.get(&h.0).copied())
         };
-        let mut out = Flights::default();
+        let mut out = Flights {
+            in_order: trace.lists.iter().map(|c| c.start.is_sorted()).collect(),
+            ..Flights::default()
+        };
         for (from, to, start, end, size) in messages {
             let (Some(a), Some(b)) = (stage.process_of(from), stage.process_of(to)) else {
                 out.unplaced += 1;
@@ -467,7 +474,7 @@ pub fn frame(
     Frame {
         t,
         dt,
-        states: frame_states(trace, stage, t, t1),
+        states: frame_states(trace, stage, &flights.in_order, t, t1),
         cells: flights.cells(t, t1),
         kiviat,
         sent,
@@ -530,7 +537,13 @@ fn frame_cells(flights: &Flights, t0: f64, t1: f64) -> Vec<FrameCell> {
 }
 
 /// Per process, its state at `t0` (when `t1 == t0`) or over `[t0, t1]`.
-fn frame_states(trace: &Trace, stage: &Stage, t0: f64, t1: f64) -> Vec<FrameState> {
+fn frame_states(
+    trace: &Trace,
+    stage: &Stage,
+    in_order: &[bool],
+    t0: f64,
+    t1: f64,
+) -> Vec<FrameState> {
     let m = &trace.model;
     let instant = t1 <= t0;
     // Per process: at an instant the deepest state (level, value); over an
@@ -545,7 +558,10 @@ fn frame_states(trace: &Trace, stage: &Stage, t0: f64, t1: f64) -> Vec<FrameStat
             continue;
         };
         let cols = &trace.lists[l];
-        let range = overlapping(cols, t0, t1);
+        let range = match in_order.get(l) {
+            Some(true) => overlapping(cols, t0, t1),
+            _ => 0..cols.len(),
+        };
         // The values open at each level, for the parents' exclusive time.
         let mut open: Vec<ValueId> = Vec::new();
         let mut best: Option<(u32, ValueId)> = None;
@@ -611,13 +627,9 @@ fn frame_states(trace: &Trace, stage: &Stage, t0: f64, t1: f64) -> Vec<FrameStat
 
 /// The indices of the states of a list that may overlap `[t0, t1]`: those
 /// starting up to `t1`, back to the last top-level state that ended before
-/// `t0` (every state before it ended before it started). Lists whose
-/// states are not in start order are read whole.
+/// `t0` (every state before it ended before it started). The list's
+/// states are in start order.
 fn overlapping(cols: &trama_sim::Columns, t0: f64, t1: f64) -> std::ops::Range<usize> {
-    let n = cols.len();
-    if !cols.start.is_sorted() {
-        return 0..n;
-    }
     let hi = cols.start.partition_point(|s| *s <= t1);
     let mut lo = hi;
     while lo > 0 {
