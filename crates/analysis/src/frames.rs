@@ -537,7 +537,7 @@ fn frame_cells(flights: &Flights, t0: f64, t1: f64) -> Vec<FrameCell> {
 }
 
 /// Per process, its state at `t0` (when `t1 == t0`) or over `[t0, t1]`.
-fn frame_states(
+pub(crate) fn frame_states(
     trace: &Trace,
     stage: &Stage,
     in_order: &[bool],

@@ -39,6 +39,7 @@ mod graph;
 mod info;
 mod levels;
 mod messages;
+mod nodes;
 mod parts;
 mod read;
 mod slices;
@@ -56,6 +57,10 @@ pub use graph::{graph, Edge, Graph, Node};
 pub use info::{info, Info, InfoHost, InfoSender};
 pub use levels::{host_level, host_level_of, HostLevel};
 pub use messages::{Messages, UnknownLinkType};
+pub use nodes::{
+    node_frame, pair_totals, ArcKind, Indicators, LinkItem, NodeArc, NodeFrame, NodeLinks,
+    NodeStage, NodeStatus, StageNode, OPENTS_ARCS, TASK_STATES,
+};
 pub use parts::WindowParts;
 pub use slices::{instants, kiviat, slice_count, slices, Kiviat, SliceRow, Slices};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};
