@@ -64,6 +64,37 @@ pub struct ViewArgs {
     /// With --stream: keep reading the file as a tracer appends to it (until Ctrl-C).
     #[arg(long, requires = "stream")]
     pub follow: bool,
+    #[command(flatten)]
+    pub nodes: NodeViewArgs,
+}
+
+/// The node/arc view's flags, shared by `trama view` and `trama render node-view`.
+#[derive(Args, Debug, Clone)]
+pub struct NodeViewArgs {
+    /// The node/arc view: the container type drawn as nodes (default: OpenTS's ranks, else the
+    /// type of the containers holding states).
+    #[arg(long, value_name = "TYPE")]
+    pub node_level: Option<String>,
+    /// The node/arc view: the arcs drawn. OpenTS's letters: e exported tasks, i imported
+    /// tasks, a all task migrations, c ctrl messages, d data messages, m all messages,
+    /// s all messages in bytes, r messages other than ctrl and data; or `all` (default), a
+    /// link type's name, or TYPE=VALUE.
+    #[arg(long, value_name = "ARCTYPE", value_parser = trama_analysis::ArcKind::parse)]
+    pub arcs_type: Option<trama_analysis::ArcKind>,
+    /// The node/arc view: the style of the status indicators inscribed in each node: 0, bars
+    /// (one per task state, or per state value); 1, sectors.
+    #[arg(long, value_name = "ID", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
+    pub sbars_style: u8,
+}
+
+impl NodeViewArgs {
+    /// Sets the node/arc view's options of `opts`, with what `file` says of its run.
+    pub fn apply(&self, opts: &mut ViewerOptions, file: Option<&std::path::Path>) {
+        opts.node_level = self.node_level.clone();
+        opts.arcs_type = self.arcs_type.clone();
+        opts.sbars_style = self.sbars_style;
+        opts.run_info = file.map(trama_open::kinds::run_info).unwrap_or_default();
+    }
 }
 
 /// A file read as it grows: at its end, waits for more instead of ending;
@@ -447,6 +478,7 @@ fn viewer_options(a: &ViewArgs) -> ViewerOptions {
     let mut opts = ViewerOptions::default();
     (opts.address, opts.port, opts.name) = (a.address, a.port, name);
     (opts.rate, opts.play_speed, opts.size_field) = (a.rate, a.play_speed, a.size_field.clone());
+    a.nodes.apply(&mut opts, a.read.path());
     if !a.address.is_loopback() {
         eprintln!(
             "trama: warning: listening on {}: other machines can reach this trace (with the URL's token)",

@@ -650,6 +650,7 @@ function listen() {
     else if (k === "Escape") { state.ruler = null; unpin(); draw(); }
     else if (k === "t") toggleStats();
     else if (k === "p" && player) togglePlayer();
+    else if (k === "n" && player && player.isOpen()) player.toggleView();
     else if (player && player.isOpen() && (k === " " || k === "," || k === "." || k === "Home" || k === "End")) {
       if (k === " ") player.playing ? player.pause() : player.play();
       else if (k === ",") player.stepBy(-1);
@@ -885,6 +886,7 @@ async function streamMain() {
   window.addEventListener("keydown", (ev) => {
     if (ev.target.tagName === "INPUT") return;
     if (ev.key === " ") player.playing ? player.pause() : player.play();
+    else if (ev.key === "n") player.toggleView();
     else if (ev.key === ".") player.stepBy(1);
     else if (ev.key === "End") player.last();
     else return;
@@ -937,6 +939,7 @@ async function main() {
     await player.open();
     resize(); draw(); request();
     const pt = parseFloat(h.get("player"));
+    if (h.has("view")) player.setView(h.get("view"));
     if (isFinite(pt)) await player.seek(pt);
   }
   const pinned = (h.get("pin") || "").split(":").map(Number);

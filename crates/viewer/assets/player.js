@@ -12,6 +12,8 @@
 // player sweeps the timeline's visible window. Colour scales stay fixed
 // while playing; "fit" re-fits the gradient to the frame on pause.
 
+import { NodeView } from "./nodes.js";
+
 export class Player {
   // source: where frames come from; meta: api/meta; colorOf(value id) ->
   // [r, g, b]; hooks: {window() -> [t0, t1], cursor(t, dt)}.
@@ -53,11 +55,48 @@ export class Player {
       this.wholeGrad = this.grad;
       if (!this.byRate()) this.grad = null;
       this.t = this.hooks.window()[0];
+      this.setupNodes(this.stage.nodes);
     }
     this.el("player").hidden = false;
     this.resize();
     await this.show(this.t);
   }
+
+  // The node/arc view, when the run has nodes; the view shown first is
+  // it when there is no process to animate (OpenTS's ranks hold none).
+  setupNodes(info) {
+    const sel = this.el("p-view");
+    if (!this.viewListened) {
+      this.viewListened = true;
+      sel.addEventListener("change", () => this.setView(sel.value));
+    }
+    const ok = !!(info && info.stage && info.stage.nodes.length);
+    sel.querySelector('option[value="nodes"]').disabled = !ok;
+    sel.title = ok ? "what the player shows (n)" : `no node/arc view: ${info?.error || "the trace has no container"}`;
+    if (!ok) { this.nodeView = null; this.setView("anim"); return; }
+    if (this.nodeView) {
+      // A stream's stage grew: same nodes first, new ones after.
+      const old = this.nodeView;
+      old.info = info;
+      old.stage = info.stage;
+      while (old.pos.length < info.stage.nodes.length) old.pos.push(old.defaultPlace(old.pos.length, info.stage.nodes.length));
+      return;
+    }
+    this.nodeView = new NodeView(this, info, this.meta?.name ?? "");
+    this.setView(this.stage.processes.length ? "anim" : "nodes");
+  }
+
+  setView(v) {
+    const nodes = v === "nodes" && !!this.nodeView;
+    this.view = nodes ? "nodes" : "anim";
+    this.el("p-view").value = this.view;
+    this.el("player").classList.toggle("nodes", nodes);
+    this.el("p-nodeview").hidden = !nodes;
+    this.resize();
+    this.draw();
+  }
+
+  toggleView() { this.setView(this.view === "nodes" ? "anim" : "nodes"); }
 
   close() {
     this.pause();
@@ -288,6 +327,10 @@ export class Player {
     this.drawMapping(f);
     this.drawGraph(f);
     this.drawLegend(f);
+    if (this.nodeView && f.nodes) {
+      if (f.nodes !== this.nodeView.frame) this.nodeView.show(Object.assign(f.nodes, { k: f.k }));
+      else this.nodeView.draw();
+    }
     document.body.dataset.frame = String(f.t);
   }
 
@@ -425,7 +468,7 @@ export class Player {
     // Names beside the rows and above the columns when they fit.
     const named = n <= 48;
     const names = this.stage.processes.map((p) => p.name);
-    const longest = named ? Math.min(90, Math.max(...names.map((t) => ctx.measureText(t).width)) + 6) : 0;
+    const longest = named ? Math.min(90, Math.max(0, ...names.map((t) => ctx.measureText(t).width)) + 6) : 0;
     let size = Math.max(1, Math.min(W - 8 - longest, H - 50 - longest));
     if (named && size / n < 9) size = Math.max(1, Math.min(W - 8, H - 50));
     const labelled = named && size / n >= 9;
@@ -740,6 +783,7 @@ export class Player {
       this.meta = { values: st.values };
       const cols = st.values.map((v) => [1, 3, 5].map((i) => parseInt(v.color.slice(i, i + 2), 16)));
       this.colorOf = (v) => cols[v] || [128, 128, 128];
+      this.setupNodes(st.nodes);
     }
   }
 
@@ -804,6 +848,8 @@ export class Player {
       kiviat: this.stage.kiviat ? this.stage.hosts.map((h, i) => [h.name, f.kiviat[i]]) : null,
       activity: Object.fromEntries(this.activity(f).map((a, i) => [P[i].name, a])),
       edges: this.edges ?? null,
+      view: this.view,
+      nodes: this.nodeView ? this.nodeView.describe() : null,
     };
   }
 

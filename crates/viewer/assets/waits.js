@@ -79,7 +79,7 @@ export class WaitView {
     const total = this.mode === "time";
     const ctx = this.cv.getContext("2d");
     ctx.font = "11px DejaVu Sans, Arial, sans-serif";
-    const label = Math.min(120, Math.max(...w.rows.map((r) => ctx.measureText(r.container).width)) + 8);
+    const label = Math.min(120, Math.max(0, ...w.rows.map((r) => ctx.measureText(r.container).width)) + 8);
     const head = Math.min(100, Math.max(...cols.map((c) => ctx.measureText(c.name).width), 30) + 8);
     const W = this.cv.parentElement.clientWidth || 340;
     const n = cols.length + (total ? 1 : 0);

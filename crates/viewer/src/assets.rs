@@ -18,7 +18,7 @@ const JS: &str = "text/javascript; charset=utf-8";
 
 /// The embedded files: name, MIME type, contents. The modules come in
 /// dependency order (each after those it imports).
-const FILES: [(&str, &str, &str); 9] = [
+const FILES: [(&str, &str, &str); 10] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -30,6 +30,7 @@ const FILES: [(&str, &str, &str); 9] = [
     ("offline.js", JS, include_str!("../assets/offline.js")),
     ("player.js", JS, include_str!("../assets/player.js")),
     ("waits.js", JS, include_str!("../assets/waits.js")),
+    ("nodes.js", JS, include_str!("../assets/nodes.js")),
     ("app.js", JS, include_str!("../assets/app.js")),
     (
         "app.css",

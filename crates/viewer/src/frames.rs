@@ -9,7 +9,9 @@ use axum::extract::{Query, State as Extract};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
-use trama_analysis::{frame, Flights, Frame, FrameCell, Stage};
+use trama_analysis::{
+    frame, node_frame, ArcKind, Flights, Frame, FrameCell, NodeFrame, NodeLinks, NodeStage, Stage,
+};
 
 use crate::api::bad;
 use crate::timeline::number;
@@ -29,6 +31,34 @@ pub(crate) struct Animation {
     /// Per process, its place in the force-directed graph of the whole
     /// run's messages (`[0, 1]²`), when held whole and it has messages.
     pub layout: Vec<Option<(f64, f64)>>,
+    /// The node/arc view's nodes, or why there are none (a level asked
+    /// for that the trace does not have).
+    pub nodes: Result<NodeStage, String>,
+    /// The run's links between nodes, when the trace is held whole.
+    pub node_links: Option<NodeLinks>,
+    /// The node/arc view's settings.
+    pub node_view: NodeViewOptions,
+}
+
+/// The node/arc view's settings asked for on the command line.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct NodeViewOptions {
+    /// The arcs drawn.
+    pub arcs: ArcKind,
+    /// 0: bars; 1: sectors.
+    pub sbars_style: u8,
+    /// What panel C says of the run: (label, value).
+    pub run: Vec<(String, String)>,
+}
+
+impl NodeViewOptions {
+    pub(crate) fn of(opts: &crate::ViewerOptions) -> NodeViewOptions {
+        NodeViewOptions {
+            arcs: opts.arcs_type.clone().unwrap_or_else(ArcKind::all),
+            sbars_style: opts.sbars_style,
+            run: opts.run_info.clone(),
+        }
+    }
 }
 
 /// The player's settings asked for on the command line (`null`: the
@@ -77,7 +107,15 @@ impl Animation {
                 layout[i] = at.get(p.name.as_str()).copied();
             }
         }
+        let nodes = NodeStage::new(trace, opts.node_level.as_deref(), None, whole);
+        let node_links = match (&nodes, whole) {
+            (Ok(n), true) => Some(NodeLinks::new(trace, n)),
+            _ => None,
+        };
         Animation {
+            nodes,
+            node_links,
+            node_view: NodeViewOptions::of(opts),
             layout,
             stage,
             flights,
@@ -117,6 +155,46 @@ struct StageReply<'a> {
     /// The lowest and highest effective rate of one message: the default
     /// gradient, which holds every frame's means and the run's.
     rates: Option<(f64, f64)>,
+    /// The node/arc view.
+    nodes: NodesReply<'a>,
+}
+
+/// What the node/arc view is drawn on.
+#[derive(Serialize)]
+pub(crate) struct NodesReply<'a> {
+    /// The nodes, or `null` with `error`.
+    pub stage: Option<&'a NodeStage>,
+    /// Why there are no nodes.
+    pub error: Option<&'a str>,
+    /// The arc kinds offered.
+    pub choices: Vec<ArcKind>,
+    /// The settings asked for.
+    #[serde(flatten)]
+    pub options: &'a NodeViewOptions,
+}
+
+impl<'a> NodesReply<'a> {
+    pub(crate) fn of(nodes: &'a Result<NodeStage, String>, options: &'a NodeViewOptions) -> Self {
+        let mut choices = nodes.as_ref().map(ArcKind::choices).unwrap_or_default();
+        if !choices.contains(&options.arcs) {
+            choices.push(options.arcs.clone());
+        }
+        NodesReply {
+            stage: nodes.as_ref().ok(),
+            error: nodes.as_ref().err().map(String::as_str),
+            choices,
+            options,
+        }
+    }
+}
+
+/// The reply of `api/frame`: the frame and its node/arc view.
+#[derive(Serialize)]
+pub(crate) struct FrameReply {
+    #[serde(flatten)]
+    pub frame: Frame,
+    /// The node/arc view of the frame (`null` without nodes).
+    pub nodes: Option<NodeFrame>,
 }
 
 /// `GET api/stage`.
@@ -151,6 +229,7 @@ pub(crate) async fn stage(Extract(shared): Extract<Arc<Shared>>) -> Response {
             .map(|f| f.first_contacts())
             .unwrap_or_default(),
         rates: a.flights.as_ref().and_then(|f| f.rate_range()),
+        nodes: NodesReply::of(&a.nodes, &a.node_view),
     })
     .into_response()
 }
@@ -194,14 +273,29 @@ pub(crate) async fn frame_of(
 
 /// The frame `[t, t + dt]`: from the run's messages held, or from the
 /// window replayed (then without the Kiviat radii).
-pub(crate) fn frame_at(state: &'static crate::State, t: f64, dt: f64) -> Result<Frame, String> {
+pub(crate) fn frame_at(
+    state: &'static crate::State,
+    t: f64,
+    dt: f64,
+) -> Result<FrameReply, String> {
     let a = &state.animation;
     let held = state.window(t, t + dt)?;
-    Ok(match &a.flights {
+    let nodes = a.nodes.as_ref().ok().map(|stage| match &a.node_links {
+        Some(l) => node_frame(held.trace(), stage, l, t, dt),
+        None => node_frame(
+            held.trace(),
+            stage,
+            &NodeLinks::new(held.trace(), stage),
+            t,
+            dt,
+        ),
+    });
+    let frame = match &a.flights {
         Some(f) => frame(held.trace(), &a.stage, f, t, dt, Some(state.meta.start)),
         None => {
             let f = Flights::new(held.trace(), &a.stage, &state.msgs);
             frame(held.trace(), &a.stage, &f, t, dt, None)
         }
-    })
+    };
+    Ok(FrameReply { frame, nodes })
 }

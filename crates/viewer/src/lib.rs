@@ -82,6 +82,17 @@ pub struct ViewerOptions {
     pub rate: Option<f64>,
     /// The player's wall seconds per frame; `None`: 0.1.
     pub play_speed: Option<f64>,
+    /// The node/arc view's nodes: a container type (`None`: see
+    /// [`trama_analysis::NodeStage::new`]).
+    pub node_level: Option<String>,
+    /// The node/arc view's arcs (`--arcs-type`, see
+    /// [`trama_analysis::ArcKind::parse`]); `None`: every arc.
+    pub arcs_type: Option<trama_analysis::ArcKind>,
+    /// The style of the nodes' status indicators: 0, bars; 1, sectors.
+    pub sbars_style: u8,
+    /// What the statistics panel says of the run (command, start time, …),
+    /// as (label, value) pairs.
+    pub run_info: Vec<(String, String)>,
 }
 
 impl Default for ViewerOptions {
@@ -95,6 +106,10 @@ impl Default for ViewerOptions {
             size_field: None,
             rate: None,
             play_speed: None,
+            node_level: None,
+            arcs_type: None,
+            sbars_style: 0,
+            run_info: Vec::new(),
         }
     }
 }
