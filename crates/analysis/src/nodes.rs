@@ -15,7 +15,10 @@
 //!   node's containers that hold states (as [`frame`](crate::frame) gives
 //!   them per process);
 //! - the arcs: per (sender node, receiver node, link type, value), the
-//!   links overlapping the frame (start ≤ t + Δ and end ≥ t): how many,
+//!   links overlapping the frame, taken as half-open so that frames that
+//!   follow each other (OpenTS's slices) count a link once: start < t + Δ
+//!   and end > t, or a link of no length at t ≤ start < t + Δ; at an
+//!   instant (Δ = 0), start ≤ t ≤ end. Per arc: how many links,
 //!   their `count` (the sum of the links' field `count` when they have
 //!   one, as OpenTS's migrations and messages do, else one per link), and
 //!   their bytes (the sum of the field `bytes`, or of the stage's size
@@ -461,7 +464,12 @@ impl NodeLinks {
         let lo = self.latest[..hi].partition_point(|x| *x < t0);
         let mut arcs: HashMap<(u32, u32, u32, u32), (u32, f64, Option<f64>)> = HashMap::new();
         for l in &self.links[lo..hi] {
-            if l.end < t0 {
+            let inside = if t1 > t0 {
+                (l.start < t1 && l.end > t0) || (l.start == l.end && l.start >= t0 && l.start < t1)
+            } else {
+                l.start <= t0 && l.end >= t0
+            };
+            if !inside {
                 continue;
             }
             let a = arcs.entry((l.from, l.to, l.ty, l.value)).or_default();

@@ -128,6 +128,7 @@ fn stream(a: &ViewArgs, opts: &ViewerOptions) -> anyhow::Result<ExitCode> {
     let mut s = trama_viewer::StreamOptions::default();
     s.dt = a.rate.unwrap_or(1.0) * a.play_speed.unwrap_or(0.1);
     s.size_field = a.size_field.clone();
+    s.node_level = a.nodes.node_level.clone();
     let follow = match (a.follow, a.read.path()) {
         (true, Some(p)) => {
             Some(std::fs::File::open(p).with_context(|| format!("cannot open {}", p.display()))?)

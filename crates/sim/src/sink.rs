@@ -43,6 +43,8 @@ pub struct OpenEntity<'a> {
     pub end: f64,
     /// Value of a state or link.
     pub value: ValueId,
+    /// Value of a variable (its latest, for a list's last entity).
+    pub number: f64,
     /// Nesting level of a state.
     pub level: u32,
     /// Start container of a link, when its start came.

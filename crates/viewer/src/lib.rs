@@ -338,7 +338,7 @@ pub fn start_stream(
     stream: StreamOptions,
 ) -> Result<(Running, StreamSink), Error> {
     let live = Arc::new(stream::Live::default());
-    let sink = StreamSink::new(live.clone(), stream);
+    let sink = StreamSink::new(live.clone(), stream, frames::NodeViewOptions::of(opts));
     let shared = Arc::new(Shared {
         state: OnceLock::new(),
         stream: Some(live),

@@ -26,7 +26,10 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 
 use serde::Serialize;
-use trama_analysis::{frame, size_of, Flights, Frame, Stage, Window};
+use trama_analysis::{
+    frame, node_frame, size_of, Flights, Frame, LinkItem, NodeFrame, NodeLinks, NodeStage, Stage,
+    Window,
+};
 use trama_sim::{Columns, ContainerId, Entity, ListId, Model, OpenEntity, Sink, Trace, TypeKind};
 
 /// How the frames of a stream are cut.
@@ -40,6 +43,8 @@ pub struct StreamOptions {
     /// The links' field holding a message's size; `None`: the first
     /// numeric field named like a size.
     pub size_field: Option<String>,
+    /// The node/arc view's level (`None`: its default).
+    pub node_level: Option<String>,
 }
 
 impl Default for StreamOptions {
@@ -48,6 +53,7 @@ impl Default for StreamOptions {
             dt: 0.1,
             ahead: 64,
             size_field: None,
+            node_level: None,
         }
     }
 }
@@ -62,6 +68,8 @@ struct StreamFrame<'a> {
     /// Messages whose start came in or before the frame and whose end has
     /// not come: (sender, count).
     pending: Vec<(u32, u32)>,
+    /// The node/arc view of the frame.
+    nodes: Option<NodeFrame>,
 }
 
 /// The processes and values the frames refer to.
@@ -70,6 +78,7 @@ struct StreamStage<'a> {
     #[serde(flatten)]
     stage: &'a Stage,
     values: Vec<crate::meta::MetaValue>,
+    nodes: crate::frames::NodesReply<'a>,
 }
 
 /// What the page and the simulation share.
@@ -215,6 +224,36 @@ struct Message {
     start: f64,
     end: f64,
     size: Option<f64>,
+    /// Its list and value, and its fields `count` and `bytes`, for the
+    /// node/arc view.
+    list: ListId,
+    value: u32,
+    count: Option<f64>,
+    bytes: Option<f64>,
+}
+
+impl Message {
+    fn of(
+        model: &Model,
+        list: ListId,
+        (from, to): (ContainerId, ContainerId),
+        (start, end): (f64, f64),
+        value: u32,
+        extras: &[trama_sim::StrId],
+        size_field: Option<&str>,
+    ) -> Message {
+        Message {
+            from,
+            to,
+            start,
+            end,
+            size: size_field.and_then(|f| size_of(model, extras, f)),
+            list,
+            value,
+            count: size_of(model, extras, "count"),
+            bytes: size_of(model, extras, "bytes"),
+        }
+    }
 }
 
 /// The sink of a streamed simulation: cuts frames as the events come (see
@@ -233,10 +272,19 @@ pub struct StreamSink {
     stage: Option<Stage>,
     size_field: Option<String>,
     last_time: f64,
+    /// Per variable list, its latest value handed over: (set at, value).
+    vars: std::collections::HashMap<ListId, (f64, f64)>,
+    /// The node/arc view's nodes, and its settings.
+    nodes: Result<NodeStage, String>,
+    node_view: crate::frames::NodeViewOptions,
 }
 
 impl StreamSink {
-    pub(crate) fn new(live: Arc<Live>, opts: StreamOptions) -> StreamSink {
+    pub(crate) fn new(
+        live: Arc<Live>,
+        opts: StreamOptions,
+        node_view: crate::frames::NodeViewOptions,
+    ) -> StreamSink {
         {
             let mut g = live.inner.lock().unwrap_or_else(|e| e.into_inner());
             g.dt = opts.dt;
@@ -253,6 +301,9 @@ impl StreamSink {
             sizes: (0, 0, 0, 0),
             stage: None,
             last_time: f64::NEG_INFINITY,
+            vars: Default::default(),
+            nodes: Err("no container yet".into()),
+            node_view,
         }
     }
 
@@ -271,7 +322,7 @@ impl StreamSink {
                 // Everything is final now: no open entity. The frames up
                 // to the one holding the last instant.
                 while self.frame_start() <= last || self.k == 0 {
-                    self.cut(model, &[], &[], &[]);
+                    self.cut(model, &[], &[], &[], &[]);
                 }
             }
         }
@@ -339,9 +390,15 @@ impl StreamSink {
                 color: trama_views::color(model.str(v.color), model.str(v.name)),
             })
             .collect();
+        // The nodes keep their indices as the model grows.
+        self.nodes = match std::mem::replace(&mut self.nodes, Err(String::new())) {
+            Ok(mut n) => n.regrow(&self.trace).map(|_| n),
+            Err(_) => NodeStage::new(&self.trace, self.opts.node_level.as_deref(), None, false),
+        };
         let json = serde_json::to_string(&StreamStage {
             stage: &stage,
             values,
+            nodes: crate::frames::NodesReply::of(&self.nodes, &self.node_view),
         })
         .unwrap_or_default();
         self.live.set_stage(json);
@@ -350,13 +407,15 @@ impl StreamSink {
 
     /// Cuts the current frame from what is kept and what the simulation
     /// holds (`open` states, `held` complete links not handed over yet,
-    /// `pending` links missing their end), and moves to the next.
+    /// `pending` links missing their end, `vars` the variables' current
+    /// values), and moves to the next.
     fn cut(
         &mut self,
         model: &Model,
         open: &[Kept],
         held: &[Message],
         pending: &[(ContainerId, f64)],
+        vars: &[(ListId, f64, f64)],
     ) {
         self.refresh(model);
         let (t0, t1) = (self.frame_start(), self.frame_end());
@@ -393,6 +452,41 @@ impl StreamSink {
             .map(|m| (m.from, m.to, m.start, m.end, m.size));
         let flights = Flights::of(&self.trace, stage, messages);
         let f = frame(&self.trace, stage, &flights, t0, self.opts.dt, None);
+        // The node/arc view: the same states, each variable's value at the
+        // frame's end, the links by kind.
+        let nodes = self.nodes.as_ref().ok().map(|ns| {
+            let mut latest = self.vars.clone();
+            for (l, s, x) in vars {
+                if latest.get(l).is_none_or(|(s0, _)| s >= s0) {
+                    latest.insert(*l, (*s, *x));
+                }
+            }
+            for (l, (s, x)) in latest {
+                if s <= t1 {
+                    let c = &mut self.trace.lists[l.index()];
+                    c.start.push(s);
+                    c.end.push(s);
+                    c.number.push(x);
+                }
+            }
+            let items = self
+                .messages
+                .iter()
+                .chain(held)
+                .filter(|m| m.start <= t1 && m.end >= t0)
+                .map(|m| LinkItem {
+                    ty: model.label(model.ty(model.list(m.list).ty).name),
+                    value: model.label(model.value(trama_sim::ValueId(m.value)).name),
+                    from: m.from,
+                    to: m.to,
+                    start: m.start,
+                    end: m.end,
+                    count: m.count,
+                    bytes: m.bytes,
+                });
+            let links = NodeLinks::of(ns, items);
+            node_frame(&self.trace, ns, &links, t0, self.opts.dt)
+        });
         let mut per: std::collections::BTreeMap<u32, u32> = Default::default();
         for (c, start) in pending {
             if *start <= t1 {
@@ -405,6 +499,7 @@ impl StreamSink {
             k: self.k,
             frame: &f,
             pending: per.into_iter().collect(),
+            nodes,
         })
         .unwrap_or_default();
         self.trace.lists = Vec::new();
@@ -447,17 +542,21 @@ impl Sink for StreamSink {
                         self.sizes = (0, 0, 0, 0);
                     }
                 }
-                let size = self
-                    .size_field
-                    .as_deref()
-                    .and_then(|f| size_of(model, e.extras, f));
-                self.messages.push(Message {
-                    from,
-                    to,
-                    start: e.start,
-                    end: e.end,
-                    size,
-                });
+                self.messages.push(Message::of(
+                    model,
+                    list,
+                    (from, to),
+                    (e.start, e.end),
+                    e.value.0,
+                    e.extras,
+                    self.size_field.as_deref(),
+                ));
+            }
+            TypeKind::Variable => {
+                let slot = self.vars.entry(list).or_insert((e.start, e.number));
+                if e.start >= slot.0 {
+                    *slot = (e.start, e.number);
+                }
             }
             _ => {}
         }
@@ -491,6 +590,7 @@ impl Sink for StreamSink {
         let mut states = Vec::new();
         let mut pending = Vec::new();
         let mut complete = Vec::new();
+        let mut vars = Vec::new();
         for e in open {
             match model.list(e.list).kind {
                 TypeKind::State => states.push(Kept {
@@ -503,21 +603,20 @@ impl Sink for StreamSink {
                 TypeKind::Link => match (e.from, e.to) {
                     // Complete, not yet handed over (the list's last).
                     (Some(from), Some(to)) if e.start >= 0.0 && e.end >= 0.0 => {
-                        let size = self
-                            .size_field
-                            .as_deref()
-                            .and_then(|f| size_of(model, e.extras, f));
-                        complete.push(Message {
-                            from,
-                            to,
-                            start: e.start,
-                            end: e.end,
-                            size,
-                        });
+                        complete.push(Message::of(
+                            model,
+                            e.list,
+                            (from, to),
+                            (e.start, e.end),
+                            e.value.0,
+                            e.extras,
+                            self.size_field.as_deref(),
+                        ));
                     }
                     (Some(from), None) if e.start >= 0.0 => pending.push((from, e.start)),
                     _ => {}
                 },
+                TypeKind::Variable if e.start >= 0.0 => vars.push((e.list, e.start, e.number)),
                 _ => {}
             }
         }
@@ -527,7 +626,7 @@ impl Sink for StreamSink {
             self.k += behind as u64;
         }
         while time > self.frame_end() {
-            self.cut(model, &states, &complete, &pending);
+            self.cut(model, &states, &complete, &pending, &vars);
         }
         self.live.set_time(time);
     }

@@ -30,6 +30,7 @@ impl<S: Sink> Engine<S> {
                 start: e.start,
                 end: e.end,
                 value: ValueId(e.value),
+                number: e.number,
                 level: e.level,
                 from: opt(e.from),
                 to: opt(e.to),
