@@ -31,7 +31,7 @@ fn get(r: &Running, path: &str) -> Value {
 #[test]
 fn streamed_frames_equal_the_frames_of_the_whole_trace() {
     let dir = tempfile::tempdir().unwrap();
-    let mut checked = (0, 0, 0);
+    let mut checked = (0, 0, 0, 0, 0);
     for seed in [2u64, 5, 9] {
         // A stream is cut in time order: one clock for the whole trace, as
         // tracers and `trama merge` write.
@@ -45,12 +45,15 @@ fn streamed_frames_equal_the_frames_of_the_whole_trace() {
         lo.keep_extras = true;
         let trace = trama_open::load(&Source::Path(path.clone()), &lo).unwrap();
         let (t0, t1) = (trace.start_time(), trace.end_time());
+        let nstage = trama_analysis::NodeStage::new(&trace, None, None, false).unwrap();
+        let nlinks = trama_analysis::NodeLinks::new(&trace, &nstage);
         let mut v = ViewerOptions::default();
         v.port = Some(0);
         let mut s = StreamOptions::default();
         s.dt = (t1 - t0) / 37.0;
         // Few frames ahead: the simulation waits for the reader.
         s.ahead = 4;
+        s.node_level = nstage.level.clone();
         let dt = s.dt;
         let (server, sink) = start_stream(&v, s).unwrap();
         let source = Source::Path(path.clone());
@@ -184,8 +187,98 @@ fn streamed_frames_equal_the_frames_of_the_whole_trace() {
                     );
                 }
             }
+            // The node/arc view: variables and shares exact, arcs those
+            // complete when the frame was cut.
+            let wn = trama_analysis::node_frame(&trace, &nstage, &nlinks, t, dt);
+            let sn = &stage["nodes"]["stage"];
+            let snodes: Vec<&str> = sn["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n["name"].as_str().unwrap())
+                .collect();
+            let svars: Vec<&str> = sn["variables"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap())
+                .collect();
+            let fnodes = &f["nodes"];
+            for (i, nd) in nstage.nodes.iter().enumerate() {
+                if !unique(&nd.name) {
+                    continue;
+                }
+                let j = snodes.iter().position(|n| *n == nd.name).unwrap();
+                let got = &fnodes["nodes"][j];
+                for (v, x) in wn.nodes[i].variables.iter().enumerate() {
+                    let k = svars
+                        .iter()
+                        .position(|n| *n == nstage.variables[v])
+                        .unwrap();
+                    let g = got["variables"][k].as_f64();
+                    // Sums over a node's containers, in another order.
+                    let close = match (g, x) {
+                        (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                        (a, b) => a == *b,
+                    };
+                    let what = &nstage.variables[v];
+                    assert!(close, "{} {what} at {}: {g:?} vs {x:?}", nd.name, f["k"]);
+                    checked.3 += x.is_some() as usize;
+                }
+                let shares = got["shares"].as_array().unwrap();
+                assert_eq!(
+                    shares.len(),
+                    wn.nodes[i].shares.len(),
+                    "{} at {}",
+                    nd.name,
+                    f["k"]
+                );
+                for (a, b) in shares.iter().zip(&wn.nodes[i].shares) {
+                    assert!((a[1].as_f64().unwrap() - b.1).abs() < 1e-9);
+                }
+            }
+            let name = |i: u64| nstage.nodes[i as usize].name.clone();
+            let key = |a: &Value| {
+                (
+                    snodes[a["from"].as_u64().unwrap() as usize].to_string(),
+                    snodes[a["to"].as_u64().unwrap() as usize].to_string(),
+                    a["type"].as_str().unwrap().to_string(),
+                    a["value"].as_str().unwrap().to_string(),
+                )
+            };
+            let whole_arcs: HashMap<_, u32> = wn
+                .arcs
+                .iter()
+                .map(|a| {
+                    let k = (
+                        name(a.from as u64),
+                        name(a.to as u64),
+                        a.ty.clone(),
+                        a.value.clone(),
+                    );
+                    (k, a.links)
+                })
+                .collect();
+            let mut all = 0;
+            for a in fnodes["arcs"].as_array().unwrap() {
+                let n = a["links"].as_u64().unwrap() as u32;
+                all += n;
+                assert!(n <= whole_arcs.get(&key(a)).copied().unwrap_or(0), "{a}");
+                checked.4 += 1;
+            }
+            if f["pending"].as_array().unwrap().is_empty() {
+                assert_eq!(
+                    all,
+                    whole_arcs.values().sum::<u32>(),
+                    "arcs at frame {}",
+                    f["k"]
+                );
+            }
         }
         server.stop();
     }
-    assert!(checked.0 > 100 && checked.1 > 20, "compared: {checked:?}");
+    assert!(
+        checked.0 > 100 && checked.1 > 20 && checked.3 > 100 && checked.4 > 20,
+        "compared: {checked:?}"
+    );
 }
