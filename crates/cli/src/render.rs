@@ -19,8 +19,8 @@ pub struct RenderArgs {
     pub view: trama_views::View,
     #[command(flatten)]
     pub read: ReadArgs,
-    /// Output picture: OUT.svg or OUT.png; for process-animation and traffic-animation also
-    /// OUT.gif or OUT.apng (an animation recorded frame by frame).
+    /// Output picture: OUT.svg or OUT.png; for process-animation, traffic-animation and
+    /// node-view also OUT.gif or OUT.apng (an animation recorded frame by frame).
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: PathBuf,
     /// Time window START:END (either side may be empty).
@@ -71,6 +71,8 @@ pub struct RenderArgs {
     /// their dominant state over the window.
     #[arg(long, value_name = "TIME", allow_negative_numbers = true)]
     pub at: Option<f64>,
+    #[command(flatten)]
+    pub nodes: crate::view::NodeViewArgs,
 }
 
 /// A positive number.
@@ -85,7 +87,7 @@ fn positive(s: &str) -> Result<f64, String> {
 fn record(s: &RenderArgs, format: trama_views::Recording) -> anyhow::Result<ExitCode> {
     let Some(animation) = s.view.animation() else {
         bail!(
-            "{} is a still picture: name the output .svg or .png (process-animation and traffic-animation record .gif and .apng)",
+            "{} is a still picture: name the output .svg or .png (process-animation, traffic-animation and node-view record .gif and .apng)",
             trama_views::View::ALL
                 .iter()
                 .find(|v| v.0 == s.view)
@@ -102,6 +104,9 @@ fn record(s: &RenderArgs, format: trama_views::Recording) -> anyhow::Result<Exit
     (opts.level, opts.size_field) = (s.level.clone(), s.size_field.clone());
     (opts.min, opts.max) = (s.min, s.max);
     opts.link_types = s.link_type.clone();
+    opts.node_level = s.nodes.node_level.clone();
+    opts.arcs = s.nodes.arcs_type.clone();
+    opts.sbars_style = s.nodes.sbars_style;
     if opts.width < 200 || opts.height < 150 || opts.width > 8192 || opts.height > 8192 {
         bail!(
             "a recording of {}×{} pixels: --width and --height must be within 200–8192 and 150–8192",
@@ -156,6 +161,9 @@ pub fn render(s: &RenderArgs) -> anyhow::Result<ExitCode> {
     (opts.process, opts.at) = (s.process.clone(), s.at);
     opts.link_types = s.link_type.clone();
     opts.size_field = s.size_field.clone();
+    opts.node_level = s.nodes.node_level.clone();
+    opts.arcs = s.nodes.arcs_type.clone();
+    opts.sbars_style = s.nodes.sbars_style;
     let hosts = matches!(
         s.view,
         trama_views::View::Kiviat | trama_views::View::Mapping

@@ -20,7 +20,10 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use trama_analysis::{frame, Flights, Frame, FrameCell, Messages, Stage, Window};
+use trama_analysis::{
+    frame, node_frame, ArcKind, Flights, Frame, FrameCell, Messages, NodeLinks, NodeStage, Stage,
+    Window,
+};
 use trama_sim::Trace;
 
 use crate::legend::{Legend, Swatch};
@@ -459,6 +462,8 @@ pub enum Animation {
     Processes,
     /// The matrix of the messages in flight.
     Traffic,
+    /// The node/arc view.
+    Nodes,
 }
 
 /// The container of a recording.
@@ -495,6 +500,12 @@ pub struct RecordOptions {
     pub max: Option<f64>,
     /// The link types that count as messages; empty: the default choice.
     pub link_types: Vec<String>,
+    /// Node/arc view: the nodes' container type (`None`: its default).
+    pub node_level: Option<String>,
+    /// Node/arc view: the arcs drawn (`None`: every arc).
+    pub arcs: Option<ArcKind>,
+    /// Node/arc view: the status indicators' style (0 bars, 1 sectors).
+    pub sbars_style: u8,
 }
 
 impl Default for RecordOptions {
@@ -509,6 +520,9 @@ impl Default for RecordOptions {
             min: None,
             max: None,
             link_types: Vec::new(),
+            node_level: None,
+            arcs: None,
+            sbars_style: 0,
         }
     }
 }
@@ -523,6 +537,9 @@ pub struct Film {
     pub run_start: f64,
     /// Each frame's interval: `(t, dt)`.
     pub frames: Vec<(f64, f64)>,
+    /// The node/arc view's nodes and links, once [`Film::add_nodes`] read
+    /// them.
+    pub nodes: Option<(NodeStage, NodeLinks)>,
 }
 
 impl Film {
@@ -559,7 +576,21 @@ impl Film {
             flights,
             run_start: run.start,
             frames,
+            nodes: None,
         })
+    }
+
+    /// Reads the node/arc view's nodes and links.
+    pub fn add_nodes(
+        &mut self,
+        trace: &Trace,
+        opts: &RecordOptions,
+    ) -> Result<(), crate::ViewError> {
+        let stage = NodeStage::new(trace, opts.node_level.as_deref(), None, true)
+            .map_err(crate::ViewError::NodeLevel)?;
+        let links = NodeLinks::new(trace, &stage);
+        self.nodes = Some((stage, links));
+        Ok(())
     }
 
     /// Frame `k`.
@@ -590,6 +621,31 @@ pub fn draw_film_frame(
     match animation {
         Animation::Processes => {
             draw_process_frame(trace, &film.stage, &f, colors, opts.width, opts.height, out)?;
+        }
+        Animation::Nodes => {
+            let Some((stage, links)) = &film.nodes else {
+                return Err(io::Error::other(
+                    "the film has no nodes: call Film::add_nodes first",
+                ));
+            };
+            let (t, dt) = film.frames[k];
+            let nf = node_frame(trace, stage, links, t, dt);
+            let all = ArcKind::all();
+            let style = crate::node_view::NodeStyle {
+                arcs: opts.arcs.as_ref().unwrap_or(&all),
+                sbars_style: opts.sbars_style,
+                frame: Some((k, film.frames.len())),
+            };
+            crate::node_view::draw_node_frame(
+                trace,
+                stage,
+                &nf,
+                &style,
+                colors,
+                opts.width,
+                opts.height,
+                out,
+            )?;
         }
         Animation::Traffic => {
             let by_rate = film.stage.size_field.is_some();
@@ -654,7 +710,10 @@ pub fn record(
     out: &mut dyn Write,
     progress: &mut dyn FnMut(usize),
 ) -> Result<(), crate::ViewError> {
-    let film = Film::new(trace, window, opts)?;
+    let mut film = Film::new(trace, window, opts)?;
+    if animation == Animation::Nodes {
+        film.add_nodes(trace, opts)?;
+    }
     let colors = value_colors(trace);
     let raster = crate::svg::Rasterizer::new();
     let (w, h) = (opts.width, opts.height);

@@ -46,6 +46,10 @@ pub enum View {
     /// One frame of the traffic animation (the messages in flight, beside
     /// the whole run's matrix); recorded with [`record`](crate::record).
     TrafficAnimation,
+    /// One frame of the node/arc view (nodes with status indicators, arcs
+    /// between them): [`draw_node_frame`](crate::draw_node_frame);
+    /// recorded with [`record`](crate::record).
+    NodeView,
 }
 
 /// How [`draw`] and the views of analysis results draw.
@@ -80,6 +84,13 @@ pub struct ViewOptions {
     /// Animations: the links' field holding a message's size in bytes;
     /// `None`: guessed ([`trama_analysis::guess_size_field`]).
     pub size_field: Option<String>,
+    /// Node/arc view: the nodes' container type; `None`: the default of
+    /// [`trama_analysis::NodeStage::new`].
+    pub node_level: Option<String>,
+    /// Node/arc view: the arcs drawn; `None`: every arc.
+    pub arcs: Option<trama_analysis::ArcKind>,
+    /// Node/arc view: the status indicators' style (0 bars, 1 sectors).
+    pub sbars_style: u8,
 }
 
 impl Default for ViewOptions {
@@ -95,13 +106,16 @@ impl Default for ViewOptions {
             at: None,
             link_types: Vec::new(),
             size_field: None,
+            node_level: None,
+            arcs: None,
+            sbars_style: 0,
         }
     }
 }
 
 impl View {
     /// Every view with its name on the command line and a line of help.
-    pub const ALL: [(View, &'static str, &'static str); 9] = [
+    pub const ALL: [(View, &'static str, &'static str); 10] = [
         (
             View::SpaceTime,
             "space-time",
@@ -147,6 +161,11 @@ impl View {
             "traffic-animation",
             "The messages in flight between processes, frame by frame (.gif/.apng: recorded)",
         ),
+        (
+            View::NodeView,
+            "node-view",
+            "Nodes (--node-level) with status indicators and arcs (--arcs-type), frame by frame (.gif/.apng: recorded)",
+        ),
     ];
 
     /// The animation a view records, if it is one.
@@ -154,6 +173,7 @@ impl View {
         match self {
             View::ProcessAnimation => Some(crate::Animation::Processes),
             View::TrafficAnimation => Some(crate::Animation::Traffic),
+            View::NodeView => Some(crate::Animation::Nodes),
             _ => None,
         }
     }
@@ -181,6 +201,9 @@ pub enum ViewError {
     /// without states.
     #[error("no container has states: use --process NAME")]
     NoStates,
+    /// The node/arc view's level is not a container type of the trace.
+    #[error("--node-level: {0}")]
+    NodeLevel(String),
     /// The process to detail has neither states nor waits.
     #[error("--process: no container called '{0}' has states or waits")]
     UnknownProcess(String),
@@ -275,7 +298,7 @@ pub fn draw(
             let wait = wait_matrix(trace, window, &msgs, &[]);
             draw_process(trace, &states, &wait, opts, out)?;
         }
-        View::ProcessAnimation | View::TrafficAnimation => {
+        View::ProcessAnimation | View::TrafficAnimation | View::NodeView => {
             // One frame: the instant --at, else the whole window.
             let r = crate::RecordOptions {
                 frames: 1,
@@ -286,14 +309,20 @@ pub fn draw(
                 max: opts.max,
                 link_types: opts.link_types.clone(),
                 size_field: opts.size_field.clone(),
+                node_level: opts.node_level.clone(),
+                arcs: opts.arcs.clone(),
+                sbars_style: opts.sbars_style,
                 ..Default::default()
             };
+            let animation = view.animation().unwrap_or(crate::Animation::Processes);
             let mut film = crate::Film::new(trace, window, &r)?;
+            if animation == crate::Animation::Nodes {
+                film.add_nodes(trace, &r)?;
+            }
             if let Some(t) = opts.at {
                 film.frames = vec![(t, 0.0)];
             }
             let colors = crate::value_colors(trace);
-            let animation = view.animation().unwrap_or(crate::Animation::Processes);
             crate::draw_film_frame(trace, &film, animation, 0, &r, &colors, out)?;
         }
     }

@@ -43,6 +43,7 @@ mod charts;
 mod color;
 mod draw;
 mod legend;
+mod node_view;
 mod space_time;
 mod svg;
 
@@ -58,5 +59,6 @@ pub use draw::{
     draw, draw_graph, draw_kiviat, draw_mapping, draw_process, draw_traffic_matrix,
     draw_wait_matrix, order_rows, View, ViewError, ViewOptions,
 };
+pub use node_view::{draw_node_frame, node_place, NodeStyle, TASK_COLORS};
 pub use space_time::{space_time, SpaceTimeOptions};
 pub use svg::svg_to_png;
