@@ -128,11 +128,66 @@ fn small_trace_records() {
             ("element <gpu> in <rank>".to_string(), 1)
         ]
     );
-    let extras = src.extra_fields();
-    assert_eq!(extras.len(), 1);
+    let extras: Vec<String> = src
+        .extra_fields()
+        .iter()
+        .map(|x| format!("{} {} {}", x.kind.name(), x.name, x.field_type))
+        .collect();
     assert_eq!(
-        (extras[0].name.as_str(), extras[0].field_type.as_str()),
-        ("count", "int")
+        extras,
+        ["PajeStartLink count int", "PajeStartLink bytes int"]
+    );
+}
+
+/// `<detail to count bytes/>` in an `<extra>`: a `message` link per
+/// destination, after the slice's migrations, keys counted with theirs.
+#[test]
+fn message_details_become_links() {
+    let mut src = OpentsSource::open(
+        common::data("opents/messages.xml"),
+        &OpentsOptions::default(),
+    )
+    .unwrap();
+    let records = collect(&mut src).unwrap();
+    let links: Vec<String> = records
+        .iter()
+        .filter(|r| matches!(r.what, What::StartLink { .. } | What::EndLink { .. }))
+        .map(show)
+        .collect();
+    assert_eq!(
+        links,
+        [
+            // Slice 0: (0, 0.04 s].
+            r#"0 start migration rank:0 exported m1 [("count", "1")]"#,
+            r#"0 start message rank:0 ctrl s2 [("count", "20"), ("bytes", "1600")]"#,
+            r#"0 start message rank:0 ctrl s3 [("count", "5"), ("bytes", "400")]"#,
+            r#"0 start message rank:0 data s4 [("count", "2"), ("bytes", "600")]"#,
+            // Without `bytes`, only the count.
+            r#"0 start message rank:1 term s5 [("count", "3")]"#,
+            "40000000 end migration rank:2 exported m1",
+            "40000000 end message rank:1 ctrl s2",
+            "40000000 end message rank:2 ctrl s3",
+            "40000000 end message rank:1 data s4",
+            "40000000 end message rank:0 term s5",
+            // Slice 1: (0.04 s, 0.081 s].
+            r#"40000000 start message rank:2 ack s6 [("count", "1"), ("bytes", "64")]"#,
+            "81000000 end message rank:0 ack s6",
+        ]
+    );
+    // The extra's counters stay variables of the sender.
+    let vars: Vec<String> = records
+        .iter()
+        .filter(|r| matches!(&r.what, What::Variable { ty, .. } if ty.starts_with("msg_ctrl")))
+        .map(show)
+        .collect();
+    assert_eq!(vars.len(), 4, "{vars:?}");
+    let skipped: Vec<(String, u64)> = src.skipped().iter().map(|(k, v)| (k.clone(), *v)).collect();
+    assert_eq!(
+        skipped,
+        [
+            ("attribute extra/detail/@color".to_string(), 1),
+            ("element <note> in <extra>".to_string(), 1)
+        ]
     );
 }
 
@@ -220,6 +275,39 @@ fn errors_name_the_line_and_the_token() {
         (5, "ends inside <slice>", "<rank num='0'/>\n"),
         // A second trace.
         (5, "after </trace>", "</slice></trace>\n<trace/>"),
+        // Messages per destination: `to` missing, malformed or beyond; `count`
+        // missing or malformed; `bytes` malformed.
+        (
+            7,
+            "without `to`",
+            "<rank num='0'>\n<message>\n<extra type='ctrl'>\n<detail count='1'/>",
+        ),
+        (
+            6,
+            "`two`",
+            "<rank num='0'><message>\n<extra type='data'>\n<detail to='two' count='1'/>",
+        ),
+        (
+            // On the attribute's line.
+            7,
+            "`3`",
+            "<rank num='0'><message>\n<extra type='data'>\n<detail count='1'\n to='3'/>",
+        ),
+        (
+            5,
+            "without `count`",
+            "<rank num='0'><message>\n<extra type='data'><detail to='1'/>",
+        ),
+        (
+            5,
+            "`-1`",
+            "<rank num='0'><message>\n<extra type='data'><detail to='1' count='-1'/>",
+        ),
+        (
+            5,
+            "`1.5k`",
+            "<rank num='0'><message>\n<extra type='data'><detail to='1' count='1' bytes='1.5k'/>",
+        ),
     ];
     for (line, token, rest) in after_head {
         at_line(&error(&format!("{head}{rest}")), *line, token);
