@@ -37,7 +37,8 @@
 //! `started`, `exported`, `imported` and `finished` count the events
 //! during the slice, while `prenatal`, `active` and `suspended` are the
 //! queue sizes when the slice is sampled. Message counters are per slice.
-//! `resource` holds free memory (MB, drifting down slowly), speed (Mflop/s,
+//! `resource` holds free memory (MB, drifting down slowly: a quarter of it
+//! is gone by the end, less what queued tasks hold), speed (Mflop/s,
 //! roughly constant per rank, with noise) and the times (s) spent running
 //! tasks, idle, in the scheduler and in MPI, which add up to the slice's
 //! length (idle is high on a rank without work). Slice times are
@@ -242,7 +243,9 @@ struct Rank {
     cores: u64,
     /// Speed in hundredths of Mflop/s.
     mflops: u64,
-    /// Free memory in tenths of MB.
+    /// Free memory at the start, in tenths of MB.
+    mem0: i64,
+    /// Free memory now, in tenths of MB.
     mem: i64,
     /// Results owed to the ranks that exported tasks here: (origin, count).
     owed: Vec<(u32, u64)>,
@@ -297,7 +300,7 @@ impl Sim {
             .map(|_| Rank {
                 cores: *rng.pick(&[1, 2, 2, 4]),
                 mflops: 80_000 + rng.below(80_000) as u64,
-                mem: 5_000 + rng.below(20_000) as i64,
+                mem0: 5_000 + rng.below(20_000) as i64,
                 ..Rank::default()
             })
             .collect();
@@ -434,9 +437,12 @@ impl Sim {
             rank.started = started;
             rank.finished = leaves + parents;
             rank.active = rank.cores.min(rank.prenatal + u64::from(started > 0));
-            // Memory held by queued and waiting tasks, and a slow leak.
-            let noise = self.rng.below(7) as i64 - 3;
-            rank.mem = (rank.mem - 1 + noise / 3).max(200);
+            // A slow leak (a quarter of the memory over the run), memory
+            // held by queued and waiting tasks, and noise.
+            let leak = rank.mem0 * k as i64 / 4 / self.slices as i64;
+            let held = (rank.prenatal + rank.suspended) as i64 / 64;
+            let noise = self.rng.below(5) as i64 - 2;
+            rank.mem = (rank.mem0 - leak - held + noise).max(100);
         }
         // Results of imported tasks go back to their origins.
         for r in 0..n {
@@ -616,8 +622,7 @@ impl Sim {
             }
             let idle = dt - tasks - sched - mpi;
             let mflops = rank.mflops * (970 + self.rng.below(61) as u64) / 1_000;
-            let mem = rank.mem - (rank.prenatal + rank.suspended) as i64 / 64;
-            let mem = mem.max(100);
+            let mem = rank.mem;
             let us = |x: u64| (x / 1_000_000, x % 1_000_000);
             let ((ts, tf), (is, if_), (ss, sf), (ms, mf)) =
                 (us(tasks), us(idle), us(sched), us(mpi));
@@ -750,6 +755,21 @@ mod tests {
         for kind in MESSAGE_KINDS {
             assert!(text.contains(&format!("<extra type=\"{kind}\"")), "{kind}");
         }
+        // Free memory drifts down.
+        let mbytes: Vec<f64> = text
+            .match_indices("<rank num=\"0\">\n    <resource mbytes=\"")
+            .map(|(i, m)| {
+                let rest = &text[i + m.len()..];
+                rest[..rest.find('"').unwrap()].parse().unwrap()
+            })
+            .collect();
+        assert_eq!(mbytes.len(), 300);
+        assert!(
+            mbytes[299] < mbytes[0] * 0.8,
+            "{} {}",
+            mbytes[0],
+            mbytes[299]
+        );
     }
 
     #[test]
