@@ -22,6 +22,9 @@
 //! truncated lines, swapped or replaced fields, …) for robustness tests:
 //! its output is usually invalid.
 //!
+//! [`opents`] writes realistic OpenTS (T-system) XML traces of any size,
+//! as a stream, from a simulated run of a divide-and-conquer program.
+//!
 //! [`golden`] checks a test's output against a committed file, and
 //! rewrites the file with `TRAMA_BLESS=1`.
 //!
@@ -47,6 +50,7 @@ pub mod json;
 mod kinds;
 mod model;
 mod mutate;
+pub mod opents;
 mod options;
 pub mod otf2;
 mod rng;

@@ -36,10 +36,25 @@
 //! | `task` | `type`: a state of T-tasks (`started`, `prenatal`, `exported`, `imported`, `active`, `suspended`, `finished`); `count`: how many tasks | `detail`* |
 //! | `detail` | `count`: tasks that migrated; `to`: the rank they went to | none |
 //! | `message` | `sbytes`, `scount`, `rbytes`, `rcount`: bytes and messages sent and received | `extra`* |
-//! | `extra` | `type`: a kind of message (five kinds, mainly `ctrl` and `data`); the same counters for that kind | none |
+//! | `extra` | `type`: a kind of message (five kinds, mainly `ctrl` and `data`); the same counters for that kind | `detail`* (an extension, below) |
+//! | `detail` in `extra` (an extension) | `to`: the rank the messages went to; `count`: how many; `bytes` (optional): their size | none |
 //!
 //! The seed gives no more than this (not whether counters are per slice or
 //! totals since the start): values are mapped as they are written.
+//!
+//! The seed's excerpt elides what an `extra` holds (`...`), yet its viewer
+//! draws message arcs between pairs of nodes, so a trace must carry
+//! messages per destination somewhere. This reader accepts them as
+//! `detail`s of an `extra`, shaped like those of a `task`:
+//!
+//! ```xml
+//! <message sbytes="2536" scount="27" rbytes="1352" rcount="21">
+//!   <extra type="ctrl" sbytes="2536" scount="27" rbytes="1352" rcount="21">
+//!     <detail to="1" count="20" bytes="1800" />
+//!     <detail to="3" count="7" bytes="736" />
+//!   </extra>
+//! </message>
+//! ```
 //!
 //! # Records
 //!
@@ -52,16 +67,24 @@
 //! - at `t0` of the first slice, a [`What::Create`] of every rank
 //!   `0..ranks` (a trace without `ranks` creates each rank at `t0` of the
 //!   first slice that names it, as a `rank` or as a `to`);
-//! - at `t0`, one link of type `migration` per `detail` with a non-zero
-//!   count, from the rank to the rank `to`, valued by its task's `type`,
-//!   with the extra field `count` (an `int`) on its [`What::StartLink`];
-//!   its [`What::EndLink`] is at `t` (the migration happened during the
-//!   slice). A `to` names the destination whatever the task's type;
+//! - at `t0`, one link of type `migration` ([`MIGRATION_LINK`]) per
+//!   `detail` of a `task` with a non-zero count, from the rank to the rank
+//!   `to`, valued by its task's `type`, with the extra field `count` (an
+//!   `int`) on its [`What::StartLink`]; its [`What::EndLink`] is at `t`
+//!   (the migration happened during the slice). A `to` names the
+//!   destination whatever the task's type. Keys are `m1`, `m2`, ...;
+//! - then, at `t0`, one link of type `message` ([`MESSAGE_LINK`]) per
+//!   `detail` of an `extra` with a non-zero count, from the rank to the
+//!   rank `to`, valued by the extra's `type`, with the extra fields
+//!   `count` and (when given) `bytes`, both `int`s, on its
+//!   [`What::StartLink`]; its [`What::EndLink`] is at `t`. Keys are `s<n>`,
+//!   numbered with the migrations' (`n` counts the links of both types, so
+//!   every key is unique);
 //! - at `t`, [`What::Variable`]s set on the rank, in document order:
 //!   `memory` (`mbytes`), `speed` (`mflops`), `time_tasks`, `time_idle`,
 //!   `time_sched`, `time_mpi` (any other attribute `X` of `resource`:
-//!   `resource_X`); `tasks_<type>` (a task's `count`); and, as the format
-//!   gives no destination for messages, per-rank traffic: `msg_<attr>` for
+//!   `resource_X`); `tasks_<type>` (a task's `count`); and per-rank
+//!   traffic (the seed's format gives messages no destination): `msg_<attr>` for
 //!   each attribute of `message` (`msg_sbytes`, `msg_scount`, `msg_rbytes`,
 //!   `msg_rcount`) and `msg_<type>_<attr>` for each of an `extra`
 //!   (`msg_ctrl_sbytes`, ...);
@@ -74,7 +97,7 @@
 //! skipped with their content and counted in [`OpentsSource::skipped`].
 //! Errors name the line (quick-xml's byte positions are turned into lines
 //! as the file is read) and quote the token: malformed XML, a missing or
-//! malformed `num`, `type`, `count` or `to`, a value that is not a finite
+//! malformed `num`, `type`, `count` or `to` (or a malformed `bytes`), a value that is not a finite
 //! number, a rank beyond `ranks` or twice in a slice, a slice earlier than
 //! the one before it, text where elements are expected, or a file that
 //! ends inside the trace.
@@ -105,6 +128,10 @@ pub const MAX_RANKS: u32 = 1 << 20;
 
 /// The link type of task migrations.
 pub const MIGRATION_LINK: &str = "migration";
+
+/// The link type of messages sent from one rank to another (the
+/// `detail`s of an `extra`, an extension of the seed's format).
+pub const MESSAGE_LINK: &str = "message";
 
 /// The header of a trace (the root element's attributes).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -237,7 +264,9 @@ enum Ctx {
     Rank,
     Task(String),
     Message,
-    /// `resource`, `detail`, `extra`: no children expected.
+    /// An `extra` of this message type.
+    Extra(String),
+    /// `resource`, `detail`: no children expected.
     Leaf(&'static str),
 }
 
@@ -249,6 +278,7 @@ impl Ctx {
             Ctx::Rank => "rank",
             Ctx::Task(_) => "task",
             Ctx::Message => "message",
+            Ctx::Extra(_) => "extra",
             Ctx::Leaf(n) => n,
         }
     }
@@ -262,6 +292,8 @@ struct SliceAcc {
     seen: HashSet<u32>,
     /// (from, to, task type, count).
     migrations: Vec<(u32, u32, String, u64)>,
+    /// (from, to, message type, count, bytes).
+    messages: Vec<(u32, u32, String, u64, Option<u64>)>,
 }
 
 /// A streaming reader of an OpenTS XML trace (see the module's docs).
@@ -670,7 +702,31 @@ impl<R: Read + Send> OpentsSource<R> {
                     let var = format!("msg_{ty}_{}", a.key);
                     self.current_vars().push((var, v));
                 }
-                Ctx::Leaf("extra")
+                Ctx::Extra(ty)
+            }
+            (Ctx::Extra(ty), "detail") => {
+                let ty = ty.clone();
+                let (mut count, mut to, mut bytes) = (None, None, None);
+                for a in self.attributes(e, line)? {
+                    match a.key.as_str() {
+                        "count" => count = Some(self.count(&a, "message detail count")?),
+                        "bytes" => bytes = Some(self.count(&a, "message detail bytes")?),
+                        "to" => to = Some(self.rank_num(&a, "message detail to")?),
+                        k => self.skip(format!("attribute extra/detail/@{k}")),
+                    }
+                }
+                let count =
+                    count.ok_or_else(|| self.err(line, "<detail> of <extra> without `count`"))?;
+                let to = to.ok_or_else(|| self.err(line, "<detail> of <extra> without `to`"))?;
+                if count > 0 {
+                    let from = self.current_rank();
+                    self.slice
+                        .as_mut()
+                        .expect("inside a slice")
+                        .messages
+                        .push((from, to, ty, count, bytes));
+                }
+                Ctx::Leaf("detail")
             }
             (p, _) => {
                 // Not part of the format: skipped with its content, counted.
@@ -744,6 +800,7 @@ impl<R: Read + Send> OpentsSource<R> {
             ranks: Vec::new(),
             seen: HashSet::new(),
             migrations: Vec::new(),
+            messages: Vec::new(),
         });
         Ok(())
     }
@@ -797,6 +854,7 @@ impl<R: Read + Send> OpentsSource<R> {
             .iter()
             .map(|(r, _)| *r)
             .chain(s.migrations.iter().map(|m| m.1))
+            .chain(s.messages.iter().map(|m| m.1))
         {
             if !self.rank_paths.contains_key(&r) && fresh.insert(r) {
                 new.push(r);
@@ -809,28 +867,41 @@ impl<R: Read + Send> OpentsSource<R> {
                 what: What::Create { container },
             });
         }
-        let mut ends = Vec::with_capacity(s.migrations.len());
-        for (from, to, ty, count) in s.migrations {
+        let mut ends = Vec::with_capacity(s.migrations.len() + s.messages.len());
+        let links =
+            s.migrations
+                .into_iter()
+                .map(|(from, to, ty, count)| (MIGRATION_LINK, from, to, ty, count, None))
+                .chain(s.messages.into_iter().map(|(from, to, ty, count, bytes)| {
+                    (MESSAGE_LINK, from, to, ty, count, bytes)
+                }));
+        for (link, from, to, ty, count, bytes) in links {
             self.links += 1;
-            let key = format!("m{}", self.links);
+            // Migrations are m1, m2, ...; messages s1, s2, ... (one count for both).
+            let prefix = if link == MIGRATION_LINK { "m" } else { "s" };
+            let key = format!("{prefix}{}", self.links);
             let from = self.rank_path(from);
             let to = self.rank_path(to);
+            let mut extra = vec![("count".to_string(), count.to_string())];
+            if let Some(b) = bytes {
+                extra.push(("bytes".to_string(), b.to_string()));
+            }
             self.queue.push_back(Record {
                 time: t0,
                 what: What::StartLink {
                     container: None,
-                    ty: MIGRATION_LINK.to_string(),
+                    ty: link.to_string(),
                     from,
                     value: ty.clone(),
                     key: key.clone(),
-                    extra: vec![("count".to_string(), count.to_string())],
+                    extra,
                 },
             });
             ends.push(Record {
                 time: t,
                 what: What::EndLink {
                     container: None,
-                    ty: MIGRATION_LINK.to_string(),
+                    ty: link.to_string(),
                     to,
                     value: ty,
                     key,
@@ -885,11 +956,14 @@ impl<R: Read + Send> Source for OpentsSource<R> {
     }
 
     fn extra_fields(&self) -> Vec<ExtraField> {
-        vec![ExtraField {
-            kind: EventKind::StartLink,
-            name: "count".to_string(),
-            field_type: "int".to_string(),
-        }]
+        ["count", "bytes"]
+            .into_iter()
+            .map(|name| ExtraField {
+                kind: EventKind::StartLink,
+                name: name.to_string(),
+                field_type: "int".to_string(),
+            })
+            .collect()
     }
 }
 

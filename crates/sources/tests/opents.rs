@@ -128,11 +128,66 @@ fn small_trace_records() {
             ("element <gpu> in <rank>".to_string(), 1)
         ]
     );
-    let extras = src.extra_fields();
-    assert_eq!(extras.len(), 1);
+    let extras: Vec<String> = src
+        .extra_fields()
+        .iter()
+        .map(|x| format!("{} {} {}", x.kind.name(), x.name, x.field_type))
+        .collect();
     assert_eq!(
-        (extras[0].name.as_str(), extras[0].field_type.as_str()),
-        ("count", "int")
+        extras,
+        ["PajeStartLink count int", "PajeStartLink bytes int"]
+    );
+}
+
+/// `<detail to count bytes/>` in an `<extra>`: a `message` link per
+/// destination, after the slice's migrations, keys counted with theirs.
+#[test]
+fn message_details_become_links() {
+    let mut src = OpentsSource::open(
+        common::data("opents/messages.xml"),
+        &OpentsOptions::default(),
+    )
+    .unwrap();
+    let records = collect(&mut src).unwrap();
+    let links: Vec<String> = records
+        .iter()
+        .filter(|r| matches!(r.what, What::StartLink { .. } | What::EndLink { .. }))
+        .map(show)
+        .collect();
+    assert_eq!(
+        links,
+        [
+            // Slice 0: (0, 0.04 s].
+            r#"0 start migration rank:0 exported m1 [("count", "1")]"#,
+            r#"0 start message rank:0 ctrl s2 [("count", "20"), ("bytes", "1600")]"#,
+            r#"0 start message rank:0 ctrl s3 [("count", "5"), ("bytes", "400")]"#,
+            r#"0 start message rank:0 data s4 [("count", "2"), ("bytes", "600")]"#,
+            // Without `bytes`, only the count.
+            r#"0 start message rank:1 term s5 [("count", "3")]"#,
+            "40000000 end migration rank:2 exported m1",
+            "40000000 end message rank:1 ctrl s2",
+            "40000000 end message rank:2 ctrl s3",
+            "40000000 end message rank:1 data s4",
+            "40000000 end message rank:0 term s5",
+            // Slice 1: (0.04 s, 0.081 s].
+            r#"40000000 start message rank:2 ack s6 [("count", "1"), ("bytes", "64")]"#,
+            "81000000 end message rank:0 ack s6",
+        ]
+    );
+    // The extra's counters stay variables of the sender.
+    let vars: Vec<String> = records
+        .iter()
+        .filter(|r| matches!(&r.what, What::Variable { ty, .. } if ty.starts_with("msg_ctrl")))
+        .map(show)
+        .collect();
+    assert_eq!(vars.len(), 4, "{vars:?}");
+    let skipped: Vec<(String, u64)> = src.skipped().iter().map(|(k, v)| (k.clone(), *v)).collect();
+    assert_eq!(
+        skipped,
+        [
+            ("attribute extra/detail/@color".to_string(), 1),
+            ("element <note> in <extra>".to_string(), 1)
+        ]
     );
 }
 
@@ -220,6 +275,39 @@ fn errors_name_the_line_and_the_token() {
         (5, "ends inside <slice>", "<rank num='0'/>\n"),
         // A second trace.
         (5, "after </trace>", "</slice></trace>\n<trace/>"),
+        // Messages per destination: `to` missing, malformed or beyond; `count`
+        // missing or malformed; `bytes` malformed.
+        (
+            7,
+            "without `to`",
+            "<rank num='0'>\n<message>\n<extra type='ctrl'>\n<detail count='1'/>",
+        ),
+        (
+            6,
+            "`two`",
+            "<rank num='0'><message>\n<extra type='data'>\n<detail to='two' count='1'/>",
+        ),
+        (
+            // On the attribute's line.
+            7,
+            "`3`",
+            "<rank num='0'><message>\n<extra type='data'>\n<detail count='1'\n to='3'/>",
+        ),
+        (
+            5,
+            "without `count`",
+            "<rank num='0'><message>\n<extra type='data'><detail to='1'/>",
+        ),
+        (
+            5,
+            "`-1`",
+            "<rank num='0'><message>\n<extra type='data'><detail to='1' count='-1'/>",
+        ),
+        (
+            5,
+            "`1.5k`",
+            "<rank num='0'><message>\n<extra type='data'><detail to='1' count='1' bytes='1.5k'/>",
+        ),
     ];
     for (line, token, rest) in after_head {
         at_line(&error(&format!("{head}{rest}")), *line, token);
@@ -387,4 +475,170 @@ fn line_numbers_deep_in_a_generated_trace() {
     assert_eq!(e.location, Location::Line(line), "{e}");
     assert!(e.message.contains("`lots`"), "{e}");
     assert!(again.bytes > 2_000_000);
+}
+
+/// A trace of trama-gen's OpenTS generator reads back whole: its slices,
+/// ranks and links are those the generator wrote, and every rank's message
+/// counters agree with the links (sent: the sums of its details; received:
+/// what the others sent it in the slice).
+#[test]
+fn generated_realistic_trace_reads_back() {
+    use std::collections::HashMap;
+    use trama_gen::opents::{write_opents_counted, OpentsGenOptions, MESSAGE_KINDS};
+    use trama_sources::opents::{MESSAGE_LINK, MIGRATION_LINK};
+
+    let mut opts = OpentsGenOptions::default();
+    opts.ranks = 7;
+    opts.slices = 400;
+    let mut xml = Vec::new();
+    let stats = write_opents_counted(11, &opts, &mut xml).unwrap();
+    assert_eq!(stats.bytes, xml.len() as u64);
+    assert!(stats.migrations > 10 && stats.messages > 1_000, "{stats:?}");
+    let mut src =
+        OpentsSource::from_reader("gen.xml", &xml[..], &OpentsOptions::default()).unwrap();
+    assert_eq!(src.header().ranks, Some(7));
+    assert_eq!(src.header().cmd.as_deref(), Some("fib 40"));
+    let records = collect(&mut src).unwrap();
+    assert_eq!(src.slices(), 400);
+    assert!(src.skipped().is_empty(), "{:?}", src.skipped());
+    let rank = |p: &[trama_sources::Step]| -> u32 { p[0].name.parse().unwrap() };
+    // (time of the slice, rank, kind) → (count, bytes), sent and received;
+    // (time, rank) → tasks exported.
+    let mut sent: HashMap<(i64, u32, String), (u64, u64)> = HashMap::new();
+    let mut recvd: HashMap<(i64, u32, String), (u64, u64)> = HashMap::new();
+    let mut exported: HashMap<(i64, u32), u64> = HashMap::new();
+    let mut starts: HashMap<String, (u32, String, String, u64, u64)> = HashMap::new();
+    let (mut migrations, mut messages, mut tasks, mut msgs) = (0, 0, 0, 0);
+    let (mut creates, mut vars) = (0, Vec::new());
+    let mut last = i64::MIN;
+    for r in &records {
+        assert!(r.time >= last);
+        last = r.time;
+        match &r.what {
+            What::Create { .. } => creates += 1,
+            What::StartLink {
+                ty,
+                from,
+                value,
+                key,
+                extra,
+                ..
+            } => {
+                let field = |n: &str| -> u64 {
+                    extra
+                        .iter()
+                        .find(|(k, _)| k == n)
+                        .unwrap()
+                        .1
+                        .parse()
+                        .unwrap()
+                };
+                let count = field("count");
+                let bytes = if ty == MESSAGE_LINK {
+                    field("bytes")
+                } else {
+                    0
+                };
+                assert!(count > 0);
+                let prev = starts.insert(
+                    key.clone(),
+                    (rank(from), ty.clone(), value.clone(), count, bytes),
+                );
+                assert!(prev.is_none(), "key {key} twice");
+            }
+            What::EndLink { ty, to, key, .. } => {
+                let (from, t2, value, count, bytes) = starts.remove(key).unwrap();
+                assert_eq!(&t2, ty);
+                let to = rank(to);
+                assert_ne!(from, to);
+                if ty == MIGRATION_LINK {
+                    assert_eq!(value, "exported");
+                    migrations += 1;
+                    tasks += count;
+                    *exported.entry((r.time, from)).or_default() += count;
+                } else {
+                    assert!(MESSAGE_KINDS.contains(&value.as_str()), "{value}");
+                    messages += 1;
+                    msgs += count;
+                    let s = sent.entry((r.time, from, value.clone())).or_default();
+                    s.0 += count;
+                    s.1 += bytes;
+                    let s = recvd.entry((r.time, to, value)).or_default();
+                    s.0 += count;
+                    s.1 += bytes;
+                }
+            }
+            What::Variable {
+                container,
+                ty,
+                value,
+                ..
+            } => vars.push((r.time, rank(container), ty.clone(), *value)),
+            _ => {}
+        }
+    }
+    assert!(starts.is_empty());
+    assert_eq!(creates, 7);
+    assert_eq!((migrations, messages), (stats.migrations, stats.messages));
+    assert_eq!((tasks, msgs), (stats.tasks_exported, stats.messages_sent));
+    // Every rank of every slice has its counters; those of a kind it did
+    // not use are left out (zero).
+    let mut seen_ranks: HashMap<i64, u32> = HashMap::new();
+    for (t, r, ty, v) in &vars {
+        if ty == "memory" {
+            *seen_ranks.entry(*t).or_default() += 1;
+        }
+        if ty == "tasks_exported" {
+            assert_eq!(exported.get(&(*t, *r)).copied().unwrap_or(0) as f64, *v);
+        }
+        for (dir, map) in [("s", &sent), ("r", &recvd)] {
+            for (what, i) in [("count", 0), ("bytes", 1)] {
+                let attr = format!("{dir}{what}");
+                for kind in MESSAGE_KINDS {
+                    if *ty == format!("msg_{kind}_{attr}") {
+                        let (c, b) = map
+                            .get(&(*t, *r, kind.to_string()))
+                            .copied()
+                            .unwrap_or((0, 0));
+                        let want = if i == 0 { c } else { b };
+                        assert_eq!(*v, want as f64, "slice at {t}, rank {r}, {ty}");
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(seen_ranks.len(), 400);
+    assert!(seen_ranks.values().all(|n| *n == 7));
+    // A message's counters are the sums over its kinds.
+    let times: std::collections::BTreeSet<i64> = vars.iter().map(|v| v.0).collect();
+    let mut by_rank: HashMap<(i64, u32), HashMap<String, f64>> = HashMap::new();
+    for (t, r, ty, v) in &vars {
+        by_rank.entry((*t, *r)).or_default().insert(ty.clone(), *v);
+    }
+    for ((t, r), v) in &by_rank {
+        for attr in ["sbytes", "scount", "rbytes", "rcount"] {
+            let sum: f64 = MESSAGE_KINDS
+                .iter()
+                .filter_map(|k| v.get(&format!("msg_{k}_{attr}")))
+                .sum();
+            assert_eq!(
+                v[&format!("msg_{attr}")],
+                sum,
+                "slice at {t}, rank {r}, {attr}"
+            );
+        }
+        // The times add up to the slice's length, about 1/25 s.
+        let time: f64 = ["time_tasks", "time_idle", "time_sched", "time_mpi"]
+            .iter()
+            .map(|k| v[*k])
+            .sum();
+        let prev = times
+            .range(..*t)
+            .next_back()
+            .copied()
+            .unwrap_or(t - 40_000_000);
+        let length = (t - prev) as f64 / 1e9;
+        assert!((time - length).abs() < 1e-9, "{time} s at {t}, rank {r}");
+        assert!((0.037..0.043).contains(&length), "{length}");
+    }
 }

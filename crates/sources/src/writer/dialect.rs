@@ -204,9 +204,15 @@ impl Dialect {
     /// with exactly those extras exists.
     pub fn with_extras(mut self, kind: EventKind, extras: &[(&str, FieldType)]) -> Dialect {
         let names: Vec<&str> = extras.iter().map(|e| e.0).collect();
-        if self.find(kind, &names).is_some() {
-            return self;
+        if self.find(kind, &names).is_none() {
+            self.add(kind, extras);
         }
+        self
+    }
+
+    /// Adds a definition of `kind` with the standard fields and `extras`;
+    /// its index.
+    fn add(&mut self, kind: EventKind, extras: &[(&str, FieldType)]) -> usize {
         let base = Dialect::standard()
             .defs
             .into_iter()
@@ -229,7 +235,31 @@ impl Dialect {
         }
         self.header.push_str(&def.to_header());
         self.defs.push(def);
-        self
+        self.defs.len() - 1
+    }
+
+    /// Adds a definition of `kind` whose extra fields are exactly `names`,
+    /// when each is an extra field of another definition of `kind` (taking
+    /// its type from the first such); its index, `None` when a name is
+    /// unknown.
+    pub(super) fn derive(&mut self, kind: EventKind, names: &[&str]) -> Option<usize> {
+        let mut extras = Vec::with_capacity(names.len());
+        for name in names {
+            let ty = self
+                .defs
+                .iter()
+                .filter(|d| d.kind() == kind)
+                .find_map(|d| {
+                    d.fields()
+                        .iter()
+                        .filter(|(f, _)| *f == Field::Extra)
+                        .zip(d.extra_names())
+                        .find(|(_, n)| &***n == *name)
+                        .map(|((_, t), _)| *t)
+                })?;
+            extras.push((*name, ty));
+        }
+        Some(self.add(kind, &extras))
     }
 
     /// The definition of `kind` whose extra fields are exactly `extras`.

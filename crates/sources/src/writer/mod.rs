@@ -17,7 +17,10 @@
 //! Field order and extra fields follow a [`Dialect`]: PajeNG's reference
 //! header ([`Dialect::standard`]) or any header given as text
 //! ([`Dialect::from_header`]). A record with extra fields is written with
-//! the definition of its kind whose extra fields have exactly those names.
+//! the definition of its kind whose extra fields have exactly those names;
+//! when there is none but each name is an extra field of some definition of
+//! its kind, such a definition is added (with those fields' types) and
+//! declared right before the record.
 //!
 //! Times are printed as seconds from [`WriterOptions::origin`] with
 //! [`WriterOptions::decimals`] decimals, exactly (integer arithmetic).
@@ -361,7 +364,18 @@ impl<W: Write> PajeWriter<W> {
             self.plain[kind as usize]
         } else {
             let names: Vec<&str> = extra.iter().map(|(n, _)| n.as_str()).collect();
-            self.dialect.find(kind, &names)
+            match self.dialect.find(kind, &names) {
+                Some(i) => Some(i),
+                // Another set of fields the header knows: defined here, on first use.
+                None => match self.dialect.derive(kind, &names) {
+                    Some(i) => {
+                        self.out
+                            .write_all(self.dialect.defs()[i].to_header().as_bytes())?;
+                        Some(i)
+                    }
+                    None => None,
+                },
+            }
         };
         let i = i.ok_or_else(|| {
             let names: Vec<&str> = extra.iter().map(|(n, _)| n.as_str()).collect();
@@ -556,6 +570,37 @@ mod tests {
         };
         let e = write(&[bad], Dialect::standard()).unwrap_err().to_string();
         assert!(e.contains("PajePopState") && e.contains("Nope"), "{e}");
+    }
+
+    #[test]
+    fn other_sets_of_known_extras_are_defined_on_first_use() {
+        let p = path(&[("P", "r0")]);
+        let link = |key: &str, extra: Vec<(String, String)>| Record {
+            time: 5,
+            what: What::StartLink {
+                container: None,
+                ty: "L".into(),
+                from: p.clone(),
+                value: "PTP".into(),
+                key: key.into(),
+                extra,
+            },
+        };
+        // The standard header has links with Size, and with Size and Mark; not with Mark alone.
+        let recs = vec![
+            link("k1", vec![("Mark".into(), "7".into())]),
+            link("k2", vec![("Mark".into(), "8".into())]),
+        ];
+        let out = write(&recs, Dialect::standard()).unwrap();
+        let def = "%EventDef PajeStartLink 21\n";
+        assert_eq!(out.matches(def).count(), 1, "{out}");
+        let at = out.find(def).unwrap();
+        let tail = &out[at..];
+        assert!(tail.contains("Mark\tstring\n%EndEventDef\n"), "{tail}");
+        assert!(!tail.contains("Size"), "{tail}");
+        let first = out.find("21 0.000000005 0 L r0 PTP k1 7").unwrap();
+        assert!(at < first, "{out}");
+        assert!(out.contains("\n21 0.000000005 0 L r0 PTP k2 8\n"), "{out}");
     }
 
     #[test]
