@@ -73,16 +73,19 @@ export class NodeView {
     const pos = [];
     for (let i = 0; i < n; i++) {
       const s = saved && saved[this.stage.nodes[i].name];
-      pos.push(Array.isArray(s) && s.length === 2 && s.every(isFinite) ? s : this.defaultPlace(i, n));
+      // Not saved: placed at the first drawing, which knows the room.
+      pos.push(Array.isArray(s) && s.length === 2 && s.every(isFinite) ? s : null);
     }
     return pos;
   }
 
-  // Around a circle up to 24 nodes, else a grid; in [0, 1]².
-  defaultPlace(i, n) {
+  // Around a circle up to 24 nodes (a circle on screen: W × H wide), else
+  // a grid; in [0, 1]².
+  defaultPlace(i, n, W = 1, H = 1) {
     if (n <= 24) {
       const a = -Math.PI / 2 + (2 * Math.PI * i) / Math.max(1, n);
-      return n === 1 ? [0.5, 0.5] : [0.5 + 0.4 * Math.cos(a), 0.5 + 0.4 * Math.sin(a)];
+      const m = Math.min(W, H);
+      return n === 1 ? [0.5, 0.5] : [0.5 + (0.4 * m / W) * Math.cos(a), 0.5 + (0.4 * m / H) * Math.sin(a)];
     }
     const cols = Math.ceil(Math.sqrt(n * 1.5));
     const rows = Math.ceil(n / cols);
@@ -102,7 +105,10 @@ export class NodeView {
 
   radius(W, H) {
     const n = Math.max(1, this.stage.nodes.length);
-    return Math.max(4, Math.min(56, Math.min(W, H) / (2.6 * Math.sqrt(n) + 1.5)));
+    let r = Math.min(W, H) / (2.6 * Math.sqrt(n) + 1.5);
+    // Around a circle: neighbours apart, with room for the arcs.
+    if (n > 1 && n <= 24) r = Math.min(r, 0.5 * 0.4 * Math.min(W, H) * Math.sin(Math.PI / n));
+    return Math.max(4, Math.min(56, r));
   }
 
   xy(i, W, H) {
@@ -203,6 +209,8 @@ export class NodeView {
     if (!f) { svg.replaceChildren(); return; }
     const { W, H } = this.box();
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    const n = this.stage.nodes.length;
+    for (let i = 0; i < n; i++) if (!this.pos[i]) this.pos[i] = this.defaultPlace(i, n, W, H);
     const R = this.radius(W, H);
     const ind = this.indicators(f);
     const pairs = this.pairs(f);

@@ -79,7 +79,7 @@ export class Player {
       const old = this.nodeView;
       old.info = info;
       old.stage = info.stage;
-      while (old.pos.length < info.stage.nodes.length) old.pos.push(old.defaultPlace(old.pos.length, info.stage.nodes.length));
+      while (old.pos.length < info.stage.nodes.length) old.pos.push(null);
       return;
     }
     this.nodeView = new NodeView(this, info, this.meta?.name ?? "");

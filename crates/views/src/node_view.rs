@@ -32,13 +32,20 @@ const PANEL: f64 = 210.0;
 /// the nodes' radius: centre x, centre y, radius (pixels).
 pub fn node_place(i: usize, n: usize, width: u32, height: u32) -> (f64, f64, f64) {
     let (w, h) = (width as f64 - PANEL, height as f64 - 30.0);
-    let r = (w.min(h) / (2.6 * (n.max(1) as f64).sqrt() + 1.5)).clamp(4.0, 56.0);
+    let mut r = w.min(h) / (2.6 * (n.max(1) as f64).sqrt() + 1.5);
+    if (2..=24).contains(&n) {
+        // Around a circle: neighbours apart, with room for the arcs.
+        r = r.min(0.5 * 0.4 * w.min(h) * (std::f64::consts::PI / n as f64).sin());
+    }
+    let r = r.clamp(4.0, 56.0);
     let (u, v) = if n <= 24 {
         if n == 1 {
             (0.5, 0.5)
         } else {
+            // A circle on the picture, whatever its shape.
             let a = -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * i as f64 / n as f64;
-            (0.5 + 0.4 * a.cos(), 0.5 + 0.4 * a.sin())
+            let m = w.min(h);
+            (0.5 + 0.4 * m / w * a.cos(), 0.5 + 0.4 * m / h * a.sin())
         }
     } else {
         let cols = (n as f64 * 1.5).sqrt().ceil();

@@ -210,3 +210,28 @@ pub async fn at(c: &Client, t: f64, label: &str) -> (f64, f64) {
         .unwrap_or_else(|| panic!("the row {label} is on screen"));
     (x, y)
 }
+
+/// A drag with the left button from `(x0, y0)` to `(x1, y1)`, in steps.
+pub async fn drag(c: &Client, (x0, y0): (f64, f64), (x1, y1): (f64, f64)) {
+    let mut m = MouseActions::new("mouse".into())
+        .then(PointerAction::MoveTo {
+            duration: None,
+            x: x0,
+            y: y0,
+        })
+        .then(PointerAction::Down {
+            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
+        });
+    for k in 1..=5 {
+        let f = k as f64 / 5.0;
+        m = m.then(PointerAction::MoveTo {
+            duration: Some(std::time::Duration::from_millis(20)),
+            x: x0 + (x1 - x0) * f,
+            y: y0 + (y1 - y0) * f,
+        });
+    }
+    m = m.then(PointerAction::Up {
+        button: fantoccini::actions::MOUSE_BUTTON_LEFT,
+    });
+    c.perform_actions(m).await.unwrap();
+}
