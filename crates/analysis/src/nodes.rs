@@ -291,7 +291,7 @@ impl NodeStage {
 }
 
 /// Puts the items of `old` (by key) first in `new`, in their order.
-fn keep_first<T, K: Eq + std::hash::Hash>(new: &mut Vec<T>, old: &[T], key: impl Fn(&T) -> K) {
+fn keep_first<T, K: Eq + std::hash::Hash>(new: &mut [T], old: &[T], key: impl Fn(&T) -> K) {
     let rank: HashMap<K, usize> = old.iter().enumerate().map(|(i, x)| (key(x), i)).collect();
     new.sort_by_key(|x| rank.get(&key(x)).copied().unwrap_or(usize::MAX));
 }
@@ -468,7 +468,9 @@ impl NodeLinks {
     pub fn arcs(&self, t0: f64, t1: f64) -> Vec<NodeArc> {
         let hi = self.links.partition_point(|l| l.start <= t1);
         let lo = self.latest[..hi].partition_point(|x| *x < t0);
-        let mut arcs: HashMap<(u32, u32, u32, u32), (u32, f64, Option<f64>)> = HashMap::new();
+        // (from, to, type, value) -> (links, count, bytes).
+        type Key = (u32, u32, u32, u32);
+        let mut arcs: HashMap<Key, (u32, f64, Option<f64>)> = HashMap::new();
         for l in &self.links[lo..hi] {
             let inside = if t1 > t0 {
                 (l.start < t1 && l.end > t0) || (l.start == l.end && l.start >= t0 && l.start < t1)
