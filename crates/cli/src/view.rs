@@ -98,21 +98,25 @@ impl NodeViewArgs {
 }
 
 /// A file read as it grows: at its end, waits for more instead of ending;
-/// except the first time, so that what is there already is sniffed for its
-/// format without waiting for more.
+/// except once when the file is shorter than the head its format is
+/// sniffed from, so that what is there already is sniffed without waiting
+/// for more (a reader past the head never sees an end: an XML or text
+/// line cut by the writer is completed when it comes).
 struct Follow {
     file: std::fs::File,
     sniffed: bool,
+    read: u64,
 }
 
 impl std::io::Read for Follow {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         loop {
             let n = self.file.read(buf)?;
+            self.read += n as u64;
             if n > 0 || buf.is_empty() {
                 return Ok(n);
             }
-            if !self.sniffed {
+            if !self.sniffed && self.read < trama_open::HEAD as u64 {
                 self.sniffed = true;
                 return Ok(0);
             }
@@ -160,6 +164,7 @@ fn stream(a: &ViewArgs, opts: &ViewerOptions) -> anyhow::Result<ExitCode> {
                     Follow {
                         file,
                         sniffed: false,
+                        read: 0,
                     },
                 )
                 .map_err(anyhow::Error::from)

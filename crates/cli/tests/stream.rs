@@ -168,3 +168,57 @@ fn a_followed_file_is_played_as_it_grows() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn a_followed_opents_trace_cut_inside_an_element_is_played_as_it_grows() {
+    let mut g = trama_gen::opents::OpentsGenOptions::default();
+    (g.ranks, g.slices) = (4, 200);
+    let mut xml = Vec::new();
+    trama_gen::opents::write_opents(5, &g, &mut xml).unwrap();
+    // Cut well past the head the format is sniffed from, inside a tag.
+    let mut cut = xml.len() * 2 / 5;
+    while xml[cut - 1] != b'<' {
+        cut += 1;
+    }
+    cut += 3;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fib.xml");
+    std::fs::write(&path, &xml[..cut]).unwrap();
+    let (mut child, url) = start(
+        &[
+            "--follow",
+            "--rate",
+            "0.04",
+            "--play-speed",
+            "1",
+            path.to_str().unwrap(),
+        ],
+        Stdio::null(),
+    );
+    // The slices written are played; the stream waits inside the element.
+    frames_until(&url, |f, _| f.len() > 40);
+    std::thread::sleep(Duration::from_millis(300));
+    let reply = get(&url, "api/stream?after=1000000&version=1");
+    assert_eq!(reply["done"], Value::Bool(false), "following: {reply}");
+    assert!(reply["error"].is_null(), "{reply}");
+    // The rest, appended, is played to the last slice, with its ranks.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    f.write_all(&xml[cut..]).unwrap();
+    drop(f);
+    // (Times count from the first slice; the last ones wait for an event
+    // past their end, as at any live edge.)
+    let (later, _) = frames_until(&url, |_, r| {
+        r["time"].as_f64().unwrap_or(0.0) >= 180.0 * 0.04
+    });
+    let last = later.last().expect("frames after the append");
+    assert_eq!(
+        last["nodes"]["nodes"].as_array().unwrap().len(),
+        4,
+        "{last}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
