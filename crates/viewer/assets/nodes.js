@@ -9,6 +9,12 @@
 const SVG = "http://www.w3.org/2000/svg";
 // One colour per OpenTS task state, in the seed's order.
 const TASK_COLORS = ["#4c78a8", "#9ecae9", "#f58518", "#54a24b", "#e45756", "#b279a2", "#72b7b2"];
+const TASK_STATES = ["started", "prenatal", "exported", "imported", "active", "suspended", "finished"];
+// A task state's colour, the same whatever states a stream has shown yet.
+const taskColor = (label, k) => {
+  const i = TASK_STATES.indexOf(label);
+  return i >= 0 ? TASK_COLORS[i] : ["#888", "#bbb", "#555"][k % 3];
+};
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 const num = (x) => {
   if (x == null || !isFinite(x)) return "–";
@@ -107,7 +113,7 @@ export class NodeView {
     const n = Math.max(1, this.stage.nodes.length);
     let r = Math.min(W, H) / (2.6 * Math.sqrt(n) + 1.5);
     // Around a circle: neighbours apart, with room for the arcs.
-    if (n > 1 && n <= 24) r = Math.min(r, 0.5 * 0.4 * Math.min(W, H) * Math.sin(Math.PI / n));
+    if (n > 1 && n <= 24) r = Math.min(r, 0.65 * 0.4 * Math.min(W, H) * Math.sin(Math.PI / n));
     return Math.max(4, Math.min(56, r));
   }
 
@@ -155,7 +161,7 @@ export class NodeView {
     if (st.indicators.kind === "variables") {
       return st.indicators.variables.map((v, k) => ({
         label: st.indicators.labels[k],
-        color: TASK_COLORS[k % TASK_COLORS.length],
+        color: taskColor(st.indicators.labels[k], k),
         value: (i) => f.nodes[i]?.variables[v] ?? 0,
         max: Math.max(1e-12, (this.maxima || this.running || [])[v] || 0),
       }));

@@ -35,7 +35,7 @@ pub fn node_place(i: usize, n: usize, width: u32, height: u32) -> (f64, f64, f64
     let mut r = w.min(h) / (2.6 * (n.max(1) as f64).sqrt() + 1.5);
     if (2..=24).contains(&n) {
         // Around a circle: neighbours apart, with room for the arcs.
-        r = r.min(0.5 * 0.4 * w.min(h) * (std::f64::consts::PI / n as f64).sin());
+        r = r.min(0.65 * 0.4 * w.min(h) * (std::f64::consts::PI / n as f64).sin());
     }
     let r = r.clamp(4.0, 56.0);
     let (u, v) = if n <= 24 {
@@ -83,7 +83,12 @@ fn indicators(
             .enumerate()
             .map(|(k, (v, label))| Indicator {
                 label: label.clone(),
-                color: TASK_COLORS[k % TASK_COLORS.len()].to_string(),
+                // By the state, whatever states the run has.
+                color: trama_analysis::TASK_STATES
+                    .iter()
+                    .position(|s| s == label)
+                    .map_or(["#888888", "#bbbbbb", "#555555"][k % 3], |i| TASK_COLORS[i])
+                    .to_string(),
                 values: f
                     .nodes
                     .iter()

@@ -4,7 +4,7 @@
 //! colour, from the frame model (checked against the analyses in
 //! trama-analysis's `tests/nodes.rs`).
 
-use trama_analysis::{node_frame, Indicators, NodeLinks, NodeStage, Window};
+use trama_analysis::{node_frame, Indicators, NodeLinks, NodeStage, Window, TASK_STATES};
 use trama_views::{node_place, record, Animation, RecordOptions, Recording, TASK_COLORS};
 
 fn rgb(hex: &str) -> [u8; 3] {
@@ -39,7 +39,7 @@ fn recorded_indicators_follow_the_node_frames() {
     let window = Window::of(&trace);
     let stage = NodeStage::new(&trace, None, None, true).unwrap();
     let links = NodeLinks::new(&trace, &stage);
-    let Indicators::Variables { variables, .. } = &stage.indicators else {
+    let Indicators::Variables { variables, labels } = &stage.indicators else {
         panic!("task counts expected");
     };
     let mut checked = (0, 0);
@@ -75,7 +75,9 @@ fn recorded_indicators_follow_the_node_frames() {
                     let share = (f.nodes[i].variables[*v as usize].unwrap_or(0.0)
                         / stage.maxima[*v as usize])
                         .clamp(0.0, 1.0);
-                    let color = rgb(TASK_COLORS[j]);
+                    // Each state its colour, whatever states the run has.
+                    let state = TASK_STATES.iter().position(|s| *s == labels[j]).unwrap();
+                    let color = rgb(TASK_COLORS[state]);
                     let what = format!("style {style}, frame {k}, node {i}, indicator {j}");
                     if style == 0 {
                         let side = r * std::f64::consts::SQRT_2 * 0.92;
