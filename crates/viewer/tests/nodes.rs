@@ -20,22 +20,10 @@ use serde_json::{json, Value};
 use trama_analysis::{node_frame, pair_totals, ArcKind, NodeLinks, NodeStage};
 use trama_open::{LoadOptions, Source};
 use trama_viewer::{start, ViewerOptions};
-use webdriver::{browser, click, drag, driver, js, move_to, until};
+use webdriver::{browser, click, drag, driver, js, move_to, set, until};
 
 async fn nodes(c: &Client) -> Value {
     js(c, "return window.trama.frame().nodes").await
-}
-
-/// Sets a control of the player, as choosing in it does.
-async fn set(c: &Client, id: &str, value: &str) {
-    js(
-        c,
-        &format!(
-            "const e = document.getElementById('{id}'); e.value = {}; e.dispatchEvent(new Event('change')); return true;",
-            json!(value)
-        ),
-    )
-    .await;
 }
 
 /// A number as the panel writes it (`1.23k`).

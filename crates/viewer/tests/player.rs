@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use trama_open::{LoadOptions, Source};
 use trama_sim::Trace;
 use trama_viewer::{start, Running, ViewerOptions};
-use webdriver::{browser, click, driver, js, until};
+use webdriver::{browser, click, driver, js, set, until};
 
 fn load(path: &Path) -> Trace {
     let mut o = LoadOptions::default();
@@ -103,18 +103,6 @@ async fn pixel(c: &Client, id: &str, x: f64, y: f64) -> String {
     .as_str()
     .unwrap()
     .to_string()
-}
-
-/// Sets a control of the player, as typing in it does.
-async fn set(c: &Client, id: &str, value: &str) {
-    js(
-        c,
-        &format!(
-            "const e = document.getElementById('{id}'); e.value = {}; e.dispatchEvent(new Event('change')); return true;",
-            json!(value)
-        ),
-    )
-    .await;
 }
 
 async fn frame(c: &Client) -> Value {

@@ -9,23 +9,7 @@ use trama_views::{
     draw_process_frame, record, value_colors, Animation, Film, RecordOptions, Recording,
 };
 
-fn rgb(hex: &str) -> [u8; 3] {
-    let v = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).unwrap();
-    [v(1), v(3), v(5)]
-}
-
-/// Frames of a recording as RGBA buffers.
-fn gif_frames(bytes: &[u8]) -> Vec<Vec<u8>> {
-    let mut o = gif::DecodeOptions::new();
-    o.set_color_output(gif::ColorOutput::RGBA);
-    let mut d = o.read_info(bytes).unwrap();
-    let mut out = Vec::new();
-    while let Some(f) = d.read_next_frame().unwrap() {
-        assert_eq!((f.left, f.top), (0, 0), "whole frames");
-        out.push(f.buffer.to_vec());
-    }
-    out
-}
+use common::{gif_frames, rgb};
 
 fn apng_frames(bytes: &[u8]) -> Vec<Vec<u8>> {
     let mut d = png::Decoder::new(bytes).read_info().unwrap();

@@ -7,21 +7,9 @@
 use trama_analysis::{node_frame, Indicators, NodeLinks, NodeStage, Window, TASK_STATES};
 use trama_views::{node_place, record, Animation, RecordOptions, Recording, TASK_COLORS};
 
-fn rgb(hex: &str) -> [u8; 3] {
-    let v = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).unwrap();
-    [v(1), v(3), v(5)]
-}
+mod common;
 
-fn gif_frames(bytes: &[u8]) -> Vec<Vec<u8>> {
-    let mut o = gif::DecodeOptions::new();
-    o.set_color_output(gif::ColorOutput::RGBA);
-    let mut d = o.read_info(bytes).unwrap();
-    let mut out = Vec::new();
-    while let Some(f) = d.read_next_frame().unwrap() {
-        out.push(f.buffer.to_vec());
-    }
-    out
-}
+use common::{gif_frames, rgb};
 
 fn opents() -> trama_sim::Trace {
     let path = concat!(

@@ -235,3 +235,15 @@ pub async fn drag(c: &Client, (x0, y0): (f64, f64), (x1, y1): (f64, f64)) {
     });
     c.perform_actions(m).await.unwrap();
 }
+
+/// Sets a control of the page, as typing or choosing in it does.
+pub async fn set(c: &Client, id: &str, value: &str) {
+    js(
+        c,
+        &format!(
+            "const e = document.getElementById('{id}'); e.value = {}; e.dispatchEvent(new Event('change')); return true;",
+            json!(value)
+        ),
+    )
+    .await;
+}
