@@ -269,6 +269,22 @@ export class NodeView {
         s += `<rect class="ind" data-k="${k}" x="${(x0 + k * bw + 0.5).toFixed(1)}" y="${(base - h).toFixed(1)}" width="${Math.max(1, bw - 1).toFixed(1)}" height="${Math.max(h, 0.5).toFixed(1)}" fill="${d.color}"/>`;
       });
       s += `<line x1="${x0.toFixed(1)}" x2="${(-x0).toFixed(1)}" y1="${base.toFixed(1)}" y2="${base.toFixed(1)}" stroke="#999"/>`;
+    } else if (this.stage.indicators.kind === "states") {
+      // States: a pie of the frame's shares.
+      const r0 = R - 2, p = (a) => `${(r0 * Math.cos(a)).toFixed(1)},${(r0 * Math.sin(a)).toFixed(1)}`;
+      let a0 = -Math.PI / 2;
+      ind.forEach((d, k) => {
+        const share = Math.max(0, Math.min(1, d.value(i)));
+        if (share <= 0) return;
+        if (share >= 0.9999) {
+          s += `<circle class="ind" data-k="${k}" r="${r0.toFixed(1)}" fill="${d.color}"/>`;
+          return;
+        }
+        const a1 = a0 + 2 * Math.PI * share;
+        s += `<path class="ind" data-k="${k}" d="M0,0 L${p(a0)} A${r0.toFixed(1)},${r0.toFixed(1)} 0 ${share > 0.5 ? 1 : 0} 1 ${p(a1)} Z" fill="${d.color}" stroke="#fff" stroke-width="0.5"/>`;
+        a0 = a1;
+      });
+      s += `<circle class="ind-rim" r="${r0.toFixed(1)}" fill="none" stroke="#ddd" stroke-width="0.5"/>`;
     } else {
       // Sectors: equal angles, the radius growing with the value.
       const n = ind.length, r0 = R - 2;

@@ -6,7 +6,7 @@
 //! grid, with its status indicators inscribed: OpenTS's task counts (or
 //! each state value's share of the frame), as bars standing in the
 //! inscribed square (style 0) or as sectors of equal angle whose radius
-//! grows with the value (style 1), each scaled by the highest value a node
+//! grows with the value (style 1; state shares: a pie), each scaled by the highest value a node
 //! reaches over the run. Arcs of the chosen kind ([`ArcKind`]) go from
 //! sender to receiver, bent so that both directions show, their width
 //! growing with the logarithm of what they carry, labelled by it. A panel
@@ -205,7 +205,8 @@ pub fn draw_node_frame(
             r##"<circle cx="{x:.1}" cy="{y:.1}" r="{r:.1}" fill="#fff" stroke="#555" stroke-width="1.5"/>"##
         );
         if r >= 10.0 && !ind.is_empty() {
-            inscribe(&mut body, &ind, i, x, y, r, style.sbars_style);
+            let states = matches!(stage.indicators, Indicators::States);
+            inscribe(&mut body, &ind, i, (x, y, r), style.sbars_style, states);
         }
         let _ = write!(
             body,
@@ -318,7 +319,15 @@ pub fn draw_node_frame(
 }
 
 /// The indicators of node `i`, in its circle at (x, y) of radius r.
-fn inscribe(body: &mut String, ind: &[Indicator], i: usize, x: f64, y: f64, r: f64, style: u8) {
+#[allow(clippy::too_many_arguments)]
+fn inscribe(
+    body: &mut String,
+    ind: &[Indicator],
+    i: usize,
+    (x, y, r): (f64, f64, f64),
+    style: u8,
+    states: bool,
+) {
     let k = ind.len() as f64;
     if style == 0 {
         let side = r * std::f64::consts::SQRT_2 * 0.92;
@@ -341,6 +350,35 @@ fn inscribe(body: &mut String, ind: &[Indicator], i: usize, x: f64, y: f64, r: f
             r##"<line x1="{x0:.1}" x2="{:.1}" y1="{base:.1}" y2="{base:.1}" stroke="#999"/>"##,
             x0 + side
         );
+    } else if states {
+        // States: a pie of the frame's shares.
+        let r0 = r - 2.0;
+        let p = |a: f64| format!("{:.1},{:.1}", x + r0 * a.cos(), y + r0 * a.sin());
+        let mut a0 = -std::f64::consts::FRAC_PI_2;
+        for d in ind {
+            let share = d.values[i].clamp(0.0, 1.0);
+            if share <= 0.0 {
+                continue;
+            }
+            if share >= 0.9999 {
+                let _ = write!(
+                    body,
+                    r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r0:.1}" fill="{}"/>"#,
+                    d.color
+                );
+                continue;
+            }
+            let a1 = a0 + std::f64::consts::TAU * share;
+            let _ = write!(
+                body,
+                r##"<path d="M{x:.1},{y:.1} L{} A{r0:.1},{r0:.1} 0 {} 1 {} Z" fill="{}" stroke="#fff" stroke-width="0.5"/>"##,
+                p(a0),
+                u8::from(share > 0.5),
+                p(a1),
+                d.color
+            );
+            a0 = a1;
+        }
     } else {
         let r0 = r - 2.0;
         for (j, d) in ind.iter().enumerate() {
@@ -370,6 +408,8 @@ fn inscribe(body: &mut String, ind: &[Indicator], i: usize, x: f64, y: f64, r: f
 
 /// A number with an SI suffix, three significant digits.
 fn si(x: f64) -> String {
+    // An empty sum is -0.
+    let x = if x == 0.0 { 0.0 } else { x };
     let a = x.abs();
     for (v, s) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
         if a >= v {
