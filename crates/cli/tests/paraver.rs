@@ -79,6 +79,8 @@ fn the_samples_have_their_records_counted() {
         let summary = out(&["check", p]);
         assert!(summary.contains("valid Pajé trace"), "{summary}");
         assert!(summary.contains("a Paraver trace"), "{summary}");
+        // Its size is that of the Pajé text it is read as, and says so.
+        assert!(summary.contains("bytes of Pajé text"), "{summary}");
         assert_eq!(checked(&summary), counted, "{p}: {summary}");
         assert_eq!(dumped(&out(&["dump", p])), counted, "{p}");
     }

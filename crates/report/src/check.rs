@@ -69,13 +69,25 @@ pub fn check_summary(
         )?,
         f => writeln!(
             o,
-            "  input       {}, {} bytes, {} events, {} event definitions (from {} lines or records)",
+            "  input       {}, {} bytes{}, {} events, {} event definitions (from {} lines or records)",
             match f {
                 Format::Ptb => "binary (.ptb)",
                 Format::RastroPaje => "libRastro binary Pajé (.rst)",
                 other => other.describe(),
             },
             st.bytes,
+            // Sources read as records are counted as the Pajé text they
+            // are written to, not as their file.
+            match f {
+                Format::Rastro
+                | Format::Clog2
+                | Format::Ganglia
+                | Format::Pcp
+                | Format::Sched
+                | Format::Opents
+                | Format::Paraver => " of Pajé text",
+                _ => "",
+            },
             st.events,
             st.definitions.len(),
             st.lines,
