@@ -379,31 +379,53 @@ impl NodeLinks {
     pub fn new(trace: &Trace, stage: &NodeStage) -> NodeLinks {
         let m = &trace.model;
         let bytes = stage.bytes_field.as_deref();
-        let items = m
-            .lists
-            .iter()
-            .enumerate()
-            .filter(|(_, info)| info.kind == TypeKind::Link)
-            .flat_map(|(l, info)| {
-                let ty = m.label(m.ty(info.ty).name);
-                (0..trace.lists[l].len()).filter_map(move |i| {
-                    let e = trace.entity(ListId(l as u32), i);
-                    Some(LinkItem {
-                        ty: ty.clone(),
-                        value: e
-                            .value
-                            .map(|v| m.label(m.value(v).name))
-                            .unwrap_or_default(),
-                        from: e.from?,
-                        to: e.to?,
-                        start: e.start,
-                        end: e.end,
-                        count: size_of(m, e.extras, "count"),
-                        bytes: bytes.and_then(|f| size_of(m, e.extras, f)),
-                    })
-                })
+        let mut out = NodeLinks::default();
+        // Names by the model's ids, read once each.
+        let mut types: HashMap<u32, u32> = HashMap::new();
+        let mut values: HashMap<u32, u32> = HashMap::new();
+        for (l, info) in m.lists.iter().enumerate() {
+            if info.kind != TypeKind::Link {
+                continue;
+            }
+            let ty = *types.entry(info.ty.0).or_insert_with(|| {
+                out.types.push(m.label(m.ty(info.ty).name));
+                out.types.len() as u32 - 1
             });
-        let mut out = NodeLinks::of(stage, items);
+            for i in 0..trace.lists[l].len() {
+                let e = trace.entity(ListId(l as u32), i);
+                let (Some(from), Some(to)) = (e.from, e.to) else {
+                    continue;
+                };
+                let (Some(from), Some(to)) = (stage.node_of(from), stage.node_of(to)) else {
+                    continue;
+                };
+                let value = match e.value {
+                    Some(v) => *values.entry(v.0).or_insert_with(|| {
+                        out.values.push(m.label(m.value(v).name));
+                        out.values.len() as u32 - 1
+                    }),
+                    None => *values.entry(u32::MAX).or_insert_with(|| {
+                        out.values.push(String::new());
+                        out.values.len() as u32 - 1
+                    }),
+                };
+                out.links.push(NodeLink {
+                    start: e.start,
+                    end: if e.end < e.start {
+                        f64::INFINITY
+                    } else {
+                        e.end
+                    },
+                    from,
+                    to,
+                    ty,
+                    value,
+                    count: size_of(m, e.extras, "count").unwrap_or(1.0),
+                    bytes: bytes.and_then(|f| size_of(m, e.extras, f)),
+                });
+            }
+        }
+        out.index();
         out.in_order = trace.lists.iter().map(|c| c.start.is_sorted()).collect();
         out
     }
@@ -440,9 +462,15 @@ impl NodeLinks {
                 bytes: it.bytes,
             });
         }
-        out.links.sort_by(|a, b| a.start.total_cmp(&b.start));
+        out.index();
+        out
+    }
+
+    /// Sorts the links by start and reads the latest end so far.
+    fn index(&mut self) {
+        self.links.sort_by(|a, b| a.start.total_cmp(&b.start));
         let mut latest = f64::NEG_INFINITY;
-        out.latest = out
+        self.latest = self
             .links
             .iter()
             .map(|l| {
@@ -450,7 +478,6 @@ impl NodeLinks {
                 latest
             })
             .collect();
-        out
     }
 
     /// How many links.

@@ -47,6 +47,12 @@ export class NodeView {
   el(id) { return document.getElementById(id); }
 
   listen() {
+    // The drawing, made here: the page's markup has no picture of its own.
+    if (!this.el("p-nodes")) {
+      const svg = document.createElementNS(SVG, "svg");
+      svg.id = "p-nodes";
+      this.el("p-nodes-host").append(svg);
+    }
     const arcs = this.el("p-arcs");
     arcs.replaceChildren(...this.info.choices.map((c) => {
       const o = document.createElement("option");

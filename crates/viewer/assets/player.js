@@ -93,7 +93,9 @@ export class Player {
     this.el("player").classList.toggle("nodes", nodes);
     this.el("p-nodeview").hidden = !nodes;
     this.resize();
-    this.draw();
+    // The node/arc view's frame is asked for only while it shows.
+    if (nodes && this.shown && !this.shown.nodes && !this.feed) this.show(this.t);
+    else this.draw();
   }
 
   toggleView() { this.setView(this.view === "nodes" ? "anim" : "nodes"); }
@@ -276,7 +278,7 @@ export class Player {
     this.hooks.cursor(t, dt);
     const n = ++this.request;
     try {
-      const f = await this.source.frame(t, dt);
+      const f = await this.source.frame(t, dt, this.view === "nodes");
       if (n !== this.request) return;
       this.shown = f;
       if (!this.grad && f.cells.length) this.fitGradient(f.cells);

@@ -61,8 +61,9 @@ export class ServerSource {
     return (await this.get("stage")).json();
   }
 
-  async frame(t, dt) {
-    return (await this.get(`frame?t=${t}&dt=${dt}`)).json();
+  // nodes: with the node/arc view's frame.
+  async frame(t, dt, nodes = false) {
+    return (await this.get(`frame?t=${t}&dt=${dt}${nodes ? "&nodes=1" : ""}`)).json();
   }
 }
 

@@ -34,8 +34,11 @@ pub(crate) struct Animation {
     /// The node/arc view's nodes, or why there are none (a level asked
     /// for that the trace does not have).
     pub nodes: Result<NodeStage, String>,
-    /// The run's links between nodes, when the trace is held whole.
-    pub node_links: Option<NodeLinks>,
+    /// The run's links between nodes, when the trace is held whole: read
+    /// at the node/arc view's first frame (only its users pay for them).
+    pub node_links: std::sync::OnceLock<NodeLinks>,
+    /// Whether the trace is held whole.
+    pub whole: bool,
     /// The node/arc view's settings.
     pub node_view: NodeViewOptions,
 }
@@ -108,13 +111,10 @@ impl Animation {
             }
         }
         let nodes = NodeStage::new(trace, opts.node_level.as_deref(), None, whole);
-        let node_links = match (&nodes, whole) {
-            (Ok(n), true) => Some(NodeLinks::new(trace, n)),
-            _ => None,
-        };
         Animation {
             nodes,
-            node_links,
+            node_links: std::sync::OnceLock::new(),
+            whole,
             node_view: NodeViewOptions::of(opts),
             layout,
             stage,
@@ -260,7 +260,8 @@ pub(crate) async fn frame_of(
             "a frame of {dt} s is too long to replay from this trace (read by blocks); ask for a shorter one"
         ));
     }
-    let reply = tokio::task::spawn_blocking(move || frame_at(state, t, dt)).await;
+    let nodes = params.iter().any(|(k, v)| k == "nodes" && v == "1");
+    let reply = tokio::task::spawn_blocking(move || frame_at(state, t, dt, nodes)).await;
     match reply {
         Ok(Ok(f)) => Json(f).into_response(),
         Ok(Err(e)) => crate::guard::text(
@@ -272,24 +273,33 @@ pub(crate) async fn frame_of(
 }
 
 /// The frame `[t, t + dt]`: from the run's messages held, or from the
-/// window replayed (then without the Kiviat radii).
+/// window replayed (then without the Kiviat radii); with the node/arc
+/// view's when `nodes`.
 pub(crate) fn frame_at(
     state: &'static crate::State,
     t: f64,
     dt: f64,
+    nodes: bool,
 ) -> Result<FrameReply, String> {
     let a = &state.animation;
     let held = state.window(t, t + dt)?;
-    let nodes = a.nodes.as_ref().ok().map(|stage| match &a.node_links {
-        Some(l) => node_frame(held.trace(), stage, l, t, dt),
-        None => node_frame(
-            held.trace(),
-            stage,
-            &NodeLinks::new(held.trace(), stage),
-            t,
-            dt,
-        ),
-    });
+    let nodes = a
+        .nodes
+        .as_ref()
+        .ok()
+        .filter(|_| nodes)
+        .map(|stage| match a.whole {
+            true => {
+                let l = a
+                    .node_links
+                    .get_or_init(|| NodeLinks::new(held.trace(), stage));
+                node_frame(held.trace(), stage, l, t, dt)
+            }
+            false => {
+                let l = NodeLinks::new(held.trace(), stage);
+                node_frame(held.trace(), stage, &l, t, dt)
+            }
+        });
     let frame = match &a.flights {
         Some(f) => frame(held.trace(), &a.stage, f, t, dt, Some(state.meta.start)),
         None => {
