@@ -82,7 +82,7 @@ pub struct NodeViewArgs {
     #[arg(long, value_name = "ARCTYPE", value_parser = trama_analysis::ArcKind::parse)]
     pub arcs_type: Option<trama_analysis::ArcKind>,
     /// The node/arc view: the style of the status indicators inscribed in each node: 0, bars
-    /// (one per task state, or per state value); 1, sectors.
+    /// (one per task state, or per state value); 1, sectors (state shares: a pie).
     #[arg(long, value_name = "ID", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=1))]
     pub sbars_style: u8,
 }

@@ -28,9 +28,9 @@ const FILES: [(&str, &str, &str); 10] = [
     ("source.js", JS, include_str!("../assets/source.js")),
     ("tile.js", JS, include_str!("../assets/tile.js")),
     ("offline.js", JS, include_str!("../assets/offline.js")),
+    ("nodes.js", JS, include_str!("../assets/nodes.js")),
     ("player.js", JS, include_str!("../assets/player.js")),
     ("waits.js", JS, include_str!("../assets/waits.js")),
-    ("nodes.js", JS, include_str!("../assets/nodes.js")),
     ("app.js", JS, include_str!("../assets/app.js")),
     (
         "app.css",
@@ -111,6 +111,17 @@ mod tests {
         assert!(!b
             .lines()
             .any(|l| l.starts_with("import ") || l.starts_with("export ")));
+        // Each module comes after those it imports.
+        for (i, (name, _, body)) in FILES.iter().enumerate() {
+            for line in body.lines().filter(|l| l.starts_with("import ")) {
+                let dep = line.rsplit("\"./").next().unwrap().trim_end_matches("\";");
+                let at = FILES.iter().position(|f| f.0 == dep);
+                assert!(
+                    at.is_some_and(|j| j < i),
+                    "{name} imports {dep}, not before it"
+                );
+            }
+        }
         // The page inlined in a report ends no script early.
         assert!(!b.contains("</script") && !b.contains("<!--"));
         assert!(markup().contains("<canvas id=\"timeline\">"));
