@@ -15,7 +15,7 @@ const taskColor = (label, k) => {
   const i = TASK_STATES.indexOf(label);
   return i >= 0 ? TASK_COLORS[i] : ["#888", "#bbb", "#555"][k % 3];
 };
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+const escHtml = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 const num = (x) => {
   if (x == null || !isFinite(x)) return "–";
   const a = Math.abs(x);
@@ -244,7 +244,7 @@ export class NodeView {
       const lx = 0.25 * sx + 0.5 * cx + 0.25 * ex, ly = 0.25 * sy + 0.5 * cy + 0.25 * ey;
       const text = this.kind.bytes ? `${num(p.x)}B` : num(p.x);
       const tw = 7 * text.length + 8;
-      labels += `<g class="arc-info" data-from="${p.from}" data-to="${p.to}"><rect x="${(lx - tw / 2).toFixed(1)}" y="${(ly - 8).toFixed(1)}" width="${tw}" height="16" rx="4" fill="#fffbe6" stroke="#b59a00"/><text x="${lx.toFixed(1)}" y="${(ly + 4).toFixed(1)}" text-anchor="middle">${esc(text)}</text></g>`;
+      labels += `<g class="arc-info" data-from="${p.from}" data-to="${p.to}"><rect x="${(lx - tw / 2).toFixed(1)}" y="${(ly - 8).toFixed(1)}" width="${tw}" height="16" rx="4" fill="#fffbe6" stroke="#b59a00"/><text x="${lx.toFixed(1)}" y="${(ly + 4).toFixed(1)}" text-anchor="middle">${escHtml(text)}</text></g>`;
       this.drawn.push({ from: p.from, to: p.to, value: p.x, label: text });
     }
     out += labels;
@@ -255,7 +255,7 @@ export class NodeView {
       out += `<g data-node="${i}" class="node${sel ? " selected" : ""}" transform="translate(${x.toFixed(1)},${y.toFixed(1)})">`;
       out += `<circle r="${R.toFixed(1)}" fill="#fff" stroke="${sel ? "#d0302f" : "#555"}" stroke-width="${sel ? 3 : 1.5}"/>`;
       if (R >= 10) out += this.inscribe(ind, i, R);
-      out += `<text class="name" y="${(R + 12).toFixed(1)}" text-anchor="middle">${esc(nd.name)}</text></g>`;
+      out += `<text class="name" y="${(R + 12).toFixed(1)}" text-anchor="middle">${escHtml(nd.name)}</text></g>`;
     });
     svg.innerHTML = out;
     this.legend(ind);
@@ -386,9 +386,9 @@ export class NodeView {
       B: this.figures(this.totals(f), all, all, bShares, holders),
       C: this.runInfo(f),
     };
-    const table = (rows) => rows.map(([k, v]) => (v == null ? `<tr><th colspan="2">${esc(k)}</th></tr>` : `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`)).join("");
+    const table = (rows) => rows.map(([k, v]) => (v == null ? `<tr><th colspan="2">${escHtml(k)}</th></tr>` : `<tr><td>${escHtml(k)}</td><td>${escHtml(v)}</td></tr>`)).join("");
     this.el("p-nstats").innerHTML =
-      `<h4>A · ${esc(st.level ?? "node")} ${esc(st.nodes[i].name)}</h4><table>${table(this.panels.A)}</table>`
+      `<h4>A · ${escHtml(st.level ?? "node")} ${escHtml(st.nodes[i].name)}</h4><table>${table(this.panels.A)}</table>`
       + `<h4>B · all ${st.nodes.length} nodes</h4><table>${table(this.panels.B)}</table>`
       + `<h4>C · the run</h4><table>${table(this.panels.C)}</table>`;
   }
@@ -422,12 +422,12 @@ export class NodeView {
     if (info) {
       const a = Number(info.dataset.from), b = Number(info.dataset.to);
       const N = this.stage.nodes;
-      let html = `<b>${esc(N[a].name)} ↔ ${esc(N[b].name)}</b>`;
+      let html = `<b>${escHtml(N[a].name)} ↔ ${escHtml(N[b].name)}</b>`;
       for (const [x, y] of [[a, b], [b, a]]) {
         const arcs = f.arcs.filter((r) => r.from === x && r.to === y);
         if (!arcs.length) continue;
-        html += `<br><span class="dim">${esc(N[x].name)} → ${esc(N[y].name)}</span>`;
-        for (const r of arcs) html += `<br>${esc(r.type)} ${esc(r.value)}: ${num(r.count)}${r.bytes != null ? `, ${num(r.bytes)}B` : ""}`;
+        html += `<br><span class="dim">${escHtml(N[x].name)} → ${escHtml(N[y].name)}</span>`;
+        for (const r of arcs) html += `<br>${escHtml(r.type)} ${escHtml(r.value)}: ${num(r.count)}${r.bytes != null ? `, ${num(r.bytes)}B` : ""}`;
       }
       P.tip(ev, html);
       return;
@@ -441,11 +441,11 @@ export class NodeView {
       const all = this.stage.nodes.reduce((s, _, j) => s + d.value(j), 0);
       const share = all > 0 ? `${(100 * v / all).toFixed(1)} % of all nodes'` : "no node has any";
       const what = this.stage.indicators.kind === "variables" ? `${num(v)} ${d.label} tasks` : `${d.label}: ${(100 * v).toFixed(1)} % of the frame`;
-      P.tip(ev, `<b>${esc(this.stage.nodes[i].name)}</b><br>${esc(what)}<br><span class="dim">${share}</span>`);
+      P.tip(ev, `<b>${escHtml(this.stage.nodes[i].name)}</b><br>${escHtml(what)}<br><span class="dim">${share}</span>`);
       return;
     }
     if (g) {
-      P.tip(ev, `<b>${esc(this.stage.nodes[Number(g.dataset.node)].name)}</b><br><span class="dim">click: its figures (A) · drag: move it</span>`);
+      P.tip(ev, `<b>${escHtml(this.stage.nodes[Number(g.dataset.node)].name)}</b><br><span class="dim">click: its figures (A) · drag: move it</span>`);
       return;
     }
     this.el("p-tip").hidden = true;

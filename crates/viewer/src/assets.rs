@@ -111,6 +111,29 @@ mod tests {
         assert!(!b
             .lines()
             .any(|l| l.starts_with("import ") || l.starts_with("export ")));
+        // No two modules declare the same top-level name (one script).
+        let mut names = std::collections::HashMap::new();
+        for (name, kind, body) in &FILES {
+            if *kind != JS {
+                continue;
+            }
+            for line in body.lines() {
+                let line = line.strip_prefix("export ").unwrap_or(line);
+                let Some(rest) = ["const ", "let ", "function ", "class ", "async function "]
+                    .iter()
+                    .find_map(|k| line.strip_prefix(k))
+                else {
+                    continue;
+                };
+                let id: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
+                    .collect();
+                if let Some(other) = names.insert(id.clone(), *name) {
+                    panic!("{id} is declared by {other} and by {name}");
+                }
+            }
+        }
         // Each module comes after those it imports.
         for (i, (name, _, body)) in FILES.iter().enumerate() {
             for line in body.lines().filter(|l| l.starts_with("import ")) {
