@@ -558,9 +558,15 @@ export class Player {
       ctx.fillText(hosts.length < 3 ? "Kiviat: fewer than 3 hosts" : this.feed ? "Kiviat: needs the whole run (not in a stream)" : "Kiviat: not available when the trace is read by blocks", 4, 12);
       return;
     }
-    ctx.fillText(`share of network messages so far (${f.sent})`, 4, 12);
+    ctx.fillText(`share of network messages so far (${f.sent}${this.feed ? " received" : ""})`, 4, 12);
     const cx = W / 2, cy = H / 2 + 6, R = Math.max(10, Math.min(W - 120, H - 50) / 2);
-    const scale = this.stage.kiviat_scale || 1;
+    let scale = this.stage.kiviat_scale;
+    if (!scale) {
+      // A stream: the rim grows with the largest share seen, by tenths.
+      const top = Math.max(0, ...(f.kiviat || []));
+      this.rim = Math.max(this.rim || 0.1, Math.min(1, Math.ceil(top * 10) / 10));
+      scale = this.rim;
+    }
     const n = hosts.length;
     const at = (i, r) => [cx + Math.sin((2 * Math.PI * i) / n) * r, cy - Math.cos((2 * Math.PI * i) / n) * r];
     ctx.strokeStyle = "#ccc";

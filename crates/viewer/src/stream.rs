@@ -10,7 +10,9 @@
 //! the player and the recordings. A message overlaps the frame when it has
 //! ended (both ends known) or when its start came and its end has not: its
 //! receiver is not known yet, and the frame counts it per sender as
-//! `pending`. Kiviat radii are not given (they need the run's messages).
+//! `pending`. The Kiviat radii count the off-host messages started up to
+//! the frame's end whose receive has come when it is cut (a pending one
+//! counts in the frames cut after its receive).
 //! The input is taken in time order, as tracers and `trama merge` write it:
 //! an event earlier than the end of a frame already cut counts only in the
 //! frames still to come.
@@ -79,6 +81,8 @@ struct StreamStage<'a> {
     stage: &'a Stage,
     values: Vec<crate::meta::MetaValue>,
     nodes: crate::frames::NodesReply<'a>,
+    /// Frames carry the Kiviat radii (of the messages received so far).
+    kiviat: bool,
 }
 
 /// What the page and the simulation share.
@@ -277,6 +281,11 @@ pub struct StreamSink {
     /// The node/arc view's nodes, and its settings.
     nodes: Result<NodeStage, String>,
     node_view: crate::frames::NodeViewOptions,
+    /// Messages whose two ends came, not yet in `kiviat`: (start, from, to).
+    recent: Vec<(f64, ContainerId, ContainerId)>,
+    /// Per (sender, receiver) container, the messages counted so far
+    /// (their hosts are read at each frame: the stage may have grown).
+    kiviat: std::collections::HashMap<(ContainerId, ContainerId), u64>,
 }
 
 impl StreamSink {
@@ -304,6 +313,8 @@ impl StreamSink {
             vars: Default::default(),
             nodes: Err("no container yet".into()),
             node_view,
+            recent: Vec::new(),
+            kiviat: Default::default(),
         }
     }
 
@@ -399,6 +410,7 @@ impl StreamSink {
             stage: &stage,
             values,
             nodes: crate::frames::NodesReply::of(&self.nodes, &self.node_view),
+            kiviat: true,
         })
         .unwrap_or_default();
         self.live.set_stage(json);
@@ -451,7 +463,46 @@ impl StreamSink {
             .filter(|m| m.start <= t1 && m.end >= t0)
             .map(|m| (m.from, m.to, m.start, m.end, m.size));
         let flights = Flights::of(&self.trace, stage, messages);
-        let f = frame(&self.trace, stage, &flights, t0, self.opts.dt, None);
+        let mut f = frame(&self.trace, stage, &flights, t0, self.opts.dt, None);
+        // The Kiviat radii: the off-host messages started up to the
+        // frame's end whose receive has come (the others, pending, come in
+        // later frames).
+        let host_of = |c: ContainerId| {
+            stage
+                .process_of(c)
+                .and_then(|p| stage.processes[p as usize].host)
+        };
+        let mut counted = Vec::new();
+        self.recent.retain(|&(start, from, to)| {
+            if start > t1 {
+                return true;
+            }
+            counted.push((from, to));
+            false
+        });
+        for pair in counted {
+            *self.kiviat.entry(pair).or_default() += 1;
+        }
+        let mut per = vec![0u64; stage.hosts.len()];
+        let held_now = held
+            .iter()
+            .filter(|m| m.start <= t1)
+            .map(|m| ((m.from, m.to), 1));
+        for ((from, to), n) in self.kiviat.iter().map(|(k, n)| (*k, *n)).chain(held_now) {
+            if let (Some(a), Some(b)) = (host_of(from), host_of(to)) {
+                if a != b {
+                    per[a as usize] += n;
+                }
+            }
+        }
+        f.sent = per.iter().sum();
+        f.kiviat = per
+            .iter()
+            .map(|n| match f.sent {
+                0 => 0.0,
+                s => *n as f64 / s as f64,
+            })
+            .collect();
         // The node/arc view: the same states, each variable's value at the
         // frame's end, the links by kind.
         let nodes = self.nodes.as_ref().ok().map(|ns| {
@@ -527,6 +578,7 @@ impl Sink for StreamSink {
                 let (Some(from), Some(to)) = (e.from, e.to) else {
                     return;
                 };
+                self.recent.push((e.start, from, to));
                 if self.size_field.is_none() && !e.extras.is_empty() {
                     // The first numeric field named like a size.
                     self.size_field = e.extras.chunks_exact(2).find_map(|p| {
@@ -551,6 +603,12 @@ impl Sink for StreamSink {
                     e.extras,
                     self.size_field.as_deref(),
                 ));
+            }
+            // Ended before the frame: only the Kiviat radii count it now.
+            TypeKind::Link => {
+                if let (Some(from), Some(to)) = (e.from, e.to) {
+                    self.recent.push((e.start, from, to));
+                }
             }
             TypeKind::Variable => {
                 let slot = self.vars.entry(list).or_insert((e.start, e.number));

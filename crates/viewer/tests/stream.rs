@@ -117,6 +117,59 @@ fn streamed_frames_equal_the_frames_of_the_whole_trace() {
         for f in &frames {
             let t = f["t"].as_f64().unwrap();
             let w = trama_analysis::frame(&trace, &wstage, &flights, t, dt, None);
+            // The Kiviat radii: the off-host messages started up to the
+            // frame's end and received by the cut; at the last frame, all
+            // of them (hosts as the stream's final stage has them).
+            // (Containers by id: the same in both, made in the same order.)
+            let pid: Vec<u64> = stage["processes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["id"].as_u64().unwrap())
+                .collect();
+            // (Hosts by index: names may repeat.)
+            let host: HashMap<u64, usize> = stage["hosts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .flat_map(|(k, h)| {
+                    let ps = h["processes"].as_array().unwrap();
+                    let pid = &pid;
+                    ps.iter()
+                        .map(move |p| (pid[p.as_u64().unwrap() as usize], k))
+                })
+                .collect();
+            let mut off: HashMap<usize, u64> = HashMap::new();
+            for (l, info) in m.lists.iter().enumerate() {
+                if info.kind != trama_sim::TypeKind::Link {
+                    continue;
+                }
+                for i in 0..trace.lists[l].len() {
+                    let e = trace.entity(trama_sim::ListId(l as u32), i);
+                    let (Some(a), Some(b)) = (e.from, e.to) else {
+                        continue;
+                    };
+                    if let (Some(ha), Some(hb)) = (host.get(&(a.0 as u64)), host.get(&(b.0 as u64)))
+                    {
+                        if ha != hb && e.start <= t + dt {
+                            *off.entry(*ha).or_default() += 1;
+                        }
+                    }
+                }
+            }
+            let all: u64 = off.values().sum();
+
+            let sent = f["sent"].as_u64().unwrap();
+            if f["k"] == frames.last().unwrap()["k"] {
+                assert_eq!(sent, all, "the last frame counts every message");
+                for (j, h) in stage["hosts"].as_array().unwrap().iter().enumerate() {
+                    let want = off.get(&j).copied().unwrap_or(0);
+                    let got = f["kiviat"][j].as_f64().unwrap();
+                    assert!((got - want as f64 / all.max(1) as f64).abs() < 1e-12, "{h}");
+                }
+                checked.2 += sent as usize;
+            }
             // States.
             for (i, p) in wstage.processes.iter().enumerate() {
                 if !unique(&p.name) {
