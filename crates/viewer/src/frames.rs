@@ -39,6 +39,10 @@ pub(crate) struct Animation {
     pub node_links: std::sync::OnceLock<NodeLinks>,
     /// Whether the trace is held whole.
     pub whole: bool,
+    /// A trace read by blocks: the run's messages per pair of processes,
+    /// counted by the pass over the whole trace (no rates: sizes are not
+    /// read there).
+    pub counted: Option<Vec<FrameCell>>,
     /// The node/arc view's settings.
     pub node_view: NodeViewOptions,
 }
@@ -115,6 +119,7 @@ impl Animation {
             nodes,
             node_links: std::sync::OnceLock::new(),
             whole,
+            counted: None,
             node_view: NodeViewOptions::of(opts),
             layout,
             stage,
@@ -124,6 +129,34 @@ impl Animation {
                 play_speed: opts.play_speed,
             },
         }
+    }
+}
+
+impl Animation {
+    /// Takes the run's messages per (sender, receiver, count) container,
+    /// for the whole run's matrix of a trace read by blocks (by count: not
+    /// when the matrices are coloured by rate).
+    pub fn counted(&mut self, pairs: &[(trama_sim::ContainerId, trama_sim::ContainerId, u64)]) {
+        if self.stage.size_field.is_some() {
+            return;
+        }
+        let mut cells: std::collections::BTreeMap<(u32, u32), u64> = Default::default();
+        for (from, to, n) in pairs {
+            if let (Some(a), Some(b)) = (self.stage.process_of(*from), self.stage.process_of(*to)) {
+                *cells.entry((a, b)).or_default() += n;
+            }
+        }
+        self.counted = Some(
+            cells
+                .into_iter()
+                .map(|((from, to), n)| FrameCell {
+                    from,
+                    to,
+                    count: n.min(u32::MAX as u64) as u32,
+                    rate: None,
+                })
+                .collect(),
+        );
     }
 }
 
@@ -209,7 +242,7 @@ pub(crate) async fn stage(Extract(shared): Extract<Arc<Shared>>) -> Response {
             Some(f.cells(f64::NEG_INFINITY, f64::INFINITY)),
             f.overview(state.meta.start, state.meta.end, OVERVIEW),
         ),
-        None => (None, Vec::new()),
+        None => (a.counted.clone(), Vec::new()),
     };
     Json(StageReply {
         stage: &a.stage,

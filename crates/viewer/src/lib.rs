@@ -523,6 +523,7 @@ fn prepare_blocks(
         .filter(|(k, _)| msgs.counts(k.0))
         .map(|(k, n)| (k.1, k.2, *n))
         .collect();
+    let whole_pairs = pairs.clone();
     let mut ends: std::collections::HashSet<trama_sim::ContainerId> =
         pairs.iter().flat_map(|p| [p.0, p.1]).collect();
     let by_messages = !ends.is_empty();
@@ -538,7 +539,8 @@ fn prepare_blocks(
         ordering = trama_analysis::order_of(reference, window, pairs.into_iter(), &level.name);
         host_order(reference, &g.rows, level, ordering.as_ref(), &mut meta);
     }
-    let animation = frames::Animation::new(reference, ordering.as_ref(), &msgs, opts, false);
+    let mut animation = frames::Animation::new(reference, ordering.as_ref(), &msgs, opts, false);
+    animation.counted(&whole_pairs);
     let pyramid = pyramid::Pyramid::from_base(g.base);
     idle(&pyramid, reference, &mut meta);
     Ok(State {

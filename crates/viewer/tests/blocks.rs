@@ -219,6 +219,32 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     ] {
         assert_eq!(mw[k], mb[k], "meta.{k}");
     }
+    // The player's whole-run matrix: the same messages per pair (by
+    // blocks counted by the pass, without rates).
+    let (sw, sb) = (json(&whole, "api/stage"), json(&blocks, "api/stage"));
+    let cells = |s: &serde_json::Value| -> std::collections::BTreeMap<(String, String), u64> {
+        let p = s["processes"].as_array().unwrap();
+        let name = |c: &serde_json::Value, k: &str| {
+            p[c[k].as_u64().unwrap() as usize]["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        s["whole"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    (name(c, "from"), name(c, "to")),
+                    c["count"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (cw, cb) = (cells(&sw), cells(&sb));
+    assert!(cw.len() > 10, "{} pairs", cw.len());
+    assert_eq!(cw, cb, "the whole run's matrix");
     let (t0, t1) = (mw["start"].as_f64().unwrap(), mw["end"].as_f64().unwrap());
     let rows = mw["rows"].as_array().unwrap().len();
     assert!(rows > 3);
