@@ -124,6 +124,8 @@ export class NodeView {
   }
 
   xy(i, W, H) {
+    // A node not placed yet (the view not drawn yet) takes its default place.
+    if (!this.pos[i]) this.pos[i] = this.defaultPlace(i, this.stage.nodes.length, W, H);
     const R = this.radius(W, H), [u, v] = this.pos[i];
     return [R + 4 + u * (W - 2 * R - 8), R + 4 + v * (H - 2 * R - 8)];
   }

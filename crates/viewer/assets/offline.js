@@ -146,6 +146,14 @@ export class EmbeddedSource {
     this.offline = true;
     this.requests = 0;
     this.info = info;
+    // The player, when the page holds frames of the run: each asked for
+    // instant shows the frame holding it (frames of a fixed length).
+    const p = info.player;
+    if (p && p.frames.length) {
+      const dt = p.stage.frames_dt, t0 = p.frames[0].t, n = p.frames.length;
+      this.stage = async () => p.stage;
+      this.frame = async (t) => p.frames[Math.max(0, Math.min(n - 1, Math.floor((t - t0) / dt + 1e-9)))];
+    }
     const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let o = 0;
     const u32 = () => { const x = v.getUint32(o, true); o += 4; return x; };

@@ -111,12 +111,14 @@ export class Player {
   // Seconds of execution per frame.
   step() {
     if (this.feed) return this.streamInfo?.dt ?? 0.1;
+    // A page with no server: the frames it holds.
+    if (this.stage?.frames_dt) return this.stage.frames_dt;
     const [a, b] = this.hooks.window();
     const rate = this.rate ?? (b - a) / 30;
     return rate * this.speed;
   }
 
-  delta() { return this.feed ? this.step() : this.dt ?? this.step(); }
+  delta() { return this.feed || this.stage?.frames_dt ? this.step() : this.dt ?? this.step(); }
 
   listen() {
     const on = (id, ev, f) => this.el(id).addEventListener(ev, f);

@@ -236,15 +236,24 @@ pub(crate) async fn stage(Extract(shared): Extract<Arc<Shared>>) -> Response {
         Ok(s) => s,
         Err(r) => return *r,
     };
-    let a = &state.animation;
+    Json(stage_reply(
+        &state.animation,
+        (state.meta.start, state.meta.end),
+        state.msgs.note(),
+    ))
+    .into_response()
+}
+
+/// What `api/stage` answers for `a`, a run spanning `(start, end)`.
+fn stage_reply(a: &Animation, (start, end): (f64, f64), note: Option<String>) -> StageReply<'_> {
     let (whole, overview) = match &a.flights {
         Some(f) => (
             Some(f.cells(f64::NEG_INFINITY, f64::INFINITY)),
-            f.overview(state.meta.start, state.meta.end, OVERVIEW),
+            f.overview(start, end, OVERVIEW),
         ),
         None => (a.counted.clone(), Vec::new()),
     };
-    Json(StageReply {
+    StageReply {
         stage: &a.stage,
         whole,
         overview,
@@ -254,7 +263,7 @@ pub(crate) async fn stage(Extract(shared): Extract<Arc<Shared>>) -> Response {
             .as_ref()
             .map_or(1.0, |f| f.kiviat_scale(a.stage.hosts.len())),
         player: a.player,
-        note: state.msgs.note(),
+        note,
         layout: &a.layout,
         contacts: a
             .flights
@@ -263,8 +272,64 @@ pub(crate) async fn stage(Extract(shared): Extract<Arc<Shared>>) -> Response {
             .unwrap_or_default(),
         rates: a.flights.as_ref().and_then(|f| f.rate_range()),
         nodes: NodesReply::of(&a.nodes, &a.node_view),
-    })
-    .into_response()
+    }
+}
+
+/// The player of a page with no server (the offline report): the stage of
+/// `trace` and `n` frames cutting the run `(start, end)` in equal parts,
+/// each with its node/arc view, as JSON (`{"stage", "frames"}`; the stage
+/// has `frames_dt`, the frames' length); fewer frames when they would take
+/// more than `room` bytes, then frames without the node/arc view, and
+/// `None` when even 8 of those would.
+pub(crate) fn embedded(
+    trace: &trama_sim::Trace,
+    ordering: Option<&trama_analysis::Ordering>,
+    msgs: &trama_analysis::Messages,
+    (start, end): (f64, f64),
+    room: usize,
+) -> Option<String> {
+    let a = Animation::new(
+        trace,
+        ordering,
+        msgs,
+        &crate::ViewerOptions::default(),
+        true,
+    );
+    let flights = a.flights.as_ref()?;
+    let links = a.nodes.as_ref().ok().map(|n| NodeLinks::new(trace, n));
+    let mut stage = serde_json::to_value(stage_reply(&a, (start, end), msgs.note())).ok()?;
+    // With the node/arc view's frames, else without (they are the larger).
+    for with_nodes in [true, false] {
+        let mut n = 200usize;
+        while n >= 8 {
+            let dt = (end - start) / n as f64;
+            stage["frames_dt"] = serde_json::json!(dt);
+            let frames: Vec<FrameReply> = (0..n)
+                .map(|k| {
+                    let t = start + k as f64 * dt;
+                    FrameReply {
+                        frame: frame(trace, &a.stage, flights, t, dt, Some(start)),
+                        nodes: a
+                            .nodes
+                            .as_ref()
+                            .ok()
+                            .filter(|_| with_nodes)
+                            .zip(links.as_ref())
+                            .map(|(s, l)| node_frame(trace, s, l, t, dt)),
+                    }
+                })
+                .collect();
+            let json =
+                serde_json::to_string(&serde_json::json!({"stage": stage, "frames": frames}))
+                    .ok()?
+                    .replace('<', "\\u003c");
+            if json.len() <= room {
+                return Some(json);
+            }
+            n /= 2;
+        }
+    }
+    None
 }
 
 /// `GET api/frame?t=T&dt=D`.

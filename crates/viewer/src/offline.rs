@@ -321,7 +321,7 @@ pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
         mut meta,
         link_types,
         msgs,
-        ..
+        ordering,
     } = crate::describe(trace, name);
     // Rows with nothing over the whole run are not shown, as in `trama view`.
     let lod = trama_lod::Lod::new(trace);
@@ -360,9 +360,18 @@ pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
         (meta.start, meta.end.max(meta.start)),
         budget / 20,
     );
+    // The player's frames of the whole run, in a fifth of the budget.
+    let player = crate::frames::embedded(
+        trace,
+        ordering.as_ref(),
+        &msgs,
+        (meta.start, meta.end.max(meta.start)),
+        budget / 5,
+    )
+    .unwrap_or_else(|| "null".into());
     let info = |levels: usize, columns: u32| {
         format!(
-            "{{\"version\":1,\"meta\":{meta_json},\"stats\":{stats_json},\"levels\":{levels},\"columns\":{columns}}}"
+            "{{\"version\":1,\"meta\":{meta_json},\"stats\":{stats_json},\"player\":{player},\"levels\":{levels},\"columns\":{columns}}}"
         )
     };
     // Room for the tiles' block, in raw bytes (base64 takes 4 for 3).
