@@ -14,7 +14,9 @@ use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
 use trama_gen::{generate, GenOptions};
 use trama_viewer::offline::BUDGET;
-use webdriver::{a_state_of, at, browser, click, driver, inked, js, move_to, until, wheel, window};
+use webdriver::{
+    a_state_of, at, browser, click, driver, inked, js, move_to, press, set, until, wheel, window,
+};
 
 use common::trama;
 
@@ -370,11 +372,7 @@ async fn the_offline_report_plays_the_frames_it_holds() {
     let m = &trace.model;
     let c = browser(&d).await;
     open(&c, &html).await;
-    js(
-        &c,
-        "document.getElementById('player-button').click(); return true",
-    )
-    .await;
+    press(&c, "player-button").await;
     until(
         &c,
         "return window.trama.frame() != null",
@@ -413,7 +411,7 @@ async fn the_offline_report_plays_the_frames_it_holds() {
     }
     assert!(compared >= 40, "{compared}");
     // The node/arc view has its frames too.
-    js(&c, "const e = document.getElementById('p-view'); e.value = 'nodes'; e.dispatchEvent(new Event('change')); return true").await;
+    set(&c, "p-view", "nodes").await;
     until(
         &c,
         "const f = window.trama.frame(); return f.nodes != null && f.nodes.nodes.length === 4",

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use trama_analysis::{node_frame, pair_totals, ArcKind, NodeLinks, NodeStage};
 use trama_open::{LoadOptions, Source};
 use trama_viewer::{start, ViewerOptions};
-use webdriver::{browser, click, drag, driver, js, move_to, set, until};
+use webdriver::{browser, click, drag, driver, js, move_to, press, set, until};
 
 async fn nodes(c: &Client) -> Value {
     js(c, "return window.trama.frame().nodes").await
@@ -262,11 +262,7 @@ async fn the_node_view_draws_the_frame_model_and_keeps_dragged_nodes() {
     )
     .await;
     if js(&c, "return document.getElementById('player').hidden").await == json!(true) {
-        js(
-            &c,
-            "document.getElementById('player-button').click(); return true",
-        )
-        .await;
+        press(&c, "player-button").await;
     }
     until(
         &c,

@@ -247,3 +247,12 @@ pub async fn set(c: &Client, id: &str, value: &str) {
     )
     .await;
 }
+
+/// Presses the button `id` of the page (as a click on it does).
+pub async fn press(c: &Client, id: &str) {
+    js(
+        c,
+        &format!("document.getElementById('{id}').click(); return true"),
+    )
+    .await;
+}
