@@ -5,10 +5,9 @@
 //!     [--ranks N] [--slices N | --size 2G] [--seed S] [--force] -o FILE
 //! ```
 //!
-//! The trace is written to `FILE.tmp`, then renamed; an existing `FILE` is
+//! The trace is written to `FILE.tmp` (never one already there), then renamed; an existing `FILE` is
 //! kept unless `--force`. Progress goes to stderr every 256 MB.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::exit;
@@ -128,10 +127,18 @@ fn main() {
     let mut tmp = out.clone().into_os_string();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    let file = File::create(&tmp).unwrap_or_else(|e| {
-        eprintln!("gen_opents: cannot create {}: {e}", tmp.display());
-        exit(1)
-    });
+    // A file of that name that this run did not make is never truncated.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .unwrap_or_else(|e| {
+            eprintln!(
+                "gen_opents: cannot create {}: {e} (a file of that name is left as it is)",
+                tmp.display()
+            );
+            exit(1)
+        });
     let start = Instant::now();
     let mut w = Progress {
         inner: BufWriter::with_capacity(1 << 20, file),
