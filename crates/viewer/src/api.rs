@@ -88,6 +88,18 @@ pub(crate) fn bad(why: impl Into<String>) -> Response {
     text(StatusCode::BAD_REQUEST, format!("{}\n", why.into()))
 }
 
+/// Runs `work` off the server's threads and answers what it gives as JSON,
+/// or its error as a 500.
+pub(crate) async fn json_of<T: serde::Serialize + Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Response {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(x)) => Json(x).into_response(),
+        Ok(Err(e)) => text(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+        Err(e) => bad(e.to_string()),
+    }
+}
+
 /// `GET api/timeline?start=T0&end=T1&width=W[&rows=…]`.
 async fn window(
     Extract(shared): Extract<Arc<Shared>>,

@@ -359,15 +359,7 @@ pub(crate) async fn frame_of(
         ));
     }
     let nodes = params.iter().any(|(k, v)| k == "nodes" && v == "1");
-    let reply = tokio::task::spawn_blocking(move || frame_at(state, t, dt, nodes)).await;
-    match reply {
-        Ok(Ok(f)) => Json(f).into_response(),
-        Ok(Err(e)) => crate::guard::text(
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            format!("{e}\n"),
-        ),
-        Err(e) => bad(e.to_string()),
-    }
+    crate::api::json_of(move || frame_at(state, t, dt, nodes)).await
 }
 
 /// The frame `[t, t + dt]`: from the run's messages held, or from the

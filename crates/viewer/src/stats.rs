@@ -4,8 +4,7 @@
 use std::sync::Arc;
 
 use axum::extract::{Query, State as Extract};
-use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::response::Response;
 use serde::Serialize;
 use trama_analysis::{
     comm_matrix, time_per_state, wait_matrix, CommMatrix, Part, StateStats, WaitMatrix, Window,
@@ -59,14 +58,15 @@ pub(crate) async fn stats(
         }
         (Err(e), _) | (_, Err(e)) => return bad(e),
     };
-    let reply = tokio::task::spawn_blocking(move || window_stats(state, start, end)).await;
-    match reply {
-        Ok(Ok(s)) => Json(&*s).into_response(),
-        Ok(Err(e)) => crate::guard::text(
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            format!("{e}\n"),
-        ),
-        Err(e) => bad(e.to_string()),
+    crate::api::json_of(move || window_stats(state, start, end).map(Kept)).await
+}
+
+/// Statistics kept for later windows, written as they are.
+struct Kept(Arc<WindowStats>);
+
+impl serde::Serialize for Kept {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
     }
 }
 
