@@ -119,12 +119,15 @@ impl Stage {
             .enumerate()
             .map(|(i, h)| (h.id, i as u32))
             .collect();
+        // Read once: which containers hold states.
+        let holders: std::collections::HashSet<ContainerId> = m
+            .lists
+            .iter()
+            .filter(|l| l.kind == TypeKind::State)
+            .map(|l| l.container)
+            .collect();
         for c in m.containers_depth_first() {
-            let holds = m
-                .lists
-                .iter()
-                .any(|l| l.container == c && l.kind == TypeKind::State);
-            if holds && !stage.index.contains_key(&c) {
+            if holders.contains(&c) && !stage.index.contains_key(&c) {
                 let host = host_ty
                     .and_then(|t| m.container(c).parent.and_then(|p| ancestor(trace, p, t)))
                     .and_then(|h| host_index.get(&h.0).copied());
