@@ -61,8 +61,11 @@ pub struct CommMatrix {
     pub without_size: u64,
 }
 
-/// Every message in the window: (from, to, start, end, size).
-fn messages<'a>(
+/// Every message overlapping the window (a link of a type `messages`
+/// counts, with both ends), list by list: (from, to, start, end, size),
+/// the size read from the user-defined field `size_field` when it holds a
+/// number. The messages [`comm_matrix`] counts.
+pub fn messages<'a>(
     trace: &'a Trace,
     window: &'a Window,
     messages: &'a Messages,

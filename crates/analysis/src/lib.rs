@@ -47,7 +47,10 @@ mod states;
 mod wait;
 mod window;
 
-pub use comm::{comm_matrix, order, order_of, CommMatrix, CommPair, OrderedHost, Ordering};
+pub use comm::{
+    comm_matrix, messages as each_message, order, order_of, CommMatrix, CommPair, OrderedHost,
+    Ordering,
+};
 pub use dominant::{dominant_states, find_value, states_at, ContainerState};
 pub use frames::{
     frame, guess_size_field, size_of, Flights, Frame, FrameCell, FrameState, Stage, StageHost,

@@ -36,8 +36,14 @@
 //! beside the target and renamed into place at the end; a target that
 //! exists, is not empty and was not made by trama is refused; a previous
 //! export is replaced whole.
+//!
+//! With the feature `arrow`, [`arrow_table`] gives the same tables, with
+//! the same columns, as Apache Arrow record batches from a trace held in
+//! memory (the Python package's tables).
 #![deny(missing_docs)]
 
+#[cfg(feature = "arrow")]
+mod arrow;
 mod dir;
 mod table;
 
@@ -54,6 +60,8 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnPath;
 use trama_sim::{ContainerId, Entity, ListId, Model, Sink, TypeId, TypeKind, ValueId};
 
+#[cfg(feature = "arrow")]
+pub use arrow::{arrow_schema, arrow_table};
 pub use dir::{remove_temporaries, OutputDir, MARKER};
 pub use table::{Table, SCHEMAS};
 
@@ -272,12 +280,13 @@ pub struct ParquetSink {
     failed: Arc<AtomicBool>,
 }
 
-fn ns(seconds: f64) -> i64 {
+/// Seconds as the tables' integer nanoseconds.
+pub(crate) fn ns(seconds: f64) -> i64 {
     (seconds * 1e9).round() as i64
 }
 
 /// An entity's end, `None` when never set.
-fn end_of(start: f64, end: f64) -> Option<f64> {
+pub(crate) fn end_of(start: f64, end: f64) -> Option<f64> {
     (end >= start).then_some(end)
 }
 
@@ -372,14 +381,7 @@ impl ParquetSink {
             return Ok(*p);
         }
         let info = m.list(list);
-        let table = match info.kind {
-            TypeKind::State => Table::States,
-            TypeKind::Event => Table::Events,
-            TypeKind::Link => Table::Links,
-            TypeKind::Variable => Table::Variables,
-            TypeKind::Container => Table::Containers,
-        };
-        let p = self.type_partition(m, table, info.ty)?;
+        let p = self.type_partition(m, Table::of_kind(info.kind), info.ty)?;
         if self.of_list.len() <= list.index() {
             self.of_list.resize(list.index() + 1, None);
         }
@@ -448,14 +450,7 @@ impl ParquetSink {
             let id = TypeId(self.types_seen as u32);
             self.types_seen += 1;
             let t = m.ty(id);
-            let kind = match t.kind {
-                TypeKind::Container => "container",
-                TypeKind::State => "state",
-                TypeKind::Event => "event",
-                TypeKind::Variable => "variable",
-                TypeKind::Link => "link",
-            };
-            let p = self.partition(Table::Types, kind)?;
+            let p = self.partition(Table::Types, table::kind_word(t.kind))?;
             let parent = t.parent.map(|p| self.label(m, m.ty(p).name));
             let start = t.start_type.map(|p| self.label(m, m.ty(p).name));
             let end = t.end_type.map(|p| self.label(m, m.ty(p).name));

@@ -130,6 +130,18 @@ impl Table {
         Table::Types,
     ];
 
+    /// The table of the entities (or containers) of a type of `kind`.
+    pub fn of_kind(kind: trama_sim::TypeKind) -> Table {
+        use trama_sim::TypeKind;
+        match kind {
+            TypeKind::State => Table::States,
+            TypeKind::Event => Table::Events,
+            TypeKind::Link => Table::Links,
+            TypeKind::Variable => Table::Variables,
+            TypeKind::Container => Table::Containers,
+        }
+    }
+
     /// Its folder's name.
     pub fn name(self) -> &'static str {
         match self {
@@ -160,7 +172,7 @@ impl Table {
     }
 
     /// Its columns: (name, kind).
-    fn columns(self) -> Vec<(&'static str, Kind)> {
+    pub(crate) fn columns(self) -> Vec<(&'static str, Kind)> {
         let text = self.schema_text();
         text.lines()
             .filter_map(|l| {
@@ -199,8 +211,23 @@ impl Table {
     }
 }
 
+/// The word of the table of types' partition column (`kind`) for a
+/// type of this kind.
+pub(crate) fn kind_word(kind: trama_sim::TypeKind) -> &'static str {
+    use trama_sim::TypeKind;
+    match kind {
+        TypeKind::Container => "container",
+        TypeKind::State => "state",
+        TypeKind::Event => "event",
+        TypeKind::Variable => "variable",
+        TypeKind::Link => "link",
+    }
+}
+
+/// How a column's values are held (its Parquet type and whether it may
+/// be null).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     I64,
     OptI64,
     I32,

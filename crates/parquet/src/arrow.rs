@@ -1,0 +1,418 @@
+//! The same tables as Apache Arrow record batches, from a trace held in
+//! memory (feature `arrow`).
+//!
+//! [`arrow_table`] gives one of the six tables of the export with the
+//! columns of [`SCHEMAS`](crate::SCHEMAS), in their order, followed by the
+//! partition column (`type`, or `kind` for the table of types) that the
+//! export keeps in folder names: the schema is derived from the Parquet
+//! schema text, so the two cannot drift apart. One batch per partition
+//! (entity type, or kind of type), in the order of the types' numbers;
+//! inside a batch, rows in the order of their container (or type) number,
+//! then `seq`. Values are those the export writes for the same trace
+//! (times as nanoseconds, names as people read them, `NULL` where the
+//! export writes `NULL`).
+//!
+//! Strings of few distinct values (names, values, types) are
+//! dictionary-encoded (`Dictionary(Int32, Utf8)`, one dictionary per
+//! column shared by every batch of the table), as a Parquet reader gives
+//! a dictionary-encoded column when asked to keep it so; a link's `key` is
+//! plain `Utf8`. Every number is copied once, from the trace's columns
+//! into the batch's: nothing goes through rows.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{
+    ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
+use trama_sim::{ContainerId, ListId, Model, Trace, TypeId, TypeKind};
+
+use crate::table::{kind_word, Kind};
+use crate::{end_of, ns, Table};
+
+/// The Arrow type of a dictionary-encoded string column.
+fn dictionary() -> DataType {
+    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+}
+
+/// The Arrow schema of `table`: the columns of its Parquet schema, then
+/// its partition column.
+pub fn arrow_schema(table: Table) -> SchemaRef {
+    let mut fields: Vec<Field> = table
+        .columns()
+        .into_iter()
+        .map(|(name, kind)| {
+            let (ty, nullable) = match kind {
+                Kind::I64 | Kind::Id => (DataType::Int64, false),
+                Kind::OptI64 => (DataType::Int64, true),
+                Kind::I32 => (DataType::Int32, false),
+                Kind::F64 => (DataType::Float64, false),
+                Kind::Str => (dictionary(), false),
+                Kind::OptStr => (dictionary(), true),
+                Kind::Bytes => (DataType::Utf8, false),
+            };
+            Field::new(name, ty, nullable)
+        })
+        .collect();
+    fields.push(Field::new(table.partition_key(), dictionary(), false));
+    Arc::new(Schema::new(fields))
+}
+
+/// The distinct strings of one column, numbered in order of first use.
+#[derive(Default)]
+struct Dict {
+    index: HashMap<String, i32>,
+    values: Vec<String>,
+}
+
+impl Dict {
+    fn key(&mut self, s: String) -> i32 {
+        if let Some(&k) = self.index.get(&s) {
+            return k;
+        }
+        let k = self.values.len() as i32;
+        self.index.insert(s.clone(), k);
+        self.values.push(s);
+        k
+    }
+}
+
+/// One column of a batch before its dictionaries are complete.
+enum Col {
+    I64(Vec<i64>),
+    OptI64(Vec<Option<i64>>),
+    I32(Vec<i32>),
+    F64(Vec<f64>),
+    /// Keys into the column's dictionary.
+    Keys(Vec<Option<i32>>),
+    Utf8(Vec<String>),
+}
+
+/// The rows of one batch, column by column, in the schema's order.
+struct Batch(Vec<Col>);
+
+/// Builds the batches of a table: one column after the other, each
+/// string column keeping its dictionary.
+struct Builder<'a> {
+    model: &'a Model,
+    table: Table,
+    dicts: Vec<Dict>,
+    batches: Vec<Batch>,
+    /// Each container's path (names from below the root, joined by `/`).
+    paths: Vec<String>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(model: &'a Model, table: Table) -> Builder<'a> {
+        let n = table.columns().len() + 1;
+        let mut paths: Vec<String> = Vec::new();
+        if table == Table::Containers {
+            paths = vec![String::new(); model.containers.len()];
+            for c in model.containers_depth_first() {
+                let info = model.container(c);
+                if let Some(p) = info.parent {
+                    let parent = &paths[p.index()];
+                    let name = model.label(info.name);
+                    paths[c.index()] = if parent.is_empty() {
+                        name
+                    } else {
+                        format!("{parent}/{name}")
+                    };
+                }
+            }
+        }
+        Builder {
+            model,
+            table,
+            dicts: (0..n).map(|_| Dict::default()).collect(),
+            batches: Vec::new(),
+            paths,
+        }
+    }
+
+    /// Keys of `strings` in the dictionary of column `col`.
+    fn keys(&mut self, col: usize, strings: impl Iterator<Item = Option<String>>) -> Col {
+        let d = &mut self.dicts[col];
+        Col::Keys(strings.map(|s| s.map(|s| d.key(s))).collect())
+    }
+
+    /// A batch of the containers `cs`, all of one type.
+    fn containers(&mut self, cs: &[ContainerId], partition: &str) {
+        let m = self.model;
+        let mut cols = Vec::new();
+        for (i, (name, _)) in self.table.columns().into_iter().enumerate() {
+            let info = |c: &ContainerId| m.container(*c);
+            let end = |c: &ContainerId| end_of(info(c).start, info(c).end).map(ns);
+            cols.push(match name {
+                "id" => Col::I64(cs.iter().map(|c| i64::from(c.0)).collect()),
+                "type_id" => Col::I64(cs.iter().map(|c| i64::from(info(c).ty.0)).collect()),
+                "parent_id" => Col::OptI64(
+                    cs.iter()
+                        .map(|c| info(c).parent.map(|p| i64::from(p.0)))
+                        .collect(),
+                ),
+                "depth" => Col::I32(cs.iter().map(|c| info(c).depth as i32).collect()),
+                "path" => {
+                    let paths: Vec<String> =
+                        cs.iter().map(|c| self.paths[c.index()].clone()).collect();
+                    self.keys(i, paths.into_iter().map(Some))
+                }
+                "name" => self.keys(i, cs.iter().map(|c| Some(m.label(info(c).name)))),
+                "start_ns" => Col::I64(cs.iter().map(|c| ns(info(c).start)).collect()),
+                "end_ns" => Col::OptI64(cs.iter().map(end).collect()),
+                "duration_ns" => Col::OptI64(
+                    cs.iter()
+                        .map(|c| end(c).map(|e| e - ns(info(c).start)))
+                        .collect(),
+                ),
+                other => unreachable!("a column of the containers: {other}"),
+            });
+        }
+        self.finish_batch(cols, cs.len(), partition);
+    }
+
+    /// A batch of the types `ts`, all of one kind.
+    fn types(&mut self, ts: &[TypeId], partition: &str) {
+        let m = self.model;
+        let name_of = |t: Option<TypeId>| t.map(|t| m.label(m.ty(t).name));
+        let mut cols = Vec::new();
+        for (i, (name, _)) in self.table.columns().into_iter().enumerate() {
+            let info = |t: &TypeId| m.ty(*t);
+            cols.push(match name {
+                "id" => Col::I64(ts.iter().map(|t| i64::from(t.0)).collect()),
+                "name" => self.keys(i, ts.iter().map(|t| Some(m.label(info(t).name)))),
+                "alias" => self.keys(i, ts.iter().map(|t| Some(m.label(info(t).alias)))),
+                "parent_id" => Col::OptI64(
+                    ts.iter()
+                        .map(|t| info(t).parent.map(|p| i64::from(p.0)))
+                        .collect(),
+                ),
+                "parent" => self.keys(i, ts.iter().map(|t| name_of(info(t).parent))),
+                "depth" => Col::I32(ts.iter().map(|t| info(t).depth as i32).collect()),
+                "start_type" => self.keys(i, ts.iter().map(|t| name_of(info(t).start_type))),
+                "end_type" => self.keys(i, ts.iter().map(|t| name_of(info(t).end_type))),
+                "color" => self.keys(i, ts.iter().map(|t| Some(m.label(info(t).color)))),
+                other => unreachable!("a column of the types: {other}"),
+            });
+        }
+        self.finish_batch(cols, ts.len(), partition);
+    }
+
+    /// A batch of the entities of `lists` (one type), list after list.
+    fn entities(&mut self, trace: &Trace, lists: &[ListId], partition: &str) {
+        let m = self.model;
+        let rows: usize = lists.iter().map(|l| trace.columns(*l).len()).sum();
+        // Every row of the batch: (list, index in the list).
+        let each = || {
+            lists
+                .iter()
+                .flat_map(|&l| (0..trace.columns(l).len()).map(move |i| (l, i)))
+        };
+        let end = |(l, i): (ListId, usize)| {
+            let c = trace.columns(l);
+            end_of(c.start[i], c.end[i]).map(ns)
+        };
+        let start = |(l, i): (ListId, usize)| ns(trace.columns(l).start[i]);
+        let container = |c: Option<ContainerId>| c.map(|c| m.label(m.container(c).name));
+        let mut cols = Vec::new();
+        for (k, (name, _)) in self.table.columns().into_iter().enumerate() {
+            cols.push(match name {
+                "type_id" => Col::I64(each().map(|(l, _)| i64::from(m.list(l).ty.0)).collect()),
+                "container_id" => Col::I64(
+                    each()
+                        .map(|(l, _)| i64::from(m.list(l).container.0))
+                        .collect(),
+                ),
+                "container" => {
+                    let mut names = Vec::with_capacity(rows);
+                    for &l in lists {
+                        let n = trace.columns(l).len();
+                        names.extend(std::iter::repeat_n(container(Some(m.list(l).container)), n));
+                    }
+                    self.keys(k, names.into_iter())
+                }
+                "seq" => Col::I64(each().map(|(_, i)| i as i64).collect()),
+                "start_ns" | "time_ns" => Col::I64(each().map(start).collect()),
+                "end_ns" => Col::OptI64(each().map(end).collect()),
+                "duration_ns" => {
+                    Col::OptI64(each().map(|r| end(r).map(|e| e - start(r))).collect())
+                }
+                "level" => Col::I32(
+                    each()
+                        .map(|(l, i)| trace.columns(l).level[i] as i32)
+                        .collect(),
+                ),
+                "value_id" => Col::I64(
+                    each()
+                        .map(|(l, i)| i64::from(trace.columns(l).value[i].0))
+                        .collect(),
+                ),
+                "value" if self.table == Table::Variables => {
+                    Col::F64(each().map(|(l, i)| trace.columns(l).number[i]).collect())
+                }
+                "value" => {
+                    let mut labels: HashMap<u32, String> = HashMap::new();
+                    let mut label = |v: trama_sim::ValueId| {
+                        labels
+                            .entry(v.0)
+                            .or_insert_with(|| m.label(m.value(v).name))
+                            .clone()
+                    };
+                    let values: Vec<Option<String>> = each()
+                        .map(|(l, i)| Some(label(trace.columns(l).value[i])))
+                        .collect();
+                    self.keys(k, values.into_iter())
+                }
+                "key" => Col::Utf8(
+                    each()
+                        .map(|(l, i)| String::from_utf8_lossy(trace.entity(l, i).key).into_owned())
+                        .collect(),
+                ),
+                "start_container_id" | "end_container_id" => {
+                    let from = name == "start_container_id";
+                    Col::OptI64(
+                        each()
+                            .map(|(l, i)| {
+                                let e = trace.entity(l, i);
+                                if from { e.from } else { e.to }.map(|c| i64::from(c.0))
+                            })
+                            .collect(),
+                    )
+                }
+                "start_container" | "end_container" => {
+                    let from = name == "start_container";
+                    let names: Vec<Option<String>> = each()
+                        .map(|(l, i)| {
+                            let e = trace.entity(l, i);
+                            container(if from { e.from } else { e.to })
+                        })
+                        .collect();
+                    self.keys(k, names.into_iter())
+                }
+                other => unreachable!("a column of {}: {other}", self.table.name()),
+            });
+        }
+        self.finish_batch(cols, rows, partition);
+    }
+
+    /// Adds the partition column and keeps the batch.
+    fn finish_batch(&mut self, mut cols: Vec<Col>, rows: usize, partition: &str) {
+        let last = cols.len();
+        let k = self.dicts[last].key(partition.to_string());
+        cols.push(Col::Keys(vec![Some(k); rows]));
+        self.batches.push(Batch(cols));
+    }
+
+    /// The record batches, every string column with its whole dictionary.
+    fn finish(self) -> Result<(SchemaRef, Vec<RecordBatch>), ArrowError> {
+        let schema = arrow_schema(self.table);
+        let dicts: Vec<ArrayRef> = self
+            .dicts
+            .into_iter()
+            .map(|d| Arc::new(StringArray::from(d.values)) as ArrayRef)
+            .collect();
+        let mut out = Vec::with_capacity(self.batches.len());
+        for Batch(cols) in self.batches {
+            let arrays = cols
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| -> Result<ArrayRef, ArrowError> {
+                    Ok(match c {
+                        Col::I64(v) => Arc::new(Int64Array::from(v)),
+                        Col::OptI64(v) => Arc::new(Int64Array::from(v)),
+                        Col::I32(v) => Arc::new(Int32Array::from(v)),
+                        Col::F64(v) => Arc::new(Float64Array::from(v)),
+                        Col::Utf8(v) => Arc::new(StringArray::from(v)),
+                        Col::Keys(k) => Arc::new(DictionaryArray::<Int32Type>::try_new(
+                            Int32Array::from(k),
+                            dicts[i].clone(),
+                        )?),
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            out.push(RecordBatch::try_new(schema.clone(), arrays)?);
+        }
+        Ok((schema, out))
+    }
+}
+
+/// `table` of `trace` as Arrow record batches with [`arrow_schema`]: see
+/// the module documentation. A table without rows has no batch.
+pub fn arrow_table(
+    trace: &Trace,
+    table: Table,
+) -> Result<(SchemaRef, Vec<RecordBatch>), ArrowError> {
+    let m = &trace.model;
+    let mut b = Builder::new(m, table);
+    match table {
+        Table::Containers => {
+            let mut by_type: Vec<Vec<ContainerId>> = vec![Vec::new(); m.types.len()];
+            for c in 0..m.containers.len() {
+                let c = ContainerId(c as u32);
+                by_type[m.container(c).ty.index()].push(c);
+            }
+            for (t, cs) in by_type.iter().enumerate() {
+                if !cs.is_empty() {
+                    b.containers(cs, &m.label(m.ty(TypeId(t as u32)).name));
+                }
+            }
+        }
+        Table::Types => {
+            let kinds = [
+                TypeKind::Container,
+                TypeKind::State,
+                TypeKind::Event,
+                TypeKind::Variable,
+                TypeKind::Link,
+            ];
+            for kind in kinds {
+                let ts: Vec<TypeId> = (0..m.types.len() as u32)
+                    .map(TypeId)
+                    .filter(|t| m.ty(*t).kind == kind)
+                    .collect();
+                if !ts.is_empty() {
+                    b.types(&ts, kind_word(kind));
+                }
+            }
+        }
+        _ => {
+            let mut by_type: Vec<Vec<ListId>> = vec![Vec::new(); m.types.len()];
+            for (l, info) in m.lists.iter().enumerate() {
+                if Table::of_kind(info.kind) == table && l < trace.lists.len() {
+                    by_type[info.ty.index()].push(ListId(l as u32));
+                }
+            }
+            for (t, lists) in by_type.iter_mut().enumerate() {
+                lists.sort_by_key(|l| m.list(*l).container);
+                if lists.iter().any(|l| !trace.columns(*l).is_empty()) {
+                    b.entities(trace, lists, &m.label(m.ty(TypeId(t as u32)).name));
+                }
+            }
+        }
+    }
+    b.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrow_schemas_follow_the_parquet_schemas() {
+        for t in Table::ALL {
+            let s = arrow_schema(t);
+            let names: Vec<&str> = s.fields().iter().map(|f| f.name().as_str()).collect();
+            let mut expected: Vec<&str> = t.columns().into_iter().map(|(n, _)| n).collect();
+            expected.push(t.partition_key());
+            assert_eq!(names, expected, "{t:?}");
+        }
+        let links = arrow_schema(Table::Links);
+        assert!(links.field_with_name("end_ns").unwrap().is_nullable());
+        assert_eq!(
+            links.field_with_name("key").unwrap().data_type(),
+            &DataType::Utf8
+        );
+    }
+}
