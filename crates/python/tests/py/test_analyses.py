@@ -1,0 +1,113 @@
+"""The analyses: each equals `trama stats ... --format json`; pipit's
+ping-pong trace gives the communication pipit's own tests expect."""
+
+import pytest
+
+import trama
+from conftest import PING_PONG, SAMPLES, TRACES, stats_json
+
+ANALYSES = ["states", "comm", "wait", "slices", "order", "kiviat", "info", "graph"]
+
+
+def test_every_analysis_equals_trama_stats_json(sample):
+    """Regression: each analysis is the document of `trama stats`."""
+    t = trama.open(sample)
+    for a in ANALYSES:
+        try:
+            want = stats_json(a, sample)
+        except AssertionError:
+            # The command line refuses it (no hosts to choose, say): so
+            # does the package.
+            with pytest.raises(trama.TraceError):
+                t.stats(a)
+            continue
+        assert t.stats(a) == want, f"{sample.name}: {a}"
+
+
+def test_typed_analyses_hold_the_documents_rows(sample):
+    """Regression: the Arrow tables of the analyses hold the rows of the
+    JSON documents, column for column."""
+    t = trama.open(sample)
+    states = stats_json("states", sample)
+    p = t.time_per_state()
+    assert p.rows.to_pylist() == states["rows"]
+    assert p.imbalance.to_pylist() == states["imbalance"]
+    assert t.load_imbalance().to_pylist() == states["imbalance"]
+    assert p.window == (states["window"]["start"], states["window"]["end"])
+    comm = stats_json("comm", sample)
+    m = t.comm_matrix(size_field=None)
+    assert m.pairs.to_pylist() == comm["pairs"] and m.containers == comm["containers"]
+    wait = stats_json("wait", sample)
+    w = t.wait_matrix()
+    cells = sum(1 for r in wait["rows"] for x in r["seconds"] if x != 0)
+    assert w.rows.num_rows == cells
+    assert w.totals.to_pylist() == [
+        {"container": r["container"], "time": r["time"], "waiting": r["waiting"]} for r in wait["rows"]
+    ]
+    s = stats_json("slices", sample, "--slices", "7")
+    sl = t.slices(n=7)
+    assert sl.starts == s["starts"]
+    assert sl.states.num_rows == len(s["rows"]) * len(s["values"])
+    assert sl.messages["sent"].to_pylist() == [r["sent"] for r in s["rows"]]
+
+
+def test_analysis_options_are_those_of_the_command_line():
+    """Regression: window, level, slices, waiting and link types mean what
+    the flags mean."""
+    path = SAMPLES / TRACES[3]
+    t = trama.open(path)
+    assert t.stats("states", window="0.5:2") == stats_json("states", path, "--window", "0.5:2")
+    assert t.stats("states", window=(0.5, None)) == stats_json("states", path, "--window", "0.5:")
+    assert t.stats("slices", slices=3) == stats_json("slices", path, "--slices", "3")
+    assert t.stats("wait", waiting=["Exec"]) == stats_json("wait", path, "--waiting", "Exec")
+    w = trama.open(path, window="1:3")
+    assert w.stats("comm") == stats_json("comm", path, "--window", "1:3")
+    levels = [r["name"] for r in t.types().to_pylist() if r["kind"] == "container" and r["depth"] == 1]
+    lvl = levels[0]
+    assert t.stats("states", level=lvl) == stats_json("states", path, "--level", lvl)
+
+
+def test_pipit_ping_pong_communication_matrix():
+    """Regression: pipit's tests on its ping-pong trace expect 4,177,920
+    bytes and 8 messages in each direction."""
+    t = trama.open(PING_PONG)
+    m = t.comm_matrix()
+    assert m.size_field == "Size"
+    pairs = m.pairs.to_pylist()
+    assert len(pairs) == 2
+    for p in pairs:
+        assert p["count"] == 8 and p["bytes"] == 4177920
+    assert {(p["from"], p["to"]) for p in pairs} == {
+        (m.containers[0], m.containers[1]),
+        (m.containers[1], m.containers[0]),
+    }
+    assert t.stats("comm", size_field="Size") == stats_json("comm", PING_PONG, "--size-field", "Size")
+    msgs = t.messages()
+    assert msgs.num_rows == 16 and sum(msgs["size"].to_pylist()) == 2 * 4177920
+    h = t.message_histogram(bins=10)
+    assert sum(h["count"].to_pylist()) == 16
+    assert h["low"][0].as_py() == min(msgs["size"].to_pylist())
+    assert h["high"][9].as_py() == max(msgs["size"].to_pylist())
+
+
+def test_profiles_add_up_the_rows():
+    """Regression: the flat profile adds up the containers' rows; the time
+    profile adds up the slices' containers; idle time picks the values."""
+    t = trama.open(PING_PONG)
+    rows = t.time_per_state().rows.to_pylist()
+    flat = {(r["state_type"], r["value"]): r for r in t.flat_profile().to_pylist()}
+    for key, f in flat.items():
+        mine = [r for r in rows if (r["state_type"], r["value"]) == key]
+        assert f["count"] == sum(r["count"] for r in mine)
+        assert f["exclusive"] == pytest.approx(sum(r["exclusive"] for r in mine))
+    assert len(flat) == len({(r["state_type"], r["value"]) for r in rows})
+    doc = stats_json("slices", PING_PONG, "--slices", "5")
+    tp = t.time_profile(bins=5).to_pylist()
+    for r in tp:
+        k = doc["values"].index(r["value"])
+        want = sum(x["seconds"][k] for x in doc["rows"] if x["slice"] == r["bin"])
+        assert r["seconds"] == pytest.approx(want)
+        assert r["end"] == pytest.approx(r["start"] + doc["length"])
+    idle = {r["container"]: r["idle"] for r in t.idle_time(values=["MPI_Recv"]).to_pylist()}
+    for c, v in idle.items():
+        assert v == pytest.approx(sum(r["exclusive"] for r in rows if r["container"] == c and r["value"] == "MPI_Recv"))
