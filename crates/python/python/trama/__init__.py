@@ -351,18 +351,20 @@ class Trace:
             notes=notes,
         )
 
-    def flat_profile(self, window: Window = None, per_container: bool = False) -> pa.Table:
+    def flat_profile(
+        self, window: Window = None, per_container: bool = False, how: str = "sum"
+    ) -> pa.Table:
         """The flat profile: per state type and value, the count and the
-        total, exclusive and inclusive seconds added up over the containers
-        (pipit's `flat_profile`); per container with `per_container`."""
+        total, exclusive and inclusive seconds of the containers that have
+        it, added up (`how="sum"`) or their mean (`how="mean"`, pipit's
+        `flat_profile()`); the rows per container with `per_container`."""
         rows = self.time_per_state(window).rows
         if per_container:
             return rows
         keys = ["state_type", "value"]
-        t = rows.group_by(keys, use_threads=False).aggregate(
-            [(c, "sum") for c in ("count", "total", "exclusive", "inclusive")]
-        )
-        t = t.rename_columns(keys + ["count", "total", "exclusive", "inclusive"])
+        metrics = ["count", "total", "exclusive", "inclusive"]
+        t = rows.group_by(keys, use_threads=False).aggregate([(c, how) for c in metrics])
+        t = t.rename_columns(keys + metrics)
         return t.sort_by([("exclusive", "descending"), ("state_type", "ascending"), ("value", "ascending")])
 
     def load_imbalance(self, window: Window = None, level: Optional[str] = None) -> pa.Table:
@@ -444,18 +446,24 @@ class Trace:
                                                       ("received", pa.int64())])),
         )
 
-    def time_profile(self, bins: int = 50, window: Window = None) -> pa.Table:
+    def time_profile(self, bins: int = 50, window: Window = None, normalized: bool = False) -> pa.Table:
         """Exclusive seconds per state value in each of `bins` equal time
         bins, added up over the containers (pipit's `time_profile`):
-        `bin`, `start`, `end`, `value`, `seconds`."""
+        `bin`, `start`, `end`, `value`, `seconds`; with `normalized`, the
+        share of the bin's time of every container that has states in the
+        window (pipit's `normalized=True`)."""
         s = self.slices(n=bins, window=window)
         t = s.states.group_by(["slice", "start", "value"], use_threads=False).aggregate([("seconds", "sum")])
         t = t.rename_columns(["slice", "start", "value", "seconds"]).sort_by(
             [("slice", "ascending"), ("value", "ascending")]
         )
+        seconds = t["seconds"]
+        if normalized:
+            containers = len(set(s.states["container"].to_pylist()))
+            seconds = pc.divide(seconds, s.length * containers) if s.length > 0 else seconds
         end = pc.add(t["start"], s.length)
         return pa.table({"bin": t["slice"], "start": t["start"], "end": end,
-                         "value": t["value"], "seconds": t["seconds"]})
+                         "value": t["value"], "seconds": seconds})
 
     def idle_time(
         self, values: Iterable[str] = ("Idle",), mpi: bool = False, window: Window = None

@@ -1,6 +1,10 @@
 """The analyses: each equals `trama stats ... --format json`; pipit's
 ping-pong trace gives the communication pipit's own tests expect."""
 
+import re
+import shutil
+import subprocess
+
 import pytest
 
 import trama
@@ -111,3 +115,33 @@ def test_profiles_add_up_the_rows():
     idle = {r["container"]: r["idle"] for r in t.idle_time(values=["MPI_Recv"]).to_pylist()}
     for c, v in idle.items():
         assert v == pytest.approx(sum(r["exclusive"] for r in rows if r["container"] == c and r["value"] == "MPI_Recv"))
+
+
+def test_time_profile_equals_pipits_ground_truth():
+    """Regression: on the ping-pong trace, 62 bins from the first event to
+    the last, the normalized time profile is what pipit's tests take from
+    Vampir's Function Summary chart."""
+    # pipit's bins span the archive's records, from its clock's start to
+    # the last record (PROGRAM_END, which trama does not map): the clock's
+    # length, as the OTF2 library's otf2-print reads it.
+    if shutil.which("otf2-print") is None:
+        pytest.skip("otf2-print (Debian's otf2-tools) not found")
+    defs = subprocess.run(["otf2-print", "-G", str(PING_PONG)], capture_output=True, text=True).stdout
+    clock = re.search(r"Ticks per Seconds: (\d+), Global Offset: \d+, Length: (\d+)", defs)
+    end = int(clock.group(2)) / int(clock.group(1))
+    t = trama.open(PING_PONG)
+    tp = t.time_profile(bins=62, window=(0.0, end), normalized=True).to_pylist()
+    share = {(r["bin"], r["value"]): r["seconds"] for r in tp}
+    main, init = "int main(int, char**)", "MPI_Init"
+    truth = {
+        0: {main: 0.00299437, init: 0.93999815, "MPI_Send": 0.0, "MPI_Recv": 0.0},
+        60: {main: 0.39464799, init: 0.14843661, "MPI_Send": 0.24594134, "MPI_Recv": 0.21017099,
+             "MPI_Comm_size": 0.00046047, "MPI_Comm_rank": 0.00034261, "MPI_Finalize": 0.0},
+        61: {main: 0.43560727, init: 0.0, "MPI_Send": 0.29640222, "MPI_Recv": 0.24300865,
+             "MPI_Comm_size": 0.0, "MPI_Comm_rank": 0.0, "MPI_Finalize": 0.01614835},
+    }
+    for b in range(1, 60):
+        truth[b] = {main: 0.0, init: 1.0, "MPI_Send": 0.0, "MPI_Finalize": 0.0}
+    for b, values in truth.items():
+        for v, x in values.items():
+            assert share.get((b, v), 0.0) == pytest.approx(x, rel=1e-5, abs=1e-8), (b, v)
