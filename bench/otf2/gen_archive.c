@@ -2,14 +2,15 @@
  * Writes a synthetic OTF2 archive with the OTF2 library, for
  * bench/otf2.sh:
  *
- *     gen_archive DIR PROCESSES THREADS EVENTS_PER_LOCATION
+ *     gen_archive DIR PROCESSES THREADS EVENTS_PER_LOCATION [METRICS]
  *
  * DIR/traces.otf2 is the anchor. PROCESSES MPI ranks of THREADS threads
  * each (one location per thread), every location writing about
  * EVENTS_PER_LOCATION events: regions entered and left (up to three
  * deep); on each rank's first thread, every tenth iteration, a message
  * to the next rank and one from the previous (MPI_Send, MPI_Recv), and
- * every hundredth a metric of two values. Times are nanoseconds.
+ * every hundredth a metric of two values (none when METRICS is 0: pipit's
+ * reader fails on them, see bench/python.sh). Times are nanoseconds.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,9 +52,9 @@ check( OTF2_ErrorCode e, const char* what )
 int
 main( int argc, char** argv )
 {
-    if ( argc != 5 )
+    if ( argc != 5 && argc != 6 )
     {
-        fprintf( stderr, "usage: gen_archive DIR PROCESSES THREADS EVENTS_PER_LOCATION\n" );
+        fprintf( stderr, "usage: gen_archive DIR PROCESSES THREADS EVENTS_PER_LOCATION [METRICS]\n" );
         return 2;
     }
     const char*    dir       = argv[ 1 ];
@@ -61,6 +62,7 @@ main( int argc, char** argv )
     const uint32_t threads   = (uint32_t)atoi( argv[ 3 ] );
     const uint64_t per       = strtoull( argv[ 4 ], NULL, 10 );
     const uint64_t locations = (uint64_t)processes * threads;
+    const int      metrics   = argc == 6 ? atoi( argv[ 5 ] ) : 1;
 
     OTF2_Archive* archive = OTF2_Archive_Open( dir, "traces", OTF2_FILEMODE_WRITE,
                                                1024 * 1024, 4 * 1024 * 1024,
@@ -102,7 +104,7 @@ main( int argc, char** argv )
                 EV( OTF2_EvtWriter_MpiRecv( w, NULL, t, ( rank + processes - 1 ) % processes, 0, 1, 1024 ) );
                 EV( OTF2_EvtWriter_Leave( w, NULL, t, R_RECV ) );
             }
-            if ( master && i % 100 == 0 )
+            if ( metrics && master && i % 100 == 0 )
             {
                 OTF2_Type        types[ 2 ]  = { OTF2_TYPE_UINT64, OTF2_TYPE_DOUBLE };
                 OTF2_MetricValue values[ 2 ];
