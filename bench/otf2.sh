@@ -21,12 +21,8 @@ repeat=${REPEAT:-3}
 mkdir -p "$data"
 
 command -v otf2-print >/dev/null || { echo "otf2-print not found (apt-get install otf2-tools)" >&2; exit 1; }
-command -v otf2-config >/dev/null || { echo "otf2-config not found (apt-get install libotf2-trace-dev)" >&2; exit 1; }
-gen=$data/gen_archive
-if [ ! -x "$gen" ] || [ "$root/bench/otf2/gen_archive.c" -nt "$gen" ]; then
-    # shellcheck disable=SC2046
-    cc -O2 -o "$gen" "$root/bench/otf2/gen_archive.c" $(otf2-config --cflags) $(otf2-config --ldflags) $(otf2-config --libs)
-fi
+# shellcheck source=bench/otf2/gen.sh
+. "$root/bench/otf2/gen.sh"
 if [ -n "${TRAMA:-}" ]; then
     bin=$TRAMA
 else

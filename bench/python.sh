@@ -29,12 +29,8 @@ events=${EVENTS:-20000}
 repeat=${REPEAT:-3}
 mkdir -p "$data"
 
-command -v otf2-config >/dev/null || { echo "otf2-config not found (apt-get install libotf2-trace-dev)" >&2; exit 1; }
-gen=$data/gen_archive
-if [ ! -x "$gen" ] || [ "$root/bench/otf2/gen_archive.c" -nt "$gen" ]; then
-    # shellcheck disable=SC2046
-    cc -O2 -o "$gen" "$root/bench/otf2/gen_archive.c" $(otf2-config --cflags) $(otf2-config --ldflags) $(otf2-config --libs)
-fi
+# shellcheck source=bench/otf2/gen.sh
+. "$root/bench/otf2/gen.sh"
 archive=$data/otf2-${ranks}x1x${events}-nometrics
 anchor=$archive/traces.otf2
 [ -f "$anchor" ] || "$gen" "$archive" "$ranks" 1 "$events" 0
@@ -76,27 +72,4 @@ for _ in $(seq "$repeat"); do
     done
 done
 
-python3 - "$out" <<'EOF'
-import json, statistics, sys
-runs = [json.loads(l) for l in open(sys.argv[1])]
-by = {}
-for r in runs:
-    by.setdefault(r["side"], []).append(r)
-med = {}
-for side, rs in by.items():
-    total = statistics.median(r["read"] + r["flat"] + r["comm"] for r in rs)
-    med[side] = (total, statistics.median(r["rss_mb"] for r in rs))
-    print(f"median {side}: read + flat profile + comm matrix {total:.3f} s, peak {med[side][1]:.1f} MB")
-if "pipit" in med:
-    (tt, tm), (pt, pm) = med["trama"], med["pipit"]
-    print(f"trama: {pt / tt:.0f}x faster than pipit, {pm / tm:.1f}x less memory")
-    a, b = by["trama"][0], by["pipit"][0]
-    def rel(x, y):
-        return abs(x - y) / max(abs(x), abs(y), 1e-300)
-    assert a["profile"].keys() == b["profile"].keys(), (a["profile"].keys(), b["profile"].keys())
-    assert a["matrix"].keys() == b["matrix"].keys()
-    dp = max(rel(a["profile"][k], b["profile"][k]) for k in a["profile"])
-    dm = max(rel(a["matrix"][k], b["matrix"][k]) for k in a["matrix"])
-    print(f"same results: flat profile of {len(a['profile'])} functions (largest relative difference {dp:.1e}), "
-          f"matrix of {len(a['matrix'])} pairs ({dm:.1e})")
-EOF
+python3 "$root/bench/python_bench.py" summary "$out"

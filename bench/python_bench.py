@@ -4,9 +4,11 @@ function over the processes) and the communication matrix (bytes per pair
 of ranks), and prints the seconds each step took and the results as JSON.
 
     python bench/python_bench.py trama|pipit ARCHIVE/traces.otf2
+    python bench/python_bench.py summary RUNS.jsonl
 """
 
 import json
+import statistics
 import sys
 import time
 
@@ -49,7 +51,36 @@ def run_pipit(anchor):
     return (t1 - t0, t2 - t1, t3 - t2), profile, matrix
 
 
+def summary(path):
+    """The medians of the runs in `path` (one JSON line each), the ratio,
+    and whether both sides found the same profile and matrix."""
+    runs = [json.loads(l) for l in open(path)]
+    by = {}
+    for r in runs:
+        by.setdefault(r["side"], []).append(r)
+    med = {}
+    for side, rs in by.items():
+        total = statistics.median(r["read"] + r["flat"] + r["comm"] for r in rs)
+        med[side] = (total, statistics.median(r["rss_mb"] for r in rs))
+        print(f"median {side}: read + flat profile + comm matrix {total:.3f} s, peak {med[side][1]:.1f} MB")
+    if "pipit" in med:
+        (tt, tm), (pt, pm) = med["trama"], med["pipit"]
+        print(f"trama: {pt / tt:.0f}x faster than pipit, {pm / tm:.1f}x less memory")
+        a, b = by["trama"][0], by["pipit"][0]
+        def rel(x, y):
+            return abs(x - y) / max(abs(x), abs(y), 1e-300)
+        assert a["profile"].keys() == b["profile"].keys(), (a["profile"].keys(), b["profile"].keys())
+        assert a["matrix"].keys() == b["matrix"].keys()
+        dp = max(rel(a["profile"][k], b["profile"][k]) for k in a["profile"])
+        dm = max(rel(a["matrix"][k], b["matrix"][k]) for k in a["matrix"])
+        print(f"same results: flat profile of {len(a['profile'])} functions (largest relative difference {dp:.1e}), "
+              f"matrix of {len(a['matrix'])} pairs ({dm:.1e})")
+
+
 def main():
+    if sys.argv[1] == "summary":
+        summary(sys.argv[2])
+        return
     side, anchor = sys.argv[1], sys.argv[2]
     (read, flat, comm), profile, matrix = (run_trama if side == "trama" else run_pipit)(anchor)
     print(json.dumps({"side": side, "read": read, "flat": flat, "comm": comm,
