@@ -27,7 +27,7 @@ use arrow_array::{
     ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
 };
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
-use trama_sim::{ContainerId, ListId, Model, Trace, TypeId, TypeKind};
+use trama_sim::{Columns, ContainerId, ListId, Model, Trace, TypeId, TypeKind};
 
 use crate::table::{kind_word, Kind};
 use crate::{end_of, ns, Table};
@@ -200,96 +200,126 @@ impl<'a> Builder<'a> {
         self.finish_batch(cols, ts.len(), partition);
     }
 
-    /// A batch of the entities of `lists` (one type), list after list.
+    /// Dictionary keys of column `col` for a row's container (or none),
+    /// each container's name looked up once.
+    fn container_key(
+        &mut self,
+        col: usize,
+        memo: &mut Vec<Option<i32>>,
+        c: Option<ContainerId>,
+    ) -> Option<i32> {
+        let c = c?;
+        if memo.len() <= c.index() {
+            memo.resize(c.index() + 1, None);
+        }
+        if memo[c.index()].is_none() {
+            let name = self.model.label(self.model.container(c).name);
+            memo[c.index()] = Some(self.dicts[col].key(name));
+        }
+        memo[c.index()]
+    }
+
+    /// A batch of the entities of `lists` (one type), list after list;
+    /// each column is gathered list by list from the trace's columns.
     fn entities(&mut self, trace: &Trace, lists: &[ListId], partition: &str) {
         let m = self.model;
         let rows: usize = lists.iter().map(|l| trace.columns(*l).len()).sum();
-        // Every row of the batch: (list, index in the list).
-        let each = || {
-            lists
-                .iter()
-                .flat_map(|&l| (0..trace.columns(l).len()).map(move |i| (l, i)))
-        };
-        let end = |(l, i): (ListId, usize)| {
-            let c = trace.columns(l);
-            end_of(c.start[i], c.end[i]).map(ns)
-        };
-        let start = |(l, i): (ListId, usize)| ns(trace.columns(l).start[i]);
-        let container = |c: Option<ContainerId>| c.map(|c| m.label(m.container(c).name));
+        // One value per row, list after list: `f` gives a list's values.
+        fn gather<'a, T, I: Iterator<Item = T>>(
+            trace: &'a Trace,
+            lists: &[ListId],
+            rows: usize,
+            mut f: impl FnMut(ListId, &'a Columns) -> I,
+        ) -> Vec<T> {
+            let mut v = Vec::with_capacity(rows);
+            for &l in lists {
+                v.extend(f(l, trace.columns(l)));
+            }
+            v
+        }
+        let container_of = |c: u32| (c != u32::MAX).then_some(ContainerId(c));
         let mut cols = Vec::new();
         for (k, (name, _)) in self.table.columns().into_iter().enumerate() {
             cols.push(match name {
-                "type_id" => Col::I64(each().map(|(l, _)| i64::from(m.list(l).ty.0)).collect()),
-                "container_id" => Col::I64(
-                    each()
-                        .map(|(l, _)| i64::from(m.list(l).container.0))
-                        .collect(),
-                ),
+                "type_id" => Col::I64(gather(trace, lists, rows, |l, c| {
+                    std::iter::repeat_n(i64::from(m.list(l).ty.0), c.len())
+                })),
+                "container_id" => Col::I64(gather(trace, lists, rows, |l, c| {
+                    std::iter::repeat_n(i64::from(m.list(l).container.0), c.len())
+                })),
                 "container" => {
-                    let mut names = Vec::with_capacity(rows);
+                    let mut memo = Vec::new();
+                    let mut keys = Vec::with_capacity(rows);
                     for &l in lists {
-                        let n = trace.columns(l).len();
-                        names.extend(std::iter::repeat_n(container(Some(m.list(l).container)), n));
+                        let key = self.container_key(k, &mut memo, Some(m.list(l).container));
+                        keys.extend(std::iter::repeat_n(key, trace.columns(l).len()));
                     }
-                    self.keys(k, names.into_iter())
+                    Col::Keys(keys)
                 }
-                "seq" => Col::I64(each().map(|(_, i)| i as i64).collect()),
-                "start_ns" | "time_ns" => Col::I64(each().map(start).collect()),
-                "end_ns" => Col::OptI64(each().map(end).collect()),
-                "duration_ns" => {
-                    Col::OptI64(each().map(|r| end(r).map(|e| e - start(r))).collect())
-                }
-                "level" => Col::I32(
-                    each()
-                        .map(|(l, i)| trace.columns(l).level[i] as i32)
-                        .collect(),
-                ),
-                "value_id" => Col::I64(
-                    each()
-                        .map(|(l, i)| i64::from(trace.columns(l).value[i].0))
-                        .collect(),
-                ),
+                "seq" => Col::I64(gather(trace, lists, rows, |_, c| 0..c.len() as i64)),
+                "start_ns" | "time_ns" => Col::I64(gather(trace, lists, rows, |_, c| {
+                    c.start.iter().map(|&s| ns(s))
+                })),
+                "end_ns" => Col::OptI64(gather(trace, lists, rows, |_, c| {
+                    c.start
+                        .iter()
+                        .zip(&c.end)
+                        .map(|(&s, &e)| end_of(s, e).map(ns))
+                })),
+                "duration_ns" => Col::OptI64(gather(trace, lists, rows, |_, c| {
+                    c.start
+                        .iter()
+                        .zip(&c.end)
+                        .map(|(&s, &e)| end_of(s, e).map(|e| ns(e) - ns(s)))
+                })),
+                "level" => Col::I32(gather(trace, lists, rows, |_, c| {
+                    c.level.iter().map(|&x| x as i32)
+                })),
+                "value_id" => Col::I64(gather(trace, lists, rows, |_, c| {
+                    c.value.iter().map(|v| i64::from(v.0))
+                })),
                 "value" if self.table == Table::Variables => {
-                    Col::F64(each().map(|(l, i)| trace.columns(l).number[i]).collect())
+                    Col::F64(gather(trace, lists, rows, |_, c| c.number.iter().copied()))
                 }
                 "value" => {
-                    let mut labels: HashMap<u32, String> = HashMap::new();
-                    let mut label = |v: trama_sim::ValueId| {
-                        labels
-                            .entry(v.0)
-                            .or_insert_with(|| m.label(m.value(v).name))
-                            .clone()
-                    };
-                    let values: Vec<Option<String>> = each()
-                        .map(|(l, i)| Some(label(trace.columns(l).value[i])))
-                        .collect();
-                    self.keys(k, values.into_iter())
+                    // Each value's name looked up once.
+                    let mut memo: Vec<Option<i32>> = vec![None; m.values.len()];
+                    let dict = &mut self.dicts[k];
+                    let mut keys = Vec::with_capacity(rows);
+                    for &l in lists {
+                        for v in &trace.columns(l).value {
+                            let key = *memo[v.index()]
+                                .get_or_insert_with(|| dict.key(m.label(m.value(*v).name)));
+                            keys.push(Some(key));
+                        }
+                    }
+                    Col::Keys(keys)
                 }
-                "key" => Col::Utf8(
-                    each()
-                        .map(|(l, i)| String::from_utf8_lossy(trace.entity(l, i).key).into_owned())
-                        .collect(),
-                ),
+                "key" => Col::Utf8(gather(trace, lists, rows, |_, c| {
+                    c.key.iter().map(|&(o, n)| {
+                        let b = &trace.key_bytes[o as usize..o as usize + n as usize];
+                        String::from_utf8_lossy(b).into_owned()
+                    })
+                })),
                 "start_container_id" | "end_container_id" => {
                     let from = name == "start_container_id";
-                    Col::OptI64(
-                        each()
-                            .map(|(l, i)| {
-                                let e = trace.entity(l, i);
-                                if from { e.from } else { e.to }.map(|c| i64::from(c.0))
-                            })
-                            .collect(),
-                    )
+                    Col::OptI64(gather(trace, lists, rows, |_, c| {
+                        let ends = if from { &c.from } else { &c.to };
+                        ends.iter()
+                            .map(move |&x| container_of(x).map(|c| i64::from(c.0)))
+                    }))
                 }
                 "start_container" | "end_container" => {
                     let from = name == "start_container";
-                    let names: Vec<Option<String>> = each()
-                        .map(|(l, i)| {
-                            let e = trace.entity(l, i);
-                            container(if from { e.from } else { e.to })
-                        })
-                        .collect();
-                    self.keys(k, names.into_iter())
+                    let mut memo = Vec::new();
+                    let mut keys = Vec::with_capacity(rows);
+                    for &l in lists {
+                        let c = trace.columns(l);
+                        for &x in if from { &c.from } else { &c.to } {
+                            keys.push(self.container_key(k, &mut memo, container_of(x)));
+                        }
+                    }
+                    Col::Keys(keys)
                 }
                 other => unreachable!("a column of {}: {other}", self.table.name()),
             });
@@ -321,12 +351,19 @@ impl<'a> Builder<'a> {
                 .map(|(i, c)| -> Result<ArrayRef, ArrowError> {
                     Ok(match c {
                         Col::I64(v) => Arc::new(Int64Array::from(v)),
+                        Col::OptI64(v) if v.iter().all(Option::is_some) => Arc::new(
+                            Int64Array::from(v.into_iter().flatten().collect::<Vec<_>>()),
+                        ),
                         Col::OptI64(v) => Arc::new(Int64Array::from(v)),
                         Col::I32(v) => Arc::new(Int32Array::from(v)),
                         Col::F64(v) => Arc::new(Float64Array::from(v)),
                         Col::Utf8(v) => Arc::new(StringArray::from(v)),
                         Col::Keys(k) => Arc::new(DictionaryArray::<Int32Type>::try_new(
-                            Int32Array::from(k),
+                            if k.iter().all(Option::is_some) {
+                                Int32Array::from(k.into_iter().flatten().collect::<Vec<_>>())
+                            } else {
+                                Int32Array::from(k)
+                            },
                             dicts[i].clone(),
                         )?),
                     })
