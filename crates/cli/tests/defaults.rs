@@ -191,7 +191,11 @@ fn html_table(page: &str, heading: &str) -> Vec<Vec<String>> {
             row.split('<')
                 .filter(|p| p.starts_with("td") || p.starts_with("th"))
                 .map(|p| p[p.find('>').unwrap() + 1..].to_string())
-                .map(|c| c.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
+                .map(|c| {
+                    c.replace("&lt;", "<")
+                        .replace("&gt;", ">")
+                        .replace("&amp;", "&")
+                })
                 .collect()
         })
         .collect()

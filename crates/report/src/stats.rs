@@ -6,8 +6,7 @@ use serde::Serialize;
 use trama_analysis::{
     comm_matrix, graph, host_level, instants, kiviat, order, slice_count, slices, time_per_state,
     wait_matrix, CommMatrix, Graph, Kiviat, Messages, Ordering, Slices, StateRow, StateStats,
-    WaitMatrix,
-    Window,
+    WaitMatrix, Window,
 };
 use trama_sim::Trace;
 
