@@ -49,8 +49,8 @@ fn variables(trace: &Trace, c: ContainerId) -> Vec<ListId> {
 
 /// The rows of `trace`, top to bottom. With `order`, those containers in
 /// that order, each followed by its variables. Without, the container
-/// tree depth first (children in natural order of their names:
-/// [`trama_sim::Model::children_by_name`]) (the root only when it has entities other than
+/// tree depth first (children in natural order of their identifiers:
+/// [`trama_sim::Model::children_in_order`]) (the root only when it has entities other than
 /// links), each container's variables after its subtree, as a host's
 /// metrics come below its processes.
 pub fn rows(trace: &Trace, order: Option<&[ContainerId]>) -> Vec<Row> {
@@ -97,7 +97,7 @@ pub fn rows(trace: &Trace, order: Option<&[ContainerId]>) -> Vec<Row> {
             });
         }
         stack.push((c, true));
-        stack.extend(m.children_by_name(c).into_iter().rev().map(|k| (k, false)));
+        stack.extend(m.children_in_order(c).into_iter().rev().map(|k| (k, false)));
     }
     out
 }

@@ -355,28 +355,25 @@ impl Model {
     }
 
     /// Containers in depth-first order from the root, each container's
-    /// children in [`Model::children_by_name`]'s order: the order of every
-    /// view (the dump keeps PajeNG's, [`ContainerInfo::children`]).
+    /// children in [`Model::children_in_order`]: the order of every view
+    /// (the dump keeps PajeNG's, [`ContainerInfo::children`]).
     pub fn containers_depth_first(&self) -> Vec<ContainerId> {
         let mut out = Vec::with_capacity(self.containers.len());
         let mut stack = vec![ContainerId::ROOT];
         while let Some(c) = stack.pop() {
             out.push(c);
-            stack.extend(self.children_by_name(c).into_iter().rev());
+            stack.extend(self.children_in_order(c).into_iter().rev());
         }
         out
     }
 
     /// The children of `c` in [natural order](crate::natural_cmp) of their
-    /// names as people read them (`rank-9` before `rank-10`), equal names
-    /// in their identifiers' order.
-    pub fn children_by_name(&self, c: ContainerId) -> Vec<ContainerId> {
+    /// identifiers (alias, else name, as people read them): `rank-9` before
+    /// `rank-10`, SimGrid's numbered hosts in their numbers' order.
+    pub fn children_in_order(&self, c: ContainerId) -> Vec<ContainerId> {
         let mut v = self.container(c).children.clone();
-        v.sort_by(|a, b| {
-            let (a, b) = (self.container(*a), self.container(*b));
-            crate::natural::natural_cmp_bytes(unquoted(self.str(a.name)), unquoted(self.str(b.name)))
-                .then_with(|| self.str(a.ident()).cmp(self.str(b.ident())))
-        });
+        let ident = |c: &ContainerId| unquoted(self.str(self.container(*c).ident()));
+        v.sort_by(|a, b| crate::natural::natural_cmp_bytes(ident(a), ident(b)));
         v
     }
 

@@ -194,7 +194,7 @@ pub fn meta(trace: &Trace, rows: &[Row], name: &str) -> Meta {
                 depth: info.depth,
                 start: info.start,
                 end: info.end,
-                children: m.children_by_name(c).iter().map(|c| c.0).collect(),
+                children: m.children_in_order(c).iter().map(|c| c.0).collect(),
             }
         })
         .collect();
