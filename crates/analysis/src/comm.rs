@@ -286,13 +286,12 @@ pub fn order_of(
     let sent = |counts: &HashMap<ContainerId, u64>, c: &ContainerId| -> u64 {
         counts.get(c).copied().unwrap_or(0)
     };
-    // Most messages sent first, ties by name.
+    // Most messages sent first, ties by name (numbers in names by value).
     let sort = |cs: &mut Vec<ContainerId>, counts: &HashMap<ContainerId, u64>| {
-        cs.sort_by_cached_key(|c| {
-            (
-                std::cmp::Reverse(sent(counts, c)),
-                m.str(m.container(*c).name),
-            )
+        cs.sort_by(|a, b| {
+            sent(counts, b).cmp(&sent(counts, a)).then_with(|| {
+                trama_sim::natural_cmp_bytes(m.str(m.container(*a).name), m.str(m.container(*b).name))
+            })
         });
     };
     let mut hosts: Vec<ContainerId> = (0..m.containers.len() as u32)

@@ -8,27 +8,49 @@ use std::collections::BTreeMap;
 
 use trama_sim::{Model, Trace, TypeKind, ValueId};
 
-use crate::read::{container_name, lists_of, text};
+use crate::read::{container_name, lists_of};
 use crate::states::time_per_state;
 use crate::window::Window;
 
 /// The state value of one container.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ContainerState {
-    /// The value's name.
+    /// The value's label ([`Model::value_labels`]).
     pub value: String,
     /// The value in the trace's model (where its colour is); `None` when
     /// no value of the model has this name (a name that was not UTF-8).
     pub id: Option<ValueId>,
 }
 
-/// The value called `value` of the state type called `state_type`.
+/// The value labelled `value` ([`Model::value_labels`], as in the rows of
+/// [`time_per_state`]) of the state type called `state_type`.
 pub fn find_value(model: &Model, state_type: &str, value: &str) -> Option<ValueId> {
-    let m = model;
-    m.values
-        .iter()
-        .position(|v| m.names(v.name, value) && m.names(m.ty(v.ty).name, state_type))
-        .map(|i| ValueId(i as u32))
+    Values::new(model).find(state_type, value)
+}
+
+/// The values of a model by state type and label, for [`find_value`]
+/// repeated.
+struct Values<'m> {
+    model: &'m Model,
+    labels: Vec<String>,
+}
+
+impl<'m> Values<'m> {
+    fn new(model: &'m Model) -> Values<'m> {
+        Values {
+            model,
+            labels: model.value_labels(),
+        }
+    }
+
+    fn find(&self, state_type: &str, value: &str) -> Option<ValueId> {
+        let m = self.model;
+        m.values
+            .iter()
+            .zip(&self.labels)
+            .position(|(v, l)| l == value && m.names(m.ty(v.ty).name, state_type))
+            .map(|i| ValueId(i as u32))
+    }
 }
 
 /// Per container name: the state on top of its stack at time `t` (the
@@ -36,6 +58,7 @@ pub fn find_value(model: &Model, state_type: &str, value: &str) -> Option<ValueI
 /// several state types, the last one in the model's lists counts.
 pub fn states_at(trace: &Trace, t: f64) -> BTreeMap<String, ContainerState> {
     let m = &trace.model;
+    let labels = m.value_labels();
     let mut out = BTreeMap::new();
     for (info, cols) in lists_of(trace, TypeKind::State) {
         // The deepest state containing t.
@@ -52,7 +75,7 @@ pub fn states_at(trace: &Trace, t: f64) -> BTreeMap<String, ContainerState> {
             out.insert(
                 container_name(trace, info.container),
                 ContainerState {
-                    value: text(trace, m.value(id).name),
+                    value: labels[id.index()].clone(),
                     id: Some(id),
                 },
             );
@@ -72,9 +95,10 @@ pub fn dominant_states(trace: &Trace, window: Window) -> BTreeMap<String, Contai
             *e = (r.exclusive, &r.state_type, &r.value);
         }
     }
+    let values = Values::new(&trace.model);
     best.into_iter()
         .map(|(c, (_, ty, value))| {
-            let id = find_value(&trace.model, ty, value);
+            let id = values.find(ty, value);
             (
                 c,
                 ContainerState {

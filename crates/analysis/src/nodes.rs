@@ -154,12 +154,6 @@ impl NodeStage {
                 }
             }
         }
-        // Ranks numbered 0, 1, …, 10: in their numbers' order.
-        if stage.nodes.iter().all(|n| n.name.parse::<u64>().is_ok()) {
-            stage
-                .nodes
-                .sort_by_key(|n| n.name.parse::<u64>().unwrap_or(0));
-        }
         stage.reindex(trace);
         for info in &m.lists {
             if info.kind == TypeKind::Variable && stage.index.contains_key(&info.container) {

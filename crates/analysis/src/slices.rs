@@ -134,11 +134,15 @@ pub fn slices(trace: &Trace, window: Window, msgs: &Messages, n: usize) -> Slice
     // share a column.
     let vname = |v: ValueId| text(trace, m.value(v).name);
     let mut values: Vec<String> = secs.keys().map(|(_, v)| vname(*v)).collect();
-    values.sort();
+    values.sort_by(|a, b| trama_sim::natural_cmp(a, b));
     values.dedup();
     let col: HashMap<ValueId, usize> = secs
         .keys()
-        .map(|(_, v)| (*v, values.binary_search(&vname(*v)).unwrap_or(0)))
+        .map(|(_, v)| {
+            let name = vname(*v);
+            let at = values.binary_search_by(|x| trama_sim::natural_cmp(x, &name));
+            (*v, at.unwrap_or(0))
+        })
         .collect();
     let pos = depth_first_positions(trace);
     let mut rows: BTreeMap<(usize, usize), SliceRow> = BTreeMap::new();
@@ -216,8 +220,7 @@ pub fn kiviat(
         .map(ContainerId)
         .filter(|c| m.container(*c).ty == host_ty)
         .collect();
-    let hname = |c: &ContainerId| container_name(trace, *c);
-    hosts.sort_by_key(hname);
+    hosts.sort_by(|a, b| trama_sim::natural_cmp(&container_name(trace, *a), &container_name(trace, *b)));
     let col: HashMap<ContainerId, usize> = hosts.iter().enumerate().map(|(i, c)| (*c, i)).collect();
     // Off-host messages: (start, sender's host column).
     let mut sent: Vec<(f64, usize)> = Vec::new();
@@ -258,7 +261,7 @@ pub fn kiviat(
     Some(Kiviat {
         window,
         level: level.to_string(),
-        hosts: hosts.iter().map(hname).collect(),
+        hosts: hosts.iter().map(|c| container_name(trace, *c)).collect(),
         instants,
         shares,
     })

@@ -37,7 +37,8 @@ pub struct StateRow {
     pub containers: u32,
     /// State type name.
     pub state_type: String,
-    /// Value name.
+    /// Value name (followed by its alias in parentheses when another value
+    /// of the state type has the same name: [`trama_sim::Model::value_labels`]).
     pub value: String,
     /// Number of states overlapping the window.
     pub count: u64,
@@ -60,7 +61,7 @@ pub struct StateRow {
 pub struct Imbalance {
     /// State type name.
     pub state_type: String,
-    /// Value name.
+    /// Value name (labelled as in [`StateRow::value`]).
     pub value: String,
     /// Number of containers compared (those with this state type).
     pub containers: u32,
@@ -82,7 +83,7 @@ pub struct StateStats {
     /// The container type rows were rolled up to, if any.
     pub level: Option<String>,
     /// Rows: containers depth-first, then state types in the type tree's
-    /// order, then values by name.
+    /// order, then values by name (numbers in names by value).
     pub rows: Vec<StateRow>,
     /// Imbalance per state type and value, in the order of `rows`.
     pub imbalance: Vec<Imbalance>,
@@ -246,13 +247,12 @@ pub(crate) fn finish_states(
         .map(|(i, t)| (t, i))
         .collect();
     let mut keys: Vec<Key> = rows.keys().copied().collect();
-    let vname = |v: ValueId| text(trace, m.value(v).name);
+    let labels = m.value_labels();
+    let vname = |v: ValueId| labels[v.index()].clone();
     keys.sort_by(|a, b| {
-        (pos_c.get(&a.0), order_t.get(&a.1), vname(a.2)).cmp(&(
-            pos_c.get(&b.0),
-            order_t.get(&b.1),
-            vname(b.2),
-        ))
+        (pos_c.get(&a.0), order_t.get(&a.1))
+            .cmp(&(pos_c.get(&b.0), order_t.get(&b.1)))
+            .then_with(|| trama_sim::natural_cmp(&vname(a.2), &vname(b.2)))
     });
     let len = window.len();
     let out_rows: Vec<StateRow> = keys

@@ -198,6 +198,9 @@ fn stream(a: &ViewArgs, opts: &ViewerOptions) -> anyhow::Result<ExitCode> {
 fn announce(a: &ViewArgs, running: &trama_viewer::Running) -> anyhow::Result<()> {
     let mut out = std::io::stdout();
     writeln!(out, "trama: viewing at {}", running.url)?;
+    for other in &running.others {
+        writeln!(out, "trama: from another machine: {other}")?;
+    }
     writeln!(out, "trama: press Ctrl-C to stop")?;
     out.flush()?;
     if !a.no_open && !open_browser(&running.url) {

@@ -177,3 +177,51 @@ fn output_error_names_the_file_and_says_why() {
         "{err}"
     );
 }
+
+/// The cells of the first HTML table after `heading` in `page`, row by row.
+fn html_table(page: &str, heading: &str) -> Vec<Vec<String>> {
+    let at = page.find(heading).expect("the heading");
+    let body = &page[at..];
+    let body = &body[..body.find("</table>").expect("a table")];
+    body.split("<tr>")
+        .skip(1)
+        .map(|row| {
+            // Pieces `td class="t">cell`, `/td>`, …: the cells follow the
+            // opening tags.
+            row.split('<')
+                .filter(|p| p.starts_with("td") || p.starts_with("th"))
+                .map(|p| p[p.find('>').unwrap() + 1..].to_string())
+                .map(|c| {
+                    c.replace("&lt;", "<")
+                        .replace("&gt;", ">")
+                        .replace("&amp;", "&")
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Regression: the report's time per state rolled processes up to their
+/// hosts (master-1 and worker-2 under Tremblay) and showed the inclusive
+/// share beside the exclusive time; it is the table of `stats states`.
+#[test]
+fn report_time_per_state_equals_stats_states() {
+    let Some(mw) = masterworkers() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    let out = trama(&["report", s(&mw), "-o", s(&html)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let report = html_table(&page, "<h2>Time per state</h2>");
+    let out = trama(&["stats", "states", s(&mw)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let stats: Vec<Vec<String>> = stdout
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    assert!(stats.len() > 5, "{stdout}");
+    assert_eq!(report, stats, "report:\n{report:?}\nstats:\n{stdout}");
+}

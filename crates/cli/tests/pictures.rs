@@ -257,3 +257,70 @@ fn animations_are_recorded_with_the_frames_asked_for() {
     assert!(err.contains("kiviat is a still picture"), "{err}");
     assert!(!still.exists());
 }
+
+/// Ranks `rank-0` … `rank-15` on one node, created in that order, each in
+/// state `compute` then sending a message to the next one.
+fn sixteen_ranks(dir: &Path) -> std::path::PathBuf {
+    let mut t = String::from(
+        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeDefineLinkType 1\n% Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeStartLink 3\n% Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string\n%EndEventDef\n\
+         %EventDef PajeEndLink 4\n% Time date\n% Type string\n% Container string\n% EndContainer string\n% Value string\n% Key string\n%EndEventDef\n\
+         %EventDef PajeDefineStateType 5\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeSetState 6\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
+         0 N 0 Node\n0 P N Process\n1 L 0 P P Message\n5 S P State\n2 0 n N 0 node\n",
+    );
+    for i in 0..16 {
+        t.push_str(&format!("2 0 p{i} P n rank-{i}\n6 0 S p{i} compute\n"));
+    }
+    for i in 0..16 {
+        let t0 = 1.0 + i as f64 * 0.1;
+        t.push_str(&format!(
+            "3 {t0} L 0 p{i} m k{i}\n4 {} L 0 p{} m k{i}\n",
+            t0 + 0.05,
+            (i + 1) % 16
+        ));
+    }
+    write_in(dir, "ranks.paje", t)
+}
+
+/// The numbers of the names `rank-N` in `text`, in their order there.
+fn rank_numbers(text: &str) -> Vec<u32> {
+    text.split("rank-")
+        .skip(1)
+        .filter_map(|s| {
+            let n: String = s.chars().take_while(char::is_ascii_digit).collect();
+            n.parse().ok()
+        })
+        .collect()
+}
+
+/// Regression: names sorted as text put rank-10 … rank-15 before rank-2
+/// in the space-time view, the matrices and the statistics; numbers inside
+/// names are ordered by value.
+#[test]
+fn names_order_numbers_inside_by_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = sixteen_ranks(dir.path());
+    let ordered: Vec<u32> = (0..16).collect();
+    // The space-time rows (their labels, top to bottom).
+    let svg = render("space-time", &trace, &[]);
+    let labels: Vec<u32> = tags(&svg, "text")
+        .into_iter()
+        .flat_map(|(_, text)| rank_numbers(&format!("{text} ")))
+        .collect();
+    assert_eq!(labels[..16], ordered[..], "{labels:?}");
+    // The traffic matrix's rows (and columns).
+    let svg = render("traffic-matrix", &trace, &["--level", "Process"]);
+    let labels = rank_numbers(&svg);
+    assert_eq!(labels[..16], ordered[..], "{labels:?}");
+    // The statistics' rows.
+    let out = trama(&["stats", "states", trace.to_str().unwrap(), "--format", "csv"]);
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(rank_numbers(&csv), ordered, "{csv}");
+    let out = trama(&["stats", "comm", trace.to_str().unwrap(), "--format", "csv"]);
+    let csv = String::from_utf8_lossy(&out.stdout);
+    let senders: Vec<u32> = csv.lines().skip(1).flat_map(|l| rank_numbers(l).into_iter().take(1)).collect();
+    assert_eq!(senders, ordered, "{csv}");
+}

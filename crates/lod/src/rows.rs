@@ -31,7 +31,7 @@ impl Row {
     }
 }
 
-/// The variables of a container, by type name.
+/// The variables of a container, by type name (in natural order).
 fn variables(trace: &Trace, c: ContainerId) -> Vec<ListId> {
     let m = &trace.model;
     let mut v: Vec<ListId> = m
@@ -42,15 +42,15 @@ fn variables(trace: &Trace, c: ContainerId) -> Vec<ListId> {
         .filter(|l| m.list(*l).kind == TypeKind::Variable)
         .collect();
     v.sort_by(|a, b| {
-        m.str(m.ty(m.list(*a).ty).name)
-            .cmp(m.str(m.ty(m.list(*b).ty).name))
+        trama_sim::natural_cmp_bytes(m.str(m.ty(m.list(*a).ty).name), m.str(m.ty(m.list(*b).ty).name))
     });
     v
 }
 
 /// The rows of `trace`, top to bottom. With `order`, those containers in
 /// that order, each followed by its variables. Without, the container
-/// tree depth first (the root only when it has entities other than
+/// tree depth first (children in natural order of their identifiers:
+/// [`trama_sim::Model::children_in_order`]) (the root only when it has entities other than
 /// links), each container's variables after its subtree, as a host's
 /// metrics come below its processes.
 pub fn rows(trace: &Trace, order: Option<&[ContainerId]>) -> Vec<Row> {
@@ -97,7 +97,7 @@ pub fn rows(trace: &Trace, order: Option<&[ContainerId]>) -> Vec<Row> {
             });
         }
         stack.push((c, true));
-        stack.extend(m.container(c).children.iter().rev().map(|k| (*k, false)));
+        stack.extend(m.children_in_order(c).into_iter().rev().map(|k| (k, false)));
     }
     out
 }

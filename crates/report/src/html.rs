@@ -5,10 +5,13 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use trama_analysis::{host_level, time_per_state, Messages, Window};
+use trama_analysis::{host_level, time_per_state, Messages, StateStats, Window};
 use trama_sim::{Trace, TypeKind};
 use trama_viewer::offline::{offline, OfflineOptions, POLICY};
 use trama_views::{draw, View, ViewOptions};
+
+use crate::stats::STATE_COLUMNS;
+use crate::table::columns;
 
 /// Escapes text for HTML.
 fn esc(s: &str) -> String {
@@ -23,7 +26,7 @@ fn esc(s: &str) -> String {
 /// [`trama_viewer::offline::BUDGET`] bytes: it zooms, pans, hovers and
 /// searches with no server; hidden when printing), every view over the
 /// whole trace (a view that cannot be drawn says why), and the time per
-/// state rolled up to the hosts. The hosts are the containers of type
+/// state per container (the table of `trama stats states`). The hosts are the containers of type
 /// `level`, or of the type [`host_level`] chooses from the trace; without
 /// hosts, the Kiviat and mapping views are left out. Returns the sentences
 /// for the reader (the page says them too): which hosts were chosen, when
@@ -66,7 +69,7 @@ pub fn html_report(
          <title>trama report: {t}</title>{style}\
          <style>html,body{{height:auto}}body{{font-family:sans-serif;margin:2em;color:#222}}h2{{margin-top:2em}}\
          .report table{{border-collapse:collapse}}.report td,.report th{{padding:2px 10px;text-align:right;border-bottom:1px solid #eee}}\
-         .report td:first-child,.report th:first-child{{text-align:left}}.view{{overflow-x:auto}}\
+         .report td:first-child,.report th:first-child,.report .t{{text-align:left}}.view{{overflow-x:auto}}\
          #app{{height:85vh;min-height:420px;border:1px solid #ccc}}\
          @media print{{.explore{{display:none}}}}</style></head><body data-state=\"loading\">\
          <div class=\"report\"><h1>{t}</h1><table>\
@@ -151,24 +154,31 @@ pub fn html_report(
             }
         }
     }
-    // Time per state, rolled up to the host level when there is one.
-    if let Some(s) = time_per_state(trace, w, level.as_deref()) {
-        html.push_str("<h2>Time per state</h2><table><tr><th>container</th><th>state</th><th>value</th><th>count</th><th>exclusive (s)</th><th>share</th></tr>");
-        for r in &s.rows {
-            let _ = write!(
-                html,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.6}</td><td>{:.1} %</td></tr>",
-                esc(&r.container),
-                esc(&r.state_type),
-                esc(&r.value),
-                r.count,
-                r.exclusive,
-                100.0 * r.share
-            );
-        }
-        html.push_str("</table>");
+    // Time per state, as `trama stats states` gives it.
+    if let Some(s) = time_per_state(trace, w, None) {
+        state_table(&s, &mut html);
     }
     html.push_str("<p>Made by trama.</p></div></body></html>\n");
     out.write_all(html.as_bytes())?;
     Ok(chosen.into_iter().chain(page.note).collect())
+}
+
+/// Appends the time per state `s` to `html`: the columns and cells of the
+/// table of `trama stats states` (text left-aligned, numbers right), then
+/// its note on nested totals, if any.
+fn state_table(s: &StateStats, html: &mut String) {
+    html.push_str("<h2>Time per state</h2><table>");
+    for (i, line) in columns(&s.rows, STATE_COLUMNS).iter().enumerate() {
+        let tag = if i == 0 { "th" } else { "td" };
+        html.push_str("<tr>");
+        for (j, cell) in line.iter().enumerate() {
+            let class = if j < 3 { " class=\"t\"" } else { "" };
+            let _ = write!(html, "<{tag}{class}>{}</{tag}>", esc(cell));
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("</table>");
+    if let Some(n) = s.nesting_note() {
+        let _ = write!(html, "<p class=\"note\">{}</p>", esc(&n));
+    }
 }

@@ -5,12 +5,12 @@ use std::io::Write;
 use serde::Serialize;
 use trama_analysis::{
     comm_matrix, graph, host_level, instants, kiviat, order, slice_count, slices, time_per_state,
-    wait_matrix, CommMatrix, Graph, Kiviat, Messages, Ordering, Slices, StateStats, WaitMatrix,
-    Window,
+    wait_matrix, CommMatrix, Graph, Kiviat, Messages, Ordering, Slices, StateRow, StateStats,
+    WaitMatrix, Window,
 };
 use trama_sim::Trace;
 
-use crate::table::{columns, csv, csv_field, num, secs, table};
+use crate::table::{columns, csv, csv_field, num, secs, table, Column};
 use crate::{Error, Format};
 
 /// The analyses [`stats`] computes.
@@ -264,6 +264,22 @@ fn part(x: &Option<String>, f: impl FnOnce(&str) -> String) -> String {
     x.as_deref().map(f).unwrap_or_default()
 }
 
+/// The columns of the time per state table, for people: the table of
+/// `trama stats states` and that of the HTML report (the first three are
+/// text, the others numbers).
+pub(crate) const STATE_COLUMNS: &[Column<StateRow>] = &[
+    ("container", |r| r.container.clone()),
+    ("state", |r| r.state_type.clone()),
+    ("value", |r| r.value.clone()),
+    ("count", |r| r.count.to_string()),
+    ("total", |r| secs(r.total)),
+    ("exclusive", |r| secs(r.exclusive)),
+    ("inclusive", |r| secs(r.inclusive)),
+    ("mean", |r| secs(r.mean)),
+    ("max", |r| secs(r.max)),
+    ("share", |r| format!("{:.1}%", 100.0 * r.share)),
+];
+
 /// Writes time per state: the CSV rows, or a table followed by the load
 /// imbalance.
 pub fn write_states(s: &StateStats, format: Format, out: &mut dyn Write) -> Result<(), Error> {
@@ -295,21 +311,7 @@ pub fn write_states(s: &StateStats, format: Format, out: &mut dyn Write) -> Resu
                 s.window.end,
                 part(&s.level, |l| format!(", rolled up to {l}"))
             )?;
-            let lines = columns(
-                &s.rows,
-                &[
-                    ("container", |r| r.container.clone()),
-                    ("state", |r| r.state_type.clone()),
-                    ("value", |r| r.value.clone()),
-                    ("count", |r| r.count.to_string()),
-                    ("total", |r| secs(r.total)),
-                    ("exclusive", |r| secs(r.exclusive)),
-                    ("inclusive", |r| secs(r.inclusive)),
-                    ("mean", |r| secs(r.mean)),
-                    ("max", |r| secs(r.max)),
-                    ("share", |r| format!("{:.1}%", 100.0 * r.share)),
-                ],
-            );
+            let lines = columns(&s.rows, STATE_COLUMNS);
             table(out, &lines, 3)?;
             writeln!(out)?;
             writeln!(out, "Load imbalance (exclusive time across containers)")?;

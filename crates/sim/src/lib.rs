@@ -24,6 +24,7 @@ mod intern;
 mod keys;
 mod lenient;
 mod model;
+mod natural;
 mod op;
 pub mod replay;
 mod resolve;
@@ -39,6 +40,7 @@ pub use model::{
     label, ContainerId, ContainerInfo, ListId, ListInfo, Model, TypeId, TypeInfo, TypeKind,
     ValueId, ValueInfo,
 };
+pub use natural::{natural_cmp, natural_cmp_bytes};
 pub use op::Batch;
 pub use resolve::{ContainerEffect, EntityHandles, HandleEvent, Resolver, ValueRef};
 pub use sim::{

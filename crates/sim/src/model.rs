@@ -311,6 +311,31 @@ impl Model {
         self.values_by_type.get(ty.index())?.get(ident)
     }
 
+    /// Each value's label, as legends and tables show it: its name as
+    /// people read it ([`Model::label`]), followed by its alias in
+    /// parentheses when another value of its type has the same name and
+    /// this one has an alias other than its name (`compute (c1)` beside
+    /// `compute`), so that two values never read alike.
+    pub fn value_labels(&self) -> Vec<String> {
+        let names: Vec<String> = self.values.iter().map(|v| self.label(v.name)).collect();
+        let mut count: std::collections::HashMap<(TypeId, &str), u32> = Default::default();
+        for (v, n) in self.values.iter().zip(&names) {
+            *count.entry((v.ty, n)).or_default() += 1;
+        }
+        self.values
+            .iter()
+            .zip(&names)
+            .map(|(v, n)| {
+                let alias = unquoted(self.str(v.alias));
+                if count[&(v.ty, n.as_str())] > 1 && !alias.is_empty() && alias != n.as_bytes() {
+                    format!("{n} ({})", String::from_utf8_lossy(alias))
+                } else {
+                    n.clone()
+                }
+            })
+            .collect()
+    }
+
     /// Values of a type, in definition order.
     pub fn values_of(&self, ty: TypeId) -> impl Iterator<Item = ValueId> + '_ {
         self.values
@@ -329,11 +354,27 @@ impl Model {
             .map(|(_, l)| *l)
     }
 
-    /// Containers in depth-first order from the root, children in identifier order.
+    /// Containers in depth-first order from the root, each container's
+    /// children in [`Model::children_in_order`]: the order of every view
+    /// (the dump keeps PajeNG's, [`ContainerInfo::children`]).
     pub fn containers_depth_first(&self) -> Vec<ContainerId> {
-        depth_first(ContainerId::ROOT, self.containers.len(), |c| {
-            &self.container(c).children
-        })
+        let mut out = Vec::with_capacity(self.containers.len());
+        let mut stack = vec![ContainerId::ROOT];
+        while let Some(c) = stack.pop() {
+            out.push(c);
+            stack.extend(self.children_in_order(c).into_iter().rev());
+        }
+        out
+    }
+
+    /// The children of `c` in [natural order](crate::natural_cmp) of their
+    /// identifiers (alias, else name, as people read them): `rank-9` before
+    /// `rank-10`, SimGrid's numbered hosts in their numbers' order.
+    pub fn children_in_order(&self, c: ContainerId) -> Vec<ContainerId> {
+        let mut v = self.container(c).children.clone();
+        let ident = |c: &ContainerId| unquoted(self.str(self.container(*c).ident()));
+        v.sort_by(|a, b| crate::natural::natural_cmp_bytes(ident(a), ident(b)));
+        v
     }
 
     /// Types in depth-first order from the root type, children in identifier order.

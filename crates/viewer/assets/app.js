@@ -534,17 +534,20 @@ function legend() {
   const stateTypes = new Set(m.types.filter((t) => t.kind === "state").map((t) => t.id));
   const el = $("legend");
   el.textContent = "";
+  // One entry per label and colour (values of several state types may
+  // share both); two values of one name have two labels and colours.
+  const key = (v) => `${v.label}\u0000${v.color}`;
   const seen = new Set();
   for (const v of m.values) {
-    if (!stateTypes.has(v.type) || seen.has(v.name)) continue;
-    seen.add(v.name);
+    if (!stateTypes.has(v.type) || seen.has(key(v))) continue;
+    seen.add(key(v));
     const item = document.createElement("span");
     item.className = "item";
     item.title = "click: hide or show · shift-click: highlight";
     const sw = document.createElement("i");
     sw.style.background = v.color;
-    item.append(sw, document.createTextNode(v.name));
-    const ids = m.values.filter((w) => w.name === v.name && stateTypes.has(w.type)).map((w) => w.id);
+    item.append(sw, document.createTextNode(v.label));
+    const ids = m.values.filter((w) => key(w) === key(v) && stateTypes.has(w.type)).map((w) => w.id);
     item.addEventListener("click", (ev) => {
       if (ev.shiftKey) {
         state.highlight = state.highlight === ids[0] ? null : ids[0];
@@ -767,7 +770,8 @@ async function loadStats() {
     p.textContent = "The whole run, as the report computed it (an offline report has no window statistics).";
     el.append(p);
   }
-  const color = new Map(state.meta.values.map((v, i) => [v.name, `rgb(${state.colors[i].join(",")})`]));
+  // Statistics name values by label.
+  const color = new Map(state.meta.values.map((v, i) => [v.label, `rgb(${state.colors[i].join(",")})`]));
   const byContainer = new Map();
   for (const row of (s.states ? s.states.rows : [])) {
     if (!byContainer.has(row.container)) byContainer.set(row.container, []);
@@ -909,10 +913,6 @@ async function main() {
     $("span").textContent += " · offline: drawn from the report's summary";
     $("span").title = [...meta.notes, "This report holds a summary of the trace at several levels of detail; zooming further than its finest level shows that level's columns. `trama view` reads every entity."].join("\n");
   }
-  // One colour per value name: the legend has one entry per name.
-  const first = new Map();
-  for (const v of meta.values) if (!first.has(v.type + "/" + v.name)) first.set(v.type + "/" + v.name, v.color);
-  state.colors = meta.values.map((v) => rgb(first.get(v.type + "/" + v.name)));
   legend();
   if (meta.host_order.length) {
     $("order").hidden = false;

@@ -45,3 +45,26 @@ export function decode(buf) {
   }
   return out;
 }
+
+// Names in natural order: numbers inside names by value (rank-9 before
+// rank-10); the rule of `natural_cmp` (crates/sim/src/natural.rs).
+export function natural(a, b) {
+  const digit = (c) => c >= 48 && c <= 57;
+  let i = 0, j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a.charCodeAt(i), y = b.charCodeAt(j);
+    if (digit(x) && digit(y)) {
+      let ei = i, ej = j;
+      while (ei < a.length && digit(a.charCodeAt(ei))) ei++;
+      while (ej < b.length && digit(b.charCodeAt(ej))) ej++;
+      const p = a.slice(i, ei).replace(/^0+/, ""), q = b.slice(j, ej).replace(/^0+/, "");
+      if (p.length !== q.length) return p.length - q.length;
+      if (p !== q) return p < q ? -1 : 1;
+      i = ei; j = ej;
+    } else {
+      if (x !== y) return x - y;
+      i++; j++;
+    }
+  }
+  return (a.length - i) - (b.length - j) || (a < b ? -1 : a > b ? 1 : 0);
+}

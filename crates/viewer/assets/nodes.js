@@ -181,7 +181,7 @@ export class NodeView {
     return [...total].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([v]) => {
       const [r, g, b] = P.colorOf(v);
       return {
-        label: P.meta.values[v]?.name ?? String(v),
+        label: P.meta.values[v]?.label ?? String(v),
         color: `rgb(${r},${g},${b})`,
         value: (i) => (f.nodes[i]?.shares.find((s) => s[0] === v) || [0, 0])[1],
         max: 1,
@@ -364,7 +364,7 @@ export class NodeView {
     }
     if (shares && shares.length) {
       rows.push([`states${holders > 1 ? ` (mean of ${holders})` : ""}`, null]);
-      for (const [v, s] of shares.slice(0, 8)) rows.push([this.player.meta.values[v]?.name ?? v, `${(100 * s).toFixed(1)} %`]);
+      for (const [v, s] of shares.slice(0, 8)) rows.push([this.player.meta.values[v]?.label ?? v, `${(100 * s).toFixed(1)} %`]);
     }
     return rows;
   }

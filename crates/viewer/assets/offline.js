@@ -11,6 +11,7 @@
 // and a few are kept.
 
 import { decodeTile } from "./tile.js";
+import { natural } from "./decode.js";
 
 // Decoded tiles kept: at most this many, taking at most about this many
 // bytes (the tile being read is always kept).
@@ -337,7 +338,7 @@ export class EmbeddedSource {
       if (rows.length < 50 && r.label.toLowerCase().includes(needle)) rows.push({ row: i, label: r.label });
     });
     const ids = new Set(m.values.filter((v) => v.name.toLowerCase().includes(needle)).map((v) => v.id));
-    const values = [...new Set([...ids].map((id) => m.values[id].name))].sort();
+    const values = [...new Set([...ids].map((id) => m.values[id].name))].sort(natural);
     let next = null;
     if (ids.size) next = await this.nextSpan(ids, after ?? -Infinity);
     return { rows, values, next };

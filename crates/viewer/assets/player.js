@@ -13,6 +13,7 @@
 // while playing; "fit" re-fits the gradient to the frame on pause.
 
 import { NodeView } from "./nodes.js";
+import { natural } from "./decode.js";
 
 export class Player {
   // source: where frames come from; meta: api/meta; colorOf(value id) ->
@@ -696,22 +697,24 @@ export class Player {
     this.activityLegend(ctx, H);
   }
 
+  // One entry per label and colour, labels in natural order.
   drawLegend(f) {
     const seen = new Map();
     for (const st of f.states) {
       for (const v of st.value != null ? [st.value, ...st.shares.map((s) => s[0])] : []) {
-        const name = this.meta.values[v].name;
-        if (!seen.has(name)) seen.set(name, v);
+        const key = `${this.meta.values[v].label}\u0000${this.colorOf(v).join(",")}`;
+        if (!seen.has(key)) seen.set(key, v);
       }
     }
     const el = this.el("p-legend");
     el.replaceChildren();
-    for (const [name, v] of [...seen].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const label = (v) => this.meta.values[v].label;
+    for (const v of [...seen.values()].sort((a, b) => natural(label(a), label(b)))) {
       const s = document.createElement("span");
       const i = document.createElement("i");
       const [r, g, b] = this.colorOf(v);
       i.style.background = `rgb(${r},${g},${b})`;
-      s.append(i, name);
+      s.append(i, label(v));
       el.append(s);
     }
   }

@@ -22,10 +22,20 @@ export class ServerSource {
     this.requests = 0;
   }
 
+  // A 503 with Retry-After (the server busy with other requests) is
+  // asked again after that many seconds, up to 20 times.
   async get(path, signal) {
-    const r = await fetch(`api/${path}`, { signal });
-    if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
-    return r;
+    for (let tries = 0; ; tries++) {
+      const r = await fetch(`api/${path}`, { signal });
+      const wait = Number(r.headers.get("Retry-After"));
+      if (r.status === 503 && wait > 0 && tries < 20) {
+        await new Promise((done) => setTimeout(done, 1000 * Math.min(wait, 10)));
+        if (signal && signal.aborted) throw new DOMException("aborted", "AbortError");
+        continue;
+      }
+      if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+      return r;
+    }
   }
 
   async progress() {

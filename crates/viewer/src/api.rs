@@ -24,6 +24,17 @@ pub(crate) fn routes() -> Router<Arc<Shared>> {
         .route("/stage", get(crate::frames::stage))
         .route("/frame", get(crate::frames::frame_of))
         .route("/stream", get(stream))
+        .layer(axum::middleware::map_response(no_store))
+}
+
+/// An API reply is not stored by the browser (a window's data changes
+/// with the trace viewed behind the same URL).
+async fn no_store(mut r: Response) -> Response {
+    r.headers_mut().insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-store"),
+    );
+    r
 }
 
 /// `GET api/meta`.
@@ -88,15 +99,17 @@ pub(crate) fn bad(why: impl Into<String>) -> Response {
     text(StatusCode::BAD_REQUEST, format!("{}\n", why.into()))
 }
 
-/// Runs `work` off the server's threads and answers what it gives as JSON,
-/// or its error as a 500.
+/// Runs `work` off the server's threads in a turn of `shared`'s work
+/// ([`crate::limit`]) and answers what it gives as JSON, or its error as a
+/// 500 (503 when too many requests are pending).
 pub(crate) async fn json_of<T: serde::Serialize + Send + 'static>(
+    shared: &Shared,
     work: impl FnOnce() -> Result<T, String> + Send + 'static,
 ) -> Response {
-    match tokio::task::spawn_blocking(work).await {
+    match shared.work.run(work).await {
         Ok(Ok(x)) => Json(x).into_response(),
         Ok(Err(e)) => text(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
-        Err(e) => bad(e.to_string()),
+        Err(r) => *r,
     }
 }
 
@@ -113,10 +126,9 @@ async fn window(
         Ok(w) => w,
         Err(e) => return bad(e),
     };
-    let reply = tokio::task::spawn_blocking(move || timeline(state, &w)).await;
-    match reply {
+    match shared.work.run(move || timeline(state, &w)).await {
         Ok(Ok(body)) => bytes("application/octet-stream", body),
         Ok(Err(e)) => text(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
-        Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+        Err(r) => *r,
     }
 }

@@ -168,20 +168,21 @@ pub(crate) async fn entity(
         ));
     }
     let r = state.rows[row as usize];
-    let found = tokio::task::spawn_blocking(move || {
-        let held = state.window(t - px, t + px)?;
-        let trace = held.trace();
-        Ok::<_, String>(match held.row(state, r) {
-            None => None,
-            Some(Row {
-                variable: Some(l), ..
-            }) => variable_at(trace, l, t),
-            Some(r) => {
-                event_near(trace, r.container, t, px).or_else(|| state_at(trace, r.container, t))
-            }
+    let found = shared
+        .work
+        .run(move || {
+            let held = state.window(t - px, t + px)?;
+            let trace = held.trace();
+            Ok::<_, String>(match held.row(state, r) {
+                None => None,
+                Some(Row {
+                    variable: Some(l), ..
+                }) => variable_at(trace, l, t),
+                Some(r) => event_near(trace, r.container, t, px)
+                    .or_else(|| state_at(trace, r.container, t)),
+            })
         })
-    })
-    .await;
+        .await;
     match found {
         Ok(Ok(found)) => Json(found.unwrap_or(Entity {
             kind: "none",
@@ -192,6 +193,6 @@ pub(crate) async fn entity(
             axum::http::StatusCode::INTERNAL_SERVER_ERROR,
             format!("{e}\n"),
         ),
-        Err(e) => bad(e.to_string()),
+        Err(r) => *r,
     }
 }

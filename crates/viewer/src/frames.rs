@@ -359,7 +359,7 @@ pub(crate) async fn frame_of(
         ));
     }
     let nodes = params.iter().any(|(k, v)| k == "nodes" && v == "1");
-    crate::api::json_of(move || frame_at(state, t, dt, nodes)).await
+    crate::api::json_of(&shared, move || frame_at(state, t, dt, nodes)).await
 }
 
 /// The frame `[t, t + dt]`: from the run's messages held, or from the

@@ -14,11 +14,15 @@ use axum::Router;
 
 use crate::Shared;
 
-/// The headers every reply carries.
-const HEADERS: [(header::HeaderName, &str); 3] = [
-    (header::CONTENT_SECURITY_POLICY, "default-src 'self'"),
+/// The headers every reply carries (no other site may frame the page).
+pub(crate) const HEADERS: [(header::HeaderName, &str); 4] = [
+    (
+        header::CONTENT_SECURITY_POLICY,
+        "default-src 'self'; frame-ancestors 'none'",
+    ),
     (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
     (header::REFERRER_POLICY, "no-referrer"),
+    (header::X_FRAME_OPTIONS, "DENY"),
 ];
 
 /// A plain-text reply with `status`.
@@ -52,32 +56,55 @@ fn host_allowed(host: &str, bound: SocketAddr) -> bool {
         || (bound.ip().is_unspecified() && ip.is_some())
 }
 
-/// The checks before any handler, and the headers after.
-async fn guard(bound: SocketAddr, req: Request, next: Next) -> Response {
-    let mut reply = if req.method() != Method::GET && req.method() != Method::HEAD {
+/// Why `req` is refused, if it is: a method other than GET and HEAD, a
+/// request line holding a URL (absolute form: its host would stand for
+/// the Host header), not exactly one Host header, or one that names
+/// another machine.
+fn refused(req: &Request, bound: SocketAddr) -> Option<Response> {
+    if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
         r.headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-        r
-    } else {
-        let host = req
-            .headers()
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("");
-        if host_allowed(host, bound) {
-            next.run(req).await
-        } else {
-            text(
-                StatusCode::FORBIDDEN,
-                "the Host header must name the server's address or localhost\n",
-            )
+        return Some(r);
+    }
+    if req.uri().scheme().is_some() || req.uri().authority().is_some() {
+        return Some(text(
+            StatusCode::BAD_REQUEST,
+            "the request line must hold a path, not a URL\n",
+        ));
+    }
+    let mut hosts = req.headers().get_all(header::HOST).iter();
+    let host = match (hosts.next(), hosts.next()) {
+        (Some(h), None) => h.to_str().unwrap_or(""),
+        (Some(_), Some(_)) => {
+            return Some(text(StatusCode::BAD_REQUEST, "more than one Host header\n"))
         }
+        (None, _) => "",
     };
+    (!host_allowed(host, bound)).then(|| {
+        text(
+            StatusCode::FORBIDDEN,
+            "the Host header must name the server's address or localhost\n",
+        )
+    })
+}
+
+/// The checks before any handler, and the headers after. A request that
+/// announces a body (none is read) gets a reply that closes the
+/// connection.
+async fn guard(bound: SocketAddr, req: Request, next: Next) -> Response {
+    let body = req.headers().contains_key(header::CONTENT_LENGTH)
+        || req.headers().contains_key(header::TRANSFER_ENCODING);
+    let mut reply = match refused(&req, bound) {
+        Some(r) => r,
+        None => next.run(req).await,
+    };
+    let headers = reply.headers_mut();
     for (name, value) in HEADERS {
-        reply
-            .headers_mut()
-            .insert(name, HeaderValue::from_static(value));
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    if body {
+        headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     reply
 }

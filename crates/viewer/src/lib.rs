@@ -11,15 +11,21 @@
 //! # Security
 //! - A request whose path does not start with the token gets 404; only the
 //!   embedded assets and the API are served (no path reaches the disk).
-//! - Only `GET` and `HEAD` (else 405).
-//! - The `Host` header must name the bound address or `localhost` (bound
-//!   to every address, `--address 0.0.0.0`: any address as a number; else
-//!   403): a page of another site cannot reach the server by rebinding its
-//!   name to 127.0.0.1.
-//! - No CORS headers; every reply carries
-//!   `Content-Security-Policy: default-src 'self'`, `X-Content-Type-Options:
-//!   nosniff` and `Referrer-Policy: no-referrer` (the token stays out of
-//!   other sites' logs).
+//! - Only `GET` and `HEAD` (else 405), a path in the request line (not a
+//!   URL, whose host would stand for the Host header; else 400).
+//! - Exactly one `Host` header (else 400), which must name the bound
+//!   address or `localhost` (bound to every address, `--address 0.0.0.0`:
+//!   any address as a number; else 403): a page of another site cannot
+//!   reach the server by rebinding its name to 127.0.0.1.
+//! - No CORS headers; every reply carries `Content-Security-Policy:
+//!   default-src 'self'; frame-ancestors 'none'`, `X-Frame-Options: DENY`,
+//!   `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`
+//!   (the token stays out of other sites' logs), the API's also
+//!   `Cache-Control: no-store`; a head too long is refused with them too
+//!   ([`conn`]).
+//! - Bounded work ([`Limits`]): requests that read entities are computed a
+//!   few at a time, a few more wait, the next get 503 ([`limit`]); a
+//!   connection has [`Limits::header_timeout`] to send each request's head.
 //! - The server binds to 127.0.0.1 unless told otherwise.
 //!
 //! # Traces larger than memory
@@ -33,9 +39,12 @@
 mod api;
 mod assets;
 mod blocks;
+mod conn;
 mod entity;
 mod frames;
 mod guard;
+mod limit;
+pub use limit::Limits;
 mod meta;
 pub mod offline;
 mod pyramid;
@@ -48,7 +57,7 @@ mod stats;
 mod tile;
 mod timeline;
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
@@ -93,6 +102,9 @@ pub struct ViewerOptions {
     /// What the statistics panel says of the run (command, start time, …),
     /// as (label, value) pairs.
     pub run_info: Vec<(String, String)>,
+    /// How much the server takes on at once: requests computed and
+    /// waiting, connections, the time to send a request's head.
+    pub limits: Limits,
 }
 
 impl Default for ViewerOptions {
@@ -110,6 +122,7 @@ impl Default for ViewerOptions {
             arcs_type: None,
             sbars_style: 0,
             run_info: Vec::new(),
+            limits: Limits::default(),
         }
     }
 }
@@ -255,6 +268,8 @@ pub(crate) struct Shared {
     pub stream: Option<Arc<stream::Live>>,
     pub loading: Option<Loading>,
     pub failed: OnceLock<String>,
+    /// The turns of the requests that read entities.
+    pub work: limit::Work,
 }
 
 impl Shared {
@@ -284,8 +299,12 @@ impl Shared {
 /// A running viewer: its URL, until [`Running::stop`] or the end of the
 /// process.
 pub struct Running {
-    /// The page's URL (with the token).
+    /// The page's URL (with the token), for a browser on this machine
+    /// (bound to every address: the loopback address).
     pub url: String,
+    /// Bound to every address: the page's URLs at this machine's other
+    /// addresses, for other machines (IPv4 only when bound to 0.0.0.0).
+    pub others: Vec<String>,
     /// The bound address.
     pub addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -325,6 +344,7 @@ pub fn start(trace: Trace, opts: &ViewerOptions) -> Result<Running, Error> {
         stream: None,
         loading: None,
         failed: OnceLock::new(),
+        work: limit::Work::new(&opts.limits),
     });
     let _ = shared.state.set(Box::leak(Box::new(prepare(trace, opts))));
     serve(shared, opts)
@@ -344,6 +364,7 @@ pub fn start_stream(
         stream: Some(live),
         loading: None,
         failed: OnceLock::new(),
+        work: limit::Work::new(&opts.limits),
     });
     Ok((serve(shared, opts)?, sink))
 }
@@ -585,6 +606,7 @@ where
         stream: None,
         loading,
         failed: OnceLock::new(),
+        work: limit::Work::new(&opts.limits),
     });
     let running = serve(shared.clone(), opts)?;
     let opts = opts.clone();
@@ -630,6 +652,7 @@ fn serve(state: Arc<Shared>, opts: &ViewerOptions) -> Result<Running, Error> {
     let addr = listener.local_addr().map_err(Error::Runtime)?;
     listener.set_nonblocking(true).map_err(Error::Runtime)?;
     let app = guard::router(state, &token, addr);
+    let limits = opts.limits;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -647,19 +670,50 @@ fn serve(state: Arc<Shared>, opts: &ViewerOptions) -> Result<Running, Error> {
                     _ = tokio::signal::ctrl_c() => {}
                 }
             };
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(stopped)
-                .await;
+            conn::serve(listener, app, limits, stopped).await;
         });
     });
-    let host = match addr.ip() {
-        IpAddr::V6(ip) => format!("[{ip}]"),
-        IpAddr::V4(ip) => ip.to_string(),
+    let url = |ip: IpAddr| match ip {
+        IpAddr::V6(ip) => format!("http://[{ip}]:{}/{token}/", addr.port()),
+        IpAddr::V4(ip) => format!("http://{ip}:{}/{token}/", addr.port()),
+    };
+    // Bound to every address: a browser here opens the loopback one, other
+    // machines this machine's others.
+    let (here, others) = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => (IpAddr::V4(Ipv4Addr::LOCALHOST), addresses(true)),
+        IpAddr::V6(ip) if ip.is_unspecified() => {
+            (IpAddr::V6(Ipv6Addr::LOCALHOST), addresses(false))
+        }
+        ip => (ip, Vec::new()),
     };
     Ok(Running {
-        url: format!("http://{host}:{}/{token}/", addr.port()),
+        url: url(here),
+        others: others.into_iter().map(url).collect(),
         addr,
         stop: Some(stop_tx),
         thread: Some(thread),
     })
+}
+
+/// This machine's addresses other than loopback ones (`v4`: IPv4 only,
+/// else every one), in the system's order; none if they cannot be listed.
+fn addresses(v4: bool) -> Vec<IpAddr> {
+    let Ok(list) = nix::ifaddrs::getifaddrs() else {
+        return Vec::new();
+    };
+    let mut out: Vec<IpAddr> = Vec::new();
+    for a in list {
+        let Some(s) = a.address else { continue };
+        let ip = match (s.as_sockaddr_in(), s.as_sockaddr_in6()) {
+            (Some(x), _) => IpAddr::V4(x.ip()),
+            (None, Some(x)) if !v4 => IpAddr::V6(x.ip()),
+            _ => continue,
+        };
+        // Link-local IPv6 addresses need a zone a URL cannot carry.
+        let link_local = matches!(ip, IpAddr::V6(x) if x.segments()[0] & 0xffc0 == 0xfe80);
+        if !ip.is_loopback() && !link_local && !out.contains(&ip) {
+            out.push(ip);
+        }
+    }
+    out
 }

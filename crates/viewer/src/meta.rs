@@ -4,7 +4,7 @@
 use serde::Serialize;
 use trama_lod::Row;
 use trama_sim::{ContainerId, Trace, TypeKind};
-use trama_views::color;
+use trama_views::value_colors;
 
 /// A container of [`Meta`]: rows of the timeline.
 #[derive(Clone, Debug, Serialize)]
@@ -65,8 +65,30 @@ pub struct MetaValue {
     pub ty: u32,
     /// Its name.
     pub name: String,
-    /// Its colour as `#rrggbb` (the trace's, else the palette's).
+    /// What legends show: its name, with its alias when another value of
+    /// its type has the same name ([`trama_sim::Model::value_labels`]).
+    pub label: String,
+    /// Its colour as `#rrggbb`, one per value
+    /// ([`trama_views::value_colors`]).
     pub color: String,
+}
+
+/// The values of `m` as [`Meta`] gives them.
+pub(crate) fn meta_values(m: &trama_sim::Model) -> Vec<MetaValue> {
+    let colors = value_colors(m);
+    let labels = m.value_labels();
+    m.values
+        .iter()
+        .zip(colors.into_iter().zip(labels))
+        .enumerate()
+        .map(|(i, (v, (color, label)))| MetaValue {
+            id: i as u32,
+            ty: v.ty.0,
+            name: m.label(v.name),
+            label,
+            color,
+        })
+        .collect()
 }
 
 /// Entity counts of [`Meta`].
@@ -172,7 +194,7 @@ pub fn meta(trace: &Trace, rows: &[Row], name: &str) -> Meta {
                 depth: info.depth,
                 start: info.start,
                 end: info.end,
-                children: info.children.iter().map(|c| c.0).collect(),
+                children: m.children_in_order(c).iter().map(|c| c.0).collect(),
             }
         })
         .collect();
@@ -187,17 +209,7 @@ pub fn meta(trace: &Trace, rows: &[Row], name: &str) -> Meta {
             parent: t.parent.map(|p| p.0),
         })
         .collect();
-    let values = m
-        .values
-        .iter()
-        .enumerate()
-        .map(|(i, v)| MetaValue {
-            id: i as u32,
-            ty: v.ty.0,
-            name: m.label(v.name),
-            color: color(m.str(v.color), m.str(v.name)),
-        })
-        .collect();
+    let values = meta_values(m);
     let rows = rows
         .iter()
         .map(|r| MetaRow {

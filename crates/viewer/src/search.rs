@@ -102,57 +102,59 @@ pub(crate) async fn search(
         },
         false => f64::NEG_INFINITY,
     };
-    let reply = tokio::task::spawn_blocking(move || {
-        let m = &state.model.model;
-        let rows = state
-            .meta
-            .rows
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.label.to_lowercase().contains(&q))
-            .take(MAX_ROWS)
-            .map(|(i, r)| RowHit {
-                row: i as u32,
-                label: r.label.clone(),
-            })
-            .collect();
-        let ids: HashSet<ValueId> = (0..m.values.len() as u32)
-            .map(ValueId)
-            .filter(|v| m.label(m.value(*v).name).to_lowercase().contains(&q))
-            .collect();
-        let mut values: Vec<String> = ids.iter().map(|v| m.label(m.value(*v).name)).collect();
-        values.sort();
-        values.dedup();
-        let next = match &state.store {
-            crate::Store::Whole(lod) => next(state, lod.trace(), &ids, after),
-            crate::Store::Blocks(_, slices) => {
-                // The first slice after `after` holding one of the values.
-                let mut found = None;
-                for s in slices.iter().filter(|s| s.t1 >= after) {
-                    if !ids
-                        .iter()
-                        .any(|v| s.values.get(v.0 as usize) == Some(&true))
-                    {
-                        continue;
-                    }
-                    match state.window(s.t0.max(after), s.t1) {
-                        Ok(held) => {
-                            found = next(state, held.trace(), &ids, after);
-                            if found.is_some() {
-                                break;
-                            }
+    let reply = shared
+        .work
+        .run(move || {
+            let m = &state.model.model;
+            let rows = state
+                .meta
+                .rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.label.to_lowercase().contains(&q))
+                .take(MAX_ROWS)
+                .map(|(i, r)| RowHit {
+                    row: i as u32,
+                    label: r.label.clone(),
+                })
+                .collect();
+            let ids: HashSet<ValueId> = (0..m.values.len() as u32)
+                .map(ValueId)
+                .filter(|v| m.label(m.value(*v).name).to_lowercase().contains(&q))
+                .collect();
+            let mut values: Vec<String> = ids.iter().map(|v| m.label(m.value(*v).name)).collect();
+            values.sort();
+            values.dedup();
+            let next = match &state.store {
+                crate::Store::Whole(lod) => next(state, lod.trace(), &ids, after),
+                crate::Store::Blocks(_, slices) => {
+                    // The first slice after `after` holding one of the values.
+                    let mut found = None;
+                    for s in slices.iter().filter(|s| s.t1 >= after) {
+                        if !ids
+                            .iter()
+                            .any(|v| s.values.get(v.0 as usize) == Some(&true))
+                        {
+                            continue;
                         }
-                        Err(_) => break,
+                        match state.window(s.t0.max(after), s.t1) {
+                            Ok(held) => {
+                                found = next(state, held.trace(), &ids, after);
+                                if found.is_some() {
+                                    break;
+                                }
+                            }
+                            Err(_) => break,
+                        }
                     }
+                    found
                 }
-                found
-            }
-        };
-        Found { rows, values, next }
-    })
-    .await;
+            };
+            Found { rows, values, next }
+        })
+        .await;
     match reply {
         Ok(found) => Json(found).into_response(),
-        Err(e) => bad(e.to_string()),
+        Err(r) => *r,
     }
 }

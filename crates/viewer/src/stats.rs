@@ -58,7 +58,7 @@ pub(crate) async fn stats(
         }
         (Err(e), _) | (_, Err(e)) => return bad(e),
     };
-    crate::api::json_of(move || window_stats(state, start, end).map(Kept)).await
+    crate::api::json_of(&shared, move || window_stats(state, start, end).map(Kept)).await
 }
 
 /// Statistics kept for later windows, written as they are.

@@ -390,17 +390,7 @@ impl StreamSink {
             let ids: Vec<u32> = old.processes.iter().map(|p| p.id).collect();
             stage.keep_order(&ids);
         }
-        let values = model
-            .values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| crate::meta::MetaValue {
-                id: i as u32,
-                ty: v.ty.0,
-                name: model.label(v.name),
-                color: trama_views::color(model.str(v.color), model.str(v.name)),
-            })
-            .collect();
+        let values = crate::meta::meta_values(model);
         // The nodes keep their indices as the model grows.
         self.nodes = match std::mem::replace(&mut self.nodes, Err(String::new())) {
             Ok(mut n) => n.regrow(&self.trace).map(|_| n),

@@ -385,3 +385,99 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     narrow.stop();
     again.stop();
 }
+
+/// Regression: every request replayed its window at once on threads of
+/// its own, so 200 clients asking windows of a 10M-event `.ptb` took the
+/// server from 166 MB to 4.76 GB; and a connection that sent half a
+/// request stayed open forever. Now a few requests are computed at a time,
+/// a few wait, the next get 503 with `Retry-After`, and a head not sent in
+/// time closes its connection.
+#[test]
+fn view_server_bounds_the_work_in_flight_and_closes_half_open_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = ptb(dir.path(), 9, 200_000);
+    let file = trama_ptb::PtbFile::open_lazy(&path).unwrap().unwrap();
+    let mut opts = ViewerOptions::default();
+    opts.max_blocks = 1000;
+    opts.port = Some(0);
+    opts.limits.work = 1;
+    opts.limits.queued = 2;
+    opts.limits.header_timeout = std::time::Duration::from_millis(300);
+    let input = Input::Blocks {
+        file,
+        done: None,
+        summary: None,
+    };
+    let r = start_loading(move || Ok(input), None, &opts).unwrap();
+    while !String::from_utf8_lossy(&get(&r, "api/progress").1).contains("\"ready\"") {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let meta = json(&r, "api/meta");
+    let (t0, t1) = (
+        meta["start"].as_f64().unwrap(),
+        meta["end"].as_f64().unwrap(),
+    );
+    let after = r.url.split_once("//").unwrap().1;
+    let token = after[after.find('/').unwrap()..].to_string();
+    // 40 clients at once, each a window of its own (none held).
+    let n = 40;
+    let go = std::sync::Arc::new(std::sync::Barrier::new(n));
+    let clients: Vec<_> = (0..n)
+        .map(|i| {
+            let (go, token, addr) = (go.clone(), token.clone(), r.addr);
+            std::thread::spawn(move || {
+                let a = t0 + (t1 - t0) * i as f64 / n as f64;
+                let b = a + (t1 - t0) / 8.0;
+                go.wait();
+                let mut s = TcpStream::connect(addr).unwrap();
+                write!(
+                    s,
+                    "GET {token}api/timeline?start={a}&end={b}&width=1920 HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+                )
+                .unwrap();
+                let mut raw = Vec::new();
+                s.read_to_end(&mut raw).unwrap();
+                String::from_utf8_lossy(&raw[..raw.len().min(400)]).into_owned()
+            })
+        })
+        .collect();
+    let replies: Vec<String> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+    let ok = replies
+        .iter()
+        .filter(|r| r.starts_with("HTTP/1.1 200"))
+        .count();
+    let shed: Vec<&String> = replies
+        .iter()
+        .filter(|r| r.starts_with("HTTP/1.1 503"))
+        .collect();
+    assert_eq!(ok + shed.len(), n, "{replies:#?}");
+    assert!(
+        ok >= 3,
+        "the one computed and the two waiting are answered: {ok}"
+    );
+    assert!(!shed.is_empty(), "the others are shed: {replies:#?}");
+    for s in shed {
+        assert!(s.to_ascii_lowercase().contains("retry-after: 1\r\n"), "{s}");
+    }
+    // Once they are done, the server answers again.
+    assert_eq!(
+        get(&r, &format!("api/timeline?start={t0}&end={t1}&width=100")).0,
+        200
+    );
+    // Half a request line, then nothing: closed after the timeout.
+    let mut s = TcpStream::connect(r.addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    write!(s, "GET {token}api/me").unwrap();
+    let begun = std::time::Instant::now();
+    let mut buf = [0u8; 64];
+    let closed = match s.read(&mut buf) {
+        Ok(_) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    };
+    assert!(
+        closed && begun.elapsed() < std::time::Duration::from_secs(9),
+        "the half-open connection is still open after {:?}",
+        begun.elapsed()
+    );
+}

@@ -38,14 +38,21 @@ impl Reply {
 
 /// Sends `method path` with `host` as the Host header.
 fn request(r: &Running, method: &str, path: &str, host: &str) -> Reply {
-    let mut s = TcpStream::connect(r.addr).unwrap();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    raw(
+        r,
+        format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").as_bytes(),
     )
-    .unwrap();
-    let mut raw = String::new();
-    s.read_to_string(&mut raw).unwrap();
+}
+
+/// Sends `bytes` as they are; the reply.
+fn raw(r: &Running, bytes: &[u8]) -> Reply {
+    let mut s = TcpStream::connect(r.addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    s.write_all(bytes).unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let raw = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap();
     let mut lines = head.lines();
     let status = lines
@@ -163,7 +170,7 @@ fn every_reply_carries_the_security_headers() {
         let reply = request(&r, m, &path, &h);
         assert_eq!(
             reply.header("content-security-policy"),
-            Some("default-src 'self'"),
+            Some("default-src 'self'; frame-ancestors 'none'"),
             "{m} {path} ({})",
             reply.status
         );
@@ -177,6 +184,88 @@ fn every_reply_carries_the_security_headers() {
         "{page}"
     );
     r.stop();
+}
+
+/// Regression: a second Host header naming another site, and a request
+/// line holding a URL of another site, were served; hyper's own replies to
+/// a request line or head too long carried none of the security headers;
+/// API replies could be framed and cached; bound to every address, the
+/// URL printed was one a browser cannot open.
+#[test]
+fn http_details_of_the_view_server() {
+    let r = serve();
+    let (t, h) = (base(&r), host(&r));
+    let two_hosts = raw(
+        &r,
+        format!(
+            "GET {t}api/meta HTTP/1.1\r\nHost: {h}\r\nHost: evil.com\r\nConnection: close\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    assert_eq!(two_hosts.status, 400, "{}", two_hosts.body);
+    let absolute = raw(
+        &r,
+        format!(
+            "GET http://evil.com{t}api/meta HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    assert_eq!(absolute.status, 400, "{}", absolute.body);
+    let long_line = raw(
+        &r,
+        format!(
+            "GET {t}api/search?q={} HTTP/1.1\r\nHost: {h}\r\n\r\n",
+            "a".repeat(70_000)
+        )
+        .as_bytes(),
+    );
+    let many = (0..150)
+        .map(|i| format!("X-{i}: {i}\r\n"))
+        .collect::<String>();
+    let many_headers = raw(
+        &r,
+        format!("GET {t} HTTP/1.1\r\nHost: {h}\r\n{many}\r\n").as_bytes(),
+    );
+    let large = format!("X-Large: {}\r\n", "b".repeat(8000)).repeat(60);
+    let large_head = raw(
+        &r,
+        format!("GET {t} HTTP/1.1\r\nHost: {h}\r\n{large}\r\n").as_bytes(),
+    );
+    for (reply, status) in [(&long_line, 414), (&many_headers, 431), (&large_head, 431)] {
+        assert_eq!(reply.status, status, "{}", reply.body);
+        assert_eq!(
+            reply.header("content-security-policy"),
+            Some("default-src 'self'; frame-ancestors 'none'")
+        );
+        assert_eq!(reply.header("x-content-type-options"), Some("nosniff"));
+        assert_eq!(reply.header("referrer-policy"), Some("no-referrer"));
+    }
+    let api = request(&r, "GET", &format!("{t}api/meta"), &h);
+    assert_eq!(api.status, 200);
+    assert_eq!(api.header("cache-control"), Some("no-store"));
+    assert_eq!(api.header("x-frame-options"), Some("DENY"));
+    r.stop();
+    // Bound to every address: the URL printed opens here, and the others
+    // are this machine's addresses.
+    let mut opts = ViewerOptions::default();
+    opts.port = Some(0);
+    opts.address = "0.0.0.0".parse().unwrap();
+    let any = start(example(), &opts).unwrap();
+    assert!(any.url.starts_with("http://127.0.0.1:"), "{}", any.url);
+    assert!(
+        any.others.iter().all(|u| !u.contains("0.0.0.0")),
+        "{:?}",
+        any.others
+    );
+    let t = base(&any);
+    let reply = request(
+        &any,
+        "GET",
+        &format!("{t}api/meta"),
+        &format!("127.0.0.1:{}", any.addr.port()),
+    );
+    assert_eq!(reply.status, 200);
+    any.stop();
 }
 
 #[test]

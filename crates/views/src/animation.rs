@@ -40,22 +40,6 @@ pub struct Square {
     pub side: f64,
 }
 
-/// The colour of every value of the trace's model, as `#rrggbb`; values
-/// of the same type and name share the first one's (as the legend does).
-pub fn value_colors(trace: &Trace) -> Vec<String> {
-    let m = &trace.model;
-    let mut first: std::collections::HashMap<(u32, Vec<u8>), String> = Default::default();
-    m.values
-        .iter()
-        .map(|v| {
-            first
-                .entry((v.ty.0, m.str(v.name).to_vec()))
-                .or_insert_with(|| crate::color::color(m.str(v.color), m.str(v.name)))
-                .clone()
-        })
-        .collect()
-}
-
 /// Draws the process animation's frame `f` on `stage` as a `width` ×
 /// `height` SVG; returns where each process's square is (in the stage's
 /// order; `None` for a process not drawn).
@@ -69,12 +53,12 @@ pub fn draw_process_frame(
     out: &mut dyn Write,
 ) -> io::Result<Vec<Option<Square>>> {
     let (w, h) = (width as f64, height as f64);
-    let m = &trace.model;
+    let labels = trace.model.value_labels();
     let mut legend = Legend::default();
     for s in &f.states {
         for v in s.value.iter().chain(s.shares.iter().map(|x| &x.0)) {
             legend.add(
-                m.label(m.values[*v as usize].name),
+                labels[*v as usize].clone(),
                 Swatch::Fill(colors[*v as usize].clone()),
             );
         }
@@ -714,7 +698,7 @@ pub fn record(
     if animation == Animation::Nodes {
         film.add_nodes(trace, opts)?;
     }
-    let colors = value_colors(trace);
+    let colors = crate::color::value_colors(&trace.model);
     let raster = crate::svg::Rasterizer::new();
     let (w, h) = (opts.width, opts.height);
     let delay_cs = (100.0 / opts.fps.max(0.01)).round().clamp(1.0, 65535.0) as u16;

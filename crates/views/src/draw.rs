@@ -14,7 +14,7 @@ use trama_sim::{ContainerId, Trace, TypeId, TypeKind};
 use crate::charts::{
     heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,
 };
-use crate::color::color;
+use crate::color::{color, value_colors};
 use crate::space_time::{space_time, SpaceTimeOptions};
 
 /// The views [`draw`] makes.
@@ -322,7 +322,7 @@ pub fn draw(
             if let Some(t) = opts.at {
                 film.frames = vec![(t, 0.0)];
             }
-            let colors = crate::value_colors(trace);
+            let colors = crate::value_colors(&trace.model);
             crate::draw_film_frame(trace, &film, animation, 0, &r, &colors, out)?;
         }
     }
@@ -474,6 +474,7 @@ pub fn draw_mapping(
     opts: &ViewOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    let colors = value_colors(&trace.model);
     let hosts: Vec<(String, Vec<Mapped>)> = o
         .hosts
         .iter()
@@ -482,7 +483,7 @@ pub fn draw_mapping(
                 .processes
                 .iter()
                 .map(|(p, _)| match states.get(p) {
-                    Some(s) => (p.clone(), state_color(trace, s), s.value.clone()),
+                    Some(s) => (p.clone(), state_color(&colors, s), s.value.clone()),
                     None => (p.clone(), "#dddddd".into(), "no state".into()),
                 })
                 .collect();
@@ -539,6 +540,7 @@ pub fn draw_process(
                 .collect()
         })
         .unwrap_or_default();
+    let colors = value_colors(&trace.model);
     let pie: Vec<(String, String, f64)> = states
         .rows
         .iter()
@@ -548,7 +550,7 @@ pub fn draw_process(
                 value: r.value.clone(),
                 id: find_value(&trace.model, &r.state_type, &r.value),
             };
-            (r.value.clone(), state_color(trace, &s), r.exclusive)
+            (r.value.clone(), state_color(&colors, &s), r.exclusive)
         })
         .collect();
     if pie.is_empty() && waits.is_empty() {
@@ -564,11 +566,11 @@ pub fn draw_process(
     Ok(())
 }
 
-/// The colour of a state value: its model's, or the palette's for its name.
-fn state_color(trace: &Trace, s: &ContainerState) -> String {
-    let m = &trace.model;
-    match s.id {
-        Some(v) => color(m.str(m.value(v).color), m.str(m.value(v).name)),
+/// The colour of a state value: its value's ([`value_colors`] gave
+/// `colors`), or the palette's for its name.
+fn state_color(colors: &[String], s: &ContainerState) -> String {
+    match s.id.and_then(|v| colors.get(v.index())) {
+        Some(c) => c.clone(),
         None => color(b"", s.value.as_bytes()),
     }
 }

@@ -48,13 +48,13 @@ mod space_time;
 mod svg;
 
 pub use animation::{
-    draw_film_frame, draw_process_frame, draw_traffic_frame, record, value_colors, Animation, Film,
+    draw_film_frame, draw_process_frame, draw_traffic_frame, record, Animation, Film,
     Gradient, RecordOptions, Recording, Square,
 };
 pub use charts::{
     heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,
 };
-pub use color::color;
+pub use color::{color, value_colors};
 pub use draw::{
     draw, draw_graph, draw_kiviat, draw_mapping, draw_process, draw_traffic_matrix,
     draw_wait_matrix, order_rows, View, ViewError, ViewOptions,

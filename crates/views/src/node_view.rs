@@ -112,12 +112,12 @@ fn indicators(
             }
             let mut order: Vec<(u32, f64)> = total.into_iter().collect();
             order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            let m = &trace.model;
+            let labels = trace.model.value_labels();
             order
                 .into_iter()
                 .take(8)
                 .map(|(v, _)| Indicator {
-                    label: m.label(m.values[v as usize].name),
+                    label: labels[v as usize].clone(),
                     color: colors[v as usize].clone(),
                     values: f
                         .nodes

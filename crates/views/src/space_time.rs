@@ -11,7 +11,6 @@ use std::io::{self, Write};
 use trama_lod::{rows, Lod, Query, Row, RowSummary, StateSpan, Summary};
 use trama_sim::{ContainerId, Trace, TypeId, ValueId};
 
-use crate::color::color;
 use crate::legend::{cut, wrap, Legend, Swatch, CHAR_W, LINE_H};
 use crate::svg::{esc, Runs};
 
@@ -229,26 +228,6 @@ fn draw_variable(r: &RowSummary, x0: f64, y: f64, row_h: f64, d: &mut String) ->
     (lo, hi)
 }
 
-/// The colour of every value: values of one type with the same name are
-/// one to the reader, so they share one colour (the first the trace gives
-/// one of them, else the palette's for the name).
-fn value_colours(trace: &Trace) -> Vec<String> {
-    let m = &trace.model;
-    let mut by_name: BTreeMap<(TypeId, String), String> = BTreeMap::new();
-    for v in &m.values {
-        if let Some(c) = crate::color::paje_color(m.str(v.color)) {
-            by_name.entry((v.ty, m.label(v.name))).or_insert(c);
-        }
-    }
-    m.values
-        .iter()
-        .map(|v| match by_name.get(&(v.ty, m.label(v.name))) {
-            Some(c) => c.clone(),
-            None => color(b"", m.str(v.name)),
-        })
-        .collect()
-}
-
 /// Writes the space-time diagram of `trace` as SVG to `out`.
 pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -> io::Result<()> {
     let m = &trace.model;
@@ -269,7 +248,8 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
     q.max_links = opts.max_links;
     q.link_types = opts.link_types.clone();
     let s = Lod::new(trace).summarize(&all_rows, &q);
-    let colours = value_colours(trace);
+    let colours = crate::color::value_colors(m);
+    let labels = m.value_labels();
     let g = s.grid;
     let (t0, t1) = (g.t0, g.t1);
     let plot_w = g.width as f64;
@@ -396,7 +376,7 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
     let fill = |v: ValueId| colours[v.index()].clone();
     let mut legend = Legend::default();
     for &(v, _) in &by_weight {
-        legend.add(m.label(m.value(v).name), Swatch::Fill(fill(v)));
+        legend.add(labels[v.index()].clone(), Swatch::Fill(fill(v)));
     }
     let mut var_entries = Legend::default();
     for (name, (stroke, lo, hi)) in &var_legend {

@@ -56,7 +56,7 @@ fn recordings_have_the_frames_asked_for_coloured_by_the_frame_model() {
             };
             assert_eq!(frames.len(), 7, "trace {i}, {format:?}");
             let film = Film::new(trace, window, &o).unwrap();
-            let colors = value_colors(trace);
+            let colors = value_colors(&trace.model);
             for (k, px) in frames.iter().enumerate() {
                 let f = film.frame(trace, k);
                 let at = draw_process_frame(

@@ -302,8 +302,8 @@ fn a_trace_at_one_instant_gets_an_axis_and_a_note() {
 
 #[test]
 fn the_legend_shows_every_value_once_with_its_swatch_inside_the_picture() {
-    // 22 values, two of them under one name with the trace's colour given
-    // to one (same name, same colour, one entry).
+    // 23 values, two of them under one name with the trace's colour given
+    // to one (two values, two colours, two entries told apart).
     let mut text =
         format!("{DEFS}9 c S compute \"0 0 1\"\n2 0 p1 P 0 p1\n3 0 S p1 c\n3 1 S p1 compute\n");
     for i in 0..21 {
@@ -315,6 +315,7 @@ fn the_legend_shows_every_value_once_with_its_swatch_inside_the_picture() {
     o.width = 700;
     let svg = render(&t, &o);
     assert_eq!(svg.matches(">compute</text>").count(), 1);
+    assert_eq!(svg.matches(">compute (c)</text>").count(), 1);
     for i in 0..21 {
         assert_eq!(
             svg.matches(&format!(">a-rather-long-value-name-{i}</text>"))
@@ -323,7 +324,7 @@ fn the_legend_shows_every_value_once_with_its_swatch_inside_the_picture() {
             "value {i}"
         );
     }
-    assert_eq!(svg.matches("<rect x=").count(), 22, "one swatch per entry");
+    assert_eq!(svg.matches("<rect x=").count(), 23, "one swatch per entry");
     let height: f64 = svg
         .split("height=\"")
         .nth(1)
@@ -360,4 +361,54 @@ fn the_legend_shows_every_value_once_with_its_swatch_inside_the_picture() {
     // Both "compute" values are drawn in the trace's colour.
     let c = class_of(&t, "compute");
     assert!(svg.contains(&format!(".{c}{{stroke:#0000ff}}")), "{svg}");
+}
+
+/// The legend's entries of `svg`: (label, colour).
+fn legend_entries(svg: &str) -> Vec<(String, String)> {
+    svg.split("<rect ")
+        .skip(1)
+        .filter(|r| r.contains("stroke=\"#666\""))
+        .map(|r| {
+            let fill = r.split("fill=\"").nth(1).unwrap().split('"').next().unwrap();
+            let label = r.split("fill=\"#333\">").nth(1).unwrap().split('<').next().unwrap();
+            (label.to_string(), fill.to_string())
+        })
+        .collect()
+}
+
+/// Regression: two values of one name in a state type ("compute" defined
+/// twice, and once more by a state that names it) got one legend entry and
+/// two colours. Each value has a colour of its own, the same in every
+/// picture and in the viewer (`value_colors`), and a legend entry that
+/// tells it apart.
+#[test]
+fn two_values_with_one_name_get_two_colours_and_two_legend_entries() {
+    let text = "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeDefineStateType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeSetState 3\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
+         %EventDef PajeDefineEntityValue 4\n% Alias string\n% Type string\n% Name string\n% Color color\n%EndEventDef\n\
+         0 P 0 Proc\n1 S P State\n4 c1 S compute \"1 0 0\"\n4 c2 S compute \"0 0 1\"\n\
+         2 0 p1 P 0 p1\n2 0 p2 P 0 p2\n2 0 p3 P 0 p3\n\
+         3 0 S p1 c1\n3 0 S p2 c2\n3 0 S p3 compute\n3 10 S p1 c2\n";
+    let t = simulate(text);
+    let mut o = SpaceTimeOptions::default();
+    o.width = 800;
+    let svg = render(&t, &o);
+    let mut legend = legend_entries(&svg);
+    legend.sort();
+    let colors = trama_views::value_colors(&t.model);
+    let labels = t.model.value_labels();
+    let mut expected: Vec<(String, String)> = labels.into_iter().zip(colors.clone()).collect();
+    expected.sort();
+    assert_eq!(legend, expected, "{svg}");
+    assert_eq!(legend.len(), 3);
+    assert!(legend.contains(&("compute (c1)".to_string(), "#ff0000".to_string())));
+    assert!(legend.contains(&("compute (c2)".to_string(), "#0000ff".to_string())));
+    let third = &legend.iter().find(|e| e.0 == "compute").unwrap().1;
+    assert!(third != "#ff0000" && third != "#0000ff", "{third}");
+    // The states are drawn in their legend's colours.
+    for (_, c) in &legend {
+        assert!(svg.contains(&format!("{{stroke:{c}}}")), "{c}: {svg}");
+    }
 }
