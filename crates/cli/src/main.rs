@@ -1,7 +1,7 @@
 //! `trama`: post-mortem analysis of execution traces.
 
 use std::ffi::OsString;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -466,7 +466,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            if is_broken_pipe(&e) {
+            if is_closed_stdout(&e) {
                 return ExitCode::SUCCESS;
             }
             let _ = writeln!(io::stderr(), "trama: error: {e:#}");
@@ -475,10 +475,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
+/// Whether `e` is standard output closed by its reader (`| head`), the
+/// only write error that ends quietly.
+fn is_closed_stdout(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+        c.downcast_ref::<trama_open::OutputError>()
+            .is_some_and(trama_open::OutputError::is_closed_pipe)
     })
 }
 
@@ -488,10 +490,9 @@ fn info(a: InfoArgs) -> anyhow::Result<ExitCode> {
     let mut settings = trama_report::InfoOptions::default();
     settings.frames = a.frames;
     settings.columns = a.columns;
-    let mut w = BufWriter::new(io::stdout());
-    let code = info::info(&read, &settings, &mut w)?;
-    w.flush()?;
-    Ok(code)
+    run::write_output(std::path::Path::new("-"), &[], |w| {
+        info::info(&read, &settings, w)
+    })
 }
 
 fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {

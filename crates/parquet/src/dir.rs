@@ -160,7 +160,15 @@ impl OutputDir {
                 parent.display()
             )));
         }
-        std::fs::create_dir(&temp).map_err(|e| Error::io(&temp, e))?;
+        std::fs::create_dir(&temp).map_err(|source| Error::Create {
+            output: target.display().to_string(),
+            dir: temp
+                .parent()
+                .unwrap_or(Path::new("."))
+                .display()
+                .to_string(),
+            source,
+        })?;
         temporaries().push(temp.clone());
         let out = OutputDir {
             target: target.to_path_buf(),
