@@ -442,11 +442,7 @@ fn main() -> ExitCode {
     // temporary files of those being written (the collector handles
     // Ctrl-C itself, to end after its current poll).
     if !matches!(cli.command, Command::Collect(_)) {
-        let _ = ctrlc::set_handler(|| {
-            trama_open::output::remove_temporaries();
-            trama_parquet::remove_temporaries();
-            std::process::exit(130);
-        });
+        remove_temporaries_on_signals();
     }
     let result = match cli.command {
         Command::Dump(a) => dump(a),
@@ -473,6 +469,24 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// On Ctrl-C (SIGINT), SIGTERM (`kill`, `timeout`, systemd, container
+/// runtimes) and SIGHUP (a closed terminal): removes the temporary files
+/// of the outputs being written, then exits with 128 + the signal's
+/// number, as a shell reports a process the signal ended.
+fn remove_temporaries_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            trama_open::output::remove_temporaries();
+            trama_parquet::remove_temporaries();
+            std::process::exit(128 + signal);
+        }
+    });
 }
 
 /// Whether `e` is standard output closed by its reader (`| head`), the

@@ -602,3 +602,107 @@ fn a_full_disk_is_an_error_that_costs_no_file() {
     }
     common::assert_none_failed(&failures, "writes to a full disk");
 }
+
+/// The example trace with `n` more state changes at its end, before its
+/// containers are destroyed.
+fn long_example(n: usize) -> Vec<u8> {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    let text = std::fs::read_to_string(example).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines.iter().position(|l| l.starts_with("7 ")).unwrap();
+    let mut out = lines[..end].join("\n");
+    for i in 0..n {
+        let value = ["comp", "send", "recv"][i % 3];
+        out.push_str(&format!("\n10 2.244289 S r{} {value}", i % 4));
+    }
+    for l in &lines[end..] {
+        out.push('\n');
+        out.push_str(l);
+    }
+    out.push('\n');
+    out.into_bytes()
+}
+
+/// Regression: SIGTERM and SIGHUP (from `kill`, `timeout`, systemd, a
+/// closed terminal) left the temporary output of every command (Ctrl-C
+/// did not). Each command reads half a long trace from a FIFO, its
+/// temporary output made, and gets the signal: it exits with 128 + the
+/// signal's number, the output as it was and no temporary beside it.
+#[test]
+fn a_terminated_command_leaves_no_temporary_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("fifo");
+    if !Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|st| st.success())
+    {
+        eprintln!("mkfifo unavailable: termination not tried");
+        return;
+    }
+    let text = long_example(200_000);
+    let out_dir = tmp.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let (plan, _) = example_plan(tmp.path());
+    let source = format!("a={}", s(&fifo));
+    let f = s(&fifo);
+    let cases: [(&[&str], &str); 8] = [
+        (&["export", "perfetto", f], "t.perfetto-trace"),
+        (&["export", "chrome-json", f], "t.json"),
+        (&["export", "parquet", f], "tables"),
+        (&["dump", f], "t.csv"),
+        (&["dump", "--stream", f], "t.csv"),
+        (&["convert", f, "--to", "ptb"], "t.ptb"),
+        (&["convert", f, "--to", "rastro"], "t.rst"),
+        (&["merge", "--plan", s(&plan), &source], "t.paje"),
+    ];
+    let mut failures = Vec::new();
+    for (signal, code) in [("TERM", 143), ("HUP", 129)] {
+        for (args, name) in cases {
+            let out = out_dir.join(name);
+            let dir = name == "tables";
+            if !dir {
+                std::fs::write(&out, PRECIOUS).unwrap();
+            }
+            let before = files(&out_dir);
+            let mut child = Command::new(env!("CARGO_BIN_EXE_trama"))
+                .args(args)
+                .args(["-o", s(&out), "--no-progress"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // Half the trace, then the writer waits with the FIFO open.
+            let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            let _ = std::io::Write::write_all(&mut writer, &text[..text.len() / 2]);
+            let temporary = || files(&out_dir).iter().any(|f| f.contains(".trama-"));
+            let start = Instant::now();
+            while !temporary() && start.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let what = format!("SIG{signal} to {args:?}");
+            let made = temporary();
+            let killed = Command::new("kill")
+                .args([&format!("-{signal}"), &child.id().to_string()])
+                .status()
+                .unwrap();
+            let status = child.wait().unwrap();
+            drop(writer);
+            let mut err = String::new();
+            let _ = std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err);
+            if !made || !killed.success() || status.code() != Some(code) {
+                failures.push(format!(
+                    "{what}: temporary made {made}, exit {:?}: {err}",
+                    status.code()
+                ));
+            }
+            if files(&out_dir) != before {
+                failures.push(format!("{what}: left {:?}", files(&out_dir)));
+            }
+            if !dir && std::fs::read(&out).unwrap() != PRECIOUS {
+                failures.push(format!("{what}: its output changed"));
+            }
+        }
+    }
+    common::assert_none_failed(&failures, "terminated commands");
+}

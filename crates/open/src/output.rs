@@ -6,7 +6,8 @@
 //! untouched: a failure, an error in the input or an interruption leaves
 //! what was there before. The temporary file is removed when the
 //! [`Output`] is dropped uncommitted, and [`remove_temporaries`] removes
-//! those of every output still open (for a Ctrl-C handler).
+//! those of every output still open (for a handler of SIGINT, SIGTERM and
+//! SIGHUP, before it exits).
 //!
 //! - `-` is standard output, written as it comes.
 //! - A write error is kept: [`Output::commit`] then fails with it (naming
@@ -31,13 +32,19 @@ use std::sync::{Arc, Mutex};
 /// Temporary files of outputs not yet committed.
 static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Removes the temporary files of every output not yet committed (for a
-/// Ctrl-C handler, before exiting).
+fn temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Removes the temporary files of every output not yet committed, for a
+/// signal handler about to exit the process: no temporary file is made
+/// after it (making one waits for ever), so none is left.
 pub fn remove_temporaries() {
-    let list = TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner());
+    let list = temporaries();
     for p in list.iter() {
         let _ = std::fs::remove_file(p);
     }
+    std::mem::forget(list);
 }
 
 /// Why an output cannot be written.
@@ -234,10 +241,6 @@ impl Output {
                 ),
             ))
         })?;
-        TEMPORARIES
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(temp.clone());
         Ok(Output::writing(target, Some(temp), file, false))
     }
 
@@ -309,11 +312,12 @@ impl Drop for Output {
 }
 
 fn forget(temp: &Path) {
-    let mut list = TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner());
-    list.retain(|p| p != temp);
+    temporaries().retain(|p| p != temp);
 }
 
-/// A new file beside `target`, named after it.
+/// A new file beside `target`, named after it, listed among the
+/// temporaries as it is made (under the list's lock: a signal removes it,
+/// or finds it not yet made).
 fn temporary(target: &Path) -> io::Result<(PathBuf, File)> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let dir = match target.parent() {
@@ -324,11 +328,15 @@ fn temporary(target: &Path) -> io::Result<(PathBuf, File)> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".into());
+    let mut list = temporaries();
     loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let temp = dir.join(format!(".{stem}.trama-{}-{n}.tmp", std::process::id()));
         match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(f) => return Ok((temp, f)),
+            Ok(f) => {
+                list.push(temp.clone());
+                return Ok((temp, f));
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }
