@@ -74,8 +74,9 @@ pub fn write(
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     let (file, out) = trama_open::Output::create(output, &inputs)?;
     let bar = Bar::start(&opened, progress);
-    let converted = trama_convert::convert(opened, read, &opts, out)?;
+    let converted = trama_convert::convert(opened, read, &opts, out);
     drop(bar);
+    let converted = crate::run::written(&file, converted.map_err(anyhow::Error::from))?;
     warn(&name, &converted.warnings);
     if let Some(line) = converted.rejected {
         let at = if line == 0 {

@@ -3,7 +3,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_open::KEY_FILTER_BYTES;
 
@@ -47,7 +46,7 @@ pub fn dump(
         let done = opened.simulate_into(StreamDump::new(out, o), &load)?;
         drop(bar);
         warn(opened.name(), &done.warnings);
-        done.sink.finish().context("writing the dump")?;
+        done.sink.finish()?;
         return Ok(ExitCode::SUCCESS);
     }
     let t0 = std::time::Instant::now();
@@ -55,7 +54,7 @@ pub fn dump(
     drop(bar);
     warn(opened.name(), &trace.warnings);
     let t1 = std::time::Instant::now();
-    dump_trace(&trace, o, out).context("writing the dump")?;
+    dump_trace(&trace, o, out)?;
     if std::env::var_os("TRAMA_TIMINGS").is_some() {
         eprintln!(
             "trama: timings: read+simulate {:.3} s, format+write {:.3} s, {} entities",
@@ -79,7 +78,8 @@ pub fn check(args: &ReadArgs) -> anyhow::Result<ExitCode> {
     drop(bar);
     warn(opened.name(), &done.warnings);
     warn(opened.name(), &trama_report::check_warnings(&done));
-    let mut o = std::io::stdout().lock();
-    trama_report::check_summary(opened.name(), &done, &mut o)?;
-    Ok(ExitCode::SUCCESS)
+    crate::run::write_output(std::path::Path::new("-"), &[], |o| {
+        trama_report::check_summary(opened.name(), &done, o)?;
+        Ok(ExitCode::SUCCESS)
+    })
 }

@@ -85,10 +85,6 @@ fn to_file(args: &ReadArgs, format: ExportFormat, output: &Path) -> anyhow::Resu
     // Memory that does not grow with the links (as `dump --stream`).
     load.key_filter = Some(KEY_FILTER_BYTES);
     let inputs: Vec<&Path> = args.path().into_iter().collect();
-    let what = match format {
-        ExportFormat::Perfetto => "writing the Perfetto trace",
-        _ => "writing the JSON trace",
-    };
     write_output(output, &inputs, |w: &mut (dyn Write + Send)| {
         let bar = Bar::start(&opened, !args.no_progress);
         match format {
@@ -96,13 +92,13 @@ fn to_file(args: &ReadArgs, format: ExportFormat, output: &Path) -> anyhow::Resu
                 let done = opened.simulate_into(PerfettoWriter::new(w, &opts), &load)?;
                 drop(bar);
                 warn(opened.name(), &done.warnings);
-                done.sink.finish().context(what)?;
+                done.sink.finish()?;
             }
             _ => {
                 let done = opened.simulate_into(ChromeWriter::new(w, &opts), &load)?;
                 drop(bar);
                 warn(opened.name(), &done.warnings);
-                done.sink.finish().context(what)?;
+                done.sink.finish()?;
             }
         }
         Ok(ExitCode::SUCCESS)
@@ -123,7 +119,13 @@ fn parquet(a: &ExportArgs) -> anyhow::Result<ExitCode> {
     // Memory that does not grow with the links, as with dump --stream.
     load.key_filter = Some(KEY_FILTER_BYTES);
     let sink = ParquetSink::new(out.path(), &opts)?;
-    let done = opened.simulate_into(sink, &load)?;
+    let done = opened.simulate_into(sink, &load).map_err(|e| match e {
+        // The tables' failure: the file it names is in the output.
+        trama_open::Error::Output(e) => {
+            anyhow::Error::from(e).context(format!("writing {}", a.output.display()))
+        }
+        e => e.into(),
+    })?;
     drop(bar);
     warn(opened.name(), &done.warnings);
     let summary = done

@@ -1,7 +1,7 @@
 //! `trama`: post-mortem analysis of execution traces.
 
 use std::ffi::OsString;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -442,11 +442,7 @@ fn main() -> ExitCode {
     // temporary files of those being written (the collector handles
     // Ctrl-C itself, to end after its current poll).
     if !matches!(cli.command, Command::Collect(_)) {
-        let _ = ctrlc::set_handler(|| {
-            trama_open::output::remove_temporaries();
-            trama_parquet::remove_temporaries();
-            std::process::exit(130);
-        });
+        remove_temporaries_on_signals();
     }
     let result = match cli.command {
         Command::Dump(a) => dump(a),
@@ -466,7 +462,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            if is_broken_pipe(&e) {
+            if is_closed_stdout(&e) {
                 return ExitCode::SUCCESS;
             }
             let _ = writeln!(io::stderr(), "trama: error: {e:#}");
@@ -475,10 +471,30 @@ fn main() -> ExitCode {
     }
 }
 
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
+/// On Ctrl-C (SIGINT), SIGTERM (`kill`, `timeout`, systemd, container
+/// runtimes) and SIGHUP (a closed terminal): removes the temporary files
+/// of the outputs being written, then exits with 128 + the signal's
+/// number, as a shell reports a process the signal ended.
+fn remove_temporaries_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            trama_open::output::remove_temporaries();
+            trama_parquet::remove_temporaries();
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+/// Whether `e` is standard output closed by its reader (`| head`), the
+/// only write error that ends quietly.
+fn is_closed_stdout(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+        c.downcast_ref::<trama_open::OutputError>()
+            .is_some_and(trama_open::OutputError::is_closed_pipe)
     })
 }
 
@@ -488,10 +504,9 @@ fn info(a: InfoArgs) -> anyhow::Result<ExitCode> {
     let mut settings = trama_report::InfoOptions::default();
     settings.frames = a.frames;
     settings.columns = a.columns;
-    let mut w = BufWriter::new(io::stdout());
-    let code = info::info(&read, &settings, &mut w)?;
-    w.flush()?;
-    Ok(code)
+    run::write_output(std::path::Path::new("-"), &[], |w| {
+        info::info(&read, &settings, w)
+    })
 }
 
 fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {

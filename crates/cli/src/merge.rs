@@ -158,7 +158,7 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     // A failed merge cuts the text short: it is the cause.
     let stats = rx.recv().expect("the merge reports its end");
     let stats = stats.map_err(anyhow::Error::from).and_then(|s| {
-        let written = checked.map_err(|e| e.context("the merged trace would not be valid, so it was not written (a source holds records that contradict each other: a damaged file, or records the plan puts on one container)"))?;
+        let written = checked.map_err(|e| rejected(e, &args.output))?;
         written.commit()?;
         Ok(s)
     });
@@ -191,30 +191,49 @@ fn checked_text(
     inputs: &[&std::path::Path],
 ) -> anyhow::Result<trama_open::Output> {
     let (file, out) = trama_open::Output::create(output, inputs)?;
-    let failed = std::sync::Arc::new(std::sync::Mutex::new(None));
-    let tee = Tee {
-        pipe,
-        out,
-        failed: failed.clone(),
-    };
+    let tee = Tee { pipe, out };
     // As `trama check` reads it.
     let counted = match trama_open::open_reader(name, tee) {
         Ok(mut o) => o.count(&trama_open::LoadOptions::default()).map(drop),
         Err(e) => Err(e),
     };
-    if let Some(e) = failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
-        return Err(anyhow::Error::from(e).context(format!("writing {}", output.display())));
-    }
-    counted?;
+    // A failure of the output stops the reading: it is the cause.
+    crate::run::written(&file, counted.map_err(anyhow::Error::from))?;
     Ok(file)
+}
+
+/// The error of a merge whose output fails or whose trace the check
+/// rejects; for the latter, what became of the output: a file is left as
+/// it was, but what standard output (or a device, a FIFO) received cannot
+/// be taken back.
+fn rejected(e: anyhow::Error, output: &std::path::Path) -> anyhow::Error {
+    if e.chain().any(|c| c.is::<trama_open::OutputError>()) {
+        return e;
+    }
+    let what = if !trama_open::output::written_in_place(output) {
+        "so it was not written".to_string()
+    } else {
+        let name = if trama_open::output::is_stdout(output) {
+            "standard output".to_string()
+        } else {
+            output.display().to_string()
+        };
+        format!(
+            "but {name} received its text as it was checked, up to the error: that cannot be \
+             taken back, and what {name} holds is no valid trace (with -o FILE a merge is written \
+             whole or not at all)"
+        )
+    };
+    e.context(format!(
+        "the merged trace is not valid, {what}; a source holds records that contradict each \
+         other (a damaged file, or records the plan puts on one container)"
+    ))
 }
 
 /// The text of a pipe, copied to an output as it is read.
 struct Tee {
     pipe: trama_open::TextPipe,
     out: Box<dyn std::io::Write + Send>,
-    /// A failure of the output (the reading then stops).
-    failed: std::sync::Arc<std::sync::Mutex<Option<std::io::Error>>>,
 }
 
 impl std::io::Read for Tee {
@@ -225,10 +244,8 @@ impl std::io::Read for Tee {
         } else {
             self.out.write_all(&buf[..n])
         };
-        if let Err(e) = written {
-            *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-            return Err(std::io::Error::other("the output failed"));
-        }
+        // The output keeps its error: the reading stops.
+        written.map_err(|_| std::io::Error::other("the output failed"))?;
         Ok(n)
     }
 }

@@ -8,7 +8,6 @@ use std::time::Duration;
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::Context;
 use trama_open::{LoadOptions, Opened, Output, ProgressUnit, QuoteMode, Source};
 
 use crate::ReadArgs;
@@ -172,17 +171,27 @@ impl Drop for Bar {
 }
 
 /// Writes `path` (`-`: standard output) through `write`, whole or not at
-/// all (see `trama_open::output`); never onto one of `inputs`.
+/// all (see `trama_open::output`); never onto one of `inputs`. A write
+/// error is the error, naming the output, whatever `write` made of it
+/// (a sink that stopped on it, an error of its own).
 pub fn write_output<T>(
     path: &Path,
     inputs: &[&Path],
     write: impl FnOnce(&mut (dyn Write + Send)) -> anyhow::Result<T>,
 ) -> anyhow::Result<T> {
     let (out, mut w) = Output::create(path, inputs)?;
-    let r = write(&mut *w)?;
-    w.flush()
-        .with_context(|| format!("writing {}", path.display()))?;
+    let r = write(&mut *w).and_then(|r| Ok(w.flush().map(|()| r)?));
     drop(w);
+    let r = written(&out, r)?;
     out.commit()?;
     Ok(r)
+}
+
+/// `r`, what writing `out` gave, unless its writer failed: then that
+/// failure, the cause of whatever the writing made of it.
+pub fn written<T>(out: &Output, r: anyhow::Result<T>) -> anyhow::Result<T> {
+    match out.failure() {
+        Some(e) => Err(e.into()),
+        None => r,
+    }
 }

@@ -91,3 +91,45 @@ fn merge_warns_of_sources_whose_spans_do_not_overlap() {
         text(&out.stderr)
     );
 }
+
+/// Regression: `merge -o -` wrote the text of an invalid trace to standard
+/// output, then said "so it was not written". To a file nothing is
+/// written; to standard output the message says what it received.
+#[test]
+fn merge_to_standard_output_says_what_an_invalid_trace_left_there() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    let dir = tempfile::tempdir().unwrap();
+    // The example with two pops of an empty stack after its first pop
+    // (line 124): the source reads, the merged trace is rejected.
+    let original = std::fs::read_to_string(&example).unwrap();
+    let mut lines: Vec<&str> = original.lines().collect();
+    assert!(lines[123].starts_with("12 0.334465 S r0"), "{}", lines[123]);
+    lines.splice(124..124, ["12 0.3345 S r0", "12 0.3345 S r0"]);
+    let bad = write_in(dir.path(), "bad.paje", lines.join("\n") + "\n");
+    let plan = write_in(
+        dir.path(),
+        "plan.toml",
+        "hierarchy = [\"site\", \"node\", \"rank\"]\nhost_level = \"node\"\n[top]\nsite = \"lab\"\n\
+         [[source]]\nname = \"a\"\nkind = \"paje\"\nlevels = { Node = \"node\", Rank = \"rank\" }\n",
+    );
+    let source = format!("a={}", bad.display());
+    let file = dir.path().join("merged.paje");
+    let out = trama(&["merge", "--plan", s(&plan), &source, "-o", s(&file)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("not valid, so it was not written"), "{err}");
+    assert!(err.contains("whose state stack is empty"), "{err}");
+    assert!(!file.exists());
+
+    let out = trama(&["merge", "--plan", s(&plan), &source, "-o", "-"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    // What it received is there, and the message says so.
+    assert!(text(&out.stdout).contains("%EventDef"), "{err}");
+    assert!(!err.contains("not written"), "{err}");
+    assert!(
+        err.contains("standard output received its text as it was checked, up to the error")
+            && err.contains("cannot be taken back"),
+        "{err}"
+    );
+}

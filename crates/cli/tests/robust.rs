@@ -385,3 +385,324 @@ fn mutated_merge_sources_never_crash_hang_or_cost_a_file() {
     common::assert_none_failed(&failures, &format!("{tried} merges of damaged sources"));
     assert!(merged > 0, "no merge succeeded");
 }
+
+/// Runs trama with `args` and its standard output into `stdout`: the exit
+/// code and standard error.
+fn run_into(args: &[&str], stdout: Stdio) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run trama");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A trace whose every output is megabytes long: writers fail in the
+/// middle of the simulation, not only at their last flush.
+fn large_trace(dir: &Path) -> PathBuf {
+    let trace = dir.join("large.paje");
+    let mut o = trama_gen::GenOptions::default();
+    o.events = 200_000;
+    o.destroy_containers = false;
+    std::fs::write(&trace, trama_gen::generate(7, &o)).unwrap();
+    trace
+}
+
+/// A plan merging the example trace as one source.
+fn example_plan(dir: &Path) -> (PathBuf, String) {
+    let plan = dir.join("plan.toml");
+    std::fs::write(
+        &plan,
+        "hierarchy = [\"site\", \"node\", \"rank\"]\nhost_level = \"node\"\n[top]\nsite = \"lab\"\n\
+         [[source]]\nname = \"a\"\nkind = \"paje\"\nlevels = { Node = \"node\", Rank = \"rank\" }\n",
+    )
+    .unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    (plan, format!("a={}", example.display()))
+}
+
+/// Every command that writes, each writing `out` (an output named for
+/// its format by `out(ext)`), reading `trace` (`ptb` for `info`).
+fn writing_commands(
+    trace: &Path,
+    ptb: &Path,
+    plan: &(PathBuf, String),
+    out: impl Fn(&str) -> PathBuf,
+) -> Vec<(Vec<String>, PathBuf)> {
+    let t = s(trace).to_string();
+    let merge = ["merge", "--plan", s(&plan.0), &plan.1];
+    let cases: Vec<(&[&str], &str, &str)> = vec![
+        (&["export", "perfetto"], "perfetto-trace", "t"),
+        (&["export", "chrome-json"], "json", "t"),
+        (&["dump"], "csv", "t"),
+        (&["dump", "--stream"], "csv", "t"),
+        (&["dump", "--stream", "-j", "1"], "csv", "t"),
+        (&["convert", "--to", "ptb"], "ptb", "t"),
+        (&["convert", "--to", "rastro"], "rst", "t"),
+        (&["convert", "--to", "paje"], "paje", "p"),
+        (&["stats", "slices", "--slices", "5000"], "txt", "t"),
+        (&["render", "space-time"], "svg", "t"),
+        (&["report"], "html", "t"),
+        (&merge, "paje", ""),
+    ];
+    cases
+        .into_iter()
+        .map(|(cmd, ext, input)| {
+            let o = out(ext);
+            let mut args: Vec<String> = cmd.iter().map(|a| a.to_string()).collect();
+            match input {
+                "t" => args.push(t.clone()),
+                "p" => args.push(s(ptb).to_string()),
+                _ => {}
+            }
+            args.extend(["-o".into(), s(&o).into(), "--no-progress".into()]);
+            (args, o)
+        })
+        .collect()
+}
+
+/// Regression: on a full device (`/dev/full`) `export perfetto`, `export
+/// chrome-json` and `dump --stream` exited 0 having written nothing, their
+/// write error taken for a closed pipe. Every command that writes fails,
+/// exit 1, naming its output and the reason; standard output alike.
+#[test]
+fn a_write_error_is_an_error_naming_the_output() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = large_trace(tmp.path());
+    let ptb = tmp.path().join("large.ptb");
+    assert!(matches!(run(&["convert", s(&trace), s(&ptb)]), Ok((0, _))));
+    let plan = example_plan(tmp.path());
+    // The device under a name that tells the format.
+    let full = |ext: &str| {
+        let link = tmp.path().join(format!("full.{ext}"));
+        if !link.exists() {
+            std::os::unix::fs::symlink("/dev/full", &link).unwrap();
+        }
+        link
+    };
+    let mut failures = Vec::new();
+    for (args, out) in writing_commands(&trace, &ptb, &plan, full) {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, err) = run_into(&a, Stdio::null());
+        let named = format!("writing {}: No space left on device", out.display());
+        if code != Some(1) || !err.contains(&named) {
+            failures.push(format!("{args:?}: exit {code:?}: {err}"));
+        }
+    }
+    // Standard output on the device.
+    let t = s(&trace);
+    for args in [
+        &["dump", t][..],
+        &["dump", "--stream", t],
+        &["check", t],
+        &["stats", "slices", "--slices", "5000", t],
+        &["export", "chrome-json", t, "-o", "-"],
+        &["convert", t, "-", "--to", "ptb"],
+        &["info", "--frames", s(&ptb)],
+    ] {
+        let dev = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let (code, err) = run_into(args, Stdio::from(dev));
+        if code != Some(1) || !err.contains("writing standard output: No space left on device") {
+            failures.push(format!("{args:?} > /dev/full: exit {code:?}: {err}"));
+        }
+    }
+    common::assert_none_failed(&failures, "writes to /dev/full");
+}
+
+/// A small tmpfs mounted on a folder, unmounted when dropped.
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    /// Mounts one of `bytes` on `dir`; `None` where mounting is not
+    /// allowed (not root, no mount command).
+    fn mount(dir: &Path, bytes: usize) -> Option<SmallDisk> {
+        std::fs::create_dir_all(dir).unwrap();
+        let size = format!("size={bytes}");
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &size, "tmpfs", s(dir)])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|st| st.success());
+        ok.then(|| SmallDisk(dir.to_path_buf()))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Regression: a full disk made `export perfetto`, `export chrome-json`
+/// and `dump --stream` exit 0 with nothing written. On a small tmpfs
+/// (where this test may mount one) every command that writes fails,
+/// naming its output, leaves the output as it was and no temporary file.
+#[test]
+fn a_full_disk_is_an_error_that_costs_no_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(disk) = SmallDisk::mount(&tmp.path().join("disk"), 64 << 10) else {
+        eprintln!("no tmpfs can be mounted here: the full disk is not tried");
+        return;
+    };
+    let trace = large_trace(tmp.path());
+    let ptb = tmp.path().join("large.ptb");
+    assert!(matches!(run(&["convert", s(&trace), s(&ptb)]), Ok((0, _))));
+    let plan = example_plan(tmp.path());
+    let on_disk = |ext: &str| disk.0.join(format!("out.{ext}"));
+    let mut failures = Vec::new();
+    let mut cases = writing_commands(&trace, &ptb, &plan, on_disk);
+    // The merge's text (of the example) fits: /dev/full tries it.
+    cases.retain(|(args, _)| args[0] != "merge");
+    let parquet = disk.0.join("tables");
+    cases.push((
+        [
+            "export",
+            "parquet",
+            s(&trace),
+            "-o",
+            s(&parquet),
+            "--no-progress",
+        ]
+        .map(String::from)
+        .to_vec(),
+        parquet.clone(),
+    ));
+    for (args, out) in cases {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let is_dir = args[1] == "parquet";
+        if !is_dir {
+            std::fs::write(&out, PRECIOUS).unwrap();
+        }
+        let before = files(&disk.0);
+        let (code, err) = run_into(&a, Stdio::null());
+        let named = format!("writing {}", out.display());
+        if code != Some(1) || !err.contains(&named) || !err.contains("No space left on device") {
+            failures.push(format!("{args:?}: exit {code:?}: {err}"));
+        }
+        if !is_dir && std::fs::read(&out).unwrap() != PRECIOUS {
+            failures.push(format!("{args:?}: its output changed"));
+        }
+        if files(&disk.0) != before {
+            failures.push(format!("{args:?}: left {:?}", files(&disk.0)));
+        }
+        if !is_dir {
+            std::fs::remove_file(&out).unwrap();
+        }
+    }
+    common::assert_none_failed(&failures, "writes to a full disk");
+}
+
+/// The example trace with `n` more state changes at its end, before its
+/// containers are destroyed.
+fn long_example(n: usize) -> Vec<u8> {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
+    let text = std::fs::read_to_string(example).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines.iter().position(|l| l.starts_with("7 ")).unwrap();
+    let mut out = lines[..end].join("\n");
+    for i in 0..n {
+        let value = ["comp", "send", "recv"][i % 3];
+        out.push_str(&format!("\n10 2.244289 S r{} {value}", i % 4));
+    }
+    for l in &lines[end..] {
+        out.push('\n');
+        out.push_str(l);
+    }
+    out.push('\n');
+    out.into_bytes()
+}
+
+/// Regression: SIGTERM and SIGHUP (from `kill`, `timeout`, systemd, a
+/// closed terminal) left the temporary output of every command (Ctrl-C
+/// did not). Each command reads half a long trace from a FIFO, its
+/// temporary output made, and gets the signal: it exits with 128 + the
+/// signal's number, the output as it was and no temporary beside it.
+#[test]
+fn a_terminated_command_leaves_no_temporary_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("fifo");
+    if !Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|st| st.success())
+    {
+        eprintln!("mkfifo unavailable: termination not tried");
+        return;
+    }
+    let text = long_example(200_000);
+    let out_dir = tmp.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let (plan, _) = example_plan(tmp.path());
+    let source = format!("a={}", s(&fifo));
+    let f = s(&fifo);
+    let cases: [(&[&str], &str); 8] = [
+        (&["export", "perfetto", f], "t.perfetto-trace"),
+        (&["export", "chrome-json", f], "t.json"),
+        (&["export", "parquet", f], "tables"),
+        (&["dump", f], "t.csv"),
+        (&["dump", "--stream", f], "t.csv"),
+        (&["convert", f, "--to", "ptb"], "t.ptb"),
+        (&["convert", f, "--to", "rastro"], "t.rst"),
+        (&["merge", "--plan", s(&plan), &source], "t.paje"),
+    ];
+    let mut failures = Vec::new();
+    for (signal, code) in [("TERM", 143), ("HUP", 129)] {
+        for (args, name) in cases {
+            let out = out_dir.join(name);
+            let dir = name == "tables";
+            if !dir {
+                std::fs::write(&out, PRECIOUS).unwrap();
+            }
+            let before = files(&out_dir);
+            let mut child = Command::new(env!("CARGO_BIN_EXE_trama"))
+                .args(args)
+                .args(["-o", s(&out), "--no-progress"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // Half the trace, then the writer waits with the FIFO open.
+            let mut writer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            let _ = std::io::Write::write_all(&mut writer, &text[..text.len() / 2]);
+            let temporary = || files(&out_dir).iter().any(|f| f.contains(".trama-"));
+            let start = Instant::now();
+            while !temporary() && start.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let what = format!("SIG{signal} to {args:?}");
+            let made = temporary();
+            let killed = Command::new("kill")
+                .args([&format!("-{signal}"), &child.id().to_string()])
+                .status()
+                .unwrap();
+            let status = child.wait().unwrap();
+            drop(writer);
+            let mut err = String::new();
+            let _ = std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err);
+            if !made || !killed.success() || status.code() != Some(code) {
+                failures.push(format!(
+                    "{what}: temporary made {made}, exit {:?}: {err}",
+                    status.code()
+                ));
+            }
+            if files(&out_dir) != before {
+                failures.push(format!("{what}: left {:?}", files(&out_dir)));
+            }
+            if !dir && std::fs::read(&out).unwrap() != PRECIOUS {
+                failures.push(format!("{what}: its output changed"));
+            }
+        }
+    }
+    common::assert_none_failed(&failures, "terminated commands");
+}

@@ -561,6 +561,11 @@ impl<W: Write> Sink for StreamDump<W> {
         self.error.is_some()
     }
 
+    fn stop_error(&self) -> Option<io::Error> {
+        let e = self.error.as_ref()?;
+        Some(io::Error::new(e.kind(), e.to_string()))
+    }
+
     /// Lines are written at once: the values of user-defined fields need
     /// not be kept.
     fn keeps_strings(&self) -> bool {

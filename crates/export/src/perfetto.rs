@@ -422,6 +422,11 @@ impl<W: Write> Sink for PerfettoWriter<W> {
         self.error.is_some()
     }
 
+    fn stop_error(&self) -> Option<io::Error> {
+        let e = self.error.as_ref()?;
+        Some(io::Error::new(e.kind(), e.to_string()))
+    }
+
     fn state_begins(
         &mut self,
         m: &Model,

@@ -6,9 +6,15 @@
 //! untouched: a failure, an error in the input or an interruption leaves
 //! what was there before. The temporary file is removed when the
 //! [`Output`] is dropped uncommitted, and [`remove_temporaries`] removes
-//! those of every output still open (for a Ctrl-C handler).
+//! those of every output still open (for a handler of SIGINT, SIGTERM and
+//! SIGHUP, before it exits).
 //!
 //! - `-` is standard output, written as it comes.
+//! - A write error is kept: [`Output::commit`] then fails with it (naming
+//!   the output), whatever the writer's user made of it, and
+//!   [`Output::failure`] gives it at once. Only a closed pipe on standard
+//!   output is quiet ([`OutputError::is_closed_pipe`]); a closed FIFO
+//!   named as the output is an error like any other.
 //! - A target that is the same file as an input (same device and inode,
 //!   whatever the names) is refused: trama never writes onto its input.
 //! - A symbolic link is followed: the file it points to is replaced, the
@@ -21,18 +27,24 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Temporary files of outputs not yet committed.
 static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Removes the temporary files of every output not yet committed (for a
-/// Ctrl-C handler, before exiting).
+fn temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Removes the temporary files of every output not yet committed, for a
+/// signal handler about to exit the process: no temporary file is made
+/// after it (making one waits for ever), so none is left.
 pub fn remove_temporaries() {
-    let list = TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner());
+    let list = temporaries();
     for p in list.iter() {
         let _ = std::fs::remove_file(p);
     }
+    std::mem::forget(list);
 }
 
 /// Why an output cannot be written.
@@ -58,6 +70,15 @@ pub enum OutputError {
         #[source]
         source: io::Error,
     },
+    /// Writing the output failed (a full disk, a device that refuses).
+    #[error("writing {output}")]
+    Write {
+        /// The output (`standard output` for `-`).
+        output: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
     /// The output cannot be put in place.
     #[error("cannot write {output}")]
     Commit {
@@ -69,6 +90,14 @@ pub enum OutputError {
     },
 }
 
+impl OutputError {
+    /// Whether this is standard output closed by its reader (`| head`):
+    /// an end to keep quiet, not a failure.
+    pub fn is_closed_pipe(&self) -> bool {
+        matches!(self, OutputError::Write { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
 /// An output being written; see the module docs.
 #[derive(Debug)]
 pub struct Output {
@@ -76,6 +105,59 @@ pub struct Output {
     /// The temporary file, renamed onto `target` by [`Output::commit`];
     /// `None` for standard output and outputs written in place.
     temp: Option<PathBuf>,
+    /// What its writer met.
+    record: Arc<Mutex<Record>>,
+}
+
+/// The first error the writer of an [`Output`] met.
+type Record = Option<io::Error>;
+
+/// The writer of an [`Output`]: passes everything on to `inner` and keeps
+/// its first error in the output's record.
+struct Recorded<W> {
+    inner: W,
+    record: Arc<Mutex<Record>>,
+    /// Standard output, where a closed pipe stays a closed pipe.
+    stdout: bool,
+}
+
+impl<W: Write> Recorded<W> {
+    fn note<T>(&self, r: io::Result<T>) -> io::Result<T> {
+        if let Err(e) = &r {
+            if e.kind() != io::ErrorKind::Interrupted {
+                let mut rec = self.record.lock().unwrap_or_else(|p| p.into_inner());
+                if rec.is_none() {
+                    *rec = Some(copy(e, self.stdout));
+                }
+            }
+        }
+        r
+    }
+}
+
+/// A copy of `e` to keep; a closed pipe other than standard output is an
+/// error like any other (its kind changed so that nothing takes it for
+/// standard output closed by its reader).
+fn copy(e: &io::Error, stdout: bool) -> io::Error {
+    if e.kind() == io::ErrorKind::BrokenPipe && !stdout {
+        return io::Error::other(format!("{e}: its reader closed it"));
+    }
+    match e.raw_os_error() {
+        Some(code) => io::Error::from_raw_os_error(code),
+        None => io::Error::new(e.kind(), e.to_string()),
+    }
+}
+
+impl<W: Write> Write for Recorded<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.note(r)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let r = self.inner.flush();
+        self.note(r)
+    }
 }
 
 /// The identity of a file: device and inode.
@@ -95,6 +177,13 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// Whether an output named `path` is written as it comes (standard
+/// output, a device, a FIFO) rather than beside its name and renamed:
+/// what is written there cannot be taken back.
+pub fn written_in_place(path: &Path) -> bool {
+    is_stdout(path) || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 impl Output {
     /// Prepares to write `path` (`-`: standard output), refusing a file
     /// that is one of `inputs`. Returns the output and the writer to write
@@ -105,14 +194,7 @@ impl Output {
     ) -> Result<(Output, Box<dyn Write + Send>), OutputError> {
         let name = path.display().to_string();
         if is_stdout(path) {
-            let out = Output {
-                target: path.into(),
-                temp: None,
-            };
-            return Ok((
-                out,
-                Box::new(BufWriter::with_capacity(1 << 20, io::stdout())),
-            ));
+            return Ok(Output::writing(path.into(), None, io::stdout(), true));
         }
         let create = |source| OutputError::Create {
             output: name.clone(),
@@ -137,11 +219,7 @@ impl Output {
                 }
                 // A device or a FIFO: written in place, never replaced.
                 let file = OpenOptions::new().write(true).open(path).map_err(create)?;
-                let out = Output {
-                    target: path.into(),
-                    temp: None,
-                };
-                return Ok((out, Box::new(BufWriter::with_capacity(1 << 20, file))));
+                return Ok(Output::writing(path.into(), None, file, false));
             }
         }
         // A link is followed: its file is replaced, the link stays.
@@ -163,19 +241,53 @@ impl Output {
                 ),
             ))
         })?;
-        TEMPORARIES
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(temp.clone());
-        let out = Output {
-            target,
-            temp: Some(temp),
-        };
-        Ok((out, Box::new(BufWriter::with_capacity(1 << 20, file))))
+        Ok(Output::writing(target, Some(temp), file, false))
     }
 
-    /// Puts the output in place (the writer must have been flushed).
+    /// The output of `target` and its writer, over `inner`.
+    fn writing(
+        target: PathBuf,
+        temp: Option<PathBuf>,
+        inner: impl Write + Send + 'static,
+        stdout: bool,
+    ) -> (Output, Box<dyn Write + Send>) {
+        let record = Arc::new(Mutex::new(Record::default()));
+        let w = Recorded {
+            inner,
+            record: record.clone(),
+            stdout,
+        };
+        let out = Output {
+            target,
+            temp,
+            record,
+        };
+        (out, Box::new(BufWriter::with_capacity(1 << 20, w)))
+    }
+
+    /// The first error its writer met, naming the output; taken (asked
+    /// again, it is `None`).
+    pub fn failure(&self) -> Option<OutputError> {
+        let source = self.lock().take()?;
+        let output = if is_stdout(&self.target) {
+            "standard output".to_string()
+        } else {
+            self.target.display().to_string()
+        };
+        Some(OutputError::Write { output, source })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Record> {
+        self.record.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Puts the output in place (the writer must have been flushed); fails
+    /// with the writer's first error, if it met one (the target is then
+    /// left as it was).
     pub fn commit(mut self) -> Result<(), OutputError> {
+        if let Some(e) = self.failure() {
+            return Err(e);
+        }
         let Some(temp) = self.temp.take() else {
             return Ok(());
         };
@@ -200,11 +312,12 @@ impl Drop for Output {
 }
 
 fn forget(temp: &Path) {
-    let mut list = TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner());
-    list.retain(|p| p != temp);
+    temporaries().retain(|p| p != temp);
 }
 
-/// A new file beside `target`, named after it.
+/// A new file beside `target`, named after it, listed among the
+/// temporaries as it is made (under the list's lock: a signal removes it,
+/// or finds it not yet made).
 fn temporary(target: &Path) -> io::Result<(PathBuf, File)> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let dir = match target.parent() {
@@ -215,11 +328,15 @@ fn temporary(target: &Path) -> io::Result<(PathBuf, File)> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".into());
+    let mut list = temporaries();
     loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let temp = dir.join(format!(".{stem}.trama-{}-{n}.tmp", std::process::id()));
         match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(f) => return Ok((temp, f)),
+            Ok(f) => {
+                list.push(temp.clone());
+                return Ok((temp, f));
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         }

@@ -45,13 +45,15 @@ pub(crate) fn sim_options(opts: &LoadOptions) -> SimOptions {
     o
 }
 
-/// A sink that remembers it stopped (its output closed), so that the
-/// simulation's end (incomplete links of a trace cut short) is not taken
-/// for an error of the input; and that keeps the link keys the filter
-/// suspects, to confirm them.
+/// A sink that remembers it stopped (its output closed or failed) and
+/// why, so that the simulation's end (incomplete links of a trace cut
+/// short) is not taken for an error of the input; and that keeps the link
+/// keys the filter suspects, to confirm them.
 struct Watched<S> {
     sink: S,
     stopped: Arc<AtomicBool>,
+    /// The error that stopped the sink ([`Sink::stop_error`]).
+    reason: Arc<Mutex<Option<std::io::Error>>>,
     keys: Option<Arc<Mutex<KeyWatch>>>,
     /// Confirming the suspects found a reuse: stop.
     halted: Arc<AtomicBool>,
@@ -91,8 +93,8 @@ impl<S: Sink> Sink for Watched<S> {
 
     fn stopped(&self) -> bool {
         let stopped = self.sink.stopped();
-        if stopped {
-            self.stopped.store(true, Ordering::Relaxed);
+        if stopped && !self.stopped.swap(true, Ordering::Relaxed) {
+            *self.reason.lock().unwrap_or_else(|p| p.into_inner()) = self.sink.stop_error();
         }
         stopped || self.halted.load(Ordering::Relaxed)
     }
@@ -121,15 +123,26 @@ impl<S: Sink> Sink for Watched<S> {
     }
 }
 
+/// The error of a simulation whose sink stopped: a closed output, or the
+/// write error that stopped it.
+fn stop_error(reason: &Mutex<Option<std::io::Error>>) -> Error {
+    match reason.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Error::Output(e),
+        _ => Error::output_closed(),
+    }
+}
+
 fn timings() -> bool {
     std::env::var_os("TRAMA_TIMINGS").is_some()
 }
 
 impl Opened {
     /// Reads and simulates the whole trace into `sink` (every block of a
-    /// `.ptb`: the window of `opts` is not applied). Stops early, with
-    /// [`Error::is_output_closed`], when the sink says it is
-    /// [stopped](Sink::stopped).
+    /// `.ptb`: the window of `opts` is not applied). Stops early when the
+    /// sink says it is [stopped](Sink::stopped): with
+    /// [`Error::is_output_closed`] for a closed output, with
+    /// [`Error::Output`] for the write error that stopped it
+    /// ([`Sink::stop_error`]).
     pub fn simulate_into<S: Sink + Send>(
         &mut self,
         sink: S,
@@ -143,6 +156,7 @@ impl Opened {
         handled.handles = opts.sort_window.is_none();
         let opts = &handled;
         let stopped = Arc::new(AtomicBool::new(false));
+        let reason: Arc<Mutex<Option<std::io::Error>>> = Arc::default();
         let halted = Arc::new(AtomicBool::new(false));
         let keys = opts.key_filter.map(|bytes| {
             let again = Again::of(self, opts);
@@ -151,6 +165,7 @@ impl Opened {
         let sink = Watched {
             sink,
             stopped: stopped.clone(),
+            reason: reason.clone(),
             keys: keys.clone(),
             halted,
         };
@@ -204,7 +219,7 @@ impl Opened {
             }
         }
         if stopped.load(Ordering::Relaxed) {
-            return Err(Error::output_closed());
+            return Err(stop_error(&reason));
         }
         let read = match read {
             // The engine's error (or the resolver's) comes out of `finished`.
@@ -249,7 +264,7 @@ impl Opened {
             None => unreachable!("a simulation read to its end finishes"),
         };
         if sink.stopped() {
-            return Err(Error::output_closed());
+            return Err(stop_error(&reason));
         }
         warnings.extend(stats.warnings.iter().cloned());
         Ok(Simulated {

@@ -33,12 +33,22 @@ fn temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     TEMPORARIES.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Removes the temporary folder of every output not yet committed (for a
-/// Ctrl-C handler, before exiting): only what trama created.
+/// Removes the temporary folder of every output not yet committed, for a
+/// signal handler about to exit the process: only what trama created. No
+/// temporary folder is made after it (making one waits for ever), so none
+/// is left.
 pub fn remove_temporaries() {
-    for p in temporaries().iter() {
-        let _ = std::fs::remove_dir_all(p);
+    let list = temporaries();
+    for p in list.iter() {
+        // The writing thread may still add a file while the tree goes.
+        for _ in 0..100 {
+            match std::fs::remove_dir_all(p) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => continue,
+                _ => break,
+            }
+        }
     }
+    std::mem::forget(list);
 }
 
 /// A name beside `target`, hidden, with `what` and a unique suffix.
@@ -160,8 +170,20 @@ impl OutputDir {
                 parent.display()
             )));
         }
-        std::fs::create_dir(&temp).map_err(|e| Error::io(&temp, e))?;
-        temporaries().push(temp.clone());
+        // Listed as it is made, under the list's lock: a signal removes
+        // it, or finds it not yet made.
+        let mut list = temporaries();
+        std::fs::create_dir(&temp).map_err(|source| Error::Create {
+            output: target.display().to_string(),
+            dir: temp
+                .parent()
+                .unwrap_or(Path::new("."))
+                .display()
+                .to_string(),
+            source,
+        })?;
+        list.push(temp.clone());
+        drop(list);
         let out = OutputDir {
             target: target.to_path_buf(),
             temp,

@@ -50,8 +50,7 @@ mod table;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::data_type::ByteArray;
@@ -72,7 +71,7 @@ use table::{Buffer, Cell};
 #[non_exhaustive]
 pub enum Error {
     /// A file or folder could not be read, written or renamed.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The file or folder.
         path: String,
@@ -81,13 +80,24 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The Parquet writer failed.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Parquet {
         /// The file being written.
         path: String,
         /// Why.
         #[source]
         source: parquet::errors::ParquetError,
+    },
+    /// The output directory cannot be made.
+    #[error("cannot create {output}: no folder can be made in {dir} to write it before putting it in place")]
+    Create {
+        /// The output directory.
+        output: String,
+        /// The folder it is in.
+        dir: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
     },
     /// The output directory cannot be used.
     #[error("{0}")]
@@ -99,6 +109,24 @@ impl Error {
         Error::Io {
             path: path.display().to_string(),
             source,
+        }
+    }
+
+    /// The Parquet writer's error writing `path`; a failure of the file
+    /// itself (a full disk) as such, not wrapped in the writer's words.
+    fn parquet(path: &Path, source: parquet::errors::ParquetError) -> Error {
+        match source {
+            parquet::errors::ParquetError::External(e) => match e.downcast::<std::io::Error>() {
+                Ok(io) => Error::io(path, *io),
+                Err(e) => Error::Parquet {
+                    path: path.display().to_string(),
+                    source: parquet::errors::ParquetError::External(e),
+                },
+            },
+            source => Error::Parquet {
+                path: path.display().to_string(),
+                source,
+            },
         }
     }
 }
@@ -193,7 +221,7 @@ struct Job {
 fn writing(
     jobs: std::sync::mpsc::Receiver<Job>,
     props: Arc<WriterProperties>,
-    failed: Arc<AtomicBool>,
+    failed: Arc<OnceLock<String>>,
 ) -> Result<(u64, u64), Error> {
     let mut files: Vec<Option<(SerializedFileWriter<BufWriter<File>>, PathBuf)>> = Vec::new();
     let mut row_groups = 0;
@@ -202,10 +230,7 @@ fn writing(
         if error.is_some() {
             continue;
         }
-        let pq = |source| Error::Parquet {
-            path: job.file.display().to_string(),
-            source,
-        };
+        let pq = |source| Error::parquet(&job.file, source);
         let r = (|| {
             if files.len() <= job.part {
                 files.resize_with(job.part + 1, || None);
@@ -228,7 +253,7 @@ fn writing(
             Ok(())
         })();
         if let Err(e) = r {
-            failed.store(true, Ordering::Relaxed);
+            let _ = failed.set(error_text(&e));
             error = Some(e);
         }
     }
@@ -237,10 +262,9 @@ fn writing(
     }
     let mut n = 0;
     for (w, path) in files.into_iter().flatten() {
-        let inner = w.into_inner().map_err(|source| Error::Parquet {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let inner = w
+            .into_inner()
+            .map_err(|source| Error::parquet(&path, source))?;
         let f = inner
             .into_inner()
             .map_err(|e| Error::io(&path, e.into_error()))?;
@@ -248,6 +272,17 @@ fn writing(
         n += 1;
     }
     Ok((n, row_groups))
+}
+
+/// `e` and its causes, as one line.
+fn error_text(e: &Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
 }
 
 /// The [`Sink`] that writes a trace's tables into a directory; see the
@@ -277,7 +312,8 @@ pub struct ParquetSink {
     summary: Summary,
     jobs: Option<std::sync::mpsc::SyncSender<Job>>,
     thread: Option<std::thread::JoinHandle<Result<(u64, u64), Error>>>,
-    failed: Arc<AtomicBool>,
+    /// The writing thread's error, as text, once it failed.
+    failed: Arc<OnceLock<String>>,
 }
 
 /// Seconds as the tables' integer nanoseconds.
@@ -296,10 +332,7 @@ impl ParquetSink {
     /// simulation is over.
     pub fn new(dir: &Path, opts: &ParquetOptions) -> Result<ParquetSink, Error> {
         let level =
-            ZstdLevel::try_new(opts.zstd_level.clamp(1, 22)).map_err(|e| Error::Parquet {
-                path: dir.display().to_string(),
-                source: e,
-            })?;
+            ZstdLevel::try_new(opts.zstd_level.clamp(1, 22)).map_err(|e| Error::parquet(dir, e))?;
         let mut props = WriterProperties::builder()
             .set_writer_version(WriterVersion::PARQUET_1_0)
             .set_compression(Compression::ZSTD(level))
@@ -319,7 +352,7 @@ impl ParquetSink {
         // One row group waits at most while one is written: memory stays
         // bounded when writing is slower than simulating.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let failed = Arc::new(AtomicBool::new(false));
+        let failed = Arc::new(OnceLock::new());
         let thread = {
             let (props, failed) = (props.clone(), failed.clone());
             std::thread::Builder::new()
@@ -726,7 +759,15 @@ impl Sink for ParquetSink {
     }
 
     fn stopped(&self) -> bool {
-        self.error.is_some() || self.failed.load(Ordering::Relaxed)
+        self.error.is_some() || self.failed.get().is_some()
+    }
+
+    fn stop_error(&self) -> Option<std::io::Error> {
+        let text = match &self.error {
+            Some(e) => error_text(e),
+            None => self.failed.get()?.clone(),
+        };
+        Some(std::io::Error::other(text))
     }
 
     /// Rows are buffered with their strings copied: the handles of

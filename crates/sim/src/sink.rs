@@ -91,6 +91,14 @@ pub trait Sink {
     fn stopped(&self) -> bool {
         false
     }
+    /// Why the sink [stopped](Sink::stopped): the error it met (a copy:
+    /// its kind and message), asked once when it first says it stopped. A
+    /// closed pipe (`ErrorKind::BrokenPipe`) or `None`, the default, ends
+    /// the simulation as for a closed output; any other error (a full
+    /// disk) makes it fail with that error.
+    fn stop_error(&self) -> Option<std::io::Error> {
+        None
+    }
     /// Whether the sink keeps the handles of user-defined values
     /// ([`Entity::extras`]) once [`Sink::entity`] has returned. One that
     /// does not (it writes or counts them at once) lets the simulation
