@@ -4,7 +4,8 @@
 //! dumped exactly as its documentation says; `check`'s counts per record
 //! type equal `otf2-print`'s; the shared APEX sample through `dump`,
 //! `check`, `convert`, `stats`, `render`, `report` and `merge`; damaged
-//! archives named with their file and byte offset.
+//! archives named with their file and byte offset; small archives of one
+//! point each (`trama_gen::otf2::write_case`): metric values kept exact.
 //!
 //! Tests that write archives need Debian's `otf2-tools` and
 //! `python3-otf2`: without them they print a note and pass, unless
@@ -16,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::{trama, write_in};
-use trama_gen::otf2::{print_events, tools, write_archive};
+use trama_gen::otf2::{counters_values, print_events, tools, write_archive, write_case};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -420,4 +421,64 @@ fn a_leave_without_enter_is_named_with_its_words() {
         t.lines().nth(line as usize - 1),
         Some("9 0.000020000 R0 l0")
     );
+}
+
+/// The values of each variable of `dump`'s lines on `container`, by
+/// variable type, in the dump's order.
+fn variable_values(dump: &str, container: &str) -> BTreeMap<String, Vec<String>> {
+    let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let prefix = format!("Variable, {container}, ");
+    for l in dump.lines() {
+        let Some(rest) = l.strip_prefix(&prefix) else {
+            continue;
+        };
+        let (ty, rest) = rest.split_once(", ").unwrap();
+        let value = rest.rsplit(", ").next().unwrap();
+        m.entry(ty.to_string()).or_default().push(value.to_string());
+    }
+    m
+}
+
+/// Regression: OTF2 metric values went through PajeNG's float32 rule
+/// (127896927659027 read as 127896928649216), even though an archive's
+/// numbers are not Pajé text. Every value of 64-bit counters near 1.3e14,
+/// negative 64-bit integers and doubles is dumped as the archive holds
+/// it, by the archive, by the `.ptb` made from it and by that file
+/// converted again; the Pajé text made from it is Pajé text (its values
+/// read as PajeNG reads them).
+#[test]
+fn otf2_metric_values_keep_precision() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = write_case("counters", dir.path());
+    let want: BTreeMap<String, Vec<String>> = counters_values()
+        .into_iter()
+        .map(|(ty, values)| {
+            let text = values.iter().map(|v| format!("{v:.6}")).collect();
+            (ty.to_string(), text)
+        })
+        .collect();
+    let dump = ok(&["dump", s(&anchor)]);
+    assert_eq!(variable_values(&dump, "Master thread"), want);
+    let ptb = dir.path().join("counters.ptb");
+    ok(&["convert", s(&anchor), s(&ptb)]);
+    assert_eq!(ok(&["dump", s(&ptb)]), dump);
+    // The reference simulation (which `-i` asks for) reads it too: one
+    // region, nothing nested, the same trace.
+    assert_eq!(ok(&["dump", "-i", s(&ptb)]), dump);
+    assert!(
+        ok(&["info", s(&ptb)]).contains("variable values exact"),
+        "the .ptb does not say its values are exact"
+    );
+    let again = dir.path().join("again.ptb");
+    ok(&["convert", "--strings", "plain", s(&ptb), s(&again)]);
+    assert_eq!(ok(&["dump", s(&again)]), dump);
+    // As Pajé text, the values are read as PajeNG reads them.
+    let paje = dir.path().join("counters.paje");
+    ok(&["convert", s(&anchor), s(&paje)]);
+    let text = ok(&["dump", "--strip-quotes", s(&paje)]);
+    let energy = &variable_values(&text, "Master thread")["energy_count [J]"];
+    assert_eq!(energy[0], "127896928649216.000000");
 }

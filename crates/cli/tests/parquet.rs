@@ -742,3 +742,52 @@ fn the_documentation_shows_the_shipped_queries() {
         );
     }
 }
+
+/// Per export directory, the bits of each variable's values in time order,
+/// by variable type.
+const VARIABLE_BITS: &str = r#"
+import json, struct, sys
+import duckdb_run
+out = {}
+for d in json.loads(sys.argv[1]):
+    con = duckdb_run.connect(d)
+    rows = con.sql("SELECT type, value FROM variables ORDER BY type, start_ns").fetchall()
+    by_type = {}
+    for t, v in rows:
+        by_type.setdefault(t, []).append(struct.unpack("<Q", struct.pack("<d", v))[0])
+    out[d] = by_type
+print(json.dumps(out))
+"#;
+
+/// Regression: an OTF2 archive's metric values reached the `value` column
+/// through PajeNG's float32 rule. The variables of an archive written by
+/// the OTF2 library (64-bit counters near 1.3e14, negative 64-bit
+/// integers, doubles) hold the archive's values exactly.
+#[test]
+fn otf2_metric_values_keep_precision_in_parquet() {
+    let Some(py) = python() else { return };
+    if !trama_gen::otf2::tools() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let input = Input {
+        name: "counters".into(),
+        path: trama_gen::otf2::write_case("counters", &tmp.path().join("counters")),
+        args: Vec::new(),
+    };
+    let mut failures = Vec::new();
+    let exported = export_all(tmp.path(), std::slice::from_ref(&input), &mut failures);
+    assert_none_failed(&failures, "the export");
+    let d = exported[0].1.as_str();
+    let got = run_python(&py, VARIABLE_BITS, &serde_json::to_string(&[d]).unwrap());
+    for (ty, values) in trama_gen::otf2::counters_values() {
+        let want: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+        let got: Vec<u64> = got[d][ty]
+            .as_array()
+            .unwrap_or_else(|| panic!("no variable {ty}: {got}"))
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(got, want, "{ty}");
+    }
+}

@@ -38,7 +38,7 @@
 //! | `MpiSend`, `MpiIsend` / `MpiRecv`, `MpiIrecv` | the start / the end of a link of type `MPI message` in the root container, valued by the communicator's name, user-defined fields `Tag` and `Size`; a send and a receive match when they agree on communicator, sender, receiver (ranks of the communicator, through its group of the world's locations) and tag, in order (MPI's non-overtaking rule): the key is `COMM_SENDER_RECEIVER_TAG_N`, `N` counting such messages |
 //! | `MpiIsendComplete`, `MpiIrecvRequest` | events of type `MPI request` (`Isend complete`, `Irecv request`) |
 //! | `MpiCollectiveBegin` … `MpiCollectiveEnd` | a state of type `MPI collective` valued by the operation (`ALLREDUCE`, …), fields `Communicator`, `Root`, `Sent`, `Received` (the end is read ahead on the location, at most [`LOOK_AHEAD`] records) |
-//! | `Metric` | one variable per metric member (`NAME [UNIT]`) set to its value: a metric class's in the location recording it, a metric instance's in its scope (location, location group or system tree node) |
+//! | `Metric` | one variable per metric member (`NAME [UNIT]`) set to its value, exact (64-bit integers up to 2^53, doubles as doubles: not through `strtof` as Pajé text, [`PRECISION`]): a metric class's in the location recording it, a metric instance's in its scope (location, location group or system tree node) |
 //! | `ThreadFork` … `ThreadJoin`, `OmpFork` … `OmpJoin` | a state of type `Thread fork` valued by the paradigm (`OpenMP`, …), field `Threads` (requested) |
 //! | `ThreadTeamBegin` … `ThreadTeamEnd`, `ThreadBegin` … `ThreadEnd` | a state of type `Thread team` valued by the team's (or contingent's) communicator |
 //! | `ThreadCreate`, `ThreadWait` | events of type `Thread event` |
@@ -88,3 +88,9 @@ pub use error::Error;
 pub use events::{Event, EventReader, Kind, MetricValue, LOOK_AHEAD};
 pub use paje::{definitions, read_paje, read_paje_items, Item, ReadError, Stats};
 pub use table::Table;
+
+/// How the variable values of the mapping are read: exactly, as the
+/// archive gives them (a metric's 64-bit integers up to 2^53 and its
+/// doubles keep every digit), not through `strtof` as PajeNG reads Pajé
+/// text. A simulation or a `.ptb` of the mapping's events uses this rule.
+pub const PRECISION: trama_num::Precision = trama_num::Precision::Double;

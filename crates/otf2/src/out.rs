@@ -329,7 +329,7 @@ where
                 ty: e.ty.id,
                 value,
                 other,
-                number: e.number.map_or(0.0, |n| trama_num::strtof(n) as f64),
+                number: e.number.map_or(0.0, |n| crate::PRECISION.read(n)),
                 key,
                 extras: e.extras,
             };
