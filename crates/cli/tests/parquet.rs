@@ -7,7 +7,8 @@
 //!
 //! On the PajeNG conformance cases and the real samples of `../shared`
 //! (see `conformance.rs`), generated traces (`trama-gen`), the bundled
-//! example (as text and as `.ptb`) and the shared OTF2 archive. DuckDB is Python's `duckdb` package, run by `$TRAMA_PYTHON`
+//! example (as text and as `.ptb`), the shared OTF2 archive and an archive
+//! of MPI collectives written by the OTF2 library. DuckDB is Python's `duckdb` package, run by `$TRAMA_PYTHON`
 //! (else `python3`); without it the tests print a note and pass, unless
 //! `TRAMA_REQUIRE_DUCKDB=1` (set by `.ci/run`, which installs it in a
 //! virtual environment).
@@ -182,6 +183,14 @@ fn inputs(tmp: &Path) -> Vec<Input> {
         v.push(Input {
             name: "apex-phylanx (OTF2)".into(),
             path: shared.join("samples/otf2/apex-phylanx/APEX.otf2"),
+            args: Vec::new(),
+        });
+    }
+    // An archive of MPI collectives: waits in two state types.
+    if trama_gen::otf2::tools() {
+        v.push(Input {
+            name: "collectives (OTF2)".into(),
+            path: trama_gen::otf2::write_case("collectives", &tmp.join("collectives")),
             args: Vec::new(),
         });
     }
@@ -789,5 +798,65 @@ fn otf2_metric_values_keep_precision_in_parquet() {
             .map(|v| v.as_u64().unwrap())
             .collect();
         assert_eq!(got, want, "{ty}");
+    }
+}
+
+/// Regression: on an OTF2 archive, `stats wait` and `docs/sql/wait.sql`
+/// counted an MPI collective twice, as its `MPI_Allreduce` region and as
+/// the `MPI collective` state inside it. Four ranks written by the OTF2
+/// library: rank 0 waits 300 µs in each of three MPI_Allreduce (no message
+/// ends then) and 100 µs in each MPI_Recv of a message from rank 1.
+#[test]
+fn stats_wait_counts_an_mpi_collective_once_on_otf2_and_in_sql() {
+    let Some(py) = python() else { return };
+    if !trama_gen::otf2::tools() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let input = Input {
+        name: "collectives".into(),
+        path: trama_gen::otf2::write_case("collectives", &tmp.path().join("collectives")),
+        args: Vec::new(),
+    };
+    let rank0 = "Master thread (MPI Rank 0)";
+    let rank1 = "Master thread (MPI Rank 1)";
+    let want = [(rank1, 3.0 * 100e-6), ("unattributed", 3.0 * 300e-6)];
+    let ours = stats(&input, "wait");
+    let senders: Vec<String> = ours["senders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(string)
+        .collect();
+    let row = ours["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| string(&r["container"]) == rank0)
+        .unwrap_or_else(|| panic!("no row of {rank0}: {ours}"));
+    assert!(close(num(&row["waiting"]), 1200e-6), "{row}");
+    for (sender, seconds) in want {
+        let j = senders.iter().position(|s| s == sender).unwrap();
+        assert!(close(num(&row["seconds"][j]), seconds), "{sender}: {row}");
+    }
+    let mut failures = Vec::new();
+    let exported = export_all(tmp.path(), std::slice::from_ref(&input), &mut failures);
+    assert_none_failed(&failures, "the export");
+    let dir = &exported[0].1;
+    let q = docs_sql().join("wait.sql").to_str().unwrap().to_string();
+    let results = run_python(
+        &py,
+        QUERIES,
+        &serde_json::to_string(&[(dir, [&q])]).unwrap(),
+    );
+    for (sender, seconds) in want {
+        let r = results[dir][&q]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| string(&r["container"]) == rank0 && string(&r["sender"]) == sender)
+            .unwrap_or_else(|| panic!("SQL: no row {rank0} <- {sender}"));
+        assert!(close(num(&r["seconds"]), seconds), "SQL: {r}");
+        assert!(close(num(&r["waiting"]), 1200e-6), "SQL: {r}");
     }
 }
