@@ -5,7 +5,10 @@
 //! type equal `otf2-print`'s; the shared APEX sample through `dump`,
 //! `check`, `convert`, `stats`, `render`, `report` and `merge`; damaged
 //! archives named with their file and byte offset; small archives of one
-//! point each (`trama_gen::otf2::write_case`): metric values kept exact.
+//! point each (`trama_gen::otf2::write_case`): metric values kept exact,
+//! `Leave` records that do not name the innermost open region (and the
+//! APEX sample's, against the mapping's rule applied to `otf2-print`'s
+//! records).
 //!
 //! Tests that write archives need Debian's `otf2-tools` and
 //! `python3-otf2`: without them they print a note and pass, unless
@@ -17,7 +20,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::{trama, write_in};
-use trama_gen::otf2::{counters_values, print_events, tools, write_archive, write_case};
+use trama_gen::otf2::{
+    counters_values, print_events, print_location_names, print_regions, tools, write_archive,
+    write_case,
+};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -481,4 +487,137 @@ fn otf2_metric_values_keep_precision() {
     let text = ok(&["dump", "--strip-quotes", s(&paje)]);
     let energy = &variable_values(&text, "Master thread")["energy_count [J]"];
     assert_eq!(energy[0], "127896928649216.000000");
+}
+
+/// A region's interval: its name, start, end (ticks or nanoseconds) and
+/// nesting level.
+type Interval = (String, u64, u64, usize);
+
+/// The regions' intervals the mapping's rule for `Leave` records gives
+/// (see `trama-otf2`'s documentation), from the `ENTER` and `LEAVE`
+/// records `otf2-print` prints: per location, (region, start, end,
+/// level) in ticks; and the number of `Leave` records that do not name the
+/// innermost open region.
+fn rule_intervals(anchor: &Path) -> (BTreeMap<u64, Vec<Interval>>, u64) {
+    let mut stacks: BTreeMap<u64, Vec<(String, u64)>> = BTreeMap::new();
+    let mut out: BTreeMap<u64, Vec<Interval>> = BTreeMap::new();
+    let mut mismatches = 0;
+    for (e, region) in print_regions(anchor) {
+        let stack = stacks.entry(e.location).or_default();
+        let done = out.entry(e.location).or_default();
+        if e.name == "ENTER" {
+            stack.push((region, e.time));
+            continue;
+        }
+        assert!(!stack.is_empty(), "a LEAVE with no region open");
+        if stack.last().map(|r| &r.0) != Some(&region) {
+            mismatches += 1;
+        }
+        // The named region and those above it end (at most 64 above), or
+        // the innermost alone.
+        let above = stack.iter().rev().take(65).position(|r| r.0 == region);
+        let ended = stack.split_off(stack.len() - 1 - above.unwrap_or(0));
+        for (level, (r, start)) in ended.iter().enumerate() {
+            done.push((r.clone(), *start, e.time, stack.len() + level));
+        }
+        // Those above the named one are entered again.
+        for (r, _) in &ended[1..] {
+            stack.push((r.clone(), e.time));
+        }
+    }
+    (out, mismatches)
+}
+
+/// The states of `dump` (printed with 9 decimals) on `container`: (value,
+/// start, end, level) in nanoseconds.
+fn states_on(dump: &str, container: &str) -> Vec<Interval> {
+    let ns = |t: &str| -> u64 {
+        let (a, b) = t.split_once('.').unwrap();
+        a.parse::<u64>().unwrap() * 1_000_000_000 + b.parse::<u64>().unwrap()
+    };
+    let prefix = format!("State, {container}, Region, ");
+    let mut v: Vec<Interval> = dump
+        .lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .map(|rest| {
+            let f: Vec<&str> = rest.splitn(5, ", ").collect();
+            let level = f[3].split('.').next().unwrap().parse().unwrap();
+            (f[4].to_string(), ns(f[0]), ns(f[1]), level)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Regression: a `Leave` that did not name the innermost open region
+/// ended it silently (`check` said "valid"), and one naming a region
+/// further down cut the wrong intervals. Each interval keeps the region
+/// its `Enter` named, as the mapping's rule says (a region further down
+/// ends with those above it, which are entered again; a region not open
+/// ends the innermost), and `check` counts and names the mismatches: on a
+/// written archive, and on the APEX sample against `otf2-print`.
+#[test]
+fn otf2_leaves_that_do_not_match_keep_their_enter_regions() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = write_case("leaves", dir.path());
+    // The clock starts at the first time written, 10.
+    let dump = ok(&["dump", "-l", "9", s(&anchor)]);
+    let us = |t: u64| (t - 10) * 1000;
+    let mut want: Vec<Interval> = [
+        ("A", 10, 30, 0),
+        ("B", 20, 30, 1),
+        ("B", 30, 40, 0),
+        ("C", 50, 60, 0),
+        ("E", 70, 100, 0),
+        ("F", 80, 100, 1),
+        ("G", 90, 100, 2),
+        ("F", 100, 120, 0),
+        ("G", 100, 110, 1),
+        ("H", 130, 140, 0),
+    ]
+    .into_iter()
+    .map(|(r, a, b, l)| (r.to_string(), us(a), us(b), l))
+    .collect();
+    want.sort();
+    assert_eq!(states_on(&dump, "Master thread"), want, "{dump}");
+    // The rule as the test reads it gives the same.
+    let (rule, n) = rule_intervals(&anchor);
+    let mut by_rule: Vec<_> = rule[&0]
+        .iter()
+        .map(|(r, a, b, l)| (r.clone(), us(*a), us(*b), *l))
+        .collect();
+    by_rule.sort();
+    assert_eq!(by_rule, want);
+    assert_eq!(n, 3);
+    let out = ok(&["check", s(&anchor)]);
+    assert!(
+        out.contains(
+            "3 OTF2 Leave records name a region other than the innermost one open on their location \
+             (2 a region further down: it ends with the regions above it, entered again; \
+             1 a region not open: the innermost ends)"
+        ) && out.contains("the first on 'Master thread' at 0.000020000 s: Leave 'A' while 'B' is open"),
+        "{out}"
+    );
+    // The APEX sample: every interval as the rule gives it from
+    // otf2-print's records (the clock's offset is 0, ticks are ns).
+    let Some(apex) = apex() else { return };
+    let (rule, n) = rule_intervals(&apex);
+    let dump = ok(&["dump", "-l", "9", s(&apex)]);
+    for (loc, name) in print_location_names(&apex) {
+        let mut want = rule.get(&loc).cloned().unwrap_or_default();
+        want.sort();
+        assert_eq!(states_on(&dump, &name), want, "{name}");
+    }
+    let out = ok(&["check", s(&apex)]);
+    assert_eq!(n, 2399);
+    assert!(
+        out.contains(&format!(
+            "{n} OTF2 Leave records name a region other than the innermost one open on their \
+             location ({n} a region not open: the innermost ends)"
+        )) && out.contains("'hpx_main' is open"),
+        "{out}"
+    );
 }
