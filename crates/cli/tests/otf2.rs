@@ -8,7 +8,7 @@
 //! point each (`trama_gen::otf2::write_case`): metric values kept exact,
 //! `Leave` records that do not name the innermost open region (and the
 //! APEX sample's, against the mapping's rule applied to `otf2-print`'s
-//! records).
+//! records), containers that end where the archive ends.
 //!
 //! Tests that write archives need Debian's `otf2-tools` and
 //! `python3-otf2`: without them they print a note and pass, unless
@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 
 use common::{trama, write_in};
 use trama_gen::otf2::{
-    counters_values, print_events, print_location_names, print_regions, tools, write_archive,
-    write_case,
+    counters_values, print_clock, print_events, print_location_names, print_regions, tools,
+    write_archive, write_case,
 };
 
 fn text(b: &[u8]) -> String {
@@ -200,11 +200,12 @@ fn a_written_archive_dumps_as_its_content_says() {
     assert_eq!(ok(&["dump", "--user-defined", s(&ptb)]), dump);
     // The hierarchy: machine, nodes, processes, threads.
     for c in [
-        "Container, 0, machine, 0, 0.003206, 0.003206, cluster",
-        "Container, cluster, node, 0, 0.003206, 0.003206, node0",
-        "Container, node1, Process, 0, 0.003206, 0.003206, MPI Rank 1",
-        "Container, MPI Rank 0, Thread, 0, 0.003206, 0.003206, OpenMP thread 1 (MPI Rank 0)",
-        "Container, MPI Rank 1, Thread, 0, 0.003206, 0.003206, Master thread (MPI Rank 1)",
+        // They end where the clock's span ends (tick 4210).
+        "Container, 0, machine, 0, 0.00421, 0.00421, cluster",
+        "Container, cluster, node, 0, 0.00421, 0.00421, node0",
+        "Container, node1, Process, 0, 0.00421, 0.00421, MPI Rank 1",
+        "Container, MPI Rank 0, Thread, 0, 0.00421, 0.00421, OpenMP thread 1 (MPI Rank 0)",
+        "Container, MPI Rank 1, Thread, 0, 0.00421, 0.00421, Master thread (MPI Rank 1)",
     ] {
         assert!(dump.lines().any(|l| l == c), "no {c}\n{dump}");
     }
@@ -619,5 +620,57 @@ fn otf2_leaves_that_do_not_match_keep_their_enter_regions() {
              location ({n} a region not open: the innermost ends)"
         )) && out.contains("'hpx_main' is open"),
         "{out}"
+    );
+}
+
+/// Regression: an archive's containers ended at its last mapped event,
+/// not where the archive ends. They end at the later of its last event
+/// record (`ProgramEnd` among them) and the end of the clock's span, as
+/// `otf2-print` gives them: on a written archive whose clock goes on
+/// after its `ProgramEnd`, on the Score-P sample (whose `PROGRAM_END` is
+/// the clock's end) and on the APEX sample (whose clock goes on after its
+/// last event).
+#[test]
+fn otf2_containers_end_where_the_archive_ends() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let written = write_case("end", dir.path());
+    let shared = trama_gen::shared::find("samples/otf2/apex-phylanx/APEX.otf2", "OTF2 samples");
+    let mut archives = vec![written];
+    if let Some(shared) = shared {
+        archives.push(shared.join("samples/otf2/pipit-ping-pong/traces.otf2"));
+        archives.push(shared.join("samples/otf2/apex-phylanx/APEX.otf2"));
+    }
+    for anchor in &archives {
+        let (resolution, offset, length) = print_clock(anchor);
+        let last = print_events(anchor).iter().map(|e| e.time).max().unwrap();
+        let end = (last.max(offset + length) - offset) as f64 / resolution as f64;
+        let dump = ok(&["dump", s(anchor)]);
+        let ends: Vec<f64> = dump
+            .lines()
+            .filter(|l| l.starts_with("Container, "))
+            .map(|l| l.split(", ").nth(4).unwrap().parse().unwrap())
+            .collect();
+        assert!(ends.len() > 1, "{dump}");
+        for e in ends {
+            // Container times print with six significant digits.
+            assert!(
+                (e - end).abs() <= 1e-5 * end,
+                "{}: a container ends at {e}, the archive at {end}",
+                anchor.display()
+            );
+        }
+    }
+    // The written archive: ProgramEnd at 900, the clock to 1200 (its
+    // offset, 100, is time 0); main's interval is unchanged.
+    let dump = ok(&["dump", s(&archives[0])]);
+    assert!(
+        dump.contains("Container, 0, node, 0, 0.0011, 0.0011, node")
+            && dump.contains(
+                "State, Master thread, Region, 0.000100, 0.000600, 0.000500, 0.000000, main"
+            ),
+        "{dump}"
     );
 }

@@ -43,6 +43,7 @@
 //! | `ThreadTeamBegin` … `ThreadTeamEnd`, `ThreadBegin` … `ThreadEnd` | a state of type `Thread team` valued by the team's (or contingent's) communicator |
 //! | `ThreadCreate`, `ThreadWait` | events of type `Thread event` |
 //! | other records (RMA, I/O, parameters, locks, tasks, calling contexts, …) | skipped by their length and counted by type ([`Stats`]; `trama check` lists them) |
+//! | the end of the trace: its last event record (mapped or not: `ProgramEnd`), the end of the clock's span (offset plus length), the later | the containers below the root destroyed then (`PajeDestroyContainer`, after every other event), so that they, and the trace, end where the archive ends |
 //!
 //! A `Leave` should name the region of the matching `Enter`, and Pajé's
 //! states nest; archives do not always comply (APEX's of HPX tasks). The

@@ -368,6 +368,19 @@ where
         ))
     }
 
+    /// Ends the trace at `ticks`: the containers below the root are
+    /// destroyed then (with their children).
+    fn end(&mut self, ticks: u64) -> Result<(), ReadError<E>> {
+        for c in &self.model.containers {
+            if c.parent == ROOT {
+                let ty = &self.model.types[c.ctype].alias;
+                self.out
+                    .timed_words(|d| &d.destroy, ticks, &[ty, &c.alias])?;
+            }
+        }
+        Ok(())
+    }
+
     /// A state or event of entity type `e` on location `loc`.
     fn entity(
         &mut self,
@@ -797,11 +810,14 @@ where
     let mut merged = archive.merged()?;
     let mut records = 0u64;
     let mut skipped = [0u64; 256];
+    // The time of the last event record, mapped or not (ProgramEnd).
+    let mut last = None;
     let mapped = crate::batch::run(&mut merged, threaded, progress, |b| {
         for r in &b.recs {
             if !m.event(b, r)? {
                 skipped[r.ev.record as usize] += 1;
             }
+            last = last.max(Some(r.ev.time));
         }
         records += b.recs.len() as u64;
         Ok(true)
@@ -810,6 +826,13 @@ where
         Ok(()) => {}
         Err(Stopped::Archive(e)) => return Err(ReadError::Archive(e)),
         Err(Stopped::Map(e)) => return Err(e),
+    }
+    // The trace ends at its last event record or at the end of the
+    // clock's span, the later.
+    let clock = d.clock;
+    let span = (clock.length > 0).then(|| clock.offset.saturating_add(clock.length));
+    if let Some(end) = last.max(span) {
+        m.end(end)?;
     }
     if let Some(p) = progress {
         p.store(archive.event_bytes(), Ordering::Relaxed);
