@@ -187,14 +187,18 @@ fn inputs(tmp: &Path) -> Vec<Input> {
         });
     }
     // An archive of MPI collectives: waits in two state types.
-    if trama_gen::otf2::tools() {
-        v.push(Input {
-            name: "collectives (OTF2)".into(),
-            path: trama_gen::otf2::write_case("collectives", &tmp.join("collectives")),
-            args: Vec::new(),
-        });
-    }
+    v.extend(otf2_case(tmp, "collectives"));
     v
+}
+
+/// The archive `case` of `trama_gen::otf2::write_case`, written in `tmp`
+/// (`None` without the OTF2 tools).
+fn otf2_case(tmp: &Path, case: &str) -> Option<Input> {
+    trama_gen::otf2::tools().then(|| Input {
+        name: format!("{case} (OTF2)"),
+        path: trama_gen::otf2::write_case(case, &tmp.join(case)),
+        args: Vec::new(),
+    })
 }
 
 fn run(cmd: &[&str], input: &Input, extra: &[&str]) -> std::process::Output {
@@ -204,6 +208,14 @@ fn run(cmd: &[&str], input: &Input, extra: &[&str]) -> std::process::Output {
     args.extend(extra);
     args.push(input.path.to_str().unwrap());
     trama(&args)
+}
+
+/// Exports `input` into `tmp`, which must succeed; its folder.
+fn export_one(tmp: &Path, input: &Input) -> String {
+    let mut failures = Vec::new();
+    let exported = export_all(tmp, std::slice::from_ref(input), &mut failures);
+    assert_none_failed(&failures, "the export");
+    exported[0].1.clone()
 }
 
 /// Exports every input into `tmp`; the inputs exported and their folders.
@@ -775,19 +787,11 @@ print(json.dumps(out))
 #[test]
 fn otf2_metric_values_keep_precision_in_parquet() {
     let Some(py) = python() else { return };
-    if !trama_gen::otf2::tools() {
-        return;
-    }
     let tmp = tempfile::tempdir().unwrap();
-    let input = Input {
-        name: "counters".into(),
-        path: trama_gen::otf2::write_case("counters", &tmp.path().join("counters")),
-        args: Vec::new(),
+    let Some(input) = otf2_case(tmp.path(), "counters") else {
+        return;
     };
-    let mut failures = Vec::new();
-    let exported = export_all(tmp.path(), std::slice::from_ref(&input), &mut failures);
-    assert_none_failed(&failures, "the export");
-    let d = exported[0].1.as_str();
+    let d = &export_one(tmp.path(), &input);
     let got = run_python(&py, VARIABLE_BITS, &serde_json::to_string(&[d]).unwrap());
     for (ty, values) in trama_gen::otf2::counters_values() {
         let want: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
@@ -809,14 +813,9 @@ fn otf2_metric_values_keep_precision_in_parquet() {
 #[test]
 fn stats_wait_counts_an_mpi_collective_once_on_otf2_and_in_sql() {
     let Some(py) = python() else { return };
-    if !trama_gen::otf2::tools() {
-        return;
-    }
     let tmp = tempfile::tempdir().unwrap();
-    let input = Input {
-        name: "collectives".into(),
-        path: trama_gen::otf2::write_case("collectives", &tmp.path().join("collectives")),
-        args: Vec::new(),
+    let Some(input) = otf2_case(tmp.path(), "collectives") else {
+        return;
     };
     let rank0 = "Master thread (MPI Rank 0)";
     let rank1 = "Master thread (MPI Rank 1)";
@@ -839,10 +838,7 @@ fn stats_wait_counts_an_mpi_collective_once_on_otf2_and_in_sql() {
         let j = senders.iter().position(|s| s == sender).unwrap();
         assert!(close(num(&row["seconds"][j]), seconds), "{sender}: {row}");
     }
-    let mut failures = Vec::new();
-    let exported = export_all(tmp.path(), std::slice::from_ref(&input), &mut failures);
-    assert_none_failed(&failures, "the export");
-    let dir = &exported[0].1;
+    let dir = &export_one(tmp.path(), &input);
     let q = docs_sql().join("wait.sql").to_str().unwrap().to_string();
     let results = run_python(
         &py,
