@@ -1,43 +1,61 @@
 -- Who waited for whom: the core of `trama stats wait` (whole trace,
--- default waiting patterns). Each waiting state (its value has a word
+-- default waiting patterns). A waiting state's value has a word
 -- containing receive, recv, wait, barrier, bcast, reduce, gather,
 -- scatter, alltoall, probe or ssend, and no word starting with i before
--- such a pattern, as in MPI_Irecv), the outermost when waiting states
--- nest, goes to the sender of the latest message ending on its container
--- during it, else to 'unattributed'. One row per (container, sender):
--- seconds, and the shares of the container's time and of its waiting.
+-- such a pattern, as in MPI_Irecv. A container's waiting states, of every
+-- state type, in order of start (the longer first), are merged into
+-- waits: a state joins the wait before it when it starts before that
+-- wait ends, or when it starts (so a wait is counted once, an MPI
+-- collective inside its region too). Each wait goes to the sender of the
+-- latest message ending on its container during it, else to
+-- 'unattributed'. One row per (container, sender): seconds, and the
+-- shares of the container's time and of its waiting.
 -- Tables: states, links, containers (see docs/parquet.md).
 WITH win AS (
   SELECT CAST(start_ns AS DOUBLE) / 1e9 AS ws, CAST(end_ns AS DOUBLE) / 1e9 AS we
   FROM containers WHERE parent_id IS NULL
 ),
 waiting AS (
+  -- Waiting states cut to the window: [a, b].
   SELECT st.container_id, st.type_id, st.seq,
-         CAST(st.start_ns AS DOUBLE) / 1e9 AS t0,
-         COALESCE(CAST(st.end_ns AS DOUBLE) / 1e9, win.we) AS t1
+         GREATEST(CAST(st.start_ns AS DOUBLE) / 1e9, win.ws) AS a,
+         LEAST(COALESCE(CAST(st.end_ns AS DOUBLE) / 1e9, win.we), win.we) AS b
   FROM states st CROSS JOIN win
   WHERE regexp_extract(lower(st.value),
           '(receive|recv|wait|barrier|bcast|reduce|gather|scatter|alltoall|probe|ssend)', 0) <> ''
     AND regexp_extract(lower(st.value),
           '(^|[^a-z0-9])i[a-z0-9]*(receive|recv|wait|barrier|bcast|reduce|gather|scatter|alltoall|probe|ssend)', 0) = ''
+    AND COALESCE(CAST(st.end_ns AS DOUBLE) / 1e9, win.we) >= win.ws
+    AND CAST(st.start_ns AS DOUBLE) / 1e9 <= win.we
 ),
-outermost AS (
-  -- A waiting state inside another one (an earlier waiting state of the
-  -- same list that ends after it starts) is not counted again.
-  SELECT w.container_id, w.t0, w.t1,
-         MAX(w.t1) OVER (PARTITION BY w.container_id, w.type_id ORDER BY w.seq
-                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS enclosing_end
+ordered AS (
+  -- Per container in order of start, the longer first: the latest end and
+  -- the start of the states before each one.
+  SELECT w.container_id, w.type_id, w.seq, w.a, w.b,
+         MAX(w.b) OVER (PARTITION BY w.container_id ORDER BY w.a, w.b DESC, w.type_id, w.seq
+                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS end_before,
+         LAG(w.a) OVER (PARTITION BY w.container_id
+                        ORDER BY w.a, w.b DESC, w.type_id, w.seq) AS start_before
   FROM waiting w
 ),
+numbered AS (
+  -- A state starts a new wait unless it starts before the wait so far
+  -- ends, or when the state before it starts (then when the wait starts).
+  SELECT o.container_id, o.a, o.b,
+         SUM(CASE WHEN o.end_before IS NULL
+                       OR (o.a >= o.end_before AND o.a > o.start_before) THEN 1 ELSE 0 END)
+           OVER (PARTITION BY o.container_id ORDER BY o.a, o.b DESC, o.type_id, o.seq
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS wait_no
+  FROM ordered o
+),
 waits AS (
-  SELECT ROW_NUMBER() OVER (ORDER BY o.container_id, o.t0, o.t1) AS wait_id,
-         o.container_id,
-         GREATEST(o.t0, win.ws) AS a,
-         LEAST(o.t1, win.we) AS b,
-         GREATEST(LEAST(o.t1, win.we) - GREATEST(o.t0, win.ws), 0.0) AS d
-  FROM outermost o CROSS JOIN win
-  WHERE (o.enclosing_end IS NULL OR o.enclosing_end <= o.t0)
-    AND o.t1 >= win.ws AND o.t0 <= win.we
+  SELECT ROW_NUMBER() OVER (ORDER BY container_id, wait_no) AS wait_id,
+         container_id,
+         MIN(a) AS a,
+         MAX(b) AS b,
+         GREATEST(MAX(b) - MIN(a), 0.0) AS d
+  FROM numbered
+  GROUP BY container_id, wait_no
 ),
 message_types AS (
   SELECT type_id FROM links GROUP BY type_id HAVING MAX(end_ns - start_ns) > 0

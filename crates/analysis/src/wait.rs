@@ -6,11 +6,19 @@
 //! SimGrid's `receive`, MPI's `MPI_Recv` and SMPI's `action_bcast` count,
 //! but not the non-blocking calls such as `MPI_Irecv`, whose word starts
 //! with an `i` before the pattern). The matrix names the state values it
-//! counted (none: nothing matched, which the outputs say). Each
-//! waiting interval of a container `i` (only the outermost one when waiting
-//! states nest), cut to the window, is attributed to the sender of the
-//! latest link that ends on `i` inside the interval, or to
-//! "unattributed" when no link ends there.
+//! counted (none: nothing matched, which the outputs say).
+//!
+//! A wait is counted once, whatever the trace's state types: the waits of
+//! a container `i` are its waiting states, cut to the window, of every
+//! state type and level, taken in order of start (the longer first) and
+//! merged where they overlap: a waiting state joins the wait before it
+//! when it starts before that wait ends, or when it starts. A wait inside
+//! another (a nested receive, an OTF2 `MPI collective` inside its
+//! `MPI_Allreduce` region) adds nothing, waits that overlap count their
+//! union, and waits one after the other (the end of one the start of the
+//! next) stay apart. Each wait is attributed to the sender of the latest
+//! link that ends on `i` inside it, or to "unattributed" when no link
+//! ends there.
 //!
 //! Per waiting container, the matrix gives the seconds waited per sender
 //! and two normalizations: by the container's time in the window
@@ -135,25 +143,37 @@ pub fn wait_matrix(
 }
 
 /// A wait whose sender is not known yet: on `c`, over `[a, b]` (clipped to
-/// the window), `d` seconds; the latest arrival on `c` in `[a, b]` so far.
+/// the window); the latest arrival on `c` in `[a, b]` so far.
 struct Pending {
     c: ContainerId,
     a: f64,
     b: f64,
-    d: f64,
     best: Option<(f64, ContainerId)>,
 }
 
-/// The waits of a window added up part by part ([`Part`]): a wait is taken
-/// in the part where it enters the window, and its sender (the latest
-/// message arriving during it) is looked for in every part it overlaps.
+impl Pending {
+    /// Does a waiting state starting at `a` (no earlier than the wait)
+    /// join it?
+    fn takes(&self, a: f64) -> bool {
+        a < self.b || a == self.a
+    }
+}
+
+/// The waits of a window added up part by part ([`Part`]): a waiting state
+/// is taken in the part where it enters the window (parts in time order:
+/// states come in order of start), merged into its container's current
+/// wait or starting the next; a wait's sender (the latest message arriving
+/// during it) is looked for in every part it overlaps.
 pub(crate) struct WaitParts {
     patterns: Vec<String>,
     waiting_value: Vec<bool>,
     used: Vec<bool>,
     /// Waiting seconds per (waiter, sender or None).
     cells: BTreeMap<ContainerId, HashMap<Option<ContainerId>, f64>>,
+    /// Waits that no later state can join, their sender still looked for.
     pending: Vec<Pending>,
+    /// Each container's last wait, which a later state may still join.
+    current: BTreeMap<ContainerId, Pending>,
 }
 
 impl WaitParts {
@@ -178,6 +198,7 @@ impl WaitParts {
             used: vec![false; m.values.len()],
             cells: BTreeMap::new(),
             pending: Vec::new(),
+            current: BTreeMap::new(),
         }
     }
 
@@ -194,41 +215,48 @@ impl WaitParts {
         for v in arrivals.values_mut() {
             v.sort_by(|a, b| a.0.total_cmp(&b.0));
         }
+        // The waiting states entering the window in this part, (container,
+        // start, end) clipped to the window, by container and start, the
+        // longer first.
+        let mut entering: Vec<(ContainerId, f64, f64)> = Vec::new();
         for (info, cols) in lists_of(trace, TypeKind::State) {
-            let c = info.container;
-            // Levels of the waiting states still enclosing the current one.
-            let mut waits_by_level: Vec<bool> = Vec::new();
             for i in 0..cols.len() {
-                let level = cols.level[i] as usize;
-                waits_by_level.truncate(level);
-                while waits_by_level.len() < level {
-                    waits_by_level.push(false);
-                }
                 let v = cols.value[i];
-                let waits = self.waiting_value.get(v.index()).copied().unwrap_or(false);
-                if waits {
-                    self.used[v.index()] = true;
-                }
-                let nested = waits_by_level.iter().any(|w| *w);
-                waits_by_level.push(waits);
-                if !waits || nested {
+                if !self.waiting_value.get(v.index()).copied().unwrap_or(false) {
                     continue;
                 }
+                self.used[v.index()] = true;
                 let (s, e) = (cols.start[i], cols.end[i]);
                 let a = s.max(window.start);
                 if !window.overlaps(s, e) || !part.holds(a) {
                     continue;
                 }
-                self.pending.push(Pending {
-                    c,
-                    a,
-                    b: if e < s { window.end } else { e.min(window.end) },
-                    d: window.clip(s, e),
-                    best: None,
-                });
+                let b = if e < s { window.end } else { e.min(window.end) };
+                entering.push((info.container, a, b));
             }
         }
-        for p in &mut self.pending {
+        entering.sort_by(|x, y| {
+            x.0.cmp(&y.0)
+                .then(x.1.total_cmp(&y.1))
+                .then(y.2.total_cmp(&x.2))
+        });
+        for (c, a, b) in entering {
+            match self.current.get_mut(&c) {
+                Some(w) if w.takes(a) => w.b = w.b.max(b),
+                _ => {
+                    let next = Pending {
+                        c,
+                        a,
+                        b,
+                        best: None,
+                    };
+                    if let Some(done) = self.current.insert(c, next) {
+                        self.pending.push(done);
+                    }
+                }
+            }
+        }
+        for p in self.pending.iter_mut().chain(self.current.values_mut()) {
             if let Some(arr) = arrivals.get(&p.c) {
                 let k = arr.partition_point(|x| x.0 <= p.b);
                 if let Some(x) = arr[..k].last().filter(|x| x.0 >= p.a) {
@@ -236,18 +264,22 @@ impl WaitParts {
                 }
             }
         }
+        // A wait is complete once no later arrival can fall in it (and no
+        // later state join it: those start in later parts).
         let cells = &mut self.cells;
-        self.pending.retain(|p| {
+        let mut keep = |p: &Pending| {
             let done = part.last || p.b < part.end;
             if done {
                 *cells
                     .entry(p.c)
                     .or_default()
                     .entry(p.best.map(|x| x.1))
-                    .or_default() += p.d;
+                    .or_default() += (p.b - p.a).max(0.0);
             }
             !done
-        });
+        };
+        self.pending.retain(&mut keep);
+        self.current.retain(|_, p| keep(p));
     }
 
     /// The matrix of the waits added; only `trace`'s model is read.

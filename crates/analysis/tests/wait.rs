@@ -6,8 +6,9 @@ use trama_sim::Trace;
 
 mod common;
 
-/// Three processes, a state type and a link type.
-pub fn text() -> String {
+/// The definitions of the traces below: container, state and link types,
+/// containers, states pushed and popped, links.
+fn defs() -> String {
     common::defs(&[
         "PajeDefineContainerType",
         "PajeDefineStateType",
@@ -17,7 +18,13 @@ pub fn text() -> String {
         "PajePopState",
         "PajeStartLink",
         "PajeEndLink",
-    ]) + "\
+    ])
+}
+
+/// Three processes, a state type and a link type.
+pub fn text() -> String {
+    defs()
+        + "\
 0 P 0 Proc
 1 S P State
 2 L 0 P P Msg
@@ -158,4 +165,70 @@ fn no_matching_wait_is_said() {
     let t = with_values(&["MPI_Irecv"]);
     let w = wait_matrix(&t, Window::of(&t), &Messages::all(), &["irecv".into()]);
     assert_eq!(w.waiting_states, ["MPI_Irecv"]);
+}
+
+/// proc1 waits in two state types, as an OTF2 archive's rank does (a
+/// region and the MPI collective inside it): nested across types (1..3
+/// and 1.2..2.8, a message from proc3 ending at 2), overlapping across
+/// types (4..6 and 5..7), one after the other (8..9, a message from proc2
+/// ending at 8.5, then 9..10).
+fn two_state_types() -> Trace {
+    common::simulate(
+        &(defs()
+            + "\
+0 P 0 Proc
+1 R P Region
+1 C P Collective
+2 L 0 P P Msg
+3 0 p1 P 0 proc1
+3 0 p2 P 0 proc2
+3 0 p3 P 0 proc3
+4 1 R p1 MPI_Allreduce
+4 1.2 C p1 ALLREDUCE
+6 1.5 L 0 p3 m k1
+7 2 L 0 p1 m k1
+5 2.8 C p1
+5 3 R p1
+4 4 R p1 MPI_Recv
+4 5 C p1 MPI_Wait
+5 6 R p1
+5 7 C p1
+4 8 R p1 MPI_Recv
+6 8.2 L 0 p2 m k2
+7 8.5 L 0 p1 m k2
+5 9 R p1
+4 9 C p1 MPI_Recv
+5 10 C p1
+"),
+        false,
+    )
+}
+
+/// Regression: a wait was counted once per state type (an MPI collective
+/// and its region both counted). A wait is counted once, overlapping
+/// waits count their union, waits one after the other stay apart; and the
+/// same comes out of the window read part by part.
+#[test]
+fn stats_wait_counts_an_mpi_collective_once() {
+    let t = two_state_types();
+    let all = Window::of(&t);
+    let w = wait_matrix(&t, all, &Messages::all(), &[]);
+    assert_eq!(w.senders, ["proc2", "proc3", "unattributed"]);
+    let p1 = &w.rows[0];
+    assert_eq!(p1.container, "proc1");
+    // 1..3 to proc3, 8..9 to proc2, 4..7 and 9..10 to nobody.
+    close(&p1.seconds, &[1.0, 2.0, 4.0]);
+    close(&[p1.waiting], &[7.0]);
+    for cuts in [&[2.5, 5.5, 9.0][..], &[1.1, 4.5, 6.5, 8.7], &[3.0, 9.5]] {
+        let mut parts = trama_analysis::WindowParts::new(&t, all, &Messages::all());
+        let mut start = all.start;
+        for (i, &end) in cuts.iter().chain([all.end].iter()).enumerate() {
+            let last = i == cuts.len();
+            parts.add(&t, &trama_analysis::Part { start, end, last });
+            start = end;
+        }
+        let (_, _, by_parts) = parts.finish(&t);
+        assert_eq!(by_parts.senders, w.senders, "cut at {cuts:?}");
+        close(&by_parts.rows[0].seconds, &p1.seconds);
+    }
 }

@@ -4,7 +4,11 @@
 //! dumped exactly as its documentation says; `check`'s counts per record
 //! type equal `otf2-print`'s; the shared APEX sample through `dump`,
 //! `check`, `convert`, `stats`, `render`, `report` and `merge`; damaged
-//! archives named with their file and byte offset.
+//! archives named with their file and byte offset; small archives of one
+//! point each (`trama_gen::otf2::write_case`): metric values kept exact,
+//! `Leave` records that do not name the innermost open region (and the
+//! APEX sample's, against the mapping's rule applied to `otf2-print`'s
+//! records), containers that end where the archive ends.
 //!
 //! Tests that write archives need Debian's `otf2-tools` and
 //! `python3-otf2`: without them they print a note and pass, unless
@@ -16,7 +20,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::{trama, write_in};
-use trama_gen::otf2::{print_events, tools, write_archive};
+use trama_gen::otf2::{
+    counters_values, print_clock, print_events, print_location_names, print_regions, tools,
+    write_archive, write_case,
+};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -193,11 +200,12 @@ fn a_written_archive_dumps_as_its_content_says() {
     assert_eq!(ok(&["dump", "--user-defined", s(&ptb)]), dump);
     // The hierarchy: machine, nodes, processes, threads.
     for c in [
-        "Container, 0, machine, 0, 0.003206, 0.003206, cluster",
-        "Container, cluster, node, 0, 0.003206, 0.003206, node0",
-        "Container, node1, Process, 0, 0.003206, 0.003206, MPI Rank 1",
-        "Container, MPI Rank 0, Thread, 0, 0.003206, 0.003206, OpenMP thread 1 (MPI Rank 0)",
-        "Container, MPI Rank 1, Thread, 0, 0.003206, 0.003206, Master thread (MPI Rank 1)",
+        // They end where the clock's span ends (tick 4210).
+        "Container, 0, machine, 0, 0.00421, 0.00421, cluster",
+        "Container, cluster, node, 0, 0.00421, 0.00421, node0",
+        "Container, node1, Process, 0, 0.00421, 0.00421, MPI Rank 1",
+        "Container, MPI Rank 0, Thread, 0, 0.00421, 0.00421, OpenMP thread 1 (MPI Rank 0)",
+        "Container, MPI Rank 1, Thread, 0, 0.00421, 0.00421, Master thread (MPI Rank 1)",
     ] {
         assert!(dump.lines().any(|l| l == c), "no {c}\n{dump}");
     }
@@ -419,5 +427,250 @@ fn a_leave_without_enter_is_named_with_its_words() {
     assert_eq!(
         t.lines().nth(line as usize - 1),
         Some("9 0.000020000 R0 l0")
+    );
+}
+
+/// The values of each variable of `dump`'s lines on `container`, by
+/// variable type, in the dump's order.
+fn variable_values(dump: &str, container: &str) -> BTreeMap<String, Vec<String>> {
+    let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let prefix = format!("Variable, {container}, ");
+    for l in dump.lines() {
+        let Some(rest) = l.strip_prefix(&prefix) else {
+            continue;
+        };
+        let (ty, rest) = rest.split_once(", ").unwrap();
+        let value = rest.rsplit(", ").next().unwrap();
+        m.entry(ty.to_string()).or_default().push(value.to_string());
+    }
+    m
+}
+
+/// Regression: OTF2 metric values went through PajeNG's float32 rule
+/// (127896927659027 read as 127896928649216), even though an archive's
+/// numbers are not Pajé text. Every value of 64-bit counters near 1.3e14,
+/// negative 64-bit integers and doubles is dumped as the archive holds
+/// it, by the archive, by the `.ptb` made from it and by that file
+/// converted again; the Pajé text made from it is Pajé text (its values
+/// read as PajeNG reads them).
+#[test]
+fn otf2_metric_values_keep_precision() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = write_case("counters", dir.path());
+    let want: BTreeMap<String, Vec<String>> = counters_values()
+        .into_iter()
+        .map(|(ty, values)| {
+            let text = values.iter().map(|v| format!("{v:.6}")).collect();
+            (ty.to_string(), text)
+        })
+        .collect();
+    let dump = ok(&["dump", s(&anchor)]);
+    assert_eq!(variable_values(&dump, "Master thread"), want);
+    let ptb = dir.path().join("counters.ptb");
+    ok(&["convert", s(&anchor), s(&ptb)]);
+    assert_eq!(ok(&["dump", s(&ptb)]), dump);
+    // The reference simulation (which `-i` asks for) reads it too: one
+    // region, nothing nested, the same trace.
+    assert_eq!(ok(&["dump", "-i", s(&ptb)]), dump);
+    assert!(
+        ok(&["info", s(&ptb)]).contains("variable values exact"),
+        "the .ptb does not say its values are exact"
+    );
+    let again = dir.path().join("again.ptb");
+    ok(&["convert", "--strings", "plain", s(&ptb), s(&again)]);
+    assert_eq!(ok(&["dump", s(&again)]), dump);
+    // As Pajé text, the values are read as PajeNG reads them.
+    let paje = dir.path().join("counters.paje");
+    ok(&["convert", s(&anchor), s(&paje)]);
+    let text = ok(&["dump", "--strip-quotes", s(&paje)]);
+    let energy = &variable_values(&text, "Master thread")["energy_count [J]"];
+    assert_eq!(energy[0], "127896928649216.000000");
+}
+
+/// A region's interval: its name, start, end (ticks or nanoseconds) and
+/// nesting level.
+type Interval = (String, u64, u64, usize);
+
+/// The regions' intervals the mapping's rule for `Leave` records gives
+/// (see `trama-otf2`'s documentation), from the `ENTER` and `LEAVE`
+/// records `otf2-print` prints: per location, (region, start, end,
+/// level) in ticks; and the number of `Leave` records that do not name the
+/// innermost open region.
+fn rule_intervals(anchor: &Path) -> (BTreeMap<u64, Vec<Interval>>, u64) {
+    let mut stacks: BTreeMap<u64, Vec<(String, u64)>> = BTreeMap::new();
+    let mut out: BTreeMap<u64, Vec<Interval>> = BTreeMap::new();
+    let mut mismatches = 0;
+    for (e, region) in print_regions(anchor) {
+        let stack = stacks.entry(e.location).or_default();
+        let done = out.entry(e.location).or_default();
+        if e.name == "ENTER" {
+            stack.push((region, e.time));
+            continue;
+        }
+        assert!(!stack.is_empty(), "a LEAVE with no region open");
+        if stack.last().map(|r| &r.0) != Some(&region) {
+            mismatches += 1;
+        }
+        // The named region and those above it end (at most 64 above), or
+        // the innermost alone.
+        let above = stack.iter().rev().take(65).position(|r| r.0 == region);
+        let ended = stack.split_off(stack.len() - 1 - above.unwrap_or(0));
+        for (level, (r, start)) in ended.iter().enumerate() {
+            done.push((r.clone(), *start, e.time, stack.len() + level));
+        }
+        // Those above the named one are entered again.
+        for (r, _) in &ended[1..] {
+            stack.push((r.clone(), e.time));
+        }
+    }
+    (out, mismatches)
+}
+
+/// The states of `dump` (printed with 9 decimals) on `container`: (value,
+/// start, end, level) in nanoseconds.
+fn states_on(dump: &str, container: &str) -> Vec<Interval> {
+    let ns = |t: &str| -> u64 {
+        let (a, b) = t.split_once('.').unwrap();
+        a.parse::<u64>().unwrap() * 1_000_000_000 + b.parse::<u64>().unwrap()
+    };
+    let prefix = format!("State, {container}, Region, ");
+    let mut v: Vec<Interval> = dump
+        .lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .map(|rest| {
+            let f: Vec<&str> = rest.splitn(5, ", ").collect();
+            let level = f[3].split('.').next().unwrap().parse().unwrap();
+            (f[4].to_string(), ns(f[0]), ns(f[1]), level)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Regression: a `Leave` that did not name the innermost open region
+/// ended it silently (`check` said "valid"), and one naming a region
+/// further down cut the wrong intervals. Each interval keeps the region
+/// its `Enter` named, as the mapping's rule says (a region further down
+/// ends with those above it, which are entered again; a region not open
+/// ends the innermost), and `check` counts and names the mismatches: on a
+/// written archive, and on the APEX sample against `otf2-print`.
+#[test]
+fn otf2_leaves_that_do_not_match_keep_their_enter_regions() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = write_case("leaves", dir.path());
+    // The clock starts at the first time written, 10.
+    let dump = ok(&["dump", "-l", "9", s(&anchor)]);
+    let us = |t: u64| (t - 10) * 1000;
+    let mut want: Vec<Interval> = [
+        ("A", 10, 30, 0),
+        ("B", 20, 30, 1),
+        ("B", 30, 40, 0),
+        ("C", 50, 60, 0),
+        ("E", 70, 100, 0),
+        ("F", 80, 100, 1),
+        ("G", 90, 100, 2),
+        ("F", 100, 120, 0),
+        ("G", 100, 110, 1),
+        ("H", 130, 140, 0),
+    ]
+    .into_iter()
+    .map(|(r, a, b, l)| (r.to_string(), us(a), us(b), l))
+    .collect();
+    want.sort();
+    assert_eq!(states_on(&dump, "Master thread"), want, "{dump}");
+    // The rule as the test reads it gives the same.
+    let (rule, n) = rule_intervals(&anchor);
+    let mut by_rule: Vec<_> = rule[&0]
+        .iter()
+        .map(|(r, a, b, l)| (r.clone(), us(*a), us(*b), *l))
+        .collect();
+    by_rule.sort();
+    assert_eq!(by_rule, want);
+    assert_eq!(n, 3);
+    let out = ok(&["check", s(&anchor)]);
+    assert!(
+        out.contains(
+            "3 OTF2 Leave records name a region other than the innermost one open on their location \
+             (2 a region further down: it ends with the regions above it, entered again; \
+             1 a region not open: the innermost ends)"
+        ) && out.contains("the first on 'Master thread' at 0.000020000 s: Leave 'A' while 'B' is open"),
+        "{out}"
+    );
+    // The APEX sample: every interval as the rule gives it from
+    // otf2-print's records (the clock's offset is 0, ticks are ns).
+    let Some(apex) = apex() else { return };
+    let (rule, n) = rule_intervals(&apex);
+    let dump = ok(&["dump", "-l", "9", s(&apex)]);
+    for (loc, name) in print_location_names(&apex) {
+        let mut want = rule.get(&loc).cloned().unwrap_or_default();
+        want.sort();
+        assert_eq!(states_on(&dump, &name), want, "{name}");
+    }
+    let out = ok(&["check", s(&apex)]);
+    assert_eq!(n, 2399);
+    assert!(
+        out.contains(&format!(
+            "{n} OTF2 Leave records name a region other than the innermost one open on their \
+             location ({n} a region not open: the innermost ends)"
+        )) && out.contains("'hpx_main' is open"),
+        "{out}"
+    );
+}
+
+/// Regression: an archive's containers ended at its last mapped event,
+/// not where the archive ends. They end at the later of its last event
+/// record (`ProgramEnd` among them) and the end of the clock's span, as
+/// `otf2-print` gives them: on a written archive whose clock goes on
+/// after its `ProgramEnd`, on the Score-P sample (whose `PROGRAM_END` is
+/// the clock's end) and on the APEX sample (whose clock goes on after its
+/// last event).
+#[test]
+fn otf2_containers_end_where_the_archive_ends() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let written = write_case("end", dir.path());
+    let shared = trama_gen::shared::find("samples/otf2/apex-phylanx/APEX.otf2", "OTF2 samples");
+    let mut archives = vec![written];
+    if let Some(shared) = shared {
+        archives.push(shared.join("samples/otf2/pipit-ping-pong/traces.otf2"));
+        archives.push(shared.join("samples/otf2/apex-phylanx/APEX.otf2"));
+    }
+    for anchor in &archives {
+        let (resolution, offset, length) = print_clock(anchor);
+        let last = print_events(anchor).iter().map(|e| e.time).max().unwrap();
+        let end = (last.max(offset + length) - offset) as f64 / resolution as f64;
+        let dump = ok(&["dump", s(anchor)]);
+        let ends: Vec<f64> = dump
+            .lines()
+            .filter(|l| l.starts_with("Container, "))
+            .map(|l| l.split(", ").nth(4).unwrap().parse().unwrap())
+            .collect();
+        assert!(ends.len() > 1, "{dump}");
+        for e in ends {
+            // Container times print with six significant digits.
+            assert!(
+                (e - end).abs() <= 1e-5 * end,
+                "{}: a container ends at {e}, the archive at {end}",
+                anchor.display()
+            );
+        }
+    }
+    // The written archive: ProgramEnd at 900, the clock to 1200 (its
+    // offset, 100, is time 0); main's interval is unchanged.
+    let dump = ok(&["dump", s(&archives[0])]);
+    assert!(
+        dump.contains("Container, 0, node, 0, 0.0011, 0.0011, node")
+            && dump.contains(
+                "State, Master thread, Region, 0.000100, 0.000600, 0.000500, 0.000000, main"
+            ),
+        "{dump}"
     );
 }

@@ -7,7 +7,8 @@
 //!
 //! On the PajeNG conformance cases and the real samples of `../shared`
 //! (see `conformance.rs`), generated traces (`trama-gen`), the bundled
-//! example (as text and as `.ptb`) and the shared OTF2 archive. DuckDB is Python's `duckdb` package, run by `$TRAMA_PYTHON`
+//! example (as text and as `.ptb`), the shared OTF2 archive and an archive
+//! of MPI collectives written by the OTF2 library. DuckDB is Python's `duckdb` package, run by `$TRAMA_PYTHON`
 //! (else `python3`); without it the tests print a note and pass, unless
 //! `TRAMA_REQUIRE_DUCKDB=1` (set by `.ci/run`, which installs it in a
 //! virtual environment).
@@ -185,7 +186,19 @@ fn inputs(tmp: &Path) -> Vec<Input> {
             args: Vec::new(),
         });
     }
+    // An archive of MPI collectives: waits in two state types.
+    v.extend(otf2_case(tmp, "collectives"));
     v
+}
+
+/// The archive `case` of `trama_gen::otf2::write_case`, written in `tmp`
+/// (`None` without the OTF2 tools).
+fn otf2_case(tmp: &Path, case: &str) -> Option<Input> {
+    trama_gen::otf2::tools().then(|| Input {
+        name: format!("{case} (OTF2)"),
+        path: trama_gen::otf2::write_case(case, &tmp.join(case)),
+        args: Vec::new(),
+    })
 }
 
 fn run(cmd: &[&str], input: &Input, extra: &[&str]) -> std::process::Output {
@@ -195,6 +208,14 @@ fn run(cmd: &[&str], input: &Input, extra: &[&str]) -> std::process::Output {
     args.extend(extra);
     args.push(input.path.to_str().unwrap());
     trama(&args)
+}
+
+/// Exports `input` into `tmp`, which must succeed; its folder.
+fn export_one(tmp: &Path, input: &Input) -> String {
+    let mut failures = Vec::new();
+    let exported = export_all(tmp, std::slice::from_ref(input), &mut failures);
+    assert_none_failed(&failures, "the export");
+    exported[0].1.clone()
 }
 
 /// Exports every input into `tmp`; the inputs exported and their folders.
@@ -740,5 +761,98 @@ fn the_documentation_shows_the_shipped_queries() {
             doc.contains(&format!("```sql\n{text}```")),
             "docs/parquet.md does not show docs/sql/{q}.sql as it is"
         );
+    }
+}
+
+/// Per export directory, the bits of each variable's values in time order,
+/// by variable type.
+const VARIABLE_BITS: &str = r#"
+import json, struct, sys
+import duckdb_run
+out = {}
+for d in json.loads(sys.argv[1]):
+    con = duckdb_run.connect(d)
+    rows = con.sql("SELECT type, value FROM variables ORDER BY type, start_ns").fetchall()
+    by_type = {}
+    for t, v in rows:
+        by_type.setdefault(t, []).append(struct.unpack("<Q", struct.pack("<d", v))[0])
+    out[d] = by_type
+print(json.dumps(out))
+"#;
+
+/// Regression: an OTF2 archive's metric values reached the `value` column
+/// through PajeNG's float32 rule. The variables of an archive written by
+/// the OTF2 library (64-bit counters near 1.3e14, negative 64-bit
+/// integers, doubles) hold the archive's values exactly.
+#[test]
+fn otf2_metric_values_keep_precision_in_parquet() {
+    let Some(py) = python() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(input) = otf2_case(tmp.path(), "counters") else {
+        return;
+    };
+    let d = &export_one(tmp.path(), &input);
+    let got = run_python(&py, VARIABLE_BITS, &serde_json::to_string(&[d]).unwrap());
+    for (ty, values) in trama_gen::otf2::counters_values() {
+        let want: Vec<u64> = values.iter().map(|v| v.to_bits()).collect();
+        let got: Vec<u64> = got[d][ty]
+            .as_array()
+            .unwrap_or_else(|| panic!("no variable {ty}: {got}"))
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(got, want, "{ty}");
+    }
+}
+
+/// Regression: on an OTF2 archive, `stats wait` and `docs/sql/wait.sql`
+/// counted an MPI collective twice, as its `MPI_Allreduce` region and as
+/// the `MPI collective` state inside it. Four ranks written by the OTF2
+/// library: rank 0 waits 300 µs in each of three MPI_Allreduce (no message
+/// ends then) and 100 µs in each MPI_Recv of a message from rank 1.
+#[test]
+fn stats_wait_counts_an_mpi_collective_once_on_otf2_and_in_sql() {
+    let Some(py) = python() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(input) = otf2_case(tmp.path(), "collectives") else {
+        return;
+    };
+    let rank0 = "Master thread (MPI Rank 0)";
+    let rank1 = "Master thread (MPI Rank 1)";
+    let want = [(rank1, 3.0 * 100e-6), ("unattributed", 3.0 * 300e-6)];
+    let ours = stats(&input, "wait");
+    let senders: Vec<String> = ours["senders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(string)
+        .collect();
+    let row = ours["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| string(&r["container"]) == rank0)
+        .unwrap_or_else(|| panic!("no row of {rank0}: {ours}"));
+    assert!(close(num(&row["waiting"]), 1200e-6), "{row}");
+    for (sender, seconds) in want {
+        let j = senders.iter().position(|s| s == sender).unwrap();
+        assert!(close(num(&row["seconds"][j]), seconds), "{sender}: {row}");
+    }
+    let dir = &export_one(tmp.path(), &input);
+    let q = docs_sql().join("wait.sql").to_str().unwrap().to_string();
+    let results = run_python(
+        &py,
+        QUERIES,
+        &serde_json::to_string(&[(dir, [&q])]).unwrap(),
+    );
+    for (sender, seconds) in want {
+        let r = results[dir][&q]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| string(&r["container"]) == rank0 && string(&r["sender"]) == sender)
+            .unwrap_or_else(|| panic!("SQL: no row {rank0} <- {sender}"));
+        assert!(close(num(&r["seconds"]), seconds), "SQL: {r}");
+        assert!(close(num(&r["waiting"]), 1200e-6), "SQL: {r}");
     }
 }

@@ -147,12 +147,26 @@ fn write_error(opts: &ConvertOptions, source: io::Error) -> Error {
     }
 }
 
-/// Converts `input` (read with `read`) into `out`.
+/// Converts `input` (read with `read`) into `out`. A `.ptb` keeps the
+/// input's rule for variable values ([`Opened::precision`]).
 pub fn convert<W: Write + Send + 'static>(
+    input: Opened,
+    read: &LoadOptions,
+    opts: &ConvertOptions,
+    out: W,
+) -> Result<Converted, Error> {
+    let precision = input.precision();
+    convert_with(input, read, opts, out, precision)
+}
+
+/// [`convert`], the variable values of a `.ptb` output read by
+/// `precision` (that of the input, or of the file whose text it is).
+fn convert_with<W: Write + Send + 'static>(
     mut input: Opened,
     read: &LoadOptions,
     opts: &ConvertOptions,
     out: W,
+    precision: trama_num::Precision,
 ) -> Result<Converted, Error> {
     let text = matches!(input.format(), Format::PajeText | Format::UnknownText);
     match opts.to {
@@ -176,7 +190,7 @@ pub fn convert<W: Write + Send + 'static>(
         Target::Ptb | Target::Rastro if input.ptb().is_some() => {
             through_text(input, read, opts, out)
         }
-        Target::Ptb => to_ptb(&mut input, read, opts, out),
+        Target::Ptb => to_ptb(&mut input, read, opts, out, precision),
         Target::Rastro => to_rastro(&mut input, read, opts, out),
     }
 }
@@ -199,8 +213,10 @@ fn to_ptb<W: Write + Send + 'static>(
     read: &LoadOptions,
     opts: &ConvertOptions,
     out: W,
+    precision: trama_num::Precision,
 ) -> Result<Converted, Error> {
     let mut wopts = WriteOptions::default();
+    wopts.precision = precision;
     wopts.strings = opts.strings;
     wopts.zstd_level = opts.zstd_level;
     wopts.block_events = opts.block_events;
@@ -313,6 +329,8 @@ fn through_text<W: Write + Send + 'static>(
     out: W,
 ) -> Result<Converted, Error> {
     let name = input.name().to_string();
+    // The text's numbers are read as the file read them.
+    let precision = input.precision();
     let mut text_read = read.clone();
     text_read.quotes = input.text_quotes();
     // The text holds the canonical field names, whatever the original
@@ -338,7 +356,7 @@ fn through_text<W: Write + Send + 'static>(
     })
     .map_err(|e| write_error(opts, e))?;
     let text = trama_open::open_reader(name, pipe)?;
-    let consumed = convert(text, &text_read, opts, out);
+    let consumed = convert_with(text, &text_read, opts, out, precision);
     // A damaged file cuts the text short: that is the cause, whatever the
     // converter made of the rest.
     if let Some(e) = produced.lock().unwrap_or_else(|p| p.into_inner()).take() {

@@ -927,3 +927,31 @@ fn random_traces_match_the_dump() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Regression: an OTF2 archive's metric values reached the Perfetto
+/// counters through PajeNG's float32 rule. The counters of an archive
+/// written by the OTF2 library (64-bit counters near 1.3e14, negative
+/// 64-bit integers, doubles) hold the archive's values exactly.
+#[test]
+fn otf2_metric_values_keep_precision_in_perfetto() {
+    if !trama_gen::otf2::tools() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("trama-export-otf2-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let anchor = trama_gen::otf2::write_case("counters", &dir);
+    let p = decode(&export_perfetto(&anchor, &LoadOptions::default())).unwrap();
+    for (ty, want) in trama_gen::otf2::counters_values() {
+        let mut got: Vec<(i64, f64)> = p
+            .counters
+            .iter()
+            .filter(|(t, _, _)| p.tracks[t].name == ty)
+            .map(|&(_, ts, v)| (ts, v))
+            .collect();
+        got.sort_by_key(|x| x.0);
+        let got: Vec<u64> = got.iter().map(|x| x.1.to_bits()).collect();
+        let want: Vec<u64> = want.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(got, want, "{ty}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,6 +1,7 @@
 //! OTF2 archives of known content for tests, written by Debian's
-//! `python3-otf2` (`otf2/write_archive.py` in this crate), and what
-//! Debian's `otf2-print` (package `otf2-tools`) says of an archive.
+//! `python3-otf2` (`otf2/write_archive.py` in this crate, and the small
+//! archives of `otf2/write_case.py`, one point of the mapping each), and
+//! what Debian's `otf2-print` (package `otf2-tools`) says of an archive.
 //!
 //! Without the tools, [`tools`] prints a note and tests skip, unless
 //! `TRAMA_REQUIRE_OTF2=1` (set by `.ci/run`), which makes their absence a
@@ -52,21 +53,62 @@ pub fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("otf2/write_archive.py")
 }
 
-/// Writes the archive of known content (see the script's documentation)
-/// with `iterations` iterations into `dir`; its anchor.
-pub fn write_archive(dir: &Path, iterations: u32) -> PathBuf {
+/// Runs the writer script `name` of this crate's `otf2/` folder with
+/// `args`, which writes an archive into `dir`; its anchor.
+fn run_script(name: &str, args: &[&std::ffi::OsStr], dir: &Path) -> PathBuf {
     let out = Command::new(PYTHON)
-        .arg(script())
-        .arg(dir)
-        .arg(iterations.to_string())
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("otf2")
+                .join(name),
+        )
+        .args(args)
         .output()
         .expect("running python3");
     assert!(
         out.status.success(),
-        "write_archive.py failed: {}",
+        "{name} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     dir.join("traces.otf2")
+}
+
+/// Writes the archive of known content (see the script's documentation)
+/// with `iterations` iterations into `dir`; its anchor.
+pub fn write_archive(dir: &Path, iterations: u32) -> PathBuf {
+    let n = iterations.to_string();
+    run_script("write_archive.py", &[dir.as_os_str(), n.as_ref()], dir)
+}
+
+/// Writes the small archive `case` of `otf2/write_case.py` (`counters`,
+/// `collectives`, `leaves`, `end`: its documentation gives their content)
+/// into `dir`; its anchor.
+pub fn write_case(case: &str, dir: &Path) -> PathBuf {
+    run_script("write_case.py", &[case.as_ref(), dir.as_os_str()], dir)
+}
+
+/// What `otf2-print -G` says of the clock of the archive `anchor`: ticks
+/// per second, global offset and length.
+pub fn print_clock(anchor: &Path) -> (u64, u64, u64) {
+    let text = otf2_print(&["-G"], anchor);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("CLOCK_PROPERTIES"))
+        .expect("a CLOCK_PROPERTIES line");
+    let field = |name: &str| -> u64 {
+        let at = line.find(name).expect("a clock field") + name.len();
+        line[at..]
+            .trim_start()
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("a number")
+    };
+    (
+        field("Ticks per Seconds:"),
+        field("Global Offset:"),
+        field("Length:"),
+    )
 }
 
 /// An event as `otf2-print` shows it.
@@ -80,19 +122,59 @@ pub struct Printed {
     pub time: u64,
 }
 
-/// The events `otf2-print` prints of the archive `anchor`, in its order.
-pub fn print_events(anchor: &Path) -> Vec<Printed> {
+/// The names `otf2-print -G` gives the locations of the archive
+/// `anchor`, by location.
+pub fn print_location_names(anchor: &Path) -> std::collections::BTreeMap<u64, String> {
+    otf2_print(&["-G"], anchor)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("LOCATION ")?;
+            let (id, rest) = rest.trim_start().split_once(' ')?;
+            let name = rest.trim_start().strip_prefix("Name: \"")?;
+            Some((id.parse().ok()?, name[..name.find("\" <")?].to_string()))
+        })
+        .collect()
+}
+
+/// What `otf2-print ARGS anchor` prints.
+fn otf2_print(args: &[&str], anchor: &Path) -> String {
     let out = Command::new("otf2-print")
+        .args(args)
         .arg(anchor)
         .output()
         .expect("running otf2-print");
     assert!(
         out.status.success(),
-        "otf2-print {} failed: {}",
+        "otf2-print {args:?} {} failed: {}",
         anchor.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    parse_print(&String::from_utf8_lossy(&out.stdout))
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The events `otf2-print` prints of the archive `anchor`, in its order.
+pub fn print_events(anchor: &Path) -> Vec<Printed> {
+    parse_print(&otf2_print(&[], anchor))
+}
+
+/// The `ENTER` and `LEAVE` events `otf2-print` prints of the archive
+/// `anchor`, in its order, each with the name of the region it names.
+pub fn print_regions(anchor: &Path) -> Vec<(Printed, String)> {
+    let text = otf2_print(&[], anchor);
+    let regions = text.lines().filter_map(|l| {
+        let name = l.split_whitespace().next()?;
+        if name != "ENTER" && name != "LEAVE" {
+            return None;
+        }
+        let at = l.find("Region: \"")? + "Region: \"".len();
+        let end = l.rfind("\" <")?;
+        Some(l.get(at..end)?.to_string())
+    });
+    parse_print(&text)
+        .into_iter()
+        .filter(|e| e.name == "ENTER" || e.name == "LEAVE")
+        .zip(regions)
+        .collect()
 }
 
 /// The events of `otf2-print`'s output `text`.
@@ -122,4 +204,26 @@ pub fn parse_print(text: &str) -> Vec<Printed> {
         });
     }
     events
+}
+
+/// The values the `counters` case of `otf2/write_case.py` writes, per
+/// variable (named as trama names a metric member: its name and unit), in
+/// time order, computed as the script computes them.
+pub fn counters_values() -> Vec<(&'static str, Vec<f64>)> {
+    let mut energy: Vec<f64> = (0..300u64)
+        .map(|k| (127_896_927_659_027 + 1001 * k) as f64)
+        .collect();
+    // 2^53 + 1: the nearest double, 2^53.
+    energy.push(9_007_199_254_740_993u64 as f64);
+    let offset = (0..300i64)
+        .map(|k| (-131_000_000_000_000 - 7 * k) as f64)
+        .collect();
+    let power = (0..300)
+        .map(|k| 250.123456789 + k as f64 / 1024.0)
+        .collect();
+    vec![
+        ("energy_count [J]", energy),
+        ("offset [ns]", offset),
+        ("power [W]", power),
+    ]
 }

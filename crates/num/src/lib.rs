@@ -9,7 +9,8 @@
 //!   slice: leading white space, sign, decimal and hexadecimal floats,
 //!   `inf`/`infinity`/`nan`/`nan(chars)` (with glibc's NaN payload rules),
 //!   longest valid prefix, correctly rounded results (f32 results are rounded
-//!   once, straight from the decimal value).
+//!   once, straight from the decimal value); [`Precision`], which of the
+//!   two reads a trace's variable values.
 //! * [`write_fixed`]: glibc `printf("%.*f", prec, v)`, the exact decimal
 //!   expansion of the binary value rounded half-to-even.
 //! * [`write_general`]: glibc `printf("%g", v)`, i.e. C++ `std::cout << v`.
@@ -47,6 +48,31 @@ pub fn strtod(s: &[u8]) -> (f64, usize) {
 #[inline]
 pub fn strtof(s: &[u8]) -> f32 {
     parse::parse::<f32>(s).0
+}
+
+/// How a trace's variable values are read from their text: PajeNG reads
+/// a Pajé text's with `strtof` (so `dump` prints what `pj_dump` prints);
+/// a format whose numbers are the source's own (OTF2's metric values)
+/// keeps them as they are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// As PajeNG reads Pajé text: C's `strtof` (float32), widened.
+    #[default]
+    Float32,
+    /// Exactly: C's `strtod` (integers up to 2^53 exact, doubles as
+    /// doubles).
+    Double,
+}
+
+impl Precision {
+    /// The value of `text` read by this rule, as a double.
+    #[inline]
+    pub fn read(self, text: &[u8]) -> f64 {
+        match self {
+            Precision::Float32 => strtof(text) as f64,
+            Precision::Double => atof(text),
+        }
+    }
 }
 
 /// Append exactly what glibc `printf("%.*f", prec, v)` prints.

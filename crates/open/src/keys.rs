@@ -41,6 +41,7 @@ pub(crate) struct Again {
     file: File,
     path: Option<PathBuf>,
     opts: LoadOptions,
+    precision: trama_num::Precision,
 }
 
 impl Again {
@@ -52,6 +53,7 @@ impl Again {
             file,
             path: opened.path.clone(),
             opts: opts.clone(),
+            precision: opened.precision(),
         })
     }
 
@@ -223,7 +225,7 @@ fn confirm(again: &Again, mut suspects: Vec<Suspect>) -> Result<Option<SimError>
     for s in &suspects {
         keys.insert(s.list, &s.key);
     }
-    let mut sopts = crate::simulate::sim_options(&again.opts);
+    let mut sopts = crate::simulate::sim_options(&again.opts, again.precision);
     sopts.link_keys = LinkKeys::Confirm(Arc::new(keys));
     let mut sim = Simulator::new(CountingSink::default(), sopts);
     let mut found = None;

@@ -212,6 +212,11 @@ impl Opened {
         formats::each_reader!(&self.reader, r => r.binary())
     }
 
+    /// How its variable values are read (see [`TraceReader::precision`]).
+    pub fn precision(&self) -> trama_num::Precision {
+        formats::each_reader!(&self.reader, r => r.precision())
+    }
+
     /// The quote mode its text (from [`Opened::write_text`]) reads back in.
     pub fn text_quotes(&self) -> QuoteMode {
         formats::each_reader!(&self.reader, r => r.text_quotes())

@@ -139,6 +139,13 @@ pub trait TraceReader: Send {
         trama_paje::QuoteMode::Keep
     }
 
+    /// How its variable values are read: as PajeNG reads Pajé text
+    /// (`strtof`, the default), or exactly, for a format whose numbers are
+    /// the source's own (OTF2, and a `.ptb` made from one).
+    fn precision(&self) -> trama_num::Precision {
+        trama_num::Precision::Float32
+    }
+
     /// The text itself, for a reader of text that was not read yet (a
     /// merge source reads it on its own).
     fn take_text(&mut self) -> Option<Box<dyn std::io::Read + Send>> {

@@ -31,8 +31,11 @@ pub struct Simulated<S> {
     pub format: Format,
 }
 
-pub(crate) fn sim_options(opts: &LoadOptions) -> SimOptions {
+/// The simulation's options for `opts`, reading variable values by
+/// `precision` (the reader's).
+pub(crate) fn sim_options(opts: &LoadOptions, precision: trama_num::Precision) -> SimOptions {
     let mut o = SimOptions::default();
+    o.precision = precision;
     o.stop_at = opts.stop_at;
     o.ignore_incomplete_links = opts.ignore_incomplete_links;
     o.no_imbrication = opts.no_imbrication;
@@ -149,7 +152,7 @@ impl Opened {
         opts: &LoadOptions,
     ) -> Result<Simulated<S>, Error> {
         self.check_sort_window(opts)?;
-        let sopts = sim_options(opts);
+        let sopts = sim_options(opts, self.precision());
         // The simulation takes entity events by handles, unless they go
         // through the sort window, which copies words.
         let mut handled = opts.clone();

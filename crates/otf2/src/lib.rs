@@ -34,15 +34,38 @@
 //! | system tree nodes | containers, nested as the tree; one container type per class (`machine`, `node`, …) under its parent's type |
 //! | location groups | containers (type `Process`, `Accelerator` or `Location group`) in their system tree node |
 //! | locations | containers (type `Thread`, `Stream`, `Metric location` or `Location`) in their group; a name several locations share (`Master thread`) gets its group's name in parentheses |
-//! | `Enter`, `Leave` | pushed and popped states of type `Region` in the location, valued by the region's name |
+//! | `Enter`, `Leave` | pushed and popped states of type `Region` in the location, valued by the region's name (the `Enter`'s); a `Leave` that names a region further down ends it and the regions above it, which are entered again at once, and one that names no open region ends the innermost (below; `trama check` counts and names them) |
 //! | `MpiSend`, `MpiIsend` / `MpiRecv`, `MpiIrecv` | the start / the end of a link of type `MPI message` in the root container, valued by the communicator's name, user-defined fields `Tag` and `Size`; a send and a receive match when they agree on communicator, sender, receiver (ranks of the communicator, through its group of the world's locations) and tag, in order (MPI's non-overtaking rule): the key is `COMM_SENDER_RECEIVER_TAG_N`, `N` counting such messages |
 //! | `MpiIsendComplete`, `MpiIrecvRequest` | events of type `MPI request` (`Isend complete`, `Irecv request`) |
 //! | `MpiCollectiveBegin` … `MpiCollectiveEnd` | a state of type `MPI collective` valued by the operation (`ALLREDUCE`, …), fields `Communicator`, `Root`, `Sent`, `Received` (the end is read ahead on the location, at most [`LOOK_AHEAD`] records) |
-//! | `Metric` | one variable per metric member (`NAME [UNIT]`) set to its value: a metric class's in the location recording it, a metric instance's in its scope (location, location group or system tree node) |
+//! | `Metric` | one variable per metric member (`NAME [UNIT]`) set to its value, exact (64-bit integers up to 2^53, doubles as doubles: not through `strtof` as Pajé text, [`PRECISION`]): a metric class's in the location recording it, a metric instance's in its scope (location, location group or system tree node) |
 //! | `ThreadFork` … `ThreadJoin`, `OmpFork` … `OmpJoin` | a state of type `Thread fork` valued by the paradigm (`OpenMP`, …), field `Threads` (requested) |
 //! | `ThreadTeamBegin` … `ThreadTeamEnd`, `ThreadBegin` … `ThreadEnd` | a state of type `Thread team` valued by the team's (or contingent's) communicator |
 //! | `ThreadCreate`, `ThreadWait` | events of type `Thread event` |
 //! | other records (RMA, I/O, parameters, locks, tasks, calling contexts, …) | skipped by their length and counted by type ([`Stats`]; `trama check` lists them) |
+//! | the end of the trace: its last event record (mapped or not: `ProgramEnd`), the end of the clock's span (offset plus length), the later | the containers below the root destroyed then (`PajeDestroyContainer`, after every other event), so that they, and the trace, end where the archive ends |
+//!
+//! A `Leave` should name the region of the matching `Enter`, and Pajé's
+//! states nest; archives do not always comply (APEX's of HPX tasks). The
+//! rule, so that every interval keeps the region its `Enter` named:
+//!
+//! - a `Leave` that names the innermost open region of its location ends
+//!   it;
+//! - one that names a region further down (the innermost open instance of
+//!   it, at most 64 levels down) ends that region at its time; the regions
+//!   entered after it and still open end there too and are entered again
+//!   at once, one level lower: each keeps its time whole, in two intervals
+//!   (regions that interleave, as tasks switched on one thread do, are
+//!   shown so);
+//! - one that names no open region (APEX writes `Enter hpx_main` …
+//!   `Leave run_helper` when a task's timer gets another name; so does a
+//!   region more than 64 levels down) ends the innermost open region;
+//! - one on a location where no region is open is an error of the
+//!   simulation (a pop of an empty stack).
+//!
+//! The `Leave` records of the second and third kinds are counted, with
+//! the pairs of regions met most often and the first one's location and
+//! time, in a warning ([`Stats::warnings`]; `trama check` shows it).
 //!
 //! Containers are created at time 0, the clock's global offset: times are
 //! seconds from it (`(tick - offset) / resolution`, after the location's
@@ -79,6 +102,7 @@ mod model;
 mod out;
 mod paje;
 pub mod records;
+mod regions;
 mod table;
 mod words;
 
@@ -88,3 +112,9 @@ pub use error::Error;
 pub use events::{Event, EventReader, Kind, MetricValue, LOOK_AHEAD};
 pub use paje::{definitions, read_paje, read_paje_items, Item, ReadError, Stats};
 pub use table::Table;
+
+/// How the variable values of the mapping are read: exactly, as the
+/// archive gives them (a metric's 64-bit integers up to 2^53 and its
+/// doubles keep every digit), not through `strtof` as PajeNG reads Pajé
+/// text. A simulation or a `.ptb` of the mapping's events uses this rule.
+pub const PRECISION: trama_num::Precision = trama_num::Precision::Double;

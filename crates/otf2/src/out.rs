@@ -30,6 +30,7 @@ pub(crate) struct Defs {
     pub new_event: EventDef,
     pub start_link: EventDef,
     pub end_link: EventDef,
+    pub destroy: EventDef,
     /// The line of the first event, after the definitions.
     pub first_event_line: u64,
 }
@@ -122,6 +123,13 @@ impl Defs {
                 &[Time, Type, Container, Value, EndContainer, Key],
                 &[],
             ),
+            destroy: def(
+                line,
+                EventKind::DestroyContainer,
+                14,
+                &[Time, Type, Name],
+                &[],
+            ),
             first_event_line: *line,
         }
     }
@@ -142,6 +150,7 @@ impl Defs {
             &self.new_event,
             &self.start_link,
             &self.end_link,
+            &self.destroy,
         ]
         .into_iter()
         .cloned()
@@ -288,6 +297,21 @@ where
         self.emit(which)
     }
 
+    /// An event of a time (in ticks) and words (a container destroyed).
+    pub fn timed_words(
+        &mut self,
+        which: Which,
+        ticks: u64,
+        words: &[&[u8]],
+    ) -> Result<(), ReadError<E>> {
+        self.w.start(which(&self.defs).id());
+        self.w.time(&self.clock, ticks);
+        for w in words {
+            self.w.push(w);
+        }
+        self.emit(which)
+    }
+
     /// A type definition: the next type handle is its.
     pub fn define_type(
         &mut self,
@@ -329,7 +353,7 @@ where
                 ty: e.ty.id,
                 value,
                 other,
-                number: e.number.map_or(0.0, |n| trama_num::strtof(n) as f64),
+                number: e.number.map_or(0.0, |n| crate::PRECISION.read(n)),
                 key,
                 extras: e.extras,
             };

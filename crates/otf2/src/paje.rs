@@ -16,7 +16,8 @@ use crate::events::{Event, Kind, MetricValue};
 use crate::model::{clean, Model, ROOT};
 use crate::out::{Cont, Defs, Ent, Out, Ty, Val, Which};
 use crate::records::{collective_name, event_name, paradigm_name};
-use crate::words::write_u64;
+use crate::regions::{Leave, OpenRegions};
+use crate::words::{write_time, write_u64};
 
 /// Why [`read_paje`] stopped.
 #[derive(Debug)]
@@ -153,6 +154,8 @@ struct Mapper<'a, F> {
     /// receiver, tag).
     messages: HashMap<(u32, u64, u64, u32), (u64, u64)>,
     comm_names: HashMap<u32, Vec<u8>>,
+    /// The regions open on each location.
+    open: OpenRegions,
     key: Vec<u8>,
     unresolved: u64,
     unfinished_collectives: u64,
@@ -226,6 +229,11 @@ where
         })
     }
 
+    /// A region's name, for a message.
+    fn region_text(&mut self, region: u32) -> String {
+        String::from_utf8_lossy(self.region_name(region)).into_owned()
+    }
+
     fn region_name(&mut self, region: u32) -> &[u8] {
         let d = self.d;
         let make = || {
@@ -246,6 +254,7 @@ where
     /// A region entered on location `loc`.
     #[inline]
     fn enter(&mut self, loc: usize, time: u64, region: u32) -> Result<(), ReadError<E>> {
+        self.open.enter(loc, region);
         let ty = self.entity_type(loc, Entity::Region)?;
         let (c, k) = self.locations[loc];
         let known = self.region_values[k]
@@ -301,6 +310,75 @@ where
             other: None,
             extras: &[],
         })
+    }
+
+    /// A region left on location `loc`, as the rule of [`crate::regions`]
+    /// says: the states it ends, and the regions entered again.
+    #[inline]
+    fn leave(&mut self, loc: usize, time: u64, region: u32) -> Result<(), ReadError<E>> {
+        match self.open.leave(loc, time, region) {
+            Leave::Innermost => self.pop(loc, time, Entity::Region),
+            Leave::Below { reenter } => {
+                for _ in 0..=reenter.len() {
+                    self.pop(loc, time, Entity::Region)?;
+                }
+                for r in reenter {
+                    self.enter(loc, time, r)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The warning about the `Leave` records that did not name the
+    /// innermost open region, if any.
+    fn leave_warning(&mut self) -> Option<String> {
+        let first = self.open.first?;
+        let mut pairs = Vec::new();
+        for ((open, named), n) in self.open.most_often(3) {
+            let (open, named) = (self.region_text(open), self.region_text(named));
+            pairs.push(format!("'{open}' left as '{named}' ({n})"));
+        }
+        let (open, named) = (self.region_text(first.open), self.region_text(first.named));
+        let c = self.locations[first.location].0 - 1;
+        let location = String::from_utf8_lossy(&self.model.containers[c].name).into_owned();
+        let mut at = Vec::new();
+        write_time(&mut at, &self.d.clock, first.time);
+        let mut kinds = Vec::new();
+        if self.open.below > 0 {
+            kinds.push(format!(
+                "{} a region further down: it ends with the regions above it, entered again",
+                self.open.below
+            ));
+        }
+        if self.open.unopened > 0 {
+            kinds.push(format!(
+                "{} a region not open: the innermost ends",
+                self.open.unopened
+            ));
+        }
+        Some(format!(
+            "{} OTF2 Leave records name a region other than the innermost one open on their location \
+             ({}); each interval keeps the region its Enter named; most often {}; \
+             the first on '{location}' at {} s: Leave '{named}' while '{open}' is open",
+            self.open.mismatches(),
+            kinds.join("; "),
+            pairs.join(", "),
+            String::from_utf8_lossy(&at),
+        ))
+    }
+
+    /// Ends the trace at `ticks`: the containers below the root are
+    /// destroyed then (with their children).
+    fn end(&mut self, ticks: u64) -> Result<(), ReadError<E>> {
+        for c in &self.model.containers {
+            if c.parent == ROOT {
+                let ty = &self.model.types[c.ctype].alias;
+                self.out
+                    .timed_words(|d| &d.destroy, ticks, &[ty, &c.alias])?;
+            }
+        }
+        Ok(())
     }
 
     /// A state or event of entity type `e` on location `loc`.
@@ -569,7 +647,7 @@ where
         let time = ev.time;
         match ev.kind {
             Kind::Enter { region } => self.enter(loc, time, region)?,
-            Kind::Leave { .. } => self.pop(loc, time, Entity::Region)?,
+            Kind::Leave { region } => self.leave(loc, time, region)?,
             Kind::MpiSend {
                 receiver,
                 comm,
@@ -722,6 +800,7 @@ where
         variable_types: HashMap::new(),
         messages: HashMap::new(),
         comm_names: HashMap::new(),
+        open: OpenRegions::new(d.locations.len()),
         key: Vec::new(),
         unresolved: 0,
         unfinished_collectives: 0,
@@ -731,11 +810,14 @@ where
     let mut merged = archive.merged()?;
     let mut records = 0u64;
     let mut skipped = [0u64; 256];
+    // The time of the last event record, mapped or not (ProgramEnd).
+    let mut last = None;
     let mapped = crate::batch::run(&mut merged, threaded, progress, |b| {
         for r in &b.recs {
             if !m.event(b, r)? {
                 skipped[r.ev.record as usize] += 1;
             }
+            last = last.max(Some(r.ev.time));
         }
         records += b.recs.len() as u64;
         Ok(true)
@@ -744,6 +826,13 @@ where
         Ok(()) => {}
         Err(Stopped::Archive(e)) => return Err(ReadError::Archive(e)),
         Err(Stopped::Map(e)) => return Err(e),
+    }
+    // The trace ends at its last event record or at the end of the
+    // clock's span, the later.
+    let clock = d.clock;
+    let span = (clock.length > 0).then(|| clock.offset.saturating_add(clock.length));
+    if let Some(end) = last.max(span) {
+        m.end(end)?;
     }
     if let Some(p) = progress {
         p.store(archive.event_bytes(), Ordering::Relaxed);
@@ -769,6 +858,9 @@ where
         if n > 0 {
             stats.skipped.insert(name(id), n);
         }
+    }
+    if let Some(w) = m.leave_warning() {
+        stats.warnings.push(w);
     }
     if m.unresolved > 0 {
         stats.warnings.push(format!(

@@ -1,5 +1,7 @@
 //! Decimal texts stored as (mantissa, scale), keeping every digit.
 
+use trama_num::Precision;
+
 /// Largest scale stored as a decimal.
 pub(crate) const MAX_SCALE: u8 = 30;
 
@@ -126,6 +128,15 @@ pub(crate) fn to_f32(m: i64, s: u8) -> f32 {
         m as f32 / POW10[s as usize] as f32
     } else {
         from_text(m, s, trama_num::strtof)
+    }
+}
+
+/// A variable's value: what `precision` reads from the text of (m, s).
+#[inline(always)]
+pub(crate) fn value(m: i64, s: u8, precision: Precision) -> f64 {
+    match precision {
+        Precision::Float32 => to_f32(m, s) as f64,
+        Precision::Double => to_f64(m, s),
     }
 }
 

@@ -16,6 +16,9 @@ pub(crate) const TRAILER_LEN: usize = 16;
 
 pub(crate) const FLAG_INTERNED: u16 = 1;
 pub(crate) const FLAG_STRIPPED: u16 = 2;
+/// Variable values are read exactly (`strtod`), not as `strtof` reads
+/// Pajé text.
+pub(crate) const FLAG_EXACT_VALUES: u16 = 4;
 
 pub(crate) const KIND_STRINGS: u8 = 1;
 pub(crate) const KIND_EVENTS: u8 = 2;

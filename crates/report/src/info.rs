@@ -78,7 +78,7 @@ fn describe(
     )?;
     writeln!(
         out,
-        "  made from   {} lines (or libRastro records): {} events, {} event definitions; quotes {}",
+        "  made from   {} lines (or libRastro records): {} events, {} event definitions; quotes {}; variable values {}",
         file.text_lines(),
         file.events(),
         file.definitions().len(),
@@ -86,6 +86,10 @@ fn describe(
             "stripped (as PajeNG 1.3.10 reads them)"
         } else {
             "kept as in the text"
+        },
+        match file.precision() {
+            trama_num::Precision::Float32 => "read as strtof reads them (Pajé text)",
+            trama_num::Precision::Double => "exact (as the source gives them)",
         }
     )?;
     if file.interned() {

@@ -7,6 +7,7 @@
 //! `New*` operations so that the engine's [`crate::Model`] mirrors them.
 
 use trama_events::{Event, EventDef, EventKind, Field};
+use trama_num::Precision;
 
 use crate::error::{SimError, SimErrorKind};
 use crate::idmap::{pack, IdMap};
@@ -43,6 +44,8 @@ pub struct Resolver {
     keep_extras: bool,
     /// Events on unknown containers are ignored with a warning.
     lenient: bool,
+    /// How variable values are read.
+    precision: Precision,
     tolerated: Tolerated,
 }
 
@@ -123,6 +126,7 @@ impl Resolver {
             value_types: Vec::new(),
             keep_extras,
             lenient: false,
+            precision: Precision::Float32,
             tolerated: Tolerated::default(),
         }
     }
@@ -131,6 +135,12 @@ impl Resolver {
     /// instead of failing; see [`Resolver::warnings`].
     pub fn set_lenient(&mut self, lenient: bool) {
         self.lenient = lenient;
+    }
+
+    /// Reads variable values by `precision` (the default: `strtof`, as
+    /// PajeNG reads Pajé text).
+    pub fn set_precision(&mut self, precision: Precision) {
+        self.precision = precision;
     }
 
     /// What was let pass (with [`Resolver::set_lenient`]), as warnings.
@@ -474,7 +484,7 @@ impl Resolver {
             ..
         } = self.refs(ev, batch)?;
         let number = if expected == TypeKind::Variable {
-            trama_num::strtof(ev.get(Field::Value)) as f64
+            self.precision.read(ev.get(Field::Value))
         } else {
             0.0
         };
@@ -841,7 +851,8 @@ pub struct HandleEvent<'a> {
     pub value: ValueRef<'a>,
     /// The other end of a link (`StartContainer` or `EndContainer`).
     pub other: ContainerId,
-    /// The value of a variable event (as read by `strtof`).
+    /// The value of a variable event (read from its word as the
+    /// simulation's [`Precision`] says).
     pub number: f64,
     /// The key of a link.
     pub key: &'a [u8],

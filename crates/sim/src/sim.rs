@@ -8,7 +8,9 @@
 //!   `PajePopState` ends the top; `PajeResetState` ends them all;
 //! - variables are step functions: Set/Add/Sub at the time of the last
 //!   value update it in place, otherwise close it and open a new value;
-//!   values are read as C `strtof` does (float32) and summed in double;
+//!   values are read as C `strtof` does (float32) and summed in double
+//!   (values of a reader whose numbers are the source's own, such as OTF2's,
+//!   are read exactly: [`SimOptions::precision`]);
 //! - links are matched by (container, link type, key), in either order; a
 //!   key cannot be used again once its link is complete;
 //! - entities of one type in one container must come in time order; events
@@ -114,6 +116,7 @@ impl<S: Sink> Simulator<S> {
 fn resolver(opts: &SimOptions) -> Resolver {
     let mut r = Resolver::new(opts.keep_extras);
     r.set_lenient(opts.lenient);
+    r.set_precision(opts.precision);
     r
 }
 

@@ -142,4 +142,8 @@ impl TraceReader for Otf2Reader {
     fn text_quotes(&self) -> QuoteMode {
         QuoteMode::Strip
     }
+
+    fn precision(&self) -> trama_num::Precision {
+        trama_otf2::PRECISION
+    }
 }

@@ -99,6 +99,10 @@ impl TraceReader for PtbReader {
         }
     }
 
+    fn precision(&self) -> trama_num::Precision {
+        self.file.precision()
+    }
+
     fn ptb(&self) -> Option<&PtbFile> {
         Some(&self.file)
     }

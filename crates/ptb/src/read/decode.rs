@@ -295,7 +295,7 @@ impl PtbFile {
                                 .get_str(&mut rc.c[STRS], interned)
                                 .ok_or_else(|| short(STRS))?;
                             block.arena.extend_from_slice(t);
-                            rec.number = trama_num::strtof(t) as f64;
+                            rec.number = self.precision().read(t);
                         } else {
                             let s = (v & 31) as u8;
                             if s > decimal::MAX_SCALE {
@@ -304,7 +304,7 @@ impl PtbFile {
                             let m = varint::unzigzag(v >> 5);
                             rec.nm = m;
                             rec.ns = s;
-                            rec.number = decimal::to_f32(m, s) as f64;
+                            rec.number = decimal::value(m, s, self.precision());
                         }
                     }
                     Slot::Key => {

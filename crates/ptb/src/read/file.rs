@@ -6,6 +6,7 @@ use std::io;
 use std::path::Path;
 
 use trama_events::EventDef;
+use trama_num::Precision;
 
 use super::plan::plan;
 use super::{bad, frame, FormatError, Plan};
@@ -266,6 +267,17 @@ impl PtbFile {
     /// Was the text read with quotes stripped?
     pub fn quotes_stripped(&self) -> bool {
         self.flags & FLAG_STRIPPED != 0
+    }
+
+    /// How its variable values are read: as `strtof` reads Pajé text, or
+    /// exactly (a file made from a reader whose numbers are the source's
+    /// own, such as OTF2's).
+    pub fn precision(&self) -> Precision {
+        if self.flags & FLAG_EXACT_VALUES != 0 {
+            Precision::Double
+        } else {
+            Precision::Float32
+        }
     }
 
     /// Number of events.

@@ -423,7 +423,8 @@ impl PtbFile {
         Some(decimal::to_f64(m, s))
     }
 
-    /// A variable's value as `strtof` reads it, from `NUMS` (or `STRS`).
+    /// A variable's value as the file's precision reads it (`strtof` for
+    /// Pajé text), from `NUMS` (or `STRS`).
     #[inline(always)]
     pub(super) fn number(
         &self,
@@ -435,13 +436,17 @@ impl PtbFile {
         let v = read_wide(p, pn, bad);
         if v & 31 == NUM_TEXT {
             let id = read_small(p, pstr, bad);
-            return Some(trama_num::strtof(self.string(id as u64)?) as f64);
+            return Some(self.precision().read(self.string(id as u64)?));
         }
         let s = (v & 31) as u8;
         if s > decimal::MAX_SCALE {
             return None;
         }
-        Some(decimal::to_f32(varint::unzigzag(v >> 5), s) as f64)
+        Some(decimal::value(
+            varint::unzigzag(v >> 5),
+            s,
+            self.precision(),
+        ))
     }
 
     /// The value created by an event's first use: the next model record.

@@ -117,18 +117,20 @@ impl<W: Write + Send + 'static> Encoder<W> {
         t
     }
 
-    /// Stores a variable's value; returns it as `strtof` reads it.
+    /// Stores a variable's value; returns it as the file's precision
+    /// reads it (`strtof` for Pajé text).
     pub(super) fn put_number(&mut self, w: &[u8]) -> f64 {
+        let precision = self.opts.precision;
         match decimal::parse(w) {
             Some((m, s)) if m.unsigned_abs() < 1 << 58 => {
                 let col = &mut self.runs[self.cur].cols[NUMS];
                 varint::put(col, varint::zigzag(m) << 5 | s as u64);
-                decimal::to_f32(m, s) as f64
+                decimal::value(m, s, precision)
             }
             _ => {
                 varint::put(&mut self.runs[self.cur].cols[NUMS], NUM_TEXT);
                 self.put_str(w);
-                trama_num::strtof(w) as f64
+                precision.read(w)
             }
         }
     }

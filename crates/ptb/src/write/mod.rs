@@ -35,6 +35,10 @@ pub struct WriteOptions {
     pub block_events: usize,
     /// The text was read with quotes stripped (recorded in the header).
     pub quotes_stripped: bool,
+    /// How the events' variable values are read (recorded in the
+    /// header): as PajeNG reads Pajé text, or exactly, for events of a
+    /// reader whose numbers are the source's own (OTF2).
+    pub precision: trama_num::Precision,
 }
 
 impl Default for WriteOptions {
@@ -44,6 +48,7 @@ impl Default for WriteOptions {
             zstd_level: Some(1),
             block_events: 1 << 16,
             quotes_stripped: false,
+            precision: trama_num::Precision::Float32,
         }
     }
 }

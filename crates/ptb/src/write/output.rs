@@ -6,6 +6,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, Sender};
 use trama_events::{EventDef, StringMode};
+use trama_num::Precision;
 
 use super::{SourceStats, WriteOptions};
 
@@ -187,6 +188,9 @@ pub(super) fn start<W: Write + Send + 'static>(
     }
     if opts.quotes_stripped {
         flags |= FLAG_STRIPPED;
+    }
+    if opts.precision == Precision::Double {
+        flags |= FLAG_EXACT_VALUES;
     }
     header[10..12].copy_from_slice(&u16::to_le_bytes(flags));
     out.write_all(&header)?;

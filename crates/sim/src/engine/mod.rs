@@ -54,6 +54,10 @@ pub struct SimOptions {
     /// default), or in a filter of fixed size (memory bounded whatever
     /// the trace).
     pub link_keys: LinkKeys,
+    /// How variable values are read from their words: as PajeNG reads
+    /// Pajé text (`strtof`, the default), or exactly, for a reader whose
+    /// numbers are the source's own (OTF2).
+    pub precision: trama_num::Precision,
 }
 
 const NONE: u32 = u32::MAX;

@@ -22,7 +22,8 @@ pub struct ReplayEvent<'a> {
     pub value: u32,
     /// The other end of a link.
     pub other: u32,
-    /// The value of a variable event, as `strtof` reads it.
+    /// The value of a variable event, read from its word as the file says
+    /// (`strtof` for Pajé text, see [`trama_num::Precision`]).
     pub number: f64,
     /// The key of a link.
     pub key: &'a [u8],
