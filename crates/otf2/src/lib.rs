@@ -83,7 +83,8 @@
 //! over the locations: memory holds a position per location, and pages of
 //! the files read are given back). [`read_paje`] and [`read_paje_items`]
 //! hand the Pajé events over: definitions and containers first, then the
-//! merged events; entity events either by their words or by the
+//! merged events, then the containers' end where the archive ends; entity
+//! events either by their words or by the
 //! simulator's handles, decoding and merging on a thread of their own.
 //! Every error ([`Error`]) names the file and, for damage, the byte
 //! offset; no input makes the reader panic.

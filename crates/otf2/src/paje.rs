@@ -750,7 +750,8 @@ where
 
 /// Reads `archive`, handing its events mapped to Pajé to `each`:
 /// definitions and containers first, then the events of every location in
-/// time order. With `handles`, entity events are given by the handles the
+/// time order, then the containers destroyed where the archive ends. With
+/// `handles`, entity events are given by the handles the
 /// simulator's resolver gives their type, container and value (it must
 /// see every event handed over, in order); otherwise by their words. With
 /// `threaded`, the files are decoded and merged on a thread of their own.
