@@ -25,6 +25,10 @@
 //! dump can show them.
 #![deny(missing_docs)]
 
+mod message;
+
+pub use message::{shorten, LONGEST_WORD};
+
 use std::fmt;
 
 /// How a trace writer stores strings (every binary format has both

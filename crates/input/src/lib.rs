@@ -48,8 +48,10 @@ mod compression;
 mod error;
 mod input;
 mod source;
+mod text;
 
 pub use compression::Compression;
 pub use error::InputError;
 pub use input::{open_file, Input, BUFFER_SIZE};
 pub use source::Source;
+pub use text::{utf8_text, NotUtf8};

@@ -53,10 +53,14 @@ pub enum MergeError {
     #[error(transparent)]
     Source(#[from] SourceError),
     /// A record of a source could not be written.
-    #[error("{input}: {error}")]
+    #[error("{}", SourceError::at(input, *position, format!("{error} (record {record} of the source)")))]
     Record {
         /// The source's file.
         input: String,
+        /// The record's number in the source (from 1).
+        record: u64,
+        /// Where in the source it came from, when the source knows it.
+        position: Option<trama_sources::Location>,
         /// Why.
         error: WriteError,
     },

@@ -18,7 +18,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::io::Write;
 use std::sync::Arc;
 
-use trama_sources::{Decl, Nanos, PajeWriter, Record, Source, What};
+use trama_sources::{Decl, Location, Nanos, PajeWriter, Record, Source, What};
 
 use crate::unify::Mapper;
 use crate::MergeError;
@@ -120,6 +120,8 @@ struct Pending {
     time: Nanos,
     seq: u64,
     record: Record,
+    /// The record's number in its source, and where it comes from.
+    origin: (u64, Option<Location>),
 }
 
 impl PartialEq for Pending {
@@ -224,6 +226,7 @@ impl Lane {
                 time,
                 seq: self.seq,
                 record: rec,
+                origin: (self.records, self.input.source.position()),
             }));
         }
     }
@@ -378,6 +381,8 @@ pub fn merge<W: Write>(
         }
         out.write(&p.record).map_err(|e| MergeError::Record {
             input: lane.input.source.name().to_string(),
+            record: p.origin.0,
+            position: p.origin.1,
             error: e,
         })?;
         stats.written += 1;

@@ -151,10 +151,13 @@ impl Plan {
 
     /// Reads and parses a plan file.
     pub fn read(file: &FsPath) -> Result<Plan, MergeError> {
-        let text = std::fs::read_to_string(file).map_err(|e| MergeError::Plan {
+        let plan_error = |message| MergeError::Plan {
             file: file.display().to_string(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        let bytes = std::fs::read(file).map_err(|e| plan_error(e.to_string()))?;
+        let text = trama_input::utf8_text(bytes)
+            .map_err(|e| plan_error(format!("line {}: {e}", e.line)))?;
         Plan::parse(&text, file)
     }
 

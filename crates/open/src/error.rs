@@ -6,6 +6,7 @@
 
 use std::io;
 
+use trama_events::shorten;
 use trama_sim::SimErrorKind;
 
 use crate::Format;
@@ -103,38 +104,6 @@ pub enum Error {
         /// What failed.
         message: String,
     },
-}
-
-/// Longest word shown whole in a message.
-const LONGEST_WORD: usize = 100;
-
-/// `text` with every word longer than [`LONGEST_WORD`] bytes cut, its
-/// length said: a message never echoes a megabyte-long token.
-fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.split([' ', '\n']).any(|w| w.len() > LONGEST_WORD) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::new();
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        for (j, w) in line.split(' ').enumerate() {
-            if j > 0 {
-                out.push(' ');
-            }
-            if w.len() > LONGEST_WORD {
-                let mut cut = 60;
-                while !w.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                out.push_str(&format!("{}… ({} bytes)", &w[..cut], w.len()));
-            } else {
-                out.push_str(w);
-            }
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 fn sim_message(name: &str, line: u64, binary: bool, kind: &SimErrorKind, contents: &str) -> String {

@@ -432,16 +432,31 @@ pub struct SourceError {
 }
 
 impl fmt::Display for SourceError {
+    /// The message's long words (a token of a damaged file) are cut.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = trama_events::shorten(&self.message);
         match self.location {
-            Location::Line(l) => write!(f, "{}:{}: {}", self.file, l, self.message),
-            Location::Byte(b) => write!(f, "{}: at byte {}: {}", self.file, b, self.message),
-            Location::File => write!(f, "{}: {}", self.file, self.message),
+            Location::Line(l) => write!(f, "{}:{}: {message}", self.file, l),
+            Location::Byte(b) => write!(f, "{}: at byte {b}: {message}", self.file),
+            Location::File => write!(f, "{}: {message}", self.file),
         }
     }
 }
 
 impl SourceError {
+    /// An error at `location` of `file`, or about the whole file.
+    pub fn at(
+        file: impl Into<String>,
+        location: Option<Location>,
+        message: impl Into<String>,
+    ) -> SourceError {
+        SourceError {
+            file: file.into(),
+            location: location.unwrap_or(Location::File),
+            message: message.into(),
+        }
+    }
+
     /// An error at a line of a text input.
     pub fn line(file: impl Into<String>, line: u64, message: impl Into<String>) -> SourceError {
         SourceError {
@@ -555,6 +570,13 @@ pub trait Source: Send {
     /// Extra fields its records carry (the writer's dialect must hold them).
     fn extra_fields(&self) -> Vec<ExtraField> {
         Vec::new()
+    }
+
+    /// Where in its input the record last served comes from (a line, the
+    /// byte offset of a binary event), when the source knows it: an error
+    /// the record causes further on (a container created twice) names it.
+    fn position(&self) -> Option<Location> {
+        None
     }
 }
 

@@ -265,10 +265,15 @@ impl SyncTable {
     pub fn read(path: impl AsRef<Path>, unit: TimeUnit) -> Result<SyncTable, SyncError> {
         let path = path.as_ref();
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| SyncError {
+        let bytes = std::fs::read(path).map_err(|e| SyncError {
             file: name.clone(),
             line: None,
             message: format!("cannot read: {e}"),
+        })?;
+        let text = trama_input::utf8_text(bytes).map_err(|e| SyncError {
+            file: name.clone(),
+            line: Some(e.line),
+            message: e.to_string(),
         })?;
         SyncTable::parse(&text, &name, unit)
     }

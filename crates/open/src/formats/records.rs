@@ -8,7 +8,7 @@
 use std::io::Write;
 
 use trama_paje::QuoteMode;
-use trama_sources::{Dialect, PajeWriter, Source, WriterOptions};
+use trama_sources::{Dialect, PajeWriter, Source, SourceError, WriterOptions};
 
 use crate::formats::text::TextReader;
 use crate::input::{Progress, ProgressUnit};
@@ -58,15 +58,21 @@ pub(crate) fn write_source(mut source: Box<dyn Source>, out: impl Write) -> Resu
     let mut writer =
         PajeWriter::new(out, dialect, WriterOptions::default()).map_err(|e| e.to_string())?;
     let mut first = true;
+    let mut records = 0u64;
     while let Some(rec) = source.next_record().map_err(|e| e.to_string())? {
         if first {
             writer.set_origin(rec.time);
             first = false;
         }
+        records += 1;
         match writer.write(&rec) {
             Ok(()) => {}
             Err(e) if closed(&e) => return Ok(()),
-            Err(e) => return Err(format!("{name}: {e}")),
+            // Where the record came from, and which it is.
+            Err(e) => {
+                let message = format!("{e} (record {records} of the source)");
+                return Err(SourceError::at(name, source.position(), message).to_string());
+            }
         }
     }
     match writer.finish() {

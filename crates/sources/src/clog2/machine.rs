@@ -21,8 +21,10 @@ use crate::record::SourceError;
 pub fn read_machine_file(path: impl AsRef<Path>) -> Result<Vec<String>, SourceError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| SourceError::file(&name, format!("cannot read: {e}")))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| SourceError::file(&name, format!("cannot read: {e}")))?;
+    let text = trama_input::utf8_text(bytes)
+        .map_err(|e| SourceError::line(&name, e.line, e.to_string()))?;
     parse_machine_file(&text, &name)
 }
 

@@ -241,8 +241,9 @@ impl Mapping {
     /// Reads a mapping file.
     pub fn load(path: &std::path::Path) -> Result<Mapping, SourceError> {
         let file = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).map_err(|e| SourceError::file(&file, e.to_string()))?;
+        let bytes = std::fs::read(path).map_err(|e| SourceError::file(&file, e.to_string()))?;
+        let text = trama_input::utf8_text(bytes)
+            .map_err(|e| SourceError::line(&file, e.line, e.to_string()))?;
         Mapping::from_toml(&file, &text)
     }
 

@@ -166,7 +166,8 @@ pub use mapping::{Mapping, OutPolicy, StateMode, UnknownPolicy, AKYPUERA_TOML, D
 use engine::Engine;
 
 use crate::record::{
-    open_file, read_all, ExtraField, OpenSource, Path, Record, Source, SourceError, Stepwise, What,
+    open_file, read_all, ExtraField, Location, OpenSource, Path, Record, Source, SourceError,
+    Stepwise, What,
 };
 
 /// Events a source passed over because its mapping said to skip them.
@@ -214,6 +215,8 @@ pub struct RstSource {
     engine: Engine,
     out: VecDeque<Record>,
     declared: bool,
+    /// Byte offset of the event whose records are served.
+    offset: Option<u64>,
 }
 
 impl OpenSource for RstSource {
@@ -225,6 +228,7 @@ impl OpenSource for RstSource {
             engine: Engine::open(name, data, opts.mapping.clone())?,
             out: VecDeque::new(),
             declared: false,
+            offset: None,
         })
     }
 }
@@ -259,6 +263,12 @@ impl Source for RstSource {
     fn extra_fields(&self) -> Vec<ExtraField> {
         self.engine.mapping().extra_fields().to_vec()
     }
+
+    /// The byte offset of the event that made the record (records are
+    /// served one event at a time).
+    fn position(&self) -> Option<Location> {
+        self.offset.map(Location::Byte)
+    }
 }
 
 impl Stepwise for RstSource {
@@ -281,7 +291,10 @@ impl Stepwise for RstSource {
             }
         }
         match next {
-            Some(d) => self.out.extend(d.records),
+            Some(d) => {
+                self.offset = Some(d.offset);
+                self.out.extend(d.records);
+            }
             None => return Ok(!self.out.is_empty()),
         }
         Ok(true)
