@@ -168,4 +168,26 @@ mod tests {
         t.tick(3.5, 2.0, 4.0);
         assert_eq!(t.d, "M1.5,2v4m2,-4v4");
     }
+
+    /// Regression: recording 40 frames of a node view took most of its
+    /// time mapping and unmapping font files, once per text drawn; the
+    /// faces the pictures use are held in memory.
+    #[test]
+    fn the_pictures_fonts_are_held_in_memory() {
+        use resvg::usvg::fontdb::{Family, Query, Source};
+        let r = Rasterizer::new();
+        let q = Query {
+            families: &[Family::Name("DejaVu Sans"), Family::SansSerif],
+            ..Query::default()
+        };
+        // A machine without fonts draws no text at all.
+        let Some(id) = r.opt.fontdb.query(&q) else {
+            return;
+        };
+        assert!(
+            matches!(r.opt.fontdb.face_source(id), Some((Source::Binary(_), _))),
+            "{:?}",
+            r.opt.fontdb.face_source(id).map(|s| s.1)
+        );
+    }
 }
