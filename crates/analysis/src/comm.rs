@@ -290,7 +290,10 @@ pub fn order_of(
     let sort = |cs: &mut Vec<ContainerId>, counts: &HashMap<ContainerId, u64>| {
         cs.sort_by(|a, b| {
             sent(counts, b).cmp(&sent(counts, a)).then_with(|| {
-                trama_sim::natural_cmp_bytes(m.str(m.container(*a).name), m.str(m.container(*b).name))
+                trama_sim::natural_cmp_bytes(
+                    m.str(m.container(*a).name),
+                    m.str(m.container(*b).name),
+                )
             })
         });
     };

@@ -220,7 +220,9 @@ pub fn kiviat(
         .map(ContainerId)
         .filter(|c| m.container(*c).ty == host_ty)
         .collect();
-    hosts.sort_by(|a, b| trama_sim::natural_cmp(&container_name(trace, *a), &container_name(trace, *b)));
+    hosts.sort_by(|a, b| {
+        trama_sim::natural_cmp(&container_name(trace, *a), &container_name(trace, *b))
+    });
     let col: HashMap<ContainerId, usize> = hosts.iter().enumerate().map(|(i, c)| (*c, i)).collect();
     // Off-host messages: (start, sender's host column).
     let mut sent: Vec<(f64, usize)> = Vec::new();

@@ -316,11 +316,72 @@ fn names_order_numbers_inside_by_value() {
     let labels = rank_numbers(&svg);
     assert_eq!(labels[..16], ordered[..], "{labels:?}");
     // The statistics' rows.
-    let out = trama(&["stats", "states", trace.to_str().unwrap(), "--format", "csv"]);
+    let out = trama(&[
+        "stats",
+        "states",
+        trace.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
     let csv = String::from_utf8_lossy(&out.stdout);
     assert_eq!(rank_numbers(&csv), ordered, "{csv}");
     let out = trama(&["stats", "comm", trace.to_str().unwrap(), "--format", "csv"]);
     let csv = String::from_utf8_lossy(&out.stdout);
-    let senders: Vec<u32> = csv.lines().skip(1).flat_map(|l| rank_numbers(l).into_iter().take(1)).collect();
+    let senders: Vec<u32> = csv
+        .lines()
+        .skip(1)
+        .flat_map(|l| rank_numbers(l).into_iter().take(1))
+        .collect();
     assert_eq!(senders, ordered, "{csv}");
+}
+
+/// Regression: the process view drew a bar and a label for each of 64
+/// partners in about 300 pixels; it draws the largest ones and adds the
+/// others up in one bar.
+#[test]
+fn the_process_view_shows_the_largest_partners_and_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = String::from(
+        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeDefineLinkType 1\n% Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeStartLink 3\n% Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string\n%EndEventDef\n\
+         %EventDef PajeEndLink 4\n% Time date\n% Type string\n% Container string\n% EndContainer string\n% Value string\n% Key string\n%EndEventDef\n\
+         %EventDef PajeDefineStateType 5\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+         %EventDef PajeSetState 6\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
+         0 P 0 Process\n1 L 0 P P Message\n5 S P State\n",
+    );
+    for i in 0..=64 {
+        t.push_str(&format!("2 0 p{i} P 0 worker-{i}\n"));
+    }
+    t.push_str("6 0 S p0 compute\n");
+    // Partner i's message arrives at i + 1 after p0 waited i ms for it.
+    let mut total = 0.0;
+    for i in 1..=64 {
+        let end = i as f64 + 1.0;
+        let wait = i as f64 * 1e-3;
+        total += wait;
+        t.push_str(&format!(
+            "3 {} L 0 p{i} m k{i}\n6 {} S p0 wait\n4 {end} L 0 p0 m k{i}\n6 {end} S p0 compute\n",
+            end - 0.5,
+            end - wait
+        ));
+    }
+    let trace = write_in(dir.path(), "partners.paje", t);
+    let svg = render("process", &trace, &["--process", "worker-0"]);
+    let bars: Vec<(&str, &str)> = tags(&svg, "rect")
+        .into_iter()
+        .filter(|(tag, _)| tag.contains("fill=\"#e15759\""))
+        .collect();
+    assert_eq!(bars.len(), 16, "15 partners and the others: {svg}");
+    // The largest first, then the others added up.
+    assert!(svg.contains("<title>worker-64</title>"), "{svg}");
+    assert!(!svg.contains("<title>worker-1</title>"), "{svg}");
+    let shown: f64 = (50..=64).map(|i| i as f64 * 1e-3).sum();
+    assert!(svg.contains("<title>others (49)</title>"), "{svg}");
+    assert!(
+        svg.contains(&format!(">{:.6}</text>", total - shown)),
+        "the others' sum, {}: {svg}",
+        total - shown
+    );
 }

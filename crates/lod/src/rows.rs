@@ -42,7 +42,10 @@ fn variables(trace: &Trace, c: ContainerId) -> Vec<ListId> {
         .filter(|l| m.list(*l).kind == TypeKind::Variable)
         .collect();
     v.sort_by(|a, b| {
-        trama_sim::natural_cmp_bytes(m.str(m.ty(m.list(*a).ty).name), m.str(m.ty(m.list(*b).ty).name))
+        trama_sim::natural_cmp_bytes(
+            m.str(m.ty(m.list(*a).ty).name),
+            m.str(m.ty(m.list(*b).ty).name),
+        )
     });
     v
 }

@@ -546,14 +546,47 @@ pub fn mapping_chart(
     out.write_all(o.as_bytes())
 }
 
+/// The most bars of partners, and of slices of the pie, [`process_detail`]
+/// draws: the largest; the others are added up in one, "others".
+pub const MOST_PARTS: usize = 15;
+
+/// The largest `MOST_PARTS` of `parts` (`(label, colour, seconds)`), most
+/// first (ties in natural order of their labels), and the others added
+/// up in one part, `others (N)`, coloured `rest`.
+fn largest(parts: &[(String, String, f64)], rest: &str) -> Vec<(String, String, f64)> {
+    let mut v = parts.to_vec();
+    v.sort_by(|a, b| {
+        b.2.total_cmp(&a.2)
+            .then_with(|| trama_sim::natural_cmp(&a.0, &b.0))
+    });
+    if v.len() > MOST_PARTS {
+        let others = v.split_off(MOST_PARTS);
+        let sum = others.iter().map(|x| x.2).sum();
+        v.push((format!("others ({})", others.len()), rest.to_string(), sum));
+    }
+    v
+}
+
 /// Writes the detail of one process: its waiting per partner as bars and
-/// its time per state as a pie (`(label, colour, seconds)`).
+/// its time per state as a pie (`(label, colour, seconds)`), each with its
+/// [`MOST_PARTS`] largest parts and the others added up, most first.
 pub fn process_detail(
     title: &str,
     waits: &[(String, f64)],
     states: &[(String, String, f64)],
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    let waits: Vec<(String, f64)> = largest(
+        &waits
+            .iter()
+            .map(|(p, v)| (p.clone(), String::new(), *v))
+            .collect::<Vec<_>>(),
+        "",
+    )
+    .into_iter()
+    .map(|(p, _, v)| (p, v))
+    .collect();
+    let states = largest(states, "#bab0ac");
     let (w, h) = (900.0, 420.0);
     let mut o = String::new();
     open(&mut o, w, h, title);
@@ -566,14 +599,15 @@ pub fn process_detail(
     let bar_h = (300.0 / waits.len().max(1) as f64).min(24.0);
     for (i, (p, v)) in waits.iter().enumerate() {
         let y = 62.0 + i as f64 * bar_h;
-        let len = 260.0 * v / vmax;
+        let len = 230.0 * v / vmax;
         let _ = write!(
             o,
-            "<text x=\"110\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"116\" y=\"{y:.1}\" width=\"{len:.1}\" height=\"{:.1}\" fill=\"#e15759\"/><text x=\"{:.1}\" y=\"{:.1}\">{v:.6}</text>",
+            "<text x=\"160\" y=\"{:.1}\" text-anchor=\"end\"><title>{}</title>{}</text><rect x=\"166\" y=\"{y:.1}\" width=\"{len:.1}\" height=\"{:.1}\" fill=\"#e15759\"/><text x=\"{:.1}\" y=\"{:.1}\">{v:.6}</text>",
             y + bar_h * 0.7,
             esc(p),
+            esc(&crate::legend::cut_middle(p, 20)),
             (bar_h - 3.0).max(2.0),
-            120.0 + len,
+            170.0 + len,
             y + bar_h * 0.7
         );
     }
@@ -615,9 +649,10 @@ pub fn process_detail(
         let ly = 70.0 + i as f64 * 16.0;
         let _ = write!(
             o,
-            "<rect x=\"770\" y=\"{:.1}\" width=\"12\" height=\"10\" fill=\"{color}\"/><text x=\"786\" y=\"{ly:.1}\">{} {:.1} %</text>",
+            "<rect x=\"770\" y=\"{:.1}\" width=\"12\" height=\"10\" fill=\"{color}\"/><text x=\"786\" y=\"{ly:.1}\"><title>{}</title>{} {:.1} %</text>",
             ly - 9.0,
             esc(label),
+            esc(&crate::legend::cut(label, 10)),
             100.0 * frac
         );
         a0 = a1;

@@ -92,6 +92,22 @@ impl Legend {
     }
 }
 
+/// `s` cut to at most `n` characters in its middle, an ellipsis marking
+/// the cut: names that differ by their end (`worker-…-63`, `worker-…-64`)
+/// stay apart.
+pub(crate) fn cut_middle(s: &str, n: usize) -> String {
+    let len = s.chars().count();
+    if len <= n {
+        return s.to_string();
+    }
+    let tail = n.saturating_sub(1) / 2;
+    let head = n.saturating_sub(1) - tail;
+    let mut o: String = s.chars().take(head).collect();
+    o.push('…');
+    o.extend(s.chars().skip(len - tail));
+    o
+}
+
 /// `s` cut to at most `n` characters, an ellipsis marking the cut.
 pub(crate) fn cut(s: &str, n: usize) -> String {
     if s.chars().count() <= n {

@@ -48,8 +48,8 @@ mod space_time;
 mod svg;
 
 pub use animation::{
-    draw_film_frame, draw_process_frame, draw_traffic_frame, record, Animation, Film,
-    Gradient, RecordOptions, Recording, Square,
+    draw_film_frame, draw_process_frame, draw_traffic_frame, record, Animation, Film, Gradient,
+    RecordOptions, Recording, Square,
 };
 pub use charts::{
     heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,

@@ -31,7 +31,9 @@ pub(crate) struct Rasterizer {
 impl Rasterizer {
     pub(crate) fn new() -> Rasterizer {
         let mut opt = resvg::usvg::Options::default();
-        opt.fontdb_mut().load_system_fonts();
+        let db = opt.fontdb_mut();
+        db.load_system_fonts();
+        hold_fonts(db);
         Rasterizer { opt }
     }
 
@@ -61,6 +63,47 @@ impl Rasterizer {
             ));
         }
         Ok(pix.take())
+    }
+}
+
+/// Reads into memory, once, the files of the faces the pictures' text is
+/// drawn in (`font-family="DejaVu Sans, Arial, sans-serif"`, normal and
+/// bold): a face known by its file alone is mapped and unmapped again for
+/// every text drawn, which made a recording spend most of its time in
+/// the kernel. Other faces (the fallbacks of characters these lack) stay
+/// known by their files.
+fn hold_fonts(db: &mut resvg::usvg::fontdb::Database) {
+    use resvg::usvg::fontdb::{Family, Query, Source, Weight};
+    let mut files = std::collections::BTreeSet::new();
+    for family in [
+        Family::Name("DejaVu Sans"),
+        Family::Name("Arial"),
+        Family::SansSerif,
+    ] {
+        for weight in [Weight::NORMAL, Weight::BOLD] {
+            let q = Query {
+                families: &[family],
+                weight,
+                ..Query::default()
+            };
+            if let Some((Source::File(path), _)) = db.query(&q).and_then(|id| db.face_source(id)) {
+                files.insert(path);
+            }
+        }
+    }
+    for path in files {
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let ids: Vec<_> = db
+            .faces()
+            .filter(|f| matches!(&f.source, Source::File(p) if *p == path))
+            .map(|f| f.id)
+            .collect();
+        for id in ids {
+            db.remove_face(id);
+        }
+        db.load_font_data(bytes);
     }
 }
 
@@ -124,5 +167,27 @@ mod tests {
         t.tick(1.5, 2.0, 4.0);
         t.tick(3.5, 2.0, 4.0);
         assert_eq!(t.d, "M1.5,2v4m2,-4v4");
+    }
+
+    /// Regression: recording 40 frames of a node view took most of its
+    /// time mapping and unmapping font files, once per text drawn; the
+    /// faces the pictures use are held in memory.
+    #[test]
+    fn the_pictures_fonts_are_held_in_memory() {
+        use resvg::usvg::fontdb::{Family, Query, Source};
+        let r = Rasterizer::new();
+        let q = Query {
+            families: &[Family::Name("DejaVu Sans"), Family::SansSerif],
+            ..Query::default()
+        };
+        // A machine without fonts draws no text at all.
+        let Some(id) = r.opt.fontdb.query(&q) else {
+            return;
+        };
+        assert!(
+            matches!(r.opt.fontdb.face_source(id), Some((Source::Binary(_), _))),
+            "{:?}",
+            r.opt.fontdb.face_source(id).map(|s| s.1)
+        );
     }
 }

@@ -369,8 +369,20 @@ fn legend_entries(svg: &str) -> Vec<(String, String)> {
         .skip(1)
         .filter(|r| r.contains("stroke=\"#666\""))
         .map(|r| {
-            let fill = r.split("fill=\"").nth(1).unwrap().split('"').next().unwrap();
-            let label = r.split("fill=\"#333\">").nth(1).unwrap().split('<').next().unwrap();
+            let fill = r
+                .split("fill=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            let label = r
+                .split("fill=\"#333\">")
+                .nth(1)
+                .unwrap()
+                .split('<')
+                .next()
+                .unwrap();
             (label.to_string(), fill.to_string())
         })
         .collect()
