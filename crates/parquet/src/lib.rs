@@ -774,8 +774,11 @@ impl Sink for ParquetSink {
         self.record(r);
     }
 
+    /// A path too long stops nothing: the simulation reads on to its end
+    /// (its own errors come first), then [`ParquetSink::finish`] says.
     fn stopped(&self) -> bool {
-        self.error.is_some() || self.failed.load(Ordering::Relaxed)
+        let refused = matches!(self.error, Some(Error::PathTooLong { .. }));
+        (self.error.is_some() && !refused) || self.failed.load(Ordering::Relaxed)
     }
 
     /// Rows are buffered with their strings copied: the handles of
