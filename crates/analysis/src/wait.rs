@@ -196,21 +196,23 @@ impl WaitParts {
         }
         for (info, cols) in lists_of(trace, TypeKind::State) {
             let c = info.container;
-            // Levels of the waiting states still enclosing the current one.
-            let mut waits_by_level: Vec<bool> = Vec::new();
+            // The level of the outermost waiting state still enclosing
+            // the current one (one number, whatever the depth).
+            let mut outer_wait: Option<usize> = None;
             for i in 0..cols.len() {
                 let level = cols.level[i] as usize;
-                waits_by_level.truncate(level);
-                while waits_by_level.len() < level {
-                    waits_by_level.push(false);
+                if outer_wait.is_some_and(|w| w >= level) {
+                    outer_wait = None;
                 }
                 let v = cols.value[i];
                 let waits = self.waiting_value.get(v.index()).copied().unwrap_or(false);
                 if waits {
                     self.used[v.index()] = true;
                 }
-                let nested = waits_by_level.iter().any(|w| *w);
-                waits_by_level.push(waits);
+                let nested = outer_wait.is_some();
+                if waits && !nested {
+                    outer_wait = Some(level);
+                }
                 if !waits || nested {
                     continue;
                 }
