@@ -21,8 +21,13 @@ fn fix_checksums(v: &mut [u8]) {
         if end > v.len() {
             return;
         }
-        let crc = crc32fast::hash(&v[p + 16..end]);
-        v[p + 12..p + 16].copy_from_slice(&crc.to_le_bytes());
+        // Version 5 covers the header's first 12 bytes too; 4, the payload.
+        let mut crc = crc32fast::Hasher::new();
+        if v.get(8..10).is_some_and(|x| u16::from_le_bytes([x[0], x[1]]) >= 5) {
+            crc.update(&v[p..p + 12]);
+        }
+        crc.update(&v[p + 16..end]);
+        v[p + 12..p + 16].copy_from_slice(&crc.finalize().to_le_bytes());
         p = end;
     }
 }

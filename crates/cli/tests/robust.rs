@@ -705,4 +705,231 @@ fn a_terminated_command_leaves_no_temporary_output() {
         }
     }
     common::assert_none_failed(&failures, "terminated commands");
+
+/// Runs one command of [`every_command`] and says what went wrong: an
+/// exit other than 0 or 1, a panic, a hang, a signal (a stack overflow
+/// aborts), or an exit 1 without a message.
+fn one_command(args: &[&str], takes_progress_flag: bool) -> Result<i32, String> {
+    let (code, err) = if takes_progress_flag {
+        run(args)?
+    } else {
+        let out = Command::new(env!("CARGO_BIN_EXE_trama"))
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        match out.status.code() {
+            Some(c @ (0 | 1)) if !err.contains("panicked") => (c, err),
+            c => return Err(format!("exit {c:?}: {err}")),
+        }
+    };
+    if code == 1 && !err.contains("error") {
+        return Err(format!("exit 1 without an error message: {err}"));
+    }
+    Ok(code)
+}
+
+/// Runs every command that reads a trace on `trace` (and on its `.ptb`),
+/// writing into `work`; a description of each failure, and the exit code
+/// of each command (by its arguments).
+fn every_command(trace: &Path, work: &Path) -> (Vec<String>, Vec<(String, i32)>) {
+    let (mut failures, mut codes) = (Vec::new(), Vec::new());
+    let t = s(trace);
+    let out = |name: &str| work.join(name).to_str().unwrap().to_string();
+    let (ptb, svg, html) = (out("deep.ptb"), out("out.svg"), out("out.html"));
+    let mut runs: Vec<(Vec<String>, bool)> = Vec::new();
+    let mut add = |args: &[&str], flag: bool| {
+        runs.push((args.iter().map(|a| a.to_string()).collect(), flag));
+    };
+    add(&["check", t], true);
+    add(&["dump", t, "-o", &out("out.csv")], true);
+    add(&["dump", "--stream", t, "-o", &out("stream.csv")], true);
+    add(&["convert", t, &ptb], true);
+    add(&["info", &ptb], false);
+    add(&["check", &ptb], true);
+    add(&["dump", &ptb, "-o", &out("ptb.csv")], true);
+    add(&["convert", &ptb, &out("back.paje")], true);
+    add(&["convert", t, &out("out.rst")], true);
+    add(
+        &["convert", "--strings", "plain", t, &out("plain.rst")],
+        true,
+    );
+    add(&["dump", &out("plain.rst"), "-o", &out("rst.csv")], true);
+    for a in [
+        "states", "comm", "order", "wait", "slices", "kiviat", "graph",
+    ] {
+        add(&["stats", a, t], true);
+    }
+    add(&["stats", "states", &ptb], true);
+    for v in [
+        "space-time",
+        "traffic-matrix",
+        "wait-matrix",
+        "graph",
+        "kiviat",
+        "mapping",
+        "process",
+    ] {
+        add(&["render", v, t, "-o", &svg], true);
+    }
+    add(&["render", "space-time", &ptb, "-o", &svg], true);
+    add(&["report", t, "-o", &html], true);
+    add(&["export", "perfetto", t, "-o", &out("out.pftrace")], true);
+    add(&["export", "chrome-json", t, "-o", &out("out.json")], true);
+    add(&["export", "parquet", t, "-o", &out("parquet")], true);
+    for (args, flag) in &runs {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        match one_command(&a, *flag) {
+            Ok(c) => codes.push((args.join(" "), c)),
+            Err(e) => failures.push(format!("trama {}: {e}", args.join(" "))),
+        }
+    }
+    // The text and its .ptb read the same.
+    let (a, b) = (std::fs::read(out("out.csv")), std::fs::read(out("ptb.csv")));
+    if !matches!((&a, &b), (Ok(a), Ok(b)) if a == b) {
+        failures.push("dump of the trace and of its .ptb differ".into());
+    }
+    (failures, codes)
+}
+
+/// Starts `trama view` on `trace`, asks for its meta and the whole run's
+/// timeline, and stops it: what went wrong, if anything.
+fn view_serves(trace: &Path) -> Result<(), String> {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args([
+            "view",
+            "--no-open",
+            "--no-progress",
+            "--port",
+            "0",
+            s(trace),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = lines.next();
+    // Keep reading what it prints (a closed pipe would stop it).
+    std::thread::spawn(move || for _ in lines {});
+    let url = match line {
+        Some(Ok(l)) => l.split_whitespace().last().unwrap_or("").to_string(),
+        _ => {
+            let status = child.wait().unwrap();
+            return Err(format!("never served ({status:?})"));
+        }
+    };
+    let rest = url.strip_prefix("http://").unwrap_or("");
+    let (addr, path) = rest.split_at(rest.find('/').unwrap_or(0));
+    let get = |what: &str| -> Result<String, String> {
+        let mut s = std::net::TcpStream::connect(addr).map_err(|e| format!("{what}: {e}"))?;
+        write!(
+            s,
+            "GET {path}{what} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        )
+        .map_err(|e| e.to_string())?;
+        let mut r = Vec::new();
+        s.read_to_end(&mut r).map_err(|e| format!("{what}: {e}"))?;
+        let r = String::from_utf8_lossy(&r).into_owned();
+        match r.lines().next() {
+            Some(status) if status.contains(" 200 ") => Ok(r),
+            status => Err(format!("{what}: {status:?}")),
+        }
+    };
+    let deadline = Instant::now() + HANG;
+    let result = (|| {
+        while !get("api/progress")?.contains("\"ready\"") {
+            if Instant::now() > deadline {
+                return Err("never ready".to_string());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        get("api/meta")?;
+        get("api/timeline?start=0&end=3&width=800")?;
+        get("api/stats?start=0&end=3")?;
+        Ok(())
+    })();
+    let alive = child.try_wait().unwrap().is_none();
+    child.kill().ok();
+    child.wait().ok();
+    match (result, alive) {
+        (Ok(()), true) => Ok(()),
+        (Ok(()), false) => Err("the server stopped".into()),
+        (Err(e), _) => Err(e),
+    }
+}
+
+/// Regression: a trace whose containers (and container types) nest a
+/// million levels deep aborted every command with a stack overflow. Every
+/// command exits 0 or 1 with a message, the server keeps serving, and
+/// those that can read such a trace do.
+#[test]
+fn deep_container_nesting_never_overflows_the_stack() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("deep.paje");
+    let mut file = std::fs::File::create(&trace).unwrap();
+    trama_gen::deep::nested_containers(1_000_000, &mut file).unwrap();
+    drop(file);
+    let (mut failures, codes) = every_command(&trace, tmp.path());
+    // All but two read it: a .rst with interned strings addresses 65,536
+    // of them, and the Parquet table of containers refuses paths that
+    // long; both say so.
+    for (args, code) in &codes {
+        let refused = args.contains("out.rst") || args.contains("parquet");
+        if *code != i32::from(refused) {
+            failures.push(format!("trama {args} exited {code} on a valid trace"));
+        }
+    }
+    if let Err(e) = view_serves(&trace) {
+        failures.push(format!("trama view: {e}"));
+    }
+    // A merge source names containers by their whole path: it refuses
+    // a deep nesting, saying so (on a trace of 5,000 levels, since a plan
+    // maps every container type to a level of its own).
+    let levels = 5000;
+    let trace = tmp.path().join("merged-deep.paje");
+    let mut file = std::fs::File::create(&trace).unwrap();
+    trama_gen::deep::nested_containers(levels, &mut file).unwrap();
+    drop(file);
+    let plan = tmp.path().join("plan.toml");
+    let names: Vec<String> = (0..levels).map(|i| format!("\"L{i}\"")).collect();
+    let map: Vec<String> = (0..levels).map(|i| format!("T{i} = \"L{i}\"")).collect();
+    std::fs::write(
+        &plan,
+        format!(
+            "hierarchy = [{}]\nhost_level = \"L0\"\n[top]\n[[source]]\nname = \"d\"\n\
+             kind = \"paje\"\nsynchronized = true\nlevels = {{ {} }}\n",
+            names.join(", "),
+            map.join(", ")
+        ),
+    )
+    .unwrap();
+    let merged = tmp.path().join("merged.paje");
+    let src = format!("d={}", s(&trace));
+    match run(&["merge", "--plan", s(&plan), &src, "-o", s(&merged)]) {
+        Ok((1, err)) if err.contains("levels deep") => {}
+        other => failures.push(format!("merge: {:.400}", format!("{other:?}"))),
+    }
+    common::assert_none_failed(&failures, "commands on a million nested containers");
+}
+
+/// A million states pushed one on the other: every command reads the
+/// trace and exits 0 or 1 (see also the exports' and the level of
+/// detail's tests of deep state nesting).
+#[test]
+fn deep_state_nesting_never_crashes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("deep.paje");
+    let mut file = std::fs::File::create(&trace).unwrap();
+    trama_gen::deep::nested_states(1_000_000, &mut file).unwrap();
+    drop(file);
+    let (mut failures, codes) = every_command(&trace, tmp.path());
+    for (args, _) in codes.iter().filter(|(_, code)| *code != 0) {
+        failures.push(format!("trama {args} failed on a valid trace"));
+    }
+    if let Err(e) = view_serves(&trace) {
+        failures.push(format!("trama view: {e}"));
+    }
+    common::assert_none_failed(&failures, "commands on a million nested states");
 }

@@ -25,6 +25,9 @@
 //! [`opents`] writes realistic OpenTS (T-system) XML traces of any size,
 //! as a stream, from a simulated run of a divide-and-conquer program.
 //!
+//! [`deep`] writes valid traces whose containers, types or states nest
+//! as deep as asked (a million levels and more), as a stream.
+//!
 //! [`golden`] checks a test's output against a committed file, and
 //! rewrites the file with `TRAMA_BLESS=1`.
 //!
@@ -45,6 +48,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod deep;
 pub mod golden;
 pub mod json;
 mod kinds;

@@ -7,6 +7,7 @@
 use trama_sim::{Columns, ListId, Trace, TypeKind};
 
 use crate::grid::Grid;
+use crate::MAX_LEVELS;
 
 /// Entities between two checkpoints of a state list.
 const STRIDE: usize = 256;
@@ -18,8 +19,9 @@ enum ListIndex {
     /// is a range found by two binary searches.
     Monotone,
     /// Nested states, starts non-decreasing: every `STRIDE`th entity keeps
-    /// the indexes of the states open when it began (its ancestors); any
-    /// other earlier state had ended by then.
+    /// the indexes of the states open when it began (its ancestors) at the
+    /// levels below [`MAX_LEVELS`]; any other earlier state had ended by
+    /// then, or is deeper.
     Stacked(Vec<Vec<u32>>),
     /// Links, in non-decreasing order of their later end; `span` is the
     /// longest link.
@@ -70,7 +72,9 @@ fn stacked(c: &Columns) -> Option<Vec<Vec<u32>>> {
             }
         }
         if i % STRIDE == 0 {
-            checkpoints.push(stack.clone());
+            // Only the levels a summary gives: deeper ones would make the
+            // checkpoints grow with the square of the nesting.
+            checkpoints.push(stack[..stack.len().min(MAX_LEVELS)].to_vec());
         }
         stack.push(i as u32);
     }
@@ -120,7 +124,8 @@ impl<'t> Lod<'t> {
 
     /// Calls `f` with the index of every entity of `list` that may touch
     /// the window of `grid`, in increasing order (a superset: callers test
-    /// each with [`Grid::columns`]).
+    /// each with [`Grid::columns`]), but states nested [`MAX_LEVELS`] deep
+    /// or deeper that began before the window's checkpoint.
     pub(crate) fn candidates(&self, list: ListId, grid: &Grid, mut f: impl FnMut(usize)) {
         let c = &self.trace.lists[list.index()];
         let (t0, t1) = (grid.t0, grid.t1);

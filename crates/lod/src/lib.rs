@@ -20,7 +20,9 @@
 //!   end ([`RowSummary::received`]).
 //!
 //! Consecutive columns with the same summary are one span, so a summary's
-//! size grows with rows × width, never with the number of entities or of
+//! size grows with rows × width (× nesting levels, at most
+//! [`MAX_LEVELS`]: no picture shows deeper ones, each level being drawn
+//! inside the one below it), never with the number of entities or of
 //! pairs of rows. [`Lod::new`] reads each list's order once (the store
 //! keeps states, events and variables in time order, links in order of
 //! completion), so a summary reads only the entities in the window (found
@@ -41,3 +43,8 @@ pub use grid::Grid;
 pub use index::Lod;
 pub use rows::{rows, Row};
 pub use summary::{LinkItem, Links, Query, RowSummary, StateBand, Summary};
+
+/// Nesting levels of states a summary gives (0 to `MAX_LEVELS - 1`);
+/// deeper states are left out, and the index kept for nested states grows
+/// with the entities, not with the square of their nesting.
+pub const MAX_LEVELS: usize = 256;

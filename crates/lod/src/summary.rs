@@ -8,6 +8,7 @@ use crate::cells::{counts, ColumnCount, StateCells, StateSpan, VarCells, VarSpan
 use crate::grid::Grid;
 use crate::index::Lod;
 use crate::rows::Row;
+use crate::MAX_LEVELS;
 
 /// What to summarize.
 #[derive(Clone, Debug)]
@@ -54,8 +55,8 @@ impl Default for Query {
 pub struct StateBand {
     /// The list (the state type in the row's container).
     pub list: ListId,
-    /// Per nesting level (0: outermost), the columns where states of that
-    /// level are.
+    /// Per nesting level (0: outermost, at most [`MAX_LEVELS`]), the
+    /// columns where states of that level are.
     pub levels: Vec<Vec<StateSpan>>,
 }
 
@@ -196,6 +197,9 @@ impl Lod<'_> {
         let mut levels: Vec<StateCells> = Vec::new();
         self.candidates(list, grid, |i| {
             let level = c.level.get(i).copied().unwrap_or(0) as usize;
+            if level >= MAX_LEVELS {
+                return;
+            }
             if levels.len() <= level {
                 levels.resize_with(level + 1, StateCells::new);
             }

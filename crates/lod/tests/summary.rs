@@ -3,7 +3,7 @@
 #![allow(clippy::result_large_err)]
 
 use proptest::prelude::*;
-use trama_lod::{rows, Grid, Lod, Query, Row, StateSpan, Summary};
+use trama_lod::{rows, Grid, Lod, Query, Row, StateSpan, Summary, MAX_LEVELS};
 use trama_paje::{read_paje, ReadOptions};
 use trama_sim::{ListId, SimOptions, Simulator, Trace, TraceBuilder, TypeKind, ValueId};
 
@@ -97,6 +97,36 @@ fn an_outer_state_begun_long_before_the_window_is_found() {
     assert_eq!(levels[0], vec![span(0, 4, main, false, 1)]);
     // Half-second columns from 1500.25: each holds one state of work.
     assert_eq!(levels[1], vec![span(0, 4, work, false, 1)]);
+}
+
+/// Regression: states nested one in the other, as deep as the trace
+/// goes, each kept the whole stack at every checkpoint (7.9 GB for a
+/// million) and were all summarized, level by level, for a picture that
+/// shows a few. A summary gives the outermost `MAX_LEVELS` levels, each
+/// as the trace has it, also in a window whose states began long before.
+#[test]
+fn deep_state_nesting_summary_is_bounded_by_the_picture() {
+    let n = 20_000;
+    let mut body = String::from("5 0 p1 P 0 p1\n");
+    for k in 0..n {
+        body.push_str(&format!("7 {} S p1 v{}\n", k + 1, k % 3));
+    }
+    for k in (0..n).rev() {
+        body.push_str(&format!("8 {} S p1\n", 2 * n - k));
+    }
+    let t = simulate(&body);
+    let v = |k: usize| value(&t, &format!("v{}", k % 3));
+    let whole = 2.0 * n as f64;
+    for window in [(0.0, whole), (whole / 2.0 - 1.0, whole / 2.0 + 1.0)] {
+        let s = summarize(&t, window, 8);
+        let levels = &s.rows[0].states[0].levels;
+        assert_eq!(levels.len(), MAX_LEVELS, "{window:?}");
+        for (k, spans) in levels.iter().enumerate() {
+            // State k lasts from k + 1 to 2n - k: all the picture, but the
+            // first column of the whole trace's for the deepest shown.
+            assert_eq!(spans.last().map(|x| (x.value, x.x1)), Some((v(k), 8)));
+        }
+    }
 }
 
 #[test]

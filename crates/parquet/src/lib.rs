@@ -102,7 +102,23 @@ pub enum Error {
     /// The output directory cannot be used.
     #[error("{0}")]
     Refused(String),
+    /// A container's path (the `path` column) is longer than [`MAX_PATH`]
+    /// bytes: the containers nest too deep for the table.
+    #[error(
+        "container '{container}' is nested {depth} levels deep: its path is longer than the \
+         {MAX_PATH} bytes the containers table takes (the paths of all containers would grow \
+         with the square of the depth)"
+    )]
+    PathTooLong {
+        /// The container's name (cut if long).
+        container: String,
+        /// Its depth (1 below the root).
+        depth: u32,
+    },
 }
+
+/// The longest path of the `path` column of the containers table, in bytes.
+pub const MAX_PATH: usize = 64 << 10;
 
 impl Error {
     pub(crate) fn io(path: &Path, source: std::io::Error) -> Error {
@@ -298,7 +314,8 @@ pub struct ParquetSink {
     /// Partition of the containers of each container type.
     of_container_type: Vec<Option<usize>>,
     /// Every name written (containers' names and paths, values, types),
-    /// once each, numbered; the rows buffered hold their numbers.
+    /// numbered, once each (paths once per container); the rows buffered
+    /// hold their numbers.
     names: Vec<ByteArray>,
     name_ids: std::collections::HashMap<Vec<u8>, u32>,
     /// Numbers of each container's name and path, and of each value's name.
@@ -438,31 +455,56 @@ impl ParquetSink {
         self.name(m.label(id).as_bytes())
     }
 
-    /// A container's name and path (names from below the root, joined by `/`).
-    fn container_strings(&mut self, m: &Model, c: ContainerId) -> (u32, u32) {
-        if let Some(Some(s)) = self.container_names.get(c.index()) {
-            return *s;
-        }
-        let info = m.container(c);
-        let label = m.label(info.name);
-        let name = self.name(label.as_bytes());
-        let path = match info.parent {
-            None => self.name(b""),
-            Some(p) => {
-                let (_, parent_path) = self.container_strings(m, p);
-                let mut v = self.names[parent_path as usize].data().to_vec();
-                if !v.is_empty() {
-                    v.push(b'/');
-                }
-                v.extend_from_slice(label.as_bytes());
-                self.name(&v)
+    /// A container's name and path (names from below the root, joined by
+    /// `/`), computed with its ancestors' when not yet (iterative, for
+    /// trees of any depth). A path longer than [`MAX_PATH`] is refused:
+    /// paths grow with the depth, and the paths of all containers with
+    /// its square.
+    fn container_strings(&mut self, m: &Model, c: ContainerId) -> Result<(u32, u32), Error> {
+        let known =
+            |names: &[Option<(u32, u32)>], c: ContainerId| names.get(c.index()).copied().flatten();
+        // The containers not named yet, from `c` up to the first named.
+        let mut missing = Vec::new();
+        let mut at = Some(c);
+        let mut parent_path = None;
+        while let Some(x) = at {
+            if let Some((_, path)) = known(&self.container_names, x) {
+                parent_path = Some(path);
+                break;
             }
-        };
-        if self.container_names.len() <= c.index() {
-            self.container_names.resize(c.index() + 1, None);
+            missing.push(x);
+            at = m.container(x).parent;
         }
-        self.container_names[c.index()] = Some((name, path));
-        (name, path)
+        for x in missing.into_iter().rev() {
+            let label = m.label(m.container(x).name);
+            let name = self.name(label.as_bytes());
+            let path = match parent_path {
+                None => self.name(b""),
+                Some(p) => {
+                    let parent = self.names[p as usize].data();
+                    if parent.len() + 1 + label.len() > MAX_PATH {
+                        return Err(Error::PathTooLong {
+                            container: label.chars().take(80).collect(),
+                            depth: m.container(x).depth,
+                        });
+                    }
+                    let mut v = parent.to_vec();
+                    if !v.is_empty() {
+                        v.push(b'/');
+                    }
+                    v.extend_from_slice(label.as_bytes());
+                    // Paths are not looked up: numbered without the index.
+                    self.names.push(ByteArray::from(v));
+                    self.names.len() as u32 - 1
+                }
+            };
+            if self.container_names.len() <= x.index() {
+                self.container_names.resize(x.index() + 1, None);
+            }
+            self.container_names[x.index()] = Some((name, path));
+            parent_path = Some(path);
+        }
+        Ok(known(&self.container_names, c).expect("named above"))
     }
 
     fn value_name(&mut self, m: &Model, v: ValueId) -> u32 {
@@ -570,7 +612,7 @@ impl ParquetSink {
     ) -> Result<(), Error> {
         let p = self.list_partition(m, list)?;
         let info = m.list(list);
-        let (cname, _) = self.container_strings(m, info.container);
+        let (cname, _) = self.container_strings(m, info.container)?;
         let cid = info.container.0;
         let tid = info.ty.0;
         let vid = e.value.0;
@@ -627,8 +669,10 @@ impl ParquetSink {
             ),
             TypeKind::Link => {
                 let v = self.value_name(m, e.value);
-                let from = e.from.map(|c| self.container_strings(m, c).0);
-                let to = e.to.map(|c| self.container_strings(m, c).0);
+                let from = e.from.map(|c| self.container_strings(m, c));
+                let from = from.transpose()?.map(|(name, _)| name);
+                let to = e.to.map(|c| self.container_strings(m, c));
+                let to = to.transpose()?.map(|(name, _)| name);
                 self.push(
                     p,
                     &[
@@ -668,7 +712,7 @@ impl ParquetSink {
                 p
             }
         };
-        let (name, path) = self.container_strings(m, c);
+        let (name, path) = self.container_strings(m, c)?;
         let info = m.container(c);
         let start = ns(info.start);
         let end = end_of(info.start, info.end).map(ns);
@@ -758,14 +802,17 @@ impl Sink for ParquetSink {
         self.record(r);
     }
 
+    /// A path too long stops nothing: the simulation reads on to its end
+    /// (its own errors come first), then [`ParquetSink::finish`] says.
     fn stopped(&self) -> bool {
-        self.error.is_some() || self.failed.get().is_some()
+        let refused = matches!(self.error, Some(Error::PathTooLong { .. }));
+        (self.error.is_some() && !refused) || self.failed.get().is_some()
     }
 
     fn stop_error(&self) -> Option<std::io::Error> {
         let text = match &self.error {
-            Some(e) => error_text(e),
-            None => self.failed.get()?.clone(),
+            Some(e) if !matches!(e, Error::PathTooLong { .. }) => error_text(e),
+            _ => self.failed.get()?.clone(),
         };
         Some(std::io::Error::other(text))
     }

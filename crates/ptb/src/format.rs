@@ -8,8 +8,11 @@ use crate::varint::{self, Cursor};
 pub const MAGIC: [u8; 8] = [0x89, b'P', b'T', b'B', 0x0d, 0x0a, 0x1a, 0x0a];
 /// Last eight bytes of every file.
 pub(crate) const END_MAGIC: [u8; 8] = [0x89, b'P', b'T', b'B', b'E', b'N', b'D', 0x0a];
-/// The version this crate writes and reads.
-pub const VERSION: u16 = 4;
+/// The version this crate writes (and the newest it reads).
+pub const VERSION: u16 = 5;
+/// The oldest version this crate reads: version 4, whose frame checksums
+/// cover the payload only.
+pub const OLDEST_VERSION: u16 = 4;
 pub(crate) const HEADER_LEN: usize = 16;
 pub(crate) const FRAME_HEADER_LEN: usize = 16;
 pub(crate) const TRAILER_LEN: usize = 16;

@@ -23,7 +23,7 @@ mod text;
 mod varint;
 mod write;
 
-pub use format::{MAGIC, VERSION};
+pub use format::{MAGIC, OLDEST_VERSION, VERSION};
 pub use read::{
     is_ptb, Codec, Decoded, DecodedHandles, FormatError, FrameInfo, FrameKind, Layout, PtbFile,
     ReadError, ReadOptions,

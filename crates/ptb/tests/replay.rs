@@ -292,7 +292,7 @@ fn frames(bytes: &[u8], kind: u8) -> Vec<(usize, usize)> {
 /// `bytes` opened, with the checksum of the frame at `at` (a payload of
 /// `len` bytes) made right again.
 fn reopened(mut bytes: Vec<u8>, at: usize, len: usize) -> Result<PtbFile, FormatError> {
-    let crc = common::crc32(&bytes[at + 16..at + 16 + len]);
+    let crc = common::frame_crc(&bytes[at..at + 12], &bytes[at + 16..at + 16 + len]);
     bytes[at + 12..at + 16].copy_from_slice(&crc.to_le_bytes());
     PtbFile::from_vec(bytes)
 }

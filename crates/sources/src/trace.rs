@@ -8,7 +8,8 @@
 //! name `MPI State`). A container's path is the chain of its ancestors,
 //! each step being `(container type name, container name)`; types and
 //! values are named by their names (aliases are resolved). Times are read
-//! exactly to the nanosecond from their decimal text.
+//! exactly to the nanosecond from their decimal text. Containers nest at
+//! most [`MAX_DEPTH`] levels deep.
 //!
 //! Mapping: `PajeCreateContainer`/`PajeDestroyContainer` → [`What::Create`]/
 //! [`What::Destroy`]; set/push/pop state, new event, set/add/sub variable
@@ -38,6 +39,11 @@ use crate::record::{
 const BATCH: usize = 256;
 
 type Batch = Result<Vec<Record>, SourceError>;
+
+/// How deep a trace's containers may nest: a container's path holds all
+/// its ancestors, so the paths of a chain grow with the square of its
+/// depth.
+pub const MAX_DEPTH: usize = 4096;
 
 /// A Pajé text trace read as a [`Source`].
 pub struct TraceSource {
@@ -372,6 +378,13 @@ impl Converter {
                     .cloned()
                     .ok_or_else(|| self.err(ev, format!("unknown container type '{ty_id}'")))?;
                 let name = text(ev, Field::Name);
+                if parent.len() >= MAX_DEPTH {
+                    let cut: String = name.chars().take(80).collect();
+                    return Err(self.err(
+                        ev,
+                        format!("container '{cut}' is nested {} levels deep: a trace read as a merge source nests at most {MAX_DEPTH} (each record names its container by its whole path)", parent.len() + 1),
+                    ));
+                }
                 let mut steps: Vec<Step> = parent.to_vec();
                 steps.push(Step {
                     ty,

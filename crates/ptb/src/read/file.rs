@@ -110,10 +110,10 @@ impl PtbFile {
             return Err(bad(0, "not a trama binary trace (no PTB magic number)"));
         }
         let version = u16::from_le_bytes([b[8], b[9]]);
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(bad(
                 8,
-                format!("format version {version}, this trama reads version {VERSION}"),
+                format!("format version {version}, this trama reads versions {OLDEST_VERSION} to {VERSION}"),
             ));
         }
         let flags = u16::from_le_bytes([b[10], b[11]]);

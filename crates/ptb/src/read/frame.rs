@@ -87,8 +87,20 @@ fn frame_parts<'a>(
         ));
     }
     let payload = &b[p..p + stored];
-    if crc32fast::hash(payload) != crc {
+    // Since version 5 the checksum covers the frame header as well.
+    let mut sum = crc32fast::Hasher::new();
+    if u16::from_le_bytes([b[8], b[9]]) >= 5 {
+        sum.update(&h[..12]);
+    }
+    sum.update(payload);
+    if sum.finalize() != crc {
         return Err(bad(offset, "checksum mismatch: the frame is corrupted"));
+    }
+    if h[1] != CODEC_NONE && raw > stored.saturating_mul(MAX_ZSTD_RATIO) {
+        return Err(bad(
+            offset,
+            format!("the frame header says {raw} bytes decompressed from {stored}: more than zstd gives"),
+        ));
     }
     match h[1] {
         CODEC_NONE if raw == stored => Ok(Payload::InPlace(payload)),
@@ -109,7 +121,7 @@ fn frame_parts<'a>(
                 .ok_or_else(|| bad(offset, "split frame: tail longer than the payload"))?;
             // Room for the tail too, should the caller append it.
             out.clear();
-            out.reserve(raw);
+            make_room(out, z, head, raw).map_err(|e| bad(offset, e))?;
             unzstd(z, head, out).map_err(|e| bad(offset, e))?;
             Ok(Payload::Split(p + stored - tail.len(), tail.len()))
         }
@@ -121,11 +133,43 @@ fn frame_parts<'a>(
     }
 }
 
+/// The most bytes zstd decompresses from one byte (a block of 128 KiB
+/// repeating one byte takes 4): a frame header that claims more lies.
+const MAX_ZSTD_RATIO: usize = 1 << 15;
+
+/// Makes room in `out` for `room` bytes, of which the zstd frames `z`
+/// decompress to `raw`: the sizes the frames declare (when they do) must
+/// agree, and an allocation that fails is an error, not an abort.
+fn make_room(out: &mut Vec<u8>, z: &[u8], raw: usize, room: usize) -> Result<(), String> {
+    if let Some(n) = declared_size(z) {
+        if n != raw as u64 {
+            return Err(format!(
+                "the frame header says {raw} bytes decompressed, its zstd frames {n}"
+            ));
+        }
+    }
+    out.try_reserve(room)
+        .map_err(|_| format!("cannot allocate {room} bytes to decompress the frame"))
+}
+
+/// The total of the sizes the zstd frames `z` declare, when each does.
+fn declared_size(mut z: &[u8]) -> Option<u64> {
+    use zstd::zstd_safe::{find_frame_compressed_size, get_frame_content_size};
+    let mut total = 0u64;
+    while !z.is_empty() {
+        let n = get_frame_content_size(z).ok()??;
+        let len = find_frame_compressed_size(z).ok().filter(|&l| l > 0)?;
+        total = total.checked_add(n)?;
+        z = z.get(len..)?;
+    }
+    Some(total)
+}
+
 /// Decompresses the zstd frames `z` into `out`, which must come to exactly
 /// `raw` bytes.
 fn unzstd(z: &[u8], raw: usize, out: &mut Vec<u8>) -> Result<(), String> {
     out.clear();
-    out.reserve(raw);
+    make_room(out, z, raw, raw)?;
     thread_local! {
         // One decompression context per thread, reused frame after frame.
         static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =

@@ -170,7 +170,8 @@ impl PtbFile {
 
     /// The version of the format the file was written in.
     pub fn version(&self) -> u16 {
-        VERSION
+        let b = self.bytes();
+        u16::from_le_bytes([b[8], b[9]])
     }
 
     /// How many frames of the index (the footer aside) are stored with

@@ -94,15 +94,17 @@ fn write_frame<W: Write>(
     if stored > u32::MAX as usize {
         return Err(too_big());
     }
-    let mut crc = crc32fast::Hasher::new();
-    for p in parts {
-        crc.update(p);
-    }
     let mut h = [0u8; FRAME_HEADER_LEN];
     h[0] = kind;
     h[1] = codec;
     h[4..8].copy_from_slice(&(stored as u32).to_le_bytes());
     h[8..12].copy_from_slice(&(raw_len as u32).to_le_bytes());
+    // The checksum covers the header's first 12 bytes, then the payload.
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&h[..12]);
+    for p in parts {
+        crc.update(p);
+    }
     h[12..16].copy_from_slice(&crc.finalize().to_le_bytes());
     out.write_all(&h)?;
     for p in parts {

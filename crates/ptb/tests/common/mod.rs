@@ -15,3 +15,11 @@ pub fn crc32(data: &[u8]) -> u32 {
     }
     !crc
 }
+
+/// The checksum of a frame (version 5): its header's first 12 bytes, then
+/// its stored payload.
+pub fn frame_crc(header: &[u8], payload: &[u8]) -> u32 {
+    let mut all = header[..12].to_vec();
+    all.extend_from_slice(payload);
+    crc32(&all)
+}

@@ -693,18 +693,40 @@ impl<S: Sink> Engine<S> {
         }
     }
 
+    /// Destroys, at `time`, every container of the subtree of `c` not
+    /// destroyed yet, parents before children (in the order of a
+    /// depth-first walk; iterative, for trees of any depth).
     fn recursive_destroy(&mut self, c: ContainerId, time: f64) -> R {
-        if !self.conts[c.index()].destroyed {
-            self.destroy(c, time)?;
-        }
-        let children = self.model.container(c).children.clone();
-        for child in children {
-            self.recursive_destroy(child, time)?;
+        let mut todo = vec![c];
+        while let Some(c) = todo.pop() {
+            if !self.conts[c.index()].destroyed {
+                self.destroy(c, time)?;
+            }
+            todo.extend(self.model.container(c).children.iter().rev());
         }
         Ok(())
     }
 
+    /// Destroys `c` at `time`, and with it its children not destroyed yet,
+    /// theirs, and so on (depth first, parents first; iterative).
     fn destroy(&mut self, c: ContainerId, time: f64) -> R {
+        let mut todo = vec![c];
+        while let Some(c) = todo.pop() {
+            self.destroy_one(c, time)?;
+            let children = &self.model.container(c).children;
+            let conts = &self.conts;
+            todo.extend(
+                children
+                    .iter()
+                    .rev()
+                    .filter(|ch| !conts[ch.index()].destroyed),
+            );
+        }
+        Ok(())
+    }
+
+    /// Destroys `c` alone: its entities end, its container is handed over.
+    fn destroy_one(&mut self, c: ContainerId, time: f64) -> R {
         self.conts[c.index()].destroyed = true;
         self.model.containers[c.index()].end = time;
         let lists: Vec<(TypeId, ListId)> = self.model.container(c).lists.clone();
@@ -763,13 +785,6 @@ impl<S: Sink> Engine<S> {
             }
         }
         self.sink.container(&self.model, c);
-        // Children end with their parent.
-        let children = self.model.container(c).children.clone();
-        for child in children {
-            if !self.conts[child.index()].destroyed {
-                self.destroy(child, time)?;
-            }
-        }
         Ok(())
     }
 

@@ -179,20 +179,43 @@ impl<S: ReplaySink> Replay<S> {
         self.recursive_destroy(t, ContainerId::ROOT.0, time)
     }
 
+    /// Destroys, at `time`, every container of the subtree of `c` still
+    /// alive, parents before children (depth first; iterative, for trees
+    /// of any depth).
     fn recursive_destroy(&mut self, t: &ReplayTables, c: u32, time: f64) -> R {
-        if self.state.containers[c as usize].alive {
-            self.destroy(t, c, time)?;
-        }
-        let n = self.state.containers.len() as u32;
-        if let Some(children) = t.children.get(c as usize) {
-            for &child in children.iter().take_while(|&&ch| ch < n) {
-                self.recursive_destroy(t, child, time)?;
+        let mut todo = vec![c];
+        while let Some(c) = todo.pop() {
+            if self.state.containers[c as usize].alive {
+                self.destroy(t, c, time)?;
             }
+            todo.extend(self.known_children(t, c).iter().rev());
         }
         Ok(())
     }
 
+    /// The children of `c` this replay has met (the tables may know more).
+    fn known_children<'t>(&self, t: &'t ReplayTables, c: u32) -> &'t [u32] {
+        let n = self.state.containers.len() as u32;
+        let children = t.children.get(c as usize).map_or(&[][..], Vec::as_slice);
+        let met = children.iter().position(|&ch| ch >= n);
+        &children[..met.unwrap_or(children.len())]
+    }
+
+    /// Destroys `c` at `time`, and with it its children still alive,
+    /// theirs, and so on (depth first, parents first; iterative).
     fn destroy(&mut self, t: &ReplayTables, c: u32, time: f64) -> R {
+        let mut todo = vec![c];
+        while let Some(c) = todo.pop() {
+            self.destroy_one(t, c, time)?;
+            let containers = &self.state.containers;
+            let alive = self.known_children(t, c).iter().rev();
+            todo.extend(alive.filter(|&&ch| containers[ch as usize].alive));
+        }
+        Ok(())
+    }
+
+    /// Destroys `c` alone: its entities end and are handed over.
+    fn destroy_one(&mut self, t: &ReplayTables, c: u32, time: f64) -> R {
         self.hint = NO_HINT;
         let st = &mut self.state;
         let cs = &mut st.containers[c as usize];
@@ -240,14 +263,6 @@ impl<S: ReplaySink> Replay<S> {
             }
             for e in stack.iter().chain(&tail) {
                 emit(&mut self.sink, st, id, kind, e);
-            }
-        }
-        let n = st.containers.len() as u32;
-        if let Some(children) = t.children.get(c as usize) {
-            for &child in children.iter().take_while(|&&ch| ch < n) {
-                if self.state.containers[child as usize].alive {
-                    self.destroy(t, child, time)?;
-                }
             }
         }
         Ok(())

@@ -241,33 +241,58 @@ impl<W: Write> PajeWriter<W> {
         )
     }
 
-    /// The container of `path`, created (with its ancestors) if needed.
+    /// The container of `path`, created (with its ancestors, outermost
+    /// first) if needed; iterative, for paths of any length.
     pub(super) fn container(&mut self, t: Nanos, path: &Path) -> Result<ContainerInfo, WriteError> {
         if let Some(c) = self.containers.get(path) {
             return Ok(c);
         }
         // The empty path is the root container (entities of a type
         // declared in the root type live there).
-        if path.is_empty() {
-            return Ok(ContainerInfo {
-                alias: self.root.clone(),
-                type_alias: self.root.clone(),
-                alive: true,
-            });
-        }
-        let (parent_alias, parent_type) = if path.len() == 1 {
-            (self.root.clone(), self.root.clone())
-        } else {
-            let parent: Path = path[..path.len() - 1].into();
-            let p = self.container(t, &parent)?;
-            if !p.alive {
-                return Err(WriteError::Record(format!(
-                    "container {} is used after its parent was destroyed",
-                    DisplayPath(path)
-                )));
-            }
-            (p.alias, p.type_alias)
+        let root = ContainerInfo {
+            alias: self.root.clone(),
+            type_alias: self.root.clone(),
+            alive: true,
         };
+        if path.is_empty() {
+            return Ok(root);
+        }
+        // The deepest ancestor already declared (the root if none).
+        let mut known = path.len() - 1;
+        let mut parent = root;
+        while known > 0 {
+            let prefix: Path = path[..known].into();
+            if let Some(p) = self.containers.get(&prefix) {
+                if !p.alive {
+                    return Err(WriteError::Record(format!(
+                        "container {} is used after its parent was destroyed",
+                        DisplayPath(&path[..=known])
+                    )));
+                }
+                parent = p;
+                break;
+            }
+            known -= 1;
+        }
+        for len in known + 1..=path.len() {
+            let prefix: Path = if len == path.len() {
+                path.clone()
+            } else {
+                path[..len].into()
+            };
+            parent = self.new_container(t, &prefix, &parent)?;
+        }
+        Ok(parent)
+    }
+
+    /// Declares the container of `path` in `parent` (alive), at `t`.
+    fn new_container(
+        &mut self,
+        t: Nanos,
+        path: &Path,
+        parent: &ContainerInfo,
+    ) -> Result<ContainerInfo, WriteError> {
+        let (parent_alias, parent_type) = (parent.alias.clone(), parent.type_alias.clone());
         let step = &path[path.len() - 1];
         let type_alias = self.container_type(&step.ty, &parent_type)?;
         let mut alias = step.name.clone();
