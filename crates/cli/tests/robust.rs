@@ -705,6 +705,7 @@ fn a_terminated_command_leaves_no_temporary_output() {
         }
     }
     common::assert_none_failed(&failures, "terminated commands");
+}
 
 /// Runs one command of [`every_command`] and says what went wrong: an
 /// exit other than 0 or 1, a panic, a hang, a signal (a stack overflow
