@@ -61,7 +61,8 @@ pub struct ViewArgs {
     /// is produced: `trama merge plan.toml -o - | trama view --stream -`.
     #[arg(long, conflicts_with_all = ["whole", "blocks"])]
     pub stream: bool,
-    /// With --stream: keep reading the file as a tracer appends to it (until Ctrl-C).
+    /// With --stream: keep reading the file as a tracer appends to it (until Ctrl-C). A file
+    /// truncated or replaced meanwhile (a tracer started again) stops the stream, saying so.
     #[arg(long, requires = "stream")]
     pub follow: bool,
     #[command(flatten)]
@@ -101,11 +102,68 @@ impl NodeViewArgs {
 /// except once when the file is shorter than the head its format is
 /// sniffed from, so that what is there already is sniffed without waiting
 /// for more (a reader past the head never sees an end: an XML or text
-/// line cut by the writer is completed when it comes).
+/// line cut by the writer is completed when it comes). A file truncated
+/// (shorter than what was read, or no longer holding the last bytes read
+/// where they were: truncated and written again) or replaced (its path
+/// now names another file) while followed ends the reading with an error
+/// that says so: what was played came from a trace that is gone.
 struct Follow {
     file: std::fs::File,
+    path: std::path::PathBuf,
     sniffed: bool,
     read: u64,
+    /// The last bytes read (at most [`Follow::TAIL`]).
+    tail: Vec<u8>,
+}
+
+impl Follow {
+    /// Bytes kept to check, at the end of the file, that it still holds
+    /// what was read.
+    const TAIL: usize = 64;
+
+    fn new(file: std::fs::File, path: std::path::PathBuf) -> Follow {
+        Follow {
+            file,
+            path,
+            sniffed: false,
+            read: 0,
+            tail: Vec::new(),
+        }
+    }
+
+    /// Why the followed file cannot be read on, if it cannot.
+    fn gone(&self) -> std::io::Result<Option<String>> {
+        let here = self.file.metadata()?;
+        let path = self.path.display();
+        let truncated = |now: u64| {
+            format!(
+                "{path} was truncated while it was followed ({} bytes read, {now} there now): the trace played is gone; run trama view again to play the file from its start",
+                self.read
+            )
+        };
+        if here.len() < self.read {
+            return Ok(Some(truncated(here.len())));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::{FileExt, MetadataExt};
+            let mut again = vec![0; self.tail.len()];
+            let at = self.read - self.tail.len() as u64;
+            if self.file.read_exact_at(&mut again, at).is_err() || again != self.tail {
+                return Ok(Some(truncated(here.len())));
+            }
+            // A path that names nothing for now may be about to name the
+            // next file: only another file there is a replacement.
+            if let Ok(now) = std::fs::metadata(&self.path) {
+                if (now.dev(), now.ino()) != (here.dev(), here.ino()) {
+                    return Ok(Some(format!(
+                        "{path} was replaced by another file while it was followed: run trama view again to play the new one"
+                    )));
+                }
+            }
+        }
+        Ok(None)
+    }
 }
 
 impl std::io::Read for Follow {
@@ -114,6 +172,10 @@ impl std::io::Read for Follow {
             let n = self.file.read(buf)?;
             self.read += n as u64;
             if n > 0 || buf.is_empty() {
+                let keep = n.min(Follow::TAIL);
+                let drop = (self.tail.len() + keep).saturating_sub(Follow::TAIL);
+                self.tail.drain(..drop);
+                self.tail.extend_from_slice(&buf[n - keep..n]);
                 return Ok(n);
             }
             if !self.sniffed && self.read < trama_open::HEAD as u64 {
@@ -121,6 +183,10 @@ impl std::io::Read for Follow {
                 return Ok(0);
             }
             std::thread::sleep(std::time::Duration::from_millis(200));
+            // Whatever happened while waiting is seen before reading on.
+            if let Some(why) = self.gone()? {
+                return Err(std::io::Error::other(why));
+            }
         }
     }
 }
@@ -134,9 +200,10 @@ fn stream(a: &ViewArgs, opts: &ViewerOptions) -> anyhow::Result<ExitCode> {
     s.size_field = a.size_field.clone();
     s.node_level = a.nodes.node_level.clone();
     let follow = match (a.follow, a.read.path()) {
-        (true, Some(p)) => {
-            Some(std::fs::File::open(p).with_context(|| format!("cannot open {}", p.display()))?)
-        }
+        (true, Some(p)) => Some((
+            std::fs::File::open(p).with_context(|| format!("cannot open {}", p.display()))?,
+            p.to_path_buf(),
+        )),
         (true, None) => anyhow::bail!("--follow needs a file (standard input is followed anyway)"),
         (false, _) => None,
     };
@@ -154,20 +221,9 @@ fn stream(a: &ViewArgs, opts: &ViewerOptions) -> anyhow::Result<ExitCode> {
     let read = a.read.clone();
     std::thread::spawn(move || {
         let opened = match follow {
-            Some(file) => {
-                let name = read
-                    .path()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default();
-                trama_open::open_reader(
-                    name,
-                    Follow {
-                        file,
-                        sniffed: false,
-                        read: 0,
-                    },
-                )
-                .map_err(anyhow::Error::from)
+            Some((file, path)) => {
+                let name = path.display().to_string();
+                trama_open::open_reader(name, Follow::new(file, path)).map_err(anyhow::Error::from)
             }
             None => open(&read),
         };

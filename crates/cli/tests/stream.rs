@@ -222,3 +222,46 @@ fn a_followed_opents_trace_cut_inside_an_element_is_played_as_it_grows() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// Regression: a followed file truncated and written again was read on
+/// from the old byte offset, in the middle of a line of the new content,
+/// with a bogus error; a file replaced (another file renamed onto its
+/// path) was followed no more, silently. Both stop the stream with an
+/// error that says what happened.
+#[test]
+fn a_followed_file_truncated_or_replaced_stops_saying_so() {
+    let text = example();
+    let lines: Vec<&str> = text.lines().collect();
+    let half = lines.len() / 2;
+    let first = lines[..half].join("\n") + "\n";
+    let part = lines[..half]
+        .iter()
+        .filter_map(|l| time_of(l))
+        .fold(0.0, f64::max);
+    // Another trace: the same, a comment line first.
+    let other = format!("# written again\n{text}");
+    for (how, said) in [("truncated", "was truncated"), ("replaced", "was replaced")] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("growing.paje");
+        std::fs::write(&path, &first).unwrap();
+        let (mut child, url) = start(
+            &["--follow", "--rate", "0.05", path.to_str().unwrap()],
+            Stdio::null(),
+        );
+        // The first part read, the follower waits at the end of the file.
+        frames_until(&url, |_, r| r["time"].as_f64().unwrap_or(0.0) >= part);
+        std::thread::sleep(Duration::from_millis(300));
+        if how == "truncated" {
+            std::fs::write(&path, &other).unwrap();
+        } else {
+            let new = dir.path().join("new.paje");
+            std::fs::write(&new, &other).unwrap();
+            std::fs::rename(&new, &path).unwrap();
+        }
+        let (_, reply) = frames_until(&url, |_, r| !r["error"].is_null());
+        let error = reply["error"].as_str().unwrap_or_default();
+        assert!(error.contains(said), "{how}: {reply}");
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+}

@@ -41,12 +41,25 @@
 //! A state that ends before it starts or before a state nested in it
 //! ends as in the Perfetto export (see there). Strings are JSON-escaped (invalid UTF-8 replaced). Containers that hold
 //! nothing do not appear.
+//!
+//! # Order
+//!
+//! Events with a time wait in a buffer of at most 262,144 that lets the
+//! earliest go first, as in the Perfetto export (see there): the file is
+//! in time order but for events that waited in the simulation longer
+//! than the buffer could hold, and each thread's (and counter's) events
+//! are in time order. A link end that comes when a later event of its
+//! thread has gone goes to another thread of the same container and link
+//! type, named like the first with ` (2)`, ` (3)`, … after it (the first
+//! whose last event is not later, a new one if none is). Metadata events
+//! have no time and are written at once.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
 
 use trama_sim::{ContainerId, Entity, ListId, Model, Sink, TypeId, TypeKind, ValueId};
 
+use crate::order::{Lanes, Reorder, HELD};
 use crate::{
     container_path, label, list_type_label, nanos, value_label, ExportOptions, Nesting, Written,
 };
@@ -65,8 +78,8 @@ pub struct ChromeWriter<W: Write> {
     pids: Vec<bool>,
     /// (pid, tid) of each list of states or events (tid 0: none yet).
     lists: Vec<(u64, u64)>,
-    /// (pid, tid) of link ends, by container and link type.
-    link_ends: HashMap<(ContainerId, TypeId), (u64, u64)>,
+    /// The threads of link ends, by container and link type.
+    link_ends: HashMap<(ContainerId, TypeId), LinkThreads>,
     /// Process and counter name (a JSON string) of each variable list.
     counters: Vec<Option<(u64, Box<[u8]>)>>,
     /// Each value's name as a JSON string, once used.
@@ -78,6 +91,8 @@ pub struct ChromeWriter<W: Write> {
     nesting: Nesting,
     ends: Vec<f64>,
     written: Written,
+    /// Timed events not written yet, let go in time order.
+    held: Reorder<Timed>,
 }
 
 /// Appends `s` as a JSON string.
@@ -114,9 +129,8 @@ fn cached(cache: &mut Vec<Option<Box<[u8]>>>, i: usize, name: impl FnOnce() -> S
     })
 }
 
-/// Appends a time in microseconds with three decimals.
-fn json_ts(out: &mut Vec<u8>, t: f64) {
-    let ns = nanos(t);
+/// Appends a time (nanoseconds) in microseconds with three decimals.
+fn json_ts(out: &mut Vec<u8>, ns: i64) {
     let sign = if ns < 0 { "-" } else { "" };
     let a = ns.unsigned_abs();
     let _ = write!(out, "{sign}{}.{:03}", a / 1000, a % 1000);
@@ -144,6 +158,7 @@ impl<W: Write> ChromeWriter<W> {
             nesting: Nesting::default(),
             ends: Vec::new(),
             written: Written::default(),
+            held: Reorder::new(HELD),
         }
     }
 
@@ -155,6 +170,9 @@ impl<W: Write> ChromeWriter<W> {
     /// Closes the JSON, writes what is left and returns the writer, or the
     /// first write error.
     pub fn finish(mut self) -> io::Result<W> {
+        while let Some((t, x)) = self.held.pop() {
+            self.emit(t, x);
+        }
         if let Some(e) = self.error.take() {
             return Err(e);
         }
@@ -216,20 +234,26 @@ impl<W: Write> ChromeWriter<W> {
         pid
     }
 
-    /// A new thread of container `c` for type name `ty`.
-    fn thread(&mut self, m: &Model, c: ContainerId, ty: &str) -> (u64, u64) {
+    /// A new thread of container `c` for type name `ty`; its name too.
+    fn thread(&mut self, m: &Model, c: ContainerId, ty: &str) -> ((u64, u64), String) {
         let pid = self.pid(m, c);
-        self.next_tid += 1;
-        let tid = self.next_tid;
         let path = container_path(m, c);
         let name = if path.is_empty() {
             ty.to_string()
         } else {
             format!("{path} {ty}")
         };
-        self.metadata("thread", pid, tid, &name, tid);
+        let tid = self.named_thread(pid, &name);
+        ((pid, tid), name)
+    }
+
+    /// A new thread of process `pid` named `name`.
+    fn named_thread(&mut self, pid: u64, name: &str) -> u64 {
+        self.next_tid += 1;
+        let tid = self.next_tid;
+        self.metadata("thread", pid, tid, name, tid);
         self.written.tracks += 1;
-        (pid, tid)
+        tid
     }
 
     fn list_thread(&mut self, m: &Model, l: ListId) -> (u64, u64) {
@@ -237,7 +261,7 @@ impl<W: Write> ChromeWriter<W> {
             return x;
         }
         let ty = list_type_label(m, l);
-        let x = self.thread(m, m.list(l).container, &ty);
+        let (x, _) = self.thread(m, m.list(l).container, &ty);
         if self.lists.len() <= l.index() {
             self.lists.resize(l.index() + 1, (0, 0));
         }
@@ -245,77 +269,218 @@ impl<W: Write> ChromeWriter<W> {
         x
     }
 
-    fn link_end_thread(&mut self, m: &Model, c: ContainerId, ty: TypeId) -> (u64, u64) {
-        if let Some(&x) = self.link_ends.get(&(c, ty)) {
-            return x;
+    /// Declares the thread of the link ends of type `ty` at container `c`
+    /// when new.
+    fn link_end_thread(&mut self, m: &Model, c: ContainerId, ty: TypeId) {
+        if self.link_ends.contains_key(&(c, ty)) {
+            return;
         }
-        let x = self.thread(m, c, &label(m, m.ty(ty).name));
-        self.link_ends.insert((c, ty), x);
-        x
+        let ((pid, tid), name) = self.thread(m, c, &label(m, m.ty(ty).name));
+        let threads = LinkThreads {
+            pid,
+            name,
+            tids: vec![tid],
+            lanes: Lanes::default(),
+        };
+        self.link_ends.insert((c, ty), threads);
     }
 
-    /// Writes `"ph":ph,"name":…,"cat":…,"ts":…,"pid":…,"tid":…` of a named event.
-    #[allow(clippy::too_many_arguments)]
-    fn named(
-        &mut self,
-        m: &Model,
-        ph: &str,
-        (pid, tid): (u64, u64),
-        t: f64,
-        value: ValueId,
-        ty: TypeId,
-    ) {
-        let _ = write!(self.buf, "\"ph\":\"{ph}\",\"name\":");
-        let v = cached(&mut self.value_names, value.index(), || {
+    /// Makes sure the names of `value` and `ty` are known when the event
+    /// is written (perhaps once the model is gone).
+    fn know(&mut self, m: &Model, value: ValueId, ty: TypeId) {
+        cached(&mut self.value_names, value.index(), || {
             value_label(m, value)
         });
+        cached(&mut self.type_names, ty.index(), || label(m, m.ty(ty).name));
+    }
+
+    /// Holds a timed event; writes the earliest held when they are too
+    /// many.
+    fn hold(&mut self, t: f64, x: Timed) {
+        if let Some((t, x)) = self.held.push(nanos(t), x) {
+            self.emit(t, x);
+        }
+    }
+
+    /// Writes a timed event.
+    fn emit(&mut self, t: i64, x: Timed) {
+        if self.error.is_some() {
+            return;
+        }
+        match x {
+            Timed::Begin { at, value, ty } => {
+                self.open();
+                self.named("B", at, t, value, ty);
+                self.close();
+            }
+            Timed::End { at: (pid, tid) } => {
+                self.open();
+                self.buf.extend_from_slice(b"\"ph\":\"E\",\"ts\":");
+                json_ts(&mut self.buf, t);
+                let _ = write!(self.buf, ",\"pid\":{pid},\"tid\":{tid}");
+                self.close();
+            }
+            Timed::Instant { at, value, ty } => {
+                self.open();
+                self.named("i", at, t, value, ty);
+                self.buf.extend_from_slice(b",\"s\":\"t\"");
+                self.close();
+            }
+            Timed::Counter { list, value } => self.counter_value(list, t, value),
+            Timed::Link {
+                end,
+                value,
+                ty,
+                flow,
+                id,
+            } => {
+                let at = self.link_lane(end, t);
+                self.link_end(at, t, value, ty, flow, id);
+            }
+        }
+    }
+
+    /// The thread a link end at time `t` goes to: the first of its
+    /// container and type whose last event is not later (see [`Lanes`]),
+    /// a new one if none is.
+    fn link_lane(&mut self, end: (ContainerId, TypeId), t: i64) -> (u64, u64) {
+        let Some(lt) = self.link_ends.get_mut(&end) else {
+            return (0, 0);
+        };
+        let (lane, new) = lt.lanes.lane(t);
+        let pid = lt.pid;
+        if new && lane > 0 {
+            let name = format!("{} ({})", lt.name, lane + 1);
+            let tid = self.named_thread(pid, &name);
+            if let Some(lt) = self.link_ends.get_mut(&end) {
+                lt.tids.push(tid);
+            }
+        }
+        let tid = self.link_ends.get(&end).map_or(0, |lt| lt.tids[lane]);
+        (pid, tid)
+    }
+
+    /// Writes `"ph":ph,"name":…,"cat":…,"ts":…,"pid":…,"tid":…` of a named
+    /// event (whose names are known).
+    fn named(&mut self, ph: &str, (pid, tid): (u64, u64), t: i64, value: ValueId, ty: TypeId) {
+        let _ = write!(self.buf, "\"ph\":\"{ph}\",\"name\":");
+        let v = self.value_names[value.index()]
+            .as_deref()
+            .unwrap_or(b"\"\"");
         self.buf.extend_from_slice(v);
         self.buf.extend_from_slice(b",\"cat\":");
-        let c = cached(&mut self.type_names, ty.index(), || label(m, m.ty(ty).name));
+        let c = self.type_names[ty.index()].as_deref().unwrap_or(b"\"\"");
         self.buf.extend_from_slice(c);
         self.buf.extend_from_slice(b",\"ts\":");
         json_ts(&mut self.buf, t);
         let _ = write!(self.buf, ",\"pid\":{pid},\"tid\":{tid}");
     }
 
-    fn begin(&mut self, m: &Model, at: (u64, u64), t: f64, value: ValueId, ty: TypeId) {
-        self.open();
-        self.named(m, "B", at, t, value, ty);
-        self.close();
-    }
-
-    fn end(&mut self, (pid, tid): (u64, u64), t: f64) {
-        self.open();
-        self.buf.extend_from_slice(b"\"ph\":\"E\",\"ts\":");
-        json_ts(&mut self.buf, t);
-        let _ = write!(self.buf, ",\"pid\":{pid},\"tid\":{tid}");
-        self.close();
-    }
-
     /// A link's end: an instant slice and the flow's start or end.
-    #[allow(clippy::too_many_arguments)]
     fn link_end(
         &mut self,
-        m: &Model,
         at: (u64, u64),
-        t: f64,
+        t: i64,
         value: ValueId,
         ty: TypeId,
         flow: &str,
         id: u64,
     ) {
         self.open();
-        self.named(m, "X", at, t, value, ty);
+        self.named("X", at, t, value, ty);
         self.buf.extend_from_slice(b",\"dur\":0");
         self.close();
         self.open();
-        self.named(m, flow, at, t, value, ty);
+        self.named(flow, at, t, value, ty);
         let _ = write!(self.buf, ",\"id\":{id}");
         if flow == "f" {
             self.buf.extend_from_slice(b",\"bp\":\"e\"");
         }
         self.close();
     }
+
+    /// A value of the variable of `list` (its counter named when it was
+    /// held).
+    fn counter_value(&mut self, list: ListId, t: i64, value: f64) {
+        let Some((pid, name)) = self.counters.get_mut(list.index()).and_then(Option::take) else {
+            return;
+        };
+        self.open();
+        self.buf.extend_from_slice(b"\"ph\":\"C\",\"name\":");
+        self.buf.extend_from_slice(&name);
+        self.counters[list.index()] = Some((pid, name));
+        self.buf.extend_from_slice(b",\"ts\":");
+        json_ts(&mut self.buf, t);
+        let _ = write!(self.buf, ",\"pid\":{pid},\"args\":{{\"value\":");
+        if value.is_finite() {
+            let _ = write!(self.buf, "{value:?}");
+        } else {
+            self.buf.extend_from_slice(b"null");
+        }
+        self.buf.extend_from_slice(b"}");
+        self.close();
+    }
+
+    /// Names the counter of the variable of `list` when new.
+    fn counter_name(&mut self, m: &Model, list: ListId) {
+        let l = list.index();
+        if self.counters.len() <= l {
+            self.counters.resize(l + 1, None);
+        }
+        if self.counters[l].is_some() {
+            return;
+        }
+        let c = m.list(list).container;
+        let pid = self.pid(m, c);
+        let path = container_path(m, c);
+        let ty = list_type_label(m, list);
+        let n = if path.is_empty() {
+            ty
+        } else {
+            format!("{path} {ty}")
+        };
+        let mut b = Vec::new();
+        json_str(&mut b, &n);
+        self.counters[l] = Some((pid, b.into_boxed_slice()));
+    }
+}
+
+/// A timed event, held until its turn comes and written then.
+enum Timed {
+    /// A state's begin.
+    Begin {
+        at: (u64, u64),
+        value: ValueId,
+        ty: TypeId,
+    },
+    /// A state's end.
+    End { at: (u64, u64) },
+    /// An event.
+    Instant {
+        at: (u64, u64),
+        value: ValueId,
+        ty: TypeId,
+    },
+    /// A variable's value.
+    Counter { list: ListId, value: f64 },
+    /// A link's end (`flow` "s" at its start, "f" at its end) at a
+    /// container, of a type.
+    Link {
+        end: (ContainerId, TypeId),
+        value: ValueId,
+        ty: TypeId,
+        flow: &'static str,
+        id: u64,
+    },
+}
+
+/// The threads of the link ends of one type at one container: the first,
+/// and those opened for link ends that came too late for it.
+struct LinkThreads {
+    pid: u64,
+    name: String,
+    tids: Vec<u64>,
+    lanes: Lanes,
 }
 
 impl<W: Write> Sink for ChromeWriter<W> {
@@ -346,7 +511,9 @@ impl<W: Write> Sink for ChromeWriter<W> {
         }
         let at = self.list_thread(m, list);
         let start = self.nesting.begin(list, idx, start);
-        self.begin(m, at, start, value, m.list(list).ty);
+        let ty = m.list(list).ty;
+        self.know(m, value, ty);
+        self.hold(start, Timed::Begin { at, value, ty });
     }
 
     fn entity(&mut self, m: &Model, list: ListId, idx: u32, e: &Entity<'_>) {
@@ -361,11 +528,13 @@ impl<W: Write> Sink for ChromeWriter<W> {
                 let mut ends = std::mem::take(&mut self.ends);
                 if !self.nesting.end(list, idx, e.end, &mut ends) {
                     let (start, end) = self.nesting.whole(list, e.start, e.end);
-                    self.begin(m, at, start, e.value, ty);
+                    self.know(m, e.value, ty);
+                    let value = e.value;
+                    self.hold(start, Timed::Begin { at, value, ty });
                     ends.push(end);
                 }
                 for &t in &ends {
-                    self.end(at, t);
+                    self.hold(t, Timed::End { at });
                 }
                 ends.clear();
                 self.ends = ends;
@@ -373,47 +542,20 @@ impl<W: Write> Sink for ChromeWriter<W> {
             }
             TypeKind::Event => {
                 let at = self.list_thread(m, list);
-                self.open();
-                self.named(m, "i", at, e.start, e.value, ty);
-                self.buf.extend_from_slice(b",\"s\":\"t\"");
-                self.close();
+                self.know(m, e.value, ty);
+                let value = e.value;
+                self.hold(e.start, Timed::Instant { at, value, ty });
                 self.written.events += 1;
             }
             TypeKind::Variable => {
-                let l = list.index();
-                if self.counters.len() <= l {
-                    self.counters.resize(l + 1, None);
-                }
-                if self.counters[l].is_none() {
-                    let pid = self.pid(m, c);
-                    let path = container_path(m, c);
-                    let ty = list_type_label(m, list);
-                    let n = if path.is_empty() {
-                        ty
-                    } else {
-                        format!("{path} {ty}")
-                    };
-                    let mut b = Vec::new();
-                    json_str(&mut b, &n);
-                    self.counters[l] = Some((pid, b.into_boxed_slice()));
-                }
-                let Some((pid, name)) = self.counters[l].take() else {
-                    return;
-                };
-                self.open();
-                self.buf.extend_from_slice(b"\"ph\":\"C\",\"name\":");
-                self.buf.extend_from_slice(&name);
-                self.counters[l] = Some((pid, name));
-                self.buf.extend_from_slice(b",\"ts\":");
-                json_ts(&mut self.buf, e.start);
-                let _ = write!(self.buf, ",\"pid\":{pid},\"args\":{{\"value\":");
-                if e.number.is_finite() {
-                    let _ = write!(self.buf, "{:?}", e.number);
-                } else {
-                    self.buf.extend_from_slice(b"null");
-                }
-                self.buf.extend_from_slice(b"}");
-                self.close();
+                self.counter_name(m, list);
+                self.hold(
+                    e.start,
+                    Timed::Counter {
+                        list,
+                        value: e.number,
+                    },
+                );
                 self.written.variables += 1;
             }
             TypeKind::Link => {
@@ -421,10 +563,20 @@ impl<W: Write> Sink for ChromeWriter<W> {
                 let to = e.to.unwrap_or(c);
                 self.next_flow += 1;
                 let id = self.next_flow;
-                let a = self.link_end_thread(m, from, ty);
-                self.link_end(m, a, e.start, e.value, ty, "s", id);
-                let b = self.link_end_thread(m, to, ty);
-                self.link_end(m, b, e.end, e.value, ty, "f", id);
+                self.know(m, e.value, ty);
+                self.link_end_thread(m, from, ty);
+                self.link_end_thread(m, to, ty);
+                let value = e.value;
+                for (end, t, flow) in [((from, ty), e.start, "s"), ((to, ty), e.end, "f")] {
+                    let x = Timed::Link {
+                        end,
+                        value,
+                        ty,
+                        flow,
+                        id,
+                    };
+                    self.hold(t, x);
+                }
                 self.written.links += 1;
             }
             TypeKind::Container => {}

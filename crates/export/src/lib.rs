@@ -1,7 +1,9 @@
 //! One-way exports of a trace to other tools' formats, written as the
 //! simulation hands over entities (each writer is a [`trama_sim::Sink`]),
 //! so a trace of any length converts in memory bounded by its model
-//! (types, containers, values) and its state stacks' depths:
+//! (types, containers, values), its state stacks' depths and a buffer of
+//! at most 262,144 events that puts them in time order (see the
+//! writers' "Order"):
 //!
 //! - [`perfetto`]: Perfetto's `TrackEvent` protobuf (`.perfetto-trace`),
 //!   for ui.perfetto.dev and its trace processor; the format written is
@@ -30,6 +32,7 @@
 #![deny(missing_docs)]
 
 pub mod chrome;
+mod order;
 pub mod perfetto;
 pub mod protobuf;
 
@@ -114,7 +117,9 @@ pub(crate) struct Nesting {
 
 #[derive(Debug, Default)]
 struct Open {
-    /// (index, end once final) of each open state, outermost first.
+    /// (index, end once final) of each open state, outermost first (so in
+    /// increasing order of index: a state's end is found by binary
+    /// search, whatever the depth).
     stack: Vec<(u32, Option<f64>)>,
     /// The latest time written.
     last: f64,
@@ -148,7 +153,8 @@ impl Nesting {
     /// state never began here (the caller then writes it whole).
     pub(crate) fn end(&mut self, list: ListId, idx: u32, end: f64, ends: &mut Vec<f64>) -> bool {
         let o = self.list(list);
-        let Some(pos) = o.stack.iter().rposition(|&(i, _)| i == idx) else {
+        // States begin in the order of their indexes: the stack is sorted.
+        let Ok(pos) = o.stack.binary_search_by_key(&idx, |&(i, _)| i) else {
             return false;
         };
         o.stack[pos].1 = Some(end);

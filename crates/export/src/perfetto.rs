@@ -16,12 +16,16 @@
 //! | `InternedData` (`interned_data/interned_data.proto`) | `event_categories` = 1, `event_names` = 2 |
 //! | `EventCategory`, `EventName` (`track_event/track_event.proto`) | `iid` = 1, `name` = 2 |
 //!
-//! Every packet is on one sequence (`trusted_packet_sequence_id` 0x74,
-//! "t": one byte); the first carries `SEQ_INCREMENTAL_STATE_CLEARED`, every track
-//! event `SEQ_NEEDS_INCREMENTAL_STATE`. Names and categories are interned:
-//! a packet whose event uses a name or category for the first time
-//! carries its `EventName` or `EventCategory` in its `interned_data`; the
-//! event refers to it by `name_iid` and `category_iids` (iids from 1).
+//! Packets are on the first sequence (`trusted_packet_sequence_id` 0x74,
+//! "t": one byte), but for those that come too late for it (see Order),
+//! on sequences 0x75, 0x76, …. The first packet carries
+//! `SEQ_INCREMENTAL_STATE_CLEARED`, every track event of the first
+//! sequence `SEQ_NEEDS_INCREMENTAL_STATE`. On the first sequence names and
+//! categories are interned: a packet whose event uses a name or category
+//! for the first time carries its `EventName` or `EventCategory` in its
+//! `interned_data`; the event refers to it by `name_iid` and
+//! `category_iids` (iids from 1). Events of the other sequences carry
+//! theirs in full: `TrackEvent`'s `categories` = 22 and `name` = 23.
 //!
 //! Tracks, each declared by a `TrackDescriptor` packet before its first
 //! event (uuids from 1 in declaration order, so that they take a byte or
@@ -63,32 +67,41 @@
 //! # Order
 //!
 //! Perfetto wants each track's slice begins and ends in time order. A
-//! state's begin is written when it is pushed and its end once it and the
+//! state's begin is made when it is pushed and its end once it and the
 //! states above it are final (see the crate's documentation), so on every
-//! track begins and ends are in time order, an enclosing slice's begin
+//! track begins and ends come in time order, an enclosing slice's begin
 //! before its nested slices' (even at the same time) and its end after
-//! theirs. Across tracks, packets follow the trace's events, except ends,
-//! written when their state is final (at the latest when the next state of
-//! the same list begins or its container is destroyed), counters and
-//! events when final (the next value or event of the same list), and
-//! links when both ends are known. The trace processor sorts packets by
-//! timestamp, keeping the file's order of equal times (its sorter holds
-//! every packet until the end of a file written without the tracing
-//! service's flush markers, which this file has none of), so a packet
-//! written late is placed where it belongs.
+//! theirs. Across tracks they do not: ends come when their state is final
+//! (at the latest when the next state of the same list begins or its
+//! container is destroyed), counters and events when final (the next
+//! value or event of the same list), links when both ends are known.
 //!
-//! Memory: the interning tables and track uuids (by value, type,
-//! container and list of the model) and one entry per open state.
+//! Packets with a timestamp therefore wait in a buffer of at most
+//! 262,144 (`order::HELD`), which lets the earliest go when it is full
+//! and at the end (equal times in the order they were made, which keeps
+//! each track's order): each sequence is written in time order, as strict
+//! and streaming readers want. A packet made when a later one has gone
+//! (it waited in the simulation longer than the buffer could hold) goes
+//! to the sequence whose last packet is the latest not after it, a new
+//! one if there is none: every sequence's timestamps never decrease.
+//! Track descriptors (no timestamp) are written at once, before any event
+//! on their track.
+//!
+//! Memory: the interning tables, the names of the values and types used,
+//! and track uuids (by value, type, container and list of the model), one
+//! entry per open state, the buffer (a few dozen bytes per packet held),
+//! and the last timestamp of each sequence.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
 
 use trama_sim::{ContainerId, Entity, ListId, Model, Sink, TypeId, TypeKind, ValueId};
 
+use crate::order::{Lanes, Reorder, HELD};
 use crate::protobuf::Encoder;
 use crate::{label, list_type_label, nanos, value_label, ExportOptions, Nesting, Written};
 
-/// Sequence id of every packet.
+/// Sequence id of the first sequence (the others follow it).
 pub const SEQUENCE_ID: u64 = 0x74;
 
 const SEQ_INCREMENTAL_STATE_CLEARED: u64 = 1;
@@ -138,6 +151,31 @@ pub struct PerfettoWriter<W: Write> {
     nesting: Nesting,
     ends: Vec<f64>,
     written: Written,
+    /// Timed packets not written yet, let go in time order.
+    held: Reorder<Timed>,
+    /// The sequences timed packets go to.
+    lanes: Lanes,
+    /// Each value's and type's name, once used (packets are encoded when
+    /// they leave `held`, possibly once the model is gone).
+    value_names: Vec<Option<Box<str>>>,
+    type_names: Vec<Option<Box<str>>>,
+}
+
+/// A timed packet, held until its turn comes and encoded then.
+enum Timed {
+    /// A slice's begin or an instant, named by a value, its type the
+    /// category.
+    Named {
+        track: u64,
+        kind: u64,
+        value: ValueId,
+        ty: TypeId,
+        flow: Flow,
+    },
+    /// A slice's end.
+    End { track: u64 },
+    /// A counter's value.
+    Counter { track: u64, value: f64 },
 }
 
 impl<W: Write> PerfettoWriter<W> {
@@ -163,6 +201,10 @@ impl<W: Write> PerfettoWriter<W> {
             nesting: Nesting::default(),
             ends: Vec::new(),
             written: Written::default(),
+            held: Reorder::new(HELD),
+            lanes: Lanes::default(),
+            value_names: Vec::new(),
+            type_names: Vec::new(),
         }
     }
 
@@ -173,12 +215,15 @@ impl<W: Write> PerfettoWriter<W> {
 
     /// Writes what is left and returns the writer, or the first write error.
     pub fn finish(mut self) -> io::Result<W> {
+        while let Some((t, x)) = self.held.pop() {
+            self.emit(t, x);
+        }
         if let Some(e) = self.error.take() {
             return Err(e);
         }
         if self.first {
             // An empty trace: one packet that opens the sequence.
-            self.begin_packet();
+            self.begin_packet(0);
             self.end_packet();
         }
         self.out.write_all(&self.buf)?;
@@ -186,10 +231,11 @@ impl<W: Write> PerfettoWriter<W> {
         Ok(self.out)
     }
 
-    fn begin_packet(&mut self) {
+    /// Starts a packet on the sequence of lane `lane`.
+    fn begin_packet(&mut self, lane: usize) {
         self.pkt.buf.clear();
         self.interned.buf.clear();
-        self.pkt.uint(10, SEQUENCE_ID);
+        self.pkt.uint(10, SEQUENCE_ID + lane as u64);
         if self.first {
             self.pkt.uint(13, SEQ_INCREMENTAL_STATE_CLEARED);
             self.first = false;
@@ -226,7 +272,7 @@ impl<W: Write> PerfettoWriter<W> {
         counter: bool,
         group: bool,
     ) {
-        self.begin_packet();
+        self.begin_packet(0);
         self.pkt.message(60, |d| {
             d.uint(1, uuid);
             d.bytes(2, name.as_bytes());
@@ -246,26 +292,35 @@ impl<W: Write> PerfettoWriter<W> {
     }
 
     /// The track of container `c` (`None` for the root), declared with its
-    /// ancestors' when not yet.
+    /// ancestors' when not yet (outermost first; iterative, for trees of
+    /// any depth).
     fn container_track(&mut self, m: &Model, c: ContainerId) -> Option<u64> {
-        if c == ContainerId::ROOT {
-            return None;
+        let known = |containers: &[u64], c: ContainerId| {
+            containers.get(c.index()).copied().filter(|&t| t != 0)
+        };
+        // The containers without a track, from `c` up to the first with one.
+        let mut missing = Vec::new();
+        let mut parent = None;
+        let mut at = Some(c);
+        while let Some(x) = at.filter(|&x| x != ContainerId::ROOT) {
+            if let Some(t) = known(&self.containers, x) {
+                parent = Some(t);
+                break;
+            }
+            missing.push(x);
+            at = m.container(x).parent;
         }
-        if let Some(&t) = self.containers.get(c.index()).filter(|&&t| t != 0) {
-            return Some(t);
+        for x in missing.into_iter().rev() {
+            let uuid = self.new_uuid();
+            if self.containers.len() <= x.index() {
+                self.containers.resize(x.index() + 1, 0);
+            }
+            self.containers[x.index()] = uuid;
+            let name = label(m, m.container(x).name);
+            self.descriptor(uuid, parent, &name, false, true);
+            parent = Some(uuid);
         }
-        let parent = m
-            .container(c)
-            .parent
-            .and_then(|p| self.container_track(m, p));
-        let uuid = self.new_uuid();
-        if self.containers.len() <= c.index() {
-            self.containers.resize(c.index() + 1, 0);
-        }
-        self.containers[c.index()] = uuid;
-        let name = label(m, m.container(c).name);
-        self.descriptor(uuid, parent, &name, false, true);
-        Some(uuid)
+        parent
     }
 
     /// The parent track of what container `c` holds: its own, or for the
@@ -320,9 +375,9 @@ impl<W: Write> PerfettoWriter<W> {
         uuid
     }
 
-    /// The iid of value `v`'s name, interned in the packet being built
-    /// when new.
-    fn name_iid(&mut self, m: &Model, v: ValueId) -> u64 {
+    /// The iid of value `v`'s name (known: see [`PerfettoWriter::hold`]),
+    /// interned in the packet being built when new.
+    fn name_iid(&mut self, v: ValueId) -> u64 {
         let i = v.index();
         if self.value_iids.len() <= i {
             self.value_iids.resize(i + 1, 0);
@@ -331,7 +386,7 @@ impl<W: Write> PerfettoWriter<W> {
             self.next_name_iid += 1;
             let iid = self.next_name_iid;
             self.value_iids[i] = iid;
-            let name = value_label(m, v);
+            let name = self.value_names[i].as_deref().unwrap_or_default();
             self.interned.message(2, |n| {
                 n.uint(1, iid);
                 n.bytes(2, name.as_bytes());
@@ -340,7 +395,9 @@ impl<W: Write> PerfettoWriter<W> {
         self.value_iids[i]
     }
 
-    fn category_iid(&mut self, m: &Model, ty: TypeId) -> u64 {
+    /// The iid of type `ty`'s name as a category (known), interned in the
+    /// packet being built when new.
+    fn category_iid(&mut self, ty: TypeId) -> u64 {
         let i = ty.index();
         if self.category_iids.len() <= i {
             self.category_iids.resize(i + 1, 0);
@@ -349,7 +406,7 @@ impl<W: Write> PerfettoWriter<W> {
             self.next_category_iid += 1;
             let iid = self.next_category_iid;
             self.category_iids[i] = iid;
-            let name = label(m, m.ty(ty).name);
+            let name = self.type_names[i].as_deref().unwrap_or_default();
             self.interned.message(1, |n| {
                 n.uint(1, iid);
                 n.bytes(2, name.as_bytes());
@@ -370,46 +427,105 @@ impl<W: Write> PerfettoWriter<W> {
         ty: TypeId,
         flow: Flow,
     ) {
-        self.begin_packet();
-        self.pkt.uint(8, nanos(t) as u64);
-        let name = self.name_iid(m, value);
-        let cat = self.category_iid(m, ty);
-        self.pkt.uint(13, SEQ_NEEDS_INCREMENTAL_STATE);
-        self.pkt.message(11, |e| {
-            e.uint(3, cat);
-            e.uint(9, kind);
-            e.uint(10, name);
-            e.uint(11, track);
-            match flow {
-                Flow::None => {}
-                Flow::Starts(id) => e.fixed64(47, id),
-                Flow::Ends(id) => e.fixed64(48, id),
-            }
+        known(&mut self.value_names, value.index(), || {
+            value_label(m, value)
         });
-        self.end_packet();
+        known(&mut self.type_names, ty.index(), || label(m, m.ty(ty).name));
+        let x = Timed::Named {
+            track,
+            kind,
+            value,
+            ty,
+            flow,
+        };
+        self.hold(t, x);
     }
 
     fn slice_end(&mut self, track: u64, t: f64) {
-        self.begin_packet();
-        self.pkt.uint(8, nanos(t) as u64);
-        self.pkt.uint(13, SEQ_NEEDS_INCREMENTAL_STATE);
-        self.pkt.message(11, |e| {
-            e.uint(9, TYPE_SLICE_END);
-            e.uint(11, track);
-        });
-        self.end_packet();
+        self.hold(t, Timed::End { track });
     }
 
-    fn counter(&mut self, track: u64, t: f64, v: f64) {
-        self.begin_packet();
-        self.pkt.uint(8, nanos(t) as u64);
-        self.pkt.uint(13, SEQ_NEEDS_INCREMENTAL_STATE);
-        self.pkt.message(11, |e| {
-            e.uint(9, TYPE_COUNTER);
-            e.uint(11, track);
-            e.double(44, v);
-        });
+    fn counter(&mut self, track: u64, t: f64, value: f64) {
+        self.hold(t, Timed::Counter { track, value });
+    }
+
+    /// Holds a timed packet; writes the earliest held when they are too
+    /// many.
+    fn hold(&mut self, t: f64, x: Timed) {
+        if let Some((t, x)) = self.held.push(nanos(t), x) {
+            self.emit(t, x);
+        }
+    }
+
+    /// Writes a timed packet on the first sequence whose last packet is
+    /// not later (see [`Lanes`]). Names are interned on the first sequence
+    /// and written out on the others.
+    fn emit(&mut self, t: i64, x: Timed) {
+        if self.error.is_some() {
+            return;
+        }
+        let (lane, _) = self.lanes.lane(t);
+        self.begin_packet(lane);
+        self.pkt.uint(8, t as u64);
+        if lane == 0 {
+            self.pkt.uint(13, SEQ_NEEDS_INCREMENTAL_STATE);
+        }
+        match x {
+            Timed::Named {
+                track,
+                kind,
+                value,
+                ty,
+                flow,
+            } => {
+                let flow = |e: &mut Encoder| match flow {
+                    Flow::None => {}
+                    Flow::Starts(id) => e.fixed64(47, id),
+                    Flow::Ends(id) => e.fixed64(48, id),
+                };
+                if lane == 0 {
+                    let name = self.name_iid(value);
+                    let cat = self.category_iid(ty);
+                    self.pkt.message(11, |e| {
+                        e.uint(3, cat);
+                        e.uint(9, kind);
+                        e.uint(10, name);
+                        e.uint(11, track);
+                        flow(e);
+                    });
+                } else {
+                    let name = self.value_names[value.index()].as_deref();
+                    let cat = self.type_names[ty.index()].as_deref();
+                    self.pkt.message(11, |e| {
+                        e.bytes(22, cat.unwrap_or_default().as_bytes());
+                        e.uint(9, kind);
+                        e.bytes(23, name.unwrap_or_default().as_bytes());
+                        e.uint(11, track);
+                        flow(e);
+                    });
+                }
+            }
+            Timed::End { track } => self.pkt.message(11, |e| {
+                e.uint(9, TYPE_SLICE_END);
+                e.uint(11, track);
+            }),
+            Timed::Counter { track, value } => self.pkt.message(11, |e| {
+                e.uint(9, TYPE_COUNTER);
+                e.uint(11, track);
+                e.double(44, value);
+            }),
+        }
         self.end_packet();
+    }
+}
+
+/// Entry `i` of `names`, made by `name()` when first asked.
+fn known(names: &mut Vec<Option<Box<str>>>, i: usize, name: impl FnOnce() -> String) {
+    if names.len() <= i {
+        names.resize(i + 1, None);
+    }
+    if names[i].is_none() {
+        names[i] = Some(name().into_boxed_str());
     }
 }
 

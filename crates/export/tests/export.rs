@@ -142,6 +142,8 @@ struct Perfetto {
     slices: Vec<Slice>,
     instants: Vec<Instant>,
     counters: Vec<(u64, i64, f64)>,
+    /// The sequences packets are on.
+    sequences: usize,
 }
 
 impl Perfetto {
@@ -154,30 +156,45 @@ impl Perfetto {
     }
 }
 
-/// Decodes a trace, checking what Perfetto requires: one sequence whose
-/// first packet clears the incremental state, interned names defined
-/// before use, tracks declared before use, and on each track slice begins
-/// and ends in time order and nested.
+/// Decodes a trace, checking what Perfetto requires: the first sequence's
+/// first packet clears the incremental state, names are interned on it
+/// only (other sequences name events in full), interned names defined
+/// before use, tracks declared before use, each sequence's timestamps in
+/// order (never decreasing), and on each track slice begins and ends in
+/// time order and nested.
 fn decode(b: &[u8]) -> Result<Perfetto, String> {
     let mut p = Perfetto::default();
     let mut names: HashMap<u64, String> = HashMap::new();
     let mut cats: HashMap<u64, String> = HashMap::new();
     let mut open: HashMap<u64, Vec<(String, String, i64)>> = HashMap::new();
     let mut last: HashMap<u64, i64> = HashMap::new();
+    let mut sequences: HashMap<u64, i64> = HashMap::new();
     let mut first = true;
     for (n, v) in fields(b)? {
         let (1, Val::Len(pkt)) = (n, v) else {
             return Err(format!("field {n} in Trace"));
         };
         let f = fields(pkt)?;
-        if uint(&f, 10) != Some(trama_export::perfetto::SEQUENCE_ID) {
-            return Err("packet without the sequence id".into());
+        let seq = uint(&f, 10).ok_or("packet without a sequence id")?;
+        let main = seq == trama_export::perfetto::SEQUENCE_ID;
+        if seq < trama_export::perfetto::SEQUENCE_ID {
+            return Err(format!("sequence id {seq}"));
         }
         let flags = uint(&f, 13).unwrap_or(0);
-        if first && flags & 1 == 0 {
+        if first && (!main || flags & 1 == 0) {
             return Err("first packet does not clear the incremental state".into());
         }
         first = false;
+        if let Some(ts) = uint(&f, 8) {
+            let ts = ts as i64;
+            if let Some(&l) = sequences.get(&seq).filter(|&&l| l > ts) {
+                return Err(format!("sequence {seq:#x}: timestamp {ts} after {l}"));
+            }
+            sequences.insert(seq, ts);
+        }
+        if !main && len(&f, 12).is_some() {
+            return Err(format!("interned data on sequence {seq:#x}"));
+        }
         if let Some(i) = len(&f, 12) {
             for (k, v) in fields(i)? {
                 let Val::Len(e) = v else { continue };
@@ -211,23 +228,29 @@ fn decode(b: &[u8]) -> Result<Perfetto, String> {
             }
         }
         if let Some(e) = len(&f, 11) {
-            if flags & 2 == 0 {
-                return Err("track event without SEQ_NEEDS_INCREMENTAL_STATE".into());
-            }
             let ts = uint(&f, 8).ok_or("track event without timestamp")? as i64;
             let e = fields(e)?;
+            if (uint(&e, 10).is_some() || uint(&e, 3).is_some()) && (!main || flags & 2 == 0) {
+                return Err("interned names without SEQ_NEEDS_INCREMENTAL_STATE".into());
+            }
             let track = uint(&e, 11).ok_or("event without track")?;
             let Some(t) = p.tracks.get(&track) else {
                 return Err(format!("event on undeclared track {track:x}"));
             };
             let name = || -> Result<String, String> {
-                let iid = uint(&e, 10).ok_or("event without name_iid")?;
+                if let Some(name) = len(&e, 23) {
+                    return Ok(text(name));
+                }
+                let iid = uint(&e, 10).ok_or("event without name")?;
                 names
                     .get(&iid)
                     .cloned()
                     .ok_or_else(|| format!("name iid {iid} not interned"))
             };
             let cat = || -> Result<String, String> {
+                if let Some(cat) = len(&e, 22) {
+                    return Ok(text(cat));
+                }
                 let iid = uint(&e, 3).ok_or("event without category")?;
                 cats.get(&iid)
                     .cloned()
@@ -284,6 +307,7 @@ fn decode(b: &[u8]) -> Result<Perfetto, String> {
     if let Some((t, s)) = open.iter().find(|(_, s)| !s.is_empty()) {
         return Err(format!("{} slices left open on track {t:x}", s.len()));
     }
+    p.sequences = sequences.len();
     Ok(p)
 }
 
@@ -612,20 +636,33 @@ fn perfetto_matches_the_dump() {
 }
 
 /// Checks the Chrome JSON of `path` against its dump `x`: it parses, has
-/// as many events of each kind, and on each thread (pid, tid) every "E"
-/// closes a "B" at or before it, with times in order.
+/// as many events of each kind, on each thread (pid, tid) and counter
+/// (pid, name) its events are in time order, and every "E" closes a "B"
+/// at or before it.
 fn check_chrome(path: &Path, x: &Expected, opts: &LoadOptions) -> Result<(), String> {
     let bytes = export_chrome(path, opts);
     let v: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}"))?;
     let mut count: HashMap<String, usize> = HashMap::new();
     let mut stacks: HashMap<(u64, u64), (Vec<f64>, f64)> = HashMap::new();
+    let mut sequences: HashMap<String, f64> = HashMap::new();
     for e in v["traceEvents"].as_array().ok_or("no traceEvents")? {
         let ph = e["ph"].as_str().ok_or("event without ph")?.to_string();
         let at = (
             e["pid"].as_u64().ok_or("no pid")?,
             e["tid"].as_u64().unwrap_or(0),
         );
+        if let Some(ts) = e["ts"].as_f64() {
+            let seq = match ph.as_str() {
+                "C" => format!("{} {}", at.0, e["name"]),
+                _ => format!("{at:?}"),
+            };
+            let last = sequences.entry(seq).or_insert(f64::NEG_INFINITY);
+            if ts < *last {
+                return Err(format!("{e} after {last} on its thread"));
+            }
+            *last = ts;
+        }
         if ph == "B" || ph == "E" {
             let ts = e["ts"].as_f64().ok_or("no ts")?;
             let (stack, last) = stacks.entry(at).or_insert((Vec::new(), f64::NEG_INFINITY));
@@ -953,5 +990,87 @@ fn otf2_metric_values_keep_precision_in_perfetto() {
         let want: Vec<u64> = want.iter().map(|v| v.to_bits()).collect();
         assert_eq!(got, want, "{ty}");
     }
+}
+
+/// Writes the trace `write` makes in `dir` as `name`; its path.
+fn generated(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> PathBuf {
+    let path = dir.join(name);
+    let mut f = std::fs::File::create(&path).unwrap();
+    write(&mut f).unwrap();
+    path
+}
+
+/// Regression: states nested a hundred thousand levels deep made the
+/// exports quadratic (each end looked for its state through the stack).
+/// Every level comes out, at its depth, with its times.
+#[test]
+fn deep_state_nesting_exports_every_level() {
+    let dir = tempfile_dir("deep");
+    let path = generated(&dir, "deep.paje", |f| {
+        trama_gen::deep::nested_states(100_000, f)
+    });
+    let opts = LoadOptions::default();
+    let x = expected(&path, &opts).expect("the trace reads");
+    assert_eq!(x.states.len(), 100_000);
+    let p = decode(&export_perfetto(&path, &opts)).unwrap();
+    assert_eq!(p.slices.iter().map(|s| s.depth).max(), Some(99_999));
+    compare(&p, &x).unwrap();
+    check_chrome(&path, &x, &opts).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A fresh folder for a test's traces.
+fn tempfile_dir(what: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("trama-export-{what}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Regression: packets were written in the order the simulation hands
+/// entities over (ends, events, counter values and links late), so a
+/// sequence went back in time hundreds of thousands of times on a large
+/// trace. Each Perfetto sequence and each JSON thread (and counter) is in
+/// time order: on random traces with nested states and links, and on one
+/// whose link and states stay open longer than the writers hold packets
+/// (what comes too late for the first sequence goes to another).
+#[test]
+fn perfetto_and_chrome_json_are_written_in_time_order() {
+    let dir = tempfile_dir("order");
+    let opts = LoadOptions::default();
+    let mut failures = Vec::new();
+    for seed in 0..20 {
+        let mut g = trama_gen::GenOptions::varied(seed, 3000);
+        g.max_state_depth = g.max_state_depth.max(4);
+        g.links = true;
+        g.events = g.events.max(1000);
+        let path = generated(&dir, &format!("{seed}.paje"), |f| {
+            std::io::Write::write_all(f, trama_gen::generate(seed, &g).as_bytes())
+        });
+        let x = expected(&path, &opts).unwrap_or_else(|| panic!("seed {seed} does not read"));
+        assert!(!x.links.is_empty(), "seed {seed}: no link");
+        if let Err(e) = decode(&export_perfetto(&path, &opts)).and_then(|p| compare(&p, &x)) {
+            failures.push(format!("seed {seed}: {e}"));
+        }
+        if let Err(e) = check_chrome(&path, &x, &opts) {
+            failures.push(format!("seed {seed} (JSON): {e}"));
+        }
+    }
+    let late = generated(&dir, "late.paje", |f| {
+        trama_gen::deep::nested_states(600_000, f)
+    });
+    let x = expected(&late, &opts).expect("the trace reads");
+    match decode(&export_perfetto(&late, &opts)).and_then(|p| compare(&p, &x).map(|_| p)) {
+        Ok(p) if p.sequences > 1 => {}
+        Ok(_) => failures.push("late: one sequence, for packets late or not".into()),
+        Err(e) => failures.push(format!("late: {e}")),
+    }
+    if let Err(e) = check_chrome(&late, &x, &opts) {
+        failures.push(format!("late (JSON): {e}"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
