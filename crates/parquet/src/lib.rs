@@ -19,8 +19,8 @@
 //! as Hive, Spark and DuckDB decode them. The partition column is not
 //! stored in the files: readers take it from the folder names
 //! (`hive_partitioning`). A table with no row holds one empty file in the
-//! partition `__HIVE_DEFAULT_PARTITION__`, so that reading it gives zero
-//! rows rather than an error.
+//! partition [`EMPTY_PARTITION`] (`type=none`), so that reading it gives
+//! zero rows rather than an error, in DuckDB, pyarrow and Polars alike.
 //!
 //! Times are `INT64` nanoseconds (the trace's seconds × 10⁹, rounded);
 //! strings are `BYTE_ARRAY` (UTF-8) dictionary-encoded; every column is
@@ -188,6 +188,12 @@ impl Summary {
         self.rows[table as usize]
     }
 }
+
+/// The partition of the empty file of a table without rows. A value, not
+/// `__HIVE_DEFAULT_PARTITION__` (NULL): readers infer the partition
+/// column's type from the values, and pyarrow fails on none but NULL. No
+/// row ever reads it (the file has none), and no type's folder is beside it.
+pub const EMPTY_PARTITION: &str = "none";
 
 /// Percent-encodes a partition value for a folder name `key=VALUE`, as
 /// Hive, Spark and DuckDB decode it: every byte but ASCII letters, digits,
@@ -744,7 +750,7 @@ impl ParquetSink {
                 let folder = self
                     .root
                     .join(t.name())
-                    .join(format!("{}=__HIVE_DEFAULT_PARTITION__", t.partition_key()));
+                    .join(format!("{}={EMPTY_PARTITION}", t.partition_key()));
                 std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
                 self.by_name.insert((t, String::new()), self.parts.len());
                 self.parts.push(Partition {
