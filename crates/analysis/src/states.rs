@@ -37,8 +37,8 @@ pub struct StateRow {
     pub containers: u32,
     /// State type name.
     pub state_type: String,
-    /// Value name (followed by its alias in parentheses when another value
-    /// of the state type has the same name: [`trama_sim::Model::value_labels`]).
+    /// Value name (as the Parquet export's `value` column gives it; two
+    /// values of one name are two rows).
     pub value: String,
     /// Number of states overlapping the window.
     pub count: u64,
@@ -61,7 +61,7 @@ pub struct StateRow {
 pub struct Imbalance {
     /// State type name.
     pub state_type: String,
-    /// Value name (labelled as in [`StateRow::value`]).
+    /// Value name (as in [`StateRow::value`]).
     pub value: String,
     /// Number of containers compared (those with this state type).
     pub containers: u32,
@@ -247,8 +247,7 @@ pub(crate) fn finish_states(
         .map(|(i, t)| (t, i))
         .collect();
     let mut keys: Vec<Key> = rows.keys().copied().collect();
-    let labels = m.value_labels();
-    let vname = |v: ValueId| labels[v.index()].clone();
+    let vname = |v: ValueId| text(trace, m.value(v).name);
     keys.sort_by(|a, b| {
         (pos_c.get(&a.0), order_t.get(&a.1))
             .cmp(&(pos_c.get(&b.0), order_t.get(&b.1)))
