@@ -44,7 +44,7 @@
 //!
 //! # Order
 //!
-//! Events with a time wait in a buffer of at most 262,144 that lets the
+//! Events with a time wait in a buffer of at most 65,536 that lets the
 //! earliest go first, as in the Perfetto export (see there): the file is
 //! in time order but for events that waited in the simulation longer
 //! than the buffer could hold, and each thread's (and counter's) events

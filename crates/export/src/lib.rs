@@ -2,7 +2,7 @@
 //! simulation hands over entities (each writer is a [`trama_sim::Sink`]),
 //! so a trace of any length converts in memory bounded by its model
 //! (types, containers, values), its state stacks' depths and a buffer of
-//! at most 262,144 events that puts them in time order (see the
+//! at most 65,536 events that puts them in time order (see the
 //! writers' "Order"):
 //!
 //! - [`perfetto`]: Perfetto's `TrackEvent` protobuf (`.perfetto-trace`),

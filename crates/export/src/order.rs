@@ -11,44 +11,31 @@
 //! final only when its list's next state begins) cannot join the
 //! sequence they went to: it goes to another sequence whose last packet
 //! is not later than it ([`Lanes::lane`]), a new one if none is.
+//!
+//! Memory: at most [`HELD`] packets (a few dozen bytes each, about 4 MB in
+//! all), and 16 bytes for each sequence but the first. A sequence is only
+//! opened for a packet that came too late for all the others, so there
+//! are never more than late packets; on the traces measured (see
+//! BENCHMARKS.md) there is one sequence, or two.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeSet, BinaryHeap};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
 /// The packets a [`Reorder`] holds at most.
-pub const HELD: usize = 1 << 18;
+pub const HELD: usize = 1 << 16;
 
-/// A packet held, by time, then by arrival.
-struct Held<T> {
-    t: i64,
-    n: u64,
-    item: T,
-}
-
-impl<T> PartialEq for Held<T> {
-    fn eq(&self, o: &Self) -> bool {
-        (self.t, self.n) == (o.t, o.n)
-    }
-}
-
-impl<T> Eq for Held<T> {}
-
-impl<T> PartialOrd for Held<T> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-impl<T> Ord for Held<T> {
-    fn cmp(&self, o: &Self) -> Ordering {
-        (self.t, self.n).cmp(&(o.t, o.n))
-    }
-}
-
-/// Packets held so that they go out in time order (equal times in the
-/// order they came), at most a given number at a time.
+/// Packets held, in time order (equal times in the order they came), at
+/// most a given number at a time. Most come in order (a state's begin is
+/// made when it is pushed): those wait in a queue, the others in a heap
+/// of small keys whose packets stay in a slab.
 pub(crate) struct Reorder<T> {
-    heap: BinaryHeap<Reverse<Held<T>>>,
+    /// (time, arrival, packet) of the packets that came not earlier than
+    /// the last one queued: in order.
+    run: VecDeque<(i64, u64, T)>,
+    /// (time, arrival, slot) of the others, the earliest first.
+    heap: BinaryHeap<Reverse<(i64, u64, u32)>>,
+    slots: Vec<Option<T>>,
+    free: Vec<u32>,
     next: u64,
     capacity: usize,
 }
@@ -57,7 +44,10 @@ impl<T> Reorder<T> {
     /// A buffer holding at most `capacity` packets (at least 1).
     pub(crate) fn new(capacity: usize) -> Reorder<T> {
         Reorder {
+            run: VecDeque::new(),
             heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
             next: 0,
             capacity: capacity.max(1),
         }
@@ -66,13 +56,24 @@ impl<T> Reorder<T> {
     /// Holds `item`, of time `t` (nanoseconds); the earliest packet held
     /// when that makes one too many.
     pub(crate) fn push(&mut self, t: i64, item: T) -> Option<(i64, T)> {
-        self.heap.push(Reverse(Held {
-            t,
-            n: self.next,
-            item,
-        }));
+        let n = self.next;
         self.next += 1;
-        if self.heap.len() > self.capacity {
+        if self.run.back().is_none_or(|b| b.0 <= t) {
+            self.run.push_back((t, n, item));
+        } else {
+            let slot = match self.free.pop() {
+                Some(s) => {
+                    self.slots[s as usize] = Some(item);
+                    s
+                }
+                None => {
+                    self.slots.push(Some(item));
+                    self.slots.len() as u32 - 1
+                }
+            };
+            self.heap.push(Reverse((t, n, slot)));
+        }
+        if self.run.len() + self.heap.len() > self.capacity {
             self.pop()
         } else {
             None
@@ -81,17 +82,31 @@ impl<T> Reorder<T> {
 
     /// The earliest packet held.
     pub(crate) fn pop(&mut self) -> Option<(i64, T)> {
-        self.heap.pop().map(|Reverse(h)| (h.t, h.item))
+        let queued = self.run.front().map(|x| (x.0, x.1));
+        match (queued, self.heap.peek()) {
+            (Some(q), Some(Reverse(h))) if (h.0, h.1) < q => self.pop_heap(),
+            (Some(_), _) => self.run.pop_front().map(|(t, _, x)| (t, x)),
+            (None, _) => self.pop_heap(),
+        }
+    }
+
+    fn pop_heap(&mut self) -> Option<(i64, T)> {
+        let Reverse((t, _, slot)) = self.heap.pop()?;
+        self.free.push(slot);
+        self.slots[slot as usize].take().map(|x| (t, x))
     }
 }
 
 /// Sequences of packets, each in time order: lane 0 takes every packet
 /// not earlier than its last; another, one that comes too late for it.
+/// Lane 0's last packet is the latest of all lanes' (the others only
+/// take packets earlier than it).
 #[derive(Debug, Default)]
 pub(crate) struct Lanes {
-    /// (last time, lane) of each lane.
-    by_last: BTreeSet<(i64, usize)>,
-    last: Vec<i64>,
+    /// The last time of lane 0, once it exists.
+    first: Option<i64>,
+    /// (last time, lane) of each other lane.
+    others: BTreeSet<(i64, usize)>,
 }
 
 impl Lanes {
@@ -99,19 +114,26 @@ impl Lanes {
     /// is the latest not later than `t`: lane 0 unless `t` is earlier
     /// than its last), and whether it is new.
     pub(crate) fn lane(&mut self, t: i64) -> (usize, bool) {
-        let found = self.by_last.range(..=(t, usize::MAX)).next_back().copied();
-        let (lane, new) = match found {
-            Some((last, lane)) => {
-                self.by_last.remove(&(last, lane));
-                (lane, false)
-            }
+        match self.first {
             None => {
-                self.last.push(t);
-                (self.last.len() - 1, true)
+                self.first = Some(t);
+                return (0, true);
             }
+            Some(last) if last <= t => {
+                self.first = Some(t);
+                return (0, false);
+            }
+            Some(_) => {}
+        }
+        let found = self.others.range(..=(t, usize::MAX)).next_back().copied();
+        let (lane, new) = match found {
+            Some(x) => {
+                self.others.remove(&x);
+                (x.1, false)
+            }
+            None => (self.others.len() + 1, true),
         };
-        self.last[lane] = t;
-        self.by_last.insert((t, lane));
+        self.others.insert((t, lane));
         (lane, new)
     }
 }

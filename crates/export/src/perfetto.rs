@@ -77,7 +77,7 @@
 //! value or event of the same list), links when both ends are known.
 //!
 //! Packets with a timestamp therefore wait in a buffer of at most
-//! 262,144 (`order::HELD`), which lets the earliest go when it is full
+//! 65,536 (`order::HELD`), which lets the earliest go when it is full
 //! and at the end (equal times in the order they were made, which keeps
 //! each track's order): each sequence is written in time order, as strict
 //! and streaming readers want. A packet made when a later one has gone

@@ -1060,7 +1060,7 @@ fn perfetto_and_chrome_json_are_written_in_time_order() {
         }
     }
     let late = generated(&dir, "late.paje", |f| {
-        trama_gen::deep::nested_states(600_000, f)
+        trama_gen::deep::nested_states(200_000, f)
     });
     let x = expected(&late, &opts).expect("the trace reads");
     match decode(&export_perfetto(&late, &opts)).and_then(|p| compare(&p, &x).map(|_| p)) {
