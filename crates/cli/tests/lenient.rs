@@ -30,6 +30,17 @@ fn ok(args: &[&str]) -> Vec<u8> {
     o.stdout
 }
 
+/// `a` and `b` hold the same lines, in any order (a streamed dump is in
+/// completion order).
+#[track_caller]
+fn assert_same_lines(a: &[u8], b: &[u8]) {
+    let mut a: Vec<&[u8]> = a.split(|&c| c == b'\n').collect();
+    let mut b: Vec<&[u8]> = b.split(|&c| c == b'\n').collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+}
+
 fn starpu(shared: &Path) -> PathBuf {
     shared.join("samples/paje-real/starpu/pajengr-starpu.buggy.trace")
 }
@@ -250,11 +261,7 @@ fn sort_window_reorders_a_shuffled_trace_to_the_dump_of_the_sorted_one() {
     }
     // The streamed dump and a .ptb converted through the window agree.
     let streamed = ok(&["dump", "--stream", "--sort-window", &window, s(&path)]);
-    let mut a: Vec<&[u8]> = streamed.split(|&b| b == b'\n').collect();
-    let mut b: Vec<&[u8]> = want.split(|&b| b == b'\n').collect();
-    a.sort();
-    b.sort();
-    assert_eq!(a, b);
+    assert_same_lines(&streamed, &want);
     let ptb = tmp.path().join("sorted.ptb");
     ok(&[
         "convert",
@@ -390,11 +397,7 @@ fn sort_reads_a_trace_whose_every_suggested_window_is_too_short() {
         "65536",
         s(&path),
     ]);
-    let mut a: Vec<&[u8]> = streamed.split(|&b| b == b'\n').collect();
-    let mut b: Vec<&[u8]> = want.split(|&b| b == b'\n').collect();
-    a.sort();
-    b.sort();
-    assert_eq!(a, b);
+    assert_same_lines(&streamed, &want);
     let ptb = tmp.path().join("late.ptb");
     ok(&[
         "convert",

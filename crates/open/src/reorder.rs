@@ -108,10 +108,19 @@ impl Defs {
     }
 }
 
-/// The time of `ev`, or `None` for an event without one (a definition).
-pub(crate) fn time_of(ev: &Event<'_>) -> Option<f64> {
-    let slot = ev.def().slot(Field::Time)?;
-    Some(trama_num::atof(ev.word(slot)))
+/// An event with a time, and its time; or the item to pass on at once
+/// (not an event, or an event without a time, such as a definition).
+pub(crate) fn timed(item: Item<'_>) -> Result<(Event<'_>, f64), Item<'_>> {
+    let Item::Event(ev) = item else {
+        return Err(item);
+    };
+    match ev.def().slot(Field::Time) {
+        Some(slot) => {
+            let time = trama_num::atof(ev.word(slot));
+            Ok((ev, time))
+        }
+        None => Err(Item::Event(ev)),
+    }
 }
 
 /// The reorder buffer; see the module documentation.
@@ -145,11 +154,9 @@ impl Reorder {
     where
         F: FnMut(Item<'_>) -> Result<(), Stop>,
     {
-        let Item::Event(ev) = item else {
-            return each(item);
-        };
-        let Some(time) = time_of(&ev) else {
-            return each(Item::Event(ev));
+        let (ev, time) = match timed(item) {
+            Ok(timed) => timed,
+            Err(item) => return each(item),
         };
         if let Some((passed, passed_line)) = self.passed {
             if time < passed {

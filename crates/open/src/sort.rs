@@ -28,7 +28,7 @@ use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
 use trama_events::Span;
 
 use crate::reader::{Failure, Item, ReadStats, Stop, TraceReader};
-use crate::reorder::{time_of, Defs, Held};
+use crate::reorder::{timed, Defs, Held};
 use crate::LoadOptions;
 
 /// Most runs merged at once (and so open at once).
@@ -86,11 +86,9 @@ impl Sorter {
     where
         F: FnMut(Item<'_>) -> Result<(), Stop>,
     {
-        let Item::Event(ev) = item else {
-            return each(item);
-        };
-        let Some(time) = time_of(&ev) else {
-            return each(Item::Event(ev));
+        let (ev, time) = match timed(item) {
+            Ok(timed) => timed,
+            Err(item) => return each(item),
         };
         let def = self.defs.keep(&ev);
         let mut e = Entry {
