@@ -332,6 +332,18 @@ pub struct ReadArgs {
     /// error that names the window needed. Text traces only.
     #[arg(long, value_name = "SECONDS", value_parser = sort_window)]
     pub sort_window: Option<f64>,
+    /// Sort the whole trace by time, whatever its order (StarPU's raw traces, where each
+    /// window --sort-window suggests is too short further on): events are held to the end of
+    /// the input, then passed on in time order (equal times in file order; events without a
+    /// time at once), as a sort window longer than the trace would. Past --sort-memory,
+    /// events held go sorted to temporary files in the system's temporary folder (TMPDIR),
+    /// removed as soon as made. Text traces only.
+    #[arg(long, conflicts_with = "sort_window")]
+    pub sort: bool,
+    /// Bytes of events --sort holds in memory before it writes them, sorted, to a temporary
+    /// file (at least 65536).
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30, value_parser = clap::value_parser!(u64).range(65536..))]
+    pub sort_memory: u64,
     /// Threads to use (0 = one per core).
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
@@ -352,6 +364,8 @@ impl ReadArgs {
             no_imbrication: false,
             lenient: false,
             sort_window: None,
+            sort: false,
+            sort_memory: 1 << 30,
             threads: 0,
             no_progress: true,
         }

@@ -40,6 +40,8 @@ impl ReadArgs {
         o.window = window;
         o.lenient = self.lenient;
         o.sort_window = self.sort_window;
+        o.sort = self.sort;
+        o.sort_memory = usize::try_from(self.sort_memory).unwrap_or(usize::MAX);
         o
     }
 }

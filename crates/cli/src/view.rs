@@ -294,6 +294,7 @@ fn blockable(a: &ViewArgs) -> Option<std::path::PathBuf> {
     let changes_simulation = r.no_imbrication
         || r.stop_at.is_some()
         || r.sort_window.is_some()
+        || r.sort
         || r.lenient
         || r.no_strict
         || r.strip_quotes;

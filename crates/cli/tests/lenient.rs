@@ -30,6 +30,17 @@ fn ok(args: &[&str]) -> Vec<u8> {
     o.stdout
 }
 
+/// `a` and `b` hold the same lines, in any order (a streamed dump is in
+/// completion order).
+#[track_caller]
+fn assert_same_lines(a: &[u8], b: &[u8]) {
+    let mut a: Vec<&[u8]> = a.split(|&c| c == b'\n').collect();
+    let mut b: Vec<&[u8]> = b.split(|&c| c == b'\n').collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+}
+
 fn starpu(shared: &Path) -> PathBuf {
     shared.join("samples/paje-real/starpu/pajengr-starpu.buggy.trace")
 }
@@ -250,11 +261,7 @@ fn sort_window_reorders_a_shuffled_trace_to_the_dump_of_the_sorted_one() {
     }
     // The streamed dump and a .ptb converted through the window agree.
     let streamed = ok(&["dump", "--stream", "--sort-window", &window, s(&path)]);
-    let mut a: Vec<&[u8]> = streamed.split(|&b| b == b'\n').collect();
-    let mut b: Vec<&[u8]> = want.split(|&b| b == b'\n').collect();
-    a.sort();
-    b.sort();
-    assert_eq!(a, b);
+    assert_same_lines(&streamed, &want);
     let ptb = tmp.path().join("sorted.ptb");
     ok(&[
         "convert",
@@ -303,4 +310,131 @@ fn an_event_beyond_the_sort_window_is_an_error_naming_its_line() {
     );
     let bad = trama(&["check", "--sort-window", "-1", s(&path)]);
     assert_eq!(bad.status.code(), Some(2), "{}", err(&bad));
+}
+
+/// The example's definitions and containers, then `blocks` blocks of ten
+/// state changes a second apart, each followed by one `b + 1` seconds
+/// late (block `b`): every window the error names is too short further
+/// on. With the same events sorted by time (stably), as a second text.
+fn later_and_later(blocks: usize) -> (String, String) {
+    let text = std::fs::read_to_string(example()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let head = lines.iter().position(|l| l.starts_with("13 ")).unwrap();
+    let values = ["comp", "send", "recv"];
+    let mut events: Vec<(f64, String)> = Vec::new();
+    for b in 0..blocks {
+        let base = 100.0 * b as f64;
+        for k in 1..=10 {
+            let t = base + k as f64;
+            events.push((t, format!("10 {t} S r{} {}", k % 4, values[(b + k) % 3])));
+        }
+        let t = base + 10.0 - (b + 1) as f64;
+        events.push((t, format!("10 {t} S r{} {}", b % 4, values[b % 3])));
+    }
+    let write = |events: &[(f64, String)]| {
+        let mut out = lines[..head].join("\n");
+        for (_, l) in events {
+            out.push('\n');
+            out.push_str(l);
+        }
+        out + "\n"
+    };
+    let unsorted = write(&events);
+    events.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (unsorted, write(&events))
+}
+
+/// Regression: a raw StarPU trace needed seven tries of `--sort-window`,
+/// each suggesting the window of its first late event only. The errors
+/// suggest `--sort`, which reads such a trace at once, in memory or
+/// spilled to sorted runs on disk, as a window longer than the trace does.
+#[test]
+fn sort_reads_a_trace_whose_every_suggested_window_is_too_short() {
+    let (text, sorted) = later_and_later(3000);
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write_in(tmp.path(), "late.paje", &text);
+    let in_order = write_in(tmp.path(), "sorted.paje", &sorted);
+    let want = ok(&["dump", s(&in_order)]);
+    // Without a flag, and with each window suggested: an error saying
+    // --sort.
+    let o = trama(&["check", s(&path)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("--sort one in any order"), "{}", err(&o));
+    let mut window = "0".to_string();
+    for _ in 0..3 {
+        let o = trama(&["check", "--sort-window", &window, s(&path)]);
+        assert_eq!(o.status.code(), Some(1), "window {window}");
+        let e = err(&o);
+        assert!(e.contains("--sort sorts the whole trace"), "{e}");
+        let next = e
+            .split("--sort-window ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .unwrap()
+            .to_string();
+        assert!(next.parse::<f64>().unwrap() > window.parse().unwrap());
+        window = next;
+    }
+    // One flag reads it: in memory, spilled to runs (more than are merged
+    // at once), with one thread or two, as a window longer than the trace.
+    assert_eq!(ok(&["dump", "--sort-window", "1e9", s(&path)]), want);
+    for args in [
+        &["dump", "--sort"][..],
+        &["dump", "--sort", "-j", "1"],
+        &["dump", "--sort", "--sort-memory", "65536"],
+        &["dump", "--sort", "--sort-memory", "65536", "-j", "1"],
+    ] {
+        let mut a = args.to_vec();
+        a.push(s(&path));
+        assert_eq!(ok(&a), want, "{args:?}");
+    }
+    // Streamed and converted alike.
+    let streamed = ok(&[
+        "dump",
+        "--stream",
+        "--sort",
+        "--sort-memory",
+        "65536",
+        s(&path),
+    ]);
+    assert_same_lines(&streamed, &want);
+    let ptb = tmp.path().join("late.ptb");
+    ok(&[
+        "convert",
+        "--no-progress",
+        "--sort",
+        "--sort-memory",
+        "65536",
+        s(&path),
+        s(&ptb),
+    ]);
+    assert_eq!(ok(&["dump", s(&ptb)]), want);
+    // Nothing left in the temporary folder's listing: the runs are
+    // removed as soon as made.
+    let temp = tmp.path().join("temp");
+    std::fs::create_dir(&temp).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_trama"))
+        .args(["check", "--sort", "--sort-memory", "65536", s(&path)])
+        .env("TMPDIR", &temp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(std::fs::read_dir(&temp).unwrap().count(), 0);
+    // The raw StarPU sample reads with --sort (and --lenient) as with a
+    // window longer than the trace.
+    if let Some(shared) = shared_dir() {
+        let t = starpu(&shared);
+        let long = ok(&["dump", "--lenient", "--sort-window", "1e9", s(&t)]);
+        for memory in ["1073741824", "65536"] {
+            let got = ok(&[
+                "dump",
+                "--lenient",
+                "--sort",
+                "--sort-memory",
+                memory,
+                s(&t),
+            ]);
+            assert_eq!(got, long, "--sort-memory {memory}");
+        }
+    }
 }

@@ -20,7 +20,9 @@
 //!
 //! Suspects are confirmed when the simulation ends, or as soon as there
 //! are `cap` of them (then forgotten), so memory stays bounded. A stream
-//! cannot be read again: a suspect becomes a warning (in the simulator).
+//! cannot be read again, nor can events reordered (a sort window,
+//! [`LoadOptions::sort`]) be read again in their order up to a line: a
+//! suspect then becomes a warning (in the simulator).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -45,8 +47,13 @@ pub(crate) struct Again {
 }
 
 impl Again {
-    /// The input of `opened` read again with `opts`, when it can be.
+    /// The input of `opened` read again with `opts`, when it can be: not
+    /// when its events are reordered (a sort window, `--sort`), whose
+    /// order reading up to a line does not give.
     pub(crate) fn of(opened: &Opened, opts: &LoadOptions) -> Option<Again> {
+        if opts.reorders() {
+            return None;
+        }
         let file = opened.again.as_ref()?.try_clone().ok()?;
         Some(Again {
             name: opened.name.clone(),

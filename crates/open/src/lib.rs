@@ -36,6 +36,7 @@ mod pipe;
 mod reader;
 mod reorder;
 mod simulate;
+mod sort;
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -84,6 +85,16 @@ pub struct LoadOptions {
     /// in time order (text traces; an event older than the window is an
     /// error).
     pub sort_window: Option<f64>,
+    /// Sort the whole trace by time (text traces in any order, such as
+    /// StarPU's raw traces): events are held to the end of the input, then
+    /// passed on in time order, as with a sort window longer than the
+    /// trace (which it replaces). Held events past
+    /// [`LoadOptions::sort_memory`] bytes go to temporary files of the
+    /// system's temporary folder, removed as soon as made.
+    pub sort: bool,
+    /// Bytes of events [`LoadOptions::sort`] holds in memory before it
+    /// writes them, sorted, to a temporary file. Default 1 GiB.
+    pub sort_memory: usize,
     /// Remember the link keys already used in a filter of this many bytes
     /// ([`KEY_FILTER_BYTES`] is a sensible size) instead of keeping each of
     /// them, so that a simulation's memory does not grow with the links. A
@@ -115,10 +126,20 @@ impl Default for LoadOptions {
             warn_open_states: false,
             lenient: false,
             sort_window: None,
+            sort: false,
+            sort_memory: 1 << 30,
             key_filter: None,
             live: false,
             handles: false,
         }
+    }
+}
+
+impl LoadOptions {
+    /// Whether events are reordered (a sort window or the whole trace
+    /// sorted): they are then handed over as words, never by handles.
+    pub(crate) fn reorders(&self) -> bool {
+        self.sort || self.sort_window.is_some()
     }
 }
 
@@ -232,12 +253,13 @@ impl Opened {
             .map_err(|f| self.failure(f))
     }
 
-    /// A sort window reorders events given by their words: not those of a
-    /// `.ptb`, which keeps the order of the text it was made from.
+    /// A sort window (or `--sort`) reorders events given by their words:
+    /// not those of a `.ptb`, which keeps the order of the text it was
+    /// made from.
     fn check_sort_window(&self, opts: &LoadOptions) -> Result<(), Error> {
-        if opts.sort_window.is_some() && self.ptb().is_some() {
+        if opts.reorders() && self.ptb().is_some() {
             return Err(Error::Options(format!(
-                "{}: a sort window reorders the events of a text trace; a .ptb keeps the order of the text it was made from (convert that text with the sort window)",
+                "{}: a sort window or --sort reorders the events of a text trace; a .ptb keeps the order of the text it was made from (convert that text with the sort window or --sort)",
                 self.name
             )));
         }

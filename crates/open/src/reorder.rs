@@ -31,6 +31,9 @@ where
     R: TraceReader,
     F: FnMut(Item<'_>) -> Result<(), Stop>,
 {
+    if opts.sort {
+        return crate::sort::read_all_sorted(reader, opts, each);
+    }
     let Some(window) = opts.sort_window else {
         return reader.read(opts, each);
     };
@@ -42,19 +45,88 @@ where
 
 /// An event held back: its words copied, with its definition's index.
 #[derive(Default)]
-struct Held {
-    time: f64,
-    line: u64,
-    def: u32,
-    bytes: Vec<u8>,
-    spans: Vec<Span>,
+pub(crate) struct Held {
+    pub(crate) time: f64,
+    pub(crate) line: u64,
+    pub(crate) def: u32,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) spans: Vec<Span>,
+}
+
+impl Held {
+    /// Copies the words of `ev`, at `time`, into `self` (its storage
+    /// reused); its definition is `def`.
+    pub(crate) fn copy(&mut self, ev: &Event<'_>, time: f64, def: u32) {
+        let (buf, spans) = ev.spans();
+        let lo = spans.iter().map(|s| s.start).min().unwrap_or(0);
+        let hi = spans.iter().map(|s| s.end).max().unwrap_or(0).max(lo);
+        self.bytes.clear();
+        self.bytes.extend_from_slice(&buf[lo as usize..hi as usize]);
+        self.spans.clear();
+        self.spans.extend(spans.iter().map(|s| Span {
+            start: s.start - lo,
+            end: s.end - lo,
+        }));
+        self.time = time;
+        self.line = ev.line();
+        self.def = def;
+    }
+
+    /// Hands it on to `each` as an event of `defs`.
+    pub(crate) fn pass<F>(&self, defs: &Defs, each: &mut F) -> Result<(), Stop>
+    where
+        F: FnMut(Item<'_>) -> Result<(), Stop>,
+    {
+        let def = defs.0[self.def as usize]
+            .as_ref()
+            .expect("the definition of a held event is kept");
+        each(Item::Event(Event::new(
+            def,
+            self.line,
+            &self.bytes,
+            &self.spans,
+        )))
+    }
+}
+
+/// The definitions of the events held, by index.
+#[derive(Default)]
+pub(crate) struct Defs(Vec<Option<EventDef>>);
+
+impl Defs {
+    /// Keeps the definition of `ev`; its index.
+    pub(crate) fn keep(&mut self, ev: &Event<'_>) -> u32 {
+        let def = ev.def();
+        let d = def.index() as usize;
+        if self.0.len() <= d {
+            self.0.resize(d + 1, None);
+        }
+        if self.0[d].is_none() {
+            self.0[d] = Some(def.clone());
+        }
+        d as u32
+    }
+}
+
+/// An event with a time, and its time; or the item to pass on at once
+/// (not an event, or an event without a time, such as a definition).
+pub(crate) fn timed(item: Item<'_>) -> Result<(Event<'_>, f64), Item<'_>> {
+    let Item::Event(ev) = item else {
+        return Err(item);
+    };
+    match ev.def().slot(Field::Time) {
+        Some(slot) => {
+            let time = trama_num::atof(ev.word(slot));
+            Ok((ev, time))
+        }
+        None => Err(Item::Event(ev)),
+    }
 }
 
 /// The reorder buffer; see the module documentation.
 pub(crate) struct Reorder {
     window: f64,
-    /// The definitions of the events held, by index.
-    defs: Vec<Option<EventDef>>,
+    defs: Defs,
     /// The events held, in time order (equal times in file order): a
     /// nearly ordered input mostly appends.
     held: VecDeque<Held>,
@@ -69,7 +141,7 @@ impl Reorder {
     pub(crate) fn new(window: f64) -> Reorder {
         Reorder {
             window,
-            defs: Vec::new(),
+            defs: Defs::default(),
             held: VecDeque::new(),
             spare: Vec::new(),
             latest: f64::NEG_INFINITY,
@@ -82,13 +154,10 @@ impl Reorder {
     where
         F: FnMut(Item<'_>) -> Result<(), Stop>,
     {
-        let Item::Event(ev) = item else {
-            return each(item);
+        let (ev, time) = match timed(item) {
+            Ok(timed) => timed,
+            Err(item) => return each(item),
         };
-        let Some(slot) = ev.def().slot(Field::Time) else {
-            return each(Item::Event(ev));
-        };
-        let time = trama_num::atof(ev.word(slot));
         if let Some((passed, passed_line)) = self.passed {
             if time < passed {
                 return Err(self.too_old(&ev, time, passed, passed_line));
@@ -111,28 +180,9 @@ impl Reorder {
     }
 
     fn hold(&mut self, ev: &Event<'_>, time: f64) {
-        let def = ev.def();
-        let d = def.index() as usize;
-        if self.defs.len() <= d {
-            self.defs.resize(d + 1, None);
-        }
-        if self.defs[d].is_none() {
-            self.defs[d] = Some(def.clone());
-        }
+        let d = self.defs.keep(ev);
         let mut h = self.spare.pop().unwrap_or_default();
-        let (buf, spans) = ev.spans();
-        let lo = spans.iter().map(|s| s.start).min().unwrap_or(0);
-        let hi = spans.iter().map(|s| s.end).max().unwrap_or(0).max(lo);
-        h.bytes.clear();
-        h.bytes.extend_from_slice(&buf[lo as usize..hi as usize]);
-        h.spans.clear();
-        h.spans.extend(spans.iter().map(|s| Span {
-            start: s.start - lo,
-            end: s.end - lo,
-        }));
-        h.time = time;
-        h.line = ev.line();
-        h.def = d as u32;
+        h.copy(ev, time, d);
         let later = |x: &Held| x.time.total_cmp(&time) == Ordering::Greater;
         match self.held.back() {
             Some(last) if later(last) => {
@@ -156,10 +206,7 @@ impl Reorder {
             }
             let h = self.held.pop_front().expect("a first event");
             self.passed = Some((h.time, h.line));
-            let def = self.defs[h.def as usize]
-                .as_ref()
-                .expect("the definition of a held event is kept");
-            let r = each(Item::Event(Event::new(def, h.line, &h.bytes, &h.spans)));
+            let r = h.pass(&self.defs, each);
             if self.spare.len() < 64 {
                 self.spare.push(h);
             }

@@ -156,7 +156,7 @@ impl Opened {
         // The simulation takes entity events by handles, unless they go
         // through the sort window, which copies words.
         let mut handled = opts.clone();
-        handled.handles = opts.sort_window.is_none();
+        handled.handles = !opts.reorders();
         let opts = &handled;
         let stopped = Arc::new(AtomicBool::new(false));
         let reason: Arc<Mutex<Option<std::io::Error>>> = Arc::default();
@@ -321,7 +321,7 @@ impl Opened {
     /// The `.ptb` file the parallel replay can simulate with `opts` (an
     /// interned file; options it covers).
     fn replayable(&self, opts: &LoadOptions) -> Option<&trama_ptb::PtbFile> {
-        if opts.no_imbrication || opts.stop_at.is_some() || opts.sort_window.is_some() {
+        if opts.no_imbrication || opts.stop_at.is_some() || opts.reorders() {
             return None;
         }
         self.ptb().filter(|f| f.interned())

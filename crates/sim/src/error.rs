@@ -93,7 +93,7 @@ pub enum SimErrorKind {
         kind: &'static str,
     },
     /// An event earlier than the last one of the same type in the same container.
-    #[error("trace is not time-ordered: time {time} is before {last}, the last time of type '{ty}' in container '{container}'; --sort-window SECONDS reorders a trace that is nearly in time order")]
+    #[error("trace is not time-ordered: time {time} is before {last}, the last time of type '{ty}' in container '{container}'; --sort-window SECONDS reorders a trace that is nearly in time order, --sort one in any order")]
     NotTimeOrdered {
         /// The time found.
         time: String,
@@ -105,7 +105,7 @@ pub enum SimErrorKind {
         container: String,
     },
     /// An event older than the sort window lets the reader reorder.
-    #[error("time {time} is before {passed}, the time of line {passed_line}, already passed on: the trace is out of time order by more than the sort window of {window} s; --sort-window {needed} (or more) reorders it")]
+    #[error("time {time} is before {passed}, the time of line {passed_line}, already passed on: the trace is out of time order by more than the sort window of {window} s; --sort-window {needed} (or more) reorders it, if no event further on is later by more (--sort sorts the whole trace, whatever its order)")]
     BeyondSortWindow {
         /// The time found.
         time: String,

@@ -177,7 +177,7 @@ impl Resolver {
     fn advise(&self, mut kind: SimErrorKind) -> SimErrorKind {
         if let SimErrorKind::UnknownContainer { hint, advice, .. } = &mut kind {
             if hint.is_empty() {
-                *advice = "; if the trace creates it further on at a later time or never (as StarPU's raw traces do), --lenient ignores the events of unknown containers, with a warning; if at an earlier time (a trace nearly in time order), --sort-window SECONDS reorders it".into();
+                *advice = "; if the trace creates it further on at a later time or never (as StarPU's raw traces do), --lenient ignores the events of unknown containers, with a warning; if at an earlier time, --sort-window SECONDS reorders a trace nearly in time order, --sort one in any order".into();
             }
         }
         kind
