@@ -30,13 +30,32 @@
 //! every 256 entities) plus O(rows × width). A window of no duration (a
 //! trace whose every entity is at one instant) is widened to a second
 //! around that instant ([`Grid::widened`]).
+//!
+//! # Summaries kept, and their forms
+//! - [`pyramid`]: the whole trace summarized once at
+//!   [`pyramid::BASE`] columns; zoomed-out windows are answered by merging
+//!   its columns.
+//! - [`gather`]: one pass over a trace read by blocks (a `.ptb` replayed
+//!   stretch by stretch) gathers that base summary and what a viewer needs
+//!   of the whole trace without holding it; [`saved`] writes what it
+//!   gathered to a file and reads it back.
+//! - [`trtl`] and [`tile`]: a summary as bytes, the reply of a viewer's
+//!   `api/timeline` (`TRTL`) and its compact form in an offline page's
+//!   tiles (`TRTC`).
 #![deny(missing_docs)]
 
 mod cells;
+pub mod gather;
 mod grid;
 mod index;
+pub mod pyramid;
 mod rows;
+pub mod saved;
 mod summary;
+#[cfg(test)]
+mod testing;
+pub mod tile;
+pub mod trtl;
 
 pub use cells::{ColumnCount, StateSpan, VarSpan};
 pub use grid::Grid;

@@ -3,7 +3,7 @@
 //! server's memory does not grow with the trace.
 //!
 //! A replayed window numbers its lists in an order of its own: rows and
-//! state bands are matched to the reference model ([`crate::slices`]) by
+//! state bands are matched to the reference model ([`trama_lod::gather`]) by
 //! container and type, never by list id. The last few windows replayed
 //! are held (widened to whole blocks, so panning inside them replays
 //! nothing), and a window that would need more than [`MAX_BLOCKS`] blocks

@@ -31,7 +31,7 @@
 //! # Traces larger than memory
 //! A trace is held whole ([`Input::Whole`]) or read by blocks
 //! ([`Input::Blocks`], a `.ptb`): then one pass gathers the summary of the
-//! whole trace and what the page needs of it ([`slices`]), and each
+//! whole trace and what the page needs of it ([`trama_lod::gather`]), and each
 //! request replays only the blocks of its window ([`blocks`]), so memory
 //! does not grow with the trace.
 #![deny(missing_docs)]
@@ -47,20 +47,18 @@ mod limit;
 pub use limit::Limits;
 mod meta;
 pub mod offline;
-mod pyramid;
-mod saved;
+mod pass;
 mod search;
-mod slices;
 mod stream;
 pub use stream::{StreamEnd, StreamOptions, StreamSink};
 mod stats;
-mod tile;
 mod timeline;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 
+use trama_lod::{gather, pyramid, saved};
 use trama_sim::Trace;
 
 pub use meta::{meta, Meta};
@@ -173,8 +171,8 @@ pub(crate) struct State {
 pub(crate) enum Store {
     /// In memory, indexed.
     Whole(trama_lod::Lod<'static>),
-    /// In a `.ptb` read by blocks, with its slices.
-    Blocks(Box<blocks::Blocks>, Vec<slices::Slice>),
+    /// In a `.ptb` read by blocks, with its stretches.
+    Blocks(Box<blocks::Blocks>, Vec<gather::Stretch>),
 }
 
 /// The entities of a window: the whole trace, or a window replayed.
@@ -494,7 +492,7 @@ pub(crate) fn describe(trace: &Trace, name: &str) -> Described {
 }
 
 /// What the handlers read of a `.ptb` read by blocks: one pass over its
-/// slices ([`slices::gather`]).
+/// stretches ([`gather::gather`]).
 fn prepare_blocks(
     file: trama_ptb::PtbFile,
     done: Option<&AtomicU64>,
@@ -520,7 +518,7 @@ fn prepare_blocks(
             g
         }
         None => {
-            let g = slices::gather(&blocks, done, |r, tally| {
+            let g = gather::gather(&blocks, done, |r, tally| {
                 drawn(r, &Messages::from_tally(r, tally))
             })?;
             if let Some(p) = summary {
@@ -571,7 +569,7 @@ fn prepare_blocks(
         link_types,
         pyramid,
         msgs,
-        store: Store::Blocks(Box::new(blocks), g.slices),
+        store: Store::Blocks(Box::new(blocks), g.stretches),
         animation,
     })
 }

@@ -2,6 +2,7 @@
 //! `docs/view-api.md`).
 
 use serde::Serialize;
+use trama_lod::gather::Counts;
 use trama_lod::Row;
 use trama_sim::{ContainerId, Trace, TypeKind};
 use trama_views::value_colors;
@@ -89,21 +90,6 @@ pub(crate) fn meta_values(m: &trama_sim::Model) -> Vec<MetaValue> {
             color,
         })
         .collect()
-}
-
-/// Entity counts of [`Meta`].
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Counts {
-    /// Containers.
-    pub containers: usize,
-    /// States.
-    pub states: usize,
-    /// Events.
-    pub events: usize,
-    /// Variable values.
-    pub variables: usize,
-    /// Links.
-    pub links: usize,
 }
 
 /// The reply of `api/meta`.

@@ -13,7 +13,7 @@
 //! `d = (t1 − t0) / 2^k`; tile `i` covers `[t0 + i·d, t0 + (i+1)·d]` (the
 //! last ends at `t1`). Each tile is what `api/timeline` answers for that
 //! window at `columns` columns over every row, in the compact form of
-//! `crate::tile` (`TRTC`: the content of the `TRTL` reply of
+//! `trama_lod::tile` (`TRTC`: the content of the `TRTL` reply of
 //! `docs/view-api.md`, rows with nothing in the tile left out),
 //! compressed with gzip (RFC 1952). Levels are added while the
 //! whole stays within the budget, and until a level shows less than 5 %
@@ -48,7 +48,7 @@ use trama_lod::{Lod, Query, Row, Summary};
 use trama_sim::{Trace, TypeId};
 
 use crate::assets;
-use crate::tile::encode;
+use trama_lod::tile::encode;
 
 /// Most bytes the data of an offline page takes in its HTML (the tiles in
 /// base64, the meta and the statistics), whatever the trace: 10 MB.
@@ -325,8 +325,12 @@ pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
     } = crate::describe(trace, name);
     // Rows with nothing over the whole run are not shown, as in `trama view`.
     let lod = trama_lod::Lod::new(trace);
-    let whole =
-        crate::pyramid::Pyramid::new(&lod, (meta.start, meta.end), &rows, link_types.as_deref());
+    let whole = trama_lod::pyramid::Pyramid::new(
+        &lod,
+        (meta.start, meta.end),
+        &rows,
+        link_types.as_deref(),
+    );
     crate::idle(&whole, trace, &mut meta);
     drop((whole, lod));
     let (mut t0, mut t1) = (meta.start, meta.end);

@@ -127,10 +127,10 @@ pub(crate) async fn search(
             values.dedup();
             let next = match &state.store {
                 crate::Store::Whole(lod) => next(state, lod.trace(), &ids, after),
-                crate::Store::Blocks(_, slices) => {
-                    // The first slice after `after` holding one of the values.
+                crate::Store::Blocks(_, stretches) => {
+                    // The first stretch after `after` holding one of the values.
                     let mut found = None;
-                    for s in slices.iter().filter(|s| s.t1 >= after) {
+                    for s in stretches.iter().filter(|s| s.t1 >= after) {
                         if !ids
                             .iter()
                             .any(|v| s.values.get(v.0 as usize) == Some(&true))

@@ -72,7 +72,7 @@ impl serde::Serialize for Kept {
 
 /// The statistics of `[start, end]`: from the entities of the window (the
 /// whole trace, or a window replayed), or, for a trace read by blocks and
-/// a window too wide to replay at once, added up slice by slice.
+/// a window too wide to replay at once, added up stretch by stretch.
 pub(crate) fn window_stats(
     state: &'static crate::State,
     start: f64,
@@ -80,7 +80,7 @@ pub(crate) fn window_stats(
 ) -> Result<Arc<WindowStats>, String> {
     let w = Window { start, end };
     let msgs = &state.msgs;
-    let crate::Store::Blocks(blocks, slices) = &state.store else {
+    let crate::Store::Blocks(blocks, stretches) = &state.store else {
         let held = state.window(start, end)?;
         return Ok(Arc::new(trace_stats(held.trace(), msgs, start, end)));
     };
@@ -88,13 +88,13 @@ pub(crate) fn window_stats(
         let held = state.window(start, end)?;
         return Ok(Arc::new(trace_stats(held.trace(), msgs, start, end)));
     }
-    // One wide window at a time: each holds a slice replayed.
+    // One wide window at a time: each holds a stretch replayed.
     let mut done = blocks.stats.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(s) = done.iter().find(|d| d.0 == (start, end)) {
         return Ok(s.1.clone());
     }
     let mut parts = WindowParts::new(state.model, w, msgs);
-    let inside: Vec<&crate::slices::Slice> = slices
+    let inside: Vec<&trama_lod::gather::Stretch> = stretches
         .iter()
         .filter(|s| s.t1 >= start && s.t0 <= end)
         .collect();

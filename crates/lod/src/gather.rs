@@ -1,48 +1,79 @@
-//! One pass over a trace read by blocks ([`crate::blocks`]): slice after
-//! slice (a few blocks each, one slice replayed at a time), it gathers
-//! what the server needs of the whole trace without holding it:
+//! One pass over a trace read by blocks ([`BlockSource`]: a `.ptb` whose
+//! windows are replayed from their keyframes): stretch after stretch (a
+//! few blocks each, one stretch replayed at a time), it gathers what a
+//! viewer needs of the whole trace without holding it:
 //!
-//! - the reference model: the model with every list of every slice, so
+//! - the reference model: the model with every list of every stretch, so
 //!   that rows name each variable once (windows number lists in an order
 //!   of their own);
 //! - the summary of the whole trace at [`BASE`] columns for the pyramid:
-//!   slices are cut on the base's column borders, so each slice fills its
-//!   own columns and nothing is counted twice; links are placed in the
-//!   slice where they begin (their earlier end);
+//!   stretches are cut on the base's column borders, so each stretch fills
+//!   its own columns and nothing is counted twice; links are placed in the
+//!   stretch where they begin (their earlier end);
 //! - the link tally (which link types are messages), the messages per
 //!   pair (the seed's host order), the containers with states (the host
 //!   level of a trace without messages), entity counts and time span;
-//! - per slice, the values its states and events take, so a search
-//!   replays only the slices that hold what it looks for.
+//! - per stretch, the values its states and events take, so a search
+//!   replays only the stretches that hold what it looks for.
+//!
+//! [`crate::saved`] keeps what it gathered, so that the next view of the
+//! same file starts without this pass.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use trama_lod::{
+use trama_sim::{ContainerId, ListId, Trace, TypeId, TypeKind, ValueId};
+
+use crate::pyramid::{BASE, FEW_LINKS};
+use crate::{
     ColumnCount, Grid, LinkItem, Links, Query, Row, RowSummary, StateBand, StateSpan, Summary,
     VarSpan,
 };
-use trama_sim::{ContainerId, ListId, Trace, TypeId, TypeKind, ValueId};
 
-use crate::blocks::{list_of, Blocks};
-use crate::meta::Counts;
-use crate::pyramid::{BASE, FEW_LINKS};
+/// A trace read by blocks, as the pass reads it.
+pub trait BlockSource: Sync {
+    /// `(t_min, t_max)` of each block (events frame), in file order.
+    fn frames(&self) -> &[(f64, f64)];
+    /// The trace's model (containers, types, values) with no list.
+    fn model(&self) -> Result<Trace, String>;
+    /// The entities overlapping `[t0, t1]`, replayed (the memory the
+    /// replay read given back).
+    fn replay(&self, t0: f64, t1: f64) -> Result<Trace, String>;
+}
 
-/// Events frames per slice.
-const SLICE_BLOCKS: usize = 4;
+/// Entity counts of a whole trace.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Counts {
+    /// Containers.
+    pub containers: usize,
+    /// States.
+    pub states: usize,
+    /// Events.
+    pub events: usize,
+    /// Variable values.
+    pub variables: usize,
+    /// Links.
+    pub links: usize,
+}
+
+/// Events frames per stretch.
+const STRETCH_BLOCKS: usize = 4;
 
 /// A row by what it shows: a container, and a variable's type.
 type RowKey = (ContainerId, Option<TypeId>);
 
-/// A slice of the trace: `[t0, t1]`, and the values its states and
-/// events take (by value id).
-pub(crate) struct Slice {
+/// A stretch of the trace: `[t0, t1]`, and the values its states and
+/// events take.
+pub struct Stretch {
+    /// Its first time.
     pub t0: f64,
+    /// Its last time.
     pub t1: f64,
+    /// Per value id, whether a state or event of the stretch takes it.
     pub values: Vec<bool>,
 }
 
-/// What a row shows over the whole trace, gathered slice by slice.
+/// What a row shows over the whole trace, gathered stretch by stretch.
 #[derive(Default)]
 struct RowParts {
     states: Vec<(TypeId, Vec<Vec<StateSpan>>)>,
@@ -51,7 +82,7 @@ struct RowParts {
 }
 
 /// What the pass gathered.
-pub(crate) struct Gathered {
+pub struct Gathered {
     /// The model with every list, and no entity.
     pub reference: Trace,
     /// Its rows.
@@ -68,11 +99,11 @@ pub(crate) struct Gathered {
     pub counts: Counts,
     /// Earliest and latest time of an entity or a container.
     pub span: (f64, f64),
-    /// The slices.
-    pub slices: Vec<Slice>,
+    /// The stretches, in time order.
+    pub stretches: Vec<Stretch>,
 }
 
-/// A link seen in a slice: type, ends, start, end, value.
+/// A link seen in a stretch: type, ends, start, end, value.
 type SeenLink = (TypeId, ContainerId, ContainerId, f64, f64, ValueId);
 
 /// The pass's state.
@@ -91,14 +122,14 @@ struct Pass {
     with_states: HashSet<ContainerId>,
     counts: Counts,
     span: (f64, f64),
-    slices: Vec<Slice>,
+    stretches: Vec<Stretch>,
 }
 
-/// The base columns where slices begin: on the column borders at the
-/// first time of every [`SLICE_BLOCKS`]th events frame.
+/// The base columns where stretches begin: on the column borders at the
+/// first time of every [`STRETCH_BLOCKS`]th events frame.
 fn borders(frames: &[(f64, f64)], grid: &Grid) -> Vec<u32> {
     let mut out = vec![0u32];
-    for f in frames.iter().step_by(SLICE_BLOCKS).skip(1) {
+    for f in frames.iter().step_by(STRETCH_BLOCKS).skip(1) {
         let c = (((f.0 - grid.t0) / grid.column_time()).floor().max(0.0) as u32).min(grid.width);
         if c > *out.last().expect("one border") && c < grid.width {
             out.push(c);
@@ -124,18 +155,17 @@ fn shift_states(levels: Vec<Vec<StateSpan>>, dx: u32) -> Vec<Vec<StateSpan>> {
         .collect()
 }
 
-/// Replays the slice of base columns `[c0, c1)` and summarizes its states,
-/// events and variables at those columns.
-fn replay_slice(
-    blocks: &Blocks,
+/// Replays the stretch of base columns `[c0, c1)` and summarizes its
+/// states, events and variables at those columns.
+fn replay_stretch(
+    blocks: &impl BlockSource,
     grid: &Grid,
     (c0, c1): (u32, u32),
 ) -> Result<(Trace, Summary), String> {
     let (t0, t1) = (grid.time_of(c0), grid.time_of(c1));
     let trace = blocks.replay(t0, t1)?;
-    blocks.release();
-    let lod = trama_lod::Lod::new(&trace);
-    let rows = trama_lod::rows(&trace, None);
+    let lod = crate::Lod::new(&trace);
+    let rows = crate::rows(&trace, None);
     let mut q = Query::default();
     q.window = Some((t0, t1));
     q.width = c1 - c0;
@@ -146,7 +176,7 @@ fn replay_slice(
 }
 
 impl Pass {
-    /// Adds the slice `[t0, t1]` (base columns `[c0, c1)`) of `trace`,
+    /// Adds the stretch `[t0, t1]` (base columns `[c0, c1)`) of `trace`,
     /// whose states, events and variables `s` summarizes.
     fn add(&mut self, trace: &Trace, s: Summary, grid: &Grid, (c0, c1): (u32, u32), last: bool) {
         let (t0, t1) = (grid.time_of(c0), grid.time_of(c1));
@@ -262,14 +292,14 @@ impl Pass {
                 }
             }
         }
-        self.slices.push(Slice { t0, t1, values });
+        self.stretches.push(Stretch { t0, t1, values });
     }
 
     /// The gathered whole, links of `link_types` only (`None`: all).
     fn finish(self, grid: Grid, link_types: impl Fn(TypeId) -> bool) -> Gathered {
-        let mut reference = self.reference.expect("one slice at least");
+        let mut reference = self.reference.expect("one stretch at least");
         reference.lists = vec![Default::default(); reference.model.lists.len()];
-        let rows = trama_lod::rows(&reference, None);
+        let rows = crate::rows(&reference, None);
         let mut parts = self.rows;
         let few = self.counts.links <= FEW_LINKS;
         let mut links = Links::default();
@@ -289,7 +319,7 @@ impl Pass {
                             per_row[t as usize] += 1;
                         }
                         links.each.push(LinkItem {
-                            list: list_of(&reference, from, ty).unwrap_or(ListId(0)),
+                            list: reference.model.list_of(from, ty).unwrap_or(ListId(0)),
                             index: 0,
                             from: f,
                             to: t,
@@ -348,7 +378,7 @@ impl Pass {
                         .into_iter()
                         .filter_map(|(ty, levels)| {
                             Some(StateBand {
-                                list: list_of(&reference, row.container, ty)?,
+                                list: reference.model.list_of(row.container, ty)?,
                                 levels,
                             })
                         })
@@ -387,16 +417,16 @@ impl Pass {
             with_states: self.with_states,
             counts,
             span,
-            slices: self.slices,
+            stretches: self.stretches,
         }
     }
 }
 
-/// Reads `blocks` slice by slice (see the module documentation), adding
-/// to `done` the events frames read. Links of the types `link_types`
-/// keeps (given the link tally) are drawn.
-pub(crate) fn gather(
-    blocks: &Blocks,
+/// Reads `blocks` stretch by stretch (see the module documentation),
+/// adding to `done` the events frames read. Links of the types
+/// `link_types` keeps (given the link tally) are drawn.
+pub fn gather(
+    blocks: &impl BlockSource,
     done: Option<&AtomicU64>,
     link_types: impl Fn(&Trace, &[(u64, bool)]) -> Option<Vec<TypeId>>,
 ) -> Result<Gathered, String> {
@@ -430,17 +460,17 @@ pub(crate) fn gather(
         with_states: HashSet::new(),
         counts: Counts::default(),
         span: (f64::INFINITY, f64::NEG_INFINITY),
-        slices: Vec::new(),
+        stretches: Vec::new(),
     };
-    // Slices are replayed and summarized on a thread of their own while
-    // this one adds up the previous one (at most two slices held).
+    // Stretches are replayed and summarized on a thread of their own while
+    // this one adds up the previous one (at most two stretches held).
     let spans: Vec<(u32, u32)> = borders.windows(2).map(|w| (w[0], w[1])).collect();
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel(0);
         let (spans, grid) = (&spans, &grid);
         scope.spawn(move || {
             for &span in spans {
-                let r = replay_slice(blocks, grid, span);
+                let r = replay_stretch(blocks, grid, span);
                 let failed = r.is_err();
                 if tx.send(r).is_err() || failed {
                     return;
@@ -472,7 +502,7 @@ pub(crate) fn gather(
             })
             .sum();
         eprintln!(
-            "trama: timings: view: {} slices gathered in {:.0} ms; summary of {} spans, density maps {}",
+            "trama: timings: view: {} stretches gathered in {:.0} ms; summary of {} spans, density maps {}",
             borders.len() - 1,
             started.elapsed().as_secs_f64() * 1e3,
             spans,
@@ -481,7 +511,7 @@ pub(crate) fn gather(
     }
     let tally = pass.tally.clone();
     let shown = {
-        let r = pass.reference.as_ref().expect("one slice at least");
+        let r = pass.reference.as_ref().expect("one stretch at least");
         link_types(r, &tally)
     };
     Ok(pass.finish(grid, |t| shown.as_ref().is_none_or(|s| s.contains(&t))))

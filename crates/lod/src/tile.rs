@@ -1,8 +1,8 @@
-//! A tile of an offline report's summary (`crate::offline`): what
+//! A tile of an offline report's summary (`trama_viewer::offline`): what
 //! `api/timeline` answers for a window (the [`Summary`] of every row),
 //! encoded compactly. It holds exactly what the `TRTL` reply of
-//! `docs/view-api.md` holds, and the page decodes it into the same
-//! object (`assets/tile.js`); rows with nothing in the window are left
+//! `docs/view-api.md` holds ([`crate::trtl`]), and the page decodes it into the same
+//! object (the viewer's `assets/tile.js`); rows with nothing in the window are left
 //! out. Measured on the 1M-line bench trace at 2048 columns, a tile takes
 //! 3.5 times fewer bytes than its `TRTL` reply once both are compressed
 //! with gzip, so the summary holds two levels of detail more.
@@ -35,8 +35,9 @@
 //! ltime     per link: start, end (f64)
 //! ```
 
-use trama_lod::Summary;
 use trama_sim::Trace;
+
+use crate::{ColumnCount, Summary};
 
 fn varint(out: &mut Vec<u8>, mut x: u64) {
     while x >= 0x80 {
@@ -64,7 +65,7 @@ struct Streams {
 
 /// The tile of `s`, whose rows are `asked` (indices into the meta's
 /// rows), rows with nothing in the window left out.
-pub(crate) fn encode(trace: &Trace, s: &Summary, asked: &[u32]) -> Vec<u8> {
+pub fn encode(trace: &Trace, s: &Summary, asked: &[u32]) -> Vec<u8> {
     let m = &trace.model;
     let mut z = Streams::default();
     let mut kept = 0u64;
@@ -93,7 +94,7 @@ pub(crate) fn encode(trace: &Trace, s: &Summary, asked: &[u32]) -> Vec<u8> {
                 }
             }
         }
-        let counts = |c: &[trama_lod::ColumnCount], z: &mut Streams| {
+        let counts = |c: &[ColumnCount], z: &mut Streams| {
             varint(&mut z.shape, c.len() as u64);
             let mut prev = 0;
             for x in c {
@@ -345,25 +346,17 @@ mod tests {
     #[test]
     fn a_tile_holds_what_the_reply_holds() {
         for seed in [3, 11, 29] {
-            let text = trama_gen::generate(seed, &trama_gen::GenOptions::varied(seed, 20_000));
-            let dir = tempfile::tempdir().unwrap();
-            let path = dir.path().join("t.paje");
-            std::fs::write(&path, text).unwrap();
-            let trace = trama_open::load(
-                &trama_open::Source::Path(path),
-                &trama_open::LoadOptions::default(),
-            )
-            .unwrap();
-            let lod = trama_lod::Lod::new(&trace);
-            let rows = trama_lod::rows(&trace, None);
+            let trace = crate::testing::generated(seed);
+            let lod = crate::Lod::new(&trace);
+            let rows = crate::rows(&trace, None);
             let asked: Vec<u32> = (0..rows.len() as u32).collect();
             let (a, z) = (trace.start_time(), trace.end_time());
             for (t0, t1, width) in [(a, z, 300), (a, a + (z - a) / 7.0, 2048), (z, z + 1.0, 5)] {
-                let mut q = trama_lod::Query::default();
+                let mut q = crate::Query::default();
                 q.window = Some((t0, t1));
                 q.width = width;
                 let s = lod.summarize(&rows, &q);
-                let want = trtl(&crate::timeline::encode(&trace, &s, &asked, true));
+                let want = trtl(&crate::trtl::encode(&trace, &s, &asked, true));
                 assert_eq!(trtc(&encode(&trace, &s, &asked)), want, "seed {seed}");
             }
         }

@@ -11,24 +11,26 @@
 //! last base column. Links are given one by one when the whole trace has
 //! at most [`FEW_LINKS`], else as density only.
 
-use trama_lod::{
-    ColumnCount, Grid, Links, Lod, Query, Row, RowSummary, StateBand, StateSpan, Summary, VarSpan,
-};
 use trama_sim::TypeId;
 
+use crate::{
+    ColumnCount, Grid, LinkItem, Links, Lod, Query, Row, RowSummary, StateBand, StateSpan, Summary,
+    VarSpan,
+};
+
 /// Columns of the summary of the whole trace.
-pub(crate) const BASE: u32 = 16384;
+pub const BASE: u32 = 16384;
 
 /// Up to this many links in the whole trace, they are given one by one at
 /// every zoom.
-pub(crate) const FEW_LINKS: usize = 2000;
+pub const FEW_LINKS: usize = 2000;
 
 /// A window's column must span at least this many base columns to be
 /// answered from the base.
-pub(crate) const MIN_MERGE: f64 = 2.0;
+pub const MIN_MERGE: f64 = 2.0;
 
 /// The whole trace at [`BASE`] columns, one summary per row.
-pub(crate) struct Pyramid {
+pub struct Pyramid {
     base: Summary,
 }
 
@@ -156,7 +158,7 @@ fn merge_variable(spans: &[VarSpan], q: &Grid, b: &Grid) -> Vec<VarSpan> {
 impl Pyramid {
     /// Summarizes the whole trace, `span` (its entities and containers),
     /// for every row of `rows` (links of `link_types` only, when given).
-    pub(crate) fn new(
+    pub fn new(
         lod: &Lod<'_>,
         span: (f64, f64),
         rows: &[Row],
@@ -176,13 +178,13 @@ impl Pyramid {
     }
 
     /// The pyramid of a summary of the whole trace at [`BASE`] columns.
-    pub(crate) fn from_base(base: Summary) -> Pyramid {
+    pub fn from_base(base: Summary) -> Pyramid {
         Pyramid { base }
     }
 
     /// The rows (indices) with nothing over the whole run whose container
     /// has no row below it with something, in `trace`'s container tree.
-    pub(crate) fn idle_rows(&self, trace: &trama_sim::Trace) -> Vec<u32> {
+    pub fn idle_rows(&self, trace: &trama_sim::Trace) -> Vec<u32> {
         let m = &trace.model;
         let mut busy = std::collections::HashSet::new();
         for r in self.base.rows.iter().filter(|r| !r.is_empty()) {
@@ -205,7 +207,7 @@ impl Pyramid {
     /// The summary of `asked` rows over `[t0, t1]` at `width` columns, from
     /// the base; `None` when the columns are too narrow for it (unless
     /// `coarse`: then narrower columns show the base column they are in).
-    pub(crate) fn answer(
+    pub fn answer(
         &self,
         t0: f64,
         t1: f64,
@@ -256,9 +258,7 @@ impl Pyramid {
                     continue;
                 }
                 match (at.get(&k.from), at.get(&k.to)) {
-                    (Some(&from), Some(&to)) => {
-                        links.each.push(trama_lod::LinkItem { from, to, ..*k })
-                    }
+                    (Some(&from), Some(&to)) => links.each.push(LinkItem { from, to, ..*k }),
                     _ => links.unplaced += 1,
                 }
             }
@@ -277,18 +277,6 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    fn trace() -> trama_sim::Trace {
-        let text = trama_gen::generate(11, &trama_gen::GenOptions::varied(11, 20_000));
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.paje");
-        std::fs::write(&path, text).unwrap();
-        trama_open::load(
-            &trama_open::Source::Path(path),
-            &trama_open::LoadOptions::default(),
-        )
-        .unwrap()
-    }
-
     /// Level 0 of each band of a row, as value per column.
     fn columns(r: &RowSummary) -> HashMap<(u32, u32), u32> {
         let mut out = HashMap::new();
@@ -304,9 +292,9 @@ mod tests {
 
     #[test]
     fn zoomed_out_windows_agree_with_reading_every_entity() {
-        let trace = trace();
+        let trace = crate::testing::generated(11);
         let lod = Lod::new(&trace);
-        let rows = trama_lod::rows(&trace, None);
+        let rows = crate::rows(&trace, None);
         let pyramid = Pyramid::new(&lod, (trace.start_time(), trace.end_time()), &rows, None);
         let (a, z) = (trace.start_time(), trace.end_time());
         let (t0, t1) = (a - (z - a), z + (z - a));

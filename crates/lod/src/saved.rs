@@ -1,5 +1,5 @@
 //! What the first pass over a trace read by blocks gathers
-//! ([`crate::slices::Gathered`]), saved in the cache so that the next view
+//! ([`crate::gather::Gathered`]), saved in the cache so that the next view
 //! of the same file starts without reading it again.
 //!
 //! # Format
@@ -23,7 +23,7 @@
 //! - the link tally per type (`links u64, lasting u8`), messages per pair
 //!   (`type u32, from u32, to u32, count u64`), the containers with states
 //!   (`u32`), the entity counts (`containers, states, events, variables,
-//!   links` as `u64`), the time span (`f64, f64`), and the slices (`t0 f64,
+//!   links` as `u64`), the time span (`f64, f64`), and the stretches (`t0 f64,
 //!   t1 f64`, then the ids of the values their states and events take).
 //!
 //! Anything that does not read back whole and consistent with the `.ptb`
@@ -32,13 +32,12 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use trama_lod::{
-    ColumnCount, Grid, LinkItem, Links, RowSummary, StateBand, StateSpan, Summary, VarSpan,
-};
 use trama_sim::{ContainerId, ListId, ListInfo, Trace, TypeId, TypeKind, ValueId};
 
-use crate::meta::Counts;
-use crate::slices::{Gathered, Slice};
+use crate::gather::{Counts, Gathered, Stretch};
+use crate::{
+    ColumnCount, Grid, LinkItem, Links, RowSummary, StateBand, StateSpan, Summary, VarSpan,
+};
 
 const MAGIC: &[u8; 4] = b"TRVS";
 const VERSION: u32 = 1;
@@ -142,7 +141,7 @@ fn kind_of(code: u8) -> Option<TypeKind> {
 }
 
 /// The bytes of `g`, for a `.ptb` of `size` bytes and `events` events.
-pub(crate) fn encode(g: &Gathered, size: u64, events: u64) -> Vec<u8> {
+pub fn encode(g: &Gathered, size: u64, events: u64) -> Vec<u8> {
     let mut o = Out::default();
     let m = &g.reference.model;
     o.len(m.lists.len());
@@ -224,8 +223,8 @@ pub(crate) fn encode(g: &Gathered, size: u64, events: u64) -> Vec<u8> {
     }
     o.f64(g.span.0);
     o.f64(g.span.1);
-    o.len(g.slices.len());
-    for sl in &g.slices {
+    o.len(g.stretches.len());
+    for sl in &g.stretches {
         o.f64(sl.t0);
         o.f64(sl.t1);
         let ids: Vec<u32> = (0..sl.values.len() as u32)
@@ -247,7 +246,7 @@ pub(crate) fn encode(g: &Gathered, size: u64, events: u64) -> Vec<u8> {
 /// What `bytes` saved for a `.ptb` of `size` bytes and `events` events,
 /// with `model` (the model of any window of it); `None` when they are not
 /// that, whole and consistent.
-pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Option<Gathered> {
+pub fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Option<Gathered> {
     let head = bytes.get(..24)?;
     if &head[..4] != MAGIC
         || head[4..8] != VERSION.to_le_bytes()
@@ -284,7 +283,7 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
     }
     let nl = reference.model.lists.len() as u32;
     reference.lists = vec![Default::default(); nl as usize];
-    let rows = trama_lod::rows(&reference, None);
+    let rows = crate::rows(&reference, None);
     let grid = Grid {
         t0: i.f64()?,
         t1: i.f64()?,
@@ -387,14 +386,14 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
         links: n()?,
     };
     let span = (i.f64()?, i.f64()?);
-    let mut slices = Vec::new();
+    let mut stretches = Vec::new();
     for _ in 0..i.len()? {
         let (t0, t1) = (i.f64()?, i.f64()?);
         let mut values = vec![false; nv as usize];
         for _ in 0..i.len()? {
             *values.get_mut(i.u32()? as usize)? = true;
         }
-        slices.push(Slice { t0, t1, values });
+        stretches.push(Stretch { t0, t1, values });
     }
     if !i.at_end() {
         return None;
@@ -412,7 +411,7 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
         with_states,
         counts,
         span,
-        slices,
+        stretches,
     })
 }
 
@@ -420,7 +419,7 @@ pub(crate) fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Opti
 /// beside it, never one that exists, then renamed); a file at `path` that
 /// is not a saved summary is left alone. A failure only costs the next
 /// view a new first pass.
-pub(crate) fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::{Read, Write};
     if let Ok(mut f) = std::fs::File::open(path) {
         let mut head = [0u8; 4];
