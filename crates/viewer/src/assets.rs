@@ -9,10 +9,9 @@
 //! top-level name.
 
 use axum::extract::Path;
-use axum::http::StatusCode;
 use axum::response::Response;
 
-use crate::guard::{bytes, text};
+use crate::reply::{bytes, Error};
 
 const JS: &str = "text/javascript; charset=utf-8";
 
@@ -40,15 +39,15 @@ const FILES: [(&str, &str, &str); 10] = [
 ];
 
 /// `GET /TOKEN/`: the page.
-pub(crate) async fn index() -> Response {
+pub(crate) async fn get_index() -> Response {
     bytes(FILES[0].1, FILES[0].2)
 }
 
 /// `GET /TOKEN/FILE`: one of the embedded files, else 404.
-pub(crate) async fn asset(Path(file): Path<String>) -> Response {
+pub(crate) async fn get_asset(Path(file): Path<String>) -> Result<Response, Error> {
     match FILES.iter().find(|f| f.0 == file) {
-        Some((_, kind, body)) => bytes(kind, *body),
-        None => text(StatusCode::NOT_FOUND, "not found\n"),
+        Some((_, kind, body)) => Ok(bytes(kind, *body)),
+        None => Err(Error::not_found()),
     }
 }
 

@@ -194,7 +194,7 @@ impl<S> Heads<S> {
 /// A reply of `status` saying `why`, with the headers of every reply.
 fn refusal(status: &str, why: &str) -> Vec<u8> {
     let mut r = format!("HTTP/1.1 {status}\r\n");
-    for (name, value) in crate::guard::HEADERS {
+    for (name, value) in crate::reply::HEADERS {
         r.push_str(&format!("{name}: {value}\r\n"));
     }
     r.push_str(&format!(

@@ -4,14 +4,13 @@
 use std::sync::Arc;
 
 use axum::extract::{Query, State as Extract};
-use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 use trama_lod::Row;
 use trama_sim::{ContainerId, ListId, Trace, TypeKind};
 
-use crate::api::bad;
-use crate::timeline::number;
+use crate::params::number;
+use crate::reply::Error;
 use crate::Shared;
 
 /// How many states before the point are looked at for the deepest one
@@ -148,32 +147,27 @@ fn variable_at(trace: &Trace, l: ListId, t: f64) -> Option<Entity> {
 }
 
 /// `GET api/entity?row=R&t=T&px=SECONDS`.
-pub(crate) async fn entity(
+pub(crate) async fn get_entity(
     Extract(shared): Extract<Arc<Shared>>,
     Query(params): Query<Vec<(String, String)>>,
-) -> Response {
-    let state = match shared.ready() {
-        Ok(s) => s,
-        Err(r) => return *r,
-    };
-    let (row, t) = match (number(&params, "row"), number(&params, "t")) {
-        (Ok(r), Ok(t)) => (r, t),
-        (Err(e), _) | (_, Err(e)) => return bad(e),
-    };
+) -> Result<Json<Entity>, Error> {
+    let state = shared.ready()?;
+    let row = number(&params, "row").map_err(Error::bad)?;
+    let t = number(&params, "t").map_err(Error::bad)?;
     let px = number(&params, "px").unwrap_or(0.0).max(0.0);
     if row < 0.0 || row.fract() != 0.0 || row as usize >= state.rows.len() {
-        return bad(format!(
+        return Err(Error::bad(format!(
             "row={row}: not one of the {} rows",
             state.rows.len()
-        ));
+        )));
     }
     let r = state.rows[row as usize];
     let found = shared
         .work
-        .run(move || {
+        .compute(move || {
             let held = state.window(t - px, t + px)?;
             let trace = held.trace();
-            Ok::<_, String>(match held.row(state, r) {
+            Ok(match held.row(state, r) {
                 None => None,
                 Some(Row {
                     variable: Some(l), ..
@@ -182,17 +176,9 @@ pub(crate) async fn entity(
                     .or_else(|| state_at(trace, r.container, t)),
             })
         })
-        .await;
-    match found {
-        Ok(Ok(found)) => Json(found.unwrap_or(Entity {
-            kind: "none",
-            ..Entity::default()
-        }))
-        .into_response(),
-        Ok(Err(e)) => crate::guard::text(
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            format!("{e}\n"),
-        ),
-        Err(r) => *r,
-    }
+        .await?;
+    Ok(Json(found.unwrap_or(Entity {
+        kind: "none",
+        ..Entity::default()
+    })))
 }

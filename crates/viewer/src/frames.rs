@@ -13,8 +13,8 @@ use trama_analysis::{
     frame, node_frame, ArcKind, Flights, Frame, FrameCell, NodeFrame, NodeLinks, NodeStage, Stage,
 };
 
-use crate::api::bad;
-use crate::timeline::number;
+use crate::params::{number, param};
+use crate::reply::Error;
 use crate::Shared;
 
 /// Columns of the overview strip under the player's scrubber.
@@ -231,17 +231,14 @@ pub(crate) struct FrameReply {
 }
 
 /// `GET api/stage`.
-pub(crate) async fn stage(Extract(shared): Extract<Arc<Shared>>) -> Response {
-    let state = match shared.ready() {
-        Ok(s) => s,
-        Err(r) => return *r,
-    };
-    Json(stage_reply(
+pub(crate) async fn get_stage(Extract(shared): Extract<Arc<Shared>>) -> Result<Response, Error> {
+    let state = shared.ready()?;
+    Ok(Json(stage_reply(
         &state.animation,
         (state.meta.start, state.meta.end),
         state.msgs.note(),
     ))
-    .into_response()
+    .into_response())
 }
 
 /// What `api/stage` answers for `a`, a run spanning `(start, end)`.
@@ -333,33 +330,30 @@ pub(crate) fn embedded(
 }
 
 /// `GET api/frame?t=T&dt=D`.
-pub(crate) async fn frame_of(
+pub(crate) async fn get_frame(
     Extract(shared): Extract<Arc<Shared>>,
     Query(params): Query<Vec<(String, String)>>,
-) -> Response {
-    let state = match shared.ready() {
-        Ok(s) => s,
-        Err(r) => return *r,
-    };
-    let t = match number(&params, "t") {
-        Ok(t) => t,
-        Err(e) => return bad(e),
-    };
-    let dt = match params.iter().any(|p| p.0 == "dt") {
-        true => match number(&params, "dt") {
-            Ok(d) if d >= 0.0 => d,
-            Ok(d) => return bad(format!("dt={d} is negative")),
-            Err(e) => return bad(e),
+) -> Result<Json<FrameReply>, Error> {
+    let state = shared.ready()?;
+    let t = number(&params, "t").map_err(Error::bad)?;
+    let dt = match param(&params, "dt") {
+        Some(_) => match number(&params, "dt").map_err(Error::bad)? {
+            d if d >= 0.0 => d,
+            d => return Err(Error::bad(format!("dt={d} is negative"))),
         },
-        false => 0.0,
+        None => 0.0,
     };
     if !state.readable(t, t + dt) {
-        return bad(format!(
+        return Err(Error::bad(format!(
             "a frame of {dt} s is too long to replay from this trace (read by blocks); ask for a shorter one"
-        ));
+        )));
     }
     let nodes = params.iter().any(|(k, v)| k == "nodes" && v == "1");
-    crate::api::json_of(&shared, move || frame_at(state, t, dt, nodes)).await
+    let frame = shared
+        .work
+        .compute(move || frame_at(state, t, dt, nodes))
+        .await?;
+    Ok(Json(frame))
 }
 
 /// The frame `[t, t + dt]`: from the run's messages held, or from the

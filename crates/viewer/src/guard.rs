@@ -1,39 +1,16 @@
-//! The router and the checks every request goes through (see the crate's
-//! documentation, "Security").
+//! The checks every request goes through before any handler (see the
+//! crate's documentation, "Security"): the method, the request line, the
+//! Host header and the token that starts every path. It knows no handler:
+//! a request it lets pass goes on to the router (`crate::routes`).
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 
-use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::Router;
 
-use crate::Shared;
-
-/// The headers every reply carries (no other site may frame the page).
-pub(crate) const HEADERS: [(header::HeaderName, &str); 4] = [
-    (
-        header::CONTENT_SECURITY_POLICY,
-        "default-src 'self'; frame-ancestors 'none'",
-    ),
-    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-    (header::REFERRER_POLICY, "no-referrer"),
-    (header::X_FRAME_OPTIONS, "DENY"),
-];
-
-/// A plain-text reply with `status`.
-pub(crate) fn text(status: StatusCode, msg: impl Into<String>) -> Response {
-    let mut r = (status, msg.into()).into_response();
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    r
-}
+use crate::reply::Error;
 
 /// Whether `host` (a Host header) names `bound` or localhost, with the
 /// bound port or none (bound to every address: any address as a number).
@@ -58,82 +35,54 @@ fn host_allowed(host: &str, bound: SocketAddr) -> bool {
 
 /// Why `req` is refused, if it is: a method other than GET and HEAD, a
 /// request line holding a URL (absolute form: its host would stand for
-/// the Host header), not exactly one Host header, or one that names
-/// another machine.
-fn refused(req: &Request, bound: SocketAddr) -> Option<Response> {
+/// the Host header), not exactly one Host header, one that names another
+/// machine, or a path that does not start with `token` (404).
+fn refused(req: &Request, bound: SocketAddr, token: &str) -> Option<Error> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
-        let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
-        r.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-        return Some(r);
+        return Some(
+            Error::new(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD")
+                .with(header::ALLOW, "GET, HEAD"),
+        );
     }
     if req.uri().scheme().is_some() || req.uri().authority().is_some() {
-        return Some(text(
-            StatusCode::BAD_REQUEST,
-            "the request line must hold a path, not a URL\n",
-        ));
+        return Some(Error::bad("the request line must hold a path, not a URL"));
     }
     let mut hosts = req.headers().get_all(header::HOST).iter();
     let host = match (hosts.next(), hosts.next()) {
         (Some(h), None) => h.to_str().unwrap_or(""),
-        (Some(_), Some(_)) => {
-            return Some(text(StatusCode::BAD_REQUEST, "more than one Host header\n"))
-        }
+        (Some(_), Some(_)) => return Some(Error::bad("more than one Host header")),
         (None, _) => "",
     };
-    (!host_allowed(host, bound)).then(|| {
-        text(
+    if !host_allowed(host, bound) {
+        return Some(Error::new(
             StatusCode::FORBIDDEN,
-            "the Host header must name the server's address or localhost\n",
-        )
-    })
+            "the Host header must name the server's address or localhost",
+        ));
+    }
+    let under = req
+        .uri()
+        .path()
+        .strip_prefix('/')
+        .and_then(|p| p.strip_prefix(token));
+    (!under.is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))).then(Error::not_found)
 }
 
-/// The checks before any handler, and the headers after. A request that
-/// announces a body (none is read) gets a reply that closes the
+/// The checks before any handler (`token` starts every path). A request
+/// that announces a body (none is read) gets a reply that closes the
 /// connection.
-async fn guard(bound: SocketAddr, req: Request, next: Next) -> Response {
+pub(crate) async fn guard(bound: SocketAddr, token: String, req: Request, next: Next) -> Response {
     let body = req.headers().contains_key(header::CONTENT_LENGTH)
         || req.headers().contains_key(header::TRANSFER_ENCODING);
-    let mut reply = match refused(&req, bound) {
-        Some(r) => r,
+    let mut reply = match refused(&req, bound, &token) {
+        Some(e) => e.into_response(),
         None => next.run(req).await,
     };
-    let headers = reply.headers_mut();
-    for (name, value) in HEADERS {
-        headers.insert(name, HeaderValue::from_static(value));
-    }
     if body {
-        headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        reply
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
     reply
-}
-
-/// Every route, under `/TOKEN/`; anything else is 404.
-pub(crate) fn router(state: Arc<Shared>, token: &str, bound: SocketAddr) -> Router {
-    let base = format!("/{token}/");
-    let to_base = base.clone();
-    Router::new()
-        .route(&base, get(crate::assets::index))
-        .route(
-            &format!("/{token}"),
-            get(move || async move { axum::response::Redirect::permanent(&to_base) }),
-        )
-        .route(&format!("{base}{{file}}"), get(crate::assets::asset))
-        .nest(&format!("{base}api"), crate::api::routes())
-        .with_state(state)
-        .fallback(|| async { text(StatusCode::NOT_FOUND, "not found\n") })
-        .layer(axum::middleware::from_fn(move |req, next| {
-            guard(bound, req, next)
-        }))
-}
-
-/// A reply of `bytes` of `kind` (a MIME type).
-pub(crate) fn bytes(kind: &'static str, body: impl Into<Body>) -> Response {
-    let mut r = Response::new(body.into());
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
-    r
 }
 
 #[cfg(test)]

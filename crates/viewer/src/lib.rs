@@ -36,7 +36,6 @@
 //! does not grow with the trace.
 #![deny(missing_docs)]
 
-mod api;
 mod assets;
 mod blocks;
 mod conn;
@@ -47,7 +46,10 @@ mod limit;
 pub use limit::Limits;
 mod meta;
 pub mod offline;
+mod params;
 mod pass;
+mod reply;
+mod routes;
 mod search;
 mod stream;
 pub use stream::{StreamEnd, StreamOptions, StreamSink};
@@ -273,24 +275,16 @@ pub(crate) struct Shared {
 impl Shared {
     /// The loaded trace, or the reply to give while there is none: 503
     /// (with `Retry-After`) while loading, 500 when loading failed.
-    pub fn ready(&self) -> Result<&'static State, Box<axum::response::Response>> {
-        use axum::http::{header, HeaderValue, StatusCode};
+    pub fn ready(&self) -> Result<&'static State, reply::Error> {
         if let Some(s) = self.state.get() {
             return Ok(*s);
         }
         if let Some(e) = self.failed.get() {
-            return Err(Box::new(guard::text(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("the trace could not be read: {e}\n"),
+            return Err(reply::Error::internal(format!(
+                "the trace could not be read: {e}"
             )));
         }
-        let mut r = guard::text(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the trace is still loading\n",
-        );
-        r.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        Err(Box::new(r))
+        Err(reply::Error::later("the trace is still loading"))
     }
 }
 
@@ -649,7 +643,7 @@ fn serve(state: Arc<Shared>, opts: &ViewerOptions) -> Result<Running, Error> {
     };
     let addr = listener.local_addr().map_err(Error::Runtime)?;
     listener.set_nonblocking(true).map_err(Error::Runtime)?;
-    let app = guard::router(state, &token, addr);
+    let app = routes::router(state, &token, addr);
     let limits = opts.limits;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

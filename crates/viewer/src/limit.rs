@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::Response;
 use tokio::sync::Semaphore;
+
+use crate::reply::Error;
 
 /// How much the server takes on at once (see the module's documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,36 +80,34 @@ impl Work {
     pub(crate) async fn run<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, Box<Response>> {
+    ) -> Result<T, Error> {
         if self.pending.fetch_add(1, Ordering::AcqRel) >= self.most {
             self.pending.fetch_sub(1, Ordering::AcqRel);
-            return Err(Box::new(busy()));
+            return Err(busy());
         }
         let _pending = Pending(&self.pending);
         let Ok(turn) = self.turns.clone().acquire_owned().await else {
-            return Err(Box::new(busy()));
+            return Err(busy());
         };
         let done = tokio::task::spawn_blocking(move || {
             let _turn = turn;
             work()
         })
         .await;
-        done.map_err(|e| {
-            Box::new(crate::guard::text(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("{e}\n"),
-            ))
-        })
+        done.map_err(|e| Error::internal(e.to_string()))
+    }
+
+    /// What `work` computes, run as [`Work::run`] does; its error is a
+    /// 500 reply.
+    pub(crate) async fn compute<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> Result<T, String> + Send + 'static,
+    ) -> Result<T, Error> {
+        self.run(work).await?.map_err(Error::internal)
     }
 }
 
 /// 503 with `Retry-After: 1`: the server is busy with other requests.
-fn busy() -> Response {
-    let mut r = crate::guard::text(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "the server is busy with other requests: ask again in a second\n",
-    );
-    r.headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    r
+fn busy() -> Error {
+    Error::later("the server is busy with other requests: ask again in a second")
 }

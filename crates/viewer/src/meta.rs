@@ -1,11 +1,19 @@
-//! `GET /TOKEN/api/meta`: what the page needs before its first window (see
+//! `GET /TOKEN/api/meta`: what the page needs before its first window, and
+//! `GET /TOKEN/api/progress`: how far the loading of the trace is (see
 //! `docs/view-api.md`).
 
+use std::sync::Arc;
+
+use axum::extract::State as Extract;
+use axum::Json;
 use serde::Serialize;
 use trama_lod::gather::Counts;
 use trama_lod::Row;
 use trama_sim::{ContainerId, Trace, TypeKind};
 use trama_views::value_colors;
+
+use crate::reply::Error;
+use crate::Shared;
 
 /// A container of [`Meta`]: rows of the timeline.
 #[derive(Clone, Debug, Serialize)]
@@ -219,4 +227,34 @@ pub fn meta(trace: &Trace, rows: &[Row], name: &str) -> Meta {
         host_order: Vec::new(),
         idle: Vec::new(),
     }
+}
+
+/// `GET api/meta`.
+pub(crate) async fn get_meta(
+    Extract(shared): Extract<Arc<Shared>>,
+) -> Result<Json<&'static Meta>, Error> {
+    Ok(Json(&shared.ready()?.meta))
+}
+
+/// `GET api/progress`: whether the trace is loaded, how far its reading
+/// is, or why it failed.
+pub(crate) async fn get_progress(Extract(shared): Extract<Arc<Shared>>) -> Json<serde_json::Value> {
+    use std::sync::atomic::Ordering;
+    let state = if shared.stream.is_some() {
+        "stream"
+    } else if shared.state.get().is_some() {
+        "ready"
+    } else if shared.failed.get().is_some() {
+        "failed"
+    } else {
+        "loading"
+    };
+    let l = shared.loading.as_ref();
+    Json(serde_json::json!({
+        "state": state,
+        "done": l.map(|l| l.done.load(Ordering::Relaxed)),
+        "total": l.and_then(|l| l.total),
+        "unit": l.map(|l| l.unit),
+        "error": shared.failed.get(),
+    }))
 }

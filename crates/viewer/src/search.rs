@@ -6,13 +6,12 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::extract::{Query, State as Extract};
-use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 use trama_sim::{Trace, TypeKind, ValueId};
 
-use crate::api::bad;
-use crate::timeline::number;
+use crate::params::{number, param};
+use crate::reply::Error;
 use crate::{Shared, State};
 
 /// At most this many containers are listed.
@@ -77,32 +76,22 @@ fn next(state: &State, trace: &Trace, values: &HashSet<ValueId>, after: f64) -> 
 }
 
 /// `GET api/search?q=TEXT&after=T`.
-pub(crate) async fn search(
+pub(crate) async fn get_search(
     Extract(shared): Extract<Arc<Shared>>,
     Query(params): Query<Vec<(String, String)>>,
-) -> Response {
-    let state = match shared.ready() {
-        Ok(s) => s,
-        Err(r) => return *r,
-    };
-    let Some(q) = params
-        .iter()
-        .find(|p| p.0 == "q")
-        .map(|p| p.1.to_lowercase())
-    else {
-        return bad("missing parameter q");
-    };
+) -> Result<Json<Found>, Error> {
+    let state = shared.ready()?;
+    let q = param(&params, "q")
+        .ok_or_else(|| Error::bad("missing parameter q"))?
+        .to_lowercase();
     if q.is_empty() {
-        return bad("q is empty");
+        return Err(Error::bad("q is empty"));
     }
-    let after = match params.iter().any(|p| p.0 == "after") {
-        true => match number(&params, "after") {
-            Ok(t) => t,
-            Err(e) => return bad(e),
-        },
-        false => f64::NEG_INFINITY,
+    let after = match param(&params, "after") {
+        Some(_) => number(&params, "after").map_err(Error::bad)?,
+        None => f64::NEG_INFINITY,
     };
-    let reply = shared
+    let found = shared
         .work
         .run(move || {
             let m = &state.model.model;
@@ -152,9 +141,6 @@ pub(crate) async fn search(
             };
             Found { rows, values, next }
         })
-        .await;
-    match reply {
-        Ok(found) => Json(found).into_response(),
-        Err(r) => *r,
-    }
+        .await?;
+    Ok(Json(found))
 }

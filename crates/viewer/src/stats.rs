@@ -4,15 +4,16 @@
 use std::sync::Arc;
 
 use axum::extract::{Query, State as Extract};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
 use serde::Serialize;
 use trama_analysis::{
     comm_matrix, time_per_state, wait_matrix, CommMatrix, Part, StateStats, WaitMatrix, Window,
     WindowParts,
 };
 
-use crate::api::bad;
-use crate::timeline::number;
+use crate::params::number;
+use crate::reply::Error;
 use crate::Shared;
 
 /// The reply: the JSON forms of `trama stats states`, `comm` and `wait`
@@ -41,33 +42,23 @@ pub(crate) fn trace_stats(
 }
 
 /// `GET api/stats?start=T0&end=T1`.
-pub(crate) async fn stats(
+pub(crate) async fn get_stats(
     Extract(shared): Extract<Arc<Shared>>,
     Query(params): Query<Vec<(String, String)>>,
-) -> Response {
-    let state = match shared.ready() {
-        Ok(s) => s,
-        Err(r) => return *r,
-    };
-    let (start, end) = match (number(&params, "start"), number(&params, "end")) {
-        (Ok(a), Ok(b)) if b > a => (a, b),
-        (Ok(a), Ok(b)) => {
-            return bad(format!(
-                "the window is empty or inverted: start={a} end={b}"
-            ))
-        }
-        (Err(e), _) | (_, Err(e)) => return bad(e),
-    };
-    crate::api::json_of(&shared, move || window_stats(state, start, end).map(Kept)).await
-}
-
-/// Statistics kept for later windows, written as they are.
-struct Kept(Arc<WindowStats>);
-
-impl serde::Serialize for Kept {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+) -> Result<Response, Error> {
+    let state = shared.ready()?;
+    let start = number(&params, "start").map_err(Error::bad)?;
+    let end = number(&params, "end").map_err(Error::bad)?;
+    if end <= start {
+        return Err(Error::bad(format!(
+            "the window is empty or inverted: start={start} end={end}"
+        )));
     }
+    let stats = shared
+        .work
+        .compute(move || window_stats(state, start, end))
+        .await?;
+    Ok(Json(&*stats).into_response())
 }
 
 /// The statistics of `[start, end]`: from the entities of the window (the

@@ -27,12 +27,18 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 
+use axum::extract::{Query, State as Extract};
+use axum::Json;
 use serde::Serialize;
 use trama_analysis::{
     frame, node_frame, size_of, Flights, Frame, LinkItem, NodeFrame, NodeLinks, NodeStage, Stage,
     Window,
 };
 use trama_sim::{Columns, ContainerId, Entity, ListId, Model, OpenEntity, Sink, Trace, TypeKind};
+
+use crate::params::param;
+use crate::reply::Error;
+use crate::Shared;
 
 /// How the frames of a stream are cut.
 #[derive(Clone, Debug)]
@@ -678,4 +684,30 @@ impl Sink for StreamSink {
         }
         self.live.set_time(time);
     }
+}
+
+/// `GET api/stream?after=K&version=V[&last=1]`: a stream's frames.
+pub(crate) async fn get_stream(
+    Extract(shared): Extract<Arc<Shared>>,
+    Query(params): Query<Vec<(String, String)>>,
+) -> Result<Json<StreamReply>, Error> {
+    let Some(live) = shared.stream.clone() else {
+        return Err(Error::bad(
+            "this trace is not streamed (trama view --stream plays one)",
+        ));
+    };
+    let after = match param(&params, "after").map(str::parse::<i64>) {
+        None => None,
+        Some(Ok(k)) if k < 0 => None,
+        Some(Ok(k)) => Some(k as u64),
+        Some(Err(_)) => return Err(Error::bad("after= is not a frame number")),
+    };
+    let version = param(&params, "version")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let last = param(&params, "last") == Some("1");
+    tokio::task::spawn_blocking(move || live.read(after, last, version))
+        .await
+        .map(Json)
+        .map_err(|e| Error::bad(e.to_string()))
 }

@@ -1,8 +1,17 @@
 //! `GET /TOKEN/api/timeline`: what a window shows at a width, as the
-//! binary reply specified in `docs/view-api.md` (little-endian).
+//! binary reply specified in `docs/view-api.md` (little-endian,
+//! [`trama_lod::trtl`]).
 
+use std::sync::Arc;
+
+use axum::extract::{Query as Params, State as Extract};
+use axum::response::Response;
 use trama_lod::trtl::encode;
 use trama_lod::{Query, Row, RowSummary};
+
+use crate::params::number;
+use crate::reply::{bytes, Error};
+use crate::Shared;
 
 /// Widest window asked for, in pixel columns.
 pub(crate) const MAX_WIDTH: u32 = 16384;
@@ -15,19 +24,6 @@ pub(crate) struct Window {
     pub width: u32,
     /// Indices into the meta's rows; `None`: every row.
     pub rows: Option<Vec<u32>>,
-}
-
-/// The number in `params` called `name`, or why not.
-pub(crate) fn number(params: &[(String, String)], name: &str) -> Result<f64, String> {
-    let v = params
-        .iter()
-        .find(|p| p.0 == name)
-        .map(|p| p.1.as_str())
-        .ok_or_else(|| format!("missing parameter {name}"))?;
-    match v.parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
-        _ => Err(format!("{name}={v:?} is not a finite number")),
-    }
 }
 
 /// `rows=` as a list of indices and ranges (`0-40,52`), each below `n`.
@@ -77,6 +73,17 @@ impl Window {
             rows,
         })
     }
+}
+
+/// `GET api/timeline?start=T0&end=T1&width=W[&rows=…]`.
+pub(crate) async fn get_timeline(
+    Extract(shared): Extract<Arc<Shared>>,
+    Params(params): Params<Vec<(String, String)>>,
+) -> Result<Response, Error> {
+    let state = shared.ready()?;
+    let w = Window::parse(&params, state.rows.len()).map_err(Error::bad)?;
+    let body = shared.work.compute(move || timeline(state, &w)).await?;
+    Ok(bytes("application/octet-stream", body))
 }
 
 /// Summarizes `w` over the rows of `state` (from its pyramid when the
