@@ -166,10 +166,12 @@ fn replay_stretch(
     let trace = blocks.replay(t0, t1)?;
     let lod = crate::Lod::new(&trace);
     let rows = crate::rows(&trace, None);
-    let mut q = Query::default();
-    q.window = Some((t0, t1));
-    q.width = c1 - c0;
-    q.link_types = Some(Vec::new());
+    let q = Query {
+        window: Some((t0, t1)),
+        width: c1 - c0,
+        link_types: Some(Vec::new()),
+        ..Query::default()
+    };
     let s = lod.summarize(&rows, &q);
     drop(lod);
     Ok((trace, s))

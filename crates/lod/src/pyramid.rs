@@ -164,14 +164,16 @@ impl Pyramid {
         rows: &[Row],
         link_types: Option<&[TypeId]>,
     ) -> Pyramid {
-        let mut q = Query::default();
-        q.window = Some(span);
-        q.width = BASE;
-        // A trace of few links keeps them one by one (a zoomed-out window
-        // of it draws each); beyond, every link is density.
-        q.max_links = FEW_LINKS;
-        q.links_per_block = 0;
-        q.link_types = link_types.map(<[_]>::to_vec);
+        let q = Query {
+            window: Some(span),
+            width: BASE,
+            // A trace of few links keeps them one by one (a zoomed-out
+            // window of it draws each); beyond, every link is density.
+            max_links: FEW_LINKS,
+            links_per_block: 0,
+            link_types: link_types.map(<[_]>::to_vec),
+            ..Query::default()
+        };
         Pyramid {
             base: lod.summarize(rows, &q),
         }
@@ -302,9 +304,11 @@ mod tests {
         let merged = pyramid
             .answer(t0, t1, 1200, &asked, false)
             .expect("zoomed out");
-        let mut q = Query::default();
-        q.window = Some((t0, t1));
-        q.width = 1200;
+        let q = Query {
+            window: Some((t0, t1)),
+            width: 1200,
+            ..Query::default()
+        };
         let direct = lod.summarize(&rows, &q);
         let (mut same, mut all) = (0, 0);
         for (m, d) in merged.rows.iter().zip(&direct.rows) {

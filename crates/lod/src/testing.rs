@@ -5,6 +5,7 @@ use trama_paje::{read_paje, ReadOptions};
 use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
 
 /// The trace `trama-gen` generates from `seed` (at most 20,000 events).
+#[allow(clippy::result_large_err)]
 pub(crate) fn generated(seed: u64) -> Trace {
     let text = trama_gen::generate(seed, &trama_gen::GenOptions::varied(seed, 20_000));
     let mut sim = Simulator::new(TraceBuilder::default(), SimOptions::default());

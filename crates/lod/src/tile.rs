@@ -352,9 +352,11 @@ mod tests {
             let asked: Vec<u32> = (0..rows.len() as u32).collect();
             let (a, z) = (trace.start_time(), trace.end_time());
             for (t0, t1, width) in [(a, z, 300), (a, a + (z - a) / 7.0, 2048), (z, z + 1.0, 5)] {
-                let mut q = crate::Query::default();
-                q.window = Some((t0, t1));
-                q.width = width;
+                let q = crate::Query {
+                    window: Some((t0, t1)),
+                    width,
+                    ..crate::Query::default()
+                };
                 let s = lod.summarize(&rows, &q);
                 let want = trtl(&crate::trtl::encode(&trace, &s, &asked, true));
                 assert_eq!(trtc(&encode(&trace, &s, &asked)), want, "seed {seed}");
