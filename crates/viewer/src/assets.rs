@@ -136,7 +136,9 @@ pub(crate) fn bundle() -> String {
 fn bundle_of(modules: &[(&str, &str)]) -> String {
     let mut out = format!("const {TABLE} = {{}};\n");
     for (name, body) in modules {
-        out.push_str(&format!("// ---- {name} ----\n{TABLE}[\"{name}\"] = (() => {{\n"));
+        out.push_str(&format!(
+            "// ---- {name} ----\n{TABLE}[\"{name}\"] = (() => {{\n"
+        ));
         let mut exports = Vec::new();
         for line in body.lines() {
             if let Some((names, from)) = import(line) {
@@ -223,13 +225,15 @@ mod tests {
                         .unwrap_or_else(|| panic!("{name} imports {dep}, not before it"));
                     for n in names.split(", ") {
                         let n = n.split(':').next().unwrap();
-                        assert!(theirs.iter().any(|e| e == n), "{name}: {dep} exports no {n}");
+                        assert!(
+                            theirs.iter().any(|e| e == n),
+                            "{name}: {dep} exports no {n}"
+                        );
                     }
                 }
                 if line.trim_start().starts_with("export ") {
                     assert!(
-                        line.starts_with("export ")
-                            && declared(&line["export ".len()..]).is_some(),
+                        line.starts_with("export ") && declared(&line["export ".len()..]).is_some(),
                         "{name}: an export of another form: {line}"
                     );
                 }
@@ -278,7 +282,11 @@ mod tests {
         {
             Ok(out) => {
                 let text = String::from_utf8_lossy(&out.stdout);
-                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
                 assert_eq!(text.trim(), "113 function");
             }
             Err(_) => eprintln!("note: node is not installed: the bundle was not run"),

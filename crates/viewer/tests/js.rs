@@ -21,7 +21,9 @@ fn the_pages_javascript_passes_its_unit_tests() {
     let Some(node) = find("node").or_else(|| find("nodejs")) else {
         let required = std::env::var_os("TRAMA_REQUIRE_NODE").is_some_and(|v| v == "1");
         assert!(!required, "TRAMA_REQUIRE_NODE=1 but node is not installed");
-        eprintln!("note: the page's JavaScript tests skipped: node is not installed (Debian: nodejs)");
+        eprintln!(
+            "note: the page's JavaScript tests skipped: node is not installed (Debian: nodejs)"
+        );
         return;
     };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/test");
