@@ -2,7 +2,7 @@
 //! so that `rank-8`, `rank-9` come before `rank-10`. Every view that orders
 //! rows, hosts, values or legend entries by name uses [`natural_cmp`]; the
 //! viewer's page compares names the same way (`natural` in
-//! `crates/viewer/assets/decode.js`).
+//! `crates/viewer/assets/util.js`).
 //!
 //! The rule: both names are cut into runs of ASCII digits and single other
 //! bytes; two runs of digits compare by value (leading zeros ignored),

@@ -6,6 +6,8 @@
 // their places are kept (also across reloads, per trace and level).
 // It draws the `nodes` of each frame of api/frame or api/stream.
 
+import { $, esc, si } from "./util.js";
+
 const SVG = "http://www.w3.org/2000/svg";
 // One colour per OpenTS task state, in the seed's order.
 const TASK_COLORS = ["#4c78a8", "#9ecae9", "#f58518", "#54a24b", "#e45756", "#b279a2", "#72b7b2"];
@@ -15,13 +17,8 @@ const taskColor = (label, k) => {
   const i = TASK_STATES.indexOf(label);
   return i >= 0 ? TASK_COLORS[i] : ["#888", "#bbb", "#555"][k % 3];
 };
-const escHtml = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
-const num = (x) => {
-  if (x == null || !isFinite(x)) return "–";
-  const a = Math.abs(x);
-  for (const [v, s] of [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]]) if (a >= v) return `${+(x / v).toPrecision(3)}${s}`;
-  return `${+x.toPrecision(4)}`;
-};
+// A figure of the panels: 3 significant digits with an SI suffix, 4 below 1000.
+const num = (x) => si(x, 4);
 
 export class NodeView {
   // player: the Player (for colours, values, tooltips); info: the `nodes`
@@ -44,16 +41,14 @@ export class NodeView {
     this.listen();
   }
 
-  el(id) { return document.getElementById(id); }
-
   listen() {
     // The drawing, made here: the page's markup has no picture of its own.
-    if (!this.el("p-nodes")) {
+    if (!$("p-nodes")) {
       const svg = document.createElementNS(SVG, "svg");
       svg.id = "p-nodes";
-      this.el("p-nodes-host").append(svg);
+      $("p-nodes-host").append(svg);
     }
-    const arcs = this.el("p-arcs");
+    const arcs = $("p-arcs");
     arcs.replaceChildren(...this.info.choices.map((c) => {
       const o = document.createElement("option");
       o.value = c.key;
@@ -65,14 +60,14 @@ export class NodeView {
       this.kind = this.info.choices.find((c) => c.key === arcs.value) || this.kind;
       this.draw();
     });
-    const style = this.el("p-sbars");
+    const style = $("p-sbars");
     style.value = String(this.style);
     style.addEventListener("change", () => { this.style = Number(style.value); this.draw(); });
-    const svg = this.el("p-nodes");
+    const svg = $("p-nodes");
     svg.addEventListener("pointerdown", (ev) => this.grab(ev));
     svg.addEventListener("pointermove", (ev) => this.move(ev));
     svg.addEventListener("pointerup", (ev) => this.drop(ev));
-    svg.addEventListener("mouseleave", () => { this.el("p-tip").hidden = true; });
+    svg.addEventListener("mouseleave", () => { $("p-tip").hidden = true; });
     window.addEventListener("resize", () => this.draw());
   }
 
@@ -111,7 +106,7 @@ export class NodeView {
   }
 
   box() {
-    const r = this.el("p-nodes").getBoundingClientRect();
+    const r = $("p-nodes").getBoundingClientRect();
     return { W: Math.max(50, r.width), H: Math.max(50, r.height), left: r.left, top: r.top };
   }
 
@@ -136,7 +131,7 @@ export class NodeView {
     const g = ev.target.closest("[data-node]");
     if (!g) return;
     this.dragging = { i: Number(g.dataset.node), x: ev.clientX, y: ev.clientY, moved: false };
-    this.el("p-nodes").setPointerCapture(ev.pointerId);
+    $("p-nodes").setPointerCapture(ev.pointerId);
     ev.preventDefault();
   }
 
@@ -158,7 +153,7 @@ export class NodeView {
     if (!d) return;
     if (d.moved) this.savePlaces();
     else { this.selected = d.i; this.draw(); }
-    try { this.el("p-nodes").releasePointerCapture(ev.pointerId); } catch { /* gone */ }
+    try { $("p-nodes").releasePointerCapture(ev.pointerId); } catch { /* gone */ }
   }
 
   // ---- what is drawn ----
@@ -218,8 +213,8 @@ export class NodeView {
   }
 
   draw() {
-    const f = this.frame, svg = this.el("p-nodes");
-    if (!this.stage || this.el("p-nodeview").hidden) return;
+    const f = this.frame, svg = $("p-nodes");
+    if (!this.stage || $("p-nodeview").hidden) return;
     if (!f) { svg.replaceChildren(); return; }
     const { W, H } = this.box();
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
@@ -246,7 +241,7 @@ export class NodeView {
       const lx = 0.25 * sx + 0.5 * cx + 0.25 * ex, ly = 0.25 * sy + 0.5 * cy + 0.25 * ey;
       const text = this.kind.bytes ? `${num(p.x)}B` : num(p.x);
       const tw = 7 * text.length + 8;
-      labels += `<g class="arc-info" data-from="${p.from}" data-to="${p.to}"><rect x="${(lx - tw / 2).toFixed(1)}" y="${(ly - 8).toFixed(1)}" width="${tw}" height="16" rx="4" fill="#fffbe6" stroke="#b59a00"/><text x="${lx.toFixed(1)}" y="${(ly + 4).toFixed(1)}" text-anchor="middle">${escHtml(text)}</text></g>`;
+      labels += `<g class="arc-info" data-from="${p.from}" data-to="${p.to}"><rect x="${(lx - tw / 2).toFixed(1)}" y="${(ly - 8).toFixed(1)}" width="${tw}" height="16" rx="4" fill="#fffbe6" stroke="#b59a00"/><text x="${lx.toFixed(1)}" y="${(ly + 4).toFixed(1)}" text-anchor="middle">${esc(text)}</text></g>`;
       this.drawn.push({ from: p.from, to: p.to, value: p.x, label: text });
     }
     out += labels;
@@ -257,7 +252,7 @@ export class NodeView {
       out += `<g data-node="${i}" class="node${sel ? " selected" : ""}" transform="translate(${x.toFixed(1)},${y.toFixed(1)})">`;
       out += `<circle r="${R.toFixed(1)}" fill="#fff" stroke="${sel ? "#d0302f" : "#555"}" stroke-width="${sel ? 3 : 1.5}"/>`;
       if (R >= 10) out += this.inscribe(ind, i, R);
-      out += `<text class="name" y="${(R + 12).toFixed(1)}" text-anchor="middle">${escHtml(nd.name)}</text></g>`;
+      out += `<text class="name" y="${(R + 12).toFixed(1)}" text-anchor="middle">${esc(nd.name)}</text></g>`;
     });
     svg.innerHTML = out;
     this.legend(ind);
@@ -309,7 +304,7 @@ export class NodeView {
 
   legend(ind) {
     // Colours through the DOM: the page's policy refuses inline styles.
-    const el = this.el("p-nodelegend");
+    const el = $("p-nodelegend");
     el.replaceChildren(...ind.map((d) => {
       const s = document.createElement("span"), i = document.createElement("i");
       i.style.background = d.color;
@@ -388,9 +383,9 @@ export class NodeView {
       B: this.figures(this.totals(f), all, all, bShares, holders),
       C: this.runInfo(f),
     };
-    const table = (rows) => rows.map(([k, v]) => (v == null ? `<tr><th colspan="2">${escHtml(k)}</th></tr>` : `<tr><td>${escHtml(k)}</td><td>${escHtml(v)}</td></tr>`)).join("");
-    this.el("p-nstats").innerHTML =
-      `<h4>A · ${escHtml(st.level ?? "node")} ${escHtml(st.nodes[i].name)}</h4><table>${table(this.panels.A)}</table>`
+    const table = (rows) => rows.map(([k, v]) => (v == null ? `<tr><th colspan="2">${esc(k)}</th></tr>` : `<tr><td>${esc(k)}</td><td>${esc(v)}</td></tr>`)).join("");
+    $("p-nstats").innerHTML =
+      `<h4>A · ${esc(st.level ?? "node")} ${esc(st.nodes[i].name)}</h4><table>${table(this.panels.A)}</table>`
       + `<h4>B · all ${st.nodes.length} nodes</h4><table>${table(this.panels.B)}</table>`
       + `<h4>C · the run</h4><table>${table(this.panels.C)}</table>`;
   }
@@ -424,12 +419,12 @@ export class NodeView {
     if (info) {
       const a = Number(info.dataset.from), b = Number(info.dataset.to);
       const N = this.stage.nodes;
-      let html = `<b>${escHtml(N[a].name)} ↔ ${escHtml(N[b].name)}</b>`;
+      let html = `<b>${esc(N[a].name)} ↔ ${esc(N[b].name)}</b>`;
       for (const [x, y] of [[a, b], [b, a]]) {
         const arcs = f.arcs.filter((r) => r.from === x && r.to === y);
         if (!arcs.length) continue;
-        html += `<br><span class="dim">${escHtml(N[x].name)} → ${escHtml(N[y].name)}</span>`;
-        for (const r of arcs) html += `<br>${escHtml(r.type)} ${escHtml(r.value)}: ${num(r.count)}${r.bytes != null ? `, ${num(r.bytes)}B` : ""}`;
+        html += `<br><span class="dim">${esc(N[x].name)} → ${esc(N[y].name)}</span>`;
+        for (const r of arcs) html += `<br>${esc(r.type)} ${esc(r.value)}: ${num(r.count)}${r.bytes != null ? `, ${num(r.bytes)}B` : ""}`;
       }
       P.tip(ev, html);
       return;
@@ -443,14 +438,14 @@ export class NodeView {
       const all = this.stage.nodes.reduce((s, _, j) => s + d.value(j), 0);
       const share = all > 0 ? `${(100 * v / all).toFixed(1)} % of all nodes'` : "no node has any";
       const what = this.stage.indicators.kind === "variables" ? `${num(v)} ${d.label} tasks` : `${d.label}: ${(100 * v).toFixed(1)} % of the frame`;
-      P.tip(ev, `<b>${escHtml(this.stage.nodes[i].name)}</b><br>${escHtml(what)}<br><span class="dim">${share}</span>`);
+      P.tip(ev, `<b>${esc(this.stage.nodes[i].name)}</b><br>${esc(what)}<br><span class="dim">${share}</span>`);
       return;
     }
     if (g) {
-      P.tip(ev, `<b>${escHtml(this.stage.nodes[Number(g.dataset.node)].name)}</b><br><span class="dim">click: its figures (A) · drag: move it</span>`);
+      P.tip(ev, `<b>${esc(this.stage.nodes[Number(g.dataset.node)].name)}</b><br><span class="dim">click: its figures (A) · drag: move it</span>`);
       return;
     }
-    this.el("p-tip").hidden = true;
+    $("p-tip").hidden = true;
   }
 
   // ---- for scripts ----

@@ -13,7 +13,8 @@
 //
 // `offline` is true for the embedded summary.
 
-import { decode } from "./decode.js";
+import { decodeSummary } from "./decode.js";
+import { sleep } from "./util.js";
 
 export class ServerSource {
   constructor() {
@@ -29,7 +30,7 @@ export class ServerSource {
       const r = await fetch(`api/${path}`, { signal });
       const wait = Number(r.headers.get("Retry-After"));
       if (r.status === 503 && wait > 0 && tries < 20) {
-        await new Promise((done) => setTimeout(done, 1000 * Math.min(wait, 10)));
+        await sleep(1000 * Math.min(wait, 10));
         if (signal && signal.aborted) throw new DOMException("aborted", "AbortError");
         continue;
       }
@@ -49,7 +50,7 @@ export class ServerSource {
   async timeline(t0, t1, width, rows, signal) {
     this.requests++;
     const r = await this.get(`timeline?start=${t0}&end=${t1}&width=${width}&rows=${rows}`, signal);
-    return decode(await r.arrayBuffer());
+    return decodeSummary(await r.arrayBuffer());
   }
 
   async entity(row, t, px) {

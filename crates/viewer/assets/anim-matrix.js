@@ -1,0 +1,116 @@
+// The traffic animation: the sender × receiver matrix of the messages in
+// flight in the frame, coloured by effective rate (else count), beside the
+// same matrix over the whole run (or, for a stream, the frames in which
+// each cell was lit so far); host separators, names when they fit, the
+// gradient's scale.
+
+import { surface, si } from "./util.js";
+
+// A value's colour: black below the gradient, white above, else a ramp
+// from dark blue to yellow on a log scale.
+export function shade(v, grad) {
+  const [lo, hi] = grad;
+  if (v == null) return [150, 150, 150];
+  if (v < lo) return [0, 0, 0];
+  if (v > hi) return [255, 255, 255];
+  const f = hi > lo ? Math.log(v / lo) / Math.log(hi / lo) : 1;
+  const stops = [[48, 18, 120], [33, 102, 172], [32, 164, 134], [122, 209, 81], [253, 231, 37]];
+  const x = Math.max(0, Math.min(1, f)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(x));
+  const k = x - i;
+  return stops[i].map((c, j) => Math.round(c + (stops[i + 1][j] - c) * k));
+}
+
+// Draws the sender × receiver matrix `cells` ({from, to, count, rate}) on
+// canvas `cv` with gradient `grad` (of rates, else counts; `counts`: of
+// counts whatever the stage); `frame`: the frame's matrix, whose place it
+// gives ({x, y, size, n}), else null.
+export function drawMatrix(pl, cv, cells, title, frame, grad, counts = false) {
+  const { ctx, W, H } = surface(cv);
+  ctx.fillStyle = "#333";
+  const what = counts ? "" : pl.byRate() ? (frame ? "effective rate (bit/s)" : "mean effective rate (bit/s)") : "messages";
+  ctx.fillText(`${title} ${what}`, 4, 12);
+  const n = pl.stage.processes.length;
+  // Names beside the rows and above the columns when they fit.
+  const named = n <= 48;
+  const names = pl.stage.processes.map((p) => p.name);
+  const longest = named ? Math.min(90, Math.max(0, ...names.map((t) => ctx.measureText(t).width)) + 6) : 0;
+  let size = Math.max(1, Math.min(W - 8 - longest, H - 50 - longest));
+  if (named && size / n < 9) size = Math.max(1, Math.min(W - 8, H - 50));
+  const labelled = named && size / n >= 9;
+  const x0 = 4 + (labelled ? longest : 0), y0 = 18 + (labelled ? longest : 0);
+  if (labelled) {
+    const c = size / n;
+    ctx.fillStyle = "#444";
+    ctx.save();
+    ctx.beginPath(); ctx.rect(0, 0, x0, y0 + size); ctx.clip();
+    names.forEach((t, i) => ctx.fillText(t, x0 - 4 - ctx.measureText(t).width, y0 + (i + 0.5) * c + 4));
+    ctx.restore();
+    names.forEach((t, i) => {
+      ctx.save();
+      ctx.translate(x0 + (i + 0.5) * c + 4, y0 - 4);
+      ctx.rotate(-Math.PI / 2);
+      ctx.beginPath(); ctx.rect(0, -12, longest, 16); ctx.clip();
+      ctx.fillText(t, 0, 0);
+      ctx.restore();
+    });
+  }
+  ctx.fillStyle = "#e6e6ea";
+  ctx.fillRect(x0, y0, size, size);
+  const c = size / Math.max(1, n);
+  for (const cell of cells) {
+    const [r, g, b] = shade(counts ? cell.count : pl.cellValue(cell), grad);
+    ctx.fillStyle = `rgb(${r},${g},${b})`;
+    ctx.fillRect(x0 + cell.to * c, y0 + cell.from * c, Math.max(1, c), Math.max(1, c));
+  }
+  // Host separators.
+  ctx.strokeStyle = "#9995";
+  let k = 0;
+  for (const h of pl.stage.hosts) {
+    k += h.processes.length;
+    if (k >= n) break;
+    ctx.beginPath();
+    ctx.moveTo(x0 + k * c, y0); ctx.lineTo(x0 + k * c, y0 + size);
+    ctx.moveTo(x0, y0 + k * c); ctx.lineTo(x0 + size, y0 + k * c);
+    ctx.stroke();
+  }
+  ctx.strokeStyle = "#888";
+  ctx.strokeRect(x0 + 0.5, y0 + 0.5, size - 1, size - 1);
+  // The gradient's scale under the matrix.
+  const gy = y0 + size + 6;
+  for (let i = 0; i < size; i++) {
+    const [lo, hi] = grad;
+    const v = lo * Math.pow(hi / lo, i / size);
+    const [r, g, b] = shade(v, grad);
+    ctx.fillStyle = `rgb(${r},${g},${b})`;
+    ctx.fillRect(x0 + i, gy, 1, 8);
+  }
+  ctx.fillStyle = "#333";
+  ctx.fillText(`${si(grad[0])}`, x0, gy + 20);
+  const hiText = `${si(grad[1])}`;
+  ctx.fillText(hiText, x0 + size - ctx.measureText(hiText).width, gy + 20);
+  const box = frame ? { x: x0, y: y0, size, n } : null;
+  // A stream's messages whose receiver has not come yet: a bar right of
+  // the sender's row.
+  if (frame && pl.shown?.pending?.length) {
+    ctx.fillStyle = "#e8730c";
+    for (const [p, k] of pl.shown.pending) {
+      ctx.fillRect(x0 + size + 2, y0 + p * c, Math.min(W - x0 - size - 2, 3 + 3 * Math.log2(1 + k)), Math.max(1, c - 1));
+    }
+  }
+  if (!cells.length) {
+    ctx.fillStyle = "#666";
+    ctx.fillText(frame ? "no message in flight" : "no messages", x0 + 6, y0 + 16);
+    if (!frame && pl.stage.note) {
+      // Why (a platform's links are not messages): wrapped in the matrix.
+      let line = "", y = y0 + 32;
+      for (const w of pl.stage.note.split(" ")) {
+        if (ctx.measureText(line + " " + w).width > size - 12 && line) {
+          ctx.fillText(line, x0 + 6, y); y += 14; line = w;
+        } else line = line ? line + " " + w : w;
+      }
+      if (line) ctx.fillText(line, x0 + 6, y);
+    }
+  }
+  return box;
+}
