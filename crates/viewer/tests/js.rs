@@ -2,7 +2,9 @@
 //! tiles, rows, legend, colours, time and number formats) tested by Node's
 //! built-in runner: `node --test` on `assets/test/*.test.js`. Without Node
 //! the test prints a note and passes; `TRAMA_REQUIRE_NODE=1` (set by
-//! `.ci/run`, which installs Debian's `nodejs`) makes it fail.
+//! `.ci/run`, which installs Debian's `nodejs`) makes it fail. The
+//! modules are ES modules (`assets/package.json` says so to Node versions
+//! that do not detect it).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,7 +37,8 @@ fn the_pages_javascript_passes_its_unit_tests() {
     files.sort();
     assert!(!files.is_empty(), "no test in {}", dir.display());
     let out = Command::new(&node)
-        .arg("--test")
+        // TAP, whatever Node's default reporter: its summary is counted below.
+        .args(["--test", "--test-reporter=tap"])
         .args(&files)
         .current_dir(&dir)
         .output()
