@@ -60,7 +60,7 @@ use std::io::{self, Write};
 use trama_sim::{ContainerId, Entity, ListId, Model, TypeId, ValueId};
 
 use crate::order::{Lanes, Reorder, HELD};
-use crate::slices::{slice_sink, Slices, Slicing};
+use crate::slices::{slice_sink, Flow as SliceFlow, Slices, Slicing};
 use crate::{container_path, label, list_type_label, nanos, value_label, ExportOptions, Written};
 
 /// A [`Sink`] that writes the entities it receives as Chrome trace-event
@@ -517,14 +517,8 @@ impl<W: Write> Slices for ChromeWriter<W> {
         );
     }
 
-    fn link(
-        &mut self,
-        m: &Model,
-        (from, to): (ContainerId, ContainerId),
-        ty: TypeId,
-        e: &Entity<'_>,
-        id: u64,
-    ) {
+    fn link(&mut self, m: &Model, e: &Entity<'_>, l: SliceFlow) {
+        let SliceFlow { from, to, ty, id } = l;
         self.know(m, e.value, ty);
         self.link_end_thread(m, from, ty);
         self.link_end_thread(m, to, ty);

@@ -99,7 +99,7 @@ use trama_sim::{ContainerId, Entity, ListId, Model, TypeId, TypeKind, ValueId};
 
 use crate::order::{Lanes, Reorder, HELD};
 use crate::protobuf::Encoder;
-use crate::slices::{slice_sink, Slices, Slicing};
+use crate::slices::{slice_sink, Flow as SliceFlow, Slices, Slicing};
 use crate::{label, list_type_label, nanos, value_label, ExportOptions, Written};
 
 /// Sequence id of the first sequence (the others follow it).
@@ -557,14 +557,8 @@ impl<W: Write> Slices for PerfettoWriter<W> {
         self.counter(track, t, number);
     }
 
-    fn link(
-        &mut self,
-        m: &Model,
-        (from, to): (ContainerId, ContainerId),
-        ty: TypeId,
-        e: &Entity<'_>,
-        id: u64,
-    ) {
+    fn link(&mut self, m: &Model, e: &Entity<'_>, l: SliceFlow) {
+        let SliceFlow { from, to, ty, id } = l;
         let a = self.link_end_track(m, from, ty);
         self.named_event(m, a, TYPE_INSTANT, e.start, e.value, ty, Flow::Starts(id));
         let b = self.link_end_track(m, to, ty);

@@ -23,6 +23,15 @@ pub(crate) struct Slicing {
     next_flow: u64,
 }
 
+/// A link as a flow: its ends, its type, its number.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Flow {
+    pub(crate) from: ContainerId,
+    pub(crate) to: ContainerId,
+    pub(crate) ty: TypeId,
+    pub(crate) id: u64,
+}
+
 /// A writer of slices, instants, counters and flows in one format.
 pub(crate) trait Slices {
     /// Where the slices of a list go (a track, a thread).
@@ -41,16 +50,8 @@ pub(crate) trait Slices {
     fn instant(&mut self, m: &Model, list: ListId, t: f64, value: ValueId, ty: TypeId);
     /// The variable `list` takes `number` at `t`.
     fn variable(&mut self, m: &Model, list: ListId, t: f64, number: f64);
-    /// The link `e` of type `ty` between its `ends` (from, to), the flow
-    /// `id`.
-    fn link(
-        &mut self,
-        m: &Model,
-        ends: (ContainerId, ContainerId),
-        ty: TypeId,
-        e: &Entity<'_>,
-        id: u64,
-    );
+    /// The link `e`, its flow `l`.
+    fn link(&mut self, m: &Model, e: &Entity<'_>, l: Flow);
     /// The container `id` was destroyed.
     fn container(&mut self, m: &Model, id: ContainerId) {
         let _ = (m, id);
@@ -122,7 +123,7 @@ pub(crate) fn entity<S: Slices>(s: &mut S, m: &Model, list: ListId, idx: u32, e:
             let sl = s.slicing();
             sl.next_flow += 1;
             let id = sl.next_flow;
-            s.link(m, (from, to), ty, e, id);
+            s.link(m, e, Flow { from, to, ty, id });
             s.slicing().written.links += 1;
         }
         TypeKind::Container => {}
