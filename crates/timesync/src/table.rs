@@ -301,13 +301,15 @@ fn read_lines<'a>(
         }
         match reference {
             None => reference = Some((f[0], no)),
-            Some((r, at)) if r != f[0] => return Err(err(
-                no,
-                format!(
+            Some((r, at)) if r != f[0] => {
+                return Err(err(
+                    no,
+                    format!(
                     "reference host `{}` differs from `{r}` (line {at}): a file has one reference",
                     f[0]
                 ),
-            )),
+                ))
+            }
             Some(_) => {}
         }
         let time = |tok: &str, what: &str| {
