@@ -268,7 +268,7 @@ async fn frames_agree(c: &Client, trace: &Trace) -> (usize, usize, usize) {
 /// Clicks "fit": the gradient spans `rate`, and the cell at `(x, y)` is
 /// neither white nor black.
 async fn fit(c: &Client, rate: f64, x: f64, y: f64) {
-    click_id(&c, "p-fit").await;
+    click_id(c, "p-fit").await;
     until(
         c,
         &format!(
@@ -283,7 +283,7 @@ async fn fit(c: &Client, rate: f64, x: f64, y: f64) {
 
 async fn open_player(c: &Client, url: &str) {
     open_ready(c, url, "the first frame").await;
-    click_id(&c, "player-button").await;
+    click_id(c, "player-button").await;
     until(
         c,
         "return window.trama.frame() != null",
