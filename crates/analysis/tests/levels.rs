@@ -9,16 +9,8 @@ mod common;
 /// A zone holding hosts holding actors that exchange a message (as
 /// SimGrid's traces: `L1` > `HOST` > `ACTOR`), with the names given.
 fn simgrid_like(zone: &str, host: &str, actor: &str, hosts: usize) -> Trace {
-    let mut s = common::defs(&[
-        "PajeDefineContainerType",
-        "PajeDefineStateType",
-        "PajeDefineLinkType",
-        "PajeCreateContainer",
-        "PajePushState",
-        "PajePopState",
-        "PajeStartLink",
-        "PajeEndLink",
-    ]) + &format!(
+    let mut s = common::states_and_links()
+        + &format!(
         "0 Z 0 {zone}\n0 H Z {host}\n0 A H {actor}\n1 S A State\n2 L 0 A A Msg\n3 0 z Z 0 zone0\n"
     );
     for h in 0..hosts {

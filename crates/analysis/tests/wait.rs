@@ -9,16 +9,7 @@ mod common;
 /// The definitions of the traces below: container, state and link types,
 /// containers, states pushed and popped, links.
 fn defs() -> String {
-    common::defs(&[
-        "PajeDefineContainerType",
-        "PajeDefineStateType",
-        "PajeDefineLinkType",
-        "PajeCreateContainer",
-        "PajePushState",
-        "PajePopState",
-        "PajeStartLink",
-        "PajeEndLink",
-    ])
+    common::states_and_links()
 }
 
 /// Three processes, a state type and a link type.

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::trama;
-use trama_gen::shared;
 use trama_sources::ganglia::{read_samples, GangliaOptions, GangliaSource};
 use trama_sources::{collect as records, OpenSource, What};
+use trama_testkit::shared;
 
 /// The recorded dump: the real 3-host gmond dump of the shared samples
 /// when present, else the sources crate's own successive dumps.

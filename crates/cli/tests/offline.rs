@@ -4,8 +4,7 @@
 //! a real browser opened from the file (`file://`).
 
 mod common;
-#[path = "../../viewer/tests/support/webdriver.rs"]
-mod webdriver;
+use trama_testkit::webdriver;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -15,7 +14,8 @@ use serde_json::{json, Value};
 use trama_gen::{generate, GenOptions};
 use trama_viewer::offline::BUDGET;
 use webdriver::{
-    a_state_of, at, browser, click, driver, inked, js, move_to, press, set, until, wheel, window,
+    a_state_of, at, browser, click, click_id, driver, inked, js, move_to, open_ready, press, set,
+    until, wheel, window,
 };
 
 use common::trama;
@@ -162,13 +162,7 @@ fn url(path: &Path) -> String {
 
 /// Opens the report at `path` and waits for its first frame.
 async fn open(c: &Client, path: &Path) {
-    c.goto(&url(path)).await.unwrap();
-    until(
-        c,
-        "return document.body.dataset.state === 'ready'",
-        "the first frame",
-    )
-    .await;
+    open_ready(c, &url(path), "the first frame").await;
     js(
         c,
         "document.getElementById('app').scrollIntoView(); return true",
@@ -287,12 +281,7 @@ async fn the_offline_report_zooms_hovers_and_fetches_nothing() {
     .await;
 
     // Statistics: those of the whole run, said to be.
-    c.find(Locator::Id("stats-button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "stats-button").await;
     until(
         &c,
         "return document.body.dataset.stats === 'whole'",

@@ -282,7 +282,7 @@ fn check_counts_the_records_as_otf2_print_does() {
 }
 
 fn apex() -> Option<PathBuf> {
-    let shared = trama_gen::shared::find("samples/otf2/apex-phylanx/APEX.otf2", "OTF2 sample")?;
+    let shared = trama_testkit::shared::find("samples/otf2/apex-phylanx/APEX.otf2", "OTF2 sample")?;
     Some(shared.join("samples/otf2/apex-phylanx/APEX.otf2"))
 }
 
@@ -637,7 +637,7 @@ fn otf2_containers_end_where_the_archive_ends() {
     }
     let dir = tempfile::tempdir().unwrap();
     let written = write_case("end", dir.path());
-    let shared = trama_gen::shared::find("samples/otf2/apex-phylanx/APEX.otf2", "OTF2 samples");
+    let shared = trama_testkit::shared::find("samples/otf2/apex-phylanx/APEX.otf2", "OTF2 samples");
     let mut archives = vec![written];
     if let Some(shared) = shared {
         archives.push(shared.join("samples/otf2/pipit-ping-pong/traces.otf2"));

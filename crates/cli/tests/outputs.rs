@@ -1,6 +1,8 @@
 //! Every file trama writes appears whole or not at all, and trama never
 //! writes onto its input nor removes a file it did not create.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -165,15 +167,9 @@ fn a_linked_output_replaces_its_file_and_keeps_the_link() {
 #[test]
 fn an_interrupted_command_leaves_no_partial_output() {
     let tmp = tempfile::tempdir().unwrap();
-    let fifo = tmp.path().join("fifo");
-    if !Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .is_ok_and(|s| s.success())
-    {
-        eprintln!("NOTE: mkfifo unavailable: interruption case SKIPPED");
+    let Some(fifo) = common::fifo_in(tmp.path(), "interruption case") else {
         return;
-    }
+    };
     // More than the first bytes trama reads to tell the format.
     let mut o = trama_gen::GenOptions::default();
     o.events = 20_000;

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{shared_dir, trama};
+use common::{shared_dir, trama, trama_out as out};
 
 fn samples() -> Option<[PathBuf; 2]> {
     let s = shared_dir()?.join("samples/paraver");
@@ -15,17 +15,6 @@ fn samples() -> Option<[PathBuf; 2]> {
         s.join("profet-test1/test1.prv"),
         s.join("folding-bt.B/bt.B.models.prv"),
     ])
-}
-
-/// Runs trama, which must succeed; its standard output.
-fn out(args: &[&str]) -> String {
-    let o = trama(args);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
 }
 
 /// States, events (type/value pairs) and communications of a `.prv`,

@@ -342,9 +342,12 @@ fn stats(input: &Input, analysis: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// Rows by key, the numbers of each row (see [`grouped`]).
+type Grouped = BTreeMap<String, Vec<Vec<f64>>>;
+
 /// Groups rows by key; the values of each key sorted, so that rows of
 /// containers that share a name compare as sets.
-fn grouped(rows: Vec<(String, Vec<f64>)>) -> BTreeMap<String, Vec<Vec<f64>>> {
+fn grouped(rows: Vec<(String, Vec<f64>)>) -> Grouped {
     let mut m: BTreeMap<String, Vec<Vec<f64>>> = BTreeMap::new();
     for (k, v) in rows {
         m.entry(k).or_default().push(v);
@@ -379,6 +382,123 @@ fn compare(
     }
 }
 
+/// The key of a row: the input's name, then the strings of `parts`
+/// joined by `sep`.
+fn row_key(input: &Input, sep: &str, parts: &[&Value]) -> String {
+    let parts: Vec<String> = parts.iter().map(|v| string(v)).collect();
+    format!("{} {}", input.name, parts.join(sep))
+}
+
+/// `rows` keyed by `key`, each with the numbers of its `fields`, grouped.
+fn keyed(rows: &[Value], key: impl Fn(&Value) -> String, fields: &[&str]) -> Grouped {
+    grouped(
+        rows.iter()
+            .map(|r| (key(r), fields.iter().map(|f| num(&r[*f])).collect()))
+            .collect(),
+    )
+}
+
+/// The rows of `trama stats states` of `input` (`ours`) against those of
+/// `states.sql`, and its load imbalance against `states_imbalance.sql`.
+fn check_states_sql(
+    input: &Input,
+    ours: &Value,
+    sql: &[Value],
+    sql_imbalance: &[Value],
+    failures: &mut Vec<String>,
+) {
+    let key = |c: &'static str, t: &'static str| {
+        move |r: &Value| row_key(input, " / ", &[&r[c], &r[t], &r["value"]])
+    };
+    let fields = [
+        "count",
+        "total",
+        "exclusive",
+        "inclusive",
+        "mean",
+        "max",
+        "share",
+    ];
+    let a = keyed(
+        ours["rows"].as_array().unwrap(),
+        key("container", "state_type"),
+        &fields,
+    );
+    let b = keyed(sql, key("container", "state_type"), &fields);
+    compare("states", a, b, failures);
+    // The load imbalance.
+    let fields = ["containers", "mean", "max", "imbalance", "stddev"];
+    let key = |r: &Value| row_key(input, " / ", &[&r["state_type"], &r["value"]]);
+    compare(
+        "imbalance",
+        keyed(ours["imbalance"].as_array().unwrap(), key, &fields),
+        keyed(sql_imbalance, key, &fields),
+        failures,
+    );
+}
+
+/// The pairs of `trama stats comm` of `input` (`ours`) against the rows of
+/// `comm.sql`.
+fn check_comm_sql(input: &Input, ours: &Value, sql: &[Value], failures: &mut Vec<String>) {
+    let key = |from: &'static str, to: &'static str| {
+        move |r: &Value| row_key(input, " -> ", &[&r[from], &r[to]])
+    };
+    let a = keyed(
+        ours["pairs"].as_array().unwrap(),
+        key("from", "to"),
+        &["count"],
+    );
+    let b = keyed(sql, key("from_container", "to_container"), &["count"]);
+    compare("comm", a, b, failures);
+}
+
+/// The cells with some waiting of `trama stats wait` of `input` (`ours`)
+/// against the rows of `wait.sql`.
+fn check_wait_sql(input: &Input, ours: &Value, sql: &[Value], failures: &mut Vec<String>) {
+    let senders: Vec<String> = ours["senders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(string)
+        .collect();
+    let mut a = Vec::new();
+    for r in ours["rows"].as_array().unwrap() {
+        for (j, s) in r["seconds"].as_array().unwrap().iter().enumerate() {
+            if num(s) > 1e-9 {
+                a.push((
+                    format!(
+                        "{} {} <- {}",
+                        input.name,
+                        string(&r["container"]),
+                        senders[j]
+                    ),
+                    vec![
+                        num(s),
+                        num(&r["time"]),
+                        num(&r["waiting"]),
+                        num(&r["share_of_time"][j]),
+                        num(&r["share_of_waiting"][j]),
+                    ],
+                ));
+            }
+        }
+    }
+    let waiting: Vec<Value> = sql
+        .iter()
+        .filter(|r| num(&r["seconds"]) > 1e-9)
+        .cloned()
+        .collect();
+    let key = |r: &Value| row_key(input, " <- ", &[&r["container"], &r["sender"]]);
+    let fields = [
+        "seconds",
+        "time",
+        "waiting",
+        "share_of_time",
+        "share_of_waiting",
+    ];
+    compare("wait", grouped(a), keyed(&waiting, key, &fields), failures);
+}
+
 #[test]
 fn the_shipped_sql_gives_the_numbers_of_trama_stats() {
     let Some(py) = python() else { return };
@@ -397,157 +517,16 @@ fn the_shipped_sql_gives_the_numbers_of_trama_stats() {
     let rows = |d: &str, q: &str| results[d][q].as_array().unwrap().clone();
     let mut checked = 0;
     for (input, dir) in &exported {
-        // states
-        let ours = stats(input, "states");
-        let key = |r: &Value, c: &str, t: &str| {
-            format!(
-                "{} {} / {} / {}",
-                input.name,
-                string(&r[c]),
-                string(&r[t]),
-                string(&r["value"])
-            )
-        };
-        let fields = [
-            "count",
-            "total",
-            "exclusive",
-            "inclusive",
-            "mean",
-            "max",
-            "share",
-        ];
-        let a = ours["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    key(r, "container", "state_type"),
-                    fields.iter().map(|f| num(&r[*f])).collect(),
-                )
-            })
-            .collect();
-        let b = rows(dir, &qs)
-            .iter()
-            .map(|r| {
-                (
-                    key(r, "container", "state_type"),
-                    fields.iter().map(|f| num(&r[*f])).collect(),
-                )
-            })
-            .collect();
-        compare("states", grouped(a), grouped(b), &mut failures);
-        // states: the load imbalance.
-        let fields = ["containers", "mean", "max", "imbalance", "stddev"];
-        let imbalance = |rows: &[Value]| {
-            grouped(
-                rows.iter()
-                    .map(|r| {
-                        (
-                            format!(
-                                "{} {} / {}",
-                                input.name,
-                                string(&r["state_type"]),
-                                string(&r["value"])
-                            ),
-                            fields.iter().map(|f| num(&r[*f])).collect(),
-                        )
-                    })
-                    .collect(),
-            )
-        };
-        compare(
-            "imbalance",
-            imbalance(ours["imbalance"].as_array().unwrap()),
-            imbalance(&rows(dir, &qi)),
-            &mut failures,
+        let f = &mut failures;
+        check_states_sql(
+            input,
+            &stats(input, "states"),
+            &rows(dir, &qs),
+            &rows(dir, &qi),
+            f,
         );
-        // comm
-        let ours = stats(input, "comm");
-        let a = ours["pairs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    format!(
-                        "{} {} -> {}",
-                        input.name,
-                        string(&r["from"]),
-                        string(&r["to"])
-                    ),
-                    vec![num(&r["count"])],
-                )
-            })
-            .collect();
-        let b = rows(dir, &qc)
-            .iter()
-            .map(|r| {
-                (
-                    format!(
-                        "{} {} -> {}",
-                        input.name,
-                        string(&r["from_container"]),
-                        string(&r["to_container"])
-                    ),
-                    vec![num(&r["count"])],
-                )
-            })
-            .collect();
-        compare("comm", grouped(a), grouped(b), &mut failures);
-        // wait: the cells with some waiting.
-        let ours = stats(input, "wait");
-        let senders: Vec<String> = ours["senders"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(string)
-            .collect();
-        let mut a = Vec::new();
-        for r in ours["rows"].as_array().unwrap() {
-            for (j, s) in r["seconds"].as_array().unwrap().iter().enumerate() {
-                if num(s) > 1e-9 {
-                    a.push((
-                        format!(
-                            "{} {} <- {}",
-                            input.name,
-                            string(&r["container"]),
-                            senders[j]
-                        ),
-                        vec![
-                            num(s),
-                            num(&r["time"]),
-                            num(&r["waiting"]),
-                            num(&r["share_of_time"][j]),
-                            num(&r["share_of_waiting"][j]),
-                        ],
-                    ));
-                }
-            }
-        }
-        let b = rows(dir, &qw)
-            .iter()
-            .filter(|r| num(&r["seconds"]) > 1e-9)
-            .map(|r| {
-                (
-                    format!(
-                        "{} {} <- {}",
-                        input.name,
-                        string(&r["container"]),
-                        string(&r["sender"])
-                    ),
-                    vec![
-                        num(&r["seconds"]),
-                        num(&r["time"]),
-                        num(&r["waiting"]),
-                        num(&r["share_of_time"]),
-                        num(&r["share_of_waiting"]),
-                    ],
-                )
-            })
-            .collect();
-        compare("wait", grouped(a), grouped(b), &mut failures);
+        check_comm_sql(input, &stats(input, "comm"), &rows(dir, &qc), f);
+        check_wait_sql(input, &stats(input, "wait"), &rows(dir, &qw), f);
         checked += 1;
     }
     eprintln!("SQL against trama stats: {checked} traces");

@@ -45,20 +45,22 @@ fn tags<'a>(svg: &'a str, name: &str) -> Vec<(&'a str, &'a str)> {
         .collect()
 }
 
-/// A trace of two separate groups of processes with long names, each
-/// group talking within itself; with `waits`, each receiver is in state
-/// `wait` for the last 0.4 s of each message it receives, else `compute`.
-fn two_groups(dir: &Path, waits: bool) -> std::path::PathBuf {
-    let mut t = String::from(
-        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
+/// The event definitions of the traces of links and states below:
+/// container type (0), link type (1), container (2), link start (3) and
+/// end (4), state type (5), state set (6).
+const LINKS_AND_STATES: &str = "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
          %EventDef PajeDefineLinkType 1\n% Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string\n%EndEventDef\n\
          %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
          %EventDef PajeStartLink 3\n% Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string\n%EndEventDef\n\
          %EventDef PajeEndLink 4\n% Time date\n% Type string\n% Container string\n% EndContainer string\n% Value string\n% Key string\n%EndEventDef\n\
          %EventDef PajeDefineStateType 5\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeSetState 6\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
-         0 P 0 Process\n1 L 0 P P Message\n5 S P State\n",
-    );
+         %EventDef PajeSetState 6\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n";
+
+/// A trace of two separate groups of processes with long names, each
+/// group talking within itself; with `waits`, each receiver is in state
+/// `wait` for the last 0.4 s of each message it receives, else `compute`.
+fn two_groups(dir: &Path, waits: bool) -> std::path::PathBuf {
+    let mut t = format!("{LINKS_AND_STATES}0 P 0 Process\n1 L 0 P P Message\n5 S P State\n");
     for i in 0..12 {
         t.push_str(&format!("2 0 p{i} P 0 solver-process-{i}\n"));
         if waits {
@@ -261,15 +263,8 @@ fn animations_are_recorded_with_the_frames_asked_for() {
 /// Ranks `rank-0` … `rank-15` on one node, created in that order, each in
 /// state `compute` then sending a message to the next one.
 fn sixteen_ranks(dir: &Path) -> std::path::PathBuf {
-    let mut t = String::from(
-        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeDefineLinkType 1\n% Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeStartLink 3\n% Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string\n%EndEventDef\n\
-         %EventDef PajeEndLink 4\n% Time date\n% Type string\n% Container string\n% EndContainer string\n% Value string\n% Key string\n%EndEventDef\n\
-         %EventDef PajeDefineStateType 5\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeSetState 6\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
-         0 N 0 Node\n0 P N Process\n1 L 0 P P Message\n5 S P State\n2 0 n N 0 node\n",
+    let mut t = format!(
+        "{LINKS_AND_STATES}0 N 0 Node\n0 P N Process\n1 L 0 P P Message\n5 S P State\n2 0 n N 0 node\n"
     );
     for i in 0..16 {
         t.push_str(&format!("2 0 p{i} P n rank-{i}\n6 0 S p{i} compute\n"));
@@ -341,16 +336,7 @@ fn names_order_numbers_inside_by_value() {
 #[test]
 fn the_process_view_shows_the_largest_partners_and_the_others() {
     let dir = tempfile::tempdir().unwrap();
-    let mut t = String::from(
-        "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeDefineLinkType 1\n% Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeCreateContainer 2\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeStartLink 3\n% Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string\n%EndEventDef\n\
-         %EventDef PajeEndLink 4\n% Time date\n% Type string\n% Container string\n% EndContainer string\n% Value string\n% Key string\n%EndEventDef\n\
-         %EventDef PajeDefineStateType 5\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
-         %EventDef PajeSetState 6\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n\
-         0 P 0 Process\n1 L 0 P P Message\n5 S P State\n",
-    );
+    let mut t = format!("{LINKS_AND_STATES}0 P 0 Process\n1 L 0 P P Message\n5 S P State\n");
     for i in 0..=64 {
         t.push_str(&format!("2 0 p{i} P 0 worker-{i}\n"));
     }

@@ -3,17 +3,7 @@
 
 mod common;
 
-use common::{shared_dir, trama};
-
-fn out(args: &[&str]) -> String {
-    let o = trama(args);
-    assert!(
-        o.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
+use common::{shared_dir, trama, trama_out as out};
 
 /// SimGrid quotes its names (`"master-1"`, kept by PajeNG as part of the
 /// name): tables and pictures show them without quotes, and options take

@@ -631,15 +631,9 @@ fn long_example(n: usize) -> Vec<u8> {
 #[test]
 fn a_terminated_command_leaves_no_temporary_output() {
     let tmp = tempfile::tempdir().unwrap();
-    let fifo = tmp.path().join("fifo");
-    if !Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .is_ok_and(|st| st.success())
-    {
-        eprintln!("mkfifo unavailable: termination not tried");
+    let Some(fifo) = common::fifo_in(tmp.path(), "termination case") else {
         return;
-    }
+    };
     let text = long_example(200_000);
     let out_dir = tmp.path().join("out");
     std::fs::create_dir(&out_dir).unwrap();

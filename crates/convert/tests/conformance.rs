@@ -15,11 +15,7 @@ use trama_convert::{convert, ConvertOptions, Target};
 use trama_dump::{dump_trace, DumpOptions, StreamDump};
 use trama_open::{LoadOptions, QuoteMode, Source};
 
-// The shared-folder helper of trama-gen, compiled in (this crate's tests do
-// not depend on trama-gen).
-#[path = "../../gen/src/shared.rs"]
-#[allow(dead_code)]
-mod shared;
+use trama_testkit::shared;
 
 fn shared_dir() -> Option<PathBuf> {
     shared::find("conformance/pajeng/MANIFEST.tsv", "conformance cases")

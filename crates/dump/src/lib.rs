@@ -320,27 +320,11 @@ enum Job {
 
 const JOB_ENTITIES: usize = 32 * 1024;
 
-/// Dumps a whole trace in PajeNG's order.
-pub fn dump_trace<W: Write + Send + ?Sized>(
-    trace: &Trace,
-    opts: &DumpOptions,
-    out: &mut W,
-) -> io::Result<()> {
+/// The jobs of a dump, in output order: each container, then its
+/// entities by list in pieces of [`JOB_ENTITIES`], its children's
+/// subtrees by type.
+fn plan_jobs(trace: &Trace) -> Vec<Job> {
     let m = &trace.model;
-    let f = Fmt {
-        precision: opts.precision,
-        user_defined: opts.user_defined,
-        legacy_event_header: opts.legacy_event_header,
-    };
-    let filter = if opts.start.is_none() && opts.end.is_none() {
-        None
-    } else {
-        Some((
-            opts.start.unwrap_or_else(|| trace.start_time()),
-            opts.end.unwrap_or_else(|| trace.end_time()),
-        ))
-    };
-    // Plan the jobs in output order.
     let mut jobs = Vec::new();
     let mut stack = vec![ContainerId::ROOT];
     while let Some(c) = stack.pop() {
@@ -364,41 +348,40 @@ pub fn dump_trace<W: Write + Send + ?Sized>(
             }
         }
     }
-    if opts.header {
-        let mut buf = Vec::new();
-        let mut seen: Vec<TypeKind> = vec![TypeKind::Container];
-        f.header(&mut buf, m, TypeKind::Container, &[]);
-        for job in &jobs {
-            if let Job::Entities(l, 0, _) = job {
-                let kind = m.list(*l).kind;
-                if !seen.contains(&kind) {
-                    seen.push(kind);
-                    f.header(&mut buf, m, kind, trace.entity(*l, 0).extras);
-                }
+    jobs
+}
+
+/// The header of the kinds of entities dumped (`--header`).
+fn write_header<W: Write + ?Sized>(
+    f: &Fmt,
+    trace: &Trace,
+    jobs: &[Job],
+    out: &mut W,
+) -> io::Result<()> {
+    let m = &trace.model;
+    let mut buf = Vec::new();
+    let mut seen: Vec<TypeKind> = vec![TypeKind::Container];
+    f.header(&mut buf, m, TypeKind::Container, &[]);
+    for job in jobs {
+        if let Job::Entities(l, 0, _) = job {
+            let kind = m.list(*l).kind;
+            if !seen.contains(&kind) {
+                seen.push(kind);
+                f.header(&mut buf, m, kind, trace.entity(*l, 0).extras);
             }
         }
-        out.write_all(&buf)?;
     }
-    let run = |job: &Job, buf: &mut Vec<u8>| match *job {
-        Job::Container(c) => f.container(buf, m, c),
-        Job::Entities(l, i, j) => f.entities(buf, trace, l, i, j, filter),
-    };
-    let threads = if opts.threads == 0 {
-        rayon::current_num_threads()
-    } else {
-        opts.threads
-    };
-    if threads <= 1 {
-        let mut buf = Vec::with_capacity(1 << 21);
-        for job in &jobs {
-            run(job, &mut buf);
-            if buf.len() > 1 << 20 {
-                out.write_all(&buf)?;
-                buf.clear();
-            }
-        }
-        return out.write_all(&buf);
-    }
+    out.write_all(&buf)
+}
+
+/// Runs the `jobs` on `threads` formatting threads and writes their
+/// outputs in order.
+fn dump_parallel<W: Write + Send + ?Sized>(
+    jobs: &[Job],
+    run: &(impl Fn(&Job, &mut Vec<u8>) + Sync),
+    threads: usize,
+    out: &mut W,
+) -> io::Result<()> {
     // Workers take jobs in output order and format each into a buffer of
     // its own; this thread writes the buffers in order as they come. A
     // worker waits rather than run more than `ahead` jobs ahead of the
@@ -412,7 +395,7 @@ pub fn dump_trace<W: Write + Send + ?Sized>(
     std::thread::scope(|scope| -> io::Result<()> {
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<u8>)>();
         for w in 0..threads {
-            let (tx, gate, stop, jobs, run) = (tx.clone(), &gate, &stop, &jobs, &run);
+            let (tx, gate, stop, jobs, run) = (tx.clone(), &gate, &stop, jobs, run);
             std::thread::Builder::new()
                 .name(format!("trama-fmt-{w}"))
                 .spawn_scoped(scope, move || {
@@ -478,6 +461,53 @@ pub fn dump_trace<W: Write + Send + ?Sized>(
         }
         out.write_all(&pending)
     })
+}
+
+/// Dumps a whole trace in PajeNG's order.
+pub fn dump_trace<W: Write + Send + ?Sized>(
+    trace: &Trace,
+    opts: &DumpOptions,
+    out: &mut W,
+) -> io::Result<()> {
+    let m = &trace.model;
+    let f = Fmt {
+        precision: opts.precision,
+        user_defined: opts.user_defined,
+        legacy_event_header: opts.legacy_event_header,
+    };
+    let filter = if opts.start.is_none() && opts.end.is_none() {
+        None
+    } else {
+        Some((
+            opts.start.unwrap_or_else(|| trace.start_time()),
+            opts.end.unwrap_or_else(|| trace.end_time()),
+        ))
+    };
+    let jobs = plan_jobs(trace);
+    if opts.header {
+        write_header(&f, trace, &jobs, out)?;
+    }
+    let run = |job: &Job, buf: &mut Vec<u8>| match *job {
+        Job::Container(c) => f.container(buf, m, c),
+        Job::Entities(l, i, j) => f.entities(buf, trace, l, i, j, filter),
+    };
+    let threads = if opts.threads == 0 {
+        rayon::current_num_threads()
+    } else {
+        opts.threads
+    };
+    if threads <= 1 {
+        let mut buf = Vec::with_capacity(1 << 21);
+        for job in &jobs {
+            run(job, &mut buf);
+            if buf.len() > 1 << 20 {
+                out.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+        return out.write_all(&buf);
+    }
+    dump_parallel(&jobs, &run, threads, out)
 }
 
 /// A [`Sink`] that writes every entity when it is final, and every container

@@ -57,12 +57,11 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use trama_sim::{ContainerId, Entity, ListId, Model, Sink, TypeId, TypeKind, ValueId};
+use trama_sim::{ContainerId, Entity, ListId, Model, TypeId, ValueId};
 
 use crate::order::{Lanes, Reorder, HELD};
-use crate::{
-    container_path, label, list_type_label, nanos, value_label, ExportOptions, Nesting, Written,
-};
+use crate::slices::{slice_sink, Flow as SliceFlow, Slices, Slicing};
+use crate::{container_path, label, list_type_label, nanos, value_label, ExportOptions, Written};
 
 /// A [`Sink`] that writes the entities it receives as Chrome trace-event
 /// JSON into `W` (see the module's documentation). Write errors are kept:
@@ -87,10 +86,7 @@ pub struct ChromeWriter<W: Write> {
     /// Each type's name as a JSON string, once used.
     type_names: Vec<Option<Box<[u8]>>>,
     next_tid: u64,
-    next_flow: u64,
-    nesting: Nesting,
-    ends: Vec<f64>,
-    written: Written,
+    slicing: Slicing,
     /// Timed events not written yet, let go in time order.
     held: Reorder<Timed>,
 }
@@ -154,17 +150,14 @@ impl<W: Write> ChromeWriter<W> {
             value_names: Vec::new(),
             type_names: Vec::new(),
             next_tid: 0,
-            next_flow: 0,
-            nesting: Nesting::default(),
-            ends: Vec::new(),
-            written: Written::default(),
+            slicing: Slicing::default(),
             held: Reorder::new(HELD),
         }
     }
 
     /// What was written so far.
     pub fn written(&self) -> Written {
-        self.written
+        self.slicing.written
     }
 
     /// Closes the JSON, writes what is left and returns the writer, or the
@@ -229,7 +222,7 @@ impl<W: Write> ChromeWriter<W> {
                 label(m, m.container(top).name)
             };
             self.metadata("process", pid, 0, &name, pid);
-            self.written.tracks += 1;
+            self.slicing.written.tracks += 1;
         }
         pid
     }
@@ -252,7 +245,7 @@ impl<W: Write> ChromeWriter<W> {
         self.next_tid += 1;
         let tid = self.next_tid;
         self.metadata("thread", pid, tid, name, tid);
-        self.written.tracks += 1;
+        self.slicing.written.tracks += 1;
         tid
     }
 
@@ -483,103 +476,64 @@ struct LinkThreads {
     lanes: Lanes,
 }
 
-impl<W: Write> Sink for ChromeWriter<W> {
-    fn keeps_strings(&self) -> bool {
-        false
+impl<W: Write> Slices for ChromeWriter<W> {
+    type At = (u64, u64);
+
+    fn error(&self) -> Option<&io::Error> {
+        self.error.as_ref()
     }
 
-    fn stopped(&self) -> bool {
-        self.error.is_some()
+    fn slicing(&mut self) -> &mut Slicing {
+        &mut self.slicing
     }
 
-    fn stop_error(&self) -> Option<io::Error> {
-        let e = self.error.as_ref()?;
-        Some(io::Error::new(e.kind(), e.to_string()))
+    fn at(&mut self, m: &Model, list: ListId) -> (u64, u64) {
+        self.list_thread(m, list)
     }
 
-    fn state_begins(
-        &mut self,
-        m: &Model,
-        list: ListId,
-        idx: u32,
-        start: f64,
-        value: ValueId,
-        _level: u32,
-    ) {
-        if self.error.is_some() {
-            return;
-        }
-        let at = self.list_thread(m, list);
-        let start = self.nesting.begin(list, idx, start);
-        let ty = m.list(list).ty;
+    fn begin(&mut self, m: &Model, at: (u64, u64), t: f64, value: ValueId, ty: TypeId) {
         self.know(m, value, ty);
-        self.hold(start, Timed::Begin { at, value, ty });
+        self.hold(t, Timed::Begin { at, value, ty });
     }
 
-    fn entity(&mut self, m: &Model, list: ListId, idx: u32, e: &Entity<'_>) {
-        if self.error.is_some() {
-            return;
-        }
-        let info = m.list(list);
-        let (kind, ty, c) = (info.kind, info.ty, info.container);
-        match kind {
-            TypeKind::State => {
-                let at = self.list_thread(m, list);
-                let mut ends = std::mem::take(&mut self.ends);
-                if !self.nesting.end(list, idx, e.end, &mut ends) {
-                    let (start, end) = self.nesting.whole(list, e.start, e.end);
-                    self.know(m, e.value, ty);
-                    let value = e.value;
-                    self.hold(start, Timed::Begin { at, value, ty });
-                    ends.push(end);
-                }
-                for &t in &ends {
-                    self.hold(t, Timed::End { at });
-                }
-                ends.clear();
-                self.ends = ends;
-                self.written.states += 1;
-            }
-            TypeKind::Event => {
-                let at = self.list_thread(m, list);
-                self.know(m, e.value, ty);
-                let value = e.value;
-                self.hold(e.start, Timed::Instant { at, value, ty });
-                self.written.events += 1;
-            }
-            TypeKind::Variable => {
-                self.counter_name(m, list);
-                self.hold(
-                    e.start,
-                    Timed::Counter {
-                        list,
-                        value: e.number,
-                    },
-                );
-                self.written.variables += 1;
-            }
-            TypeKind::Link => {
-                let from = e.from.unwrap_or(c);
-                let to = e.to.unwrap_or(c);
-                self.next_flow += 1;
-                let id = self.next_flow;
-                self.know(m, e.value, ty);
-                self.link_end_thread(m, from, ty);
-                self.link_end_thread(m, to, ty);
-                let value = e.value;
-                for (end, t, flow) in [((from, ty), e.start, "s"), ((to, ty), e.end, "f")] {
-                    let x = Timed::Link {
-                        end,
-                        value,
-                        ty,
-                        flow,
-                        id,
-                    };
-                    self.hold(t, x);
-                }
-                self.written.links += 1;
-            }
-            TypeKind::Container => {}
+    fn end(&mut self, at: (u64, u64), t: f64) {
+        self.hold(t, Timed::End { at });
+    }
+
+    fn instant(&mut self, m: &Model, list: ListId, t: f64, value: ValueId, ty: TypeId) {
+        let at = self.list_thread(m, list);
+        self.know(m, value, ty);
+        self.hold(t, Timed::Instant { at, value, ty });
+    }
+
+    fn variable(&mut self, m: &Model, list: ListId, t: f64, number: f64) {
+        self.counter_name(m, list);
+        self.hold(
+            t,
+            Timed::Counter {
+                list,
+                value: number,
+            },
+        );
+    }
+
+    fn link(&mut self, m: &Model, e: &Entity<'_>, l: SliceFlow) {
+        let SliceFlow { from, to, ty, id } = l;
+        self.know(m, e.value, ty);
+        self.link_end_thread(m, from, ty);
+        self.link_end_thread(m, to, ty);
+        let value = e.value;
+        for (end, t, flow) in [((from, ty), e.start, "s"), ((to, ty), e.end, "f")] {
+            let x = Timed::Link {
+                end,
+                value,
+                ty,
+                flow,
+                id,
+            };
+            self.hold(t, x);
         }
     }
 }
+
+slice_sink!(ChromeWriter);

@@ -35,6 +35,7 @@ pub mod chrome;
 mod order;
 pub mod perfetto;
 pub mod protobuf;
+mod slices;
 
 use trama_sim::{ContainerId, ListId, Model};
 

@@ -95,11 +95,12 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use trama_sim::{ContainerId, Entity, ListId, Model, Sink, TypeId, TypeKind, ValueId};
+use trama_sim::{ContainerId, Entity, ListId, Model, TypeId, TypeKind, ValueId};
 
 use crate::order::{Lanes, Reorder, HELD};
 use crate::protobuf::Encoder;
-use crate::{label, list_type_label, nanos, value_label, ExportOptions, Nesting, Written};
+use crate::slices::{slice_sink, Flow as SliceFlow, Slices, Slicing};
+use crate::{label, list_type_label, nanos, value_label, ExportOptions, Written};
 
 /// Sequence id of the first sequence (the others follow it).
 pub const SEQUENCE_ID: u64 = 0x74;
@@ -147,10 +148,7 @@ pub struct PerfettoWriter<W: Write> {
     category_iids: Vec<u64>,
     next_name_iid: u64,
     next_category_iid: u64,
-    next_flow: u64,
-    nesting: Nesting,
-    ends: Vec<f64>,
-    written: Written,
+    slicing: Slicing,
     /// Timed packets not written yet, let go in time order.
     held: Reorder<Timed>,
     /// The sequences timed packets go to.
@@ -197,10 +195,7 @@ impl<W: Write> PerfettoWriter<W> {
             category_iids: Vec::new(),
             next_name_iid: 0,
             next_category_iid: 0,
-            next_flow: 0,
-            nesting: Nesting::default(),
-            ends: Vec::new(),
-            written: Written::default(),
+            slicing: Slicing::default(),
             held: Reorder::new(HELD),
             lanes: Lanes::default(),
             value_names: Vec::new(),
@@ -210,7 +205,7 @@ impl<W: Write> PerfettoWriter<W> {
 
     /// What was written so far.
     pub fn written(&self) -> Written {
-        self.written
+        self.slicing.written
     }
 
     /// Writes what is left and returns the writer, or the first write error.
@@ -288,7 +283,7 @@ impl<W: Write> PerfettoWriter<W> {
             d.uint(12, uuid);
         });
         self.end_packet();
-        self.written.tracks += 1;
+        self.slicing.written.tracks += 1;
     }
 
     /// The track of container `c` (`None` for the root), declared with its
@@ -529,89 +524,50 @@ fn known(names: &mut Vec<Option<Box<str>>>, i: usize, name: impl FnOnce() -> Str
     }
 }
 
-impl<W: Write> Sink for PerfettoWriter<W> {
-    fn keeps_strings(&self) -> bool {
-        false
+impl<W: Write> Slices for PerfettoWriter<W> {
+    type At = u64;
+
+    fn error(&self) -> Option<&io::Error> {
+        self.error.as_ref()
     }
 
-    fn stopped(&self) -> bool {
-        self.error.is_some()
+    fn slicing(&mut self) -> &mut Slicing {
+        &mut self.slicing
     }
 
-    fn stop_error(&self) -> Option<io::Error> {
-        let e = self.error.as_ref()?;
-        Some(io::Error::new(e.kind(), e.to_string()))
+    fn at(&mut self, m: &Model, list: ListId) -> u64 {
+        self.list_track(m, list)
     }
 
-    fn state_begins(
-        &mut self,
-        m: &Model,
-        list: ListId,
-        idx: u32,
-        start: f64,
-        value: ValueId,
-        _level: u32,
-    ) {
-        if self.error.is_some() {
-            return;
-        }
+    fn begin(&mut self, m: &Model, track: u64, t: f64, value: ValueId, ty: TypeId) {
+        self.named_event(m, track, TYPE_SLICE_BEGIN, t, value, ty, Flow::None);
+    }
+
+    fn end(&mut self, track: u64, t: f64) {
+        self.slice_end(track, t);
+    }
+
+    fn instant(&mut self, m: &Model, list: ListId, t: f64, value: ValueId, ty: TypeId) {
         let track = self.list_track(m, list);
-        let start = self.nesting.begin(list, idx, start);
-        let ty = m.list(list).ty;
-        self.named_event(m, track, TYPE_SLICE_BEGIN, start, value, ty, Flow::None);
+        self.named_event(m, track, TYPE_INSTANT, t, value, ty, Flow::None);
     }
 
-    fn entity(&mut self, m: &Model, list: ListId, idx: u32, e: &Entity<'_>) {
-        if self.error.is_some() {
-            return;
-        }
-        let info = m.list(list);
-        let (kind, ty) = (info.kind, info.ty);
-        match kind {
-            TypeKind::State => {
-                let track = self.list_track(m, list);
-                let mut ends = std::mem::take(&mut self.ends);
-                if !self.nesting.end(list, idx, e.end, &mut ends) {
-                    // Not seen beginning: written whole.
-                    let (start, end) = self.nesting.whole(list, e.start, e.end);
-                    self.named_event(m, track, TYPE_SLICE_BEGIN, start, e.value, ty, Flow::None);
-                    ends.push(end);
-                }
-                for &t in &ends {
-                    self.slice_end(track, t);
-                }
-                ends.clear();
-                self.ends = ends;
-                self.written.states += 1;
-            }
-            TypeKind::Event => {
-                let track = self.list_track(m, list);
-                self.named_event(m, track, TYPE_INSTANT, e.start, e.value, ty, Flow::None);
-                self.written.events += 1;
-            }
-            TypeKind::Variable => {
-                let track = self.list_track(m, list);
-                self.counter(track, e.start, e.number);
-                self.written.variables += 1;
-            }
-            TypeKind::Link => {
-                let from = e.from.unwrap_or(info.container);
-                let to = e.to.unwrap_or(info.container);
-                self.next_flow += 1;
-                let id = self.next_flow;
-                let a = self.link_end_track(m, from, ty);
-                self.named_event(m, a, TYPE_INSTANT, e.start, e.value, ty, Flow::Starts(id));
-                let b = self.link_end_track(m, to, ty);
-                self.named_event(m, b, TYPE_INSTANT, e.end, e.value, ty, Flow::Ends(id));
-                self.written.links += 1;
-            }
-            TypeKind::Container => {}
-        }
+    fn variable(&mut self, m: &Model, list: ListId, t: f64, number: f64) {
+        let track = self.list_track(m, list);
+        self.counter(track, t, number);
+    }
+
+    fn link(&mut self, m: &Model, e: &Entity<'_>, l: SliceFlow) {
+        let SliceFlow { from, to, ty, id } = l;
+        let a = self.link_end_track(m, from, ty);
+        self.named_event(m, a, TYPE_INSTANT, e.start, e.value, ty, Flow::Starts(id));
+        let b = self.link_end_track(m, to, ty);
+        self.named_event(m, b, TYPE_INSTANT, e.end, e.value, ty, Flow::Ends(id));
     }
 
     fn container(&mut self, m: &Model, id: ContainerId) {
-        if self.error.is_none() {
-            self.container_track(m, id);
-        }
+        self.container_track(m, id);
     }
 }
+
+slice_sink!(PerfettoWriter);

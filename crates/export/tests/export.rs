@@ -575,7 +575,7 @@ fn export_chrome(path: &Path, opts: &LoadOptions) -> Vec<u8> {
 /// The traces checked: every conformance trace PajeNG accepts (read with
 /// the default options), the real samples.
 fn traces() -> Option<Vec<PathBuf>> {
-    let shared = trama_gen::shared::find("conformance/pajeng/MANIFEST.tsv", "export tests")?;
+    let shared = trama_testkit::shared::find("conformance/pajeng/MANIFEST.tsv", "export tests")?;
     let dir = shared.join("conformance/pajeng");
     let manifest = std::fs::read_to_string(dir.join("MANIFEST.tsv")).unwrap();
     let mut v: Vec<PathBuf> = Vec::new();

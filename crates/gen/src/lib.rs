@@ -58,7 +58,6 @@ pub mod opents;
 mod options;
 pub mod otf2;
 mod rng;
-pub mod shared;
 
 pub use model::generate;
 pub use mutate::mutate;

@@ -342,10 +342,8 @@ impl Sim {
 
     /// Simulates slice `k`.
     fn step(&mut self, k: u64) {
-        let n = self.n;
         let f = k as f64 / self.slices as f64;
-        let tail = f >= 0.7;
-        let ramp = f < 0.15;
+        let (tail, ramp) = (f >= 0.7, f < 0.15);
         self.exports.clear();
         self.sends.clear();
         for r in self.recv.iter_mut() {
@@ -358,7 +356,7 @@ impl Sim {
             self.prev_us = self.time_us - PERIOD_US;
         }
         // Arrivals of the last slice's exports and results.
-        for r in 0..n as usize {
+        for r in 0..self.n as usize {
             let rank = &mut self.ranks[r];
             rank.imported = std::mem::take(&mut self.incoming[r]);
             rank.prenatal += rank.imported;
@@ -373,78 +371,96 @@ impl Sim {
         {
             self.ranks[0].prenatal += 1;
         }
-        // Execution.
-        let upper = n.div_ceil(2);
-        for r in 0..n {
-            let rank = &mut self.ranks[r as usize];
-            let cap = (rank.cores * rank.mflops / 4_000).max(1);
-            let target = 2 * cap;
-            rank.drift = (rank.drift + (self.rng.below(1_001) as f64 / 1_000.0 - 0.5) * 0.06)
-                .clamp(-0.15, 0.15);
-            if rank.shallow > 0 {
-                rank.shallow -= 1;
-            } else if !ramp && self.rng.chance(0.02) {
-                rank.shallow = 3 + self.rng.below(10) as u32;
-            }
-            let p = if ramp {
-                0.62
-            } else if tail && r >= upper && n > 1 {
-                0.2
-            } else if rank.shallow > 0 {
-                0.15
-            } else {
-                // Queues held around a target, which shrinks to nothing in the tail.
-                let scale = if tail {
-                    ((0.97 - f) / 0.27).clamp(0.0, 1.0)
-                } else {
-                    1.0
-                };
-                let t = target as f64 * scale;
-                let q = rank.prenatal as f64;
-                (0.5 + 0.25 * (t - q) / t.max(1.0) + rank.drift).clamp(0.05, 0.8)
-            };
-            let jitter = 85 + self.rng.below(31) as u64;
-            let started = rank.prenatal.min(cap * jitter / 100);
-            rank.prenatal -= started;
-            let mut spawners = (started as f64 * p) as u64;
-            if self.rng.chance(started as f64 * p - spawners as f64) {
-                spawners += 1;
-            }
-            let leaves = started - spawners;
-            rank.prenatal += 2 * spawners;
-            rank.suspended += spawners;
-            rank.done_children += leaves;
-            // A parent finishes with its second child's result, which may
-            // finish its own parent: a few rounds per slice.
-            let mut parents = 0;
-            for _ in 0..4 {
-                let p = (rank.done_children / 2).min(rank.suspended);
-                if p == 0 {
-                    break;
-                }
-                rank.done_children -= p;
-                rank.suspended -= p;
-                parents += p;
-            }
-            // Without work left, waiting parents are resumed anyway (their
-            // children's results are in transit).
-            if rank.prenatal == 0 && rank.owed.is_empty() && rank.suspended > 0 {
-                let p = rank.suspended.min(cap);
-                rank.suspended -= p;
-                parents += p;
-                rank.done_children = 0;
-            }
-            rank.started = started;
-            rank.finished = leaves + parents;
-            rank.active = rank.cores.min(rank.prenatal + u64::from(started > 0));
-            // A slow leak (a quarter of the memory over the run), memory
-            // held by queued and waiting tasks, and noise.
-            let leak = rank.mem0 * k as i64 / 4 / self.slices as i64;
-            let held = (rank.prenatal + rank.suspended) as i64 / 64;
-            let noise = self.rng.below(5) as i64 - 2;
-            rank.mem = (rank.mem0 - leak - held + noise).max(100);
+        for r in 0..self.n {
+            self.execute(r, k, f, (ramp, tail));
         }
-        // Results of imported tasks go back to their origins.
+        self.return_results();
+        if self.n > 1 {
+            for r in 0..self.n {
+                self.steal(r, k, (ramp, tail));
+            }
+            self.tracer_traffic(k, tail);
+        }
+        self.acknowledge_and_merge();
+    }
+
+    /// Execution on rank `r` in slice `k` (`f`: the share of the run
+    /// done): tasks started, spawning or not, parents finished, memory.
+    fn execute(&mut self, r: u32, k: u64, f: f64, (ramp, tail): (bool, bool)) {
+        let n = self.n;
+        let upper = n.div_ceil(2);
+        let rank = &mut self.ranks[r as usize];
+        let cap = (rank.cores * rank.mflops / 4_000).max(1);
+        let target = 2 * cap;
+        rank.drift =
+            (rank.drift + (self.rng.below(1_001) as f64 / 1_000.0 - 0.5) * 0.06).clamp(-0.15, 0.15);
+        if rank.shallow > 0 {
+            rank.shallow -= 1;
+        } else if !ramp && self.rng.chance(0.02) {
+            rank.shallow = 3 + self.rng.below(10) as u32;
+        }
+        let p = if ramp {
+            0.62
+        } else if tail && r >= upper && n > 1 {
+            0.2
+        } else if rank.shallow > 0 {
+            0.15
+        } else {
+            // Queues held around a target, which shrinks to nothing in the tail.
+            let scale = if tail {
+                ((0.97 - f) / 0.27).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
+            let t = target as f64 * scale;
+            let q = rank.prenatal as f64;
+            (0.5 + 0.25 * (t - q) / t.max(1.0) + rank.drift).clamp(0.05, 0.8)
+        };
+        let jitter = 85 + self.rng.below(31) as u64;
+        let started = rank.prenatal.min(cap * jitter / 100);
+        rank.prenatal -= started;
+        let mut spawners = (started as f64 * p) as u64;
+        if self.rng.chance(started as f64 * p - spawners as f64) {
+            spawners += 1;
+        }
+        let leaves = started - spawners;
+        rank.prenatal += 2 * spawners;
+        rank.suspended += spawners;
+        rank.done_children += leaves;
+        // A parent finishes with its second child's result, which may
+        // finish its own parent: a few rounds per slice.
+        let mut parents = 0;
+        for _ in 0..4 {
+            let p = (rank.done_children / 2).min(rank.suspended);
+            if p == 0 {
+                break;
+            }
+            rank.done_children -= p;
+            rank.suspended -= p;
+            parents += p;
+        }
+        // Without work left, waiting parents are resumed anyway (their
+        // children's results are in transit).
+        if rank.prenatal == 0 && rank.owed.is_empty() && rank.suspended > 0 {
+            let p = rank.suspended.min(cap);
+            rank.suspended -= p;
+            parents += p;
+            rank.done_children = 0;
+        }
+        rank.started = started;
+        rank.finished = leaves + parents;
+        rank.active = rank.cores.min(rank.prenatal + u64::from(started > 0));
+        // A slow leak (a quarter of the memory over the run), memory
+        // held by queued and waiting tasks, and noise.
+        let leak = rank.mem0 * k as i64 / 4 / self.slices as i64;
+        let held = (rank.prenatal + rank.suspended) as i64 / 64;
+        let noise = self.rng.below(5) as i64 - 2;
+        rank.mem = (rank.mem0 - leak - held + noise).max(100);
+    }
+
+    /// Results of imported tasks go back to their origins.
+    fn return_results(&mut self) {
+        let n = self.n;
         for r in 0..n {
             let rank = &mut self.ranks[r as usize];
             if rank.owed.is_empty() || rank.finished == 0 {
@@ -467,84 +483,94 @@ impl Sim {
                 self.send(r, DATA, origin, give, bytes);
             }
         }
-        // Work stealing by idle ranks from a ring neighbour.
-        if n > 1 {
+    }
+
+    /// Work stealing by rank `r`, when idle, from a ring neighbour.
+    fn steal(&mut self, r: u32, k: u64, (ramp, tail): (bool, bool)) {
+        let n = self.n;
+        let upper = n.div_ceil(2);
+        if self.ranks[r as usize].prenatal > 0 || self.incoming[r as usize] > 0 {
+            return;
+        }
+        if ramp {
+            // The work reaches the ranks along the ring, one step at a time.
+            let joins = u64::from(self.distance(r)) * self.slices * 15 / 100 / u64::from(n / 2 + 1);
+            if k < joins {
+                return;
+            }
+        } else if tail && r >= upper {
+            return;
+        }
+        let (left, right) = ((r + n - 1) % n, (r + 1) % n);
+        let mut victim =
+            if self.ranks[left as usize].prenatal >= self.ranks[right as usize].prenatal {
+                left
+            } else {
+                right
+            };
+        if !ramp && self.rng.chance(0.25) {
+            victim = self.rng.below(n as usize) as u32;
+        }
+        if tail && victim >= upper {
+            victim = self.rng.below(upper as usize) as u32;
+        }
+        if victim == r {
+            return;
+        }
+        self.send(r, CTRL, victim, 1, 32);
+        let have = self.ranks[victim as usize].prenatal;
+        if have >= 2 {
+            let give = (have / 2).min(8 + self.rng.below(24) as u64);
+            self.ranks[victim as usize].prenatal -= give;
+            self.incoming[r as usize] += give;
+            let rank = &mut self.ranks[r as usize];
+            match rank.owed.iter_mut().find(|o| o.0 == victim) {
+                Some(o) => o.1 += give,
+                None => rank.owed.push((victim, give)),
+            }
+            self.exports.push((victim, r, give));
+            let bytes = give * (180 + self.rng.below(120) as u64);
+            self.send(victim, DATA, r, give, bytes);
+        } else {
+            // "No work here."
+            self.send(victim, CTRL, r, 1, 24);
+        }
+    }
+
+    /// The tracer's own traffic, load exchanges and termination messages.
+    fn tracer_traffic(&mut self, k: u64, tail: bool) {
+        let n = self.n;
+        // The counters of every rank go to rank 0 (the tracer's own traffic).
+        for r in 1..n {
+            let bytes = 160 + self.rng.below(40) as u64;
+            self.send(r, CTRL, 0, 1, bytes);
+        }
+        // Queue lengths to the neighbours every 5 slices.
+        if k.is_multiple_of(5) {
             for r in 0..n {
-                if self.ranks[r as usize].prenatal > 0 || self.incoming[r as usize] > 0 {
-                    continue;
-                }
-                if ramp {
-                    // The work reaches the ranks along the ring, one step at a time.
-                    let joins =
-                        u64::from(self.distance(r)) * self.slices * 15 / 100 / u64::from(n / 2 + 1);
-                    if k < joins {
-                        continue;
-                    }
-                } else if tail && r >= upper {
-                    continue;
-                }
-                let (left, right) = ((r + n - 1) % n, (r + 1) % n);
-                let mut victim =
-                    if self.ranks[left as usize].prenatal >= self.ranks[right as usize].prenatal {
-                        left
-                    } else {
-                        right
-                    };
-                if !ramp && self.rng.chance(0.25) {
-                    victim = self.rng.below(n as usize) as u32;
-                }
-                if tail && victim >= upper {
-                    victim = self.rng.below(upper as usize) as u32;
-                }
-                if victim == r {
-                    continue;
-                }
-                self.send(r, CTRL, victim, 1, 32);
-                let have = self.ranks[victim as usize].prenatal;
-                if have >= 2 {
-                    let give = (have / 2).min(8 + self.rng.below(24) as u64);
-                    self.ranks[victim as usize].prenatal -= give;
-                    self.incoming[r as usize] += give;
-                    let rank = &mut self.ranks[r as usize];
-                    match rank.owed.iter_mut().find(|o| o.0 == victim) {
-                        Some(o) => o.1 += give,
-                        None => rank.owed.push((victim, give)),
-                    }
-                    self.exports.push((victim, r, give));
-                    let bytes = give * (180 + self.rng.below(120) as u64);
-                    self.send(victim, DATA, r, give, bytes);
-                } else {
-                    // "No work here."
-                    self.send(victim, CTRL, r, 1, 24);
-                }
+                self.send(r, LOAD, (r + 1) % n, 1, 24);
+                self.send(r, LOAD, (r + n - 1) % n, 1, 24);
             }
-            // The counters of every rank go to rank 0 (the tracer's own traffic).
-            for r in 1..n {
-                let bytes = 160 + self.rng.below(40) as u64;
-                self.send(r, CTRL, 0, 1, bytes);
-            }
-            // Queue lengths to the neighbours every 5 slices.
-            if k.is_multiple_of(5) {
-                for r in 0..n {
-                    self.send(r, LOAD, (r + 1) % n, 1, 24);
-                    self.send(r, LOAD, (r + n - 1) % n, 1, 24);
-                }
-            }
-            // Termination detection in the tail; the final broadcast.
-            if tail {
-                for r in 0..n {
-                    let rank = &self.ranks[r as usize];
-                    if rank.prenatal == 0 && rank.started == 0 && self.rng.chance(0.1) {
-                        self.send(r, TERM, (r + 1) % n, 1, 16);
-                    }
-                }
-            }
-            if k + 1 == self.slices {
-                for r in 1..n {
-                    self.send(0, TERM, r, 1, 16);
+        }
+        // Termination detection in the tail; the final broadcast.
+        if tail {
+            for r in 0..n {
+                let rank = &self.ranks[r as usize];
+                if rank.prenatal == 0 && rank.started == 0 && self.rng.chance(0.1) {
+                    self.send(r, TERM, (r + 1) % n, 1, 16);
                 }
             }
         }
+        if k + 1 == self.slices {
+            for r in 1..n {
+                self.send(0, TERM, r, 1, 16);
+            }
+        }
+    }
+
+    /// Acknowledgements of data messages, then what was sent and exported
+    /// merged and ordered.
+    fn acknowledge_and_merge(&mut self) {
         // Acknowledgements of data messages (one per 4, at least one).
         let acks: Vec<(u32, u32, u64)> = self
             .sends

@@ -10,7 +10,7 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-use trama_gen::shared;
+use trama_testkit::shared;
 
 /// `samples` in the shared folder beside the repository, when present.
 fn samples() -> Option<PathBuf> {

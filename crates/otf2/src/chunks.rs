@@ -142,6 +142,26 @@ impl<'a> Chunks<'a> {
         }
     }
 
+    /// The next record of a definitions file: its type and a cursor over
+    /// its attributes (the reading goes on after it); `None` at the end of
+    /// the file. A type below 5 is an error: no definition record has it.
+    pub fn next_definition(&mut self) -> Result<Option<(u8, Cursor<'a>)>, Bad> {
+        let Some(id) = self.next_type()? else {
+            return Ok(None);
+        };
+        let at = self.cur.pos - 1;
+        if id < 5 {
+            return Err(Bad::new(
+                at,
+                format!("byte {id:#04x} where a definition record should start"),
+            ));
+        }
+        let end = self.cur.record_end()?;
+        let c = self.cur.until(end);
+        self.cur.pos = end;
+        Ok(Some((id, c)))
+    }
+
     /// How far the reading is, in bytes of the file.
     pub fn position(&self) -> usize {
         if self.done {

@@ -208,17 +208,7 @@ fn count(counts: &mut BTreeMap<String, u64>, id: u8) {
 pub(crate) fn read_global(data: &[u8], chunk_size: usize) -> Result<Definitions, Bad> {
     let mut d = Definitions::default();
     let mut chunks = Chunks::open_definitions(data, chunk_size)?;
-    while let Some(id) = chunks.next_type()? {
-        let at = chunks.cur.pos - 1;
-        if id < 5 {
-            return Err(Bad::new(
-                at,
-                format!("byte {id:#04x} where a definition record should start"),
-            ));
-        }
-        let end = chunks.cur.record_end()?;
-        let mut c = chunks.cur.until(end);
-        chunks.cur.pos = end;
+    while let Some((id, mut c)) = chunks.next_definition()? {
         count(&mut d.counts, id);
         definition(&mut d, id, &mut c)?;
     }
@@ -231,24 +221,113 @@ fn more(c: &Cursor<'_>) -> bool {
     c.remaining() > 0
 }
 
+/// A `ClockProperties` record.
+fn clock(c: &mut Cursor<'_>) -> Result<Clock, Bad> {
+    let resolution = c.u64c()?;
+    let offset = c.u64c()?;
+    let length = c.u64c()?;
+    if resolution == 0 {
+        return Err(Bad::new(
+            c.pos,
+            "the clock's resolution is 0 ticks per second",
+        ));
+    }
+    Ok(Clock {
+        resolution,
+        offset,
+        length,
+    })
+}
+
+/// A `Region` record: its id and what is kept of it.
+fn region(c: &mut Cursor<'_>) -> Result<(u64, Region), Bad> {
+    let id = c.u32c()?;
+    let name = c.u32c()?;
+    let _description = c.u32c()?;
+    let _region_type = c.u8()?;
+    let _file = c.u32c()?;
+    let _begin = c.u32c()?;
+    let _end = c.u32c()?;
+    let (mut canonical, mut role, mut paradigm) = (UNDEFINED_U32, 0, 0);
+    if more(c) {
+        canonical = c.u32c()?;
+        role = c.u8()?;
+        paradigm = c.u8()?;
+    }
+    Ok((
+        id as u64,
+        Region {
+            name,
+            canonical,
+            role,
+            paradigm,
+        },
+    ))
+}
+
+/// A `Group` record: its id and the group.
+fn group(c: &mut Cursor<'_>) -> Result<(u64, Group), Bad> {
+    let id = c.u32c()?;
+    let name = c.u32c()?;
+    let pre12 = c.u8()?;
+    let n = c.u32c()?;
+    if n as usize > c.remaining() {
+        return Err(Bad::new(
+            c.pos,
+            format!("a group of {n} members in {} bytes", c.remaining()),
+        ));
+    }
+    let mut members = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        members.push(c.u64c()?);
+    }
+    // Before OTF2 1.2 the type was the attribute now in the attic,
+    // where MPI's groups had types of their own.
+    let (mut kind, mut paradigm) = match pre12 {
+        4 => (GROUP_COMM_GROUP, 4),
+        5 => (GROUP_COMM_SELF, 4),
+        6 => (GROUP_COMM_LOCATIONS, 4),
+        k => (k, 0),
+    };
+    if more(c) {
+        kind = c.u8()?;
+        paradigm = c.u8()?;
+    }
+    Ok((
+        id as u64,
+        Group {
+            name,
+            kind,
+            paradigm,
+            members,
+        },
+    ))
+}
+
+/// A `MetricMember` record: its id and what is kept of it.
+fn metric_member(c: &mut Cursor<'_>) -> Result<(u64, MetricMember), Bad> {
+    let id = c.u32c()?;
+    let name = c.u32c()?;
+    let _description = c.u32c()?;
+    let _metric_type = c.u8()?;
+    let _mode = c.u8()?;
+    let value_type = c.u8()?;
+    let _base = c.u8()?;
+    let _exponent = c.i64c()?;
+    let unit = c.u32c()?;
+    Ok((
+        id as u64,
+        MetricMember {
+            name,
+            unit,
+            value_type,
+        },
+    ))
+}
+
 fn definition(d: &mut Definitions, id: u8, c: &mut Cursor<'_>) -> Result<(), Bad> {
     match id {
-        def::CLOCK_PROPERTIES => {
-            let resolution = c.u64c()?;
-            let offset = c.u64c()?;
-            let length = c.u64c()?;
-            if resolution == 0 {
-                return Err(Bad::new(
-                    c.pos,
-                    "the clock's resolution is 0 ticks per second",
-                ));
-            }
-            d.clock = Clock {
-                resolution,
-                offset,
-                length,
-            };
-        }
+        def::CLOCK_PROPERTIES => d.clock = clock(c)?,
         def::STRING => {
             let id = c.u32c()?;
             let s = c.string()?;
@@ -293,84 +372,16 @@ fn definition(d: &mut Definitions, id: u8, c: &mut Cursor<'_>) -> Result<(), Bad
             });
         }
         def::REGION => {
-            let id = c.u32c()?;
-            let name = c.u32c()?;
-            let _description = c.u32c()?;
-            let _region_type = c.u8()?;
-            let _file = c.u32c()?;
-            let _begin = c.u32c()?;
-            let _end = c.u32c()?;
-            let (mut canonical, mut role, mut paradigm) = (UNDEFINED_U32, 0, 0);
-            if more(c) {
-                canonical = c.u32c()?;
-                role = c.u8()?;
-                paradigm = c.u8()?;
-            }
-            d.regions.insert(
-                id as u64,
-                Region {
-                    name,
-                    canonical,
-                    role,
-                    paradigm,
-                },
-            );
+            let (id, r) = region(c)?;
+            d.regions.insert(id, r);
         }
         def::GROUP => {
-            let id = c.u32c()?;
-            let name = c.u32c()?;
-            let pre12 = c.u8()?;
-            let n = c.u32c()?;
-            if n as usize > c.remaining() {
-                return Err(Bad::new(
-                    c.pos,
-                    format!("a group of {n} members in {} bytes", c.remaining()),
-                ));
-            }
-            let mut members = Vec::with_capacity(n as usize);
-            for _ in 0..n {
-                members.push(c.u64c()?);
-            }
-            // Before OTF2 1.2 the type was the attribute now in the attic,
-            // where MPI's groups had types of their own.
-            let (mut kind, mut paradigm) = match pre12 {
-                4 => (GROUP_COMM_GROUP, 4),
-                5 => (GROUP_COMM_SELF, 4),
-                6 => (GROUP_COMM_LOCATIONS, 4),
-                k => (k, 0),
-            };
-            if more(c) {
-                kind = c.u8()?;
-                paradigm = c.u8()?;
-            }
-            d.groups.insert(
-                id as u64,
-                Group {
-                    name,
-                    kind,
-                    paradigm,
-                    members,
-                },
-            );
+            let (id, g) = group(c)?;
+            d.groups.insert(id, g);
         }
         def::METRIC_MEMBER => {
-            let id = c.u32c()?;
-            let name = c.u32c()?;
-            let _description = c.u32c()?;
-            let _metric_type = c.u8()?;
-            let _mode = c.u8()?;
-            let value_type = c.u8()?;
-            let _base = c.u8()?;
-            let _exponent = c.i64c()?;
-            let unit = c.u32c()?;
-            d.metric_members.insert(
-                id as u64,
-                MetricMember {
-                    name,
-                    unit,
-                    value_type,
-                },
-            );
+            let (id, m) = metric_member(c)?;
+            d.metric_members.insert(id, m);
         }
         def::METRIC_CLASS => {
             let id = c.u32c()?;

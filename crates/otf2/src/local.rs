@@ -94,17 +94,7 @@ pub(crate) fn read_local(data: &[u8], chunk_size: usize) -> Result<LocalDefiniti
     };
     let mut offsets: Vec<(u64, i64)> = Vec::new();
     let mut chunks = Chunks::open_definitions(data, chunk_size)?;
-    while let Some(id) = chunks.next_type()? {
-        let at = chunks.cur.pos - 1;
-        if id < 5 {
-            return Err(Bad::new(
-                at,
-                format!("byte {id:#04x} where a definition record should start"),
-            ));
-        }
-        let end = chunks.cur.record_end()?;
-        let mut c = chunks.cur.until(end);
-        chunks.cur.pos = end;
+    while let Some((id, mut c)) = chunks.next_definition()? {
         let name = match id {
             def::MAPPING_TABLE => {
                 let kind = c.u8()? as usize;

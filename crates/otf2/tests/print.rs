@@ -36,7 +36,7 @@ fn the_apex_sample_reads_as_the_library_reads_it() {
         return;
     }
     let Some(shared) =
-        trama_gen::shared::find("samples/otf2/apex-phylanx/APEX.otf2", "OTF2 sample")
+        trama_testkit::shared::find("samples/otf2/apex-phylanx/APEX.otf2", "OTF2 sample")
     else {
         return;
     };

@@ -269,6 +269,22 @@ enum Column {
     Bytes(Vec<u8>, Vec<usize>),
 }
 
+/// Pushes `x` on `v`; returns `bytes`, what it counts for in the buffer.
+fn put<T>(v: &mut Vec<T>, x: T, bytes: usize) -> usize {
+    v.push(x);
+    bytes
+}
+
+/// Pushes a value that may be absent: its definition level on `d` (1
+/// present, 0 null) and, when present, the value on `v`; returns `bytes`.
+fn put_opt<T>(v: &mut Vec<T>, d: &mut Vec<i16>, x: Option<T>, bytes: usize) -> usize {
+    d.push(i16::from(x.is_some()));
+    if let Some(x) = x {
+        v.push(x);
+    }
+    bytes
+}
+
 /// Rows handed to the column writer at once.
 const CHUNK: usize = 64 * 1024;
 
@@ -314,48 +330,21 @@ impl Buffer {
     pub(crate) fn push(&mut self, row: &[Cell]) {
         debug_assert_eq!(row.len(), self.columns.len());
         for (col, cell) in self.columns.iter_mut().zip(row) {
-            match (col, cell) {
-                (Column::I64(v), Cell::I64(x)) => {
-                    v.push(*x);
-                    self.bytes += 8;
-                }
-                (Column::Id(v), Cell::Id(x)) => {
-                    v.push(*x);
-                    self.bytes += 8;
-                }
-                (Column::OptI64(v, d), Cell::OptI64(x)) => {
-                    d.push(i16::from(x.is_some()));
-                    if let Some(x) = x {
-                        v.push(*x);
-                    }
-                    self.bytes += 10;
-                }
-                (Column::I32(v), Cell::I32(x)) => {
-                    v.push(*x);
-                    self.bytes += 4;
-                }
-                (Column::F64(v), Cell::F64(x)) => {
-                    v.push(*x);
-                    self.bytes += 8;
-                }
-                (Column::Str(v), Cell::Str(x)) => {
-                    v.push(*x);
-                    self.bytes += 4;
-                }
-                (Column::OptStr(v, d), Cell::OptStr(x)) => {
-                    d.push(i16::from(x.is_some()));
-                    if let Some(x) = x {
-                        v.push(*x);
-                    }
-                    self.bytes += 6;
-                }
+            self.bytes += match (col, cell) {
+                (Column::I64(v), Cell::I64(x)) => put(v, *x, 8),
+                (Column::Id(v), Cell::Id(x)) => put(v, *x, 8),
+                (Column::OptI64(v, d), Cell::OptI64(x)) => put_opt(v, d, *x, 10),
+                (Column::I32(v), Cell::I32(x)) => put(v, *x, 4),
+                (Column::F64(v), Cell::F64(x)) => put(v, *x, 8),
+                (Column::Str(v), Cell::Str(x)) => put(v, *x, 4),
+                (Column::OptStr(v, d), Cell::OptStr(x)) => put_opt(v, d, *x, 6),
                 (Column::Bytes(b, ends), Cell::Bytes(x)) => {
                     b.extend_from_slice(x);
                     ends.push(b.len());
-                    self.bytes += 8 + x.len();
+                    8 + x.len()
                 }
                 _ => unreachable!("a cell of the column's kind"),
-            }
+            };
         }
         self.rows += 1;
     }

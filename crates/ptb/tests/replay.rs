@@ -5,10 +5,8 @@
 #![allow(clippy::result_large_err)]
 
 mod common;
-#[path = "../../sim/tests/support/canon.rs"]
-mod sim_canon;
-#[path = "../../sim/tests/support/traces.rs"]
-mod traces;
+use trama_testkit::canon as sim_canon;
+use trama_testkit::traces;
 
 use trama_gen::{generate, GenOptions};
 use trama_paje::{read_paje, read_paje_chunked, Item};

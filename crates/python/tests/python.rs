@@ -98,7 +98,7 @@ fn check(cmd: &mut Command, what: &str) {
 #[test]
 fn python_package_passes_its_tests() {
     let Some(py) = python() else { return };
-    let Some(shared) = trama_gen::shared::find(
+    let Some(shared) = trama_testkit::shared::find(
         "samples/otf2/pipit-ping-pong/traces.otf2",
         "the Python package's tests",
     ) else {

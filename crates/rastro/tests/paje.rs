@@ -130,34 +130,32 @@ fn a_later_definition_replaces_the_earlier_one() {
 
 #[test]
 fn content_errors_name_the_event_and_its_offset() {
-    // The libRastro header must come first.
+    header_errors();
+    definition_errors();
+    value_errors();
+    reference_and_handler_errors();
+}
+
+/// Reading options for a timeless file.
+fn timeless() -> ReadOptions {
+    let mut o = ReadOptions::default();
+    o.layout = Some(Layout::Timeless);
+    o
+}
+
+/// The libRastro header must come first.
+fn header_errors() {
     let mut e = Encoder::new(Vec::new(), Layout::Timeless);
     e.event(16383, Stamp::Timeless { time_set: true }, &[])
         .unwrap();
     let bad = e.finish().unwrap();
-    let r = read_rastro_paje(
-        &bad,
-        &{
-            let mut o = ReadOptions::default();
-            o.layout = Some(Layout::Timeless);
-            o
-        },
-        |_| -> Result<(), String> { Ok(()) },
-    );
+    let r = read_rastro_paje(&bad, &timeless(), |_| -> Result<(), String> { Ok(()) });
     assert!(r.is_ok(), "a header without ids is accepted");
     let mut e = Encoder::new(Vec::new(), Layout::Timeless);
     e.event(5, T, &[]).unwrap();
     let bad = e.finish().unwrap();
     assert!(!is_rastro(&bad));
-    let r = read_rastro_paje(
-        &bad,
-        &{
-            let mut o = ReadOptions::default();
-            o.layout = Some(Layout::Timeless);
-            o
-        },
-        |_| -> Result<(), String> { Ok(()) },
-    );
+    let r = read_rastro_paje(&bad, &timeless(), |_| -> Result<(), String> { Ok(()) });
     assert!(matches!(
         r,
         Err(Error::Format {
@@ -166,6 +164,10 @@ fn content_errors_name_the_event_and_its_offset() {
             error: FormatError::NoHeader { found: 5 }
         })
     ));
+}
+
+/// Bad definitions and string events, each named as event 2 at byte 24.
+fn definition_errors() {
     // Header (24 bytes with host "h"), then the event under test at byte 24.
     let cases: Vec<(Vec<u8>, FormatError)> = vec![
         (
@@ -238,6 +240,10 @@ fn content_errors_name_the_event_and_its_offset() {
         assert_eq!((event, offset), (2, 24), "{expected}");
         assert_eq!(error, expected);
     }
+}
+
+/// Values that do not match their definition.
+fn value_errors() {
     // Values that do not match the definition (event 3, after the 999).
     let data = file(|e| {
         def(e, &[0, 11, 0, 3, 0, 2, 0]);
@@ -270,6 +276,11 @@ fn content_errors_name_the_event_and_its_offset() {
         });
         assert!(matches!(format_error(&data).2, FormatError::Values { .. }));
     }
+}
+
+/// References to strings not yet defined, libRastro's errors and the
+/// handler's.
+fn reference_and_handler_errors() {
     // A reference to a string not yet defined.
     let data = file(|e| {
         def(e, &[0, 11, 0, 3, 0, 2, 0]);

@@ -4,11 +4,7 @@
 //! simulation's error for an unknown container says what would read it.
 #![allow(clippy::result_large_err)]
 
-#[path = "support/canon.rs"]
-mod canon;
-#[path = "support/traces.rs"]
-#[allow(dead_code)]
-mod traces;
+use trama_testkit::{canon, traces};
 
 use trama_paje::{read_paje, ReadOptions};
 use trama_sim::{Pipeline, SimError, SimOptions, Simulator, Trace, TraceBuilder};

@@ -5,10 +5,7 @@
 use trama_events::{Event, EventKind, Field};
 use trama_gen::{generate, GenOptions};
 use trama_paje::{read_paje, ReadOptions};
-#[path = "support/canon.rs"]
-mod canon;
-#[path = "support/traces.rs"]
-mod traces;
+use trama_testkit::{canon, traces};
 
 use canon::canon;
 use trama_sim::replay::{

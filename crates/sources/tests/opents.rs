@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::collections::HashMap;
 use std::io::Read;
 
 use trama_sources::opents::{OpentsOptions, OpentsSource, TraceHeader};
@@ -483,9 +484,7 @@ fn line_numbers_deep_in_a_generated_trace() {
 /// what the others sent it in the slice).
 #[test]
 fn generated_realistic_trace_reads_back() {
-    use std::collections::HashMap;
-    use trama_gen::opents::{write_opents_counted, OpentsGenOptions, MESSAGE_KINDS};
-    use trama_sources::opents::{MESSAGE_LINK, MIGRATION_LINK};
+    use trama_gen::opents::{write_opents_counted, OpentsGenOptions};
 
     let mut opts = OpentsGenOptions::default();
     opts.ranks = 7;
@@ -501,6 +500,46 @@ fn generated_realistic_trace_reads_back() {
     let records = collect(&mut src).unwrap();
     assert_eq!(src.slices(), 400);
     assert!(src.skipped().is_empty(), "{:?}", src.skipped());
+    let t = tally(&records);
+    assert_eq!(t.starts_left, 0, "links started and never ended");
+    assert_eq!(t.creates, 7);
+    assert_eq!(
+        (t.migrations, t.messages),
+        (stats.migrations, stats.messages)
+    );
+    assert_eq!(
+        (t.tasks, t.msgs),
+        (stats.tasks_exported, stats.messages_sent)
+    );
+    check_rank_counters(&t);
+    check_counter_sums_and_times(&t.vars);
+}
+
+/// Per (slice time, rank, message kind): count and bytes.
+type PerKind = HashMap<(i64, u32, String), (u64, u64)>;
+
+/// What the records of a generated OpenTS trace hold, counted.
+struct Tally {
+    sent: PerKind,
+    recvd: PerKind,
+    /// (time, rank) → tasks exported.
+    exported: HashMap<(i64, u32), u64>,
+    /// Links started and never ended.
+    starts_left: usize,
+    migrations: u64,
+    messages: u64,
+    tasks: u64,
+    msgs: u64,
+    creates: u64,
+    /// (time, rank, variable type, value).
+    vars: Vec<(i64, u32, String, f64)>,
+}
+
+/// Counts the records (in time order, each link ended once, on another
+/// rank, of a known kind).
+fn tally(records: &[Record]) -> Tally {
+    use trama_gen::opents::MESSAGE_KINDS;
+    use trama_sources::opents::{MESSAGE_LINK, MIGRATION_LINK};
     let rank = |p: &[trama_sources::Step]| -> u32 { p[0].name.parse().unwrap() };
     // (time of the slice, rank, kind) → (count, bytes), sent and received;
     // (time, rank) → tasks exported.
@@ -511,7 +550,7 @@ fn generated_realistic_trace_reads_back() {
     let (mut migrations, mut messages, mut tasks, mut msgs) = (0, 0, 0, 0);
     let (mut creates, mut vars) = (0, Vec::new());
     let mut last = i64::MIN;
-    for r in &records {
+    for r in records {
         assert!(r.time >= last);
         last = r.time;
         match &r.what {
@@ -577,21 +616,34 @@ fn generated_realistic_trace_reads_back() {
             _ => {}
         }
     }
-    assert!(starts.is_empty());
-    assert_eq!(creates, 7);
-    assert_eq!((migrations, messages), (stats.migrations, stats.messages));
-    assert_eq!((tasks, msgs), (stats.tasks_exported, stats.messages_sent));
-    // Every rank of every slice has its counters; those of a kind it did
-    // not use are left out (zero).
+    Tally {
+        sent,
+        recvd,
+        exported,
+        starts_left: starts.len(),
+        migrations,
+        messages,
+        tasks,
+        msgs,
+        creates,
+        vars,
+    }
+}
+
+/// Every rank of every slice has its counters; those of a kind it did not
+/// use are left out (zero); they agree with the links.
+fn check_rank_counters(t: &Tally) {
+    use trama_gen::opents::MESSAGE_KINDS;
+    let (vars, sent, recvd, exported) = (&t.vars, &t.sent, &t.recvd, &t.exported);
     let mut seen_ranks: HashMap<i64, u32> = HashMap::new();
-    for (t, r, ty, v) in &vars {
+    for (t, r, ty, v) in vars {
         if ty == "memory" {
             *seen_ranks.entry(*t).or_default() += 1;
         }
         if ty == "tasks_exported" {
             assert_eq!(exported.get(&(*t, *r)).copied().unwrap_or(0) as f64, *v);
         }
-        for (dir, map) in [("s", &sent), ("r", &recvd)] {
+        for (dir, map) in [("s", sent), ("r", recvd)] {
             for (what, i) in [("count", 0), ("bytes", 1)] {
                 let attr = format!("{dir}{what}");
                 for kind in MESSAGE_KINDS {
@@ -609,10 +661,15 @@ fn generated_realistic_trace_reads_back() {
     }
     assert_eq!(seen_ranks.len(), 400);
     assert!(seen_ranks.values().all(|n| *n == 7));
-    // A message's counters are the sums over its kinds.
+}
+
+/// A message's counters are the sums over its kinds; the times add up to
+/// the slice's length.
+fn check_counter_sums_and_times(vars: &[(i64, u32, String, f64)]) {
+    use trama_gen::opents::MESSAGE_KINDS;
     let times: std::collections::BTreeSet<i64> = vars.iter().map(|v| v.0).collect();
     let mut by_rank: HashMap<(i64, u32), HashMap<String, f64>> = HashMap::new();
-    for (t, r, ty, v) in &vars {
+    for (t, r, ty, v) in vars {
         by_rank.entry((*t, *r)).or_default().insert(ty.clone(), *v);
     }
     for ((t, r), v) in &by_rank {

@@ -260,6 +260,187 @@ struct Line<'a> {
     sep_before: bool,
 }
 
+/// An error at line `line` of the file `name`.
+fn line_error(name: &str, line: u64, message: String) -> SyncError {
+    SyncError {
+        file: name.to_string(),
+        line: Some(line),
+        message,
+    }
+}
+
+/// The pair lines of `text` (times in `unit`), and the reference host with
+/// the line that first names it (`None`: no pair at all).
+#[allow(clippy::type_complexity)]
+fn read_lines<'a>(
+    text: &'a str,
+    name: &str,
+    unit: TimeUnit,
+) -> Result<(Vec<Line<'a>>, Option<(&'a str, u64)>), SyncError> {
+    let err = |line: u64, message: String| line_error(name, line, message);
+    let mut lines: Vec<Line> = Vec::new();
+    let mut reference: Option<(&str, u64)> = None;
+    let mut pending_sep = false;
+    for (i, raw) in text.lines().enumerate() {
+        let no = i as u64 + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            pending_sep |= !lines.is_empty();
+            continue;
+        }
+        let content = raw.find('#').map_or(raw, |p| &raw[..p]).trim();
+        let f: Vec<&str> = content.split_whitespace().collect();
+        if f.len() != 4 {
+            return Err(err(
+                no,
+                format!(
+                    "expected 4 fields `refhost reftime host hosttime`, found {} in `{content}`",
+                    f.len()
+                ),
+            ));
+        }
+        match reference {
+            None => reference = Some((f[0], no)),
+            Some((r, at)) if r != f[0] => {
+                return Err(err(
+                    no,
+                    format!(
+                    "reference host `{}` differs from `{r}` (line {at}): a file has one reference",
+                    f[0]
+                ),
+                ))
+            }
+            Some(_) => {}
+        }
+        let time = |tok: &str, what: &str| {
+            unit.parse_ns(tok)
+                .map_err(|m| err(no, format!("{what} `{tok}`: {m}")))
+        };
+        let pair = Pair {
+            reference_ns: time(f[1], "reference time")?,
+            host_ns: time(f[3], "host time")?,
+            line: no,
+        };
+        lines.push(Line {
+            no,
+            host: f[2],
+            ref_tok: f[1],
+            host_tok: f[3],
+            pair,
+            sep_before: pending_sep,
+        });
+        pending_sep = false;
+    }
+    Ok((lines, reference))
+}
+
+/// Per host, the line of its pair chosen in the block before the run (the
+/// earliest) and in the block after it (the latest): blocks are split by
+/// explicit separators, or where a host is seen again. The number of
+/// blocks (1 or 2).
+#[allow(clippy::type_complexity)]
+fn choose_pairs<'a>(
+    lines: &[Line<'a>],
+    name: &str,
+) -> Result<(BTreeMap<&'a str, [Option<usize>; 2]>, usize), SyncError> {
+    let err = |line: u64, message: String| line_error(name, line, message);
+    let explicit = lines.iter().any(|l| l.sep_before);
+    let mut block = 0usize;
+    let mut seen: HashSet<&str> = HashSet::new();
+    // host -> (before line index, after line index)
+    let mut chosen: BTreeMap<&str, [Option<usize>; 2]> = BTreeMap::new();
+    for (i, l) in lines.iter().enumerate() {
+        let next = if explicit {
+            l.sep_before
+        } else {
+            seen.contains(l.host)
+        };
+        if next {
+            block += 1;
+            seen.clear();
+            if block >= 2 {
+                return Err(err(
+                    l.no,
+                    format!(
+                        "a third block of pairs starts here (host `{}`): a timesync file has a block before the run and one after",
+                        l.host
+                    ),
+                ));
+            }
+        }
+        seen.insert(l.host);
+        let slot = &mut chosen.entry(l.host).or_default()[block];
+        let better = match *slot {
+            None => true,
+            Some(j) if block == 0 => l.pair.reference_ns < lines[j].pair.reference_ns,
+            Some(j) => l.pair.reference_ns > lines[j].pair.reference_ns,
+        };
+        if better {
+            *slot = Some(i);
+        }
+    }
+    let blocks = block + 1;
+
+    Ok((chosen, blocks))
+}
+
+/// Each host's pairs, before and after the run, checked: a host with a pair
+/// after has one before; with two blocks, each has one after; both clocks
+/// advance between them.
+#[allow(clippy::type_complexity)]
+fn pair_hosts(
+    lines: &[Line<'_>],
+    chosen: BTreeMap<&str, [Option<usize>; 2]>,
+    blocks: usize,
+    name: &str,
+) -> Result<BTreeMap<String, (Pair, Option<Pair>)>, SyncError> {
+    let err = |line: u64, message: String| line_error(name, line, message);
+    let mut hosts = BTreeMap::new();
+    for (host, [before, after]) in chosen {
+        let before = match (before, after) {
+            (Some(b), _) => &lines[b],
+            (None, Some(a)) => {
+                return Err(err(
+                    lines[a].no,
+                    format!("host `{host}` has a pair after the run but none before it"),
+                ))
+            }
+            (None, None) => unreachable!("a host is chosen only with a pair"),
+        };
+        let after = match after {
+            Some(a) => Some(&lines[a]),
+            None if blocks == 2 => {
+                return Err(err(
+                    before.no,
+                    format!("host `{host}` has a pair before the run but none after it"),
+                ))
+            }
+            None => None,
+        };
+        if let Some(a) = after {
+            type Clock = for<'l> fn(&Line<'l>) -> (i64, &'l str);
+            let clocks: [(&str, Clock); 2] = [
+                ("reference", |l| (l.pair.reference_ns, l.ref_tok)),
+                ("host", |l| (l.pair.host_ns, l.host_tok)),
+            ];
+            for (clock, read) in clocks {
+                let ((later, later_tok), (earlier, earlier_tok)) = (read(a), read(before));
+                if later <= earlier {
+                    return Err(err(
+                        a.no,
+                        format!(
+                            "{clock} time `{later_tok}` is not after `{earlier_tok}` (line {}): the interval of `{host}` must be positive",
+                            before.no
+                        ),
+                    ));
+                }
+            }
+        }
+        hosts.insert(host.to_string(), (before.pair, after.map(|a| a.pair)));
+    }
+    Ok(hosts)
+}
+
 impl SyncTable {
     /// Reads the `timesync` file at `path`, whose times are in `unit`.
     pub fn read(path: impl AsRef<Path>, unit: TimeUnit) -> Result<SyncTable, SyncError> {
@@ -280,64 +461,7 @@ impl SyncTable {
 
     /// Parses the text of a `timesync` file; `name` names it in errors.
     pub fn parse(text: &str, name: &str, unit: TimeUnit) -> Result<SyncTable, SyncError> {
-        let err = |line: u64, message: String| SyncError {
-            file: name.to_string(),
-            line: Some(line),
-            message,
-        };
-        let mut lines: Vec<Line> = Vec::new();
-        let mut reference: Option<(&str, u64)> = None;
-        let mut pending_sep = false;
-        for (i, raw) in text.lines().enumerate() {
-            let no = i as u64 + 1;
-            let trimmed = raw.trim();
-            if trimmed.is_empty() || trimmed.starts_with('#') {
-                pending_sep |= !lines.is_empty();
-                continue;
-            }
-            let content = raw.find('#').map_or(raw, |p| &raw[..p]).trim();
-            let f: Vec<&str> = content.split_whitespace().collect();
-            if f.len() != 4 {
-                return Err(err(
-                    no,
-                    format!(
-                        "expected 4 fields `refhost reftime host hosttime`, found {} in `{content}`",
-                        f.len()
-                    ),
-                ));
-            }
-            match reference {
-                None => reference = Some((f[0], no)),
-                Some((r, at)) if r != f[0] => {
-                    return Err(err(
-                        no,
-                        format!(
-                            "reference host `{}` differs from `{r}` (line {at}): a file has one reference",
-                            f[0]
-                        ),
-                    ))
-                }
-                Some(_) => {}
-            }
-            let time = |tok: &str, what: &str| {
-                unit.parse_ns(tok)
-                    .map_err(|m| err(no, format!("{what} `{tok}`: {m}")))
-            };
-            let pair = Pair {
-                reference_ns: time(f[1], "reference time")?,
-                host_ns: time(f[3], "host time")?,
-                line: no,
-            };
-            lines.push(Line {
-                no,
-                host: f[2],
-                ref_tok: f[1],
-                host_tok: f[3],
-                pair,
-                sep_before: pending_sep,
-            });
-            pending_sep = false;
-        }
+        let (lines, reference) = read_lines(text, name, unit)?;
         let Some((reference, _)) = reference else {
             return Err(SyncError {
                 file: name.to_string(),
@@ -346,87 +470,8 @@ impl SyncTable {
             });
         };
 
-        // Blocks: explicit separators, or a host seen again.
-        let explicit = lines.iter().any(|l| l.sep_before);
-        let mut block = 0usize;
-        let mut seen: HashSet<&str> = HashSet::new();
-        // host -> (before line index, after line index)
-        let mut chosen: BTreeMap<&str, [Option<usize>; 2]> = BTreeMap::new();
-        for (i, l) in lines.iter().enumerate() {
-            let next = if explicit {
-                l.sep_before
-            } else {
-                seen.contains(l.host)
-            };
-            if next {
-                block += 1;
-                seen.clear();
-                if block >= 2 {
-                    return Err(err(
-                        l.no,
-                        format!(
-                            "a third block of pairs starts here (host `{}`): a timesync file has a block before the run and one after",
-                            l.host
-                        ),
-                    ));
-                }
-            }
-            seen.insert(l.host);
-            let slot = &mut chosen.entry(l.host).or_default()[block];
-            let better = match *slot {
-                None => true,
-                Some(j) if block == 0 => l.pair.reference_ns < lines[j].pair.reference_ns,
-                Some(j) => l.pair.reference_ns > lines[j].pair.reference_ns,
-            };
-            if better {
-                *slot = Some(i);
-            }
-        }
-        let blocks = block + 1;
-
-        let mut hosts = BTreeMap::new();
-        for (host, [before, after]) in chosen {
-            let before = match (before, after) {
-                (Some(b), _) => &lines[b],
-                (None, Some(a)) => {
-                    return Err(err(
-                        lines[a].no,
-                        format!("host `{host}` has a pair after the run but none before it"),
-                    ))
-                }
-                (None, None) => unreachable!("a host is chosen only with a pair"),
-            };
-            let after = match after {
-                Some(a) => Some(&lines[a]),
-                None if blocks == 2 => {
-                    return Err(err(
-                        before.no,
-                        format!("host `{host}` has a pair before the run but none after it"),
-                    ))
-                }
-                None => None,
-            };
-            if let Some(a) = after {
-                type Clock = for<'l> fn(&Line<'l>) -> (i64, &'l str);
-                let clocks: [(&str, Clock); 2] = [
-                    ("reference", |l| (l.pair.reference_ns, l.ref_tok)),
-                    ("host", |l| (l.pair.host_ns, l.host_tok)),
-                ];
-                for (clock, read) in clocks {
-                    let ((later, later_tok), (earlier, earlier_tok)) = (read(a), read(before));
-                    if later <= earlier {
-                        return Err(err(
-                            a.no,
-                            format!(
-                                "{clock} time `{later_tok}` is not after `{earlier_tok}` (line {}): the interval of `{host}` must be positive",
-                                before.no
-                            ),
-                        ));
-                    }
-                }
-            }
-            hosts.insert(host.to_string(), (before.pair, after.map(|a| a.pair)));
-        }
+        let (chosen, blocks) = choose_pairs(&lines, name)?;
+        let hosts = pair_hosts(&lines, chosen, blocks, name)?;
         Ok(SyncTable {
             file: name.to_string(),
             unit,

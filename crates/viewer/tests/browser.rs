@@ -5,18 +5,19 @@
 //! Without chromedriver the tests are skipped with a note, unless
 //! `TRAMA_REQUIRE_BROWSER=1` (set by `.ci/run`), which makes them fail.
 
-#[path = "support/webdriver.rs"]
-mod webdriver;
+use trama_testkit::webdriver;
 
 use std::path::Path;
 
-use fantoccini::actions::{InputSource, MouseActions, PointerAction, WheelAction, WheelActions};
 use fantoccini::Locator;
 use serde_json::{json, Value};
 use trama_open::{LoadOptions, Source};
 use trama_sim::{Trace, TypeKind};
 use trama_viewer::{start, Running, ViewerOptions};
-use webdriver::{a_state_of, browser, driver, js, move_to, until, window};
+use webdriver::{
+    a_state_of, browser, click, click_id, driver, inked, js, move_to, open_ready, until, wheel,
+    window,
+};
 
 fn load(path: &Path) -> Trace {
     let mut o = LoadOptions::default();
@@ -68,29 +69,14 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     let (value, t) = a_state_of(&trace, "rank-1");
     let server = serve(load(&example()));
     let c = browser(&d).await;
-    c.goto(&server.url).await.unwrap();
-    until(
-        &c,
-        "return document.body.dataset.state === 'ready'",
-        "the first frame",
-    )
-    .await;
+    open_ready(&c, &server.url, "the first frame").await;
     assert_eq!(
         js(&c, "return document.body.dataset.csp || null").await,
         Value::Null
     );
 
     // The canvas is drawn: many pixels are not white.
-    let inked = js(
-        &c,
-        "const cv = document.getElementById('timeline');
-         const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
-         let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 240 || d[i+1] < 240 || d[i+2] < 240) n++;
-         return n / (d.length / 4);",
-    )
-    .await
-    .as_f64()
-    .unwrap();
+    let inked = inked(&c).await;
     assert!(inked > 0.05, "{:.1} % of the timeline inked", 100.0 * inked);
 
     // Hover on an arrow: the tooltip names the link and its two ends.
@@ -146,19 +132,7 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     );
 
     // Click: the details panel pins it.
-    let m = MouseActions::new("mouse".into())
-        .then(PointerAction::MoveTo {
-            duration: None,
-            x,
-            y,
-        })
-        .then(PointerAction::Down {
-            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
-        })
-        .then(PointerAction::Up {
-            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
-        });
-    c.perform_actions(m).await.unwrap();
+    click(&c, x, y).await;
     until(
         &c,
         "return !document.getElementById('details').hidden",
@@ -178,13 +152,7 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     let pinned_url = pinned_url.as_str().unwrap().to_string();
     assert!(pinned_url.contains("&pin="), "{pinned_url}");
     c.goto("about:blank").await.unwrap();
-    c.goto(&pinned_url).await.unwrap();
-    until(
-        &c,
-        "return document.body.dataset.state === 'ready'",
-        "the reopened view",
-    )
-    .await;
+    open_ready(&c, &pinned_url, "the reopened view").await;
     until(
         &c,
         "return !document.getElementById('details').hidden",
@@ -200,14 +168,7 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
 
     // Wheel: the window shrinks around the pointer, and rows are redrawn.
     let (a0, a1) = window(&c).await;
-    let wheel = WheelActions::new("wheel".into()).then(WheelAction::Scroll {
-        duration: None,
-        x: x as i64,
-        y: y as i64,
-        delta_x: 0,
-        delta_y: -120,
-    });
-    c.perform_actions(wheel).await.unwrap();
+    wheel(&c, x, y, -120).await;
     let (b0, b1) = window(&c).await;
     assert!(b1 - b0 < a1 - a0, "zoomed: [{a0}, {a1}] → [{b0}, {b1}]");
     assert!(b0 <= t && t <= b1, "the pointer's time stays in the window");
@@ -259,19 +220,7 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     .await
     .as_f64()
     .unwrap();
-    let m = MouseActions::new("mouse".into())
-        .then(PointerAction::MoveTo {
-            duration: None,
-            x: lx,
-            y: ly,
-        })
-        .then(PointerAction::Down {
-            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
-        })
-        .then(PointerAction::Up {
-            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
-        });
-    c.perform_actions(m).await.unwrap();
+    click(&c, lx, ly).await;
     let after = js(&c, "return document.body.dataset.rows").await;
     let (n0, n1): (u32, u32) = (
         rows.as_str().unwrap().parse().unwrap(),
@@ -309,12 +258,7 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     .await;
 
     // Statistics of the window: shown, and recomputed when zooming.
-    c.find(Locator::Id("stats-button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "stats-button").await;
     let (w0, w1) = window(&c).await;
     let stats_of_window = "const s = (document.body.dataset.stats || '').split(',').map(Number);
          const w = window.trama.window(); return s[0] === w[0] && s[1] === w[1]";
@@ -325,12 +269,7 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
         "{panel}"
     );
     assert!(panel.as_str().unwrap().contains("rank-"), "{panel}");
-    c.find(Locator::Id("zoomin"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "zoomin").await;
     let (z0, z1) = window(&c).await;
     assert!(z1 - z0 < w1 - w0);
     until(&c, stats_of_window, "the zoomed window's statistics").await;

@@ -10,8 +10,7 @@
 //! Without chromedriver the test is skipped with a note, unless
 //! `TRAMA_REQUIRE_BROWSER=1` (set by `.ci/run`), which makes it fail.
 
-#[path = "support/webdriver.rs"]
-mod webdriver;
+use trama_testkit::webdriver;
 
 use std::collections::BTreeMap;
 

@@ -9,18 +9,17 @@
 //! Without chromedriver the tests are skipped with a note, unless
 //! `TRAMA_REQUIRE_BROWSER=1` (set by `.ci/run`), which makes them fail.
 
-#[path = "support/webdriver.rs"]
-mod webdriver;
+use trama_testkit::webdriver;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-use fantoccini::{Client, Locator};
+use fantoccini::Client;
 use serde_json::{json, Value};
 use trama_open::{LoadOptions, Source};
 use trama_sim::Trace;
 use trama_viewer::{start, Running, ViewerOptions};
-use webdriver::{browser, click, driver, js, set, until};
+use webdriver::{browser, click, click_id, driver, js, no_script_error, open_ready, set, until};
 
 fn load(path: &Path) -> Trace {
     let mut o = LoadOptions::default();
@@ -269,12 +268,7 @@ async fn frames_agree(c: &Client, trace: &Trace) -> (usize, usize, usize) {
 /// Clicks "fit": the gradient spans `rate`, and the cell at `(x, y)` is
 /// neither white nor black.
 async fn fit(c: &Client, rate: f64, x: f64, y: f64) {
-    c.find(Locator::Id("p-fit"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(c, "p-fit").await;
     until(
         c,
         &format!(
@@ -288,19 +282,8 @@ async fn fit(c: &Client, rate: f64, x: f64, y: f64) {
 }
 
 async fn open_player(c: &Client, url: &str) {
-    c.goto(url).await.unwrap();
-    until(
-        c,
-        "return document.body.dataset.state === 'ready'",
-        "the first frame",
-    )
-    .await;
-    c.find(Locator::Id("player-button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    open_ready(c, url, "the first frame").await;
+    click_id(c, "player-button").await;
     until(
         c,
         "return window.trama.frame() != null",
@@ -331,10 +314,7 @@ async fn the_player_shows_the_states_messages_and_shares_of_each_instant() {
         server.stop();
     }
     assert!(total.1 > 0, "lit cells compared: {total:?}");
-    assert_eq!(
-        js(&c, "return document.body.dataset.jserror || null").await,
-        Value::Null
-    );
+    no_script_error(&c).await;
     c.close().await.unwrap();
 }
 
@@ -358,47 +338,22 @@ async fn the_player_plays_pauses_steps_seeks_and_recolours() {
     assert!((step - 0.002).abs() < 1e-12, "step {step}");
 
     // First, next (button and key), previous, last.
-    c.find(Locator::Id("p-first"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "p-first").await;
     frame_at(&c, w0).await;
-    c.find(Locator::Id("p-next"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "p-next").await;
     frame_at(&c, w0 + step).await;
     js(&c, "document.body.dispatchEvent(new KeyboardEvent('keydown', {key: '.', bubbles: true})); return true").await;
     frame_at(&c, w0 + 2.0 * step).await;
-    c.find(Locator::Id("p-prev"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "p-prev").await;
     frame_at(&c, w0 + step).await;
     set(&c, "p-dt", "0.01").await;
-    c.find(Locator::Id("p-last"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "p-last").await;
     frame_at(&c, w1 - 0.01).await;
 
     // Play from a point: the frame moves forward by steps; pause stops it.
     let from = t0 + (t1 - t0) * 0.3;
     seek(&c, from).await;
-    c.find(Locator::Id("p-play"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_id(&c, "p-play").await;
     until(
         &c,
         &format!("const f = window.trama.frame(); return f.playing && f.t > {from} + 3 * {step}"),
@@ -516,10 +471,7 @@ async fn the_player_plays_pauses_steps_seeks_and_recolours() {
         "the player closed",
     )
     .await;
-    assert_eq!(
-        js(&c, "return document.body.dataset.jserror || null").await,
-        Value::Null
-    );
+    no_script_error(&c).await;
     c.close().await.unwrap();
 }
 
@@ -530,19 +482,8 @@ async fn the_wait_matrix_has_both_normalisations_and_details_per_process() {
     let trace = load(&example);
     let server = serve(load(&example), "ring.paje");
     let c = browser(&d).await;
-    c.goto(&server.url).await.unwrap();
-    until(
-        &c,
-        "return document.body.dataset.state === 'ready'",
-        "the first frame",
-    )
-    .await;
-    c.find(Locator::Id("stats-button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    open_ready(&c, &server.url, "the first frame").await;
+    click_id(&c, "stats-button").await;
     until(&c, "return window.trama.waits() != null", "the wait matrix").await;
     let win = js(&c, "return window.trama.window()").await;
     let w = trama_analysis::Window {
@@ -637,9 +578,6 @@ async fn the_wait_matrix_has_both_normalisations_and_details_per_process() {
             .unwrap();
         assert!((p[1].as_f64().unwrap() - s.exclusive / sum).abs() < 1e-9);
     }
-    assert_eq!(
-        js(&c, "return document.body.dataset.jserror || null").await,
-        Value::Null
-    );
+    no_script_error(&c).await;
     c.close().await.unwrap();
 }

@@ -445,7 +445,7 @@ fn many_clients_asking_random_windows_are_all_answered() {
 /// as messages, and the summary says so.
 #[test]
 fn topology_links_are_left_out_and_said() {
-    let Some(shared) = trama_gen::shared::find("samples/paje-real", "real traces") else {
+    let Some(shared) = trama_testkit::shared::find("samples/paje-real", "real traces") else {
         return;
     };
     let mw = shared.join("samples/paje-real/simgrid/pajengr-simgrid-3.20.90-masterworkers.trace");

@@ -169,16 +169,7 @@ pub fn draw_process_frame(
             squares[*p as usize] = Some(Square { x, y, side: inner });
         }
     }
-    writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">"#
-    )?;
-    writeln!(out, r#"<rect width="100%" height="100%" fill="white"/>"#)?;
-    writeln!(
-        out,
-        r#"<text x="8" y="18" font-size="13">{}</text>"#,
-        esc(&frame_title(f, stage.processes.len()))
-    )?;
+    write_frame_head(out, (width, height), &frame_title(f, stage.processes.len()))?;
     out.write_all(body.as_bytes())?;
     out.write_all(legend_svg.as_bytes())?;
     writeln!(out, "</svg>")?;
@@ -194,6 +185,25 @@ fn contrast(fill: &str) -> &'static str {
     } else {
         "#fff"
     }
+}
+
+/// The opening of a frame's picture: the SVG element, a white background
+/// and the title.
+fn write_frame_head(
+    out: &mut dyn Write,
+    (width, height): (u32, u32),
+    title: &str,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">"#
+    )?;
+    writeln!(out, r#"<rect width="100%" height="100%" fill="white"/>"#)?;
+    writeln!(
+        out,
+        r#"<text x="8" y="18" font-size="13">{}</text>"#,
+        esc(title)
+    )
 }
 
 fn frame_title(f: &Frame, processes: usize) -> String {
@@ -319,16 +329,7 @@ pub fn draw_traffic_frame(
     let cell = size / n;
     let named = named && cell >= 9.0;
     let label = if named { label } else { 0.0 };
-    writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">"#
-    )?;
-    writeln!(out, r#"<rect width="100%" height="100%" fill="white"/>"#)?;
-    writeln!(
-        out,
-        r#"<text x="8" y="18" font-size="13">{}</text>"#,
-        esc(&frame_title(f, stage.processes.len()))
-    )?;
+    write_frame_head(out, (width, height), &frame_title(f, stage.processes.len()))?;
     let what = if by_rate {
         format!(
             "effective rate (bit/s, from field {})",

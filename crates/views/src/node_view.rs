@@ -142,25 +142,19 @@ pub struct NodeStyle<'a> {
     pub frame: Option<(usize, usize)>,
 }
 
-/// Draws the node/arc view's frame `f` as a `width` × `height` SVG.
-#[allow(clippy::too_many_arguments)]
-pub fn draw_node_frame(
-    trace: &Trace,
-    stage: &NodeStage,
-    f: &NodeFrame,
-    style: &NodeStyle<'_>,
-    colors: &[String],
-    width: u32,
-    height: u32,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let n = stage.nodes.len();
-    let ind = indicators(trace, stage, f, colors);
-    let pairs = pair_totals(f, style.arcs);
-    let most = pairs.iter().map(|p| p.2).fold(1.0f64, f64::max);
+/// The arcs between nodes of `pairs` (`n` nodes in a `width` × `height`
+/// picture),
+/// as wide as they carry, each with its label (in bytes when `bytes`).
+fn draw_arcs(
+    pairs: &[(u32, u32, f64)],
+    n: usize,
+    (width, height): (u32, u32),
+    bytes: bool,
+) -> String {
     let mut body = String::new();
+    let most = pairs.iter().map(|p| p.2).fold(1.0f64, f64::max);
     let mut labels = String::new();
-    for &(a, b, x) in &pairs {
+    for &(a, b, x) in pairs {
         if a == b {
             continue;
         }
@@ -182,11 +176,7 @@ pub fn draw_node_frame(
             0.25 * sx + 0.5 * cx + 0.25 * ex,
             0.25 * sy + 0.5 * cy + 0.25 * ey,
         );
-        let text = if style.arcs.bytes {
-            format!("{}B", si(x))
-        } else {
-            si(x)
-        };
+        let text = if bytes { format!("{}B", si(x)) } else { si(x) };
         let tw = 7.0 * text.len() as f64 + 8.0;
         let _ = write!(
             labels,
@@ -198,6 +188,18 @@ pub fn draw_node_frame(
         );
     }
     body.push_str(&labels);
+    body
+}
+
+/// The nodes in their circles, each with its indicators and name.
+fn draw_nodes(
+    body: &mut String,
+    stage: &NodeStage,
+    ind: &[Indicator],
+    (width, height): (u32, u32),
+    sbars_style: u8,
+) {
+    let n = stage.nodes.len();
     for (i, node) in stage.nodes.iter().enumerate() {
         let (x, y, r) = node_place(i, n, width, height);
         let _ = write!(
@@ -206,7 +208,7 @@ pub fn draw_node_frame(
         );
         if r >= 10.0 && !ind.is_empty() {
             let states = matches!(stage.indicators, Indicators::States);
-            inscribe(&mut body, &ind, i, (x, y, r), style.sbars_style, states);
+            inscribe(body, ind, i, (x, y, r), sbars_style, states);
         }
         let _ = write!(
             body,
@@ -215,7 +217,19 @@ pub fn draw_node_frame(
             esc(&crate::legend::cut(&node.name, 24))
         );
     }
-    // The panel: the frame, the sums over the nodes, the legend.
+}
+
+/// The panel beside the picture: the frame, the sums over the nodes, the
+/// legend.
+fn draw_panel(
+    stage: &NodeStage,
+    f: &NodeFrame,
+    ind: &[Indicator],
+    pairs: &[(u32, u32, f64)],
+    style: &NodeStyle<'_>,
+    width: u32,
+) -> String {
+    let n = stage.nodes.len();
     let px = width as f64 - PANEL + 8.0;
     let mut panel = String::new();
     let mut y = 48.0;
@@ -238,7 +252,7 @@ pub fn draw_node_frame(
     };
     line(&mut panel, &format!("all {n} nodes"), true, None);
     let tasks = matches!(stage.indicators, Indicators::Variables { .. });
-    for d in &ind {
+    for d in ind {
         let total: f64 = d.values.iter().sum();
         let text = if tasks {
             format!("{}: {}", d.label, si(total))
@@ -283,6 +297,27 @@ pub fn draw_node_frame(
             );
         }
     }
+    panel
+}
+
+/// Draws the node/arc view's frame `f` as a `width` × `height` SVG.
+#[allow(clippy::too_many_arguments)]
+pub fn draw_node_frame(
+    trace: &Trace,
+    stage: &NodeStage,
+    f: &NodeFrame,
+    style: &NodeStyle<'_>,
+    colors: &[String],
+    width: u32,
+    height: u32,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let n = stage.nodes.len();
+    let ind = indicators(trace, stage, f, colors);
+    let pairs = pair_totals(f, style.arcs);
+    let mut body = draw_arcs(&pairs, n, (width, height), style.arcs.bytes);
+    draw_nodes(&mut body, stage, &ind, (width, height), style.sbars_style);
+    let panel = draw_panel(stage, f, &ind, &pairs, style, width);
     writeln!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">"#

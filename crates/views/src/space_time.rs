@@ -228,49 +228,61 @@ fn draw_variable(r: &RowSummary, x0: f64, y: f64, row_h: f64, d: &mut String) ->
     (lo, hi)
 }
 
-/// Writes the space-time diagram of `trace` as SVG to `out`.
-pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -> io::Result<()> {
-    let m = &trace.model;
-    let all_rows: Vec<Row> = rows(trace, opts.order.as_deref());
-    let label_chars = all_rows
+/// Everything drawn along the rows, gathered before it is written out.
+#[derive(Default)]
+struct Marks {
+    /// The grey backgrounds over each container's life (path data).
+    backgrounds: String,
+    /// The states, per level, value and height.
+    paths: StatePaths,
+    /// The dark top edges of columns of mixed states, per height.
+    mixed: BTreeMap<i64, Runs>,
+    /// The events' ticks.
+    ticks: Runs,
+    /// The variables' step lines (whole `<path>` elements).
+    vars: String,
+    /// The link-density strips, one set of runs per shade.
+    shades: Vec<Runs>,
+    /// Per variable type: its stroke and its range in the window.
+    var_legend: BTreeMap<String, (String, f64, f64)>,
+}
+
+/// Where the rows go: the plot's left edge, the row height, the height of
+/// the link-density strip, and the rows shown (indices into the summary).
+struct Layout {
+    x0: f64,
+    row_h: f64,
+    strip: f64,
+    shown: Vec<usize>,
+}
+
+impl Layout {
+    /// The top of the `line`-th row shown.
+    fn row_y(&self, line: usize) -> f64 {
+        TOP + line as f64 * self.row_h
+    }
+}
+
+/// The left margin that holds the row labels (indented by depth).
+fn label_margin(trace: &Trace, rows: &[Row]) -> f64 {
+    let label_chars = rows
         .iter()
         .map(|r| r.label(trace).chars().count() + 2 * r.depth(trace))
         .max()
         .unwrap_or(4);
-    let x0 = (12.0 + CHAR_W * label_chars as f64)
+    (12.0 + CHAR_W * label_chars as f64)
         .clamp(60.0, 280.0)
-        .round();
-    let width = opts.width.max(200) as f64;
-    let plot_w = (width - x0 - RIGHT).max(1.0);
-    let mut q = Query::default();
-    q.window = opts.window;
-    q.width = plot_w as u32;
-    q.max_links = opts.max_links;
-    q.link_types = opts.link_types.clone();
-    let s = Lod::new(trace).summarize(&all_rows, &q);
-    let colours = crate::color::value_colors(m);
-    let labels = m.value_labels();
+        .round()
+}
+
+/// Draws every row shown: backgrounds over each container's life, states,
+/// events, variables, link density.
+fn draw_rows(trace: &Trace, s: &Summary, at: &Layout) -> Marks {
+    let m = &trace.model;
     let g = s.grid;
     let (t0, t1) = (g.t0, g.t1);
-    let plot_w = g.width as f64;
-    let (shown, hidden) = shown_rows(trace, &s);
-    let line_of: BTreeMap<usize, usize> = shown.iter().enumerate().map(|(i, &r)| (r, i)).collect();
-    let nrows = shown.len().max(1) as f64;
-    let row_h = match opts.height {
-        Some(h) => ((h as f64 - TOP - AXIS - 3.0 * LINE_H) / nrows).clamp(3.0, 40.0),
-        None => 18.0,
-    };
+    let (x0, row_h, strip) = (at.x0, at.row_h, at.strip);
     let x = |t: f64| x0 + g.x(t);
-    let row_y = |line: usize| TOP + line as f64 * row_h;
-
-    // Rows: backgrounds over each container's life, states, events,
-    // variables, link density.
-    let dense = s.links.dense > 0;
-    let strip = if dense {
-        (row_h * 0.22).clamp(1.0, 4.0)
-    } else {
-        0.0
-    };
     let max_density = s
         .rows
         .iter()
@@ -279,22 +291,19 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
         .max()
         .unwrap_or(1)
         .max(1);
-    let mut backgrounds = String::new();
-    let mut paths: StatePaths = BTreeMap::new();
-    let mut mixed: BTreeMap<i64, Runs> = BTreeMap::new();
-    let mut ticks = Runs::default();
-    let mut vars = String::new();
-    let mut shades: Vec<Runs> = (0..SHADES).map(|_| Runs::default()).collect();
-    let mut var_legend: BTreeMap<String, (String, f64, f64)> = BTreeMap::new();
-    for (line, &ri) in shown.iter().enumerate() {
+    let mut k = Marks {
+        shades: (0..SHADES).map(|_| Runs::default()).collect(),
+        ..Marks::default()
+    };
+    for (line, &ri) in at.shown.iter().enumerate() {
         let r = &s.rows[ri];
-        let y = row_y(line);
+        let y = at.row_y(line);
         let info = m.container(r.row.container);
         let end = if info.end < info.start { t1 } else { info.end };
         if end >= t0 && info.start <= t1 {
             let (a, b) = (x(info.start.max(t0)), x(end.min(t1)));
             let _ = write!(
-                backgrounds,
+                k.backgrounds,
                 "M{a:.1},{:.1}h{:.1}v{:.1}h-{:.1}z",
                 y + 1.0,
                 (b - a).max(0.5),
@@ -310,57 +319,71 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
             let (lo, hi) = draw_variable(r, x0, y, row_h, &mut d);
             let ty = m.ty(m.list(l).ty);
             let stroke = crate::color::line_color(m.str(ty.color), m.str(ty.name));
-            let e = var_legend
+            let e = k
+                .var_legend
                 .entry(m.label(ty.name))
                 .or_insert((stroke.clone(), lo, hi));
             e.1 = e.1.min(lo);
             e.2 = e.2.max(hi);
             let _ = writeln!(
-                vars,
+                k.vars,
                 "<path d=\"{d}\" fill=\"none\" stroke=\"{stroke}\" stroke-width=\"1\"/>"
             );
             continue;
         }
-        draw_states(r, (x0, y, row_h, strip), &mut paths, &mut mixed);
+        draw_states(r, (x0, y, row_h, strip), &mut k.paths, &mut k.mixed);
         for e in &r.events {
-            ticks.tick(x0 + e.x as f64 + 0.5, y + 1.0, (row_h / 3.0).max(2.0));
-        }
-        // Links counted per column: a strip at the bottom of the row,
-        // darker where more links leave or arrive.
-        let mut per_col: BTreeMap<u32, u32> = BTreeMap::new();
-        for c in r.sent.iter().chain(&r.received) {
-            *per_col.entry(c.x).or_default() += c.count;
+            k.ticks
+                .tick(x0 + e.x as f64 + 0.5, y + 1.0, (row_h / 3.0).max(2.0));
         }
         let sy = y + row_h - 1.0 - strip / 2.0;
-        let shade = |n: u32| {
-            ((1.0 + n as f64).ln() / (1.0 + max_density as f64).ln() * SHADES as f64)
-                .ceil()
-                .clamp(1.0, SHADES as f64) as usize
-                - 1
-        };
-        // Adjacent columns of one shade are one run.
-        let mut run: Option<(u32, u32, usize)> = None;
-        let mut put = |run: (u32, u32, usize)| {
-            shades[run.2].run(x0 as i64 + run.0 as i64, sy, run.1 - run.0);
-        };
-        for (cx, n) in per_col {
-            let level = shade(n);
-            run = match run {
-                Some((a, b, l)) if b == cx && l == level => Some((a, cx + 1, l)),
-                Some(r) => {
-                    put(r);
-                    Some((cx, cx + 1, level))
-                }
-                None => Some((cx, cx + 1, level)),
-            };
-        }
-        if let Some(r) = run {
-            put(r);
-        }
+        draw_link_strip(r, x0, sy, max_density, &mut k.shades);
     }
+    k
+}
 
-    // Legend: the values drawn, the most visible first, one entry per
-    // label and colour.
+/// Links counted per column: a strip at the bottom of the row (at `sy`),
+/// darker where more links leave or arrive (`max_density` the darkest).
+fn draw_link_strip(r: &RowSummary, x0: f64, sy: f64, max_density: u32, shades: &mut [Runs]) {
+    let mut per_col: BTreeMap<u32, u32> = BTreeMap::new();
+    for c in r.sent.iter().chain(&r.received) {
+        *per_col.entry(c.x).or_default() += c.count;
+    }
+    let shade = |n: u32| {
+        ((1.0 + n as f64).ln() / (1.0 + max_density as f64).ln() * SHADES as f64)
+            .ceil()
+            .clamp(1.0, SHADES as f64) as usize
+            - 1
+    };
+    // Adjacent columns of one shade are one run.
+    let mut run: Option<(u32, u32, usize)> = None;
+    let mut put = |run: (u32, u32, usize)| {
+        shades[run.2].run(x0 as i64 + run.0 as i64, sy, run.1 - run.0);
+    };
+    for (cx, n) in per_col {
+        let level = shade(n);
+        run = match run {
+            Some((a, b, l)) if b == cx && l == level => Some((a, cx + 1, l)),
+            Some(r) => {
+                put(r);
+                Some((cx, cx + 1, level))
+            }
+            None => Some((cx, cx + 1, level)),
+        };
+    }
+    if let Some(r) = run {
+        put(r);
+    }
+}
+
+/// The legends: the values drawn, the most visible first, one entry per
+/// label and colour; then the variables with their ranges.
+fn legends(
+    s: &Summary,
+    labels: &[String],
+    fill: impl Fn(ValueId) -> String,
+    var_legend: &BTreeMap<String, (String, f64, f64)>,
+) -> (Legend, Legend) {
     let mut weight: BTreeMap<ValueId, u64> = BTreeMap::new();
     for r in &s.rows {
         for b in &r.states {
@@ -373,36 +396,33 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
     }
     let mut by_weight: Vec<(ValueId, u64)> = weight.into_iter().collect();
     by_weight.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let fill = |v: ValueId| colours[v.index()].clone();
     let mut legend = Legend::default();
     for &(v, _) in &by_weight {
         legend.add(labels[v.index()].clone(), Swatch::Fill(fill(v)));
     }
     let mut var_entries = Legend::default();
-    for (name, (stroke, lo, hi)) in &var_legend {
+    for (name, (stroke, lo, hi)) in var_legend {
         let label = format!("{name} {}–{}", short_number(*lo), short_number(*hi));
         var_entries.add(label, Swatch::Line(stroke.clone()));
     }
-    let axis_y = TOP + row_h * nrows + 4.0;
-    let ly = axis_y + AXIS;
-    let right = width - RIGHT;
-    let (legend_svg, n1) = legend.layout(x0, right, ly);
-    let (var_svg, n2) = var_entries.layout(x0, right, ly + n1 as f64 * LINE_H);
+    (legend, var_entries)
+}
 
-    // Notes: what is not drawn one by one, and why.
+/// The notes: what is not drawn one by one, and why.
+fn notes(s: &Summary, marks: &Marks, hidden: usize) -> Vec<String> {
+    let (g, l) = (s.grid, &s.links);
     let mut notes: Vec<String> = Vec::new();
     if g.widened {
         notes.push(format!(
             "Every entity is at t = {}: the window spans no time, so the axis shows half a second on each side of that instant.",
-            t0 + 0.5
+            g.t0 + 0.5
         ));
     }
-    if mixed.values().any(|r| !r.is_empty()) {
+    if marks.mixed.values().any(|r| !r.is_empty()) {
         notes.push(
             "A dark top edge marks the pixel columns where states of several values share a level; the one covering the most time is drawn (narrow the window to see the others).".to_string(),
         );
     }
-    let l = &s.links;
     if l.total > 0 {
         let mut n = format!("{} links", l.total);
         if l.dense > 0 {
@@ -429,18 +449,27 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
             format!("{hidden} rows with nothing in the window are hidden.")
         });
     }
-    let note_lines: Vec<String> = notes.iter().flat_map(|n| wrap(n, right - x0)).collect();
-    let notes_y = ly + (n1 + n2) as f64 * LINE_H;
-    let height = notes_y + note_lines.len() as f64 * LINE_H + 4.0;
+    notes
+}
 
-    // Output.
-    let mut o = String::with_capacity(1 << 16);
+/// The opening of the picture: the SVG element, the arrow marker, a class
+/// per value drawn, the white background and the title.
+fn write_head(
+    o: &mut String,
+    (width, height): (f64, f64),
+    s: &Summary,
+    marks: &Marks,
+    x0: f64,
+    fill: impl Fn(ValueId) -> String,
+) {
+    let g = s.grid;
+    let (t0, t1) = (g.t0, g.t1);
     let _ = writeln!(
         o,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\">"
     );
     o.push_str("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"5\" markerHeight=\"5\" orient=\"auto-start-reverse\"><path d=\"M0,0L10,5L0,10z\" fill=\"#333\"/></marker></defs>\n<style>");
-    let mut classes: Vec<ValueId> = paths.keys().map(|k| k.1).collect();
+    let mut classes: Vec<ValueId> = marks.paths.keys().map(|k| k.1).collect();
     classes.sort();
     classes.dedup();
     for v in &classes {
@@ -458,11 +487,15 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
         o,
         "<text x=\"{x0:.0}\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Space-time view, {title}</text>"
     );
-    // Row labels, cut to the margin.
+}
+
+/// The row labels, cut to the margin (every few rows when rows are thin).
+fn write_labels(o: &mut String, trace: &Trace, s: &Summary, at: &Layout) {
+    let (x0, row_h) = (at.x0, at.row_h);
     o.push_str("<g fill=\"#333\">");
-    for (line, &ri) in shown.iter().enumerate() {
+    for (line, &ri) in at.shown.iter().enumerate() {
         let row = s.rows[ri].row;
-        let y = row_y(line) + row_h / 2.0 + 4.0;
+        let y = at.row_y(line) + row_h / 2.0 + 4.0;
         if row_h >= 9.0 || line % ((9.0 / row_h).ceil() as usize).max(1) == 0 {
             let style = if row.variable.is_some() {
                 " font-style=\"italic\" fill=\"#666\""
@@ -479,10 +512,15 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
         }
     }
     o.push_str("</g>\n");
-    let _ = writeln!(o, "<path d=\"{backgrounds}\" fill=\"#f2f2f2\"/>");
+}
+
+/// The marks along the rows: backgrounds, states, mixed edges, event
+/// ticks, link-density strips (`strip` high), variables.
+fn write_marks(o: &mut String, marks: &Marks, strip: f64) {
+    let _ = writeln!(o, "<path d=\"{}\" fill=\"#f2f2f2\"/>", marks.backgrounds);
     // States (and marks) are runs along a line, as wide as the stroke.
     o.push_str("<g fill=\"none\">\n");
-    for ((_, v, h10), d) in &paths {
+    for ((_, v, h10), d) in &marks.paths {
         let _ = writeln!(
             o,
             "<path class=\"v{}\" d=\"{}\" stroke-width=\"{}\"/>",
@@ -491,7 +529,7 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
             *h10 as f64 / 10.0
         );
     }
-    for (h10, d) in mixed.iter().filter(|(_, d)| !d.is_empty()) {
+    for (h10, d) in marks.mixed.iter().filter(|(_, d)| !d.is_empty()) {
         let _ = writeln!(
             o,
             "<path d=\"{}\" stroke=\"#000\" stroke-opacity=\"0.5\" stroke-width=\"{}\"/>",
@@ -499,14 +537,14 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
             *h10 as f64 / 10.0
         );
     }
-    if !ticks.is_empty() {
+    if !marks.ticks.is_empty() {
         let _ = writeln!(
             o,
             "<path d=\"{}\" stroke=\"#222\" stroke-width=\"1\"/>",
-            ticks.d
+            marks.ticks.d
         );
     }
-    for (i, d) in shades.iter().enumerate() {
+    for (i, d) in marks.shades.iter().enumerate() {
         if !d.is_empty() {
             let grey = 200 - (i * 190 / (SHADES - 1)) as u32;
             let _ = writeln!(
@@ -517,25 +555,48 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
         }
     }
     o.push_str("</g>\n");
-    o.push_str(&vars);
-    if !l.each.is_empty() {
-        o.push_str(
-            "<g stroke=\"#333\" stroke-opacity=\"0.6\" fill=\"none\" marker-end=\"url(#arrow)\">",
-        );
-        let mid = |r: u32| line_of.get(&(r as usize)).map(|&i| row_y(i) + row_h / 2.0);
-        for k in &l.each {
-            let (Some(ya), Some(yb)) = (mid(k.from), mid(k.to)) else {
-                continue;
-            };
-            let (pa, pb) = (x(k.start.clamp(t0, t1)), x(k.end.clamp(t0, t1)));
-            let _ = write!(
-                o,
-                "<path d=\"M{pa:.1},{ya:.1}L{pb:.1},{yb:.1}\" stroke-width=\"1\"/>"
-            );
-        }
-        o.push_str("</g>\n");
+    o.push_str(&marks.vars);
+}
+
+/// The links given one by one, as arrows between the middles of their
+/// rows.
+fn write_links(o: &mut String, s: &Summary, at: &Layout) {
+    let l = &s.links;
+    if l.each.is_empty() {
+        return;
     }
-    // Time axis.
+    let g = s.grid;
+    let (t0, t1) = (g.t0, g.t1);
+    let x = |t: f64| at.x0 + g.x(t);
+    let line_of: BTreeMap<usize, usize> =
+        at.shown.iter().enumerate().map(|(i, &r)| (r, i)).collect();
+    o.push_str(
+        "<g stroke=\"#333\" stroke-opacity=\"0.6\" fill=\"none\" marker-end=\"url(#arrow)\">",
+    );
+    let mid = |r: u32| {
+        line_of
+            .get(&(r as usize))
+            .map(|&i| at.row_y(i) + at.row_h / 2.0)
+    };
+    for k in &l.each {
+        let (Some(ya), Some(yb)) = (mid(k.from), mid(k.to)) else {
+            continue;
+        };
+        let (pa, pb) = (x(k.start.clamp(t0, t1)), x(k.end.clamp(t0, t1)));
+        let _ = write!(
+            o,
+            "<path d=\"M{pa:.1},{ya:.1}L{pb:.1},{yb:.1}\" stroke-width=\"1\"/>"
+        );
+    }
+    o.push_str("</g>\n");
+}
+
+/// The time axis at `axis_y`, under the plot.
+fn write_axis(o: &mut String, s: &Summary, x0: f64, axis_y: f64) {
+    let g = s.grid;
+    let (t0, t1) = (g.t0, g.t1);
+    let plot_w = g.width as f64;
+    let x = |t: f64| x0 + g.x(t);
     let step = nice_step(t1 - t0, (plot_w / 110.0) as usize);
     let _ = write!(
         o,
@@ -555,6 +616,59 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
         k += 1.0;
     }
     o.push_str("</g>\n");
+}
+
+/// Writes the space-time diagram of `trace` as SVG to `out`.
+pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -> io::Result<()> {
+    let m = &trace.model;
+    let all_rows: Vec<Row> = rows(trace, opts.order.as_deref());
+    let x0 = label_margin(trace, &all_rows);
+    let width = opts.width.max(200) as f64;
+    let plot_w = (width - x0 - RIGHT).max(1.0);
+    let mut q = Query::default();
+    q.window = opts.window;
+    q.width = plot_w as u32;
+    q.max_links = opts.max_links;
+    q.link_types = opts.link_types.clone();
+    let s = Lod::new(trace).summarize(&all_rows, &q);
+    let colours = crate::color::value_colors(m);
+    let labels = m.value_labels();
+    let (shown, hidden) = shown_rows(trace, &s);
+    let nrows = shown.len().max(1) as f64;
+    let row_h = match opts.height {
+        Some(h) => ((h as f64 - TOP - AXIS - 3.0 * LINE_H) / nrows).clamp(3.0, 40.0),
+        None => 18.0,
+    };
+    let strip = if s.links.dense > 0 {
+        (row_h * 0.22).clamp(1.0, 4.0)
+    } else {
+        0.0
+    };
+    let at = Layout {
+        x0,
+        row_h,
+        strip,
+        shown,
+    };
+    let marks = draw_rows(trace, &s, &at);
+    let fill = |v: ValueId| colours[v.index()].clone();
+    let (legend, var_entries) = legends(&s, &labels, fill, &marks.var_legend);
+    let axis_y = TOP + row_h * nrows + 4.0;
+    let ly = axis_y + AXIS;
+    let right = width - RIGHT;
+    let (legend_svg, n1) = legend.layout(x0, right, ly);
+    let (var_svg, n2) = var_entries.layout(x0, right, ly + n1 as f64 * LINE_H);
+    let notes = notes(&s, &marks, hidden);
+    let note_lines: Vec<String> = notes.iter().flat_map(|n| wrap(n, right - x0)).collect();
+    let notes_y = ly + (n1 + n2) as f64 * LINE_H;
+    let height = notes_y + note_lines.len() as f64 * LINE_H + 4.0;
+
+    let mut o = String::with_capacity(1 << 16);
+    write_head(&mut o, (width, height), &s, &marks, x0, fill);
+    write_labels(&mut o, trace, &s, &at);
+    write_marks(&mut o, &marks, strip);
+    write_links(&mut o, &s, &at);
+    write_axis(&mut o, &s, x0, axis_y);
     o.push_str(&legend_svg);
     o.push_str(&var_svg);
     for (i, n) in note_lines.iter().enumerate() {

@@ -24,6 +24,18 @@ fn data(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
+/// The number in the first attribute `name` of `s` (`name="…"`).
+fn attr(s: &str, name: &str) -> f64 {
+    s.split(&format!("{name}=\""))
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 #[test]
 fn ring_example_matches_its_golden_svg() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ring.paje");
@@ -161,15 +173,7 @@ fn rects_nth(svg: &str, class: &str, n: usize) -> Vec<(f64, f64, f64, f64)> {
         .nth(n + 1)
         .unwrap_or_else(|| panic!("no path {n} of {class}"));
     let d = path.split('"').next().unwrap();
-    let h: f64 = path
-        .split("stroke-width=\"")
-        .nth(1)
-        .unwrap()
-        .split('"')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let h: f64 = attr(path, "stroke-width");
     let mut out = Vec::new();
     let (mut x, mut y) = (0.0, 0.0);
     let mut rest = d;
@@ -325,26 +329,10 @@ fn the_legend_shows_every_value_once_with_its_swatch_inside_the_picture() {
         );
     }
     assert_eq!(svg.matches("<rect x=").count(), 23, "one swatch per entry");
-    let height: f64 = svg
-        .split("height=\"")
-        .nth(1)
-        .unwrap()
-        .split('"')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let height: f64 = attr(&svg, "height");
     for part in svg.split("<rect x=\"").skip(1) {
         let x: f64 = part.split('"').next().unwrap().parse().unwrap();
-        let y: f64 = part
-            .split("y=\"")
-            .nth(1)
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let y: f64 = attr(part, "y");
         let label = part
             .split("</text>")
             .next()

@@ -58,6 +58,21 @@ pub fn defs(events: &[&str]) -> String {
     s
 }
 
+/// The definitions of containers, states pushed and popped, links.
+#[allow(dead_code)]
+pub fn states_and_links() -> String {
+    defs(&[
+        "PajeDefineContainerType",
+        "PajeDefineStateType",
+        "PajeDefineLinkType",
+        "PajeCreateContainer",
+        "PajePushState",
+        "PajePopState",
+        "PajeStartLink",
+        "PajeEndLink",
+    ])
+}
+
 /// Two kinds of containers (Host > Proc), a state type, hosts h1 with p1
 /// and p2: append state events (`3` push, `4` pop, on type S).
 #[allow(dead_code)]

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The shared folder beside the repository (or `$TRAMA_SHARED`), when it
-/// holds the conformance cases; see [`trama_gen::shared::find`].
+/// holds the conformance cases; see [`trama_testkit::shared::find`].
 pub fn shared_dir() -> Option<PathBuf> {
-    trama_gen::shared::find("conformance/pajeng/MANIFEST.tsv", "conformance cases")
+    trama_testkit::shared::find("conformance/pajeng/MANIFEST.tsv", "conformance cases")
 }
 
 /// The traces of `samples/paje-real` (in the shared folder) that PajeNG
@@ -73,6 +73,33 @@ pub fn trama(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run trama")
+}
+
+/// Runs trama with `args`, which must succeed; its standard output.
+#[track_caller]
+pub fn trama_out(args: &[&str]) -> String {
+    let o = trama(args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// A FIFO made as `dir/fifo`; `None`, after a note that `what` is
+/// skipped, where `mkfifo` is unavailable.
+pub fn fifo_in(dir: &Path, what: &str) -> Option<PathBuf> {
+    let fifo = dir.join("fifo");
+    if !Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        eprintln!("NOTE: mkfifo unavailable: {what} SKIPPED");
+        return None;
+    }
+    Some(fifo)
 }
 
 /// Fails listing `failures` under "N of `what`:" when there are any.

@@ -27,23 +27,17 @@ impl Enc {
         self.buf.push(v);
         self
     }
-    pub fn full(&mut self, v: u64) -> &mut Self {
-        let b = if self.big {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        };
-        self.buf.extend_from_slice(&b);
+    /// A value at full width: its bytes little-endian (`le`) or big-endian
+    /// (`be`), as the byte order says.
+    fn fixed<const N: usize>(&mut self, le: [u8; N], be: [u8; N]) -> &mut Self {
+        self.buf.extend_from_slice(if self.big { &be } else { &le });
         self
     }
+    pub fn full(&mut self, v: u64) -> &mut Self {
+        self.fixed(v.to_le_bytes(), v.to_be_bytes())
+    }
     pub fn full32(&mut self, v: u32) -> &mut Self {
-        let b = if self.big {
-            v.to_be_bytes()
-        } else {
-            v.to_le_bytes()
-        };
-        self.buf.extend_from_slice(&b);
-        self
+        self.fixed(v.to_le_bytes(), v.to_be_bytes())
     }
     /// A compressed integer of at most `width` bytes.
     fn compressed(&mut self, v: u64, width: usize) -> &mut Self {
@@ -76,13 +70,7 @@ impl Enc {
     pub fn i64c(&mut self, v: i64) -> &mut Self {
         if v < 0 {
             self.buf.push(8);
-            let b = if self.big {
-                v.to_be_bytes()
-            } else {
-                v.to_le_bytes()
-            };
-            self.buf.extend_from_slice(&b);
-            self
+            self.fixed(v.to_le_bytes(), v.to_be_bytes())
         } else {
             self.compressed(v as u64, 8)
         }

@@ -83,21 +83,8 @@ impl PtbFile {
         if nruns == 0 || nruns > count {
             return Err(ebad(format!("{nruns} runs for {count} events")));
         }
-        // Per run: events, handles, then the bytes of TIMES … LINKS.
-        let mut lens = Vec::with_capacity(nruns as usize);
-        for _ in 0..nruns {
-            let mut l = [0u64; 7];
-            for x in &mut l {
-                *x = head
-                    .varint()
-                    .filter(|&v| v <= payload.len() as u64 * 8)
-                    .ok_or_else(|| ebad("truncated run table".into()))?;
-            }
-            if l[0] == 0 {
-                return Err(ebad("an empty run".into()));
-            }
-            lens.push(l);
-        }
+        let lens = run_table(&mut head, nruns, payload.len() as u64 * 8)
+            .map_err(|what| ebad(what.into()))?;
         let mut cols: [Cursor<'_>; NCOLS] = [Cursor::new(&[]); NCOLS];
         for i in STORED_COLS {
             let data = if i == TIMES && !tail.is_empty() {
@@ -164,26 +151,7 @@ impl PtbFile {
         for &col in &RUN_COLS[2..] {
             at[col] = start(col);
         }
-        let runs = lens
-            .iter()
-            .map(|l| {
-                let mut r = RunSpan {
-                    count: l[0],
-                    start: at,
-                    end: at,
-                };
-                for (k, &col) in RUN_COLS.iter().enumerate() {
-                    let unit = match col {
-                        STREAMS => streams_width,
-                        HANDLES => handles_width,
-                        _ => 1,
-                    };
-                    r.end[col] = at[col] + l[k] as usize * unit;
-                    at[col] = r.end[col];
-                }
-                r
-            })
-            .collect();
+        let runs = run_spans(&lens, at, streams_width, handles_width);
         Ok(Columns {
             count,
             first_line,
@@ -199,4 +167,54 @@ impl PtbFile {
             runs,
         })
     }
+}
+
+/// The run table of an events frame: per run its events, its handles, then
+/// the bytes of TIMES … LINKS (none above `limit`); what is wrong with it.
+fn run_table(head: &mut Cursor<'_>, nruns: u64, limit: u64) -> Result<Vec<[u64; 7]>, &'static str> {
+    let mut lens = Vec::with_capacity(nruns as usize);
+    for _ in 0..nruns {
+        let mut l = [0u64; 7];
+        for x in &mut l {
+            *x = head
+                .varint()
+                .filter(|&v| v <= limit)
+                .ok_or("truncated run table")?;
+        }
+        if l[0] == 0 {
+            return Err("an empty run");
+        }
+        lens.push(l);
+    }
+    Ok(lens)
+}
+
+/// Where each run's part of each column starts and ends, the runs laid one
+/// after the other from `at` (STREAMS and HANDLES `streams_width` and
+/// `handles_width` bytes a value, the others a byte).
+fn run_spans(
+    lens: &[[u64; 7]],
+    mut at: [usize; NCOLS],
+    streams_width: usize,
+    handles_width: usize,
+) -> Vec<RunSpan> {
+    lens.iter()
+        .map(|l| {
+            let mut r = RunSpan {
+                count: l[0],
+                start: at,
+                end: at,
+            };
+            for (k, &col) in RUN_COLS.iter().enumerate() {
+                let unit = match col {
+                    STREAMS => streams_width,
+                    HANDLES => handles_width,
+                    _ => 1,
+                };
+                r.end[col] = at[col] + l[k] as usize * unit;
+                at[col] = r.end[col];
+            }
+            r
+        })
+        .collect()
 }

@@ -101,6 +101,9 @@ impl PtbFile {
         r
     }
 
+    /// A measured hot loop (every event read by the reference simulation
+    /// of a `.ptb`, `bench/binary.sh`): kept in one function, its readers
+    /// macros, so that an event is decoded without a call.
     fn decode_with(
         &self,
         f: &Frame,

@@ -21,7 +21,7 @@ mod info;
 mod merge;
 mod plan;
 
-pub(crate) use columns::RunSpan;
+pub(crate) use columns::{Columns, RunSpan};
 pub(crate) use error::bad;
 pub use error::{FormatError, ReadError};
 pub use events::{Decoded, DecodedHandles, ReadOptions};

@@ -464,39 +464,7 @@ impl PtbFile {
                 }
             }
         };
-        // Each worker fills a sink of its own, made on its own thread (sinks
-        // side by side in memory would share cache lines).
-        let done: Vec<(S, FirstEnds)> = if threads == 1 {
-            let (mut sink, mut firsts) = (make(), FirstEnds::default());
-            work(&mut sink, &mut firsts, true);
-            vec![(sink, firsts)]
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (1..threads)
-                    .map(|w| {
-                        let work = &work;
-                        std::thread::Builder::new()
-                            .name(format!("trama-replay-{w}"))
-                            .spawn_scoped(scope, move || {
-                                let (mut sink, mut firsts) = (make(), FirstEnds::default());
-                                work(&mut sink, &mut firsts, false);
-                                (sink, firsts)
-                            })
-                            .expect("cannot start a replay thread")
-                    })
-                    .collect();
-                let (mut sink, mut firsts) = (make(), FirstEnds::default());
-                work(&mut sink, &mut firsts, true);
-                let mut all = vec![(sink, firsts)];
-                for h in handles {
-                    match h.join() {
-                        Ok(s) => all.push(s),
-                        Err(p) => std::panic::resume_unwind(p),
-                    }
-                }
-                all
-            })
-        };
+        let done = on_workers(threads, make, &work);
         let (sinks, firsts): (Vec<S>, Vec<FirstEnds>) = done.into_iter().unzip();
         if let Some((_, f)) = failure.into_inner().expect("not poisoned") {
             return match f {
@@ -530,5 +498,47 @@ impl PtbFile {
             outs,
             stats,
         }))
+    }
+}
+
+/// Runs `work` on `threads` workers, the caller's thread the first (it
+/// takes segments from the front, the others from the back); each fills a
+/// sink of its own, made on its own thread (sinks side by side in memory
+/// would share cache lines). The sinks and first link ends, the caller's
+/// first.
+fn on_workers<S: ReplaySink + Send>(
+    threads: usize,
+    make: &(dyn Fn() -> S + Sync),
+    work: &(dyn Fn(&mut S, &mut FirstEnds, bool) + Sync),
+) -> Vec<(S, FirstEnds)> {
+    if threads == 1 {
+        let (mut sink, mut firsts) = (make(), FirstEnds::default());
+        work(&mut sink, &mut firsts, true);
+        vec![(sink, firsts)]
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..threads)
+                .map(|w| {
+                    std::thread::Builder::new()
+                        .name(format!("trama-replay-{w}"))
+                        .spawn_scoped(scope, move || {
+                            let (mut sink, mut firsts) = (make(), FirstEnds::default());
+                            work(&mut sink, &mut firsts, false);
+                            (sink, firsts)
+                        })
+                        .expect("cannot start a replay thread")
+                })
+                .collect();
+            let (mut sink, mut firsts) = (make(), FirstEnds::default());
+            work(&mut sink, &mut firsts, true);
+            let mut all = vec![(sink, firsts)];
+            for h in handles {
+                match h.join() {
+                    Ok(s) => all.push(s),
+                    Err(p) => std::panic::resume_unwind(p),
+                }
+            }
+            all
+        })
     }
 }

@@ -1,7 +1,7 @@
 //! The events of one run of an events frame replayed, along the fast path
 //! of each definition.
 
-use trama_sim::replay::{Bail, Replay, ReplayEvent, ReplaySink};
+use trama_sim::replay::{Bail, Replay, ReplayEvent, ReplaySink, Valued};
 
 use crate::decimal;
 use crate::format::*;
@@ -92,6 +92,10 @@ impl PtbFile {
     /// then reports the damage). `GROUPED`: the run is replayed on its own
     /// (all its events are on one list, set in `ctx`, and use no model
     /// record).
+    ///
+    /// A measured hot loop (every event of a replay; BENCHMARKS.md, "Fewer
+    /// look-ups in the replay"): kept in one function, its readers macros,
+    /// so that an event is decoded without a call.
     #[inline]
     pub(super) fn replay_run<S: ReplaySink, const GROUPED: bool>(
         &self,
@@ -289,10 +293,17 @@ impl PtbFile {
                     let h = handles!();
                     let v = value!(h[f.vi as usize]);
                     strings!();
+                    let e = Valued {
+                        container: ct,
+                        ty,
+                        value: v,
+                        time: t,
+                        extras,
+                    };
                     match hot.op {
-                        Op::PushState => replay.push_state(tables, ct, ty, v, t, extras),
-                        Op::SetState => replay.set_state(tables, ct, ty, v, t, extras),
-                        _ => replay.new_event(tables, ct, ty, v, t, extras),
+                        Op::PushState => replay.push_state(tables, e),
+                        Op::SetState => replay.set_state(tables, e),
+                        _ => replay.new_event(tables, e),
                     }
                 }
                 Op::PopState | Op::ResetState => {

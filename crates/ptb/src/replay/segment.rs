@@ -7,7 +7,7 @@ use super::run::{line_at, Ctx, Pos};
 use super::{SegFail, Segment, SegmentOut};
 use crate::format::*;
 use crate::model::Prepass;
-use crate::read::{bad, frame_into, frame_split, merge_order, FormatError, PtbFile};
+use crate::read::{bad, frame_into, frame_split, merge_order, Columns, FormatError, PtbFile};
 use crate::state;
 use crate::varint::{self, Cursor};
 
@@ -212,30 +212,7 @@ impl PtbFile {
                 return Err(ebad("a grouped frame creates a list".into()));
             }
             // The last event of each run, in trace order.
-            let mut by_last: Vec<usize> = (0..c.runs.len()).collect();
-            if c.merged {
-                by_last.sort_by(|&a, &b| {
-                    merge_order((run_last[a].0, a as u32), (run_last[b].0, b as u32))
-                });
-            } else {
-                last_at.clear();
-                last_at.resize(c.runs.len(), (0, 0));
-                for n in 0..c.count as usize {
-                    let k = run_at(n);
-                    match last_at.get_mut(k) {
-                        Some(x) => *x = (n, x.1 + 1),
-                        None => return Err(ebad(format!("event {n}: no run {k}"))),
-                    }
-                }
-                if last_at
-                    .iter()
-                    .zip(&c.runs)
-                    .any(|(&(_, m), r)| m as u64 != r.count)
-                {
-                    return Err(ebad("column ORDER does not match the runs".into()));
-                }
-                by_last.sort_unstable_by_key(|&k| last_at[k].0);
-            }
+            let by_last = runs_by_last(&c, run_last, last_at, run_at).map_err(ebad)?;
             for k in by_last {
                 let (t, cont) = run_last[k];
                 replay.set_last_time(cont, t);
@@ -269,4 +246,39 @@ impl PtbFile {
         }
         Ok(Ok(()))
     }
+}
+
+/// The runs of a grouped frame `c` in the order of their last events: by
+/// their last times (`run_last`) when the runs are merged, else by the
+/// column `ORDER` (`run_at(n)`: the run of the frame's `n`-th event;
+/// `last_at` is scratch space). What is wrong with `ORDER`.
+fn runs_by_last(
+    c: &Columns<'_>,
+    run_last: &[(f64, u32)],
+    last_at: &mut Vec<(usize, u32)>,
+    run_at: impl Fn(usize) -> usize,
+) -> Result<Vec<usize>, String> {
+    let mut by_last: Vec<usize> = (0..c.runs.len()).collect();
+    if c.merged {
+        by_last.sort_by(|&a, &b| merge_order((run_last[a].0, a as u32), (run_last[b].0, b as u32)));
+        return Ok(by_last);
+    }
+    last_at.clear();
+    last_at.resize(c.runs.len(), (0, 0));
+    for n in 0..c.count as usize {
+        let k = run_at(n);
+        match last_at.get_mut(k) {
+            Some(x) => *x = (n, x.1 + 1),
+            None => return Err(format!("event {n}: no run {k}")),
+        }
+    }
+    if last_at
+        .iter()
+        .zip(&c.runs)
+        .any(|(&(_, m), r)| m as u64 != r.count)
+    {
+        return Err("column ORDER does not match the runs".into());
+    }
+    by_last.sort_unstable_by_key(|&k| last_at[k].0);
+    Ok(by_last)
 }

@@ -186,6 +186,9 @@ impl<W: Write + Send + 'static> Encoder<W> {
 
     /// Stores one event, whose references the [`Writer`] resolved (`handles`
     /// for entity events), and follows the simulation for the keyframes.
+    ///
+    /// A measured hot loop (every event of a conversion to `.ptb`; its
+    /// instructions counted in BENCHMARKS.md): kept in one function.
     pub(super) fn event(
         &mut self,
         ev: &Event<'_>,

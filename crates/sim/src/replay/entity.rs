@@ -10,15 +10,51 @@ use super::{
 use crate::engine::variable_step;
 use crate::model::TypeKind;
 
+/// What an event or a state begun names: handles of its container, type
+/// and value, its time and its extra fields (interned strings).
+#[derive(Clone, Copy, Debug)]
+pub struct Valued<'a> {
+    /// The container's handle.
+    pub container: u32,
+    /// The type's handle.
+    pub ty: u32,
+    /// The value's handle.
+    pub value: u32,
+    /// The time.
+    pub time: f64,
+    /// The extra fields.
+    pub extras: &'a [u32],
+}
+
+impl Valued<'_> {
+    /// A `PajeNewEvent`.
+    const EVENT: u8 = 0;
+    /// A `PajePushState`.
+    const PUSH: u8 = 1;
+    /// A `PajeSetState`.
+    const SET: u8 = 2;
+}
+
 impl<S: ReplaySink> Replay<S> {
     /// An entity event (states, events, variables, links).
     #[inline]
     pub fn entity(&mut self, t: &ReplayTables, ev: &ReplayEvent<'_>) -> R {
         let (c, ty, time) = (ev.container, ev.ty, ev.time);
         match ev.kind {
-            EventKind::NewEvent => self.new_event(t, c, ty, ev.value, time, ev.extras),
-            EventKind::SetState => self.set_state(t, c, ty, ev.value, time, ev.extras),
-            EventKind::PushState => self.push_state(t, c, ty, ev.value, time, ev.extras),
+            EventKind::NewEvent | EventKind::SetState | EventKind::PushState => {
+                let e = Valued {
+                    container: c,
+                    ty,
+                    value: ev.value,
+                    time,
+                    extras: ev.extras,
+                };
+                match ev.kind {
+                    EventKind::NewEvent => self.new_event(t, e),
+                    EventKind::SetState => self.set_state(t, e),
+                    _ => self.push_state(t, e),
+                }
+            }
             EventKind::PopState => self.pop_state(t, c, ty, time),
             EventKind::ResetState => self.reset_state(t, c, ty, time),
             EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
@@ -84,80 +120,49 @@ impl<S: ReplaySink> Replay<S> {
 
     /// `PajeNewEvent`.
     #[inline(always)]
-    pub fn new_event(
-        &mut self,
-        t: &ReplayTables,
-        c: u32,
-        ty: u32,
-        value: u32,
-        time: f64,
-        extras: &[u32],
-    ) -> R {
-        self.check_value(t, ty, value)?;
-        let Some(l) = self.list_of(t, c, ty, TypeKind::Event, time)? else {
-            return Ok(());
-        };
-        self.check_order(l, time)?;
-        let extras = self.state.put_extras(extras);
-        self.append(l, Live::new(time, time, value, extras));
-        self.state.containers[c as usize].end = time;
-        Ok(())
+    pub fn new_event(&mut self, t: &ReplayTables, e: Valued<'_>) -> R {
+        self.valued(t, e, Valued::EVENT)
     }
 
     /// `PajePushState`.
     #[inline(always)]
-    pub fn push_state(
-        &mut self,
-        t: &ReplayTables,
-        c: u32,
-        ty: u32,
-        value: u32,
-        time: f64,
-        extras: &[u32],
-    ) -> R {
-        self.state_event(t, c, ty, value, time, extras, false)
+    pub fn push_state(&mut self, t: &ReplayTables, e: Valued<'_>) -> R {
+        self.valued(t, e, Valued::PUSH)
     }
 
     /// `PajeSetState`.
     #[inline(always)]
-    pub fn set_state(
-        &mut self,
-        t: &ReplayTables,
-        c: u32,
-        ty: u32,
-        value: u32,
-        time: f64,
-        extras: &[u32],
-    ) -> R {
-        self.state_event(t, c, ty, value, time, extras, true)
+    pub fn set_state(&mut self, t: &ReplayTables, e: Valued<'_>) -> R {
+        self.valued(t, e, Valued::SET)
     }
 
-    /// A state pushed on its stack, emptied first when `set`
-    /// (`PajeSetState`; the new state is then at level 0).
+    /// An event (`how` = [`Valued::EVENT`]), or a state pushed on its stack,
+    /// emptied first when `how` = [`Valued::SET`] (`PajeSetState`; the new
+    /// state is then at level 0).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn state_event(
-        &mut self,
-        t: &ReplayTables,
-        c: u32,
-        ty: u32,
-        value: u32,
-        time: f64,
-        extras: &[u32],
-        set: bool,
-    ) -> R {
+    fn valued(&mut self, t: &ReplayTables, e: Valued<'_>, how: u8) -> R {
+        let (c, ty, value, time) = (e.container, e.ty, e.value, e.time);
         self.check_value(t, ty, value)?;
-        let Some(l) = self.list_of(t, c, ty, TypeKind::State, time)? else {
+        let kind = if how == Valued::EVENT {
+            TypeKind::Event
+        } else {
+            TypeKind::State
+        };
+        let Some(l) = self.list_of(t, c, ty, kind, time)? else {
             return Ok(());
         };
         self.check_order(l, time)?;
-        if set {
+        if how == Valued::SET {
             self.reset(l, time);
         }
-        let level = self.state.lists[l].stack.last().map_or(0, |x| x.level + 1);
-        let extras = self.state.put_extras(extras);
-        let e = Live::new(time, -1.0, value, extras);
-        self.push(l, Live { level, ..e });
+        let extras = self.state.put_extras(e.extras);
+        if how == Valued::EVENT {
+            self.append(l, Live::new(time, time, value, extras));
+        } else {
+            let level = self.state.lists[l].stack.last().map_or(0, |x| x.level + 1);
+            let e = Live::new(time, -1.0, value, extras);
+            self.push(l, Live { level, ..e });
+        }
         self.state.containers[c as usize].end = time;
         Ok(())
     }

@@ -75,6 +75,7 @@ mod state;
 mod tables;
 
 pub use assemble::{assemble_trace, ColumnSink, TraceParts};
+pub use entity::Valued;
 pub use first_ends::{has_duplicates, FirstEnds};
 pub use model::{is_entity_kind, ModelBuilder, ModelEffect};
 pub use pending::Pending;

@@ -4,7 +4,6 @@
 //!
 //! Without chromedriver a test is skipped with a note, unless
 //! `TRAMA_REQUIRE_BROWSER=1` (set by `.ci/run`), which makes it fail.
-#![allow(dead_code)]
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -66,6 +65,7 @@ pub fn driver() -> Option<Driver> {
     Some(Driver { child, port })
 }
 
+/// A headless Chromium session (1400×900) of the driver `d`.
 pub async fn browser(d: &Driver) -> Client {
     let mut caps = serde_json::Map::new();
     let chrome = find("chromium").map(|p| p.to_string_lossy().into_owned());
@@ -85,6 +85,7 @@ pub async fn browser(d: &Driver) -> Client {
         .expect("a browser session")
 }
 
+/// What `script` returns, run in the page.
 pub async fn js(c: &Client, script: &str) -> Value {
     c.execute(script, vec![]).await.unwrap()
 }
@@ -105,11 +106,13 @@ pub async fn until(c: &Client, script: &str, what: &str) {
     }
 }
 
+/// The timeline's time window, as the page says it.
 pub async fn window(c: &Client) -> (f64, f64) {
     let w = js(c, "return window.trama.window()").await;
     (w[0].as_f64().unwrap(), w[1].as_f64().unwrap())
 }
 
+/// The pointer moved to client coordinates `(x, y)`.
 pub async fn move_to(c: &Client, x: f64, y: f64) {
     let m = MouseActions::new("mouse".into()).then(PointerAction::MoveTo {
         duration: None,
@@ -255,4 +258,30 @@ pub async fn press(c: &Client, id: &str) {
         &format!("document.getElementById('{id}').click(); return true"),
     )
     .await;
+}
+
+/// A click on the element `id` of the page, by WebDriver (the pointer
+/// moves there, as a user's would).
+pub async fn click_id(c: &Client, id: &str) {
+    c.find(fantoccini::Locator::Id(id))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Opens `url` and waits until the page says it is ready (`what`: what
+/// is waited for, for the message on timeout).
+pub async fn open_ready(c: &Client, url: &str, what: &str) {
+    c.goto(url).await.unwrap();
+    until(c, "return document.body.dataset.state === 'ready'", what).await;
+}
+
+/// Asserts that no script of the page failed.
+pub async fn no_script_error(c: &Client) {
+    assert_eq!(
+        js(c, "return document.body.dataset.jserror || null").await,
+        Value::Null
+    );
 }
