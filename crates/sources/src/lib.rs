@@ -43,6 +43,6 @@ pub use record::{
     ROOT_TYPE,
 };
 pub use writer::{
-    Declarer, Dialect, DialectError, EventOut, PajeWriter, TimeText, Words, WriteError,
+    Declarer, Dialect, DialectError, EventOut, PajeWriter, TextOut, TimeText, Words, WriteError,
     WriterOptions,
 };

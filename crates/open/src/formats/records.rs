@@ -13,8 +13,8 @@ use std::io::{self, Write};
 use trama_events::{Event, EventDef};
 use trama_paje::QuoteMode;
 use trama_sources::{
-    Declarer, Dialect, EventOut, PajeWriter, Prefetched, Record, Source, SourceError, Words,
-    WriteError, WriterOptions,
+    Declarer, Dialect, EventOut, PajeWriter, Prefetched, Source, SourceError, Words, WriteError,
+    WriterOptions,
 };
 
 use crate::input::{Progress, ProgressUnit};
@@ -124,29 +124,23 @@ impl TraceReader for RecordsReader {
         };
         let mut engine = Declarer::with_output(out, dialect, WriterOptions::default())
             .map_err(|e| source_failure(e.to_string()))?;
-        let driven = drive(
-            &mut *source,
-            |rec, first| {
-                if first {
-                    engine.set_origin(rec.time);
-                }
-                engine.write(rec)
-            },
-            |e| matches!(e, WriteError::Stopped),
-        );
+        let driven = drive(&mut *source, &mut engine, |e| {
+            matches!(e, WriteError::Stopped)
+        });
         let definitions = engine.definitions().to_vec();
         let out = engine.finish();
         if let Some(stop) = out.stop {
             return Err(Failure::Stop(stop));
         }
         driven.map_err(source_failure)?;
-        let mut stats = ReadStats::default();
-        stats.lines = out.lines;
-        stats.bytes = out.bytes;
-        stats.events = out.events;
-        stats.definitions = definitions;
-        stats.warnings = self.notes.clone();
-        Ok(stats)
+        Ok(ReadStats {
+            lines: out.lines,
+            bytes: out.bytes,
+            events: out.events,
+            definitions,
+            warnings: self.notes.clone(),
+            ..Default::default()
+        })
     }
 
     /// The text `trama_sources::PajeWriter` writes for the records.
@@ -160,16 +154,9 @@ impl TraceReader for RecordsReader {
         };
         let out = io::BufWriter::with_capacity(64 << 10, out);
         let mut writer = PajeWriter::new(out, dialect, WriterOptions::default()).map_err(output)?;
-        let stopped = drive(
-            &mut *source,
-            |rec, first| {
-                if first {
-                    writer.set_origin(rec.time);
-                }
-                writer.write(rec)
-            },
-            |e| matches!(e, WriteError::Io(_)),
-        )
+        let stopped = drive(&mut *source, writer.engine(), |e| {
+            matches!(e, WriteError::Io(_))
+        })
         .map_err(source_failure)?;
         if let Some(e) = stopped {
             return Err(output(e));
@@ -213,20 +200,23 @@ fn dialect_of(source: &dyn Source) -> Result<Dialect, String> {
     Ok(dialect)
 }
 
-/// Hands every record of `source` to `write` (with whether it is the
-/// first, whose time is the origin): `Ok(Some(error))` when `write` failed
-/// with an error `stops` accepts (its consumer went away), `Err` with the
+/// Hands every record of `source` to `engine` (the first one's time is
+/// the origin): `Ok(Some(error))` when `engine` failed with an error
+/// `stops` accepts (its consumer went away), `Err` with the
 /// message naming the file, where in it and which record when a record
 /// could not be written or the source failed.
-fn drive(
+fn drive<O: EventOut>(
     source: &mut dyn Source,
-    mut write: impl FnMut(&Record, bool) -> Result<(), WriteError>,
+    engine: &mut Declarer<O>,
     stops: impl Fn(&WriteError) -> bool,
 ) -> Result<Option<WriteError>, String> {
     let mut records = 0u64;
     while let Some(rec) = source.next_record().map_err(|e| e.to_string())? {
         records += 1;
-        match write(&rec, records == 1) {
+        if records == 1 {
+            engine.set_origin(rec.time);
+        }
+        match engine.write(&rec) {
             Ok(()) => {}
             Err(e) if stops(&e) => return Ok(Some(e)),
             // Where the record came from, and which it is.

@@ -33,7 +33,7 @@ mod text;
 
 pub(crate) use dialect::{destroy_variable_state_defs, event_def, link_def, type_defs};
 pub use dialect::{Dialect, DialectError};
-pub use out::{EventOut, Words};
+pub use out::{EventOut, TextOut, Words};
 pub use text::TimeText;
 
 use std::collections::{HashMap, HashSet};
@@ -43,7 +43,6 @@ use std::sync::Arc;
 use trama_events::{EventKind, Field};
 
 use crate::record::{DisplayPath, EntityKind, Nanos, Path, PathMap, Record, VarOp, What};
-use out::TextOut;
 
 /// Options of a [`PajeWriter`].
 #[derive(Clone, Debug)]
@@ -131,6 +130,11 @@ impl<W: Write> PajeWriter<W> {
     /// Writes one record (and whatever it needs declared first).
     pub fn write(&mut self, rec: &Record) -> Result<(), WriteError> {
         self.0.write(rec)
+    }
+
+    /// The engine behind the writer, to drive it as any other.
+    pub fn engine(&mut self) -> &mut Declarer<TextOut<W>> {
+        &mut self.0
     }
 
     /// Flushes and returns the output.

@@ -124,8 +124,9 @@ pub trait EventOut {
     fn lines(&self) -> u64;
 }
 
-/// Events written as lines of Pajé text.
-pub(super) struct TextOut<W> {
+/// Events written as lines of Pajé text (the output of a
+/// [`PajeWriter`](super::PajeWriter)).
+pub struct TextOut<W> {
     out: W,
     line: Vec<u8>,
     lines: u64,

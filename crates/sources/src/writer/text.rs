@@ -38,22 +38,11 @@ pub(super) fn push_time(out: &mut Vec<u8>, t: Nanos, decimals: u32) {
 }
 
 /// Appends `n` in decimal, with at least `width` digits (zeros before).
-fn push_digits(out: &mut Vec<u8>, mut n: u64, width: usize) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    while digits.len() - i < width {
-        i -= 1;
-        digits[i] = b'0';
-    }
-    out.extend_from_slice(&digits[i..]);
+fn push_digits(out: &mut Vec<u8>, n: u64, width: usize) {
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(n).as_bytes();
+    out.resize(out.len() + width.saturating_sub(digits.len()), b'0');
+    out.extend_from_slice(digits);
 }
 
 #[cfg(test)]
