@@ -215,3 +215,59 @@ fn an_akypuera_rank_file_opens_as_its_run() {
         got.warnings
     );
 }
+
+/// The events of a trace read through `read` with `opts`: each as its
+/// line and words; and whether any text chunk came with them.
+fn events_of(opened: &mut trama_open::Opened, opts: &LoadOptions) -> (Vec<(u64, String)>, bool) {
+    let (mut events, mut chunks) = (Vec::new(), false);
+    opened
+        .read(opts, |item| {
+            match item {
+                trama_open::Item::Event(ev) => {
+                    let words: Vec<String> = (0..ev.word_count())
+                        .map(|i| String::from_utf8_lossy(ev.word(i)).into_owned())
+                        .collect();
+                    events.push((ev.line(), words.join("\u{1f}")));
+                }
+                trama_open::Item::Chunk { .. } => chunks = true,
+                trama_open::Item::Handles(_) => panic!("no handles asked for"),
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    (events, chunks)
+}
+
+/// Regression: a merge source read as a trace hands its events straight
+/// from its records (no Pajé text written and read again in between), the
+/// same events on the same lines as the Pajé text it converts to.
+#[test]
+fn merge_sources_hand_their_events_without_text() {
+    let opents = repo().join("crates/sources/tests/data/opents/small.xml");
+    let data = repo().join("crates/cli/tests/data/integration");
+    for path in [
+        opents,
+        data.join("ftrace-paple01.txt"),
+        data.join("ganglia.log"),
+        data.join("pcp-paple01.csv"),
+        data.join("pingpong.clog2"),
+    ] {
+        for threads in [1, 2] {
+            let mut opts = LoadOptions::default();
+            opts.threads = threads;
+            let mut direct = trama_open::open(&Source::Path(path.clone())).unwrap();
+            let (events, chunks) = events_of(&mut direct, &opts);
+            assert!(!chunks, "{}: read through text", path.display());
+            let mut text = Vec::new();
+            trama_open::open(&Source::Path(path.clone()))
+                .unwrap()
+                .write_text(&mut text)
+                .unwrap();
+            let mut reread = trama_open::open_reader("text", std::io::Cursor::new(text)).unwrap();
+            opts.quotes = trama_open::QuoteMode::Strip;
+            let (expected, _) = events_of(&mut reread, &opts);
+            assert!(events.len() > 10, "{}", path.display());
+            assert_eq!(events, expected, "{}", path.display());
+        }
+    }
+}

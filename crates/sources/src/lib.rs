@@ -29,15 +29,20 @@ pub mod clog2;
 pub mod ganglia;
 pub mod opents;
 pub mod pcp;
+mod prefetch;
 pub mod record;
 pub mod rst;
 pub mod sched;
 pub mod trace;
 mod writer;
 
+pub use prefetch::Prefetched;
 pub use record::{
     collect, path, CountedSource, Decl, DisplayPath, EntityKind, ExtraField, Extras, Location,
     Nanos, OpenSource, Path, PathMap, Record, Source, SourceError, Step, VarOp, VecSource, What,
     ROOT_TYPE,
 };
-pub use writer::{Dialect, DialectError, PajeWriter, TimeText, WriteError, WriterOptions};
+pub use writer::{
+    Declarer, Dialect, DialectError, EventOut, PajeWriter, TextOut, TimeText, Words, WriteError,
+    WriterOptions,
+};

@@ -425,6 +425,7 @@ impl<R: Read + Send> OpentsSource<R> {
     /// The attributes of `e`, unescaped, each with its line.
     fn attributes(&self, e: &BytesStart, line: u64) -> Result<Vec<Attr>, SourceError> {
         let raw: &[u8] = e;
+        let one_line = memchr::memchr(b'\n', raw).is_none();
         let mut out = Vec::new();
         for a in e.attributes() {
             let a = a.map_err(|x| self.err(line, format!("malformed attribute: {x}")))?;
@@ -434,8 +435,12 @@ impl<R: Read + Send> OpentsSource<R> {
                 .map_err(|x| self.err(line, format!("attribute `{key}`: {x}")))?
                 .into_owned();
             // Its line: the tag's plus the newlines before the attribute in the tag.
-            let at = attr_offset(raw, key.as_bytes()).unwrap_or(0);
-            let line = line + memchr::memchr_iter(b'\n', &raw[..at]).count() as u64;
+            let line = if one_line {
+                line
+            } else {
+                let at = attr_offset(raw, key.as_bytes()).unwrap_or(0);
+                line + memchr::memchr_iter(b'\n', &raw[..at]).count() as u64
+            };
             out.push(Attr { key, value, line });
         }
         Ok(out)

@@ -22,6 +22,7 @@ pub(crate) enum Reader {
     Ptb(Box<ptb::PtbReader>),
     Rastro(rastro::RastroReader),
     Otf2(Box<otf2::Otf2Reader>),
+    Records(Box<records::RecordsReader>),
 }
 
 /// Calls `$call` on the reader inside `$r`, whatever its variant.
@@ -32,6 +33,7 @@ macro_rules! each_reader {
             $crate::formats::Reader::Ptb($x) => $call,
             $crate::formats::Reader::Rastro($x) => $call,
             $crate::formats::Reader::Otf2($x) => $call,
+            $crate::formats::Reader::Records($x) => $call,
         }
     };
 }
@@ -52,9 +54,9 @@ pub(crate) fn reader_for(head: Head) -> Result<Reader, Error> {
         | Format::Opents => {
             let mut notes = Vec::new();
             let source = crate::kinds::source_of(head, &mut notes)?;
-            Reader::Text(records::open(source, notes)?)
+            Reader::Records(Box::new(records::open(source, notes)?))
         }
-        Format::Paraver => Reader::Text(paraver::open(head)?),
+        Format::Paraver => Reader::Records(Box::new(paraver::open(head)?)),
         Format::Otf2Part | Format::UnknownBinary => return Err(crate::kinds::unsupported(&head)),
     })
 }

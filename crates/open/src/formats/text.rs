@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 
-use trama_paje::{read_paje_chunked, QuoteMode, ReadOptions};
+use trama_paje::{read_paje_chunked, ReadOptions};
 
 use crate::input::{Head, Progress};
 use crate::reader::{Failure, Item, ReadStats, Stop, TraceReader};
@@ -13,10 +13,6 @@ use crate::{Error, LoadOptions};
 pub(crate) struct TextReader {
     input: Option<Box<dyn Read + Send>>,
     progress: Progress,
-    /// Forced quote mode (text made from another format), else the options'.
-    quotes: Option<QuoteMode>,
-    /// Said with the reader's warnings (how the text was made).
-    pub(crate) notes: Vec<String>,
 }
 
 impl TextReader {
@@ -25,23 +21,7 @@ impl TextReader {
         Ok(TextReader {
             input: Some(input),
             progress,
-            quotes: None,
-            notes: Vec::new(),
         })
-    }
-
-    /// Text from any reader, read in quote mode `quotes`.
-    pub(crate) fn from_reader(
-        input: Box<dyn Read + Send>,
-        progress: Progress,
-        quotes: QuoteMode,
-    ) -> TextReader {
-        TextReader {
-            input: Some(input),
-            progress,
-            quotes: Some(quotes),
-            notes: Vec::new(),
-        }
     }
 
     fn take(&mut self) -> Result<Box<dyn Read + Send>, Failure> {
@@ -69,15 +49,11 @@ impl TraceReader for TextReader {
         F: FnMut(Item<'_>) -> Result<(), Stop>,
     {
         let input = self.take()?;
-        let mut o = reader_options(opts);
-        if let Some(q) = self.quotes {
-            o.quotes = q;
-        }
-        let mut stats = read_paje_chunked(input, &o, |item| match item {
+        let o = reader_options(opts);
+        let stats = read_paje_chunked(input, &o, |item| match item {
             trama_paje::Item::Chunk { buffer, len } => each(Item::Chunk { buffer, len }),
             trama_paje::Item::Event(ev) => each(Item::Event(ev)),
         })?;
-        stats.warnings.splice(0..0, self.notes.iter().cloned());
         Ok(stats)
     }
 
@@ -102,9 +78,5 @@ impl TraceReader for TextReader {
 
     fn take_text(&mut self) -> Option<Box<dyn Read + Send>> {
         self.input.take()
-    }
-
-    fn text_quotes(&self) -> QuoteMode {
-        self.quotes.unwrap_or(QuoteMode::Keep)
     }
 }

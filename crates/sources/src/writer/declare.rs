@@ -1,15 +1,14 @@
 //! Declarations on first use: container types and containers (with their
 //! aliases), entity and link types, and values with their colours.
 
-use std::io::Write;
 use std::sync::Arc;
 
 use trama_events::{EventKind, Field};
 
-use super::{ContainerInfo, Fields, PajeWriter, TimeText, WriteError};
+use super::{ContainerInfo, Declarer, EventOut, Fields, TimeText, WriteError};
 use crate::record::{Decl, DisplayPath, EntityKind, Nanos, Path};
 
-impl<W: Write> PajeWriter<W> {
+impl<O: EventOut> Declarer<O> {
     /// Writes what a [`crate::What::Declare`] record declares.
     pub(super) fn declare(&mut self, d: &Decl) -> Result<(), WriteError> {
         match d {

@@ -142,7 +142,7 @@ impl Dialect {
                     open = Some(EventDef::new(kind, id.as_bytes(), line as u64));
                 }
                 Some("EndEventDef") => {
-                    let def = open
+                    let mut def = open
                         .take()
                         .ok_or_else(|| err("%EndEventDef without %EventDef".into()))?;
                     let missing = def.missing_fields();
@@ -154,6 +154,8 @@ impl Dialect {
                             missing[0].name()
                         )));
                     }
+                    // Its place among the definitions, as a reader of the text gives it.
+                    def.set_index(defs.len() as u32);
                     defs.push(def);
                 }
                 Some(name) => {
@@ -205,14 +207,15 @@ impl Dialect {
     pub fn with_extras(mut self, kind: EventKind, extras: &[(&str, FieldType)]) -> Dialect {
         let names: Vec<&str> = extras.iter().map(|e| e.0).collect();
         if self.find(kind, &names).is_none() {
-            self.add(kind, extras);
+            let line = self.header.bytes().filter(|b| *b == b'\n').count() as u64 + 1;
+            self.add(kind, extras, line);
         }
         self
     }
 
     /// Adds a definition of `kind` with the standard fields and `extras`;
     /// its index.
-    fn add(&mut self, kind: EventKind, extras: &[(&str, FieldType)]) -> usize {
+    fn add(&mut self, kind: EventKind, extras: &[(&str, FieldType)], line: u64) -> usize {
         let base = Dialect::standard()
             .defs
             .into_iter()
@@ -226,7 +229,8 @@ impl Dialect {
         {
             id += 1;
         }
-        let mut def = EventDef::new(kind, id.to_string().as_bytes(), 0);
+        let mut def = EventDef::new(kind, id.to_string().as_bytes(), line);
+        def.set_index(self.defs.len() as u32);
         for (f, t) in &base.fields()[1..] {
             def.add_field(*f, *t).expect("distinct fields");
         }
@@ -242,7 +246,7 @@ impl Dialect {
     /// when each is an extra field of another definition of `kind` (taking
     /// its type from the first such); its index, `None` when a name is
     /// unknown.
-    pub(super) fn derive(&mut self, kind: EventKind, names: &[&str]) -> Option<usize> {
+    pub(super) fn derive(&mut self, kind: EventKind, names: &[&str], line: u64) -> Option<usize> {
         let mut extras = Vec::with_capacity(names.len());
         for name in names {
             let ty = self
@@ -259,7 +263,7 @@ impl Dialect {
                 })?;
             extras.push((*name, ty));
         }
-        Some(self.add(kind, &extras))
+        Some(self.add(kind, &extras, line))
     }
 
     /// The definition of `kind` whose extra fields are exactly `extras`.

@@ -28,10 +28,12 @@
 
 mod declare;
 mod dialect;
+mod out;
 mod text;
 
 pub(crate) use dialect::{destroy_variable_state_defs, event_def, link_def, type_defs};
 pub use dialect::{Dialect, DialectError};
+pub use out::{EventOut, TextOut, Words};
 pub use text::TimeText;
 
 use std::collections::{HashMap, HashSet};
@@ -41,7 +43,6 @@ use std::sync::Arc;
 use trama_events::{EventKind, Field};
 
 use crate::record::{DisplayPath, EntityKind, Nanos, Path, PathMap, Record, VarOp, What};
-use text::push_word;
 
 /// Options of a [`PajeWriter`].
 #[derive(Clone, Debug)]
@@ -79,6 +80,9 @@ pub enum WriteError {
     /// A record cannot be written (named by the reason).
     #[error("{0}")]
     Record(String),
+    /// The consumer of the events stopped (it keeps why).
+    #[error("the consumer of the events stopped")]
+    Stopped,
 }
 
 #[derive(Clone, Debug)]
@@ -91,11 +95,76 @@ struct ContainerInfo {
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Writes records as Pajé text (see the module documentation).
-pub struct PajeWriter<W: Write> {
-    out: W,
+pub struct PajeWriter<W: Write>(Declarer<TextOut<W>>);
+
+impl<W: Write> PajeWriter<W> {
+    /// Starts a trace: writes the comment and the dialect's header.
+    pub fn new(mut out: W, dialect: Dialect, opts: WriterOptions) -> Result<Self, WriteError> {
+        check_decimals(&opts)?;
+        let mut lines = 0;
+        if let Some(c) = &opts.comment {
+            for l in c.lines() {
+                writeln!(out, "# {l}")?;
+                lines += 1;
+            }
+        }
+        out.write_all(dialect.header().as_bytes())?;
+        lines += dialect.header().bytes().filter(|b| *b == b'\n').count() as u64;
+        Ok(PajeWriter(Declarer::with_output(
+            TextOut::new(out, lines),
+            dialect,
+            opts,
+        )?))
+    }
+
+    /// Moves the time printed as 0 (for records written from now on).
+    pub fn set_origin(&mut self, origin: Nanos) {
+        self.0.set_origin(origin)
+    }
+
+    /// Number of records written.
+    pub fn records(&self) -> u64 {
+        self.0.records()
+    }
+
+    /// Writes one record (and whatever it needs declared first).
+    pub fn write(&mut self, rec: &Record) -> Result<(), WriteError> {
+        self.0.write(rec)
+    }
+
+    /// The engine behind the writer, to drive it as any other.
+    pub fn engine(&mut self) -> &mut Declarer<TextOut<W>> {
+        &mut self.0
+    }
+
+    /// Flushes and returns the output.
+    pub fn finish(self) -> Result<W, WriteError> {
+        let mut out = self.0.finish().into_inner();
+        out.flush()?;
+        Ok(out)
+    }
+}
+
+/// Times are kept to the nanosecond: at most 9 decimals.
+fn check_decimals(opts: &WriterOptions) -> Result<(), WriteError> {
+    if opts.decimals > 9 {
+        return Err(WriteError::Record(format!(
+            "{} decimals asked; times are kept to the nanosecond (9)",
+            opts.decimals
+        )));
+    }
+    Ok(())
+}
+
+/// The engine that declares types, containers and values on first use
+/// (see the module documentation) and hands each event, by its
+/// definition and words, to an [`EventOut`]: Pajé text ([`PajeWriter`]),
+/// or a consumer of events (the simulation).
+pub struct Declarer<O: EventOut> {
+    out: O,
     dialect: Dialect,
     opts: WriterOptions,
-    line: Vec<u8>,
+    words: Words,
     /// `(name, parent type alias)` → container type alias.
     container_types: HashMap<(String, String), Arc<str>>,
     /// `(kind, container type alias)` → name → entity type alias.
@@ -117,21 +186,11 @@ pub struct PajeWriter<W: Write> {
 }
 
 const ROOT: &str = "0";
-impl<W: Write> PajeWriter<W> {
-    /// Starts a trace: writes the comment and the dialect's header.
-    pub fn new(mut out: W, dialect: Dialect, opts: WriterOptions) -> Result<Self, WriteError> {
-        if opts.decimals > 9 {
-            return Err(WriteError::Record(format!(
-                "{} decimals asked; times are kept to the nanosecond (9)",
-                opts.decimals
-            )));
-        }
-        if let Some(c) = &opts.comment {
-            for l in c.lines() {
-                writeln!(out, "# {l}")?;
-            }
-        }
-        out.write_all(dialect.header().as_bytes())?;
+impl<O: EventOut> Declarer<O> {
+    /// Starts handing events to `out`, whose header (the dialect's
+    /// definitions) is already given.
+    pub fn with_output(out: O, dialect: Dialect, opts: WriterOptions) -> Result<Self, WriteError> {
+        check_decimals(&opts)?;
         let mut type_aliases = HashSet::new();
         type_aliases.insert(ROOT.to_string());
         let mut container_aliases = HashSet::new();
@@ -140,11 +199,11 @@ impl<W: Write> PajeWriter<W> {
         for (k, slot) in EventKind::ALL.iter().zip(plain.iter_mut()) {
             *slot = dialect.find(*k, &[]);
         }
-        Ok(PajeWriter {
+        Ok(Declarer {
             out,
             dialect,
             opts,
-            line: Vec::with_capacity(256),
+            words: Words::default(),
             container_types: HashMap::new(),
             entity_types: Map::default(),
             link_types: Map::default(),
@@ -348,10 +407,20 @@ impl<W: Write> PajeWriter<W> {
         )
     }
 
-    /// Flushes and returns the output.
-    pub fn finish(mut self) -> Result<W, WriteError> {
-        self.out.flush()?;
-        Ok(self.out)
+    /// The output, once every record is written.
+    pub fn finish(self) -> O {
+        self.out
+    }
+
+    /// The output.
+    pub fn output(&mut self) -> &mut O {
+        &mut self.out
+    }
+
+    /// The definitions of the trace so far (the dialect's, and those added
+    /// for extra fields on first use).
+    pub fn definitions(&self) -> &[trama_events::EventDef] {
+        self.dialect.defs()
     }
 
     fn emit(
@@ -367,10 +436,9 @@ impl<W: Write> PajeWriter<W> {
             match self.dialect.find(kind, &names) {
                 Some(i) => Some(i),
                 // Another set of fields the header knows: defined here, on first use.
-                None => match self.dialect.derive(kind, &names) {
+                None => match self.dialect.derive(kind, &names, self.out.lines() + 1) {
                     Some(i) => {
-                        self.out
-                            .write_all(self.dialect.defs()[i].to_header().as_bytes())?;
+                        self.out.definition(&self.dialect.defs()[i])?;
                         Some(i)
                     }
                     None => None,
@@ -386,16 +454,14 @@ impl<W: Write> PajeWriter<W> {
             ))
         })?;
         let def = &self.dialect.defs()[i];
-        self.line.clear();
-        self.line.extend_from_slice(def.id());
+        self.words.clear();
+        self.words.push_raw(def.id());
         let mut extra_i = 0;
         for (field, _) in &def.fields()[1..] {
-            self.line.push(b' ');
             let text: Option<&str> = match field {
                 Field::Time => {
-                    use std::io::Write as _;
                     let t = f.time.unwrap_or(self.opts.origin) - self.opts.origin;
-                    let _ = write!(self.line, "{}", TimeText(t, self.opts.decimals));
+                    self.words.push_time(t, self.opts.decimals);
                     continue;
                 }
                 Field::Alias => f.alias,
@@ -427,11 +493,9 @@ impl<W: Write> PajeWriter<W> {
                     field.name()
                 )));
             };
-            push_word(&mut self.line, text);
+            self.words.push_text(text);
         }
-        self.line.push(b'\n');
-        self.out.write_all(&self.line)?;
-        Ok(())
+        self.out.event(def, &self.words)
     }
 }
 

@@ -4,48 +4,45 @@ use std::fmt;
 
 use crate::record::Nanos;
 
-/// Appends a word, quoted when it holds blanks or is empty.
-pub(super) fn push_word(out: &mut Vec<u8>, w: &str) {
-    let needs_quotes = w.is_empty()
-        || w.bytes()
-            .any(|b| b.is_ascii_whitespace() || b == b'"' || b == b'#');
-    if !needs_quotes {
-        out.extend_from_slice(w.as_bytes());
-        return;
-    }
-    out.push(b'"');
-    for b in w.bytes() {
-        out.push(match b {
-            b'"' => b'\'',
-            b'\n' | b'\r' | b'\t' => b' ',
-            b => b,
-        });
-    }
-    out.push(b'"');
-}
-
 /// A time in nanoseconds printed as seconds with `decimals` decimals,
 /// rounded half away from zero.
 pub struct TimeText(pub Nanos, pub u32);
 
 impl fmt::Display for TimeText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let TimeText(t, decimals) = *self;
-        let neg = t < 0;
-        let mut abs = (t as i128).unsigned_abs();
-        let drop = 10u128.pow(9 - decimals.min(9));
-        abs = (abs + drop / 2) / drop;
-        let scale = 10u128.pow(decimals.min(9));
-        let (secs, frac) = (abs / scale, abs % scale);
-        if neg && abs != 0 {
-            f.write_str("-")?;
-        }
-        if decimals == 0 {
-            write!(f, "{secs}")
-        } else {
-            write!(f, "{secs}.{frac:0width$}", width = decimals as usize)
-        }
+        let mut out = Vec::with_capacity(32);
+        push_time(&mut out, self.0, self.1);
+        f.write_str(std::str::from_utf8(&out).expect("digits"))
     }
+}
+
+/// Appends `t` nanoseconds as seconds with `decimals` decimals (at most
+/// 9), rounded half away from zero (see [`TimeText`]).
+pub(super) fn push_time(out: &mut Vec<u8>, t: Nanos, decimals: u32) {
+    let decimals = decimals.min(9);
+    let neg = t < 0;
+    // |i64::MIN| + a half fits in a u64.
+    let mut abs = t.unsigned_abs();
+    let drop = 10u64.pow(9 - decimals);
+    abs = abs / drop + u64::from(abs % drop >= drop.div_ceil(2) && drop > 1);
+    let scale = 10u64.pow(decimals);
+    let (secs, frac) = (abs / scale, abs % scale);
+    if neg && abs != 0 {
+        out.push(b'-');
+    }
+    push_digits(out, secs, 0);
+    if decimals > 0 {
+        out.push(b'.');
+        push_digits(out, frac, decimals as usize);
+    }
+}
+
+/// Appends `n` in decimal, with at least `width` digits (zeros before).
+fn push_digits(out: &mut Vec<u8>, n: u64, width: usize) {
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(n).as_bytes();
+    out.resize(out.len() + width.saturating_sub(digits.len()), b'0');
+    out.extend_from_slice(digits);
 }
 
 #[cfg(test)]
@@ -63,5 +60,10 @@ mod tests {
         );
         assert_eq!(TimeText(499_999_999, 0).to_string(), "0");
         assert_eq!(TimeText(-1, 6).to_string(), "0.000000");
+        assert_eq!(TimeText(1_499, 6).to_string(), "0.000001");
+        assert_eq!(TimeText(1_500, 6).to_string(), "0.000002");
+        assert_eq!(TimeText(-1_500, 6).to_string(), "-0.000002");
+        assert_eq!(TimeText(i64::MIN, 9).to_string(), "-9223372036.854775808");
+        assert_eq!(TimeText(i64::MAX, 0).to_string(), "9223372037");
     }
 }

@@ -65,7 +65,7 @@ use trama_sources::{
 
 pub(crate) use meta::{Header, Pcf, Row};
 
-use crate::formats::text::TextReader;
+use crate::formats::records::RecordsReader;
 use crate::input::Head;
 use crate::Error;
 
@@ -77,9 +77,9 @@ const APPL: &str = "Application";
 const TASK: &str = "Task";
 const THREAD: &str = "Thread";
 
-/// Opens a Paraver trace as Pajé text, with the `.pcf` and `.row` beside
+/// Opens a Paraver trace as records, with the `.pcf` and `.row` beside
 /// its file when there are.
-pub(crate) fn open(head: Head) -> Result<TextReader, Error> {
+pub(crate) fn open(head: Head) -> Result<RecordsReader, Error> {
     let beside = head
         .path
         .clone()
