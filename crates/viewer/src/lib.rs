@@ -414,7 +414,7 @@ fn host_order(
     meta: &mut Meta,
 ) {
     let Some(o) = ordering else { return };
-    let ids = trama_views::order_rows(trace, o);
+    let ids = trama_style::order_rows(trace, o);
     let ordered = trama_lod::rows(trace, Some(&ids));
     let index: std::collections::HashMap<&trama_lod::Row, u32> = rows
         .iter()

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use trama_lod::Row;
 use trama_sim::{ContainerId, Trace, TypeKind};
-use trama_views::value_colors;
+use trama_style::value_colors;
 
 /// A container of [`Meta`]: rows of the timeline.
 #[derive(Clone, Debug, Serialize)]
@@ -69,7 +69,7 @@ pub struct MetaValue {
     /// its type has the same name ([`trama_sim::Model::value_labels`]).
     pub label: String,
     /// Its colour as `#rrggbb`, one per value
-    /// ([`trama_views::value_colors`]).
+    /// ([`trama_style::value_colors`]).
     pub color: String,
 }
 
