@@ -14,8 +14,8 @@ use trama_sim::{Trace, TypeId, TypeKind};
 use crate::charts::{
     heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,
 };
-use trama_style::{color, order_rows, value_colors};
 use crate::space_time::{space_time, SpaceTimeOptions};
+use trama_style::{color, order_rows, value_colors};
 
 /// The views [`draw`] makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
