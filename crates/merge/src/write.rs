@@ -55,11 +55,17 @@ impl Job {
         } else {
             checked_text(pipe, name, output, &inputs)
         };
-        // A failed merge cuts the text short: it is the cause.
-        let stats = rx.recv().expect("the merge reports its end")?;
-        let written = checked.map_err(|e| rejected(e, output))?;
-        written.commit()?;
-        Ok(stats)
+        let merged = rx.recv().expect("the merge reports its end");
+        match (merged, checked.map_err(|e| rejected(e, output))) {
+            // An output that failed (or is an input) stopped the merge.
+            (_, Err(e @ JobError::Output(_))) => Err(e),
+            // A failed merge cuts the text short: it is the cause.
+            (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+            (Ok(stats), Ok(written)) => {
+                written.commit()?;
+                Ok(stats)
+            }
+        }
     }
 }
 

@@ -50,7 +50,9 @@ fn merge_writes_through_the_merge_jobs_output() {
     assert_eq!(&std::fs::read(&binary).unwrap()[1..4], b"PTB");
 }
 
-/// The job's inputs are never written onto.
+/// Regression: a merge onto one of its inputs was refused with "broken
+/// pipe" (the merge, cut short, spoke first); the output is named now, and
+/// the input left as it was.
 #[test]
 fn a_merge_never_writes_onto_its_inputs() {
     let dir = tempfile::tempdir().unwrap();
