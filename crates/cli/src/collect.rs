@@ -1,7 +1,6 @@
 //! `trama collect`: collectors that record a source while a program runs.
 
-use std::fs::OpenOptions;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
-use trama_sources::ganglia::{self, CollectEvent, CollectOptions, GangliaOptions};
+use trama_open::ganglia::{self, CollectEvent, CollectOptions, GangliaOptions};
 
 #[derive(Args, Debug)]
 pub struct CollectArgs {
@@ -101,22 +100,8 @@ fn collect_ganglia(a: GangliaArgs) -> anyhow::Result<ExitCode> {
     };
     opts.filter = GangliaOptions::new(trim(a.hosts), trim(a.metrics));
 
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(&a.output)
+    let mut file = trama_open::output::open_log(&a.output)
         .with_context(|| format!("cannot open {}", a.output.display()))?;
-    // A previous run cut in the middle of a line: start on a new line.
-    let len = file.metadata()?.len();
-    if len > 0 {
-        let mut last = [0u8];
-        file.seek(SeekFrom::Start(len - 1))?;
-        file.read_exact(&mut last)?;
-        if last[0] != b'\n' {
-            file.write_all(b"\n")?;
-        }
-    }
 
     ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {

@@ -10,15 +10,12 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use clap::Args;
-use trama_export::chrome::ChromeWriter;
-use trama_export::perfetto::PerfettoWriter;
-use trama_export::ExportOptions;
-use trama_open::KEY_FILTER_BYTES;
-use trama_parquet::{OutputDir, ParquetOptions, ParquetSink, Table};
+use trama_parquet::ParquetOptions;
+use trama_report::Export;
 
-use crate::run::{open, warn, write_output, Bar};
+use crate::run::{open, write_output};
 use crate::ReadArgs;
 
 /// The formats of `trama export`.
@@ -66,41 +63,20 @@ pub fn export(a: &ExportArgs) -> anyhow::Result<ExitCode> {
 
 /// Exports the input of `args` to `output` (`-`: standard output) in `format`.
 fn to_file(args: &ReadArgs, format: ExportFormat, output: &Path) -> anyhow::Result<ExitCode> {
-    if args.no_imbrication {
-        bail!("export does not take -i (--no-imbrication): without imbrication a pushed state ends the one it covers, which a slice cannot show");
-    }
-    if output.as_os_str() == "-"
-        && format == ExportFormat::Perfetto
-        && std::io::stdout().is_terminal()
-    {
+    let to_terminal = output.as_os_str() == "-" && std::io::stdout().is_terminal();
+    if !args.no_imbrication && format == ExportFormat::Perfetto && to_terminal {
         bail!("not writing a binary trace to a terminal: redirect the output or name a file");
     }
+    let format = match format {
+        ExportFormat::Perfetto => Export::Perfetto,
+        _ => Export::ChromeJson,
+    };
     let mut opened = open(args)?;
-    let mut opts = ExportOptions::default();
-    opts.name = Path::new(opened.name()).file_name().map_or_else(
-        || opened.name().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let mut load = args.load_options(false, None);
-    // Memory that does not grow with the links (as `dump --stream`).
-    load.key_filter = Some(KEY_FILTER_BYTES);
+    let load = args.load_options(false, None);
     let inputs: Vec<&Path> = args.path().into_iter().collect();
     write_output(output, &inputs, |w: &mut (dyn Write + Send)| {
-        let bar = Bar::start(&opened, !args.no_progress);
-        match format {
-            ExportFormat::Perfetto => {
-                let done = opened.simulate_into(PerfettoWriter::new(w, &opts), &load)?;
-                drop(bar);
-                warn(opened.name(), &done.warnings);
-                done.sink.finish()?;
-            }
-            _ => {
-                let done = opened.simulate_into(ChromeWriter::new(w, &opts), &load)?;
-                drop(bar);
-                warn(opened.name(), &done.warnings);
-                done.sink.finish()?;
-            }
-        }
+        let mut read = crate::dump::reading(&opened, args);
+        trama_report::export(&mut opened, load, format, w, &mut read)?;
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -112,36 +88,10 @@ fn parquet(a: &ExportArgs) -> anyhow::Result<ExitCode> {
     let mut opts = ParquetOptions::default();
     opts.row_group_rows = a.row_group_rows;
     opts.row_group_bytes = a.row_group_bytes;
-    let out = OutputDir::create(&a.output)?;
     let mut opened = open(&a.read)?;
-    let bar = Bar::start(&opened, !a.read.no_progress);
-    let mut load = a.read.load_options(false, None);
-    // Memory that does not grow with the links, as with dump --stream.
-    load.key_filter = Some(KEY_FILTER_BYTES);
-    let sink = ParquetSink::new(out.path(), &opts)?;
-    let done = opened.simulate_into(sink, &load).map_err(|e| match e {
-        // The tables' failure: the file it names is in the output.
-        trama_open::Error::Output(e) => {
-            anyhow::Error::from(e).context(format!("writing {}", a.output.display()))
-        }
-        e => e.into(),
-    })?;
-    drop(bar);
-    warn(opened.name(), &done.warnings);
-    let summary = done
-        .sink
-        .finish()
-        .with_context(|| format!("writing {}", a.output.display()))?;
-    out.commit()?;
-    let counts: Vec<String> = Table::ALL
-        .iter()
-        .map(|t| format!("{} {}", summary.rows(*t), t.name()))
-        .collect();
-    eprintln!(
-        "trama: {}: {} in {} files",
-        a.output.display(),
-        counts.join(", "),
-        summary.files
-    );
+    let mut read = crate::dump::reading(&opened, &a.read);
+    let load = a.read.load_options(false, None);
+    let written = trama_report::export_parquet(&mut opened, load, &opts, &a.output, &mut read)?;
+    eprintln!("trama: {}: {written}", a.output.display());
     Ok(ExitCode::SUCCESS)
 }

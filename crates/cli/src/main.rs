@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use clap::builder::TypedValueParser;
 use clap::{ArgAction, Args, Parser, Subcommand};
 
-mod cache;
 mod collect;
 mod convert;
 mod dump;
@@ -224,7 +223,7 @@ fn akypuera(a: &AkypueraArgs) -> anyhow::Result<ExitCode> {
     let inputs: Vec<&std::path::Path> = a.files.iter().map(PathBuf::as_path).collect();
     let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));
     run::write_output(output, &inputs, |w| {
-        trama_sources::rst::akypuera_convert(&a.files, w)?;
+        trama_open::akypuera_convert(&a.files, w)?;
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -352,26 +351,6 @@ pub struct ReadArgs {
     pub no_progress: bool,
 }
 
-impl ReadArgs {
-    /// The default reading of one file.
-    pub fn for_file(path: &std::path::Path) -> ReadArgs {
-        ReadArgs {
-            file: Some(path.as_os_str().to_owned()),
-            no_strict: false,
-            strip_quotes: false,
-            stop_at: None,
-            ignore_incomplete_links: false,
-            no_imbrication: false,
-            lenient: false,
-            sort_window: None,
-            sort: false,
-            sort_memory: 1 << 30,
-            threads: 0,
-            no_progress: true,
-        }
-    }
-}
-
 /// A sort window: a number of seconds, zero or more.
 fn sort_window(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
@@ -456,7 +435,7 @@ fn main() -> ExitCode {
     // temporary files of those being written (the collector handles
     // Ctrl-C itself, to end after its current poll).
     if !matches!(cli.command, Command::Collect(_)) {
-        remove_temporaries_on_signals();
+        trama_open::output::remove_temporaries_on_signals(trama_parquet::remove_temporaries);
     }
     let result = match cli.command {
         Command::Dump(a) => dump(a),
@@ -485,24 +464,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// On Ctrl-C (SIGINT), SIGTERM (`kill`, `timeout`, systemd, container
-/// runtimes) and SIGHUP (a closed terminal): removes the temporary files
-/// of the outputs being written, then exits with 128 + the signal's
-/// number, as a shell reports a process the signal ended.
-fn remove_temporaries_on_signals() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-        return;
-    };
-    std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            trama_open::output::remove_temporaries();
-            trama_parquet::remove_temporaries();
-            std::process::exit(128 + signal);
-        }
-    });
-}
-
 /// Whether `e` is standard output closed by its reader (`| head`), the
 /// only write error that ends quietly.
 fn is_closed_stdout(e: &anyhow::Error) -> bool {
@@ -513,13 +474,12 @@ fn is_closed_stdout(e: &anyhow::Error) -> bool {
 }
 
 fn info(a: InfoArgs) -> anyhow::Result<ExitCode> {
-    let mut read = ReadArgs::for_file(std::path::Path::new(""));
-    read.file = a.file;
+    let source = trama_open::Source::from_arg(a.file.as_deref());
     let mut settings = trama_report::InfoOptions::default();
     settings.frames = a.frames;
     settings.columns = a.columns;
     run::write_output(std::path::Path::new("-"), &[], |w| {
-        info::info(&read, &settings, w)
+        info::info(&source, &settings, w)
     })
 }
 
@@ -554,11 +514,8 @@ fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {
     o.header = a.header;
     o.threads = a.read.threads;
     o.legacy_event_header = a.read.strip_quotes;
-    let settings = dump::DumpSettings {
-        options: o,
-        quiet: a.quiet,
-        stream: a.stream,
-    };
+    let mut settings = trama_report::DumpSettings::default();
+    (settings.options, settings.quiet, settings.stream) = (o, a.quiet, a.stream);
     let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));
     let inputs: Vec<_> = a.read.path().into_iter().collect();
     run::write_output(output, &inputs, |w| dump::dump(&a.read, &settings, w))

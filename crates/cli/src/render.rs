@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail};
+use anyhow::bail;
 use trama_analysis::TimeWindow;
-use trama_views::{draw, svg_to_png, ViewOptions};
+use trama_views::ViewOptions;
 
 use crate::run::load_trace;
 use crate::ReadArgs;
@@ -33,7 +33,7 @@ pub struct RenderArgs {
     #[arg(long)]
     pub height: Option<u32>,
     /// Recordings: frames a second of playback.
-    #[arg(long, default_value_t = 10.0, value_parser = positive)]
+    #[arg(long, default_value_t = 10.0, value_parser = crate::view::positive)]
     pub fps: f64,
     /// Recordings: how many frames; the window (--window, default the whole run) is cut into
     /// this many equal intervals, one a frame, so every state and message shows in some frame.
@@ -75,14 +75,6 @@ pub struct RenderArgs {
     pub nodes: crate::view::NodeViewArgs,
 }
 
-/// A positive number.
-fn positive(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
-        _ => Err(format!("{s:?} is not a positive number")),
-    }
-}
-
 /// Records an animation of the trace into a GIF or an animated PNG.
 fn record(s: &RenderArgs, format: trama_views::Recording) -> anyhow::Result<ExitCode> {
     let Some(animation) = s.view.animation() else {
@@ -107,13 +99,7 @@ fn record(s: &RenderArgs, format: trama_views::Recording) -> anyhow::Result<Exit
     opts.node_level = s.nodes.node_level.clone();
     opts.arcs = s.nodes.arcs_type.clone();
     opts.sbars_style = s.nodes.sbars_style;
-    if opts.width < 200 || opts.height < 150 || opts.width > 8192 || opts.height > 8192 {
-        bail!(
-            "a recording of {}×{} pixels: --width and --height must be within 200–8192 and 150–8192",
-            opts.width,
-            opts.height
-        );
-    }
+    trama_report::check_recording(&opts)?;
     let done = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let bar = crate::run::Bar::frames(
         s.output.display().to_string(),
@@ -164,30 +150,18 @@ pub fn render(s: &RenderArgs) -> anyhow::Result<ExitCode> {
     opts.node_level = s.nodes.node_level.clone();
     opts.arcs = s.nodes.arcs_type.clone();
     opts.sbars_style = s.nodes.sbars_style;
-    let hosts = matches!(
+    let mut notes = Vec::new();
+    let bytes = trama_report::picture(
+        &trace,
         s.view,
-        trama_views::View::Kiviat | trama_views::View::Mapping
-    );
-    if hosts && opts.level.is_none() {
-        let msgs = trama_analysis::Messages::select(&trace, &opts.link_types)?;
-        let h = trama_analysis::host_level(&trace, &msgs).ok_or_else(|| {
-            anyhow!(
-                "no hosts can be chosen from the trace: no container type lies above the containers that exchange messages or hold states; --level NAME names the container type of the hosts"
-            )
-        })?;
-        eprintln!("trama: note: {}", h.note());
-        opts.level = Some(h.name);
-    }
-    let mut svg = Vec::new();
-    let msgs = draw(&trace, s.view, window.resolve(&trace), &opts, &mut svg)?;
-    if let (false, Some(note)) = (s.view == trama_views::View::SpaceTime, msgs.note()) {
+        window.resolve(&trace),
+        &opts,
+        png,
+        &mut notes,
+    )?;
+    for note in notes {
         eprintln!("trama: note: {note}");
     }
-    let bytes = if png {
-        svg_to_png(&svg).map_err(|e| anyhow!("rasterizing the picture: {e}"))?
-    } else {
-        svg
-    };
     let inputs: Vec<_> = args.path().into_iter().collect();
     crate::run::write_output(&s.output, &inputs, |w| Ok(w.write_all(&bytes)?))?;
     if std::env::var_os("TRAMA_TIMINGS").is_some() {

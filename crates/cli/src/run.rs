@@ -5,10 +5,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use std::io::Write;
 use std::path::Path;
 
-use trama_open::{LoadOptions, Opened, Output, ProgressUnit, QuoteMode, Source};
+use trama_open::{LoadOptions, Opened, Progress, ProgressUnit, QuoteMode, Source};
 
 use crate::ReadArgs;
 
@@ -83,60 +82,45 @@ pub struct Bar {
 impl Bar {
     /// Starts a bar over the reading of `opened`, when `enabled` and worth it.
     pub fn start(opened: &Opened, enabled: bool) -> Bar {
-        let none = Bar {
-            done: Arc::default(),
-            handle: None,
-        };
-        let Some(p) = opened.progress().filter(|_| enabled) else {
-            return none;
-        };
-        let (total, template) = match (p.unit, p.total) {
-            (ProgressUnit::Bytes, Some(t)) if t > 64 << 20 => (
-                t,
-                "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-            ),
-            (ProgressUnit::Events, Some(t)) if t > 4 << 20 => (
-                t,
-                "{msg} [{bar:30}] {human_pos}/{human_len} events, eta {eta}",
-            ),
-            _ => return none,
-        };
-        Bar::show(opened.name().to_string(), total, p.done, template)
+        Bar::over(opened.progress(), opened.name().to_string(), enabled)
     }
 
-    /// A bar over `count` of `total` blocks (any length of work).
-    pub fn blocks(name: String, total: u64, count: Arc<AtomicU64>, enabled: bool) -> Bar {
-        if !enabled {
-            return Bar {
-                done: Arc::default(),
-                handle: None,
-            };
-        }
-        Bar::show(
-            name,
-            total,
-            count,
-            "{msg} [{bar:30}] {pos}/{len} blocks, eta {eta}",
-        )
+    /// A bar over `progress` of reading `name`, when `enabled` and worth it.
+    pub fn over(progress: Option<Progress>, name: String, enabled: bool) -> Bar {
+        let p = progress.filter(|_| enabled);
+        let (total, template, done) = match p.map(|p| (p.unit, p.total, p.done)) {
+            Some((ProgressUnit::Bytes, Some(t), d)) if t > 64 << 20 => (
+                t,
+                "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                d,
+            ),
+            Some((ProgressUnit::Events, Some(t), d)) if t > 4 << 20 => (
+                t,
+                "{msg} [{bar:30}] {human_pos}/{human_len} events, eta {eta}",
+                d,
+            ),
+            Some((ProgressUnit::Blocks, Some(t), d)) => {
+                (t, "{msg} [{bar:30}] {pos}/{len} blocks, eta {eta}", d)
+            }
+            _ => (0, "", Arc::default()),
+        };
+        Bar::show(name, total, done, template)
     }
 
     /// A bar over `count` of `total` frames drawn.
     pub fn frames(name: String, total: u64, count: Arc<AtomicU64>, enabled: bool) -> Bar {
-        if !enabled {
+        let t = "{msg} [{bar:30}] {pos}/{len} frames, eta {eta}";
+        Bar::show(name, total, count, if enabled { t } else { "" })
+    }
+
+    /// A bar over `count` of `total`, drawn by `template` (none if empty).
+    fn show(name: String, total: u64, count: Arc<AtomicU64>, template: &'static str) -> Bar {
+        if template.is_empty() {
             return Bar {
                 done: Arc::default(),
                 handle: None,
             };
         }
-        Bar::show(
-            name,
-            total,
-            count,
-            "{msg} [{bar:30}] {pos}/{len} frames, eta {eta}",
-        )
-    }
-
-    fn show(name: String, total: u64, count: Arc<AtomicU64>, template: &'static str) -> Bar {
         let done = Arc::new(AtomicBool::new(false));
         let stop = done.clone();
         let handle = std::thread::spawn(move || {
@@ -172,28 +156,12 @@ impl Drop for Bar {
     }
 }
 
-/// Writes `path` (`-`: standard output) through `write`, whole or not at
-/// all (see `trama_open::output`); never onto one of `inputs`. A write
-/// error is the error, naming the output, whatever `write` made of it
-/// (a sink that stopped on it, an error of its own).
+/// Writes `path` through `write`, whole or not at all, never onto one of
+/// `inputs` ([`trama_open::output::write_whole`]).
 pub fn write_output<T>(
     path: &Path,
     inputs: &[&Path],
-    write: impl FnOnce(&mut (dyn Write + Send)) -> anyhow::Result<T>,
+    write: impl FnOnce(&mut (dyn std::io::Write + Send)) -> anyhow::Result<T>,
 ) -> anyhow::Result<T> {
-    let (out, mut w) = Output::create(path, inputs)?;
-    let r = write(&mut *w).and_then(|r| Ok(w.flush().map(|()| r)?));
-    drop(w);
-    let r = written(&out, r)?;
-    out.commit()?;
-    Ok(r)
-}
-
-/// `r`, what writing `out` gave, unless its writer failed: then that
-/// failure, the cause of whatever the writing made of it.
-pub fn written<T>(out: &Output, r: anyhow::Result<T>) -> anyhow::Result<T> {
-    match out.failure() {
-        Some(e) => Err(e.into()),
-        None => r,
-    }
+    trama_open::output::write_whole(path, inputs, write)
 }

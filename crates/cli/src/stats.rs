@@ -4,7 +4,6 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail};
 use clap::Args;
 use trama_analysis::TimeWindow;
 use trama_report::{Analysis, StatsOptions};
@@ -12,32 +11,6 @@ use trama_report::{Analysis, StatsOptions};
 use crate::run::load_trace;
 use crate::ReadArgs;
 use std::path::PathBuf;
-
-/// The analysis and the trace of `trama stats A B`: `ANALYSIS FILE`, or
-/// `FILE ANALYSIS` (the order of earlier versions); a single word is an
-/// analysis (of standard input) unless a file of that name exists.
-pub fn analysis_and_file(
-    first: Option<OsString>,
-    second: Option<OsString>,
-) -> anyhow::Result<(Analysis, Option<OsString>)> {
-    let parse = |s: &OsString| s.to_str().and_then(Analysis::from_name);
-    Ok(match (first, second) {
-        (None, _) => (Analysis::States, None),
-        (Some(a), None) => match parse(&a) {
-            Some(x) if !std::path::Path::new(&a).exists() => (x, None),
-            _ => (Analysis::States, Some(a)),
-        },
-        (Some(a), Some(b)) => match (parse(&a), parse(&b)) {
-            (Some(x), _) => (x, Some(b)),
-            (None, Some(x)) => (x, Some(a)),
-            (None, None) => bail!(
-                "trama stats ANALYSIS FILE: neither '{}' nor '{}' is an analysis (states, comm, order, wait, kiviat, slices, graph)",
-                a.to_string_lossy(),
-                b.to_string_lossy()
-            ),
-        },
-    })
-}
 
 /// Arguments of `trama stats`.
 #[derive(Args, Debug)]
@@ -98,7 +71,8 @@ pub struct StatsArgs {
 
 /// Runs `trama stats`.
 pub fn stats(mut a: StatsArgs) -> anyhow::Result<ExitCode> {
-    let (analysis, file) = analysis_and_file(a.analysis.take(), a.read.file.take())?;
+    let (analysis, file) =
+        Analysis::and_file(a.analysis.take(), a.read.file.take()).map_err(anyhow::Error::msg)?;
     a.read.file = file;
     let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));
     let inputs: Vec<_> = a.read.path().into_iter().collect();
@@ -114,22 +88,11 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
     (opts.slices, opts.slice_length, opts.instants) = (s.slices, s.slice_length, s.instants);
     opts.link_types = s.link_type.clone();
     if let (Analysis::Kiviat, Some(list)) = (analysis, &s.at) {
-        let at = list.split(',').map(|t| {
-            t.trim()
-                .parse::<f64>()
-                .map_err(|_| anyhow!("--at: '{t}' is not a number"))
-        });
-        opts.at = Some(at.collect::<anyhow::Result<Vec<f64>>>()?);
+        opts.at = Some(Analysis::instants(list)?);
     }
     let w = window.resolve(&trace);
-    let notes = trama_report::stats(&trace, analysis, w, &opts, out).map_err(|e| match e {
-        // The errors themselves, as main looks for an io::Error in the
-        // chain (a broken pipe ends the output quietly).
-        trama_report::Error::Io(e) => anyhow::Error::from(e),
-        trama_report::Error::Json(e) if e.is_io() => anyhow::Error::from(std::io::Error::from(e)),
-        trama_report::Error::Json(e) => anyhow::Error::from(e),
-        e => anyhow::Error::from(e),
-    })?;
+    // A failure of the output is the output's (see `run::write_output`).
+    let notes = trama_report::stats(&trace, analysis, w, &opts, out)?;
     // A table says it itself.
     if opts.format != trama_report::Format::Table {
         for note in &notes.lines {

@@ -10,7 +10,8 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::Args;
 use trama_timesync::{
-    measure, serve, write_block, Exchange, ServerOptions, SyncTable, TimeUnit, DEFAULT_PORT,
+    correct_time, local_host_name, measure_block, serve, Host, ServerOptions, SyncTable, TimeUnit,
+    DEFAULT_PORT,
 };
 
 /// Options of `trama timesync`.
@@ -55,7 +56,8 @@ pub struct TimesyncArgs {
     args: Vec<String>,
 }
 
-fn parse_unit(s: &str) -> Result<TimeUnit, String> {
+/// A unit of time (`us`, `ns`, `ms`, `s`).
+pub fn parse_unit(s: &str) -> Result<TimeUnit, String> {
     s.parse()
 }
 
@@ -92,68 +94,9 @@ fn correct(file: &Path, unit: TimeUnit, args: &[String]) -> anyhow::Result<ExitC
         );
     };
     let table = SyncTable::read(file, unit)?;
-    let t = unit
-        .parse_ns(time)
-        .map_err(|m| anyhow::anyhow!("TIME `{time}`: {m}"))?;
-    let Some(c) = table.correction(host) else {
-        bail!(
-            "host `{host}` is not in {} (reference {}; hosts: {})",
-            file.display(),
-            table.reference(),
-            table.hosts().collect::<Vec<_>>().join(", ")
-        );
-    };
-    let decimals = time.split_once('.').map_or(0, |(_, f)| f.len());
-    println!("{}", unit.format(c.apply(t), decimals));
+    let name = file.display().to_string();
+    println!("{}", correct_time(&table, &name, host, time, unit)?);
     Ok(ExitCode::SUCCESS)
-}
-
-/// `NAME`, `NAME:PORT` or `NAME=ADDRESS[:PORT]` → (name, address, port).
-fn host_spec(spec: &str, port: u16) -> anyhow::Result<(String, String, u16)> {
-    let (name, addr) = match spec.split_once('=') {
-        Some((n, a)) => (Some(n), a),
-        None => (None, spec),
-    };
-    let split_port = |s: &str| -> anyhow::Result<(String, u16)> {
-        if let Some(rest) = s.strip_prefix('[') {
-            // [v6]:port or [v6]
-            let Some((ip, tail)) = rest.split_once(']') else {
-                bail!("host `{spec}`: `[` without `]`");
-            };
-            return match tail.strip_prefix(':') {
-                Some(p) => Ok((
-                    ip.to_string(),
-                    p.parse()
-                        .with_context(|| format!("host `{spec}`: port `{p}`"))?,
-                )),
-                None if tail.is_empty() => Ok((ip.to_string(), port)),
-                None => bail!("host `{spec}`: `{tail}` after `]`"),
-            };
-        }
-        match s.rsplit_once(':') {
-            // One colon: name:port. More: a bare IPv6 address.
-            Some((h, p)) if !h.contains(':') => Ok((
-                h.to_string(),
-                p.parse()
-                    .with_context(|| format!("host `{spec}`: port `{p}`"))?,
-            )),
-            _ => Ok((s.to_string(), port)),
-        }
-    };
-    let (address, port) = split_port(addr)?;
-    if address.is_empty() {
-        bail!("host `{spec}`: no address");
-    }
-    let name = name.map_or_else(|| address.clone(), str::to_string);
-    Ok((name, address, port))
-}
-
-fn local_host_name() -> Option<String> {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
 }
 
 fn measure_hosts(a: &TimesyncArgs) -> anyhow::Result<ExitCode> {
@@ -178,65 +121,26 @@ fn measure_hosts(a: &TimesyncArgs) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", output.display())),
     };
-    if !a.append && !old.trim().is_empty() {
-        bail!(
-            "{} already holds pairs: give --append to add the block after the run",
-            output.display()
-        );
-    }
+    let hosts: Vec<Host> =
+        (a.args.iter().map(|h| Host::parse(h, a.port))).collect::<Result<_, _>>()?;
     let timeout = Duration::from_secs_f64(a.timeout);
-    let mut results: Vec<(String, Exchange)> = Vec::new();
-    for spec in &a.args {
-        let (name, address, port) = host_spec(spec, a.port)?;
-        let e = measure((address.as_str(), port), a.samples, timeout)
-            .with_context(|| format!("measuring {name} ({address}:{port})"))?;
-        results.push((name, e));
-    }
-    let mut block = Vec::new();
-    write_block(&mut block, &reference, &results, a.samples)?;
-    let mut text = if a.append { old } else { String::new() };
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
-    }
-    text.push_str(std::str::from_utf8(&block).expect("the block is text"));
-    // The file must stay a valid timesync file.
-    let table = SyncTable::parse(&text, &output.display().to_string(), TimeUnit::Microseconds)
-        .context("the new block does not fit the file")?;
-    crate::run::write_output(output, &[], |w| Ok(w.write_all(text.as_bytes())?))?;
+    let name = output.display().to_string();
+    let m = measure_block(old, a.append, &name, &reference, &hosts, a.samples, timeout)?;
+    crate::run::write_output(output, &[], |w| Ok(w.write_all(m.text.as_bytes())?))?;
     let ms = |ns: i64| ns as f64 / 1e6;
-    for (name, e) in &results {
+    for (name, e) in &m.results {
         println!(
             "{name}: clock {:+.3} ms from {reference}'s, round trip {:.3} ms",
             ms(e.offset()),
             ms(e.round_trip())
         );
     }
-    println!(
-        "{}: {} block(s){}",
-        output.display(),
-        table.blocks(),
-        if table.blocks() == 2 {
-            ", offsets and drifts"
-        } else {
-            ", offsets only until the block after the run is added (--append)"
-        }
-    );
+    let blocks = m.table.blocks();
+    let drifts = if blocks == 2 {
+        ", offsets and drifts"
+    } else {
+        ", offsets only until the block after the run is added (--append)"
+    };
+    println!("{name}: {blocks} block(s){drifts}");
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::host_spec;
-
-    #[test]
-    fn host_specs() {
-        let s = |x: &str| host_spec(x, 7).unwrap();
-        assert_eq!(s("node1"), ("node1".into(), "node1".into(), 7));
-        assert_eq!(s("node1:99"), ("node1".into(), "node1".into(), 99));
-        assert_eq!(s("n=127.0.0.1:99"), ("n".into(), "127.0.0.1".into(), 99));
-        assert_eq!(s("n=::1"), ("n".into(), "::1".into(), 7));
-        assert_eq!(s("[::1]:5"), ("::1".into(), "::1".into(), 5));
-        assert!(host_spec("n:port", 7).is_err());
-        assert!(host_spec("n=", 7).is_err());
-    }
 }

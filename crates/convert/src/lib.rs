@@ -35,6 +35,9 @@ const UNKNOWN_IGNORED: &str = "events on unknown containers ignored";
 
 pub use trama_events::StringMode;
 
+mod file;
+pub use file::convert_file;
+
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -119,6 +122,21 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    /// The output could not be made or put in place.
+    #[error(transparent)]
+    Output(#[from] trama_open::OutputError),
+    /// A binary trace was to be written to a terminal.
+    #[error("not writing a binary trace to a terminal: redirect the output or name a file")]
+    Terminal,
+    /// The simulation rejects the trace, which was to be valid
+    /// ([`convert_file`]).
+    #[error("{name}: the simulation rejects it {at}")]
+    Rejected {
+        /// The input.
+        name: String,
+        /// Where: `at line N`, or `at its end`.
+        at: String,
+    },
     /// The input is already in the format asked for.
     #[error("{name} is already {what}")]
     Same {
@@ -135,7 +153,8 @@ impl Error {
         match self {
             Error::Read(e) => e.is_output_closed(),
             Error::Write { source, .. } => source.kind() == io::ErrorKind::BrokenPipe,
-            Error::Same { .. } => false,
+            Error::Output(e) => e.is_closed_pipe(),
+            Error::Same { .. } | Error::Terminal | Error::Rejected { .. } => false,
         }
     }
 }

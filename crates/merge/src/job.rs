@@ -39,6 +39,19 @@ pub enum JobError {
     /// The merge itself failed.
     #[error(transparent)]
     Merge(#[from] MergeError),
+    /// The output could not be written.
+    #[error(transparent)]
+    Output(#[from] trama_open::OutputError),
+    /// The merged trace is not valid (the check or the converter rejects
+    /// it); `what` says what became of the output.
+    #[error("the merged trace is not valid, {what}; a source holds records that contradict each other (a damaged file, or records the plan puts on one container)")]
+    Rejected {
+        /// What became of the output.
+        what: String,
+        /// Why it is not valid.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A source's machine file is wrong.
     #[error("source '{entry}'")]
     MachineFile {
@@ -52,13 +65,13 @@ pub enum JobError {
 
 /// A merge to run: a plan and the files of its entries.
 pub struct Job {
-    plan: Plan,
-    plan_path: PathBuf,
-    files: Vec<Vec<PathBuf>>,
+    pub(crate) plan: Plan,
+    pub(crate) plan_path: PathBuf,
+    pub(crate) files: Vec<Vec<PathBuf>>,
     /// Entries whose files came from the command line (they replace the
     /// plan's, so that two runs are never mixed).
     given: Vec<bool>,
-    sync: Option<(PathBuf, TimeUnit)>,
+    pub(crate) sync: Option<(PathBuf, TimeUnit)>,
     origin: Origin,
     decimals: u32,
 }

@@ -14,6 +14,7 @@ mod job;
 mod merge;
 pub mod plan;
 mod unify;
+mod write;
 
 pub use job::{Job, JobError};
 pub use merge::{merge, Correct, Input, MergeOptions, MergeStats, Origin};

@@ -96,6 +96,16 @@ pub enum Error {
     /// The options of a merge source are wrong, or its kind is unknown.
     #[error("{0}")]
     Options(String),
+    /// A file of trama's own (the cache, a file followed) could not be
+    /// made or read: what was tried, then the cause.
+    #[error("{message}")]
+    File {
+        /// What was tried, naming the file.
+        message: String,
+        /// The cause.
+        #[source]
+        source: io::Error,
+    },
     /// A thread producing text from another format failed.
     #[error("{name}: {message}")]
     Producer {
@@ -104,6 +114,18 @@ pub enum Error {
         /// What failed.
         message: String,
     },
+}
+
+/// `e` and its causes, joined by `: `.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cause = c.source();
+    }
+    s
 }
 
 fn sim_message(name: &str, line: u64, binary: bool, kind: &SimErrorKind, contents: &str) -> String {
@@ -124,6 +146,11 @@ fn sim_message(name: &str, line: u64, binary: bool, kind: &SimErrorKind, content
 }
 
 impl Error {
+    /// [`Error::File`]: `message`, caused by `source`.
+    pub fn file(message: String, source: io::Error) -> Error {
+        Error::File { message, source }
+    }
+
     /// The error of a consumer that stopped because its output was closed
     /// (a broken pipe): callers usually exit quietly.
     pub fn output_closed() -> Error {

@@ -36,6 +36,8 @@ pub enum ProgressUnit {
     Bytes,
     /// Events.
     Events,
+    /// Blocks of a trace read by blocks.
+    Blocks,
 }
 
 /// An input opened once, its first bytes read.

@@ -363,28 +363,3 @@ fn host_of(name: &str) -> String {
         .filter(|s| !s.is_empty() && s != "<stdin>")
         .unwrap_or_else(|| "host".to_string())
 }
-
-/// What a trace file says of the run it records, as (label, value) pairs
-/// for people: an OpenTS trace's command, start time and rank count (its
-/// root element's attributes). Empty for other formats, and when the file
-/// cannot be read (reading it says why).
-pub fn run_info(path: &Path) -> Vec<(String, String)> {
-    if detect(path).ok() != Some("opents") {
-        return Vec::new();
-    }
-    let Ok(src) = opents::OpentsSource::open(path, &opents::OpentsOptions::default()) else {
-        return Vec::new();
-    };
-    let h = src.header();
-    let mut out = Vec::new();
-    if let Some(c) = &h.cmd {
-        out.push(("command".to_string(), c.clone()));
-    }
-    if let Some(t) = &h.time {
-        out.push(("start time".to_string(), t.clone()));
-    }
-    if let Some(r) = h.ranks {
-        out.push(("ranks".to_string(), r.to_string()));
-    }
-    out
-}

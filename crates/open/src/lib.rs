@@ -24,7 +24,9 @@
 // Errors end a reading: their size never weighs on the hot path.
 #![allow(clippy::result_large_err)]
 
+pub mod cache;
 mod error;
+mod follow;
 mod format;
 mod formats;
 mod input;
@@ -34,23 +36,39 @@ mod lines;
 pub mod output;
 mod pipe;
 mod reader;
+mod reading;
 mod reorder;
 mod simulate;
 mod sort;
+mod windows;
 
 use std::fs::File;
 use std::io::{Read, Write};
 
-pub use error::Error;
+pub use error::{chain, Error};
+pub use follow::{Follow, Pending};
 pub use format::{Format, HEAD};
 pub use input::{Progress, ProgressUnit};
 pub use output::{Output, OutputError};
 pub use pipe::TextPipe;
 pub use reader::{Failure, Item, ReadStats, Stop, TraceReader};
+pub use reading::{
+    cached, open_reading, ByBlocks, Needs, Reading, BLOCKS_FROM_BYTES, BLOCKS_FROM_EVENTS,
+};
 pub use simulate::Simulated;
 pub use trama_input::Source;
 pub use trama_paje::QuoteMode;
 pub use trama_sim::KEY_FILTER_BYTES;
+pub use windows::{PtbWindows, Windowed};
+
+/// Ganglia's collector (`trama collect ganglia`) and its log, read back as
+/// a merge source.
+pub use trama_sources::ganglia;
+/// Akypuera's converter of libRastro MPI traces to Pajé, reproduced byte
+/// for byte (`trama akypuera`).
+pub use trama_sources::rst::akypuera_convert;
+/// Seconds written with a number of decimals, exactly.
+pub use trama_sources::TimeText;
 
 /// How to read and simulate a trace.
 #[derive(Clone, Debug)]
@@ -162,6 +180,8 @@ pub struct Opened {
     /// The path of a regular file (a source kind finds the files that go
     /// with it by it).
     path: Option<std::path::PathBuf>,
+    /// What its head tells of the run (see [`Opened::run_info`]).
+    run_info: Vec<(String, String)>,
 }
 
 /// Opens `source` (a path, `-` for standard input) and tells its format.
@@ -178,11 +198,12 @@ pub fn open_reader(
     opened(input::open_reader(name.into(), reader)?)
 }
 
-fn opened(mut head: input::Head) -> Result<Opened, Error> {
+pub(crate) fn opened(mut head: input::Head) -> Result<Opened, Error> {
     let name = head.name.clone();
     let format = head.format;
     let again = head.again.take();
     let path = head.path.clone();
+    let run_info = run_info(format, &head.bytes);
     let reader = formats::reader_for(head)?;
     Ok(Opened {
         name,
@@ -190,7 +211,33 @@ fn opened(mut head: input::Head) -> Result<Opened, Error> {
         reader,
         again,
         path,
+        run_info,
     })
+}
+
+/// What the first bytes `head` of a trace in `format` tell of its run
+/// (an OpenTS trace's header: its command, start time and ranks).
+pub(crate) fn run_info(format: Format, head: &[u8]) -> Vec<(String, String)> {
+    use trama_sources::opents::{OpentsOptions, OpentsSource};
+    if format != Format::Opents {
+        return Vec::new();
+    }
+    let reader = std::io::Cursor::new(head.to_vec());
+    let Ok(src) = OpentsSource::from_reader("", reader, &OpentsOptions::default()) else {
+        return Vec::new();
+    };
+    let h = src.header();
+    let mut out = Vec::new();
+    if let Some(c) = &h.cmd {
+        out.push(("command".to_string(), c.clone()));
+    }
+    if let Some(t) = &h.time {
+        out.push(("start time".to_string(), t.clone()));
+    }
+    if let Some(r) = h.ranks {
+        out.push(("ranks".to_string(), r.to_string()));
+    }
+    out
 }
 
 /// Opens `source` and loads it into the columnar store (see [`Opened::load`]).
@@ -216,6 +263,12 @@ impl Opened {
     /// Its format.
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// What its head tells of the run, as (label, value): an OpenTS
+    /// trace's command, start time and ranks; empty for other formats.
+    pub fn run_info(&self) -> &[(String, String)] {
+        &self.run_info
     }
 
     /// The progress of reading it, when it can be followed.

@@ -302,6 +302,68 @@ impl Output {
     }
 }
 
+/// On SIGINT, SIGTERM and SIGHUP: removes the temporary files of the
+/// outputs being written (and calls `also`, for other writers' own), then
+/// exits with 128 + the signal's number, as a shell reports a process the
+/// signal ended.
+pub fn remove_temporaries_on_signals(also: fn()) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            remove_temporaries();
+            also();
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
+/// A log at `path` opened to append to (created if needed), on a new
+/// line: a line an earlier run left unfinished is ended first.
+pub fn open_log(path: &Path) -> io::Result<File> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)?;
+    let len = file.metadata()?.len();
+    if len > 0 {
+        let mut last = [0u8];
+        file.seek(SeekFrom::Start(len - 1))?;
+        file.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            file.write_all(b"\n")?;
+        }
+    }
+    Ok(file)
+}
+
+/// Writes `path` (`-`: standard output) through `write`, whole or not at
+/// all; never onto one of `inputs`. A write error is the error, naming the
+/// output, whatever `write` made of it (a sink that stopped on it, an
+/// error of its own).
+pub fn write_whole<T, E>(
+    path: &Path,
+    inputs: &[&Path],
+    write: impl FnOnce(&mut (dyn Write + Send)) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: From<OutputError> + From<io::Error>,
+{
+    let (out, mut w) = Output::create(path, inputs)?;
+    let r = write(&mut *w).and_then(|r| w.flush().map(|()| r).map_err(E::from));
+    drop(w);
+    if let Some(e) = out.failure() {
+        return Err(e.into());
+    }
+    let r = r?;
+    out.commit()?;
+    Ok(r)
+}
+
 impl Drop for Output {
     fn drop(&mut self) {
         if let Some(temp) = self.temp.take() {

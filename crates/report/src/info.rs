@@ -223,3 +223,26 @@ fn write_columns(file: &PtbFile, name: &str, out: &mut dyn Write) -> Result<(), 
     }
     Ok(())
 }
+
+/// Writes what the `.ptb` `opened` holds to `out` (see [`ptb_info`]); a
+/// trace of another format is an error that says what describes it.
+pub fn info(
+    opened: &trama_open::Opened,
+    opts: &InfoOptions,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let name = opened.name();
+    let Some(file) = opened.ptb() else {
+        return Err(Error::NotPtb(match opened.format() {
+            trama_open::Format::PajeText | trama_open::Format::UnknownText => format!(
+                "{name} is Pajé text: `trama info` describes binary traces; `trama check {name}` \
+                 summarizes it, `trama convert {name} OUT.ptb` makes a binary trace of it"
+            ),
+            f => format!(
+                "{name} is {}: `trama info` describes .ptb files; `trama check {name}` summarizes it",
+                f.describe()
+            ),
+        }));
+    };
+    ptb_info(file, name, opts, out)
+}

@@ -15,18 +15,26 @@
 //!   reading a summary embedded in the page ([`trama_viewer::offline`]),
 //!   every view of [`trama_views`] and the time per state.
 #![deny(missing_docs)]
+// Errors end an output: their size never weighs on the hot path.
+#![allow(clippy::result_large_err)]
 
 mod check;
+mod dump;
+mod export;
 mod html;
 mod info;
+mod picture;
 mod stats;
 mod table;
 
 use std::io;
 
 pub use check::{check_summary, check_warnings};
+pub use dump::{check, dump, DumpSettings};
+pub use export::{export, export_parquet, Export};
 pub use html::html_report;
-pub use info::{ptb_info, InfoOptions};
+pub use info::{info, ptb_info, InfoOptions};
+pub use picture::{check_recording, picture};
 pub use stats::{
     stats, write_comm, write_graph, write_kiviat, write_order, write_slices, write_states,
     write_wait, Analysis, Notes, StatsOptions,
@@ -62,6 +70,9 @@ impl Format {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// Reading the trace.
+    #[error(transparent)]
+    Read(#[from] trama_open::Error),
     /// Writing the output.
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -83,6 +94,38 @@ pub enum Error {
     /// A file to describe is damaged (the message names it and the offset).
     #[error("{0}")]
     Damaged(String),
+    /// A trace `trama info` does not describe (not a `.ptb`): what does.
+    #[error("{0}")]
+    NotPtb(String),
+    /// Export does not take `-i`.
+    #[error("export does not take -i (--no-imbrication): without imbrication a pushed state ends the one it covers, which a slice cannot show")]
+    NoImbrication,
+    /// The Parquet tables could not be made.
+    #[error(transparent)]
+    Parquet(#[from] trama_parquet::Error),
+    /// Writing an output directory failed.
+    #[error("writing {dir}")]
+    Writing {
+        /// The directory.
+        dir: String,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A view could not be drawn.
+    #[error(transparent)]
+    View(#[from] trama_views::ViewError),
+    /// A picture could not be rasterized.
+    #[error("rasterizing the picture: {0}")]
+    Raster(String),
+    /// A recording's size (width, height) is out of bounds.
+    #[error(
+        "a recording of {0}×{1} pixels: --width and --height must be within 200–8192 and 150–8192"
+    )]
+    RecordingSize(u32, u32),
+    /// An instant of `--at` is not a number.
+    #[error("--at: '{0}' is not a number")]
+    Instant(String),
     /// A [`StatsOptions::slice_length`] that is not positive.
     #[error("--slice-length must be positive, not {0}")]
     SliceLength(f64),

@@ -88,6 +88,42 @@ impl Analysis {
         Analysis::ALL.iter().find(|a| a.1 == name).map(|a| a.0)
     }
 
+    /// The analysis and the trace of `trama stats A B`: `ANALYSIS FILE`,
+    /// or `FILE ANALYSIS` (the order of earlier versions); a single word is
+    /// an analysis (of standard input) unless a file of that name exists;
+    /// none is [`Analysis::States`].
+    pub fn and_file(
+        first: Option<std::ffi::OsString>,
+        second: Option<std::ffi::OsString>,
+    ) -> Result<(Analysis, Option<std::ffi::OsString>), String> {
+        let parse = |s: &std::ffi::OsString| s.to_str().and_then(Analysis::from_name);
+        Ok(match (first, second) {
+            (None, _) => (Analysis::States, None),
+            (Some(a), None) => match parse(&a) {
+                Some(x) if !std::path::Path::new(&a).exists() => (x, None),
+                _ => (Analysis::States, Some(a)),
+            },
+            (Some(a), Some(b)) => match (parse(&a), parse(&b)) {
+                (Some(x), _) => (x, Some(b)),
+                (None, Some(x)) => (x, Some(a)),
+                (None, None) => return Err(format!(
+                    "trama stats ANALYSIS FILE: neither '{}' nor '{}' is an analysis (states, comm, order, wait, kiviat, slices, graph)",
+                    a.to_string_lossy(),
+                    b.to_string_lossy()
+                )),
+            },
+        })
+    }
+
+    /// The instants of a comma-separated list (`--at T,T,...`).
+    pub fn instants(list: &str) -> Result<Vec<f64>, Error> {
+        let at = list.split(',').map(|t| {
+            let n = t.trim().parse::<f64>();
+            n.map_err(|_| Error::Instant(t.to_string()))
+        });
+        at.collect()
+    }
+
     /// Does it need the container type of the hosts
     /// ([`StatsOptions::level`], else chosen from the trace by
     /// [`host_level`])?

@@ -115,8 +115,10 @@
 //! [`std::io::ErrorKind::UnexpectedEof`]).
 #![deny(missing_docs)]
 
+mod hosts;
 mod net;
 mod table;
 
+pub use hosts::{correct_time, local_host_name, measure_block, Host, Measured, SessionError};
 pub use net::{measure, now_ns, serve, write_block, Exchange, Server, ServerOptions, DEFAULT_PORT};
 pub use table::{Correction, Pair, SyncError, SyncTable, TimeUnit};

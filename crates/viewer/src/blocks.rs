@@ -1,6 +1,7 @@
-//! A trace read by blocks: a `.ptb` file kept on disk, whose windows are
-//! replayed from their keyframes when a request needs them, so that the
-//! server's memory does not grow with the trace.
+//! A trace read by blocks ([`trama_open::Windowed`], e.g. a `.ptb` file
+//! kept on disk), whose windows are replayed from their keyframes when a
+//! request needs them, so that the server's memory does not grow with the
+//! trace.
 //!
 //! A replayed window numbers its lists in an order of its own: rows and
 //! state bands are matched to the reference model ([`trama_lod::gather`]) by
@@ -12,7 +13,7 @@
 use std::sync::{Arc, Mutex};
 
 use trama_lod::{Lod, Row};
-use trama_ptb::{PtbFile, ReplayOptions, Replayed};
+use trama_open::Windowed;
 use trama_sim::{ContainerId, ListId, Trace, TypeId};
 
 self_cell::self_cell!(
@@ -35,9 +36,9 @@ pub(crate) const MAX_BLOCKS: usize = 16;
 /// The statistics of a window `[t0, t1]`, computed.
 pub(crate) type StatsDone = ((f64, f64), Arc<crate::stats::WindowStats>);
 
-/// A `.ptb` trace read window by window.
+/// A trace read window by window.
 pub(crate) struct Blocks {
-    file: PtbFile,
+    trace: Box<dyn Windowed>,
     /// The widest window replayed for a request, in events frames.
     pub max_blocks: usize,
     /// `(t_min, t_max)` of each events frame, in file order.
@@ -50,19 +51,11 @@ pub(crate) struct Blocks {
 }
 
 impl Blocks {
-    /// The trace of `file`, whose events frames are described by its index.
-    pub(crate) fn new(file: PtbFile, max_blocks: usize) -> Result<Blocks, String> {
-        let frames = file
-            .frames()
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .filter(|f| f.kind == trama_ptb::FrameKind::Events)
-            .map(|f| (f.t_min, f.t_max))
-            .collect();
-        // Reading every frame's header mapped the pages around each.
-        file.release();
+    /// `trace`, whose blocks are described by its index.
+    pub(crate) fn new(trace: Box<dyn Windowed>, max_blocks: usize) -> Result<Blocks, String> {
+        let frames = trace.blocks()?;
         Ok(Blocks {
-            file,
+            trace,
             max_blocks,
             frames,
             held: Mutex::new(Vec::new()),
@@ -73,18 +66,12 @@ impl Blocks {
     /// The trace's model (containers, types, values) with no list, from
     /// its model records alone.
     pub(crate) fn model(&self) -> Result<Trace, String> {
-        match self.file.model_trace() {
-            Ok(Replayed::Done(t)) => Ok(t),
-            Ok(Replayed::Fallback(why)) => Err(format!(
-                "this .ptb cannot be read by blocks ({why}); view it with --whole"
-            )),
-            Err(e) => Err(e.to_string()),
-        }
+        self.trace.model()
     }
 
     /// Gives back the pages of the file read so far.
     pub(crate) fn release(&self) {
-        self.file.release();
+        self.trace.release();
     }
 
     /// `(t_min, t_max)` of each events frame.
@@ -95,16 +82,7 @@ impl Blocks {
     /// Replays the entities overlapping `[t0, t1]` (see the `.ptb` format's
     /// window reads).
     pub(crate) fn replay(&self, t0: f64, t1: f64) -> Result<Trace, String> {
-        let mut o = ReplayOptions::default();
-        o.keep_extras = true;
-        o.window = Some((t0, t1));
-        match self.file.replay_trace(&o) {
-            Ok((Replayed::Done(t), _)) => Ok(t),
-            Ok((Replayed::Fallback(why), _)) => Err(format!(
-                "this .ptb cannot be read by blocks ({why}); view it with --whole"
-            )),
-            Err(e) => Err(e.to_string()),
-        }
+        self.trace.replay(t0, t1)
     }
 
     /// The events frames `[t0, t1]` touches: the first that ends at or
@@ -140,7 +118,7 @@ impl Blocks {
             _ => (t0, t1),
         };
         let trace = self.replay(lo, hi)?;
-        self.file.release();
+        self.trace.release();
         let loaded = Arc::new(Loaded::new(trace, |t| Lod::new(t)));
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
         held.push((lo, hi, loaded.clone()));

@@ -30,7 +30,8 @@
 //!
 //! # Traces larger than memory
 //! A trace is held whole ([`Input::Whole`]) or read by blocks
-//! ([`Input::Blocks`], a `.ptb`): then one pass gathers the summary of the
+//! ([`Input::Blocks`], e.g. a `.ptb`; how is `trama-open`'s decision,
+//! [`trama_open::Reading`], served by [`start_reading`]): then one pass gathers the summary of the
 //! whole trace and what the page needs of it ([`trama_lod::gather`]), and each
 //! request replays only the blocks of its window ([`blocks`]), so memory
 //! does not grow with the trace.
@@ -44,6 +45,8 @@ mod frames;
 mod guard;
 mod limit;
 pub use limit::Limits;
+mod load;
+pub use load::{announce, start_reading, stream_reading, Served};
 mod meta;
 pub mod offline;
 mod params;
@@ -235,17 +238,11 @@ impl State {
 pub enum Input {
     /// A trace held in memory.
     Whole(Trace),
-    /// A `.ptb` read by blocks; `done` counts its events frames read by
-    /// the first pass.
-    Blocks {
-        /// The file.
-        file: trama_ptb::PtbFile,
-        /// Progress of the first pass, in events frames.
-        done: Option<Arc<AtomicU64>>,
-        /// Where what the first pass gathers is saved (whole or not at
-        /// all), and read back instead of a first pass the next time.
-        summary: Option<std::path::PathBuf>,
-    },
+    /// A trace read by blocks; its `done` counts the blocks read by the
+    /// first pass; what the first pass gathers is saved at its `summary`
+    /// (whole or not at all), and read back instead of a first pass the
+    /// next time.
+    Blocks(trama_open::ByBlocks),
 }
 
 /// How far the loading of the trace is, shared with the thread that reads
@@ -309,6 +306,11 @@ impl Running {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+
+    /// Whether the server has ended (Ctrl-C).
+    pub fn finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(|t| t.is_finished())
     }
 
     /// Stops serving and waits for the server to end.
@@ -406,7 +408,7 @@ fn host_order(
     meta: &mut Meta,
 ) {
     let Some(o) = ordering else { return };
-    let ids = trama_views::order_rows(trace, o);
+    let ids = trama_style::order_rows(trace, o);
     let ordered = trama_lod::rows(trace, Some(&ids));
     let index: std::collections::HashMap<&trama_lod::Row, u32> = rows
         .iter()
@@ -488,14 +490,14 @@ pub(crate) fn describe(trace: &Trace, name: &str) -> Described {
 /// What the handlers read of a `.ptb` read by blocks: one pass over its
 /// stretches ([`gather::gather`]).
 fn prepare_blocks(
-    file: trama_ptb::PtbFile,
+    file: Box<dyn trama_open::Windowed>,
     done: Option<&AtomicU64>,
     summary: Option<&std::path::Path>,
     opts: &ViewerOptions,
 ) -> Result<State, String> {
     let (name, max_blocks) = (&opts.name, opts.max_blocks);
     use trama_analysis::Messages;
-    let (size, events) = (file.len(), file.events());
+    let (size, events) = (file.size(), file.events());
     let blocks = blocks::Blocks::new(file, max_blocks)?;
     let saved = match summary.and_then(|p| std::fs::read(p).ok()) {
         Some(bytes) => saved::decode(&bytes, size, events, blocks.model()?),
@@ -572,11 +574,7 @@ fn prepare_blocks(
 fn prepare_input(input: Input, opts: &ViewerOptions) -> Result<State, String> {
     match input {
         Input::Whole(trace) => Ok(prepare(trace, opts)),
-        Input::Blocks {
-            file,
-            done,
-            summary,
-        } => prepare_blocks(file, done.as_deref(), summary.as_deref(), opts),
+        Input::Blocks(b) => prepare_blocks(b.trace, Some(&b.done), b.summary.as_deref(), opts),
     }
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use trama_lod::gather::Counts;
 use trama_lod::Row;
 use trama_sim::{ContainerId, Trace, TypeKind};
-use trama_views::value_colors;
+use trama_style::value_colors;
 
 use crate::reply::Error;
 use crate::Shared;
@@ -78,7 +78,7 @@ pub struct MetaValue {
     /// its type has the same name ([`trama_sim::Model::value_labels`]).
     pub label: String,
     /// Its colour as `#rrggbb`, one per value
-    /// ([`trama_views::value_colors`]).
+    /// ([`trama_style::value_colors`]).
     pub color: String,
 }
 

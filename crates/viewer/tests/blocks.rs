@@ -195,14 +195,7 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     assert!(file.blocks() > 20, "{} blocks", file.blocks());
     // Every window replayed (this trace's blocks overlap in time).
     let saved = dir.path().join("t.view");
-    let blocks = serve(
-        Input::Blocks {
-            file,
-            done: None,
-            summary: Some(saved.clone()),
-        },
-        1000,
-    );
+    let blocks = serve(by_blocks(&path, Some(saved.clone())), 1000);
     assert!(saved.exists(), "the first pass's summary is saved");
 
     // The summary: the same rows, counts, span, order.
@@ -312,18 +305,10 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
 
     // Replaying at most 2 blocks a request: wide windows' statistics are
     // added up slice by slice, equal to the whole trace's.
-    let file = trama_ptb::PtbFile::open_lazy(&path).unwrap().unwrap();
     // This one reads the summary saved by the first (and does not write it).
     let stamp = std::fs::metadata(&saved).unwrap().modified().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
-    let narrow = serve(
-        Input::Blocks {
-            file,
-            done: None,
-            summary: Some(saved.clone()),
-        },
-        2,
-    );
+    let narrow = serve(by_blocks(&path, Some(saved.clone())), 2);
     assert_eq!(mb, json(&narrow, "api/meta"));
     assert_eq!(
         std::fs::metadata(&saved).unwrap().modified().unwrap(),
@@ -350,15 +335,7 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     let n = bytes.len();
     bytes.truncate(n / 2);
     std::fs::write(&saved, &bytes).unwrap();
-    let file = trama_ptb::PtbFile::open_lazy(&path).unwrap().unwrap();
-    let again = serve(
-        Input::Blocks {
-            file,
-            done: None,
-            summary: Some(saved.clone()),
-        },
-        1000,
-    );
+    let again = serve(by_blocks(&path, Some(saved.clone())), 1000);
     assert_eq!(mb, json(&again, "api/meta"));
     assert_eq!(
         std::fs::read(&saved).unwrap().len(),
@@ -368,15 +345,7 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     // A file there that is not a saved summary is read past and left alone.
     let foreign = dir.path().join("notes.view");
     std::fs::write(&foreign, "my notes").unwrap();
-    let file = trama_ptb::PtbFile::open_lazy(&path).unwrap().unwrap();
-    let other = serve(
-        Input::Blocks {
-            file,
-            done: None,
-            summary: Some(foreign.clone()),
-        },
-        1000,
-    );
+    let other = serve(by_blocks(&path, Some(foreign.clone())), 1000);
     assert_eq!(mb, json(&other, "api/meta"));
     assert_eq!(std::fs::read(&foreign).unwrap(), b"my notes");
     other.stop();
@@ -396,18 +365,13 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
 fn view_server_bounds_the_work_in_flight_and_closes_half_open_connections() {
     let dir = tempfile::tempdir().unwrap();
     let path = ptb(dir.path(), 9, 200_000);
-    let file = trama_ptb::PtbFile::open_lazy(&path).unwrap().unwrap();
     let mut opts = ViewerOptions::default();
     opts.max_blocks = 1000;
     opts.port = Some(0);
     opts.limits.work = 1;
     opts.limits.queued = 2;
     opts.limits.header_timeout = std::time::Duration::from_millis(300);
-    let input = Input::Blocks {
-        file,
-        done: None,
-        summary: None,
-    };
+    let input = by_blocks(&path, None);
     let r = start_loading(move || Ok(input), None, &opts).unwrap();
     while !String::from_utf8_lossy(&get(&r, "api/progress").1).contains("\"ready\"") {
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -480,4 +444,10 @@ fn view_server_bounds_the_work_in_flight_and_closes_half_open_connections() {
         "the half-open connection is still open after {:?}",
         begun.elapsed()
     );
+}
+
+/// The `.ptb` at `path` read by blocks, its summary saved at `summary`.
+fn by_blocks(path: &std::path::Path, summary: Option<std::path::PathBuf>) -> Input {
+    let file = trama_open::PtbWindows::open(path).unwrap();
+    Input::Blocks(trama_open::ByBlocks::new(Box::new(file), 0, summary))
 }

@@ -67,7 +67,10 @@ async fn the_node_view_draws_the_frame_model_and_keeps_dragged_nodes() {
     let mut opts = ViewerOptions::default();
     opts.port = Some(0);
     opts.name = "fib.xml".into();
-    opts.run_info = trama_open::kinds::run_info(&path);
+    opts.run_info = trama_open::open(&trama_open::Source::Path(path.clone()))
+        .unwrap()
+        .run_info()
+        .to_vec();
     let served = trama_open::load(&Source::Path(path.clone()), &lo).unwrap();
     let server = start(served, &opts).unwrap();
     let trace = &trace;

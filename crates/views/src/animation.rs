@@ -699,7 +699,7 @@ pub fn record(
     if animation == Animation::Nodes {
         film.add_nodes(trace, opts)?;
     }
-    let colors = crate::color::value_colors(&trace.model);
+    let colors = trama_style::value_colors(&trace.model);
     let raster = crate::svg::Rasterizer::new();
     let (w, h) = (opts.width, opts.height);
     let delay_cs = (100.0 / opts.fps.max(0.01)).round().clamp(1.0, 65535.0) as u16;

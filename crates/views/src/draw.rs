@@ -9,13 +9,13 @@ use trama_analysis::{
     time_per_state, wait_matrix, CommMatrix, ContainerState, Graph, Kiviat, Messages, Ordering,
     StateStats, WaitMatrix, Window,
 };
-use trama_sim::{ContainerId, Trace, TypeId, TypeKind};
+use trama_sim::{Trace, TypeId, TypeKind};
 
 use crate::charts::{
     heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,
 };
-use crate::color::{color, value_colors};
 use crate::space_time::{space_time, SpaceTimeOptions};
+use trama_style::{color, order_rows, value_colors};
 
 /// The views [`draw`] makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,22 +327,6 @@ pub fn draw(
         }
     }
     Ok(msgs)
-}
-
-/// The space-time rows of an ordering: each host, then its processes.
-pub fn order_rows(trace: &Trace, o: &Ordering) -> Vec<ContainerId> {
-    let m = &trace.model;
-    let by_name = |n: &str| {
-        (0..m.containers.len() as u32)
-            .map(ContainerId)
-            .find(|c| m.names(m.container(*c).name, n))
-    };
-    let mut rows = Vec::new();
-    for h in &o.hosts {
-        rows.extend(by_name(&h.host));
-        rows.extend(h.processes.iter().filter_map(|(p, _)| by_name(p)));
-    }
-    rows
 }
 
 /// Why a view of messages is empty: no links, or only links of the types

@@ -40,7 +40,6 @@
 
 mod animation;
 mod charts;
-mod color;
 mod draw;
 mod legend;
 mod node_view;
@@ -54,11 +53,11 @@ pub use animation::{
 pub use charts::{
     heatmap, kiviat_chart, mapping_chart, process_detail, process_graph, Heatmap, Mapped,
 };
-pub use color::{color, value_colors};
 pub use draw::{
     draw, draw_graph, draw_kiviat, draw_mapping, draw_process, draw_traffic_matrix,
-    draw_wait_matrix, order_rows, View, ViewError, ViewOptions,
+    draw_wait_matrix, View, ViewError, ViewOptions,
 };
 pub use node_view::{draw_node_frame, node_place, NodeStyle, TASK_COLORS};
 pub use space_time::{space_time, SpaceTimeOptions};
 pub use svg::svg_to_png;
+pub use trama_style::{color, order_rows, value_colors};

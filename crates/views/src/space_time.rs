@@ -318,7 +318,7 @@ fn draw_rows(trace: &Trace, s: &Summary, at: &Layout) -> Marks {
             let mut d = String::new();
             let (lo, hi) = draw_variable(r, x0, y, row_h, &mut d);
             let ty = m.ty(m.list(l).ty);
-            let stroke = crate::color::line_color(m.str(ty.color), m.str(ty.name));
+            let stroke = trama_style::line_color(m.str(ty.color), m.str(ty.name));
             let e = k
                 .var_legend
                 .entry(m.label(ty.name))
@@ -631,7 +631,7 @@ pub fn space_time(trace: &Trace, opts: &SpaceTimeOptions, out: &mut dyn Write) -
     q.max_links = opts.max_links;
     q.link_types = opts.link_types.clone();
     let s = Lod::new(trace).summarize(&all_rows, &q);
-    let colours = crate::color::value_colors(m);
+    let colours = trama_style::value_colors(m);
     let labels = m.value_labels();
     let (shown, hidden) = shown_rows(trace, &s);
     let nrows = shown.len().max(1) as f64;

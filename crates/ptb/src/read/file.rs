@@ -82,9 +82,14 @@ impl PtbFile {
     /// that reads parts of a large file ([`PtbFile::release`] gives back
     /// the pages read).
     pub fn open_lazy(path: &Path) -> io::Result<Result<PtbFile, FormatError>> {
-        let file = std::fs::File::open(path)?;
+        PtbFile::from_file_lazy(&std::fs::File::open(path)?)
+    }
+
+    /// Reads an open file through `mmap` without reading it up front (as
+    /// [`PtbFile::open_lazy`] does once the file is open).
+    pub fn from_file_lazy(file: &std::fs::File) -> io::Result<Result<PtbFile, FormatError>> {
         // SAFETY: as in `from_file`.
-        let map = unsafe { memmap2::Mmap::map(&file)? };
+        let map = unsafe { memmap2::Mmap::map(file)? };
         Ok(PtbFile::parse(Data::Mmap(map)))
     }
 

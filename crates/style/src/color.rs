@@ -66,7 +66,7 @@ pub fn value_colors(m: &Model) -> Vec<String> {
 /// The colour of a line on white: the Pajé colour unless it is too light
 /// to be seen (SimGrid gives its variables `"1 1 1"`), else the palette's
 /// for the name.
-pub(crate) fn line_color(pajé: &[u8], name: &[u8]) -> String {
+pub fn line_color(pajé: &[u8], name: &[u8]) -> String {
     match parse_paje(pajé) {
         Some(c) if !too_light(&c) => c,
         _ => color(b"", name),

@@ -1,5 +1,6 @@
-//! The cache of `trama view`: text traces converted to `.ptb` once, so
-//! that the viewer reads them by blocks.
+//! The cache: text traces converted to `.ptb` once, so that a viewer
+//! reads them by blocks ([`crate::Reading::Convert`]), and the summaries
+//! gathered from a trace read by blocks.
 //!
 //! The directory is `--cache DIR`, else `$XDG_CACHE_HOME/trama`, else
 //! `~/.cache/trama` (inputs may live on read-only disks). An entry is
@@ -10,10 +11,10 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use crate::Error;
 
 /// The cache directory: `dir`, else the user's.
-pub fn directory(dir: Option<&Path>) -> anyhow::Result<PathBuf> {
+pub fn directory(dir: Option<&Path>) -> Result<PathBuf, Error> {
     if let Some(d) = dir {
         return Ok(d.to_path_buf());
     }
@@ -27,9 +28,10 @@ pub fn directory(dir: Option<&Path>) -> anyhow::Result<PathBuf> {
     }
     match home("HOME") {
         Some(h) => Ok(h.join(".cache").join("trama")),
-        None => bail!(
+        None => Err(Error::Options(
             "no cache directory: neither XDG_CACHE_HOME nor HOME is set; name one with --cache DIR"
-        ),
+                .into(),
+        )),
     }
 }
 
@@ -45,11 +47,23 @@ fn fnv(parts: &[&[u8]]) -> u64 {
     h
 }
 
+/// Makes the cache directory `dir` (and its parents), `advice` saying
+/// what to do when it cannot be made.
+pub fn make(dir: &Path, advice: &str) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Error::file(
+            format!("cannot make the cache directory {}{advice}", dir.display()),
+            e,
+        )
+    })
+}
+
 /// The entry of `input` in `dir`.
-pub fn entry(dir: &Path, input: &Path) -> anyhow::Result<PathBuf> {
-    let path =
-        std::fs::canonicalize(input).with_context(|| format!("cannot read {}", input.display()))?;
-    let meta = std::fs::metadata(&path)?;
+pub fn entry(dir: &Path, input: &Path) -> Result<PathBuf, Error> {
+    let path = std::fs::canonicalize(input)
+        .map_err(|e| Error::file(format!("cannot read {}", input.display()), e))?;
+    let meta = std::fs::metadata(&path)
+        .map_err(|e| Error::file(format!("cannot read {}", path.display()), e))?;
     let mtime = meta
         .modified()
         .ok()
