@@ -42,7 +42,7 @@ if [ ! -x "$tv/bin/python" ]; then
     "$tv/bin/pip" install -q 'maturin==1.16.0' 'pyarrow==26.0.1'
 fi
 rm -rf "$data/wheels"
-VIRTUAL_ENV=$tv "$tv/bin/maturin" build --quiet --release -m crates/python/Cargo.toml -o "$data/wheels" -i "$tv/bin/python"
+VIRTUAL_ENV=$tv "$tv/bin/maturin" build --quiet --release -m crates/apps/python/Cargo.toml -o "$data/wheels" -i "$tv/bin/python"
 "$tv/bin/pip" install -q --force-reinstall --no-deps "$data"/wheels/trama-*.whl
 
 sides=(trama)

@@ -1,0 +1,309 @@
+//! The page in a real browser: Debian's Chromium, headless, driven over
+//! WebDriver (chromedriver on loopback). Zoom, hover, pin, pan, collapse
+//! and a screenshot, checked against what the trace holds.
+//!
+//! Without chromedriver the tests are skipped with a note, unless
+//! `TRAMA_REQUIRE_BROWSER=1` (set by `.ci/run`), which makes them fail.
+
+use trama_testkit::webdriver;
+
+use std::path::Path;
+
+use fantoccini::Locator;
+use serde_json::{json, Value};
+use trama_open::{LoadOptions, Source};
+use trama_sim::{Trace, TypeKind};
+use trama_viewer::{start, Running, ViewerOptions};
+use webdriver::{
+    a_state_of, browser, click, click_id, driver, inked, js, move_to, open_ready, until, wheel,
+    window,
+};
+
+fn load(path: &Path) -> Trace {
+    let mut o = LoadOptions::default();
+    o.keep_extras = true;
+    trama_open::load(&Source::Path(path.into()), &o).unwrap()
+}
+
+fn example() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/ring.paje")
+}
+
+fn serve(trace: Trace) -> Running {
+    let mut opts = ViewerOptions::default();
+    opts.port = Some(0);
+    opts.name = "ring.paje".into();
+    start(trace, &opts).unwrap()
+}
+
+/// The longest link of the trace: its ends' names and its middle time.
+fn a_link(trace: &Trace) -> (String, String, f64) {
+    let m = &trace.model;
+    let mut best: Option<(f64, String, String, f64)> = None;
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != TypeKind::Link {
+            continue;
+        }
+        let cols = &trace.lists[l];
+        for i in 0..cols.len() {
+            let len = cols.end[i] - cols.start[i];
+            if best.as_ref().is_none_or(|b| len > b.0) {
+                let name = |c: u32| m.label(m.container(trama_sim::ContainerId(c)).name);
+                best = Some((
+                    len,
+                    name(cols.from[i]),
+                    name(cols.to[i]),
+                    (cols.start[i] + cols.end[i]) / 2.0,
+                ));
+            }
+        }
+    }
+    let (_, a, b, t) = best.expect("the example has links");
+    (a, b, t)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_zooms_hovers_pins_pans_and_collapses() {
+    let Some(d) = driver() else { return };
+    let trace = load(&example());
+    let (value, t) = a_state_of(&trace, "rank-1");
+    let server = serve(load(&example()));
+    let c = browser(&d).await;
+    open_ready(&c, &server.url, "the first frame").await;
+    assert_eq!(
+        js(&c, "return document.body.dataset.csp || null").await,
+        Value::Null
+    );
+
+    // The canvas is drawn: many pixels are not white.
+    let inked = inked(&c).await;
+    assert!(inked > 0.05, "{:.1} % of the timeline inked", 100.0 * inked);
+
+    // Hover on an arrow: the tooltip names the link and its two ends.
+    let (from, to, mid) = a_link(&trace);
+    let lx = js(&c, &format!("return window.trama.x({mid})"))
+        .await
+        .as_f64()
+        .unwrap();
+    let ya = js(&c, &format!("return window.trama.y('{from}')"))
+        .await
+        .as_f64()
+        .unwrap();
+    let yb = js(&c, &format!("return window.trama.y('{to}')"))
+        .await
+        .as_f64()
+        .unwrap();
+    move_to(&c, lx, (ya + yb) / 2.0).await;
+    until(
+        &c,
+        "const t = document.getElementById('tooltip'); return !t.hidden && t.textContent.includes('link')",
+        "the link's tooltip",
+    )
+    .await;
+    let tip = js(&c, "return document.getElementById('tooltip').textContent").await;
+    assert!(
+        tip.as_str().unwrap().contains(&format!("{from} → {to}")),
+        "{tip}"
+    );
+
+    // Hover: the tooltip names the state the trace has there.
+    let x = js(&c, &format!("return window.trama.x({t})"))
+        .await
+        .as_f64()
+        .unwrap();
+    let y = js(&c, "return window.trama.y('rank-1')")
+        .await
+        .as_f64()
+        .unwrap();
+    move_to(&c, x, y).await;
+    until(
+        &c,
+        &format!(
+            "const t = document.getElementById('tooltip'); return !t.hidden && t.textContent.includes({})",
+            json!(value)
+        ),
+        "the state's tooltip",
+    )
+    .await;
+    let tip = js(&c, "return document.getElementById('tooltip').textContent").await;
+    assert!(
+        tip.as_str().unwrap().contains(&value),
+        "tooltip {tip} at the state {value}"
+    );
+
+    // Click: the details panel pins it.
+    click(&c, x, y).await;
+    until(
+        &c,
+        "return !document.getElementById('details').hidden",
+        "the details panel",
+    )
+    .await;
+    let details = js(
+        &c,
+        "return document.getElementById('details-body').textContent",
+    )
+    .await;
+    assert!(details.as_str().unwrap().contains(&value), "{details}");
+    assert!(details.as_str().unwrap().contains("rank-1"), "{details}");
+
+    // The pin is in the URL: reopening it shows the same details.
+    let pinned_url = js(&c, "return location.href").await;
+    let pinned_url = pinned_url.as_str().unwrap().to_string();
+    assert!(pinned_url.contains("&pin="), "{pinned_url}");
+    c.goto("about:blank").await.unwrap();
+    open_ready(&c, &pinned_url, "the reopened view").await;
+    until(
+        &c,
+        "return !document.getElementById('details').hidden",
+        "the reopened pin",
+    )
+    .await;
+    let again = js(
+        &c,
+        "return document.getElementById('details-body').textContent",
+    )
+    .await;
+    assert_eq!(again, details, "the reopened pin");
+
+    // Wheel: the window shrinks around the pointer, and rows are redrawn.
+    let (a0, a1) = window(&c).await;
+    wheel(&c, x, y, -120).await;
+    let (b0, b1) = window(&c).await;
+    assert!(b1 - b0 < a1 - a0, "zoomed: [{a0}, {a1}] → [{b0}, {b1}]");
+    assert!(b0 <= t && t <= b1, "the pointer's time stays in the window");
+    until(
+        &c,
+        "const s = (document.body.dataset.window || '').split(',').map(Number);
+         const w = window.trama.window(); return s[0] === w[0] && s[1] === w[1]",
+        "the zoomed window's rows",
+    )
+    .await;
+
+    // Keys pan: the window moves right, its length kept; the reply held
+    // (padded by a screen on each side) draws it without a new request.
+    let asked = js(&c, "return window.trama.requests()").await;
+    let body = c.find(Locator::Css("body")).await.unwrap();
+    body.send_keys("d").await.unwrap();
+    let (c0, c1) = window(&c).await;
+    assert!(c0 > b0 && ((c1 - c0) - (b1 - b0)).abs() < 1e-9 * (b1 - b0).max(1.0));
+    let drawn = "const s = (document.body.dataset.window || '').split(',').map(Number);
+         const w = window.trama.window(); return s[0] === w[0] && s[1] === w[1]";
+    until(&c, drawn, "the panned window").await;
+    assert_eq!(
+        js(&c, "return window.trama.requests()").await,
+        asked,
+        "a small pan asks for nothing"
+    );
+    // Zooming far out and back in again: a few replies held, no more.
+    for key in ["ssssssssss", "wwwwwwwwww"] {
+        for k in key.chars() {
+            body.send_keys(&k.to_string()).await.unwrap();
+            until(&c, drawn, "a zoomed window").await;
+        }
+    }
+    let held = js(&c, "return window.trama.held()").await;
+    assert!(held.as_u64().unwrap() <= 4, "{held} replies held");
+    let (d0, d1) = window(&c).await;
+    assert!(((d1 - d0) / (c1 - c0) - 1.0).abs() < 1e-9, "zoomed back");
+
+    // Collapse: a click on node-0's label hides its processes.
+    let rows = js(&c, "return document.body.dataset.rows").await;
+    let ly = js(&c, "return window.trama.labelY('node-0')")
+        .await
+        .as_f64()
+        .unwrap();
+    let lx = js(
+        &c,
+        "return document.getElementById('labels').getBoundingClientRect().left + 20",
+    )
+    .await
+    .as_f64()
+    .unwrap();
+    click(&c, lx, ly).await;
+    let after = js(&c, "return document.body.dataset.rows").await;
+    let (n0, n1): (u32, u32) = (
+        rows.as_str().unwrap().parse().unwrap(),
+        after.as_str().unwrap().parse().unwrap(),
+    );
+    assert!(n1 < n0, "rows {n0} → {n1}");
+    assert_eq!(js(&c, "return window.trama.y('rank-0')").await, Value::Null);
+
+    // Search: a container under the collapsed node is shown again; a
+    // value's next state is framed, and Enter again goes further in time.
+    let input = c.find(Locator::Id("search")).await.unwrap();
+    input.send_keys("rank-0\n").await.unwrap();
+    until(
+        &c,
+        "return window.trama.y('rank-0') !== null",
+        "rank-0 shown by the search",
+    )
+    .await;
+    input.clear().await.unwrap();
+    input.send_keys(&format!("{value}\n")).await.unwrap();
+    until(
+        &c,
+        "return document.getElementById('found').textContent.includes(' at ')",
+        "a state found",
+    )
+    .await;
+    let first = js(&c, "return document.getElementById('found').textContent").await;
+    assert!(first.as_str().unwrap().contains(&value), "{first}");
+    input.send_keys("\n").await.unwrap();
+    until(
+        &c,
+        &format!("return document.getElementById('found').textContent !== {first}"),
+        "the next one",
+    )
+    .await;
+
+    // Statistics of the window: shown, and recomputed when zooming.
+    click_id(&c, "stats-button").await;
+    let (w0, w1) = window(&c).await;
+    let stats_of_window = "const s = (document.body.dataset.stats || '').split(',').map(Number);
+         const w = window.trama.window(); return s[0] === w[0] && s[1] === w[1]";
+    until(&c, stats_of_window, "the window's statistics").await;
+    let panel = js(&c, "return document.getElementById('stats').textContent").await;
+    assert!(
+        panel.as_str().unwrap().contains("Time per state"),
+        "{panel}"
+    );
+    assert!(panel.as_str().unwrap().contains("rank-"), "{panel}");
+    click_id(&c, "zoomin").await;
+    let (z0, z1) = window(&c).await;
+    assert!(z1 - z0 < w1 - w0);
+    until(&c, stats_of_window, "the zoomed window's statistics").await;
+
+    // The seed's order: hosts by traffic, each followed by its processes.
+    assert_eq!(
+        js(&c, "return document.getElementById('order').hidden").await,
+        json!(false)
+    );
+    js(
+        &c,
+        "const o = document.getElementById('order'); o.value = 'hosts';
+         o.dispatchEvent(new Event('change')); return true",
+    )
+    .await;
+    let labels = js(
+        &c,
+        "return ['node-0', 'node-1', 'rank-0', 'rank-3'].map((l) => window.trama.y(l) !== null)",
+    )
+    .await;
+    assert_eq!(
+        labels,
+        json!([true, true, true, true]),
+        "every host and process shown"
+    );
+
+    // A screenshot that is not blank.
+    let png = c.screenshot().await.unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
+
+    c.close().await.unwrap();
+    server.stop();
+}
