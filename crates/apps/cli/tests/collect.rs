@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::trama;
+use trama_records::{collect as records, What};
 use trama_sources::ganglia::{read_samples, GangliaOptions, GangliaSource};
-use trama_sources::{collect as records, OpenSource, What};
+use trama_sources::OpenSource;
 use trama_testkit::shared;
 
 /// The recorded dump: the real 3-host gmond dump of the shared samples

@@ -141,8 +141,8 @@ fn mpi_events() -> Vec<(usize, i64, Mpi)> {
 }
 
 // ---------------------------------------------------------------------------
-// CLOG-2 (the layout of crates/formats/sources/src/clog2/mod.rs, as written by the
-// crate's `Clog2Writer`): big-endian, finalized, one block
+// CLOG-2 (the layout of crates/formats/sources/src/clog2/mod.rs, as written by
+// `trama_gen::clog2::Clog2Writer`): big-endian, finalized, one block
 // size, MPI_COMM_WORLD only.
 
 const CLOG_SEND: i32 = -101;
@@ -171,7 +171,7 @@ fn clog_time(rank: usize, r: i64) -> f64 {
 }
 
 fn clog_file() -> Vec<u8> {
-    let mut c = trama_sources::clog2::Clog2Writer::new(true, 2);
+    let mut c = trama_gen::clog2::Clog2Writer::new(true, 2);
     c.block_size = 1024;
     c.user_states = 1;
     c.user_solo_events = 0;
@@ -737,7 +737,7 @@ fn merged_trace_is_the_integrated_view() {
     // Plain Pajé: the header is PajeNG's reference header, nothing added.
     let text = std::fs::read_to_string(&out).unwrap();
     let header: Vec<&str> = text.lines().filter(|l| l.starts_with('%')).collect();
-    let standard = trama_sources::Dialect::standard();
+    let standard = trama_records::Dialect::standard();
     let expected: Vec<&str> = standard
         .header()
         .lines()

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use trama_open::kinds::{detect, open_source, EntryContext};
-use trama_sources::{Dialect, PajeWriter, WriterOptions};
+use trama_records::{Dialect, PajeWriter, WriterOptions};
 use trama_timesync::{SyncTable, TimeUnit};
 
 use crate::{merge, Correct, Input, Mapper, MergeError, MergeOptions, MergeStats, Origin, Plan};
@@ -59,7 +59,7 @@ pub enum JobError {
         entry: String,
         /// Why.
         #[source]
-        source: trama_sources::SourceError,
+        source: trama_records::SourceError,
     },
 }
 
@@ -298,7 +298,7 @@ impl Job {
             .finish()
             .map_err(MergeError::from)?
             .flush()
-            .map_err(|e| MergeError::from(trama_sources::WriteError::from(e)))?;
+            .map_err(|e| MergeError::from(trama_records::WriteError::from(e)))?;
         Ok(stats)
     }
 }

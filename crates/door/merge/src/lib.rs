@@ -3,8 +3,8 @@
 //! reference, [`MergeOptions::corrections`]), **unification** (each
 //! source's hierarchy and identifiers mapped into one hierarchy by a
 //! [`Plan`]), and **standardization** (every source already speaks
-//! [`Record`](trama_sources::Record)s), then a streaming k-way [`merge`] by
-//! synchronized time into a [`PajeWriter`](trama_sources::PajeWriter).
+//! [`Record`](trama_records::Record)s), then a streaming k-way [`merge`] by
+//! synchronized time into a [`PajeWriter`](trama_records::PajeWriter).
 
 #![deny(missing_docs)]
 // Errors end a merge: their size never weighs on the hot path.
@@ -21,7 +21,7 @@ pub use merge::{merge, Correct, Input, MergeOptions, MergeStats, Origin};
 pub use plan::{parse_seconds, Plan, SourcePlan};
 pub use unify::Mapper;
 
-use trama_sources::{SourceError, WriteError};
+use trama_records::{SourceError, WriteError};
 
 /// An error of a merge: the source (its file) and what went wrong.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +61,7 @@ pub enum MergeError {
         /// The record's number in the source (from 1).
         record: u64,
         /// Where in the source it came from, when the source knows it.
-        position: Option<trama_sources::Location>,
+        position: Option<trama_records::Location>,
         /// Why.
         error: WriteError,
     },

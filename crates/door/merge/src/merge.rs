@@ -18,7 +18,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::io::Write;
 use std::sync::Arc;
 
-use trama_sources::{Decl, Location, Nanos, PajeWriter, Record, Source, What};
+use trama_records::{Decl, Location, Nanos, PajeWriter, Record, Source, What};
 
 use crate::unify::Mapper;
 use crate::MergeError;
@@ -96,7 +96,7 @@ impl MergeStats {
         if spans.len() < 2 {
             return Vec::new();
         }
-        let secs = |t: Nanos| trama_sources::TimeText(t, 6).to_string();
+        let secs = |t: Nanos| trama_records::TimeText(t, 6).to_string();
         let mut out = Vec::new();
         for (i, (name, (a, b))) in spans.iter().enumerate() {
             let overlaps = spans
@@ -241,7 +241,7 @@ impl Lane {
                 name,
                 container,
                 color,
-            } if container == trama_sources::ROOT_TYPE => Some(d.clone()),
+            } if container == trama_records::ROOT_TYPE => Some(d.clone()),
             Decl::EntityType {
                 kind,
                 name,

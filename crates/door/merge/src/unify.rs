@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use trama_sources::{DisplayPath, Nanos, Path, PathMap, Step};
+use trama_records::{DisplayPath, Nanos, Path, PathMap, Step};
 
 use crate::plan::{Plan, SourcePlan};
 use crate::MergeError;
@@ -248,7 +248,7 @@ fn rank_number(name: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use trama_sources::path;
+    use trama_records::path;
 
     fn plan() -> Plan {
         Plan::parse(

@@ -6,7 +6,7 @@ use std::path::Path as FsPath;
 use std::sync::Arc;
 
 use trama_merge::{merge, Correct, Input, Mapper, MergeOptions, Plan};
-use trama_sources::{
+use trama_records::{
     path, Dialect, PajeWriter, Record, Source, VarOp, VecSource, What, WriterOptions,
 };
 

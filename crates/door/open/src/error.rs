@@ -85,7 +85,7 @@ pub enum Error {
     },
     /// A source of a merge could not be read.
     #[error(transparent)]
-    Source(#[from] trama_sources::SourceError),
+    Source(#[from] trama_records::SourceError),
     /// The consumer of the events stopped (a closed output): not a failure
     /// of the input.
     #[error("output closed")]

@@ -11,7 +11,8 @@
 use std::path::{Path, PathBuf};
 
 use trama_input::Source as Input;
-use trama_sources::{clog2, ganglia, opents, pcp, rst, sched, OpenSource, Source};
+use trama_records::Source;
+use trama_sources::{clog2, ganglia, opents, pcp, rst, sched, OpenSource};
 
 use crate::input::Head;
 use crate::{Error, Format};

@@ -61,14 +61,14 @@ pub use trama_paje::QuoteMode;
 pub use trama_sim::KEY_FILTER_BYTES;
 pub use windows::{PtbWindows, Windowed};
 
+/// Seconds written with a number of decimals, exactly.
+pub use trama_records::TimeText;
 /// Ganglia's collector (`trama collect ganglia`) and its log, read back as
 /// a merge source.
 pub use trama_sources::ganglia;
 /// Akypuera's converter of libRastro MPI traces to Pajé, reproduced byte
 /// for byte (`trama akypuera`).
 pub use trama_sources::rst::akypuera_convert;
-/// Seconds written with a number of decimals, exactly.
-pub use trama_sources::TimeText;
 
 /// How to read and simulate a trace.
 #[derive(Clone, Debug)]
@@ -338,7 +338,7 @@ impl Opened {
     /// The trace as a source of `trama merge`: Pajé text is read by the
     /// Pajé source; other formats are written as Pajé text on a thread of
     /// their own, read through a pipe.
-    pub fn into_source(mut self) -> Result<Box<dyn trama_sources::Source>, Error> {
+    pub fn into_source(mut self) -> Result<Box<dyn trama_records::Source>, Error> {
         let name = self.name.clone();
         if let Some(input) = formats::each_reader!(&mut self.reader, r => r.take_text()) {
             return Ok(Box::new(trama_sources::trace::TraceSource::from_reader(

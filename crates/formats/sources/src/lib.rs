@@ -9,10 +9,11 @@
 //! - [`opents`]: OpenTS (T-system) XML traces;
 //! - [`trace`]: any trace trama reads, as its Pajé text (made by `trama-open`).
 //!
-//! Every reader yields [`Record`]s (see [`record`]): Pajé-level facts about
-//! containers named by their path in the source's hierarchy, timed in
-//! nanoseconds of the source's clock. [`PajeWriter`] writes such a stream as
-//! a Pajé trace.
+//! Every reader yields [`Record`](trama_records::Record)s, the model of
+//! `trama-records`: Pajé-level facts about containers named by their path
+//! in the source's hierarchy, timed in nanoseconds of the source's clock,
+//! served as a [`Source`](trama_records::Source); that crate's
+//! `PajeWriter` writes such a stream as a Pajé trace.
 //!
 //! Every kind is opened the same way: `<Kind>Source::open(path, &options)`
 //! or `<Kind>Source::from_reader(name, reader, &options)` (`name` names
@@ -29,20 +30,9 @@ pub mod clog2;
 pub mod ganglia;
 pub mod opents;
 pub mod pcp;
-mod prefetch;
-pub mod record;
+mod reading;
 pub mod rst;
 pub mod sched;
 pub mod trace;
-mod writer;
 
-pub use prefetch::Prefetched;
-pub use record::{
-    collect, path, CountedSource, Decl, DisplayPath, EntityKind, ExtraField, Extras, Location,
-    Nanos, OpenSource, Path, PathMap, Record, Source, SourceError, Step, VarOp, VecSource, What,
-    ROOT_TYPE,
-};
-pub use writer::{
-    Declarer, Dialect, DialectError, EventOut, PajeWriter, TextOut, TimeText, Words, WriteError,
-    WriterOptions,
-};
+pub use reading::{CountedSource, OpenSource};

@@ -116,9 +116,8 @@ use quick_xml::Reader;
 use trama_events::EventKind;
 use trama_num::{PastNanos, SecondsSyntax};
 
-use crate::record::{
-    open_file, ExtraField, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
-};
+use crate::reading::open_file;
+use trama_records::{ExtraField, Nanos, Path, Record, Source, SourceError, Step, VarOp, What};
 
 /// One slice every 1/25 s: the time of a slice without a `time` attribute.
 pub const SLICE_PERIOD_NS: Nanos = 40_000_000;

@@ -87,7 +87,7 @@
 //! Events are sorted by time first (stable: file order within a time), as
 //! trace-cmd's output of several CPUs may be unsorted; the state machine
 //! then runs in time order, and the records are served through
-//! [`VecSource`](crate::VecSource). [`SchedStats::out_of_order`] counts
+//! [`VecSource`](trama_records::VecSource). [`SchedStats::out_of_order`] counts
 //! the events that came earlier than one before them in the file.
 //!
 //! - A thread is the container `[("host", H), ("thread", "<tid>")]`, `H`
@@ -110,7 +110,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::record::{path, CountedSource, Nanos, OpenSource, Path, Record, SourceError, What};
+use crate::reading::{CountedSource, OpenSource};
+use trama_records::{path, Nanos, Path, Record, SourceError, What};
 
 /// Which layout a scheduling input has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

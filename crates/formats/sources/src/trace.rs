@@ -29,9 +29,9 @@ use trama_events::{Event, EventKind, Field};
 use trama_num::{PastNanos, SecondsSyntax};
 use trama_paje::{read_paje, QuoteMode, ReadOptions};
 
-use crate::record::{
-    open_file, Decl, EntityKind, Nanos, Path, Record, Source, SourceError, Step, Stepwise, VarOp,
-    What,
+use crate::reading::{open_file, Stepwise};
+use trama_records::{
+    Decl, EntityKind, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
 };
 
 /// Records handed over at a time: small, since a merge holds one batch in
@@ -298,7 +298,7 @@ impl Converter {
             | EventKind::DefineVariableType => {
                 let container = self
                     .parent_type(ev)?
-                    .unwrap_or_else(|| crate::record::ROOT_TYPE.to_string());
+                    .unwrap_or_else(|| trama_records::ROOT_TYPE.to_string());
                 let info = TypeInfo { name: name.clone() };
                 self.types.insert(name.clone(), info.clone());
                 if let Some(a) = &alias {
@@ -507,7 +507,7 @@ pub fn decimal_nanos(text: &[u8]) -> Option<Nanos> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::collect;
+    use trama_records::collect;
 
     #[test]
     fn decimal_times_are_exact() {
@@ -540,7 +540,9 @@ mod tests {
         let creates: Vec<_> = recs
             .iter()
             .filter_map(|r| match &r.what {
-                What::Create { container } => Some(crate::DisplayPath(container).to_string()),
+                What::Create { container } => {
+                    Some(trama_records::DisplayPath(container).to_string())
+                }
                 _ => None,
             })
             .collect();

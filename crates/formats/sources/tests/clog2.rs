@@ -6,10 +6,11 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+use trama_records::{collect, Decl, DisplayPath, Record, Source, What};
 use trama_sources::clog2::{
     rank_hosts, read_machine_file, Body, Clog2Options, Clog2Reader, Clog2Record, Clog2Source,
 };
-use trama_sources::{collect, Decl, DisplayPath, OpenSource, Record, Source, What};
+use trama_sources::OpenSource;
 
 // ---------------------------------------------------------------------------
 // A writer of CLOG-2 files, from the layout in the module documentation.
@@ -17,7 +18,7 @@ use trama_sources::{collect, Decl, DisplayPath, OpenSource, Record, Source, What
 const SEND: i32 = -101;
 const RECV: i32 = -102;
 
-type Clog = trama_sources::clog2::Clog2Writer;
+type Clog = trama_gen::clog2::Clog2Writer;
 
 fn text(s: &str, n: usize) -> Vec<u8> {
     let mut v = s.as_bytes().to_vec();
@@ -44,7 +45,7 @@ fn temp(bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
 
 /// One line per record, to compare with expectations written by hand.
 fn show(r: &Record) -> String {
-    let p = |p: &[trama_sources::Step]| DisplayPath(p).to_string();
+    let p = |p: &[trama_records::Step]| DisplayPath(p).to_string();
     let t = r.time;
     match &r.what {
         What::Declare(Decl::Value { ty, name, color }) => {
@@ -651,7 +652,7 @@ fn machine_file_places_ranks() {
 #[test]
 fn crafted_messages_as_paje() {
     use trama_events::FieldType;
-    use trama_sources::{Dialect, PajeWriter, WriterOptions};
+    use trama_records::{Dialect, PajeWriter, WriterOptions};
     let mut src = Clog2Source::open(
         common::data("clog2/messages-be.clog2"),
         &Clog2Options::default(),
@@ -687,7 +688,7 @@ fn crafted_messages_as_paje() {
 
 #[test]
 fn real_log_writes_as_paje() {
-    use trama_sources::{Dialect, PajeWriter, WriterOptions};
+    use trama_records::{Dialect, PajeWriter, WriterOptions};
     let Some(p) = cpilog() else { return };
     let mut src = Clog2Source::open(&p, &Clog2Options::default()).unwrap();
     let mut w = PajeWriter::new(Vec::new(), Dialect::standard(), WriterOptions::default()).unwrap();

@@ -11,11 +11,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use trama_records::{collect as records, DisplayPath, Location, Record, VarOp, What};
 use trama_sources::ganglia::{
     collect, detect, read_samples, CollectEvent, CollectOptions, Format, GangliaOptions,
     GangliaSource,
 };
-use trama_sources::{collect as records, DisplayPath, Location, OpenSource, Record, VarOp, What};
+use trama_sources::OpenSource;
 
 const NS: i64 = 1_000_000_000;
 

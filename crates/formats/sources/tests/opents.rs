@@ -7,11 +7,11 @@ mod common;
 use std::collections::HashMap;
 use std::io::Read;
 
+use trama_records::{collect, Location, Record, Source, SourceError, What};
 use trama_sources::opents::{OpentsOptions, OpentsSource, TraceHeader};
-use trama_sources::{collect, Location, Record, Source, SourceError, What};
 
 fn show(r: &Record) -> String {
-    let p = |p: &[trama_sources::Step]| trama_sources::DisplayPath(p).to_string();
+    let p = |p: &[trama_records::Step]| trama_records::DisplayPath(p).to_string();
     let t = r.time;
     match &r.what {
         What::Create { container } => format!("{t} create {}", p(container)),
@@ -540,7 +540,7 @@ struct Tally {
 fn tally(records: &[Record]) -> Tally {
     use trama_gen::opents::MESSAGE_KINDS;
     use trama_sources::opents::{MESSAGE_LINK, MIGRATION_LINK};
-    let rank = |p: &[trama_sources::Step]| -> u32 { p[0].name.parse().unwrap() };
+    let rank = |p: &[trama_records::Step]| -> u32 { p[0].name.parse().unwrap() };
     // (time of the slice, rank, kind) → (count, bytes), sent and received;
     // (time, rank) → tasks exported.
     let mut sent: HashMap<(i64, u32, String), (u64, u64)> = HashMap::new();

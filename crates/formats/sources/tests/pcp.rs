@@ -3,8 +3,9 @@
 
 mod common;
 
+use trama_records::{collect, path, Record, VarOp, What};
 use trama_sources::pcp::{InstanceMapping, PcpFormat, PcpOptions, PcpSource};
-use trama_sources::{collect, path, OpenSource, Record, VarOp, What};
+use trama_sources::OpenSource;
 
 const S: i64 = 1_000_000_000;
 

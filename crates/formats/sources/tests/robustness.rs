@@ -9,10 +9,9 @@ use std::io::Cursor;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use trama_sources::{
-    clog2, ganglia, opents, pcp, rst, sched, trace, Dialect, OpenSource, PajeWriter, Source,
-    SourceError, WriterOptions,
-};
+use trama_records::{Dialect, PajeWriter, Source, SourceError, WriterOptions};
+
+use trama_sources::{clog2, ganglia, opents, pcp, rst, sched, trace, OpenSource};
 
 /// Deterministic pseudo-random numbers (xorshift).
 struct Rng(u64);

@@ -9,14 +9,15 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use trama_rastro::rst::{Encoder, Layout, Stamp, Value};
+use trama_records::{
+    collect, path, Decl, Dialect, EntityKind, Location, PajeWriter, Record, Source, SourceError,
+    What,
+};
 use trama_sources::rst::{
     akypuera_convert, akypuera_dialect, akypuera_options, akypuera_source, akypuera_sources,
     Mapping, RstOptions, RstSource, Skipped, AKY_HEADER,
 };
-use trama_sources::{
-    collect, path, Decl, Dialect, EntityKind, Location, OpenSource, PajeWriter, Record, Source,
-    SourceError, What,
-};
+use trama_sources::OpenSource;
 
 const EXAMPLES: [&str; 5] = ["collective", "prog", "ring", "small", "smpi_bug"];
 
@@ -676,13 +677,13 @@ fn a_deck_trace_with_two_nodes() {
             end: "thread".into()
         }
     );
-    let set = |c: &trama_sources::Path, v: &str| What::SetState {
+    let set = |c: &trama_records::Path, v: &str| What::SetState {
         container: c.clone(),
         ty: "deck".into(),
         value: v.into(),
         extra: vec![],
     };
-    let link = |start: bool, c: &trama_sources::Path, v: &str, k: &str| {
+    let link = |start: bool, c: &trama_records::Path, v: &str, k: &str| {
         if start {
             What::StartLink {
                 container: None,

@@ -3,8 +3,9 @@
 
 mod common;
 
+use trama_records::{collect, path, Record, What};
 use trama_sources::sched::{SchedFormat, SchedOptions, SchedSource};
-use trama_sources::{collect, path, OpenSource, Record, What};
+use trama_sources::OpenSource;
 
 fn thread(tid: &str) -> Vec<(&'static str, String)> {
     vec![("host", "h".to_string()), ("thread", tid.to_string())]

@@ -28,6 +28,8 @@
 //! [`deep`] writes valid traces whose containers, types or states nest
 //! as deep as asked (a million levels and more), as a stream.
 //!
+//! [`clog2`] writes MPE CLOG-2 logs whose content is known exactly.
+//!
 //! [`golden`] checks a test's output against a committed file, and
 //! rewrites the file with `TRAMA_BLESS=1`.
 //!
@@ -48,6 +50,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod clog2;
 pub mod deep;
 pub mod golden;
 pub mod json;

@@ -1,10 +1,10 @@
 //! The sources of `trama merge` (libRastro, CLOG-2, Ganglia, PCP, sched,
 //! OpenTS) and Paraver read as traces: the source's records go through
 //! the engine that declares types, containers and values on first use
-//! (`trama_sources::Declarer`, times from the first record), whose events
+//! (`trama_records::Declarer`, times from the first record), whose events
 //! are handed to the consumer as they are made, by their words, in
 //! bounded memory. The events are those of the Pajé text
-//! `trama_sources::PajeWriter` writes for the same records (their lines
+//! `trama_records::PajeWriter` writes for the same records (their lines
 //! are that text's), which is what [`TraceReader::write_text`] gives. So
 //! `trama view run.xml` shows an OpenTS file as any trace.
 
@@ -12,7 +12,7 @@ use std::io::{self, Write};
 
 use trama_events::{Event, EventDef};
 use trama_paje::QuoteMode;
-use trama_sources::{
+use trama_records::{
     Declarer, Dialect, EventOut, PajeWriter, Prefetched, Source, SourceError, Words, WriteError,
     WriterOptions,
 };
@@ -143,7 +143,7 @@ impl TraceReader for RecordsReader {
         })
     }
 
-    /// The text `trama_sources::PajeWriter` writes for the records.
+    /// The text `trama_records::PajeWriter` writes for the records.
     fn write_text(&mut self, out: &mut dyn Write) -> Result<(), Failure> {
         let mut source = self.take()?;
         let dialect = dialect_of(&*source).map_err(source_failure)?;

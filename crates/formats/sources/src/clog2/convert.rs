@@ -14,9 +14,9 @@ use super::read::{
     COMM_LID_NULL, COMM_SELF_CREATE, COMM_WORLD_CREATE, EVT_RECV, EVT_SEND,
 };
 use super::x11;
-use crate::record::{
-    open_file, path, Decl, EntityKind, ExtraField, Nanos, OpenSource, Path, Record, Source,
-    SourceError, Stepwise, What,
+use crate::reading::{open_file, OpenSource, Stepwise};
+use trama_records::{
+    path, Decl, EntityKind, ExtraField, Nanos, Path, Record, Source, SourceError, What,
 };
 
 /// The state type of the records.

@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use crate::record::SourceError;
+use trama_records::SourceError;
 
 /// Reads a machine file: the host of each slot in order, i.e. the host of
 /// rank `i` for the first `len()` ranks (see [`rank_hosts`] for more ranks).

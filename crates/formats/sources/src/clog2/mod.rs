@@ -135,7 +135,6 @@
 mod convert;
 pub mod machine;
 mod read;
-mod write;
 mod x11;
 
 pub use convert::{Clog2Options, Clog2Source, EVENT_TYPE, LINK_TYPE, SIZE_FIELD, STATE_TYPE};
@@ -145,7 +144,6 @@ pub use read::{
     COMM_FREE, COMM_LID_NULL, COMM_SELF_CREATE, COMM_WORLD_CREATE, EVT_RECV, EVT_SEND, HEADER_SIZE,
     PREAMBLE_SIZE, SUPPORTED_VERSION, UUID_SIZE,
 };
-pub use write::Clog2Writer;
 
 #[cfg(test)]
 mod tests {

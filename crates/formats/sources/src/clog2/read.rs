@@ -5,7 +5,8 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
-use crate::record::{open_file, SourceError};
+use crate::reading::open_file;
+use trama_records::SourceError;
 
 /// Size of the text preamble at the start of every CLOG-2 file.
 pub const PREAMBLE_SIZE: usize = 1024;

@@ -11,7 +11,7 @@ use super::log::{format_seconds, quote_value};
 use super::repeats::Seen;
 use super::xml::read_xml;
 use super::{decode, detect, matches, quote, Format, GangliaOptions, Sample};
-use crate::record::Nanos;
+use trama_records::Nanos;
 
 /// The gmond's port when `--gmond` gives none.
 pub const GMOND_PORT: u16 = 8649;

@@ -5,7 +5,7 @@
 use trama_num::SecondsSyntax;
 
 use super::{decode, quote, Sample, Scan, NS};
-use crate::record::{Nanos, SourceError};
+use trama_records::{Nanos, SourceError};
 
 /// Parses Unix seconds with up to nine decimals into nanoseconds.
 fn parse_seconds(tok: &str) -> Option<Nanos> {

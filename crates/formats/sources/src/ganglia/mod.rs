@@ -144,7 +144,7 @@ pub use source::{GangliaSource, ReadStats};
 
 use std::borrow::Cow;
 
-use crate::record::{Nanos, SourceError};
+use trama_records::{Nanos, SourceError};
 
 const NS: i64 = 1_000_000_000;
 

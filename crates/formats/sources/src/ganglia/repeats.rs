@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{Sample, NS};
-use crate::record::Nanos;
+use trama_records::Nanos;
 
 pub(super) enum Verdict {
     New,

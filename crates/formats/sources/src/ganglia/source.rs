@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use super::repeats::Seen;
 use super::{read_samples, Format, GangliaOptions};
-use crate::record::{path, Nanos, OpenSource, Path, Record, Source, SourceError, VarOp, What};
+use crate::reading::OpenSource;
+use trama_records::{path, Nanos, Path, Record, Source, SourceError, VarOp, What};
 
 /// What a [`GangliaSource`] read and what it left out.
 #[non_exhaustive]

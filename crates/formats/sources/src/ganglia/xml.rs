@@ -5,7 +5,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
 use super::{decode, quote, Sample, Scan, NS};
-use crate::record::SourceError;
+use trama_records::SourceError;
 
 fn line_at(bytes: &[u8], pos: u64) -> u64 {
     let end = (pos as usize).min(bytes.len());

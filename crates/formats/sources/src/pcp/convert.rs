@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::time::parse_time;
 use super::{InstanceMapping, PcpOptions, PcpStats};
-use crate::record::{path, Nanos, Path, Record, SourceError, VarOp, What};
+use trama_records::{path, Nanos, Path, Record, SourceError, VarOp, What};
 
 /// The records and statistics of one input, built value by value.
 pub(super) struct Converter<'a> {

@@ -122,7 +122,7 @@
 //!   type and container (a string metric is a state that lasts).
 //!
 //! The records are sorted by time (stable: input order within a time)
-//! through [`VecSource`](crate::VecSource); [`CountedSource::stats`]
+//! through [`VecSource`](trama_records::VecSource); [`CountedSource::stats`]
 //! reports what was read and what was not mapped.
 
 mod convert;
@@ -131,11 +131,12 @@ mod pmdumptext;
 mod pmrep;
 mod time;
 
-use crate::record::{CountedSource, OpenSource, SourceError};
+use crate::reading::{CountedSource, OpenSource};
 use convert::Converter;
 use pmdumplog::{parse_record_head, read_pmdumplog};
 use pmdumptext::{is_full_name_line, read_pmdumptext};
 use pmrep::read_pmrep;
+use trama_records::SourceError;
 
 /// Which PCP text layout an input has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

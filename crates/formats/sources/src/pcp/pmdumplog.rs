@@ -3,7 +3,7 @@
 
 use super::convert::{Converter, Value};
 use super::time::{parse_ctime, parse_tod, NS_PER_DAY};
-use crate::record::{Nanos, SourceError};
+use trama_records::{Nanos, SourceError};
 
 /// `HH:MM:SS.frac N metrics` → (time of day in ns, N).
 pub(super) fn parse_record_head(line: &str) -> Option<(i64, u64)> {

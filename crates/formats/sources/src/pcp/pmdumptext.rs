@@ -3,7 +3,7 @@
 
 use super::convert::{is_metric_char, split_fields, Converter, Value};
 use super::PcpColumn;
-use crate::record::SourceError;
+use trama_records::SourceError;
 
 /// `[ n] spec` of `pmdumptext -M`: (n, spec).
 pub(super) fn is_full_name_line(line: &str) -> Option<(usize, &str)> {

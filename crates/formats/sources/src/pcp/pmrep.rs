@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::convert::{is_metric_char, split_fields, Converter, Value};
 use super::PcpColumn;
-use crate::record::SourceError;
+use trama_records::SourceError;
 
 /// A pmrep column name: `metric`, `metric[inst]`, `metric-inst`, each with
 /// an optional `(unit)`; `None` for a label column (`{...}`).

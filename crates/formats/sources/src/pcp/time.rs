@@ -4,7 +4,7 @@
 
 use trama_num::{SecondsError, SecondsSyntax};
 
-use crate::record::Nanos;
+use trama_records::Nanos;
 
 const NS_PER_SEC: i64 = 1_000_000_000;
 pub(super) const NS_PER_DAY: i64 = 86_400 * NS_PER_SEC;

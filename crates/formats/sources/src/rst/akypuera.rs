@@ -8,10 +8,11 @@ use std::sync::Arc;
 use super::engine::{Decoded, Engine};
 use super::mapping::Mapping;
 use super::{read_file, RstOptions, RstSource};
-use crate::record::{Nanos, Path, Record, Source, SourceError, Stepwise, What};
-use crate::writer::{
+use crate::reading::Stepwise;
+use trama_records::{
     destroy_variable_state_defs, event_def, link_def, type_defs, Dialect, PajeWriter, WriterOptions,
 };
+use trama_records::{Nanos, Path, Record, Source, SourceError, What};
 
 /// The Pajé header `aky_converter` writes (Akypuera of 2017-2018 with
 /// Poti): Poti's 18 definitions, with aliases and the container before
@@ -44,10 +45,9 @@ pub fn akypuera_dialect() -> Dialect {
 /// The writer options of an Akypuera conversion: times from the earliest
 /// rank's start with 9 decimals, and no value declared (as `aky_converter`).
 pub fn akypuera_options() -> WriterOptions {
-    WriterOptions {
-        declare_values: false,
-        ..WriterOptions::default()
-    }
+    let mut options = WriterOptions::default();
+    options.declare_values = false;
+    options
 }
 
 /// Converts a set of Akypuera rank files to Pajé exactly as
@@ -59,7 +59,7 @@ pub fn akypuera_convert<W: std::io::Write>(
 ) -> Result<(W, u64), SourceError> {
     let mut src = akypuera_source(files)?;
     let name = src.name().to_string();
-    let werr = |e: crate::WriteError| SourceError::file(&name, e.to_string());
+    let werr = |e: trama_records::WriteError| SourceError::file(&name, e.to_string());
     let mut w = PajeWriter::new(out, akypuera_dialect(), akypuera_options()).map_err(werr)?;
     while let Some(r) = src.next_record()? {
         w.write(&r).map_err(werr)?;
@@ -291,7 +291,7 @@ impl Source for AkypueraSource {
         self.next_queued()
     }
 
-    fn extra_fields(&self) -> Vec<crate::record::ExtraField> {
+    fn extra_fields(&self) -> Vec<trama_records::ExtraField> {
         self.engines
             .first()
             .map(|e| e.mapping().extra_fields().to_vec())

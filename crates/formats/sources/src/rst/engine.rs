@@ -12,7 +12,7 @@ use super::mapping::{
 };
 use super::template::{Ctx, LinkCtx, Missing, Template};
 use super::Skipped;
-use crate::record::{Nanos, Path, Record, SourceError, Step, What};
+use trama_records::{Nanos, Path, Record, SourceError, Step, What};
 
 /// The most partners one collective event may name (a damaged count
 /// must not allocate without bound).

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use trama_events::EventKind;
 
 use super::template::{Scope, Template, Var};
-use crate::record::{Decl, EntityKind, ExtraField, SourceError};
+use trama_records::{Decl, EntityKind, ExtraField, SourceError};
 
 /// Largest event id a mapping may name (16382 and 16383 are libRastro's
 /// stop and header events).

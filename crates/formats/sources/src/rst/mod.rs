@@ -26,7 +26,7 @@
 //!
 //! An event's time is `seconds × resolution + ticks` ticks, made
 //! nanoseconds exactly when the resolution divides 10⁹ (rounded to the
-//! nearest otherwise): the records' [`Nanos`](crate::Nanos) are the
+//! nearest otherwise): the records' [`Nanos`](trama_records::Nanos) are the
 //! file's own clock, from the Unix epoch. A later `RST_TIME_SET` changes
 //! the clock for the events after it. The timeless layout of 2015 (no
 //! clock at all) is refused: it has no times to give.
@@ -165,10 +165,8 @@ pub use mapping::{Mapping, OutPolicy, StateMode, UnknownPolicy, AKYPUERA_TOML, D
 
 use engine::Engine;
 
-use crate::record::{
-    open_file, read_all, ExtraField, Location, OpenSource, Path, Record, Source, SourceError,
-    Stepwise, What,
-};
+use crate::reading::{open_file, read_all, OpenSource, Stepwise};
+use trama_records::{ExtraField, Location, Path, Record, Source, SourceError, What};
 
 /// Events a source passed over because its mapping said to skip them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use trama_sources::{collect, Location, OpenSource, Record, Source, SourceError, VarOp, What};
+use trama_records::{collect, Location, Record, Source, SourceError, VarOp, What};
+
+use trama_sources::OpenSource;
 
 /// `../shared/samples/<sub>` beside the repository (or under `$TRAMA_SHARED`).
 /// Without it the tests print a note and pass, unless `TRAMA_REQUIRE_SHARED=1`
@@ -79,7 +81,7 @@ pub fn lines(src: &mut dyn Source, show: fn(&Record) -> String) -> Vec<String> {
 }
 
 /// A state set on `container` at `time`.
-pub fn set_state(time: i64, container: trama_sources::Path, ty: &str, value: &str) -> Record {
+pub fn set_state(time: i64, container: trama_records::Path, ty: &str, value: &str) -> Record {
     Record {
         time,
         what: What::SetState {
@@ -92,7 +94,7 @@ pub fn set_state(time: i64, container: trama_sources::Path, ty: &str, value: &st
 }
 
 /// A point event on `container` at `time`.
-pub fn event(time: i64, container: trama_sources::Path, ty: &str, value: &str) -> Record {
+pub fn event(time: i64, container: trama_records::Path, ty: &str, value: &str) -> Record {
     Record {
         time,
         what: What::Event {
@@ -105,7 +107,7 @@ pub fn event(time: i64, container: trama_sources::Path, ty: &str, value: &str) -
 }
 
 /// A variable set on `container` at `time`.
-pub fn variable(time: i64, container: trama_sources::Path, ty: &str, value: f64) -> Record {
+pub fn variable(time: i64, container: trama_records::Path, ty: &str, value: f64) -> Record {
     Record {
         time,
         what: What::Variable {

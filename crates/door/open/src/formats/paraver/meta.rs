@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use trama_sources::Nanos;
+use trama_records::Nanos;
 
 /// The most threads a header may declare (each is a container).
 const MAX_THREADS: u64 = 1 << 22;

@@ -59,7 +59,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path as FsPath, PathBuf};
 
 use trama_events::EventKind;
-use trama_sources::{
+use trama_records::{
     path, Decl, EntityKind, ExtraField, Nanos, Path, Record, Source, SourceError, What,
 };
 

@@ -12,6 +12,7 @@ pub struct Dialect {
 
 /// A `%EventDef` block as header text:
 /// `event_def!(PajeSetVariable 8: Time date, Container string)`.
+#[macro_export]
 macro_rules! event_def {
     ($event:ident $id:literal: $($field:ident $ty:ident),* $(,)?) => {
         concat!(
@@ -24,20 +25,21 @@ macro_rules! event_def {
 
 /// The definitions that begin PajeNG's reference header and Akypuera's
 /// alike: the types and values (ids 0 to 5).
+#[macro_export]
 macro_rules! type_defs {
     () => {
         concat!(
-            event_def!(PajeDefineContainerType 0: Alias string, Type string, Name string),
-            event_def!(
+            $crate::event_def!(PajeDefineContainerType 0: Alias string, Type string, Name string),
+            $crate::event_def!(
                 PajeDefineVariableType 1: Alias string, Type string, Name string, Color color
             ),
-            event_def!(PajeDefineStateType 2: Alias string, Type string, Name string),
-            event_def!(PajeDefineEventType 3: Alias string, Type string, Name string),
-            event_def!(
+            $crate::event_def!(PajeDefineStateType 2: Alias string, Type string, Name string),
+            $crate::event_def!(PajeDefineEventType 3: Alias string, Type string, Name string),
+            $crate::event_def!(
                 PajeDefineLinkType 4: Alias string, Type string, StartContainerType string,
                 EndContainerType string, Name string
             ),
-            event_def!(
+            $crate::event_def!(
                 PajeDefineEntityValue 5: Alias string, Type string, Name string, Color color
             ),
         )
@@ -47,31 +49,31 @@ macro_rules! type_defs {
 /// The definitions both headers have next but one, with the same ids:
 /// destroying containers, variables, setting and pushing states (ids 7
 /// to 12).
+#[macro_export]
 macro_rules! destroy_variable_state_defs {
     () => {
         concat!(
-            event_def!(PajeDestroyContainer 7: Time date, Type string, Name string),
-            event_def!(PajeSetVariable 8: Time date, Container string, Type string, Value double),
-            event_def!(PajeAddVariable 9: Time date, Container string, Type string, Value double),
-            event_def!(PajeSubVariable 10: Time date, Container string, Type string, Value double),
-            event_def!(PajeSetState 11: Time date, Container string, Type string, Value string),
-            event_def!(PajePushState 12: Time date, Container string, Type string, Value string),
+            $crate::event_def!(PajeDestroyContainer 7: Time date, Type string, Name string),
+            $crate::event_def!(PajeSetVariable 8: Time date, Container string, Type string, Value double),
+            $crate::event_def!(PajeAddVariable 9: Time date, Container string, Type string, Value double),
+            $crate::event_def!(PajeSubVariable 10: Time date, Container string, Type string, Value double),
+            $crate::event_def!(PajeSetState 11: Time date, Container string, Type string, Value string),
+            $crate::event_def!(PajePushState 12: Time date, Container string, Type string, Value string),
         )
     };
 }
 
 /// A link's start or end with the fields of both headers, then `extra`
 /// ones: `link_def!(PajeStartLink 16: StartContainer, Size double)`.
+#[macro_export]
 macro_rules! link_def {
     ($event:ident $id:literal: $end:ident $(, $field:ident $ty:ident)* $(,)?) => {
-        event_def!(
+        $crate::event_def!(
             $event $id: Time date, Container string, Type string, $end string, Value string,
             Key string $(, $field $ty)*
         )
     };
 }
-
-pub(crate) use {destroy_variable_state_defs, event_def, link_def, type_defs};
 
 /// PajeNG's reference header (the one of its test traces), with the push
 /// state and start link variants that carry `Mark` and `Size`.

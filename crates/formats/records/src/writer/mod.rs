@@ -31,7 +31,6 @@ mod dialect;
 mod out;
 mod text;
 
-pub(crate) use dialect::{destroy_variable_state_defs, event_def, link_def, type_defs};
 pub use dialect::{Dialect, DialectError};
 pub use out::{EventOut, TextOut, Words};
 pub use text::TimeText;
