@@ -93,10 +93,10 @@
 //! log; grids are not part of the path, so the gmond and gmetad dumps of
 //! one host name the same container):
 //!
-//! - a numeric metric is a [`What::Variable`] ([`VarOp::Set`]) of the
+//! - a numeric metric is a [`What::Variable`](trama_records::What::Variable) ([`VarOp::Set`](trama_records::VarOp::Set)) of the
 //!   variable type named by the metric (`bytes_out`); its units are not part
 //!   of the name but are offered by [`GangliaSource::units`];
-//! - a string metric (`os_name`, `gexec`...) is a point [`What::Event`] of
+//! - a string metric (`os_name`, `gexec`...) is a point [`What::Event`](trama_records::What::Event) of
 //!   the event type named by the metric, whose value is the text, emitted
 //!   only when the text differs from the last one of that host and metric;
 //! - a numeric value that is not finite (`nan`, `inf`) cannot be a Pajé

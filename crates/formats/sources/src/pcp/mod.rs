@@ -115,9 +115,9 @@
 //! (`[("host", H), ("instance", "sda")]`, type `disk.dev.read`) with
 //! [`InstanceMapping::Container`].
 //!
-//! - A number becomes [`What::Variable`] with [`VarOp::Set`], one per
+//! - A number becomes [`What::Variable`](trama_records::What::Variable) with [`VarOp::Set`](trama_records::VarOp::Set), one per
 //!   non-empty cell (or value line), at the row's time.
-//! - A string value becomes [`What::SetState`] of the same type name with
+//! - A string value becomes [`What::SetState`](trama_records::What::SetState) of the same type name with
 //!   the string as value, only when it differs from the last one of that
 //!   type and container (a string metric is a state that lasts).
 //!
