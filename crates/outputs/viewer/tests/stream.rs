@@ -28,6 +28,133 @@ fn get(r: &Running, path: &str) -> Value {
     serde_json::from_str(body).unwrap()
 }
 
+/// Every frame the stream of `server` gives until it is done, and the
+/// last stage it sent.
+fn stream_frames(server: &Running) -> (Vec<Value>, Value) {
+    let mut frames = Vec::new();
+    let mut stage = Value::Null;
+    let mut after = -1i64;
+    loop {
+        let r = get(server, &format!("api/stream?after={after}&version=0"));
+        if !r["stage"].is_null() {
+            stage = r["stage"].clone();
+        }
+        let got = r["frames"].as_array().unwrap().clone();
+        if let Some(f) = got.last() {
+            after = f["k"].as_i64().unwrap();
+        }
+        let empty = got.is_empty();
+        frames.extend(got);
+        if empty && r["done"] == Value::Bool(true) {
+            assert!(r["error"].is_null(), "{}", r["error"]);
+            break;
+        }
+        if empty {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    (frames, stage)
+}
+
+/// The node/arc view of frame `f` (at `t`, `dt` long): variables and
+/// shares exact, arcs those complete when the frame was cut; `unique`
+/// tells the names that name one container.
+fn node_view_agrees(
+    trace: &trama_sim::Trace,
+    (nstage, nlinks): (&trama_analysis::NodeStage, &trama_analysis::NodeLinks),
+    stage: &Value,
+    f: &Value,
+    (t, dt): (f64, f64),
+    unique: &dyn Fn(&str) -> bool,
+    checked: &mut (usize, usize, usize, usize, usize),
+) {
+    let wn = trama_analysis::node_frame(trace, nstage, nlinks, t, dt);
+    let sn = &stage["nodes"]["stage"];
+    let snodes: Vec<&str> = sn["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    let svars: Vec<&str> = sn["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let fnodes = &f["nodes"];
+    for (i, nd) in nstage.nodes.iter().enumerate() {
+        if !unique(&nd.name) {
+            continue;
+        }
+        let j = snodes.iter().position(|n| *n == nd.name).unwrap();
+        let got = &fnodes["nodes"][j];
+        for (v, x) in wn.nodes[i].variables.iter().enumerate() {
+            let k = svars
+                .iter()
+                .position(|n| *n == nstage.variables[v])
+                .unwrap();
+            let g = got["variables"][k].as_f64();
+            // Sums over a node's containers, in another order.
+            let close = match (g, x) {
+                (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                (a, b) => a == *b,
+            };
+            let what = &nstage.variables[v];
+            assert!(close, "{} {what} at {}: {g:?} vs {x:?}", nd.name, f["k"]);
+            checked.3 += x.is_some() as usize;
+        }
+        let shares = got["shares"].as_array().unwrap();
+        assert_eq!(
+            shares.len(),
+            wn.nodes[i].shares.len(),
+            "{} at {}",
+            nd.name,
+            f["k"]
+        );
+        for (a, b) in shares.iter().zip(&wn.nodes[i].shares) {
+            assert!((a[1].as_f64().unwrap() - b.1).abs() < 1e-9);
+        }
+    }
+    let name = |i: u64| nstage.nodes[i as usize].name.clone();
+    let key = |a: &Value| {
+        (
+            snodes[a["from"].as_u64().unwrap() as usize].to_string(),
+            snodes[a["to"].as_u64().unwrap() as usize].to_string(),
+            a["type"].as_str().unwrap().to_string(),
+            a["value"].as_str().unwrap().to_string(),
+        )
+    };
+    let whole_arcs: HashMap<_, u32> = wn
+        .arcs
+        .iter()
+        .map(|a| {
+            let k = (
+                name(a.from as u64),
+                name(a.to as u64),
+                a.ty.clone(),
+                a.value.clone(),
+            );
+            (k, a.links)
+        })
+        .collect();
+    let mut all = 0;
+    for a in fnodes["arcs"].as_array().unwrap() {
+        let n = a["links"].as_u64().unwrap() as u32;
+        all += n;
+        assert!(n <= whole_arcs.get(&key(a)).copied().unwrap_or(0), "{a}");
+        checked.4 += 1;
+    }
+    if f["pending"].as_array().unwrap().is_empty() {
+        assert_eq!(
+            all,
+            whole_arcs.values().sum::<u32>(),
+            "arcs at frame {}",
+            f["k"]
+        );
+    }
+}
+
 #[test]
 fn streamed_frames_equal_the_frames_of_the_whole_trace() {
     let dir = tempfile::tempdir().unwrap();
@@ -62,28 +189,7 @@ fn streamed_frames_equal_the_frames_of_the_whole_trace() {
             let sim = trama_open::simulate_into(&source, sink, &lo2).unwrap();
             sim.sink.end(&sim.model, Ok(()));
         });
-        let mut frames = Vec::new();
-        let mut stage = Value::Null;
-        let mut after = -1i64;
-        loop {
-            let r = get(&server, &format!("api/stream?after={after}&version=0"));
-            if !r["stage"].is_null() {
-                stage = r["stage"].clone();
-            }
-            let got = r["frames"].as_array().unwrap().clone();
-            if let Some(f) = got.last() {
-                after = f["k"].as_i64().unwrap();
-            }
-            let empty = got.is_empty();
-            frames.extend(got);
-            if empty && r["done"] == Value::Bool(true) {
-                assert!(r["error"].is_null(), "{}", r["error"]);
-                break;
-            }
-            if empty {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-        }
+        let (frames, stage) = stream_frames(&server);
         sim.join().unwrap();
         // Frames are numbered from 0 without a gap and cover the run.
         for (i, f) in frames.iter().enumerate() {
@@ -240,93 +346,15 @@ fn streamed_frames_equal_the_frames_of_the_whole_trace() {
                     );
                 }
             }
-            // The node/arc view: variables and shares exact, arcs those
-            // complete when the frame was cut.
-            let wn = trama_analysis::node_frame(&trace, &nstage, &nlinks, t, dt);
-            let sn = &stage["nodes"]["stage"];
-            let snodes: Vec<&str> = sn["nodes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|n| n["name"].as_str().unwrap())
-                .collect();
-            let svars: Vec<&str> = sn["variables"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_str().unwrap())
-                .collect();
-            let fnodes = &f["nodes"];
-            for (i, nd) in nstage.nodes.iter().enumerate() {
-                if !unique(&nd.name) {
-                    continue;
-                }
-                let j = snodes.iter().position(|n| *n == nd.name).unwrap();
-                let got = &fnodes["nodes"][j];
-                for (v, x) in wn.nodes[i].variables.iter().enumerate() {
-                    let k = svars
-                        .iter()
-                        .position(|n| *n == nstage.variables[v])
-                        .unwrap();
-                    let g = got["variables"][k].as_f64();
-                    // Sums over a node's containers, in another order.
-                    let close = match (g, x) {
-                        (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * b.abs().max(1.0),
-                        (a, b) => a == *b,
-                    };
-                    let what = &nstage.variables[v];
-                    assert!(close, "{} {what} at {}: {g:?} vs {x:?}", nd.name, f["k"]);
-                    checked.3 += x.is_some() as usize;
-                }
-                let shares = got["shares"].as_array().unwrap();
-                assert_eq!(
-                    shares.len(),
-                    wn.nodes[i].shares.len(),
-                    "{} at {}",
-                    nd.name,
-                    f["k"]
-                );
-                for (a, b) in shares.iter().zip(&wn.nodes[i].shares) {
-                    assert!((a[1].as_f64().unwrap() - b.1).abs() < 1e-9);
-                }
-            }
-            let name = |i: u64| nstage.nodes[i as usize].name.clone();
-            let key = |a: &Value| {
-                (
-                    snodes[a["from"].as_u64().unwrap() as usize].to_string(),
-                    snodes[a["to"].as_u64().unwrap() as usize].to_string(),
-                    a["type"].as_str().unwrap().to_string(),
-                    a["value"].as_str().unwrap().to_string(),
-                )
-            };
-            let whole_arcs: HashMap<_, u32> = wn
-                .arcs
-                .iter()
-                .map(|a| {
-                    let k = (
-                        name(a.from as u64),
-                        name(a.to as u64),
-                        a.ty.clone(),
-                        a.value.clone(),
-                    );
-                    (k, a.links)
-                })
-                .collect();
-            let mut all = 0;
-            for a in fnodes["arcs"].as_array().unwrap() {
-                let n = a["links"].as_u64().unwrap() as u32;
-                all += n;
-                assert!(n <= whole_arcs.get(&key(a)).copied().unwrap_or(0), "{a}");
-                checked.4 += 1;
-            }
-            if f["pending"].as_array().unwrap().is_empty() {
-                assert_eq!(
-                    all,
-                    whole_arcs.values().sum::<u32>(),
-                    "arcs at frame {}",
-                    f["k"]
-                );
-            }
+            node_view_agrees(
+                &trace,
+                (&nstage, &nlinks),
+                &stage,
+                f,
+                (t, dt),
+                &unique,
+                &mut checked,
+            );
         }
         server.stop();
     }
