@@ -155,6 +155,97 @@ fn node_view_agrees(
     }
 }
 
+/// Per host (by index in `stage`), the messages it sends off-host that
+/// start up to `until`.
+fn off_host_messages(trace: &trama_sim::Trace, stage: &Value, until: f64) -> HashMap<usize, u64> {
+    let m = &trace.model;
+    let pid: Vec<u64> = stage["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_u64().unwrap())
+        .collect();
+    // (Hosts by index: names may repeat.)
+    let host: HashMap<u64, usize> = stage["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .flat_map(|(k, h)| {
+            let ps = h["processes"].as_array().unwrap();
+            let pid = &pid;
+            ps.iter()
+                .map(move |p| (pid[p.as_u64().unwrap() as usize], k))
+        })
+        .collect();
+    let mut off: HashMap<usize, u64> = HashMap::new();
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != trama_sim::TypeKind::Link {
+            continue;
+        }
+        for i in 0..trace.lists[l].len() {
+            let e = trace.entity(trama_sim::ListId(l as u32), i);
+            let (Some(a), Some(b)) = (e.from, e.to) else {
+                continue;
+            };
+            if let (Some(ha), Some(hb)) = (host.get(&(a.0 as u64)), host.get(&(b.0 as u64))) {
+                if ha != hb && e.start <= until {
+                    *off.entry(*ha).or_default() += 1;
+                }
+            }
+        }
+    }
+    off
+}
+
+/// Messages of frame `f`: in their cell, or pending at their sender, as
+/// many from each process as in the whole trace's frame `w`.
+fn messages_agree(
+    wstage: &trama_analysis::Stage,
+    w: &trama_analysis::Frame,
+    sprocs: &[String],
+    f: &Value,
+    unique: &dyn Fn(&str) -> bool,
+    checked: &mut (usize, usize, usize, usize, usize),
+) {
+    let mut whole_from: HashMap<String, u64> = HashMap::new();
+    let mut whole_cells: HashMap<(String, String), u64> = HashMap::new();
+    for c in &w.cells {
+        let (a, b) = (
+            &wstage.processes[c.from as usize].name,
+            &wstage.processes[c.to as usize].name,
+        );
+        *whole_from.entry(a.clone()).or_default() += c.count as u64;
+        whole_cells.insert((a.clone(), b.clone()), c.count as u64);
+    }
+    let mut stream_from: HashMap<String, u64> = HashMap::new();
+    for c in f["cells"].as_array().unwrap() {
+        let a = sprocs[c["from"].as_u64().unwrap() as usize].clone();
+        let b = sprocs[c["to"].as_u64().unwrap() as usize].clone();
+        let n = c["count"].as_u64().unwrap();
+        if unique(&a) && unique(&b) {
+            assert!(n <= whole_cells.get(&(a.clone(), b)).copied().unwrap_or(0));
+            checked.1 += 1;
+        }
+        *stream_from.entry(a).or_default() += n;
+    }
+    for p in f["pending"].as_array().unwrap() {
+        let a = sprocs[p[0].as_u64().unwrap() as usize].clone();
+        *stream_from.entry(a).or_default() += p[1].as_u64().unwrap();
+        checked.2 += 1;
+    }
+    for (a, n) in &whole_from {
+        if unique(a) {
+            assert_eq!(
+                stream_from.get(a).copied().unwrap_or(0),
+                *n,
+                "messages from {a} at frame {}",
+                f["k"]
+            );
+        }
+    }
+}
+
 #[test]
 fn streamed_frames_equal_the_frames_of_the_whole_trace() {
     let dir = tempfile::tempdir().unwrap();
@@ -227,43 +318,7 @@ fn streamed_frames_equal_the_frames_of_the_whole_trace() {
             // frame's end and received by the cut; at the last frame, all
             // of them (hosts as the stream's final stage has them).
             // (Containers by id: the same in both, made in the same order.)
-            let pid: Vec<u64> = stage["processes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| p["id"].as_u64().unwrap())
-                .collect();
-            // (Hosts by index: names may repeat.)
-            let host: HashMap<u64, usize> = stage["hosts"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .enumerate()
-                .flat_map(|(k, h)| {
-                    let ps = h["processes"].as_array().unwrap();
-                    let pid = &pid;
-                    ps.iter()
-                        .map(move |p| (pid[p.as_u64().unwrap() as usize], k))
-                })
-                .collect();
-            let mut off: HashMap<usize, u64> = HashMap::new();
-            for (l, info) in m.lists.iter().enumerate() {
-                if info.kind != trama_sim::TypeKind::Link {
-                    continue;
-                }
-                for i in 0..trace.lists[l].len() {
-                    let e = trace.entity(trama_sim::ListId(l as u32), i);
-                    let (Some(a), Some(b)) = (e.from, e.to) else {
-                        continue;
-                    };
-                    if let (Some(ha), Some(hb)) = (host.get(&(a.0 as u64)), host.get(&(b.0 as u64)))
-                    {
-                        if ha != hb && e.start <= t + dt {
-                            *off.entry(*ha).or_default() += 1;
-                        }
-                    }
-                }
-            }
+            let off = off_host_messages(&trace, &stage, t + dt);
             let all: u64 = off.values().sum();
 
             let sent = f["sent"].as_u64().unwrap();
@@ -309,43 +364,7 @@ fn streamed_frames_equal_the_frames_of_the_whole_trace() {
                 }
                 checked.0 += 1;
             }
-            // Messages: in their cell, or pending at their sender.
-            let mut whole_from: HashMap<String, u64> = HashMap::new();
-            let mut whole_cells: HashMap<(String, String), u64> = HashMap::new();
-            for c in &w.cells {
-                let (a, b) = (
-                    &wstage.processes[c.from as usize].name,
-                    &wstage.processes[c.to as usize].name,
-                );
-                *whole_from.entry(a.clone()).or_default() += c.count as u64;
-                whole_cells.insert((a.clone(), b.clone()), c.count as u64);
-            }
-            let mut stream_from: HashMap<String, u64> = HashMap::new();
-            for c in f["cells"].as_array().unwrap() {
-                let a = sprocs[c["from"].as_u64().unwrap() as usize].clone();
-                let b = sprocs[c["to"].as_u64().unwrap() as usize].clone();
-                let n = c["count"].as_u64().unwrap();
-                if unique(&a) && unique(&b) {
-                    assert!(n <= whole_cells.get(&(a.clone(), b)).copied().unwrap_or(0));
-                    checked.1 += 1;
-                }
-                *stream_from.entry(a).or_default() += n;
-            }
-            for p in f["pending"].as_array().unwrap() {
-                let a = sprocs[p[0].as_u64().unwrap() as usize].clone();
-                *stream_from.entry(a).or_default() += p[1].as_u64().unwrap();
-                checked.2 += 1;
-            }
-            for (a, n) in &whole_from {
-                if unique(a) {
-                    assert_eq!(
-                        stream_from.get(a).copied().unwrap_or(0),
-                        *n,
-                        "messages from {a} at frame {}",
-                        f["k"]
-                    );
-                }
-            }
+            messages_agree(&wstage, &w, &sprocs, f, &unique, &mut checked);
             node_view_agrees(
                 &trace,
                 (&nstage, &nlinks),
