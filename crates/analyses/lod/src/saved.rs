@@ -267,20 +267,7 @@ pub fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Option<Gath
     for c in &mut reference.model.containers {
         c.lists.clear();
     }
-    for id in 0..i.len()? {
-        let (container, ty, kind) = (i.u32()?, i.u32()?, kind_of(i.u8()?)?);
-        if container >= nc || ty >= nt {
-            return None;
-        }
-        reference.model.lists.push(ListInfo {
-            container: ContainerId(container),
-            ty: TypeId(ty),
-            kind,
-        });
-        reference.model.containers[container as usize]
-            .lists
-            .push((TypeId(ty), ListId(id as u32)));
-    }
+    read_lists(&mut i, &mut reference.model, nc, nt)?;
     let nl = reference.model.lists.len() as u32;
     reference.lists = vec![Default::default(); nl as usize];
     let rows = crate::rows(&reference, None);
@@ -293,71 +280,11 @@ pub fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Option<Gath
     if i.len()? != rows.len() {
         return None;
     }
-    let value = |v: u32| (v < nv).then_some(ValueId(v));
     let mut out_rows = Vec::with_capacity(rows.len());
     for row in &rows {
-        let mut r = RowSummary::empty(*row);
-        for _ in 0..i.len()? {
-            let list = i.u32()?;
-            if list >= nl {
-                return None;
-            }
-            let mut levels = Vec::new();
-            for _ in 0..i.len()? {
-                let n = i.len()?;
-                let mut level = Vec::with_capacity(n.min(1 << 16));
-                for _ in 0..n {
-                    level.push(StateSpan {
-                        x0: i.u32()?,
-                        x1: i.u32()?,
-                        value: value(i.u32()?)?,
-                        count: i.u32()?,
-                        mixed: i.u8()? != 0,
-                    });
-                }
-                levels.push(level);
-            }
-            r.states.push(StateBand {
-                list: ListId(list),
-                levels,
-            });
-        }
-        r.events = i.counts()?;
-        for _ in 0..i.len()? {
-            r.variable.push(VarSpan {
-                x0: i.u32()?,
-                x1: i.u32()?,
-                min: i.f64()?,
-                max: i.f64()?,
-                last: i.f64()?,
-            });
-        }
-        r.sent = i.counts()?;
-        r.received = i.counts()?;
-        r.links = i.u64()?;
-        out_rows.push(r);
+        out_rows.push(read_row(&mut i, *row, nl, nv)?);
     }
-    let mut links = Links {
-        total: i.u64()?,
-        dense: i.u64()?,
-        unplaced: i.u64()?,
-        each: Vec::new(),
-    };
-    for _ in 0..i.len()? {
-        let k = LinkItem {
-            list: ListId(i.u32()?),
-            index: i.u32()?,
-            from: i.u32()?,
-            to: i.u32()?,
-            start: i.f64()?,
-            end: i.f64()?,
-            value: value(i.u32()?)?,
-        };
-        if k.from as usize >= rows.len() || k.to as usize >= rows.len() {
-            return None;
-        }
-        links.each.push(k);
-    }
+    let links = read_links(&mut i, rows.len(), nv)?;
     let tally = (0..i.len()?)
         .map(|_| Some((i.u64()?, i.u8()? != 0)))
         .collect::<Option<Vec<_>>>()?;
@@ -413,6 +340,109 @@ pub fn decode(bytes: &[u8], size: u64, events: u64, model: Trace) -> Option<Gath
         span,
         stretches,
     })
+}
+
+/// Reads the lists of the saved model into `model` (whose lists are
+/// empty), `nc` containers and `nt` types in it.
+fn read_lists<R: std::io::Read>(
+    i: &mut In<R>,
+    model: &mut trama_sim::Model,
+    nc: u32,
+    nt: u32,
+) -> Option<()> {
+    for id in 0..i.len()? {
+        let (container, ty, kind) = (i.u32()?, i.u32()?, kind_of(i.u8()?)?);
+        if container >= nc || ty >= nt {
+            return None;
+        }
+        model.lists.push(ListInfo {
+            container: ContainerId(container),
+            ty: TypeId(ty),
+            kind,
+        });
+        model.containers[container as usize]
+            .lists
+            .push((TypeId(ty), ListId(id as u32)));
+    }
+    Some(())
+}
+
+/// Reads the summary of `row` (`nl` lists and `nv` values in the model).
+fn read_row<R: std::io::Read>(
+    i: &mut In<R>,
+    row: crate::Row,
+    nl: u32,
+    nv: u32,
+) -> Option<RowSummary> {
+    let value = |v: u32| (v < nv).then_some(ValueId(v));
+    let mut r = RowSummary::empty(row);
+    for _ in 0..i.len()? {
+        let list = i.u32()?;
+        if list >= nl {
+            return None;
+        }
+        let mut levels = Vec::new();
+        for _ in 0..i.len()? {
+            let n = i.len()?;
+            let mut level = Vec::with_capacity(n.min(1 << 16));
+            for _ in 0..n {
+                level.push(StateSpan {
+                    x0: i.u32()?,
+                    x1: i.u32()?,
+                    value: value(i.u32()?)?,
+                    count: i.u32()?,
+                    mixed: i.u8()? != 0,
+                });
+            }
+            levels.push(level);
+        }
+        r.states.push(StateBand {
+            list: ListId(list),
+            levels,
+        });
+    }
+    r.events = i.counts()?;
+    for _ in 0..i.len()? {
+        r.variable.push(VarSpan {
+            x0: i.u32()?,
+            x1: i.u32()?,
+            min: i.f64()?,
+            max: i.f64()?,
+            last: i.f64()?,
+        });
+    }
+    r.sent = i.counts()?;
+    r.received = i.counts()?;
+    r.links = i.u64()?;
+    Some(r)
+}
+
+/// Reads the links of the summary (between `nrows` rows, `nv` values in
+/// the model).
+fn read_links<R: std::io::Read>(i: &mut In<R>, nrows: usize, nv: u32) -> Option<Links> {
+    let value = |v: u32| (v < nv).then_some(ValueId(v));
+    let mut links = Links {
+        total: i.u64()?,
+        dense: i.u64()?,
+        unplaced: i.u64()?,
+        each: Vec::new(),
+    };
+    for _ in 0..i.len()? {
+        let k = LinkItem {
+            list: ListId(i.u32()?),
+            index: i.u32()?,
+            from: i.u32()?,
+            to: i.u32()?,
+            start: i.f64()?,
+            end: i.f64()?,
+            value: value(i.u32()?)?,
+        };
+        if k.from as usize >= nrows || k.to as usize >= nrows {
+            return None;
+        }
+        links.each.push(k);
+    }
+    Some(links)
 }
 
 /// Writes `bytes` to `path` whole or not at all (a temporary file made

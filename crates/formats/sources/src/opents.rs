@@ -600,137 +600,18 @@ impl<R: Read + Send> OpentsSource<R> {
                 self.open_slice(e, line)?;
                 Ctx::Slice
             }
-            (Ctx::Slice, "rank") => {
-                let attrs = self.attributes(e, line)?;
-                let mut num = None;
-                for a in &attrs {
-                    match a.key.as_str() {
-                        "num" => num = Some(self.rank_num(a, "rank num")?),
-                        k => self.skip(format!("attribute rank/@{k}")),
-                    }
-                }
-                let num = num.ok_or_else(|| self.err(line, "<rank> without `num`"))?;
-                let slice = self.slice.as_mut().expect("inside a slice");
-                if !slice.seen.insert(num) {
-                    return Err(self.err(line, format!("rank `{num}` twice in one slice")));
-                }
-                slice.ranks.push((num, Vec::new()));
-                Ctx::Rank
-            }
-            (Ctx::Rank, "resource") => {
-                for a in self.attributes(e, line)? {
-                    let var = match a.key.as_str() {
-                        "mbytes" => "memory".to_string(),
-                        "mflops" => "speed".to_string(),
-                        k @ ("tasks" | "idle" | "sched" | "mpi") => format!("time_{k}"),
-                        k => format!("resource_{k}"),
-                    };
-                    let v = self.number(&a, &format!("resource {}", a.key))?;
-                    self.current_vars().push((var, v));
-                }
-                Ctx::Leaf("resource")
-            }
-            (Ctx::Rank, "task") => {
-                let mut ty = None;
-                let mut count = None;
-                for a in self.attributes(e, line)? {
-                    match a.key.as_str() {
-                        "type" => {
-                            if a.value.is_empty() || a.value.chars().any(char::is_whitespace) {
-                                return Err(self
-                                    .err(a.line, format!("task type `{}`: not a name", a.value)));
-                            }
-                            ty = Some(a.value);
-                        }
-                        "count" => count = Some(self.count(&a, "task count")?),
-                        k => self.skip(format!("attribute task/@{k}")),
-                    }
-                }
-                let ty = ty.ok_or_else(|| self.err(line, "<task> without `type`"))?;
-                if let Some(c) = count {
-                    let var = format!("tasks_{ty}");
-                    self.current_vars().push((var, c as f64));
-                }
-                Ctx::Task(ty)
-            }
+            (Ctx::Slice, "rank") => self.open_rank(e, line)?,
+            (Ctx::Rank, "resource") => self.open_resource(e, line)?,
+            (Ctx::Rank, "task") => self.open_task(e, line)?,
             (Ctx::Task(ty), "detail") => {
                 let ty = ty.clone();
-                let (mut count, mut to) = (None, None);
-                for a in self.attributes(e, line)? {
-                    match a.key.as_str() {
-                        "count" => count = Some(self.count(&a, "detail count")?),
-                        "to" => to = Some(self.rank_num(&a, "detail to")?),
-                        k => self.skip(format!("attribute detail/@{k}")),
-                    }
-                }
-                let count = count.ok_or_else(|| self.err(line, "<detail> without `count`"))?;
-                let to = to.ok_or_else(|| self.err(line, "<detail> without `to`"))?;
-                if count > 0 {
-                    let from = self.current_rank();
-                    self.slice
-                        .as_mut()
-                        .expect("inside a slice")
-                        .migrations
-                        .push((from, to, ty, count));
-                }
-                Ctx::Leaf("detail")
+                self.open_task_detail(e, line, ty)?
             }
-            (Ctx::Rank, "message") => {
-                for a in self.attributes(e, line)? {
-                    if a.key == "to" {
-                        self.skip("attribute message/@to".into());
-                        continue;
-                    }
-                    let v = self.number(&a, &format!("message {}", a.key))?;
-                    let var = format!("msg_{}", a.key);
-                    self.current_vars().push((var, v));
-                }
-                Ctx::Message
-            }
-            (Ctx::Message, "extra") => {
-                let attrs = self.attributes(e, line)?;
-                let ty = attrs
-                    .iter()
-                    .find(|a| a.key == "type")
-                    .map(|a| a.value.clone())
-                    .ok_or_else(|| self.err(line, "<extra> without `type`"))?;
-                if ty.is_empty() || ty.chars().any(char::is_whitespace) {
-                    return Err(self.err(line, format!("message type `{ty}`: not a name")));
-                }
-                for a in attrs.iter().filter(|a| a.key != "type") {
-                    if a.key == "to" {
-                        self.skip("attribute extra/@to".into());
-                        continue;
-                    }
-                    let v = self.number(a, &format!("extra {}", a.key))?;
-                    let var = format!("msg_{ty}_{}", a.key);
-                    self.current_vars().push((var, v));
-                }
-                Ctx::Extra(ty)
-            }
+            (Ctx::Rank, "message") => self.open_message(e, line)?,
+            (Ctx::Message, "extra") => self.open_extra(e, line)?,
             (Ctx::Extra(ty), "detail") => {
                 let ty = ty.clone();
-                let (mut count, mut to, mut bytes) = (None, None, None);
-                for a in self.attributes(e, line)? {
-                    match a.key.as_str() {
-                        "count" => count = Some(self.count(&a, "message detail count")?),
-                        "bytes" => bytes = Some(self.count(&a, "message detail bytes")?),
-                        "to" => to = Some(self.rank_num(&a, "message detail to")?),
-                        k => self.skip(format!("attribute extra/detail/@{k}")),
-                    }
-                }
-                let count =
-                    count.ok_or_else(|| self.err(line, "<detail> of <extra> without `count`"))?;
-                let to = to.ok_or_else(|| self.err(line, "<detail> of <extra> without `to`"))?;
-                if count > 0 {
-                    let from = self.current_rank();
-                    self.slice
-                        .as_mut()
-                        .expect("inside a slice")
-                        .messages
-                        .push((from, to, ty, count, bytes));
-                }
-                Ctx::Leaf("detail")
+                self.open_extra_detail(e, line, ty)?
             }
             (p, _) => {
                 // Not part of the format: skipped with its content, counted.
@@ -753,6 +634,160 @@ impl<R: Read + Send> OpentsSource<R> {
             self.stack.push(ctx);
             Ok(())
         }
+    }
+
+    /// Opens a `<rank>` of a slice.
+    fn open_rank(&mut self, e: &BytesStart, line: u64) -> Result<Ctx, SourceError> {
+        let attrs = self.attributes(e, line)?;
+        let mut num = None;
+        for a in &attrs {
+            match a.key.as_str() {
+                "num" => num = Some(self.rank_num(a, "rank num")?),
+                k => self.skip(format!("attribute rank/@{k}")),
+            }
+        }
+        let num = num.ok_or_else(|| self.err(line, "<rank> without `num`"))?;
+        let slice = self.slice.as_mut().expect("inside a slice");
+        if !slice.seen.insert(num) {
+            return Err(self.err(line, format!("rank `{num}` twice in one slice")));
+        }
+        slice.ranks.push((num, Vec::new()));
+        Ok(Ctx::Rank)
+    }
+
+    /// Reads a `<resource>` of a rank into its variables.
+    fn open_resource(&mut self, e: &BytesStart, line: u64) -> Result<Ctx, SourceError> {
+        for a in self.attributes(e, line)? {
+            let var = match a.key.as_str() {
+                "mbytes" => "memory".to_string(),
+                "mflops" => "speed".to_string(),
+                k @ ("tasks" | "idle" | "sched" | "mpi") => format!("time_{k}"),
+                k => format!("resource_{k}"),
+            };
+            let v = self.number(&a, &format!("resource {}", a.key))?;
+            self.current_vars().push((var, v));
+        }
+        Ok(Ctx::Leaf("resource"))
+    }
+
+    /// Opens a `<task>` of a rank (its count is a variable).
+    fn open_task(&mut self, e: &BytesStart, line: u64) -> Result<Ctx, SourceError> {
+        let mut ty = None;
+        let mut count = None;
+        for a in self.attributes(e, line)? {
+            match a.key.as_str() {
+                "type" => {
+                    if a.value.is_empty() || a.value.chars().any(char::is_whitespace) {
+                        return Err(
+                            self.err(a.line, format!("task type `{}`: not a name", a.value))
+                        );
+                    }
+                    ty = Some(a.value);
+                }
+                "count" => count = Some(self.count(&a, "task count")?),
+                k => self.skip(format!("attribute task/@{k}")),
+            }
+        }
+        let ty = ty.ok_or_else(|| self.err(line, "<task> without `type`"))?;
+        if let Some(c) = count {
+            let var = format!("tasks_{ty}");
+            self.current_vars().push((var, c as f64));
+        }
+        Ok(Ctx::Task(ty))
+    }
+
+    /// Reads a `<detail>` of a task of type `ty`: a migration.
+    fn open_task_detail(
+        &mut self,
+        e: &BytesStart,
+        line: u64,
+        ty: String,
+    ) -> Result<Ctx, SourceError> {
+        let (mut count, mut to) = (None, None);
+        for a in self.attributes(e, line)? {
+            match a.key.as_str() {
+                "count" => count = Some(self.count(&a, "detail count")?),
+                "to" => to = Some(self.rank_num(&a, "detail to")?),
+                k => self.skip(format!("attribute detail/@{k}")),
+            }
+        }
+        let count = count.ok_or_else(|| self.err(line, "<detail> without `count`"))?;
+        let to = to.ok_or_else(|| self.err(line, "<detail> without `to`"))?;
+        if count > 0 {
+            let from = self.current_rank();
+            self.slice
+                .as_mut()
+                .expect("inside a slice")
+                .migrations
+                .push((from, to, ty, count));
+        }
+        Ok(Ctx::Leaf("detail"))
+    }
+
+    /// Opens the `<message>` of a rank (its attributes are variables).
+    fn open_message(&mut self, e: &BytesStart, line: u64) -> Result<Ctx, SourceError> {
+        for a in self.attributes(e, line)? {
+            if a.key == "to" {
+                self.skip("attribute message/@to".into());
+                continue;
+            }
+            let v = self.number(&a, &format!("message {}", a.key))?;
+            let var = format!("msg_{}", a.key);
+            self.current_vars().push((var, v));
+        }
+        Ok(Ctx::Message)
+    }
+
+    /// Opens an `<extra>` of a message: a message type and its variables.
+    fn open_extra(&mut self, e: &BytesStart, line: u64) -> Result<Ctx, SourceError> {
+        let attrs = self.attributes(e, line)?;
+        let ty = attrs
+            .iter()
+            .find(|a| a.key == "type")
+            .map(|a| a.value.clone())
+            .ok_or_else(|| self.err(line, "<extra> without `type`"))?;
+        if ty.is_empty() || ty.chars().any(char::is_whitespace) {
+            return Err(self.err(line, format!("message type `{ty}`: not a name")));
+        }
+        for a in attrs.iter().filter(|a| a.key != "type") {
+            if a.key == "to" {
+                self.skip("attribute extra/@to".into());
+                continue;
+            }
+            let v = self.number(a, &format!("extra {}", a.key))?;
+            let var = format!("msg_{ty}_{}", a.key);
+            self.current_vars().push((var, v));
+        }
+        Ok(Ctx::Extra(ty))
+    }
+
+    /// Reads a `<detail>` of an `<extra>` of type `ty`: messages sent.
+    fn open_extra_detail(
+        &mut self,
+        e: &BytesStart,
+        line: u64,
+        ty: String,
+    ) -> Result<Ctx, SourceError> {
+        let (mut count, mut to, mut bytes) = (None, None, None);
+        for a in self.attributes(e, line)? {
+            match a.key.as_str() {
+                "count" => count = Some(self.count(&a, "message detail count")?),
+                "bytes" => bytes = Some(self.count(&a, "message detail bytes")?),
+                "to" => to = Some(self.rank_num(&a, "message detail to")?),
+                k => self.skip(format!("attribute extra/detail/@{k}")),
+            }
+        }
+        let count = count.ok_or_else(|| self.err(line, "<detail> of <extra> without `count`"))?;
+        let to = to.ok_or_else(|| self.err(line, "<detail> of <extra> without `to`"))?;
+        if count > 0 {
+            let from = self.current_rank();
+            self.slice
+                .as_mut()
+                .expect("inside a slice")
+                .messages
+                .push((from, to, ty, count, bytes));
+        }
+        Ok(Ctx::Leaf("detail"))
     }
 
     fn open_slice(&mut self, e: &BytesStart, line: u64) -> Result<(), SourceError> {

@@ -313,6 +313,84 @@ fn stats(trace: &Trace, msgs: &trama_analysis::Messages, run: (f64, f64), room: 
     }
 }
 
+/// The levels of detail of the timeline over `(t0, t1)`, coarsest first,
+/// in `room` bytes of which `header` are taken: the levels, their columns
+/// (from `columns`, halved while the coarsest does not fit), the bytes
+/// used, and whether a finer level was left out for want of room.
+fn levels_within(
+    lod: &Lod<'_>,
+    rows: &[Row],
+    link_types: Option<&[TypeId]>,
+    (t0, t1): (f64, f64),
+    columns: u32,
+    room: usize,
+    header: usize,
+) -> (Vec<Level>, u32, usize, bool) {
+    let mut levels: Vec<Level> = Vec::new();
+    let mut columns = columns.max(1);
+    let mut used = header;
+    let mut cut = false;
+    while levels.len() < MAX_LEVELS as usize {
+        let k = levels.len() as u32;
+        // A finer level takes at least the bytes of the one before, or
+        // adds nothing: when those bytes are not left, it is not made.
+        if levels
+            .last()
+            .is_some_and(|l| l.bytes > room.saturating_sub(used))
+        {
+            cut = true;
+            break;
+        }
+        let Some(l) = level(
+            lod,
+            rows,
+            link_types,
+            (t0, t1),
+            k,
+            columns,
+            room.saturating_sub(used),
+        ) else {
+            if k == 0 && columns > MIN_COLUMNS {
+                columns /= 2;
+                continue;
+            }
+            cut = k > 0;
+            break;
+        };
+        if let Some(last) = levels.last() {
+            if l.detail as f64 <= last.detail as f64 * (1.0 + NEW_DETAIL) {
+                break;
+            }
+        }
+        used += l.bytes;
+        levels.push(l);
+    }
+    (levels, columns, used, cut)
+}
+
+/// The block of tiles: its header (magic, version, span, columns, levels),
+/// the size of each tile, then the tiles; `used` bytes in all.
+fn tiles_block(levels: &[Level], (t0, t1): (f64, f64), columns: u32, used: usize) -> Vec<u8> {
+    let mut block = Vec::with_capacity(used);
+    block.extend_from_slice(b"TRTS");
+    block.extend_from_slice(&1u32.to_le_bytes());
+    block.extend_from_slice(&t0.to_le_bytes());
+    block.extend_from_slice(&t1.to_le_bytes());
+    block.extend_from_slice(&columns.to_le_bytes());
+    block.extend_from_slice(&(levels.len() as u32).to_le_bytes());
+    for l in levels {
+        for t in &l.tiles {
+            block.extend_from_slice(&(t.len() as u32).to_le_bytes());
+        }
+    }
+    for l in levels {
+        for t in &l.tiles {
+            block.extend_from_slice(t);
+        }
+    }
+    block
+}
+
 /// The explorable timeline of `trace` (called `name`), its summary within
 /// `opts.budget` bytes.
 pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
@@ -382,45 +460,15 @@ pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
     let room = (budget.saturating_sub(info(99, 99_999).len() + 16) / 4) * 3;
     let header = 4 + 4 + 16 + 4 + 4;
     let lod = Lod::new(trace);
-    let mut levels: Vec<Level> = Vec::new();
-    let mut columns = opts.columns.max(1);
-    let mut used = header;
-    let mut cut = false;
-    while levels.len() < MAX_LEVELS as usize {
-        let k = levels.len() as u32;
-        // A finer level takes at least the bytes of the one before, or
-        // adds nothing: when those bytes are not left, it is not made.
-        if levels
-            .last()
-            .is_some_and(|l| l.bytes > room.saturating_sub(used))
-        {
-            cut = true;
-            break;
-        }
-        let Some(l) = level(
-            &lod,
-            &rows,
-            link_types.as_deref(),
-            (t0, t1),
-            k,
-            columns,
-            room.saturating_sub(used),
-        ) else {
-            if k == 0 && columns > MIN_COLUMNS {
-                columns /= 2;
-                continue;
-            }
-            cut = k > 0;
-            break;
-        };
-        if let Some(last) = levels.last() {
-            if l.detail as f64 <= last.detail as f64 * (1.0 + NEW_DETAIL) {
-                break;
-            }
-        }
-        used += l.bytes;
-        levels.push(l);
-    }
+    let (levels, columns, used, cut) = levels_within(
+        &lod,
+        &rows,
+        link_types.as_deref(),
+        (t0, t1),
+        opts.columns,
+        room,
+        header,
+    );
     if levels.is_empty() {
         out.note = Some(format!(
             "the explorable timeline is left out: the whole run at {MIN_COLUMNS} columns would \
@@ -428,23 +476,7 @@ pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
         ));
         return out;
     }
-    let mut block = Vec::with_capacity(used);
-    block.extend_from_slice(b"TRTS");
-    block.extend_from_slice(&1u32.to_le_bytes());
-    block.extend_from_slice(&t0.to_le_bytes());
-    block.extend_from_slice(&t1.to_le_bytes());
-    block.extend_from_slice(&columns.to_le_bytes());
-    block.extend_from_slice(&(levels.len() as u32).to_le_bytes());
-    for l in &levels {
-        for t in &l.tiles {
-            block.extend_from_slice(&(t.len() as u32).to_le_bytes());
-        }
-    }
-    for l in &levels {
-        for t in &l.tiles {
-            block.extend_from_slice(t);
-        }
-    }
+    let block = tiles_block(&levels, (t0, t1), columns, used);
     let tiles = base64(&block);
     let info = info(levels.len(), columns);
     out.embedded = info.len() + tiles.len();

@@ -212,96 +212,14 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     ] {
         assert_eq!(mw[k], mb[k], "meta.{k}");
     }
-    // The player's whole-run matrix: the same messages per pair (by
-    // blocks counted by the pass, without rates).
-    let (sw, sb) = (json(&whole, "api/stage"), json(&blocks, "api/stage"));
-    let cells = |s: &serde_json::Value| -> std::collections::BTreeMap<(String, String), u64> {
-        let p = s["processes"].as_array().unwrap();
-        let name = |c: &serde_json::Value, k: &str| {
-            p[c[k].as_u64().unwrap() as usize]["name"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        };
-        s["whole"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| {
-                (
-                    (name(c, "from"), name(c, "to")),
-                    c["count"].as_u64().unwrap(),
-                )
-            })
-            .collect()
-    };
-    let (cw, cb) = (cells(&sw), cells(&sb));
-    assert!(cw.len() > 10, "{} pairs", cw.len());
-    assert_eq!(cw, cb, "the whole run's matrix");
+    same_stage_matrix(&whole, &blocks);
     let (t0, t1) = (mw["start"].as_f64().unwrap(), mw["end"].as_f64().unwrap());
     let rows = mw["rows"].as_array().unwrap().len();
     assert!(rows > 3);
 
-    // Zoomed in: windows replayed from their blocks, equal column for column.
-    let mut compared = 0;
-    for k in 0..12 {
-        let a = t0 + (t1 - t0) * (k as f64 / 12.0);
-        let len = (t1 - t0) / [40.0, 200.0, 3000.0][k % 3];
-        let q = format!("api/timeline?start={a}&end={}&width=800", a + len);
-        let (w, b) = (get(&whole, &q), get(&blocks, &q));
-        assert_eq!((w.0, b.0), (200, 200), "{q}");
-        let (dw, db) = (decode(&w.1), decode(&b.1));
-        compared += dw.states.len();
-        assert_same(&dw, &db, &q);
-    }
-    assert!(compared > 1000, "{compared} columns with states compared");
-
-    // Zoomed out: from the summary gathered slice by slice.
-    let q = format!("api/timeline?start={t0}&end={t1}&width=1000");
-    let (dw, db) = (decode(&get(&whole, &q).1), decode(&get(&blocks, &q).1));
-    let sum = |m: &BTreeMap<(u32, u32), u32>| m.values().map(|c| *c as u64).sum::<u64>();
-    assert_eq!(sum(&dw.events), sum(&db.events), "every event, once");
-    assert_eq!(dw.totals, db.totals, "links");
-    assert_eq!(
-        dw.density.values().map(|c| *c as u64).sum::<u64>(),
-        db.density.values().map(|c| *c as u64).sum::<u64>()
-    );
-    let same = dw
-        .states
-        .iter()
-        .filter(|(k, v)| db.states.get(k) == Some(v))
-        .count();
-    assert!(dw.states.len() > 1000);
-    assert!(
-        same * 100 >= dw.states.len() * 99,
-        "{same} of {} columns agree",
-        dw.states.len()
-    );
-
-    // The entity under points, search and window statistics.
-    for k in 1..40 {
-        let t = t0 + (t1 - t0) * (k as f64 / 40.0);
-        let q = format!(
-            "api/entity?row={}&t={t}&px={}",
-            k % rows,
-            (t1 - t0) / 5000.0
-        );
-        assert_eq!(json(&whole, &q), json(&blocks, &q), "{q}");
-    }
-    let value = mw["values"][0]["name"].as_str().unwrap().to_string();
-    let mut after = t0 - 1.0;
-    for n in 0..5 {
-        let q = format!("api/search?q={}&after={after}", value.replace(' ', "%20"));
-        let (w, b) = (json(&whole, &q), json(&blocks, &q));
-        assert_eq!(w, b, "{q}");
-        if w["next"].is_null() {
-            assert!(n > 0, "{q}: {w}");
-            break;
-        }
-        after = w["next"]["start"].as_f64().unwrap();
-    }
-    let q = format!("api/stats?start={t0}&end={}", t0 + (t1 - t0) / 30.0);
-    assert_eq!(json(&whole, &q), json(&blocks, &q), "{q}");
+    zoomed_in_windows_agree(&whole, &blocks, (t0, t1));
+    zoomed_out_summary_agrees(&whole, &blocks, (t0, t1));
+    points_search_and_stats_agree(&whole, &blocks, &mw, (t0, t1), rows);
 
     // Replaying at most 2 blocks a request: wide windows' statistics are
     // added up slice by slice, equal to the whole trace's.
@@ -353,6 +271,108 @@ fn reading_by_blocks_shows_what_the_whole_trace_shows() {
     blocks.stop();
     narrow.stop();
     again.stop();
+}
+
+/// The player's whole-run matrix: the same messages per pair (by
+/// blocks counted by the pass, without rates).
+fn same_stage_matrix(whole: &Running, blocks: &Running) {
+    let (sw, sb) = (json(whole, "api/stage"), json(blocks, "api/stage"));
+    let cells = |s: &serde_json::Value| -> std::collections::BTreeMap<(String, String), u64> {
+        let p = s["processes"].as_array().unwrap();
+        let name = |c: &serde_json::Value, k: &str| {
+            p[c[k].as_u64().unwrap() as usize]["name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        s["whole"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    (name(c, "from"), name(c, "to")),
+                    c["count"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (cw, cb) = (cells(&sw), cells(&sb));
+    assert!(cw.len() > 10, "{} pairs", cw.len());
+    assert_eq!(cw, cb, "the whole run's matrix");
+}
+
+/// Zoomed in: windows replayed from their blocks, equal column for column.
+fn zoomed_in_windows_agree(whole: &Running, blocks: &Running, (t0, t1): (f64, f64)) {
+    let mut compared = 0;
+    for k in 0..12 {
+        let a = t0 + (t1 - t0) * (k as f64 / 12.0);
+        let len = (t1 - t0) / [40.0, 200.0, 3000.0][k % 3];
+        let q = format!("api/timeline?start={a}&end={}&width=800", a + len);
+        let (w, b) = (get(whole, &q), get(blocks, &q));
+        assert_eq!((w.0, b.0), (200, 200), "{q}");
+        let (dw, db) = (decode(&w.1), decode(&b.1));
+        compared += dw.states.len();
+        assert_same(&dw, &db, &q);
+    }
+    assert!(compared > 1000, "{compared} columns with states compared");
+}
+
+/// Zoomed out: from the summary gathered slice by slice.
+fn zoomed_out_summary_agrees(whole: &Running, blocks: &Running, (t0, t1): (f64, f64)) {
+    let q = format!("api/timeline?start={t0}&end={t1}&width=1000");
+    let (dw, db) = (decode(&get(whole, &q).1), decode(&get(blocks, &q).1));
+    let sum = |m: &BTreeMap<(u32, u32), u32>| m.values().map(|c| *c as u64).sum::<u64>();
+    assert_eq!(sum(&dw.events), sum(&db.events), "every event, once");
+    assert_eq!(dw.totals, db.totals, "links");
+    assert_eq!(
+        dw.density.values().map(|c| *c as u64).sum::<u64>(),
+        db.density.values().map(|c| *c as u64).sum::<u64>()
+    );
+    let same = dw
+        .states
+        .iter()
+        .filter(|(k, v)| db.states.get(k) == Some(v))
+        .count();
+    assert!(dw.states.len() > 1000);
+    assert!(
+        same * 100 >= dw.states.len() * 99,
+        "{same} of {} columns agree",
+        dw.states.len()
+    );
+}
+
+/// The entity under points, search and window statistics.
+fn points_search_and_stats_agree(
+    whole: &Running,
+    blocks: &Running,
+    mw: &Value,
+    (t0, t1): (f64, f64),
+    rows: usize,
+) {
+    for k in 1..40 {
+        let t = t0 + (t1 - t0) * (k as f64 / 40.0);
+        let q = format!(
+            "api/entity?row={}&t={t}&px={}",
+            k % rows,
+            (t1 - t0) / 5000.0
+        );
+        assert_eq!(json(whole, &q), json(blocks, &q), "{q}");
+    }
+    let value = mw["values"][0]["name"].as_str().unwrap().to_string();
+    let mut after = t0 - 1.0;
+    for n in 0..5 {
+        let q = format!("api/search?q={}&after={after}", value.replace(' ', "%20"));
+        let (w, b) = (json(whole, &q), json(blocks, &q));
+        assert_eq!(w, b, "{q}");
+        if w["next"].is_null() {
+            assert!(n > 0, "{q}: {w}");
+            break;
+        }
+        after = w["next"]["start"].as_f64().unwrap();
+    }
+    let q = format!("api/stats?start={t0}&end={}", t0 + (t1 - t0) / 30.0);
+    assert_eq!(json(whole, &q), json(blocks, &q), "{q}");
 }
 
 /// Regression: every request replayed its window at once on threads of

@@ -62,6 +62,126 @@ fn a_link(trace: &Trace) -> (String, String, f64) {
     (a, b, t)
 }
 
+/// Hover on an arrow: the tooltip names the link and its two ends.
+async fn link_tooltip(c: &fantoccini::Client, trace: &Trace) {
+    let (from, to, mid) = a_link(trace);
+    let lx = js(c, &format!("return window.trama.x({mid})"))
+        .await
+        .as_f64()
+        .unwrap();
+    let ya = js(c, &format!("return window.trama.y('{from}')"))
+        .await
+        .as_f64()
+        .unwrap();
+    let yb = js(c, &format!("return window.trama.y('{to}')"))
+        .await
+        .as_f64()
+        .unwrap();
+    move_to(c, lx, (ya + yb) / 2.0).await;
+    until(
+        c,
+        "const t = document.getElementById('tooltip'); return !t.hidden && t.textContent.includes('link')",
+        "the link's tooltip",
+    )
+    .await;
+    let tip = js(c, "return document.getElementById('tooltip').textContent").await;
+    assert!(
+        tip.as_str().unwrap().contains(&format!("{from} → {to}")),
+        "{tip}"
+    );
+}
+
+/// The pin is in the URL: reopening it shows the same details.
+async fn reopened_pin_shows(c: &fantoccini::Client, details: &Value) {
+    let pinned_url = js(c, "return location.href").await;
+    let pinned_url = pinned_url.as_str().unwrap().to_string();
+    assert!(pinned_url.contains("&pin="), "{pinned_url}");
+    c.goto("about:blank").await.unwrap();
+    open_ready(c, &pinned_url, "the reopened view").await;
+    until(
+        c,
+        "return !document.getElementById('details').hidden",
+        "the reopened pin",
+    )
+    .await;
+    let again = js(
+        c,
+        "return document.getElementById('details-body').textContent",
+    )
+    .await;
+    assert_eq!(&again, details, "the reopened pin");
+}
+
+/// Search: a container under the collapsed node is shown again; a
+/// value's next state is framed, and Enter again goes further in time.
+/// Then the window's statistics and the seed's order.
+async fn search_statistics_and_order(c: &fantoccini::Client, value: &str) {
+    let input = c.find(Locator::Id("search")).await.unwrap();
+    input.send_keys("rank-0\n").await.unwrap();
+    until(
+        c,
+        "return window.trama.y('rank-0') !== null",
+        "rank-0 shown by the search",
+    )
+    .await;
+    input.clear().await.unwrap();
+    input.send_keys(&format!("{value}\n")).await.unwrap();
+    until(
+        c,
+        "return document.getElementById('found').textContent.includes(' at ')",
+        "a state found",
+    )
+    .await;
+    let first = js(c, "return document.getElementById('found').textContent").await;
+    assert!(first.as_str().unwrap().contains(value), "{first}");
+    input.send_keys("\n").await.unwrap();
+    until(
+        c,
+        &format!("return document.getElementById('found').textContent !== {first}"),
+        "the next one",
+    )
+    .await;
+
+    // Statistics of the window: shown, and recomputed when zooming.
+    click_id(c, "stats-button").await;
+    let (w0, w1) = window(c).await;
+    let stats_of_window = "const s = (document.body.dataset.stats || '').split(',').map(Number);
+         const w = window.trama.window(); return s[0] === w[0] && s[1] === w[1]";
+    until(c, stats_of_window, "the window's statistics").await;
+    let panel = js(c, "return document.getElementById('stats').textContent").await;
+    assert!(
+        panel.as_str().unwrap().contains("Time per state"),
+        "{panel}"
+    );
+    assert!(panel.as_str().unwrap().contains("rank-"), "{panel}");
+    click_id(c, "zoomin").await;
+    let (z0, z1) = window(c).await;
+    assert!(z1 - z0 < w1 - w0);
+    until(c, stats_of_window, "the zoomed window's statistics").await;
+
+    // The seed's order: hosts by traffic, each followed by its processes.
+    assert_eq!(
+        js(c, "return document.getElementById('order').hidden").await,
+        json!(false)
+    );
+    js(
+        c,
+        "const o = document.getElementById('order'); o.value = 'hosts';
+         o.dispatchEvent(new Event('change')); return true",
+    )
+    .await;
+    let labels = js(
+        c,
+        "return ['node-0', 'node-1', 'rank-0', 'rank-3'].map((l) => window.trama.y(l) !== null)",
+    )
+    .await;
+    assert_eq!(
+        labels,
+        json!([true, true, true, true]),
+        "every host and process shown"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     let Some(d) = driver() else { return };
@@ -79,32 +199,7 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     let inked = inked(&c).await;
     assert!(inked > 0.05, "{:.1} % of the timeline inked", 100.0 * inked);
 
-    // Hover on an arrow: the tooltip names the link and its two ends.
-    let (from, to, mid) = a_link(&trace);
-    let lx = js(&c, &format!("return window.trama.x({mid})"))
-        .await
-        .as_f64()
-        .unwrap();
-    let ya = js(&c, &format!("return window.trama.y('{from}')"))
-        .await
-        .as_f64()
-        .unwrap();
-    let yb = js(&c, &format!("return window.trama.y('{to}')"))
-        .await
-        .as_f64()
-        .unwrap();
-    move_to(&c, lx, (ya + yb) / 2.0).await;
-    until(
-        &c,
-        "const t = document.getElementById('tooltip'); return !t.hidden && t.textContent.includes('link')",
-        "the link's tooltip",
-    )
-    .await;
-    let tip = js(&c, "return document.getElementById('tooltip').textContent").await;
-    assert!(
-        tip.as_str().unwrap().contains(&format!("{from} → {to}")),
-        "{tip}"
-    );
+    link_tooltip(&c, &trace).await;
 
     // Hover: the tooltip names the state the trace has there.
     let x = js(&c, &format!("return window.trama.x({t})"))
@@ -147,24 +242,7 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     assert!(details.as_str().unwrap().contains(&value), "{details}");
     assert!(details.as_str().unwrap().contains("rank-1"), "{details}");
 
-    // The pin is in the URL: reopening it shows the same details.
-    let pinned_url = js(&c, "return location.href").await;
-    let pinned_url = pinned_url.as_str().unwrap().to_string();
-    assert!(pinned_url.contains("&pin="), "{pinned_url}");
-    c.goto("about:blank").await.unwrap();
-    open_ready(&c, &pinned_url, "the reopened view").await;
-    until(
-        &c,
-        "return !document.getElementById('details').hidden",
-        "the reopened pin",
-    )
-    .await;
-    let again = js(
-        &c,
-        "return document.getElementById('details-body').textContent",
-    )
-    .await;
-    assert_eq!(again, details, "the reopened pin");
+    reopened_pin_shows(&c, &details).await;
 
     // Wheel: the window shrinks around the pointer, and rows are redrawn.
     let (a0, a1) = window(&c).await;
@@ -229,72 +307,7 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     assert!(n1 < n0, "rows {n0} → {n1}");
     assert_eq!(js(&c, "return window.trama.y('rank-0')").await, Value::Null);
 
-    // Search: a container under the collapsed node is shown again; a
-    // value's next state is framed, and Enter again goes further in time.
-    let input = c.find(Locator::Id("search")).await.unwrap();
-    input.send_keys("rank-0\n").await.unwrap();
-    until(
-        &c,
-        "return window.trama.y('rank-0') !== null",
-        "rank-0 shown by the search",
-    )
-    .await;
-    input.clear().await.unwrap();
-    input.send_keys(&format!("{value}\n")).await.unwrap();
-    until(
-        &c,
-        "return document.getElementById('found').textContent.includes(' at ')",
-        "a state found",
-    )
-    .await;
-    let first = js(&c, "return document.getElementById('found').textContent").await;
-    assert!(first.as_str().unwrap().contains(&value), "{first}");
-    input.send_keys("\n").await.unwrap();
-    until(
-        &c,
-        &format!("return document.getElementById('found').textContent !== {first}"),
-        "the next one",
-    )
-    .await;
-
-    // Statistics of the window: shown, and recomputed when zooming.
-    click_id(&c, "stats-button").await;
-    let (w0, w1) = window(&c).await;
-    let stats_of_window = "const s = (document.body.dataset.stats || '').split(',').map(Number);
-         const w = window.trama.window(); return s[0] === w[0] && s[1] === w[1]";
-    until(&c, stats_of_window, "the window's statistics").await;
-    let panel = js(&c, "return document.getElementById('stats').textContent").await;
-    assert!(
-        panel.as_str().unwrap().contains("Time per state"),
-        "{panel}"
-    );
-    assert!(panel.as_str().unwrap().contains("rank-"), "{panel}");
-    click_id(&c, "zoomin").await;
-    let (z0, z1) = window(&c).await;
-    assert!(z1 - z0 < w1 - w0);
-    until(&c, stats_of_window, "the zoomed window's statistics").await;
-
-    // The seed's order: hosts by traffic, each followed by its processes.
-    assert_eq!(
-        js(&c, "return document.getElementById('order').hidden").await,
-        json!(false)
-    );
-    js(
-        &c,
-        "const o = document.getElementById('order'); o.value = 'hosts';
-         o.dispatchEvent(new Event('change')); return true",
-    )
-    .await;
-    let labels = js(
-        &c,
-        "return ['node-0', 'node-1', 'rank-0', 'rank-3'].map((l) => window.trama.y(l) !== null)",
-    )
-    .await;
-    assert_eq!(
-        labels,
-        json!([true, true, true, true]),
-        "every host and process shown"
-    );
+    search_statistics_and_order(&c, &value).await;
 
     // A screenshot that is not blank.
     let png = c.screenshot().await.unwrap();

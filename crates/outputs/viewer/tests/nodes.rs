@@ -48,6 +48,119 @@ fn row<'a>(panel: &'a Value, label: &str) -> &'a str {
         .unwrap()
 }
 
+/// Frames: indicators and arcs as the frame model gives them.
+async fn frames_follow_the_model(
+    c: &Client,
+    trace: &trama_sim::Trace,
+    stage: &NodeStage,
+    links: &NodeLinks,
+    (t0, t1): (f64, f64),
+) {
+    let var = |name: &str| stage.variables.iter().position(|v| v == name).unwrap();
+    let mut checked = (0, 0);
+    for kind in ["all", "e", "m", "s", "d"] {
+        set(c, "p-arcs", kind).await;
+        let arcs = ArcKind::parse(kind).unwrap();
+        for k in 0..6 {
+            let t = t0 + (t1 - t0) * (k as f64 + 0.3) / 6.0;
+            js(c, &format!("window.trama.player().seek({t}); return true")).await;
+            until(
+                c,
+                &format!("const n = window.trama.frame().nodes; return n != null && Math.abs(n.t - {t}) < 1e-9 && n.arcs === {}", json!(kind)),
+                "the frame",
+            )
+            .await;
+            let n = nodes(c).await;
+            let dt = n["dt"].as_f64().unwrap();
+            let want = node_frame(trace, stage, links, t, dt);
+            for (i, nd) in n["nodes"].as_array().unwrap().iter().enumerate() {
+                assert_eq!(nd["name"], stage.nodes[i].name);
+                for ind in nd["indicators"].as_array().unwrap() {
+                    let label = ind[0].as_str().unwrap();
+                    let v = want.nodes[i].variables[var(&format!("tasks_{label}"))].unwrap_or(0.0);
+                    assert_eq!(ind[1].as_f64().unwrap(), v, "{label} of {i} at {t}");
+                    checked.0 += 1;
+                }
+            }
+            let drawn: BTreeMap<(String, String), f64> = n["drawn"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| {
+                    let key = (
+                        a["from"].as_str().unwrap().to_string(),
+                        a["to"].as_str().unwrap().to_string(),
+                    );
+                    (key, a["value"].as_f64().unwrap())
+                })
+                .collect();
+            let expected: BTreeMap<(String, String), f64> = pair_totals(&want, &arcs)
+                .into_iter()
+                .filter(|(a, b, _)| a != b)
+                .map(|(a, b, x)| {
+                    let name = |i: u32| stage.nodes[i as usize].name.clone();
+                    ((name(a), name(b)), x)
+                })
+                .collect();
+            assert_eq!(drawn, expected, "arcs {kind} at {t}");
+            checked.1 += drawn.len();
+        }
+    }
+    assert!(checked.0 > 100 && checked.1 > 20, "checked {checked:?}");
+}
+
+/// An arc's tooltip: every kind of link between the pair.
+async fn arc_tooltip_lists_every_link(
+    c: &Client,
+    trace: &trama_sim::Trace,
+    stage: &NodeStage,
+    links: &NodeLinks,
+    (t0, t1): (f64, f64),
+) {
+    set(c, "p-arcs", "all").await;
+    let mut shown = false;
+    for k in 0..40 {
+        let t = t0 + (t1 - t0) * k as f64 / 40.0;
+        js(c, &format!("window.trama.player().seek({t}); return true")).await;
+        until(c, &format!("const n = window.trama.frame().nodes; return n != null && Math.abs(n.t - {t}) < 1e-9"), "the frame").await;
+        let at = js(c, "const e = document.querySelector('#p-nodes .arc-info rect'); if (!e) return null; const r = e.getBoundingClientRect(); const g = e.parentNode; return [r.left + r.width / 2, r.top + r.height / 2, +g.dataset.from, +g.dataset.to]").await;
+        if at.is_null() {
+            continue;
+        }
+        move_to(c, at[0].as_f64().unwrap(), at[1].as_f64().unwrap()).await;
+        until(
+            c,
+            "return !document.getElementById('p-tip').hidden",
+            "the arc's tooltip",
+        )
+        .await;
+        let tip = js(c, "return document.getElementById('p-tip').textContent").await;
+        let tip = tip.as_str().unwrap();
+        let want = node_frame(
+            trace,
+            stage,
+            links,
+            t,
+            nodes(c).await["dt"].as_f64().unwrap(),
+        );
+        let (a, b) = (
+            at[2].as_u64().unwrap() as u32,
+            at[3].as_u64().unwrap() as u32,
+        );
+        for arc in want
+            .arcs
+            .iter()
+            .filter(|x| (x.from, x.to) == (a, b) || (x.from, x.to) == (b, a))
+        {
+            let line = format!("{} {}:", arc.ty, arc.value);
+            assert!(tip.contains(&line), "{line} in the tooltip {tip}");
+        }
+        shown = true;
+        break;
+    }
+    assert!(shown, "a frame with an arc");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_node_view_draws_the_frame_model_and_keeps_dragged_nodes() {
     let Some(d) = driver() else { return };
@@ -84,102 +197,9 @@ async fn the_node_view_draws_the_frame_model_and_keeps_dragged_nodes() {
     .await;
     assert_eq!(js(&c, "return window.trama.frame().view").await, "nodes");
 
-    // Frames: indicators and arcs as the frame model gives them.
     let var = |name: &str| stage.variables.iter().position(|v| v == name).unwrap();
-    let mut checked = (0, 0);
-    for kind in ["all", "e", "m", "s", "d"] {
-        set(&c, "p-arcs", kind).await;
-        let arcs = ArcKind::parse(kind).unwrap();
-        for k in 0..6 {
-            let t = t0 + (t1 - t0) * (k as f64 + 0.3) / 6.0;
-            js(&c, &format!("window.trama.player().seek({t}); return true")).await;
-            until(
-                &c,
-                &format!("const n = window.trama.frame().nodes; return n != null && Math.abs(n.t - {t}) < 1e-9 && n.arcs === {}", json!(kind)),
-                "the frame",
-            )
-            .await;
-            let n = nodes(&c).await;
-            let dt = n["dt"].as_f64().unwrap();
-            let want = node_frame(trace, &stage, &links, t, dt);
-            for (i, nd) in n["nodes"].as_array().unwrap().iter().enumerate() {
-                assert_eq!(nd["name"], stage.nodes[i].name);
-                for ind in nd["indicators"].as_array().unwrap() {
-                    let label = ind[0].as_str().unwrap();
-                    let v = want.nodes[i].variables[var(&format!("tasks_{label}"))].unwrap_or(0.0);
-                    assert_eq!(ind[1].as_f64().unwrap(), v, "{label} of {i} at {t}");
-                    checked.0 += 1;
-                }
-            }
-            let drawn: BTreeMap<(String, String), f64> = n["drawn"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|a| {
-                    let key = (
-                        a["from"].as_str().unwrap().to_string(),
-                        a["to"].as_str().unwrap().to_string(),
-                    );
-                    (key, a["value"].as_f64().unwrap())
-                })
-                .collect();
-            let expected: BTreeMap<(String, String), f64> = pair_totals(&want, &arcs)
-                .into_iter()
-                .filter(|(a, b, _)| a != b)
-                .map(|(a, b, x)| {
-                    let name = |i: u32| stage.nodes[i as usize].name.clone();
-                    ((name(a), name(b)), x)
-                })
-                .collect();
-            assert_eq!(drawn, expected, "arcs {kind} at {t}");
-            checked.1 += drawn.len();
-        }
-    }
-    assert!(checked.0 > 100 && checked.1 > 20, "checked {checked:?}");
-
-    // An arc's tooltip: every kind of link between the pair.
-    set(&c, "p-arcs", "all").await;
-    let mut shown = false;
-    for k in 0..40 {
-        let t = t0 + (t1 - t0) * k as f64 / 40.0;
-        js(&c, &format!("window.trama.player().seek({t}); return true")).await;
-        until(&c, &format!("const n = window.trama.frame().nodes; return n != null && Math.abs(n.t - {t}) < 1e-9"), "the frame").await;
-        let at = js(&c, "const e = document.querySelector('#p-nodes .arc-info rect'); if (!e) return null; const r = e.getBoundingClientRect(); const g = e.parentNode; return [r.left + r.width / 2, r.top + r.height / 2, +g.dataset.from, +g.dataset.to]").await;
-        if at.is_null() {
-            continue;
-        }
-        move_to(&c, at[0].as_f64().unwrap(), at[1].as_f64().unwrap()).await;
-        until(
-            &c,
-            "return !document.getElementById('p-tip').hidden",
-            "the arc's tooltip",
-        )
-        .await;
-        let tip = js(&c, "return document.getElementById('p-tip').textContent").await;
-        let tip = tip.as_str().unwrap();
-        let want = node_frame(
-            trace,
-            &stage,
-            &links,
-            t,
-            nodes(&c).await["dt"].as_f64().unwrap(),
-        );
-        let (a, b) = (
-            at[2].as_u64().unwrap() as u32,
-            at[3].as_u64().unwrap() as u32,
-        );
-        for arc in want
-            .arcs
-            .iter()
-            .filter(|x| (x.from, x.to) == (a, b) || (x.from, x.to) == (b, a))
-        {
-            let line = format!("{} {}:", arc.ty, arc.value);
-            assert!(tip.contains(&line), "{line} in the tooltip {tip}");
-        }
-        shown = true;
-        break;
-    }
-    assert!(shown, "a frame with an arc");
+    frames_follow_the_model(&c, trace, &stage, &links, (t0, t1)).await;
+    arc_tooltip_lists_every_link(&c, trace, &stage, &links, (t0, t1)).await;
 
     // A click on a node selects it: panel A is its, B the sum, C the run.
     let place = |n: &Value, i: usize| {

@@ -318,6 +318,84 @@ async fn the_player_shows_the_states_messages_and_shares_of_each_instant() {
     c.close().await.unwrap();
 }
 
+/// A frame with a message in flight, its rate in the gradient; the
+/// gradient's bounds recolour it.
+async fn recolours_a_cell_in_flight(c: &Client, (t0, t1): (f64, f64)) {
+    let mut lit = None;
+    for k in 0..200 {
+        let f = seek(c, t0 + (t1 - t0) * k as f64 / 200.0).await;
+        if let Some(cell) = f["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["rate"].is_f64())
+        {
+            lit = Some(cell.clone());
+            break;
+        }
+    }
+    let cell = lit.expect("a frame with a message of known size");
+    let (from, to) = (cell["from"].as_str().unwrap(), cell["to"].as_str().unwrap());
+    let rate = cell["rate"].as_f64().unwrap();
+    let at = js(
+        c,
+        &format!("return window.trama.cellAt({}, {})", json!(from), json!(to)),
+    )
+    .await;
+    let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+    // Fitted to this frame, the cell is inside the gradient.
+    fit(c, rate, x, y).await;
+    // Above the maximum: white; below the minimum: black.
+    set(c, "p-min", &(rate / 100.0).to_string()).await;
+    set(c, "p-max", &(rate / 2.0).to_string()).await;
+    until(
+        c,
+        &format!("return window.trama.frame().gradient[1] === {}", rate / 2.0),
+        "the new maximum",
+    )
+    .await;
+    assert_eq!(pixel(c, "p-traffic", x, y).await, "#ffffff");
+    set(c, "p-max", &(rate * 100.0).to_string()).await;
+    set(c, "p-min", &(rate * 2.0).to_string()).await;
+    until(
+        c,
+        &format!("return window.trama.frame().gradient[0] === {}", rate * 2.0),
+        "the new minimum",
+    )
+    .await;
+    assert_eq!(pixel(c, "p-traffic", x, y).await, "#000000");
+    // Fit again: the gradient spans the frame's rates.
+    fit(c, rate, x, y).await;
+}
+
+/// The timeline shows the frame: its cursor is drawn (a red line).
+async fn cursor_on_timeline(c: &Client) {
+    let f = frame(c).await;
+    let cx = js(c, &format!("return window.trama.x({})", f["t"]))
+        .await
+        .as_f64()
+        .unwrap();
+    let ty = js(
+        c,
+        "return document.getElementById('timeline').getBoundingClientRect().top + 10",
+    )
+    .await
+    .as_f64()
+    .unwrap();
+    // (A few pixels either side: the line is 2 pixels wide, at a rounded x.)
+    until(
+        c,
+        &format!(
+            "const cv = document.getElementById('timeline'); const r = cv.getBoundingClientRect();
+             const d = cv.getContext('2d').getImageData(Math.floor({cx} - r.left) - 3, Math.floor({ty} - r.top), 8, 1).data;
+             for (let i = 0; i < d.length; i += 4) if (d[i] === 0xd0 && d[i + 1] === 0x30 && d[i + 2] === 0x2f) return true;
+             return false;"
+        ),
+        "the cursor on the timeline",
+    )
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_player_plays_pauses_steps_seeks_and_recolours() {
     let Some(d) = driver() else { return };
@@ -391,78 +469,9 @@ async fn the_player_plays_pauses_steps_seeks_and_recolours() {
     )
     .await;
 
-    // A frame with a message in flight, its rate in the gradient.
-    let mut lit = None;
-    for k in 0..200 {
-        let f = seek(&c, t0 + (t1 - t0) * k as f64 / 200.0).await;
-        if let Some(cell) = f["cells"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["rate"].is_f64())
-        {
-            lit = Some(cell.clone());
-            break;
-        }
-    }
-    let cell = lit.expect("a frame with a message of known size");
-    let (from, to) = (cell["from"].as_str().unwrap(), cell["to"].as_str().unwrap());
-    let rate = cell["rate"].as_f64().unwrap();
-    let at = js(
-        &c,
-        &format!("return window.trama.cellAt({}, {})", json!(from), json!(to)),
-    )
-    .await;
-    let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
-    // Fitted to this frame, the cell is inside the gradient.
-    fit(&c, rate, x, y).await;
-    // Above the maximum: white; below the minimum: black.
-    set(&c, "p-min", &(rate / 100.0).to_string()).await;
-    set(&c, "p-max", &(rate / 2.0).to_string()).await;
-    until(
-        &c,
-        &format!("return window.trama.frame().gradient[1] === {}", rate / 2.0),
-        "the new maximum",
-    )
-    .await;
-    assert_eq!(pixel(&c, "p-traffic", x, y).await, "#ffffff");
-    set(&c, "p-max", &(rate * 100.0).to_string()).await;
-    set(&c, "p-min", &(rate * 2.0).to_string()).await;
-    until(
-        &c,
-        &format!("return window.trama.frame().gradient[0] === {}", rate * 2.0),
-        "the new minimum",
-    )
-    .await;
-    assert_eq!(pixel(&c, "p-traffic", x, y).await, "#000000");
-    // Fit again: the gradient spans the frame's rates.
-    fit(&c, rate, x, y).await;
+    recolours_a_cell_in_flight(&c, (t0, t1)).await;
 
-    // The timeline shows the frame: its cursor is drawn (a red line).
-    let f = frame(&c).await;
-    let cx = js(&c, &format!("return window.trama.x({})", f["t"]))
-        .await
-        .as_f64()
-        .unwrap();
-    let ty = js(
-        &c,
-        "return document.getElementById('timeline').getBoundingClientRect().top + 10",
-    )
-    .await
-    .as_f64()
-    .unwrap();
-    // (A few pixels either side: the line is 2 pixels wide, at a rounded x.)
-    until(
-        &c,
-        &format!(
-            "const cv = document.getElementById('timeline'); const r = cv.getBoundingClientRect();
-             const d = cv.getContext('2d').getImageData(Math.floor({cx} - r.left) - 3, Math.floor({ty} - r.top), 8, 1).data;
-             for (let i = 0; i < d.length; i += 4) if (d[i] === 0xd0 && d[i + 1] === 0x30 && d[i + 2] === 0x2f) return true;
-             return false;"
-        ),
-        "the cursor on the timeline",
-    )
-    .await;
+    cursor_on_timeline(&c).await;
     // p closes the player.
     js(&c, "document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'p', bubbles: true})); return true").await;
     until(

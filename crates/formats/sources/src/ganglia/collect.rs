@@ -250,65 +250,18 @@ pub fn collect(
     out: &mut dyn LogSink,
     progress: &mut dyn FnMut(&CollectEvent),
 ) -> Result<CollectStats, CollectError> {
-    if opts.interval.is_zero() {
-        return Err(CollectError::GangliaOptions(
-            "the interval must be positive".into(),
-        ));
-    }
-    if opts.count == Some(0) {
-        return Err(CollectError::GangliaOptions(
-            "the count must be at least 1".into(),
-        ));
-    }
-    if opts.gmond.trim().is_empty() {
-        return Err(CollectError::GangliaOptions("no gmond given".into()));
-    }
+    check_options(opts)?;
     let mut stats = CollectStats::default();
     let mut seen = Seen::default();
     let mut warned: std::collections::HashSet<String> = Default::default();
     let mut next = Instant::now();
     let mut streak = 0u64;
     let mut last_failure: Option<String> = None;
-    'rounds: loop {
+    loop {
         stats.rounds += 1;
         let round = stats.rounds;
-        let label = "its dump";
-        let mut samples: Vec<Owned> = Vec::new();
-        let mut hosts_seen: Vec<(String, Option<String>)> = Vec::new();
-        let mut metrics_seen: Vec<String> = Vec::new();
-        let mut filtered = 0;
-        let result = fetch(&opts.gmond, opts.timeout, opts.max_answer).and_then(|bytes| {
-            if detect(&bytes) != Some(Format::Xml) {
-                return Err(format!(
-                    "it sent no XML dump (first bytes {})",
-                    quote(&decode(&bytes[..bytes.len().min(40)]))
-                ));
-            }
-            read_xml(label, &bytes, &mut |s| {
-                if round == 1 {
-                    if !hosts_seen.iter().any(|(h, _)| h == s.host) {
-                        hosts_seen.push((s.host.into(), s.ip.map(Into::into)));
-                    }
-                    if !metrics_seen.iter().any(|m| m == s.metric) {
-                        metrics_seen.push(s.metric.into());
-                    }
-                }
-                if !opts.filter.keeps_host(s.host, s.ip) || !opts.filter.keeps_metric(s.metric) {
-                    filtered += 1;
-                    return;
-                }
-                samples.push(Owned {
-                    cluster: s.cluster.map(Into::into),
-                    host: s.host.into(),
-                    ip: s.ip.map(Into::into),
-                    metric: s.metric.into(),
-                    time: s.time,
-                    value: s.value.into(),
-                    number: s.number,
-                });
-            })
-            .map_err(|e| e.to_string())
-        });
+        let mut polled = Polled::default();
+        let result = poll(opts, round, &mut polled);
         match result {
             Err(message) if round == 1 => {
                 return Err(CollectError::FirstPoll {
@@ -344,67 +297,16 @@ pub fn collect(
                     last_failure = None;
                 }
                 if round == 1 {
-                    warn_unmatched(opts, &hosts_seen, &metrics_seen, progress);
+                    warn_unmatched(opts, &polled.hosts_seen, &polled.metrics_seen, progress);
                 }
-                stats.filtered += filtered;
-                samples.sort_by_key(|s| s.time);
-                let mut text = String::new();
-                let mut lines = 0;
-                let mut hosts: Vec<&str> = Vec::new();
-                for s in &samples {
-                    if !hosts.contains(&s.host.as_str()) {
-                        hosts.push(&s.host);
-                    }
-                    let bad = [&s.host, &s.metric]
-                        .into_iter()
-                        .find(|n| n.is_empty() || n.contains(char::is_whitespace));
-                    if let Some(bad) = bad {
-                        stats.unloggable += 1;
-                        if warned.insert(bad.clone()) {
-                            progress(&CollectEvent::Warning {
-                                round,
-                                message: format!(
-                                    "the name {} has blanks: its samples cannot be logged",
-                                    quote(bad)
-                                ),
-                            });
-                        }
-                        continue;
-                    }
-                    let sample = Sample {
-                        cluster: s.cluster.as_deref(),
-                        host: &s.host,
-                        ip: s.ip.as_deref(),
-                        metric: &s.metric,
-                        time: s.time,
-                        value: &s.value,
-                        number: s.number,
-                        units: None,
-                    };
-                    // Non-finite values are logged too (once): the reader
-                    // counts them.
-                    let verdict = seen.admit(&sample).2;
-                    if !verdict.is_new(&mut stats.repeats, &mut stats.unchanged) {
-                        continue;
-                    }
-                    let _ = write!(text, "{} {} {} ", format_seconds(s.time), s.metric, s.host);
-                    if s.number.is_some() {
-                        text.push_str(&s.value);
-                    } else {
-                        quote_value(&mut text, &s.value);
-                    }
-                    text.push('\n');
-                    lines += 1;
-                }
-                out.write_all(text.as_bytes())?;
-                out.flush()?;
-                out.sync()?;
-                stats.lines += lines;
-                progress(&CollectEvent::Round {
+                stats.filtered += polled.filtered;
+                let mut log = RoundLog {
                     round,
-                    hosts: hosts.len() as u64,
-                    lines,
-                });
+                    seen: &mut seen,
+                    warned: &mut warned,
+                    stats: &mut stats,
+                };
+                log.write(polled.samples, out, progress)?;
             }
         }
         if opts.count.is_some_and(|c| round >= c) {
@@ -415,18 +317,177 @@ pub fn collect(
         if next < now {
             next = now;
         }
-        loop {
-            if stop.load(Ordering::SeqCst) {
-                break 'rounds;
-            }
-            let now = Instant::now();
-            if now >= next {
-                break;
-            }
-            std::thread::sleep((next - now).min(Duration::from_millis(50)));
+        if wait_until(next, stop) {
+            break;
         }
     }
     Ok(stats)
+}
+
+/// Checks the options a collection needs.
+fn check_options(opts: &CollectOptions) -> Result<(), CollectError> {
+    if opts.interval.is_zero() {
+        return Err(CollectError::GangliaOptions(
+            "the interval must be positive".into(),
+        ));
+    }
+    if opts.count == Some(0) {
+        return Err(CollectError::GangliaOptions(
+            "the count must be at least 1".into(),
+        ));
+    }
+    if opts.gmond.trim().is_empty() {
+        return Err(CollectError::GangliaOptions("no gmond given".into()));
+    }
+    Ok(())
+}
+
+/// What one poll of the gmond gave.
+#[derive(Default)]
+struct Polled {
+    /// The samples the filter keeps.
+    samples: Vec<Owned>,
+    /// First round: every host (and address) and metric of the dump.
+    hosts_seen: Vec<(String, Option<String>)>,
+    metrics_seen: Vec<String>,
+    /// How many samples the filter left out.
+    filtered: u64,
+}
+
+/// Polls the gmond once (round `round`) into `polled`; the error says why
+/// the poll gave no dump.
+fn poll(opts: &CollectOptions, round: u64, polled: &mut Polled) -> Result<(), String> {
+    let label = "its dump";
+    let bytes = fetch(&opts.gmond, opts.timeout, opts.max_answer)?;
+    if detect(&bytes) != Some(Format::Xml) {
+        return Err(format!(
+            "it sent no XML dump (first bytes {})",
+            quote(&decode(&bytes[..bytes.len().min(40)]))
+        ));
+    }
+    read_xml(label, &bytes, &mut |s| {
+        if round == 1 {
+            if !polled.hosts_seen.iter().any(|(h, _)| h == s.host) {
+                polled
+                    .hosts_seen
+                    .push((s.host.into(), s.ip.map(Into::into)));
+            }
+            if !polled.metrics_seen.iter().any(|m| m == s.metric) {
+                polled.metrics_seen.push(s.metric.into());
+            }
+        }
+        if !opts.filter.keeps_host(s.host, s.ip) || !opts.filter.keeps_metric(s.metric) {
+            polled.filtered += 1;
+            return;
+        }
+        polled.samples.push(Owned {
+            cluster: s.cluster.map(Into::into),
+            host: s.host.into(),
+            ip: s.ip.map(Into::into),
+            metric: s.metric.into(),
+            time: s.time,
+            value: s.value.into(),
+            number: s.number,
+        });
+    })
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
+/// Waits until `next`, or until `stop` is set (then true).
+fn wait_until(next: Instant, stop: &AtomicBool) -> bool {
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= next {
+            return false;
+        }
+        std::thread::sleep((next - now).min(Duration::from_millis(50)));
+    }
+}
+
+/// The logging of one round's samples, and what it keeps across rounds.
+struct RoundLog<'a> {
+    round: u64,
+    /// The samples logged so far (repeats and unchanged values are not
+    /// logged again).
+    seen: &'a mut Seen,
+    /// The names already reported as having blanks.
+    warned: &'a mut std::collections::HashSet<String>,
+    stats: &'a mut CollectStats,
+}
+
+impl RoundLog<'_> {
+    /// Logs the new samples of a round, in time order, to `out`.
+    fn write(
+        &mut self,
+        mut samples: Vec<Owned>,
+        out: &mut dyn LogSink,
+        progress: &mut dyn FnMut(&CollectEvent),
+    ) -> Result<(), CollectError> {
+        let round = self.round;
+        samples.sort_by_key(|s| s.time);
+        let mut text = String::new();
+        let mut lines = 0;
+        let mut hosts: Vec<&str> = Vec::new();
+        for s in &samples {
+            if !hosts.contains(&s.host.as_str()) {
+                hosts.push(&s.host);
+            }
+            let bad = [&s.host, &s.metric]
+                .into_iter()
+                .find(|n| n.is_empty() || n.contains(char::is_whitespace));
+            if let Some(bad) = bad {
+                self.stats.unloggable += 1;
+                if self.warned.insert(bad.clone()) {
+                    progress(&CollectEvent::Warning {
+                        round,
+                        message: format!(
+                            "the name {} has blanks: its samples cannot be logged",
+                            quote(bad)
+                        ),
+                    });
+                }
+                continue;
+            }
+            let sample = Sample {
+                cluster: s.cluster.as_deref(),
+                host: &s.host,
+                ip: s.ip.as_deref(),
+                metric: &s.metric,
+                time: s.time,
+                value: &s.value,
+                number: s.number,
+                units: None,
+            };
+            // Non-finite values are logged too (once): the reader
+            // counts them.
+            let verdict = self.seen.admit(&sample).2;
+            if !verdict.is_new(&mut self.stats.repeats, &mut self.stats.unchanged) {
+                continue;
+            }
+            let _ = write!(text, "{} {} {} ", format_seconds(s.time), s.metric, s.host);
+            if s.number.is_some() {
+                text.push_str(&s.value);
+            } else {
+                quote_value(&mut text, &s.value);
+            }
+            text.push('\n');
+            lines += 1;
+        }
+        out.write_all(text.as_bytes())?;
+        out.flush()?;
+        out.sync()?;
+        self.stats.lines += lines;
+        progress(&CollectEvent::Round {
+            round,
+            hosts: hosts.len() as u64,
+            lines,
+        });
+        Ok(())
+    }
 }
 
 fn warn_unmatched(

@@ -63,6 +63,74 @@ fn seconds_attr(elem: &str, attr: &str, v: &Option<String>) -> Result<Option<i64
     }
 }
 
+/// Reads the element `<METRIC>` `e` of the host on top of `stack` (the
+/// elements open around it), gives its sample to `each`; `at` makes an
+/// error at its line.
+fn metric(
+    e: &BytesStart<'_>,
+    stack: &[Open],
+    host: &HostCtx,
+    at: impl Fn(String) -> SourceError,
+    each: &mut dyn FnMut(&Sample<'_>),
+) -> Result<(), SourceError> {
+    let [n, val, ty, units, tn] =
+        attributes(e, ["NAME", "VAL", "TYPE", "UNITS", "TN"]).map_err(&at)?;
+    let metric = n.ok_or_else(|| at("METRIC without NAME".into()))?;
+    let val = val.ok_or_else(|| at(format!("METRIC {} without VAL", quote(&metric))))?;
+    let ty = ty.ok_or_else(|| at(format!("METRIC {} without TYPE", quote(&metric))))?;
+    let tn = seconds_attr("METRIC", "TN", &tn).map_err(&at)?.unwrap_or(0);
+    let number = match ty.as_str() {
+        "string" => None,
+        "int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32" | "float" | "double"
+        | "timestamp" => Some(val.trim().parse::<f64>().map_err(|_| {
+            at(format!(
+                "METRIC {} of TYPE {ty} has the value {}, not a number",
+                quote(&metric),
+                quote(&val)
+            ))
+        })?),
+        _ => {
+            return Err(at(format!(
+                "METRIC {} has the unknown TYPE {}",
+                quote(&metric),
+                quote(&ty)
+            )))
+        }
+    };
+    let reference = stack
+        .iter()
+        .find_map(|o| match o {
+            Open::Grid { localtime } | Open::Cluster { localtime, .. } => *localtime,
+            _ => None,
+        })
+        .or_else(|| host.reported.map(|r| r + host.tn.unwrap_or(0)))
+        .ok_or_else(|| {
+            at(format!(
+                "no time for METRIC {}: no LOCALTIME above it and no REPORTED on its HOST",
+                quote(&metric)
+            ))
+        })?;
+    let time = (reference - tn)
+        .checked_mul(NS)
+        .ok_or_else(|| at(format!("time {reference} - {tn} out of range")))?;
+    let cluster = stack.iter().rev().find_map(|o| match o {
+        Open::Cluster { name, .. } => Some(name.as_str()),
+        _ => None,
+    });
+    let units = units.as_deref().map(str::trim).filter(|u| !u.is_empty());
+    each(&Sample {
+        cluster,
+        host: &host.name,
+        ip: host.ip.as_deref(),
+        metric: &metric,
+        time,
+        value: if number.is_some() { val.trim() } else { &val },
+        number,
+        units,
+    });
+    Ok(())
+}
+
 /// Reads the samples of XML dumps (one document or several), in file order.
 pub(super) fn read_xml(
     name: &str,
@@ -144,67 +212,9 @@ pub(super) fn read_xml(
                     tn: seconds_attr("HOST", "TN", &tn).map_err(at)?,
                 })
             }
-            (Some(Open::Host(_)), "METRIC") => {
-                let [n, val, ty, units, tn] =
-                    attributes(&e, ["NAME", "VAL", "TYPE", "UNITS", "TN"]).map_err(at)?;
-                let metric = n.ok_or_else(|| at("METRIC without NAME".into()))?;
-                let val =
-                    val.ok_or_else(|| at(format!("METRIC {} without VAL", quote(&metric))))?;
-                let ty = ty.ok_or_else(|| at(format!("METRIC {} without TYPE", quote(&metric))))?;
-                let tn = seconds_attr("METRIC", "TN", &tn).map_err(at)?.unwrap_or(0);
-                let number = match ty.as_str() {
-                    "string" => None,
-                    "int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32" | "float"
-                    | "double" | "timestamp" => Some(val.trim().parse::<f64>().map_err(|_| {
-                        at(format!(
-                            "METRIC {} of TYPE {ty} has the value {}, not a number",
-                            quote(&metric),
-                            quote(&val)
-                        ))
-                    })?),
-                    _ => {
-                        return Err(at(format!(
-                            "METRIC {} has the unknown TYPE {}",
-                            quote(&metric),
-                            quote(&ty)
-                        )))
-                    }
-                };
-                let Some(Open::Host(host)) = stack.last() else {
-                    unreachable!("matched above")
-                };
-                let reference = stack
-                    .iter()
-                    .find_map(|o| match o {
-                        Open::Grid { localtime } | Open::Cluster { localtime, .. } => *localtime,
-                        _ => None,
-                    })
-                    .or_else(|| host.reported.map(|r| r + host.tn.unwrap_or(0)))
-                    .ok_or_else(|| {
-                        at(format!(
-                            "no time for METRIC {}: no LOCALTIME above it and no REPORTED on its HOST",
-                            quote(&metric)
-                        ))
-                    })?;
-                let time = (reference - tn)
-                    .checked_mul(NS)
-                    .ok_or_else(|| at(format!("time {reference} - {tn} out of range")))?;
-                let cluster = stack.iter().rev().find_map(|o| match o {
-                    Open::Cluster { name, .. } => Some(name.as_str()),
-                    _ => None,
-                });
-                let units = units.as_deref().map(str::trim).filter(|u| !u.is_empty());
+            (Some(Open::Host(host)), "METRIC") => {
                 scan.samples += 1;
-                each(&Sample {
-                    cluster,
-                    host: &host.name,
-                    ip: host.ip.as_deref(),
-                    metric: &metric,
-                    time,
-                    value: if number.is_some() { val.trim() } else { &val },
-                    number,
-                    units,
-                });
+                metric(&e, &stack, host, at, each)?;
                 Open::Other
             }
             (_, "METRIC") => return Err(at("METRIC outside a HOST".into())),

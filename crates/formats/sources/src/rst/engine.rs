@@ -370,42 +370,7 @@ impl State {
         if a.skip {
             return Ok(());
         }
-        let offset = out.offset;
         let time = out.time;
-        let name = self.name.clone();
-        let ctx = Ctx {
-            id1: self.header.id1,
-            id2: self.header.id2,
-            host: &self.header.host,
-            type_id: ev.type_id,
-            values: ev.values,
-            link: None,
-        };
-        let missing = |what: &str, m: Missing| {
-            SourceError::byte(
-                &name,
-                offset,
-                format!(
-                    "event {} ({}): {what} needs {}, but the event holds '{}'",
-                    ev.type_id,
-                    a.key,
-                    m.placeholder,
-                    signature(ev.values)
-                ),
-            )
-        };
-        let render = |what: &str, t: &Template| t.render(&ctx).map_err(|m| missing(what, m));
-        // Extras are all or nothing: one that cannot be filled drops them all.
-        let extras = |list: &[(String, Template)]| -> Vec<(String, String)> {
-            let mut v = Vec::with_capacity(list.len());
-            for (n, t) in list {
-                match t.render(&ctx) {
-                    Ok(s) => v.push((n.clone(), s)),
-                    Err(_) => return Vec::new(),
-                }
-            }
-            v
-        };
         let path = self.path.clone();
         let rec = |what: What| Record { time, what };
         if a.create {
@@ -414,75 +379,118 @@ impl State {
             }));
         }
         if let Some((ty, t)) = &a.out {
-            let value = render("out", t)?;
-            let mode = self.mapping.mode;
-            let matched = match mode {
-                StateMode::Push => {
-                    let stack = self.stacks.entry(ty.clone()).or_default();
-                    if stack.last() == Some(&value) {
-                        stack.pop();
-                        true
-                    } else {
-                        false
-                    }
-                }
-                StateMode::Set => {
-                    if self.current.get(ty) == Some(&value) {
-                        self.current.remove(ty);
-                        true
-                    } else {
-                        false
-                    }
-                }
-            };
-            if matched {
-                out.records.push(rec(match mode {
-                    StateMode::Push => What::PopState {
-                        container: path.clone(),
-                        ty: ty.clone(),
-                        extra: Vec::new(),
-                    },
-                    StateMode::Set => What::SetState {
-                        container: path.clone(),
-                        ty: ty.clone(),
-                        value: self.mapping.idle.clone().expect("checked"),
-                        extra: Vec::new(),
-                    },
-                }));
-            } else if self.mapping.unmatched_out == OutPolicy::Skip {
-                self.skipped.unmatched_out += 1;
-            } else {
-                let now = match mode {
-                    StateMode::Push => self.stacks.get(ty).and_then(|s| s.last()),
-                    StateMode::Set => self.current.get(ty),
-                };
-                let now = match now {
-                    Some(s) => format!("the file is in {s}"),
-                    None => "the file is in no state".into(),
-                };
-                return Err(SourceError::byte(
-                    &name,
-                    offset,
-                    format!(
-                        "event {} ({}) leaves state {value} of type {ty}, but {now} (unmatched OUT)",
-                        ev.type_id, a.key
-                    ),
-                ));
-            }
+            let value =
+                Rendering::new(&self.name, &self.header, a, ev, out.offset).render("out", t)?;
+            self.leave_state(a, ev.type_id, ty, value, &path, out)?;
         }
+        self.apply_states(a, ev, &path, out)?;
+        for (spec, start) in [(&a.send, true), (&a.recv, false)] {
+            let Some(spec) = spec else { continue };
+            self.link_end(a, ev, spec, start, &path, out)?;
+        }
+        if a.destroy {
+            out.records.push(rec(What::Destroy { container: path }));
+        }
+        Ok(())
+    }
+
+    /// An OUT leaving state `value` of type `ty`: pops (push mode) or
+    /// resets to idle (set mode) a matching state, else skips it or fails
+    /// as the mapping says.
+    fn leave_state(
+        &mut self,
+        a: &Action,
+        type_id: u16,
+        ty: &str,
+        value: String,
+        path: &Path,
+        out: &mut Decoded,
+    ) -> Result<(), SourceError> {
+        let mode = self.mapping.mode;
+        let matched = match mode {
+            StateMode::Push => {
+                let stack = self.stacks.entry(ty.to_string()).or_default();
+                if stack.last() == Some(&value) {
+                    stack.pop();
+                    true
+                } else {
+                    false
+                }
+            }
+            StateMode::Set => {
+                if self.current.get(ty) == Some(&value) {
+                    self.current.remove(ty);
+                    true
+                } else {
+                    false
+                }
+            }
+        };
+        if matched {
+            let what = match mode {
+                StateMode::Push => What::PopState {
+                    container: path.clone(),
+                    ty: ty.to_string(),
+                    extra: Vec::new(),
+                },
+                StateMode::Set => What::SetState {
+                    container: path.clone(),
+                    ty: ty.to_string(),
+                    value: self.mapping.idle.clone().expect("checked"),
+                    extra: Vec::new(),
+                },
+            };
+            out.records.push(Record {
+                time: out.time,
+                what,
+            });
+        } else if self.mapping.unmatched_out == OutPolicy::Skip {
+            self.skipped.unmatched_out += 1;
+        } else {
+            let now = match mode {
+                StateMode::Push => self.stacks.get(ty).and_then(|s| s.last()),
+                StateMode::Set => self.current.get(ty),
+            };
+            let now = match now {
+                Some(s) => format!("the file is in {s}"),
+                None => "the file is in no state".into(),
+            };
+            return Err(SourceError::byte(
+                &self.name,
+                out.offset,
+                format!(
+                    "event {type_id} ({}) leaves state {value} of type {ty}, but {now} (unmatched OUT)",
+                    a.key
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The records of an action's `set`, `in` and `event`.
+    fn apply_states(
+        &mut self,
+        a: &Action,
+        ev: &RstEvent<'_, '_>,
+        path: &Path,
+        out: &mut Decoded,
+    ) -> Result<(), SourceError> {
+        let r = Rendering::new(&self.name, &self.header, a, ev, out.offset);
+        let time = out.time;
+        let rec = |what: What| Record { time, what };
         if let Some(Entity { ty, value, extra }) = &a.set {
-            let value = render("set", value)?;
+            let value = r.render("set", value)?;
             self.current.remove(ty);
             out.records.push(rec(What::SetState {
                 container: path.clone(),
                 ty: ty.clone(),
                 value,
-                extra: extras(extra),
+                extra: r.extras(extra),
             }));
         }
         if let Some(Entity { ty, value, extra }) = &a.enter {
-            let value = render("in", value)?;
-            let extra = extras(extra);
+            let value = r.render("in", value)?;
+            let extra = r.extras(extra);
             let what = match self.mapping.mode {
                 StateMode::Push => {
                     self.stacks
@@ -509,122 +517,208 @@ impl State {
             out.records.push(rec(what));
         }
         if let Some(Entity { ty, value, extra }) = &a.event {
-            let value = render("event", value)?;
+            let value = r.render("event", value)?;
             out.records.push(rec(What::Event {
                 container: path.clone(),
                 ty: ty.clone(),
                 value,
-                extra: extras(extra),
+                extra: r.extras(extra),
             }));
         }
-        for (spec, start) in [(&a.send, true), (&a.recv, false)] {
-            let Some(spec) = spec else { continue };
-            let LinkSpec {
-                ty,
-                value,
-                partner,
-                key,
-                extra,
-            } = spec;
-            let what = if start { "send" } else { "recv" };
-            let value = render(what, value)?;
-            let extra = extras(extra);
-            let partners: Vec<String> = match partner {
-                Partner::None => vec![String::new()],
-                Partner::One(t) => vec![render(if start { "to" } else { "from" }, t)?],
-                Partner::AllBelow(t) => {
-                    let text = render(
-                        if start {
-                            "to_all_below"
-                        } else {
-                            "from_all_below"
-                        },
-                        t,
-                    )?;
-                    let n: u64 = text.trim().parse().map_err(|_| {
-                        SourceError::byte(
-                            &name,
-                            offset,
-                            format!(
-                                "event {} ({}): the number of partners '{text}' is not a count",
-                                ev.type_id, a.key
-                            ),
-                        )
-                    })?;
-                    if n > MAX_PARTNERS {
-                        return Err(SourceError::byte(
-                            &name,
-                            offset,
-                            format!(
-                                "event {} ({}): {n} partners, more than the {MAX_PARTNERS} a run can have",
-                                ev.type_id, a.key
-                            ),
-                        ));
-                    }
-                    (0..n)
-                        .map(|i| i.to_string())
-                        .filter(|p| *p != self.me)
-                        .collect()
+        Ok(())
+    }
+
+    /// The link ends of an action's `send` (`start`) or `recv`: one per
+    /// partner, each numbered in its channel.
+    fn link_end(
+        &mut self,
+        a: &Action,
+        ev: &RstEvent<'_, '_>,
+        spec: &LinkSpec,
+        start: bool,
+        path: &Path,
+        out: &mut Decoded,
+    ) -> Result<(), SourceError> {
+        let r = Rendering::new(&self.name, &self.header, a, ev, out.offset);
+        let LinkSpec {
+            ty,
+            value,
+            partner,
+            key,
+            extra,
+        } = spec;
+        let what = if start { "send" } else { "recv" };
+        let value = r.render(what, value)?;
+        let extra = r.extras(extra);
+        let partners = partners(&r, partner, start, &self.me)?;
+        for p in partners {
+            let (src, dst) = if start {
+                (self.me.clone(), p)
+            } else {
+                (p, self.me.clone())
+            };
+            let mut kctx = Ctx {
+                link: Some(LinkCtx {
+                    src: &src,
+                    dst: &dst,
+                    value: &value,
+                    seq: None,
+                }),
+                ..r.ctx
+            };
+            let channel = key.render(&kctx).map_err(|m| r.missing("key", m))?;
+            let counters = if start {
+                &mut self.seq_start
+            } else {
+                &mut self.seq_end
+            };
+            let n = counters.entry(format!("{ty}\u{0}{channel}")).or_insert(0);
+            let seq = *n;
+            *n += 1;
+            if let Some(l) = kctx.link.as_mut() {
+                l.seq = Some(seq);
+            }
+            let k = key.render(&kctx).map_err(|m| r.missing("key", m))?;
+            out.links.push(LinkInfo {
+                record: out.records.len(),
+                src: src.clone(),
+                dst: dst.clone(),
+            });
+            let what = if start {
+                What::StartLink {
+                    container: self.holder.clone(),
+                    ty: ty.clone(),
+                    from: path.clone(),
+                    value: value.clone(),
+                    key: k,
+                    extra: extra.clone(),
+                }
+            } else {
+                What::EndLink {
+                    container: self.holder.clone(),
+                    ty: ty.clone(),
+                    to: path.clone(),
+                    value: value.clone(),
+                    key: k,
+                    extra: extra.clone(),
                 }
             };
-            for p in partners {
-                let (src, dst) = if start {
-                    (self.me.clone(), p)
-                } else {
-                    (p, self.me.clone())
-                };
-                let mut kctx = Ctx {
-                    link: Some(LinkCtx {
-                        src: &src,
-                        dst: &dst,
-                        value: &value,
-                        seq: None,
-                    }),
-                    ..ctx
-                };
-                let channel = key.render(&kctx).map_err(|m| missing("key", m))?;
-                let counters = if start {
-                    &mut self.seq_start
-                } else {
-                    &mut self.seq_end
-                };
-                let n = counters.entry(format!("{ty}\u{0}{channel}")).or_insert(0);
-                let seq = *n;
-                *n += 1;
-                if let Some(l) = kctx.link.as_mut() {
-                    l.seq = Some(seq);
-                }
-                let k = key.render(&kctx).map_err(|m| missing("key", m))?;
-                out.links.push(LinkInfo {
-                    record: out.records.len(),
-                    src: src.clone(),
-                    dst: dst.clone(),
-                });
-                let what = if start {
-                    What::StartLink {
-                        container: self.holder.clone(),
-                        ty: ty.clone(),
-                        from: path.clone(),
-                        value: value.clone(),
-                        key: k,
-                        extra: extra.clone(),
-                    }
-                } else {
-                    What::EndLink {
-                        container: self.holder.clone(),
-                        ty: ty.clone(),
-                        to: path.clone(),
-                        value: value.clone(),
-                        key: k,
-                        extra: extra.clone(),
-                    }
-                };
-                out.records.push(rec(what));
-            }
-        }
-        if a.destroy {
-            out.records.push(rec(What::Destroy { container: path }));
+            out.records.push(Record {
+                time: out.time,
+                what,
+            });
         }
         Ok(())
+    }
+}
+
+/// The partners of a link end (`start`: a send), but the file itself
+/// (`me`): none named (one empty partner), one, or all of a count.
+fn partners(
+    r: &Rendering<'_, '_>,
+    partner: &Partner,
+    start: bool,
+    me: &str,
+) -> Result<Vec<String>, SourceError> {
+    Ok(match partner {
+        Partner::None => vec![String::new()],
+        Partner::One(t) => vec![r.render(if start { "to" } else { "from" }, t)?],
+        Partner::AllBelow(t) => {
+            let text = r.render(
+                if start {
+                    "to_all_below"
+                } else {
+                    "from_all_below"
+                },
+                t,
+            )?;
+            let n: u64 = text.trim().parse().map_err(|_| {
+                SourceError::byte(
+                    r.name,
+                    r.offset,
+                    format!(
+                        "event {} ({}): the number of partners '{text}' is not a count",
+                        r.ctx.type_id, r.a.key
+                    ),
+                )
+            })?;
+            if n > MAX_PARTNERS {
+                return Err(SourceError::byte(
+                    r.name,
+                    r.offset,
+                    format!(
+                        "event {} ({}): {n} partners, more than the {MAX_PARTNERS} a run can have",
+                        r.ctx.type_id, r.a.key
+                    ),
+                ));
+            }
+            (0..n).map(|i| i.to_string()).filter(|p| *p != me).collect()
+        }
+    })
+}
+
+/// The templates of an action filled from one event of a file.
+struct Rendering<'v, 'a> {
+    ctx: Ctx<'v, 'a>,
+    /// The file's name and the event's byte offset, for errors.
+    name: &'v str,
+    offset: u64,
+    a: &'v Action,
+}
+
+impl<'v, 'a> Rendering<'v, 'a> {
+    fn new(
+        name: &'v str,
+        header: &'v Header,
+        a: &'v Action,
+        ev: &RstEvent<'v, 'a>,
+        offset: u64,
+    ) -> Self {
+        let ctx = Ctx {
+            id1: header.id1,
+            id2: header.id2,
+            host: &header.host,
+            type_id: ev.type_id,
+            values: ev.values,
+            link: None,
+        };
+        Rendering {
+            ctx,
+            name,
+            offset,
+            a,
+        }
+    }
+
+    /// The error of a template `what` whose placeholder the event lacks.
+    fn missing(&self, what: &str, m: Missing) -> SourceError {
+        SourceError::byte(
+            self.name,
+            self.offset,
+            format!(
+                "event {} ({}): {what} needs {}, but the event holds '{}'",
+                self.ctx.type_id,
+                self.a.key,
+                m.placeholder,
+                signature(self.ctx.values)
+            ),
+        )
+    }
+
+    /// The template `t` of key `what`, filled.
+    fn render(&self, what: &str, t: &Template) -> Result<String, SourceError> {
+        t.render(&self.ctx).map_err(|m| self.missing(what, m))
+    }
+
+    /// Extras are all or nothing: one that cannot be filled drops them all.
+    fn extras(&self, list: &[(String, Template)]) -> Vec<(String, String)> {
+        let mut v = Vec::with_capacity(list.len());
+        for (n, t) in list {
+            match t.render(&self.ctx) {
+                Ok(s) => v.push((n.clone(), s)),
+                Err(_) => return Vec::new(),
+            }
+        }
+        v
     }
 }

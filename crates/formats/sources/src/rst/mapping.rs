@@ -333,18 +333,8 @@ fn compile(file: &str, text: &str, raw: RawMapping) -> Result<Mapping, SourceErr
             "the set mode needs the idle state an OUT sets".into(),
         ));
     }
-    let extras =
-        |key: &str, m: &BTreeMap<String, String>| -> Result<Vec<(String, Template)>, SourceError> {
-            m.iter()
-                .map(|(n, t)| {
-                    let k = format!("{key}.{n}");
-                    let n = name_type(file, &k, n)?;
-                    Ok((n, Template::parse(t, Scope::Event).map_err(|m| e(&k, m))?))
-                })
-                .collect()
-        };
-    let state_extra = extras("states.extra", &raw.states.extra)?;
-    let link_extra = extras("links.extra", &raw.links.extra)?;
+    let state_extra = extras_of(file, "states.extra", &raw.states.extra)?;
+    let link_extra = extras_of(file, "links.extra", &raw.links.extra)?;
     let default_key = raw
         .links
         .key
@@ -352,178 +342,332 @@ fn compile(file: &str, text: &str, raw: RawMapping) -> Result<Mapping, SourceErr
         .unwrap_or("{value}:{src}>{dst}:{seq}");
     Template::parse(default_key, Scope::Key).map_err(|m| e("links.key", m))?;
 
+    let defaults = Defaults {
+        file,
+        state_type,
+        event_type,
+        link_type,
+        mode,
+        state_extra,
+        link_extra,
+        default_key,
+    };
     let mut actions: Vec<Option<Box<Action>>> = vec![None; MAX_MAPPED as usize + 1];
-    let mut entered: Vec<(String, Template)> = Vec::new();
-    let mut outs: Vec<(String, String, Template, u64)> = Vec::new();
-    let mut kinds_used: BTreeMap<(u8, String), ()> = BTreeMap::new();
-    let mut extra_fields: Vec<ExtraField> = Vec::new();
-    let mut note_extra = |kind: EventKind, list: &[(String, Template)]| {
+    let mut gathered = Gathered::default();
+    for (id_text, spanned) in &raw.events {
+        let (id, a) = compile_event(&defaults, &mut gathered, text, id_text, spanned)?;
+        actions[id as usize] = Some(Box::new(a));
+    }
+    check_outs(file, &gathered)?;
+    let event_type = defaults.event_type;
+    if raw.unknown == UnknownPolicy::Event {
+        gathered.kinds_used.insert((1, event_type.clone()), ());
+    }
+    let decls = declarations(&path, link_holder, &gathered.kinds_used);
+    Ok(Mapping {
+        name: raw.name.unwrap_or_else(|| file.to_string()),
+        unknown: raw.unknown,
+        unmatched_out: raw.unmatched_out,
+        path,
+        me,
+        link_holder,
+        mode,
+        idle,
+        event_type,
+        actions,
+        decls,
+        extras: gathered.extra_fields,
+    })
+}
+
+/// The extra fields of table `key` (`m`: field name → template).
+fn extras_of(
+    file: &str,
+    key: &str,
+    m: &BTreeMap<String, String>,
+) -> Result<Vec<(String, Template)>, SourceError> {
+    m.iter()
+        .map(|(n, t)| {
+            let k = format!("{key}.{n}");
+            let n = name_type(file, &k, n)?;
+            let t = Template::parse(t, Scope::Event)
+                .map_err(|m| err(file, None, format!("{k}: {m}")))?;
+            Ok((n, t))
+        })
+        .collect()
+}
+
+/// What the header of a mapping fixes for its events: the default types,
+/// the state mode, the default extra fields and link key.
+struct Defaults<'a> {
+    file: &'a str,
+    state_type: String,
+    event_type: String,
+    link_type: String,
+    mode: StateMode,
+    state_extra: Vec<(String, Template)>,
+    link_extra: Vec<(String, Template)>,
+    default_key: &'a str,
+}
+
+/// What the events of a mapping gather: the states entered and left (to
+/// check the OUTs), the entity types used, the extra fields.
+#[derive(Default)]
+struct Gathered {
+    /// Type and value of each IN.
+    entered: Vec<(String, Template)>,
+    /// Key, type, value and line of each OUT.
+    outs: Vec<(String, String, Template, u64)>,
+    /// Kind (0 state, 1 event, 2 link) and name of each type used.
+    kinds_used: BTreeMap<(u8, String), ()>,
+    extra_fields: Vec<ExtraField>,
+}
+
+impl Gathered {
+    /// Notes the extra fields `list` that records of `kind` carry.
+    fn note_extra(&mut self, kind: EventKind, list: &[(String, Template)]) {
         for (n, _) in list {
-            if !extra_fields.iter().any(|f| f.kind == kind && &f.name == n) {
-                extra_fields.push(ExtraField {
+            if !self
+                .extra_fields
+                .iter()
+                .any(|f| f.kind == kind && &f.name == n)
+            {
+                self.extra_fields.push(ExtraField {
                     kind,
                     name: n.clone(),
                     field_type: "string".into(),
                 });
             }
         }
-    };
-    for (id_text, spanned) in &raw.events {
-        let line_no = line_of(text, spanned.span().start);
-        let line = Some(line_no);
-        let key = format!("events.{id_text}");
-        let ee = |m: String| err(file, line, format!("{key}: {m}"));
-        let id: u16 = id_text
-            .parse()
-            .ok()
-            .filter(|&i| i <= MAX_MAPPED)
-            .ok_or_else(|| {
-                ee(format!(
-                    "'{id_text}' is not an event id of 0..={MAX_MAPPED} (16382 and 16383 are libRastro's own)"
-                ))
-            })?;
-        let r = spanned.get_ref();
-        let tpl = |what: &str, t: &str, scope: Scope| {
-            Template::parse(t, scope).map_err(|m| ee(format!("{what}: {m}")))
-        };
-        let own_extra = match &r.extra {
-            Some(m) => Some(extras(&format!("{key}.extra"), m)?),
-            None => None,
-        };
-        let ty_of = |default: &str| -> Result<String, SourceError> {
-            match &r.ty {
-                Some(t) => name_type(file, &format!("{key}.type"), t),
-                None => Ok(default.to_string()),
-            }
-        };
-        // An entity the event makes: its type (the event's own, else
-        // `default_ty`), its value from the template `v` of key `what`, its
-        // extra fields (the event's own, else `default_extra`).
-        let entity = |what: &str,
-                      v: &str,
-                      default_ty: &str,
-                      default_extra: &[(String, Template)]|
-         -> Result<Entity, SourceError> {
-            Ok(Entity {
-                ty: ty_of(default_ty)?,
-                value: tpl(what, v, Scope::Event)?,
-                extra: own_extra.clone().unwrap_or_else(|| default_extra.to_vec()),
-            })
-        };
-        let mut a = Action {
-            key: key.clone(),
-            skip: r.skip,
-            create: r.create,
-            destroy: r.destroy,
-            ..Action::default()
-        };
-        let any = r.create
-            || r.destroy
-            || r.enter.is_some()
-            || r.out.is_some()
-            || r.set.is_some()
-            || r.event.is_some()
-            || r.send.is_some()
-            || r.recv.is_some();
-        if r.skip && (any || r.extra.is_some() || r.ty.is_some()) {
-            return Err(ee("'skip' cannot be combined with other keys".into()));
-        }
-        if !r.skip && !any {
-            return Err(ee(
-                "says nothing: give create, destroy, in, out, set, event, send, recv or skip"
-                    .into(),
-            ));
-        }
-        if let Some(v) = &r.enter {
-            let ent = entity("in", v, &state_type, &state_extra)?;
-            entered.push((ent.ty.clone(), ent.value.clone()));
-            let kind = match mode {
-                StateMode::Push => EventKind::PushState,
-                StateMode::Set => EventKind::SetState,
-            };
-            note_extra(kind, &ent.extra);
-            kinds_used.insert((0, ent.ty.clone()), ());
-            a.enter = Some(ent);
-        }
-        if let Some(v) = &r.out {
-            let ty = ty_of(&state_type)?;
-            let t = tpl("out", v, Scope::Event)?;
-            outs.push((key.clone(), ty.clone(), t.clone(), line_no));
-            kinds_used.insert((0, ty.clone()), ());
-            a.out = Some((ty, t));
-        }
-        if let Some(v) = &r.set {
-            let ent = entity("set", v, &state_type, &[])?;
-            note_extra(EventKind::SetState, &ent.extra);
-            kinds_used.insert((0, ent.ty.clone()), ());
-            a.set = Some(ent);
-        }
-        if let Some(v) = &r.event {
-            let ent = entity("event", v, &event_type, &[])?;
-            note_extra(EventKind::NewEvent, &ent.extra);
-            kinds_used.insert((1, ent.ty.clone()), ());
-            a.event = Some(ent);
-        }
-        let key_t = tpl("key", r.key.as_deref().unwrap_or(default_key), Scope::Key)?;
-        let needs_partner = key_t.uses(Var::Src) || key_t.uses(Var::Dst);
-        // A link end the event makes (its `side`, send or recv, of value
-        // `v`), the partner named by key `one_k` (`one`) or `all_k` (`all`).
-        let link = |side: &str,
-                    v: &str,
-                    default_extra: &[(String, Template)],
-                    (one_k, one): (&str, &Option<String>),
-                    (all_k, all): (&str, &Option<String>)|
-         -> Result<LinkSpec, SourceError> {
-            let Entity { ty, value, extra } = entity(side, v, &link_type, default_extra)?;
-            let partner = match (one, all) {
-                (Some(_), Some(_)) => {
-                    return Err(ee(format!("give '{one_k}' or '{all_k}', not both")))
-                }
-                (Some(t), None) => Partner::One(tpl(one_k, t, Scope::Event)?),
-                (None, Some(t)) => Partner::AllBelow(tpl(all_k, t, Scope::Event)?),
-                (None, None) if needs_partner => return Err(ee(format!(
-                    "the {side} needs '{one_k}' or '{all_k}' (its key \"{}\" names {{src}} or {{dst}})",
-                    key_t.source()
-                ))),
-                (None, None) => Partner::None,
-            };
-            Ok(LinkSpec {
-                ty,
-                value,
-                partner,
-                key: key_t.clone(),
-                extra,
-            })
-        };
-        if r.send.is_none() && (r.to.is_some() || r.to_all_below.is_some()) {
-            return Err(ee("'to' and 'to_all_below' belong to a 'send'".into()));
-        }
-        if r.recv.is_none() && (r.from.is_some() || r.from_all_below.is_some()) {
-            return Err(ee("'from' and 'from_all_below' belong to a 'recv'".into()));
-        }
-        if r.key.is_some() && r.send.is_none() && r.recv.is_none() {
-            return Err(ee("'key' belongs to a 'send' or a 'recv'".into()));
-        }
-        if let Some(v) = &r.send {
-            let (one, all) = (("to", &r.to), ("to_all_below", &r.to_all_below));
-            let spec = link("send", v, &link_extra, one, all)?;
-            note_extra(EventKind::StartLink, &spec.extra);
-            kinds_used.insert((2, spec.ty.clone()), ());
-            a.send = Some(spec);
-        }
-        if let Some(v) = &r.recv {
-            let (one, all) = (("from", &r.from), ("from_all_below", &r.from_all_below));
-            let spec = link("recv", v, &[], one, all)?;
-            note_extra(EventKind::EndLink, &spec.extra);
-            kinds_used.insert((2, spec.ty.clone()), ());
-            a.recv = Some(spec);
-        }
-        actions[id as usize] = Some(Box::new(a));
     }
-    // An OUT must leave a state some IN enters (push mode), or be the
-    // idle-setting end of one (set mode): catch typos in state names.
-    for (key, ty, t, line) in &outs {
-        let known = entered.iter().any(|(ety, et)| {
+}
+
+/// One `[events.N]` table being compiled: its key, line and keys.
+struct EventCx<'a> {
+    d: &'a Defaults<'a>,
+    line: Option<u64>,
+    key: String,
+    r: &'a RawEvent,
+    /// The event's own extra fields, if it gives them.
+    own_extra: Option<Vec<(String, Template)>>,
+}
+
+impl EventCx<'_> {
+    /// An error of this event.
+    fn ee(&self, m: String) -> SourceError {
+        err(self.d.file, self.line, format!("{}: {m}", self.key))
+    }
+
+    /// The template `t` of key `what`.
+    fn tpl(&self, what: &str, t: &str, scope: Scope) -> Result<Template, SourceError> {
+        Template::parse(t, scope).map_err(|m| self.ee(format!("{what}: {m}")))
+    }
+
+    /// The event's type, else `default`.
+    fn ty_of(&self, default: &str) -> Result<String, SourceError> {
+        match &self.r.ty {
+            Some(t) => name_type(self.d.file, &format!("{}.type", self.key), t),
+            None => Ok(default.to_string()),
+        }
+    }
+
+    /// An entity the event makes: its type (the event's own, else
+    /// `default_ty`), its value from the template `v` of key `what`, its
+    /// extra fields (the event's own, else `default_extra`).
+    fn entity(
+        &self,
+        what: &str,
+        v: &str,
+        default_ty: &str,
+        default_extra: &[(String, Template)],
+    ) -> Result<Entity, SourceError> {
+        Ok(Entity {
+            ty: self.ty_of(default_ty)?,
+            value: self.tpl(what, v, Scope::Event)?,
+            extra: self
+                .own_extra
+                .clone()
+                .unwrap_or_else(|| default_extra.to_vec()),
+        })
+    }
+
+    /// A link end the event makes (its `side`, send or recv, of value
+    /// `v`, of key `key_t`), the partner named by key `one_k` (`one`) or
+    /// `all_k` (`all`).
+    fn link(
+        &self,
+        side: &str,
+        v: &str,
+        default_extra: &[(String, Template)],
+        key_t: &Template,
+        (one_k, one): (&str, &Option<String>),
+        (all_k, all): (&str, &Option<String>),
+    ) -> Result<LinkSpec, SourceError> {
+        let needs_partner = key_t.uses(Var::Src) || key_t.uses(Var::Dst);
+        let Entity { ty, value, extra } = self.entity(side, v, &self.d.link_type, default_extra)?;
+        let partner = match (one, all) {
+            (Some(_), Some(_)) => {
+                return Err(self.ee(format!("give '{one_k}' or '{all_k}', not both")))
+            }
+            (Some(t), None) => Partner::One(self.tpl(one_k, t, Scope::Event)?),
+            (None, Some(t)) => Partner::AllBelow(self.tpl(all_k, t, Scope::Event)?),
+            (None, None) if needs_partner => {
+                return Err(self.ee(format!(
+                "the {side} needs '{one_k}' or '{all_k}' (its key \"{}\" names {{src}} or {{dst}})",
+                key_t.source()
+            )))
+            }
+            (None, None) => Partner::None,
+        };
+        Ok(LinkSpec {
+            ty,
+            value,
+            partner,
+            key: key_t.clone(),
+            extra,
+        })
+    }
+}
+
+/// Compiles the table `[events.<id_text>]` into its id and action.
+fn compile_event(
+    d: &Defaults,
+    g: &mut Gathered,
+    text: &str,
+    id_text: &str,
+    spanned: &toml::Spanned<RawEvent>,
+) -> Result<(u16, Action), SourceError> {
+    let line_no = line_of(text, spanned.span().start);
+    let line = Some(line_no);
+    let key = format!("events.{id_text}");
+    let ee = |m: String| err(d.file, line, format!("{key}: {m}"));
+    let id: u16 = id_text
+        .parse()
+        .ok()
+        .filter(|&i| i <= MAX_MAPPED)
+        .ok_or_else(|| {
+            ee(format!(
+                "'{id_text}' is not an event id of 0..={MAX_MAPPED} (16382 and 16383 are libRastro's own)"
+            ))
+        })?;
+    let r = spanned.get_ref();
+    let own_extra = match &r.extra {
+        Some(m) => Some(extras_of(d.file, &format!("{key}.extra"), m)?),
+        None => None,
+    };
+    let mut a = Action {
+        key: key.clone(),
+        skip: r.skip,
+        create: r.create,
+        destroy: r.destroy,
+        ..Action::default()
+    };
+    let any = r.create
+        || r.destroy
+        || r.enter.is_some()
+        || r.out.is_some()
+        || r.set.is_some()
+        || r.event.is_some()
+        || r.send.is_some()
+        || r.recv.is_some();
+    if r.skip && (any || r.extra.is_some() || r.ty.is_some()) {
+        return Err(ee("'skip' cannot be combined with other keys".into()));
+    }
+    if !r.skip && !any {
+        return Err(ee(
+            "says nothing: give create, destroy, in, out, set, event, send, recv or skip".into(),
+        ));
+    }
+    let cx = EventCx {
+        d,
+        line,
+        key,
+        r,
+        own_extra,
+    };
+    event_states(&cx, g, &mut a, line_no)?;
+    event_links(&cx, g, &mut a)?;
+    Ok((id, a))
+}
+
+/// The states and event an event's `in`, `out`, `set` and `event` keys
+/// make (`line_no`: the line of its table).
+fn event_states(
+    cx: &EventCx,
+    g: &mut Gathered,
+    a: &mut Action,
+    line_no: u64,
+) -> Result<(), SourceError> {
+    let (d, r) = (cx.d, cx.r);
+    if let Some(v) = &r.enter {
+        let ent = cx.entity("in", v, &d.state_type, &d.state_extra)?;
+        g.entered.push((ent.ty.clone(), ent.value.clone()));
+        let kind = match d.mode {
+            StateMode::Push => EventKind::PushState,
+            StateMode::Set => EventKind::SetState,
+        };
+        g.note_extra(kind, &ent.extra);
+        g.kinds_used.insert((0, ent.ty.clone()), ());
+        a.enter = Some(ent);
+    }
+    if let Some(v) = &r.out {
+        let ty = cx.ty_of(&d.state_type)?;
+        let t = cx.tpl("out", v, Scope::Event)?;
+        g.outs
+            .push((cx.key.clone(), ty.clone(), t.clone(), line_no));
+        g.kinds_used.insert((0, ty.clone()), ());
+        a.out = Some((ty, t));
+    }
+    if let Some(v) = &r.set {
+        let ent = cx.entity("set", v, &d.state_type, &[])?;
+        g.note_extra(EventKind::SetState, &ent.extra);
+        g.kinds_used.insert((0, ent.ty.clone()), ());
+        a.set = Some(ent);
+    }
+    if let Some(v) = &r.event {
+        let ent = cx.entity("event", v, &d.event_type, &[])?;
+        g.note_extra(EventKind::NewEvent, &ent.extra);
+        g.kinds_used.insert((1, ent.ty.clone()), ());
+        a.event = Some(ent);
+    }
+    Ok(())
+}
+
+/// The link ends an event's `send` and `recv` keys make.
+fn event_links(cx: &EventCx, g: &mut Gathered, a: &mut Action) -> Result<(), SourceError> {
+    let (d, r) = (cx.d, cx.r);
+    let key_t = cx.tpl("key", r.key.as_deref().unwrap_or(d.default_key), Scope::Key)?;
+    if r.send.is_none() && (r.to.is_some() || r.to_all_below.is_some()) {
+        return Err(cx.ee("'to' and 'to_all_below' belong to a 'send'".into()));
+    }
+    if r.recv.is_none() && (r.from.is_some() || r.from_all_below.is_some()) {
+        return Err(cx.ee("'from' and 'from_all_below' belong to a 'recv'".into()));
+    }
+    if r.key.is_some() && r.send.is_none() && r.recv.is_none() {
+        return Err(cx.ee("'key' belongs to a 'send' or a 'recv'".into()));
+    }
+    if let Some(v) = &r.send {
+        let (one, all) = (("to", &r.to), ("to_all_below", &r.to_all_below));
+        let spec = cx.link("send", v, &d.link_extra, &key_t, one, all)?;
+        g.note_extra(EventKind::StartLink, &spec.extra);
+        g.kinds_used.insert((2, spec.ty.clone()), ());
+        a.send = Some(spec);
+    }
+    if let Some(v) = &r.recv {
+        let (one, all) = (("from", &r.from), ("from_all_below", &r.from_all_below));
+        let spec = cx.link("recv", v, &[], &key_t, one, all)?;
+        g.note_extra(EventKind::EndLink, &spec.extra);
+        g.kinds_used.insert((2, spec.ty.clone()), ());
+        a.recv = Some(spec);
+    }
+    Ok(())
+}
+
+/// An OUT must leave a state some IN enters (push mode), or be the
+/// idle-setting end of one (set mode): catch typos in state names.
+fn check_outs(file: &str, g: &Gathered) -> Result<(), SourceError> {
+    for (key, ty, t, line) in &g.outs {
+        let known = g.entered.iter().any(|(ety, et)| {
             ety == ty && (et == t || et.literal().is_none() || t.literal().is_none())
         });
         if !known {
@@ -537,13 +681,19 @@ fn compile(file: &str, text: &str, raw: RawMapping) -> Result<Mapping, SourceErr
             ));
         }
     }
-    if raw.unknown == UnknownPolicy::Event {
-        kinds_used.insert((1, event_type.clone()), ());
-    }
-    // Declarations: container types, then state, event and link types.
+    Ok(())
+}
+
+/// The declarations: the container types of `path`, then the state, event
+/// and link types used (links held by the `link_holder`-th step, or none).
+fn declarations(
+    path: &[(String, Template)],
+    link_holder: usize,
+    kinds_used: &BTreeMap<(u8, String), ()>,
+) -> Vec<Decl> {
     let mut decls = Vec::new();
     let mut parent: Option<String> = None;
-    for (ty, _) in &path {
+    for (ty, _) in path {
         decls.push(Decl::ContainerType {
             name: ty.clone(),
             parent: parent.clone(),
@@ -578,18 +728,5 @@ fn compile(file: &str, text: &str, raw: RawMapping) -> Result<Mapping, SourceErr
             },
         });
     }
-    Ok(Mapping {
-        name: raw.name.unwrap_or_else(|| file.to_string()),
-        unknown: raw.unknown,
-        unmatched_out: raw.unmatched_out,
-        path,
-        me,
-        link_holder,
-        mode,
-        idle,
-        event_type,
-        actions,
-        decls,
-        extras: extra_fields,
-    })
+    decls
 }

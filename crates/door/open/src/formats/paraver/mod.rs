@@ -479,121 +479,151 @@ impl ParaverSource {
         self.latest = self.latest.max(time);
         let thread = self.thread(&f[1..5], kind)?;
         match kind {
-            "state" => {
-                let end = self.time(f[6], kind, "end")?;
-                if end < time {
-                    return Err(self.error(format!(
-                        "this state ends ({}) before it begins ({}): '{text}'",
-                        f[6], f[5]
-                    )));
-                }
-                let v: i64 = self.num(f[7], kind, "state")?;
-                let value = self
-                    .pcf
-                    .states
-                    .get(&v)
-                    .cloned()
-                    .unwrap_or_else(|| v.to_string());
-                self.queue.push_back(Record {
-                    time,
-                    what: What::PushState {
-                        container: thread.clone(),
-                        ty: STATE_TYPE.into(),
-                        value,
-                        extra: Vec::new(),
-                    },
-                });
-                self.hold(
-                    end,
-                    What::PopState {
-                        container: thread,
-                        ty: STATE_TYPE.into(),
-                        extra: Vec::new(),
-                    },
-                );
-            }
-            "event" => {
-                for pair in f[6..].chunks(2) {
-                    let ty: u64 = self.num(pair[0], kind, "type")?;
-                    let v: i64 = self.num(pair[1], kind, "value")?;
-                    let ty_name = self
-                        .type_names
-                        .get(&ty)
-                        .cloned()
-                        .unwrap_or_else(|| ty.to_string());
-                    let value = self
-                        .pcf
-                        .values
-                        .get(&ty)
-                        .and_then(|m| m.get(&v))
-                        .cloned()
-                        .unwrap_or_else(|| v.to_string());
-                    self.queue.push_back(Record {
-                        time,
-                        what: What::Event {
-                            container: thread.clone(),
-                            ty: ty_name,
-                            value,
-                            extra: Vec::new(),
-                        },
-                    });
-                }
-            }
-            _ => {
-                let _psend: i64 = self.num(f[6], kind, "physical send")?;
-                let to = self.thread(&f[7..11], kind)?;
-                let recv = self.time(f[11], kind, "logical receive")?;
-                let _precv: i64 = self.num(f[12], kind, "physical receive")?;
-                let size: i64 = self.num(f[13], kind, "size")?;
-                let tag: i64 = self.num(f[14], kind, "tag")?;
-                if recv < time {
-                    return Err(self.error(format!(
-                        "this message is received ({}) before it is sent ({}): '{text}'",
-                        f[11], f[5]
-                    )));
-                }
-                if !self.linked {
-                    self.linked = true;
-                    self.queue.push_back(Record {
-                        time,
-                        what: What::Declare(Decl::LinkType {
-                            name: LINK_TYPE.into(),
-                            container: None,
-                            start: THREAD.into(),
-                            end: THREAD.into(),
-                        }),
-                    });
-                }
-                self.links += 1;
-                let key = format!("m{}", self.links);
-                self.queue.push_back(Record {
-                    time,
-                    what: What::StartLink {
-                        container: None,
-                        ty: LINK_TYPE.into(),
-                        from: thread,
-                        value: "message".into(),
-                        key: key.clone(),
-                        extra: vec![
-                            ("Size".into(), size.to_string()),
-                            ("Tag".into(), tag.to_string()),
-                        ],
-                    },
-                });
-                self.hold(
-                    recv,
-                    What::EndLink {
-                        container: None,
-                        ty: LINK_TYPE.into(),
-                        to,
-                        value: "message".into(),
-                        key,
-                        extra: Vec::new(),
-                    },
-                );
-            }
+            "state" => self.state_record(&f, text, time, thread)?,
+            "event" => self.events_record(&f, time, thread)?,
+            _ => self.communication_record(&f, text, time, thread)?,
         }
         Ok(true)
+    }
+
+    /// A state record (`f`: its fields, `text`: its line) of `thread`
+    /// beginning at `time`: its push now, its pop held until it ends.
+    fn state_record(
+        &mut self,
+        f: &[&str],
+        text: &str,
+        time: Nanos,
+        thread: Path,
+    ) -> Result<(), SourceError> {
+        const KIND: &str = "state";
+        let end = self.time(f[6], KIND, "end")?;
+        if end < time {
+            return Err(self.error(format!(
+                "this state ends ({}) before it begins ({}): '{text}'",
+                f[6], f[5]
+            )));
+        }
+        let v: i64 = self.num(f[7], KIND, "state")?;
+        let value = self
+            .pcf
+            .states
+            .get(&v)
+            .cloned()
+            .unwrap_or_else(|| v.to_string());
+        self.queue.push_back(Record {
+            time,
+            what: What::PushState {
+                container: thread.clone(),
+                ty: STATE_TYPE.into(),
+                value,
+                extra: Vec::new(),
+            },
+        });
+        self.hold(
+            end,
+            What::PopState {
+                container: thread,
+                ty: STATE_TYPE.into(),
+                extra: Vec::new(),
+            },
+        );
+        Ok(())
+    }
+
+    /// An event record (`f`: its fields) of `thread` at `time`: one event
+    /// per type:value pair.
+    fn events_record(&mut self, f: &[&str], time: Nanos, thread: Path) -> Result<(), SourceError> {
+        const KIND: &str = "event";
+        for pair in f[6..].chunks(2) {
+            let ty: u64 = self.num(pair[0], KIND, "type")?;
+            let v: i64 = self.num(pair[1], KIND, "value")?;
+            let ty_name = self
+                .type_names
+                .get(&ty)
+                .cloned()
+                .unwrap_or_else(|| ty.to_string());
+            let value = self
+                .pcf
+                .values
+                .get(&ty)
+                .and_then(|m| m.get(&v))
+                .cloned()
+                .unwrap_or_else(|| v.to_string());
+            self.queue.push_back(Record {
+                time,
+                what: What::Event {
+                    container: thread.clone(),
+                    ty: ty_name,
+                    value,
+                    extra: Vec::new(),
+                },
+            });
+        }
+        Ok(())
+    }
+
+    /// A communication record (`f`: its fields, `text`: its line) sent by
+    /// `thread` at `time`: its start now, its end held until received.
+    fn communication_record(
+        &mut self,
+        f: &[&str],
+        text: &str,
+        time: Nanos,
+        thread: Path,
+    ) -> Result<(), SourceError> {
+        const KIND: &str = "communication";
+        let _psend: i64 = self.num(f[6], KIND, "physical send")?;
+        let to = self.thread(&f[7..11], KIND)?;
+        let recv = self.time(f[11], KIND, "logical receive")?;
+        let _precv: i64 = self.num(f[12], KIND, "physical receive")?;
+        let size: i64 = self.num(f[13], KIND, "size")?;
+        let tag: i64 = self.num(f[14], KIND, "tag")?;
+        if recv < time {
+            return Err(self.error(format!(
+                "this message is received ({}) before it is sent ({}): '{text}'",
+                f[11], f[5]
+            )));
+        }
+        if !self.linked {
+            self.linked = true;
+            self.queue.push_back(Record {
+                time,
+                what: What::Declare(Decl::LinkType {
+                    name: LINK_TYPE.into(),
+                    container: None,
+                    start: THREAD.into(),
+                    end: THREAD.into(),
+                }),
+            });
+        }
+        self.links += 1;
+        let key = format!("m{}", self.links);
+        self.queue.push_back(Record {
+            time,
+            what: What::StartLink {
+                container: None,
+                ty: LINK_TYPE.into(),
+                from: thread,
+                value: "message".into(),
+                key: key.clone(),
+                extra: vec![
+                    ("Size".into(), size.to_string()),
+                    ("Tag".into(), tag.to_string()),
+                ],
+            },
+        });
+        self.hold(
+            recv,
+            What::EndLink {
+                container: None,
+                ty: LINK_TYPE.into(),
+                to,
+                value: "message".into(),
+                key,
+                extra: Vec::new(),
+            },
+        );
+        Ok(())
     }
 
     fn num<T: std::str::FromStr>(
