@@ -31,21 +31,22 @@ impl ReadFlags {
     /// of user-defined fields kept or not, only what overlaps `window`
     /// needed; the other options are the defaults.
     pub fn load_options(&self, keep_extras: bool, window: Option<(f64, f64)>) -> LoadOptions {
-        let mut o = LoadOptions::default();
-        o.threads = self.threads;
-        o.strict = !self.no_strict;
-        o.quotes = if self.strip_quotes {
-            QuoteMode::Strip
-        } else {
-            QuoteMode::Keep
-        };
-        o.stop_at = self.stop_at;
-        o.ignore_incomplete_links = self.ignore_incomplete_links;
-        o.no_imbrication = self.no_imbrication;
-        o.keep_extras = keep_extras;
-        o.window = window;
-        o.lenient = self.lenient;
-        o.sort_window = self.sort_window;
-        o
+        LoadOptions {
+            threads: self.threads,
+            strict: !self.no_strict,
+            quotes: if self.strip_quotes {
+                QuoteMode::Strip
+            } else {
+                QuoteMode::Keep
+            },
+            stop_at: self.stop_at,
+            ignore_incomplete_links: self.ignore_incomplete_links,
+            no_imbrication: self.no_imbrication,
+            keep_extras,
+            window,
+            lenient: self.lenient,
+            sort_window: self.sort_window,
+            ..LoadOptions::default()
+        }
     }
 }
