@@ -12,34 +12,17 @@
 #   TRAMA=target/ci/trama bench/export.sh a trama binary already built
 #   OUT=/some/dir bench/export.sh         where outputs go (default a temporary directory)
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-root=$(pwd)
+# shellcheck source=bench/timing.sh
+. "$(dirname "${BASH_SOURCE[0]}")/timing.sh"
 trace=${1:-${BENCH_DATA:-$root/bench-data}/trace_10000000.paje}
 repeat=${REPEAT:-3}
 [ -f "$trace" ] || { echo "no trace at $trace (../shared/tools/gen_trace.py --lines 10000000 -o $trace)" >&2; exit 1; }
-if [ -n "${TRAMA:-}" ]; then
-    bin=$TRAMA
-else
-    cargo build --release -q -p trama
-    bin=$root/target/release/trama
-fi
+trama_bin
 out=${OUT:-$(mktemp -d)}
 trap '[ -z "${OUT:-}" ] && rm -rf "$out"' EXIT
 echo "== $trace: $(du -h "$trace" | cut -f1); $bin; outputs in $out"
 
-run() { # label cmd... → sets W (wall s), C (cpu s), M (peak MB); prints the run
-    local label=$1; shift
-    local tf t0 t1
-    tf=$(mktemp)
-    t0=$(date +%s%N)
-    /usr/bin/time -o "$tf" -f "%U %S %M" "$@" >/dev/null 2>&1 || echo "!! failed: $*"
-    t1=$(date +%s%N)
-    read -r W C M < <(awk -v a="$t0" -v b="$t1" '{printf "%.2f %.2f %.1f\n", (b-a)/1e9, $1+$2, $3/1024}' "$tf")
-    rm -f "$tf"
-    printf '%-28s wall %7.2f s  cpu %7.2f s  peak %7.1f MB\n' "$label" "$W" "$C" "$M"
-}
-
-median() { sort -n | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+label_width=28
 
 labels=("trama dump" "trama dump --stream" "trama export perfetto" "trama export chrome-json")
 cmds=(

@@ -11,8 +11,8 @@
 #   REPEAT=5 bench/otf2.sh             runs of each (default 3)
 #   TRAMA=target/ci/trama bench/otf2.sh   a trama binary already built
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-root=$(pwd)
+# shellcheck source=bench/timing.sh
+. "$(dirname "${BASH_SOURCE[0]}")/timing.sh"
 data=${BENCH_DATA:-$root/bench-data}
 processes=${PROCESSES:-8}
 threads=${THREADS:-8}
@@ -23,31 +23,12 @@ mkdir -p "$data"
 command -v otf2-print >/dev/null || { echo "otf2-print not found (apt-get install otf2-tools)" >&2; exit 1; }
 # shellcheck source=bench/otf2/gen.sh
 . "$root/bench/otf2/gen.sh"
-if [ -n "${TRAMA:-}" ]; then
-    bin=$TRAMA
-else
-    cargo build --release -q -p trama
-    bin=$root/target/release/trama
-fi
+trama_bin
 
 archive=$data/otf2-${processes}x${threads}x${events}
 anchor=$archive/traces.otf2
 [ -f "$anchor" ] || "$gen" "$archive" "$processes" "$threads" "$events"
 echo "== $anchor: $(du -sh "$archive" | cut -f1), $((processes * threads)) locations"
-
-run() { # label cmd... → sets W (wall s), C (cpu s), M (peak MB); prints the run
-    local label=$1; shift
-    local tf t0 t1
-    tf=$(mktemp)
-    t0=$(date +%s%N)
-    /usr/bin/time -o "$tf" -f "%U %S %M" "$@" >/dev/null 2>&1 || echo "!! failed: $*"
-    t1=$(date +%s%N)
-    read -r W C M < <(awk -v a="$t0" -v b="$t1" '{printf "%.2f %.2f %.1f\n", (b-a)/1e9, $1+$2, $3/1024}' "$tf")
-    rm -f "$tf"
-    printf '%-24s wall %7.2f s  cpu %7.2f s  peak %7.1f MB\n' "$label" "$W" "$C" "$M"
-}
-
-median() { sort -n | awk '{a[NR]=$1} END{print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 tw=() tc=() ow=() oc=()
 for _ in $(seq "$repeat"); do

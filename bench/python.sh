@@ -21,8 +21,8 @@
 # and pandas in bench-data/py-pipit. Without PIPIT_SRC only trama's side
 # is measured.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-root=$(pwd)
+# shellcheck source=bench/timing.sh
+. "$(dirname "${BASH_SOURCE[0]}")/timing.sh"
 data=${BENCH_DATA:-$root/bench-data}
 ranks=${RANKS:-64}
 events=${EVENTS:-20000}

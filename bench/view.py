@@ -10,6 +10,7 @@ The cache (converted traces, saved summaries) goes to a fresh temporary
 directory: the first start is a first view; a second start then reads
 what the first saved."""
 import json, os, random, statistics, subprocess, sys, tempfile, time, urllib.request
+from view_server import ready
 
 def status(pid):
     out = {}
@@ -24,15 +25,7 @@ def start(trama, trace, cache, extra):
                           "--cache", cache, trace, *extra],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     t0 = time.perf_counter()
-    url = p.stdout.readline().split()[-1]
-    while True:
-        s = json.load(urllib.request.urlopen(url + "api/progress"))
-        if s["state"] == "ready":
-            break
-        if s["state"] == "failed":
-            sys.exit(s["error"])
-        time.sleep(0.02)
-    meta = json.load(urllib.request.urlopen(url + "api/meta"))
+    url, meta = ready(p)
     a, b = meta["start"], meta["end"]
     urllib.request.urlopen(f"{url}api/timeline?start={a}&end={b}&width={3*1920}&rows=0-45").read()
     return p, url, meta, time.perf_counter() - t0

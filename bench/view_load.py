@@ -14,6 +14,7 @@ and nothing more: how many the server still holds open 5 s, 15 s and 45 s
 later. Every address is 127.0.0.1; every loop is bounded."""
 import json, os, random, socket, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.request
+from view_server import ready
 
 
 def rss(pid):
@@ -29,15 +30,7 @@ def start(trama, trace, cache):
     p = subprocess.Popen([trama, "view", "--no-open", "--no-progress", "--port", "0",
                           "--cache", cache, "--blocks", trace],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    url = p.stdout.readline().split()[-1]
-    for _ in range(6000):
-        s = json.load(urllib.request.urlopen(url + "api/progress"))
-        if s["state"] == "ready":
-            break
-        if s["state"] == "failed":
-            sys.exit(s["error"])
-        time.sleep(0.02)
-    meta = json.load(urllib.request.urlopen(url + "api/meta"))
+    url, meta = ready(p, tries=6000)
     return p, url, meta
 
 

@@ -8,6 +8,21 @@ use std::collections::HashMap;
 
 use trama_analysis::{comm_matrix, host_level, info, order, Messages, Window};
 
+/// The (host, process) names of `hosts` in order; `of` gives a host's name
+/// and its processes (a name first).
+fn pairs<H, T>(
+    hosts: &[H],
+    of: impl Fn(&H) -> (&String, &Vec<(String, T)>),
+) -> Vec<(String, String)> {
+    hosts
+        .iter()
+        .flat_map(|h| {
+            let (host, processes) = of(h);
+            processes.iter().map(move |p| (host.clone(), p.0.clone()))
+        })
+        .collect()
+}
+
 #[test]
 fn info_agrees_with_the_ordering_and_the_matrix() {
     let mut compared = 0;
@@ -24,25 +39,9 @@ fn info_agrees_with_the_ordering_and_the_matrix() {
         let o = order(&trace, w, &msgs, &level.name).unwrap();
         // Hosts and processes, in order, numbered from 0.
         assert_eq!(i.hosts, o.hosts.len());
-        let names: Vec<(String, String)> = o
-            .hosts
-            .iter()
-            .flat_map(|h| {
-                h.processes
-                    .iter()
-                    .map(move |p| (h.host.clone(), p.0.clone()))
-            })
-            .collect();
+        let names = pairs(&o.hosts, |h| (&h.host, &h.processes));
         assert_eq!(i.processes, names.len());
-        let listed: Vec<(String, String)> = i
-            .order
-            .iter()
-            .flat_map(|h| {
-                h.processes
-                    .iter()
-                    .map(move |p| (h.host.clone(), p.0.clone()))
-            })
-            .collect();
+        let listed = pairs(&i.order, |h| (&h.host, &h.processes));
         assert_eq!(listed, names);
         let numbers: Vec<u32> = i
             .order

@@ -149,13 +149,10 @@ fn node_frames_agree_with_the_analyses() {
 
 /// The hand-written OpenTS sample of the sources crate.
 fn opents_sample() -> trama_sim::Trace {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../formats/sources/tests/data/opents/small.xml"
-    );
+    let path = trama_testkit::traces::opents_sample();
     let mut o = trama_open::LoadOptions::default();
     o.keep_extras = true;
-    trama_open::load(&trama_open::Source::Path(path.into()), &o).unwrap()
+    trama_open::load(&trama_open::Source::Path(path), &o).unwrap()
 }
 
 #[test]

@@ -121,15 +121,9 @@ impl StateCells {
     /// Adds the state `[a, b]` of `value` (states of one level come in time
     /// order and do not overlap).
     pub(crate) fn add(&mut self, grid: &Grid, a: f64, b: f64, value: ValueId) {
-        let Some((mut first, mut last)) = grid.columns(a, b) else {
+        let Some((first, last)) = columns_from(grid, a, b, self.col) else {
             return;
         };
-        if self.col != NONE && first < self.col {
-            // Out of order (a list the index could not vouch for): what
-            // falls before the current column is counted in it.
-            first = self.col;
-            last = last.max(first);
-        }
         if self.col != first {
             self.flush();
             self.col = first;
@@ -150,6 +144,19 @@ impl StateCells {
         self.flush();
         self.spans
     }
+}
+
+/// The columns of `[a, b]` ([`Grid::columns`]), none before `col` (the
+/// current column, or [`NONE`]): out of order (a list the index could not
+/// vouch for), what falls before the current column is counted in it.
+#[inline]
+fn columns_from(grid: &Grid, a: f64, b: f64, col: u32) -> Option<(u32, u32)> {
+    let (mut first, mut last) = grid.columns(a, b)?;
+    if col != NONE && first < col {
+        first = col;
+        last = last.max(first);
+    }
+    Some((first, last))
 }
 
 /// One variable, column after column.
@@ -200,13 +207,9 @@ impl VarCells {
 
     /// Adds the value `v` held over `[a, b]` (values come in time order).
     pub(crate) fn add(&mut self, grid: &Grid, a: f64, b: f64, v: f64) {
-        let Some((mut first, mut last)) = grid.columns(a, b) else {
+        let Some((first, last)) = columns_from(grid, a, b, self.col) else {
             return;
         };
-        if self.col != NONE && first < self.col {
-            first = self.col;
-            last = last.max(first);
-        }
         if self.col != first {
             self.flush();
             self.col = first;

@@ -5,7 +5,8 @@
 use proptest::prelude::*;
 use trama_lod::{rows, Grid, Lod, Query, Row, StateSpan, Summary, MAX_LEVELS};
 use trama_paje::{read_paje, ReadOptions};
-use trama_sim::{ListId, SimOptions, Simulator, Trace, TraceBuilder, TypeKind, ValueId};
+use trama_sim::{ListId, Trace, TypeKind, ValueId};
+use trama_testkit::traces::simulated;
 
 const HEADER: &str = "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
 %EventDef PajeDefineStateType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n\
@@ -24,13 +25,13 @@ const HEADER: &str = "%EventDef PajeDefineContainerType 0\n% Alias string\n% Typ
 
 fn simulate(body: &str) -> Trace {
     let text = format!("{HEADER}{body}");
-    let mut sim = Simulator::new(TraceBuilder::default(), SimOptions::default());
-    read_paje(text.as_bytes(), &ReadOptions::default(), |ev| {
-        sim.event(&ev)
+    simulated(false, |sim| {
+        read_paje(text.as_bytes(), &ReadOptions::default(), |ev| {
+            sim.event(&ev)
+        })
+        .ok()
     })
-    .expect("valid");
-    let (model, sink, warnings) = sim.finish().expect("valid");
-    sink.into_trace(model, warnings)
+    .expect("valid")
 }
 
 fn value(t: &Trace, name: &str) -> ValueId {

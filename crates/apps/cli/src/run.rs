@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use std::path::Path;
 
-use trama_open::{LoadOptions, Opened, Progress, ProgressUnit, QuoteMode, Source};
+use trama_open::{LoadOptions, Opened, Progress, ProgressUnit, ReadFlags, Source};
 
 use crate::ReadArgs;
 
@@ -24,21 +24,17 @@ impl ReadArgs {
 
     /// The options of reading and simulating.
     pub fn load_options(&self, keep_extras: bool, window: Option<(f64, f64)>) -> LoadOptions {
-        let mut o = LoadOptions::default();
-        o.threads = self.threads;
-        o.strict = !self.no_strict;
-        o.quotes = if self.strip_quotes {
-            QuoteMode::Strip
-        } else {
-            QuoteMode::Keep
+        let flags = ReadFlags {
+            threads: self.threads,
+            no_strict: self.no_strict,
+            strip_quotes: self.strip_quotes,
+            stop_at: self.stop_at,
+            ignore_incomplete_links: self.ignore_incomplete_links,
+            no_imbrication: self.no_imbrication,
+            lenient: self.lenient,
+            sort_window: self.sort_window,
         };
-        o.stop_at = self.stop_at;
-        o.ignore_incomplete_links = self.ignore_incomplete_links;
-        o.no_imbrication = self.no_imbrication;
-        o.keep_extras = keep_extras;
-        o.window = window;
-        o.lenient = self.lenient;
-        o.sort_window = self.sort_window;
+        let mut o = flags.load_options(keep_extras, window);
         o.sort = self.sort;
         o.sort_memory = usize::try_from(self.sort_memory).unwrap_or(usize::MAX);
         o

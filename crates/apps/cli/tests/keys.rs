@@ -7,7 +7,7 @@ mod common;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use common::{trama, write_in};
 
@@ -28,19 +28,9 @@ fn reused() -> (String, u64) {
 }
 
 fn piped(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_trama"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Written on a thread of its own: trama writes its output meanwhile.
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
+    let mut trama = Command::new(env!("CARGO_BIN_EXE_trama"));
+    let (out, written) = trama_testkit::piped::run(trama.args(args), input.to_vec());
+    written.unwrap();
     out
 }
 

@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::files;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -18,21 +20,8 @@ const PRECIOUS: &[u8] = b"precious: written before the run\n";
 /// A run that takes longer than this is a hang.
 const HANG: Duration = Duration::from_secs(120);
 
-/// xorshift64*: the same mutants on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+// xorshift64*: the same mutants on every run.
+use trama_gen::XorShift as Rng;
 
 /// Values that break naive parsers.
 const HOSTILE: [&str; 10] = [
@@ -146,16 +135,6 @@ fn run(args: &[&str]) -> Result<(i32, String), String> {
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-/// The names of the files in `dir`.
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// Runs `args` (whose output is `out`, made precious first) and checks the

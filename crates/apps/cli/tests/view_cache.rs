@@ -1,9 +1,11 @@
 //! `trama view --blocks`: a text trace is converted to `.ptb` in the cache
 //! once per version of the input, then read by blocks.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Runs `trama view ARGS`, waits until the trace is ready, reads its
@@ -56,22 +58,19 @@ fn view(args: &[&str]) -> (serde_json::Value, String) {
     (meta, err)
 }
 
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
+/// The example trace, a copy of it in `dir` and a cache folder in `dir`
+/// (not made).
+fn copied_example(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/ring.paje");
+    let input = dir.join("ring.paje");
+    std::fs::copy(&example, &input).unwrap();
+    (example, input, dir.join("cache"))
 }
 
 #[test]
 fn a_text_trace_is_converted_once_per_version() {
     let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("ring.paje");
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/ring.paje");
-    std::fs::copy(&example, &input).unwrap();
-    let cache = tmp.path().join("cache");
+    let (example, input, cache) = copied_example(tmp.path());
     let args = [
         "--blocks",
         "--cache",
@@ -81,7 +80,7 @@ fn a_text_trace_is_converted_once_per_version() {
     let (whole, _) = view(&["--whole", input.to_str().unwrap()]);
     let (first, err) = view(&args);
     assert!(err.contains("converting"), "{err}");
-    let made = entries(&cache);
+    let made = common::files(&cache);
     assert_eq!(made.len(), 2, "{made:?}");
     assert!(made[0].starts_with("ring.paje-") && made[0].ends_with(".ptb"));
     // And the summary its first reading gathered, to start at once next time.
@@ -93,7 +92,7 @@ fn a_text_trace_is_converted_once_per_version() {
     // Again: read from the cache, not converted.
     let (_, err) = view(&args);
     assert!(!err.contains("converting"), "{err}");
-    assert_eq!(entries(&cache), made);
+    assert_eq!(common::files(&cache), made);
     // A changed input is converted again, under another name.
     let mut f = std::fs::OpenOptions::new()
         .append(true)
@@ -103,7 +102,7 @@ fn a_text_trace_is_converted_once_per_version() {
     drop(f);
     let (_, err) = view(&args);
     assert!(err.contains("converting"), "{err}");
-    assert_eq!(entries(&cache).len(), 4);
+    assert_eq!(common::files(&cache).len(), 4);
     assert_eq!(
         std::fs::read(&example).unwrap(),
         std::fs::read(&input).unwrap()[..std::fs::read(&example).unwrap().len()]
@@ -134,10 +133,7 @@ fn a_cache_that_cannot_be_made_is_named() {
 #[test]
 fn a_file_in_the_way_of_a_cache_entry_is_left_alone() {
     let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("ring.paje");
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/ring.paje");
-    std::fs::copy(&example, &input).unwrap();
-    let cache = tmp.path().join("cache");
+    let (_, input, cache) = copied_example(tmp.path());
     let args = [
         "--blocks",
         "--cache",
@@ -146,7 +142,7 @@ fn a_file_in_the_way_of_a_cache_entry_is_left_alone() {
     ];
     view(&args);
     // The converted trace replaced by a file of the user's.
-    let entry = entries(&cache)
+    let entry = common::files(&cache)
         .into_iter()
         .find(|e| e.ends_with(".ptb"))
         .unwrap();

@@ -26,32 +26,18 @@ use std::sync::Arc;
 use arrow_array::{Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use trama_analysis::{Messages, TimeWindow, Window};
-use trama_open::{LoadOptions, QuoteMode, Source};
+use trama_open::{LoadOptions, ReadFlags, Source};
 use trama_report::{Analysis, Format, StatsOptions};
 use trama_sim::Trace;
 
 /// How a trace is read: the reading flags of `trama dump` / `trama stats`
 /// (`--no-strict`, `--strip-quotes`, `-a`, `-z`, `-i`, `--lenient`,
-/// `--sort-window`, `-j`, `--window`), plus whether to keep the
+/// `--sort-window`, `-j`), `--window`, plus whether to keep the
 /// user-defined fields (message sizes).
 #[derive(Clone, Debug, Default)]
 pub struct Reading {
-    /// `--no-strict`: accept Pajé 1.x's old field names.
-    pub no_strict: bool,
-    /// `--strip-quotes`: quotes are syntax, as in PajeNG 1.3.10.
-    pub strip_quotes: bool,
-    /// `-a`: stop the simulation at this time.
-    pub stop_at: Option<f64>,
-    /// `-z`: drop links that never got their other end.
-    pub ignore_incomplete_links: bool,
-    /// `-i`: no imbrication.
-    pub no_imbrication: bool,
-    /// `--lenient`: let real traces' problems pass with warnings.
-    pub lenient: bool,
-    /// `--sort-window`: reorder a nearly sorted text trace.
-    pub sort_window: Option<f64>,
-    /// `-j`: threads (0: one per core).
-    pub threads: usize,
+    /// The reading flags.
+    pub flags: ReadFlags,
     /// `--window START:END`: only what overlaps it is needed (a `.ptb`
     /// reads only its blocks); the analyses' default window.
     pub window: Option<String>,
@@ -62,22 +48,7 @@ pub struct Reading {
 impl Reading {
     /// The options of `trama-open`, as the command line makes them.
     fn load_options(&self, window: Option<(f64, f64)>) -> LoadOptions {
-        let mut o = LoadOptions::default();
-        o.threads = self.threads;
-        o.strict = !self.no_strict;
-        o.quotes = if self.strip_quotes {
-            QuoteMode::Strip
-        } else {
-            QuoteMode::Keep
-        };
-        o.stop_at = self.stop_at;
-        o.ignore_incomplete_links = self.ignore_incomplete_links;
-        o.no_imbrication = self.no_imbrication;
-        o.keep_extras = self.keep_extras;
-        o.window = window;
-        o.lenient = self.lenient;
-        o.sort_window = self.sort_window;
-        o
+        self.flags.load_options(self.keep_extras, window)
     }
 }
 

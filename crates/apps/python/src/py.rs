@@ -11,6 +11,7 @@ use pyo3::exceptions::{PyException, PyFileNotFoundError};
 use pyo3::prelude::*;
 
 use crate::{Failure, Opened, Reading, StatsArgs};
+use trama_open::ReadFlags;
 
 create_exception!(
     _trama,
@@ -217,14 +218,16 @@ fn open(
     user_fields: bool,
 ) -> PyResult<Trace> {
     let reading = Reading {
-        no_strict,
-        strip_quotes,
-        stop_at,
-        ignore_incomplete_links,
-        no_imbrication,
-        lenient,
-        sort_window,
-        threads,
+        flags: ReadFlags {
+            threads,
+            no_strict,
+            strip_quotes,
+            stop_at,
+            ignore_incomplete_links,
+            no_imbrication,
+            lenient,
+            sort_window,
+        },
         window,
         keep_extras: user_fields,
     };

@@ -9,47 +9,20 @@ use trama_testkit::{canon, traces};
 use trama_paje::{read_paje, ReadOptions};
 use trama_sim::{Pipeline, SimError, SimOptions, Simulator, Trace, TraceBuilder};
 
-const HEADER: &str = "\
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeDestroyContainer 3
-% Time date
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeSetState 4
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePopState 5
-% Time date
-% Type string
-% Container string
-%EndEventDef
-0 P 0 Proc
-1 S P St
-";
+/// The definitions of the traces below, a container type `P` and a state
+/// type `S`.
+fn header() -> String {
+    let mut text = trama_gen::event_defs(
+        "PajeDefineContainerType 0; PajeDefineStateType 1; PajeCreateContainer 2; \
+         PajeDestroyContainer 3; PajeSetState 4; PajePopState 5",
+    );
+    text.push_str("0 P 0 Proc\n1 S P St\n");
+    text
+}
 
-/// Line of the first event after [`HEADER`].
+/// Line of the first event after [`header`].
 fn first() -> u64 {
-    HEADER.lines().count() as u64 + 1
+    header().lines().count() as u64 + 1
 }
 
 fn options(lenient: bool) -> SimOptions {
@@ -87,7 +60,7 @@ fn simulate(text: &str, lenient: bool) -> Result<(Trace, Vec<String>), SimError>
 
 #[test]
 fn an_unknown_container_suggests_lenient_and_a_sort_window() {
-    let text = format!("{HEADER}2 0 p1 P 0 p1\n4 1 S mm0 a\n2 2 mm0 P 0 mm0\n");
+    let text = format!("{}2 0 p1 P 0 p1\n4 1 S mm0 a\n2 2 mm0 P 0 mm0\n", header());
     let e = simulate(&text, false).unwrap_err();
     assert_eq!(e.line, first() + 1);
     let m = e.to_string();
@@ -97,15 +70,18 @@ fn an_unknown_container_suggests_lenient_and_a_sort_window() {
         "{m}"
     );
     // Not when the container exists under another identifier.
-    let text = format!("{HEADER}2 0 p1 P 0 proc1\n4 1 S proc1 a\n");
+    let text = format!("{}2 0 p1 P 0 proc1\n4 1 S proc1 a\n", header());
     let m = simulate(&text, false).unwrap_err().to_string();
     assert!(m.contains("alias 'p1'") && !m.contains("--lenient"), "{m}");
 }
 
 #[test]
 fn lenient_ignores_events_on_unknown_containers_and_names_their_lines() {
-    let kept = format!("{HEADER}2 0 p1 P 0 p1\n4 1 S p1 a\n4 3 S p1 b\n");
-    let with = format!("{HEADER}2 0 p1 P 0 p1\n4 1 S p1 a\n4 2 S mm0 x\n4 3 S p1 b\n");
+    let kept = format!("{}2 0 p1 P 0 p1\n4 1 S p1 a\n4 3 S p1 b\n", header());
+    let with = format!(
+        "{}2 0 p1 P 0 p1\n4 1 S p1 a\n4 2 S mm0 x\n4 3 S p1 b\n",
+        header()
+    );
     let (want, none) = simulate(&kept, true).unwrap();
     assert!(none.is_empty(), "{none:?}");
     let (got, warnings) = simulate(&with, true).unwrap();
@@ -121,7 +97,7 @@ fn lenient_ignores_events_on_unknown_containers_and_names_their_lines() {
 
 #[test]
 fn lenient_names_the_first_lines_of_a_class_and_counts_them_all() {
-    let mut text = format!("{HEADER}2 0 p1 P 0 p1\n");
+    let mut text = format!("{}2 0 p1 P 0 p1\n", header());
     for i in 0..1000 {
         text.push_str(&format!("4 {i} S w{i} x\n"));
     }
@@ -137,7 +113,10 @@ fn lenient_names_the_first_lines_of_a_class_and_counts_them_all() {
 
 #[test]
 fn lenient_ignores_a_pop_of_an_empty_stack() {
-    let text = format!("{HEADER}2 0 p1 P 0 p1\n4 1 S p1 a\n5 2 S p1\n5 3 S p1\n");
+    let text = format!(
+        "{}2 0 p1 P 0 p1\n4 1 S p1 a\n5 2 S p1\n5 3 S p1\n",
+        header()
+    );
     let strict = simulate(&text, false).unwrap_err();
     assert_eq!(strict.line, first() + 3);
     let (got, warnings) = simulate(&text, true).unwrap();
@@ -155,7 +134,10 @@ fn lenient_ignores_a_pop_of_an_empty_stack() {
 
 #[test]
 fn lenient_destroys_a_container_at_its_last_event() {
-    let text = format!("{HEADER}2 0 p1 P 0 p1\n4 5 S p1 a\n3 2 P p1\n2 6 p2 P 0 p2\n");
+    let text = format!(
+        "{}2 0 p1 P 0 p1\n4 5 S p1 a\n3 2 P p1\n2 6 p2 P 0 p2\n",
+        header()
+    );
     let strict = simulate(&text, false).unwrap_err();
     assert_eq!(strict.line, first() + 2);
     let (got, warnings) = simulate(&text, true).unwrap();

@@ -26,6 +26,7 @@
 
 pub mod cache;
 mod error;
+mod flags;
 mod follow;
 mod format;
 mod formats;
@@ -46,6 +47,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 
 pub use error::{chain, Error};
+pub use flags::ReadFlags;
 pub use follow::{Follow, Pending};
 pub use format::{Format, HEAD};
 pub use input::{Progress, ProgressUnit};

@@ -132,6 +132,21 @@ impl Entity {
 /// Region identifiers below this are looked up in vectors.
 const DENSE_REGIONS: u32 = 1 << 20;
 
+/// The name of `region` in the dense names (below [`DENSE_REGIONS`]) or
+/// the sparse ones, empty when it has none yet.
+#[inline]
+fn known_region_name<'a>(
+    dense: &'a [Option<Vec<u8>>],
+    sparse: &'a HashMap<u32, Vec<u8>>,
+    region: u32,
+) -> &'a [u8] {
+    if region < DENSE_REGIONS {
+        dense[region as usize].as_deref().unwrap_or_default()
+    } else {
+        sparse.get(&region).map_or(&[][..], |n| &n[..])
+    }
+}
+
 /// The state of a mapping in progress.
 struct Mapper<'a, F> {
     d: &'a Definitions,
@@ -265,15 +280,7 @@ where
             Some(v) => (v, false),
             None => {
                 self.region_name(region);
-                let name = if region < DENSE_REGIONS {
-                    self.region_names[region as usize]
-                        .as_deref()
-                        .unwrap_or_default()
-                } else {
-                    self.sparse_region_names
-                        .get(&region)
-                        .map_or(&[][..], |n| &n[..])
-                };
+                let name = known_region_name(&self.region_names, &self.sparse_region_names, region);
                 let (v, new) = self.out.value_id(ty.id, name);
                 if region < DENSE_REGIONS {
                     let cache = &mut self.region_values[k];
@@ -291,14 +298,8 @@ where
         }
         let name: &[u8] = if self.out.handles && !new {
             &[]
-        } else if region < DENSE_REGIONS {
-            self.region_names[region as usize]
-                .as_deref()
-                .unwrap_or_default()
         } else {
-            self.sparse_region_names
-                .get(&region)
-                .map_or(&[][..], |n| &n[..])
+            known_region_name(&self.region_names, &self.sparse_region_names, region)
         };
         self.out.entity(Ent {
             which: |d| &d.push,
@@ -408,6 +409,19 @@ where
             other: None,
             extras,
         })
+    }
+
+    /// An event of entity type `e` named `name`, without extra fields, on
+    /// location `loc`.
+    #[inline]
+    fn plain_event(
+        &mut self,
+        loc: usize,
+        time: u64,
+        e: Entity,
+        name: &[u8],
+    ) -> Result<(), ReadError<E>> {
+        self.entity(loc, time, e, |d| &d.new_event, name, &[])
     }
 
     #[inline]
@@ -674,22 +688,12 @@ where
                 length,
                 ..
             } => self.message(loc, time, false, sender, comm, tag, length)?,
-            Kind::MpiIsendComplete { .. } => self.entity(
-                loc,
-                time,
-                Entity::Request,
-                |d| &d.new_event,
-                b"Isend complete",
-                &[],
-            )?,
-            Kind::MpiIrecvRequest { .. } => self.entity(
-                loc,
-                time,
-                Entity::Request,
-                |d| &d.new_event,
-                b"Irecv request",
-                &[],
-            )?,
+            Kind::MpiIsendComplete { .. } => {
+                self.plain_event(loc, time, Entity::Request, b"Isend complete")?
+            }
+            Kind::MpiIrecvRequest { .. } => {
+                self.plain_event(loc, time, Entity::Request, b"Irecv request")?
+            }
             Kind::CollectiveBegin => self.collective(loc, time, batch.collective_end(r))?,
             Kind::CollectiveEnd { .. } => self.pop(loc, time, Entity::Collective)?,
             Kind::Metric { .. } => self.metric(batch.metric_values(r), loc, ev)?,
@@ -703,22 +707,12 @@ where
             Kind::ThreadTeamEnd { .. } | Kind::ThreadEnd { .. } => {
                 self.pop(loc, time, Entity::Team)?
             }
-            Kind::ThreadCreate { .. } => self.entity(
-                loc,
-                time,
-                Entity::ThreadEvent,
-                |d| &d.new_event,
-                b"thread create",
-                &[],
-            )?,
-            Kind::ThreadWait { .. } => self.entity(
-                loc,
-                time,
-                Entity::ThreadEvent,
-                |d| &d.new_event,
-                b"thread wait",
-                &[],
-            )?,
+            Kind::ThreadCreate { .. } => {
+                self.plain_event(loc, time, Entity::ThreadEvent, b"thread create")?
+            }
+            Kind::ThreadWait { .. } => {
+                self.plain_event(loc, time, Entity::ThreadEvent, b"thread wait")?
+            }
             Kind::Other { .. } => return Ok(false),
         }
         Ok(true)

@@ -445,17 +445,8 @@ fn encoder_errors() {
     assert!(e.finish().unwrap().is_empty());
 }
 
-/// xorshift64*
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
+// xorshift64*
+use trama_gen::XorShift as Rng;
 
 fn decode_everything(data: &[u8]) {
     let _ = detect_layout(data);

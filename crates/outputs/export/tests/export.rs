@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use trama_dump::{dump_trace, DumpOptions};
 use trama_export::chrome::ChromeWriter;
@@ -753,20 +753,8 @@ fn protoc_decodes_it() {
     }
     for path in inputs {
         let bytes = export_perfetto(&path, &LoadOptions::default());
-        let mut child = Command::new("protoc")
-            .arg("--decode_raw")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let writer = std::thread::spawn(move || {
-            use std::io::Write;
-            let _ = stdin.write_all(&bytes);
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
+        let mut protoc = Command::new("protoc");
+        let (out, _) = trama_testkit::piped::run(protoc.arg("--decode_raw"), bytes);
         assert!(
             out.status.success(),
             "{}: {}",
@@ -791,7 +779,7 @@ fn nesting_at_equal_times() {
     let dir = std::env::temp_dir().join(format!("trama-export-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("nest.paje");
-    std::fs::write(&path, NEST).unwrap();
+    std::fs::write(&path, nest()).unwrap();
     let bytes = export_perfetto(&path, &LoadOptions::default());
     let p = decode(&bytes).unwrap();
     let x = expected(&path, &LoadOptions::default()).unwrap();
@@ -819,91 +807,19 @@ fn nesting_at_equal_times() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-const NEST: &str = r#"%EventDef PajeDefineContainerType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 3
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineEventType 4
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineVariableType 5
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 6
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 7
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeDestroyContainer 8
-% Time date
-% Name string
-% Type string
-%EndEventDef
-%EventDef PajeSetState 10
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePushState 11
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePopState 12
-% Time date
-% Type string
-% Container string
-%EndEventDef
-%EventDef PajeNewEvent 13
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajeSetVariable 14
-% Time date
-% Type string
-% Container string
-% Value double
-%EndEventDef
-%EventDef PajeStartLink 15
-% Time date
-% Type string
-% Container string
-% Value string
-% StartContainer string
-% Key string
-%EndEventDef
-%EventDef PajeEndLink 16
-% Time date
-% Type string
-% Container string
-% Value string
-% EndContainer string
-% Key string
-%EndEventDef
-1 P 0 Process
+/// A trace that nests states, ends them at equal times and has an event,
+/// a variable and a link.
+fn nest() -> String {
+    let mut text = trama_gen::event_defs(
+        "PajeDefineContainerType 1; PajeDefineStateType 3; PajeDefineEventType 4; \
+         PajeDefineVariableType 5; PajeDefineLinkType 6; PajeCreateContainer 7; \
+         PajeDestroyContainer 8 Time:date Name Type; PajeSetState 10; PajePushState 11; \
+         PajePopState 12; PajeNewEvent 13; PajeSetVariable 14; \
+         PajeStartLink 15 Time:date Type Container Value StartContainer Key; \
+         PajeEndLink 16 Time:date Type Container Value EndContainer Key",
+    );
+    text.push_str(
+        r#"1 P 0 Process
 3 S P State
 3 RS 0 RootState
 4 E P Event
@@ -927,7 +843,10 @@ const NEST: &str = r#"%EventDef PajeDefineContainerType 1
 12 3 S p1
 8 4 p1 P
 8 4 p2 P
-"#;
+"#,
+    );
+    text
+}
 
 /// Random valid traces (`trama-gen`: nested states pushed, popped and set,
 /// events, variables, links completed end-first, containers destroyed

@@ -28,93 +28,21 @@
 use std::io::{self, Write};
 
 /// The event definitions both generators use (identifiers 0 to 12).
-const DEFS: &str = "\
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineEventType 2
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineVariableType 3
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 4
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 5
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeDestroyContainer 6
-% Time date
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajePushState 7
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePopState 8
-% Time date
-% Type string
-% Container string
-%EndEventDef
-%EventDef PajeNewEvent 9
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajeSetVariable 10
-% Time date
-% Type string
-% Container string
-% Value double
-%EndEventDef
-%EventDef PajeStartLink 11
-% Time date
-% Type string
-% Container string
-% StartContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeEndLink 12
-% Time date
-% Type string
-% Container string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
-";
+pub(crate) fn defs() -> String {
+    crate::event_defs(
+        "PajeDefineContainerType 0; PajeDefineStateType 1; PajeDefineEventType 2; \
+         PajeDefineVariableType 3; PajeDefineLinkType 4; PajeCreateContainer 5; \
+         PajeDestroyContainer 6; PajePushState 7; PajePopState 8; PajeNewEvent 9; \
+         PajeSetVariable 10; PajeStartLink 11; PajeEndLink 12",
+    )
+}
 
 /// Writes a trace whose containers (and container types) nest `depth`
 /// levels deep (at least 1); see the module documentation.
 pub fn nested_containers(depth: usize, out: &mut impl Write) -> io::Result<()> {
     let depth = depth.max(1);
     let mut out = io::BufWriter::new(out);
-    out.write_all(DEFS.as_bytes())?;
+    out.write_all(defs().as_bytes())?;
     let mut parent = "0".to_string();
     for i in 0..depth {
         writeln!(out, "0 T{i} {parent} T{i}")?;
@@ -150,7 +78,7 @@ pub const STATE_VALUES: [&str; 7] = ["v0", "v1", "v2", "v3", "v4", "MPI_Recv", "
 /// other; see the module documentation.
 pub fn nested_states(depth: usize, out: &mut impl Write) -> io::Result<()> {
     let mut out = io::BufWriter::new(out);
-    out.write_all(DEFS.as_bytes())?;
+    out.write_all(defs().as_bytes())?;
     writeln!(out, "0 H 0 Host")?;
     writeln!(out, "0 P H Process")?;
     writeln!(out, "1 S P State")?;

@@ -65,23 +65,90 @@ mod rng;
 pub use model::generate;
 pub use mutate::mutate;
 pub use options::GenOptions;
-pub use rng::Rng;
+pub use rng::{Rng, XorShift};
+
+/// The `%EventDef` block of the Pajé event `name` numbered `id`, with
+/// `fields` in order: their names separated by spaces, each of type
+/// `string` unless a colon gives another (`Time:date`, `Value:double`).
+///
+/// ```
+/// assert_eq!(
+///     trama_gen::event_def("PajePopState", 5, "Time:date Type Container"),
+///     "%EventDef PajePopState 5\n% Time date\n% Type string\n% Container string\n%EndEventDef\n"
+/// );
+/// ```
+pub fn event_def(name: &str, id: u32, fields: &str) -> String {
+    let mut text = format!("%EventDef {name} {id}\n");
+    for field in fields.split_whitespace() {
+        let (field, ty) = field.split_once(':').unwrap_or((field, "string"));
+        text.push_str(&format!("% {field} {ty}\n"));
+    }
+    text.push_str("%EndEventDef\n");
+    text
+}
+
+/// The usual fields of the Pajé event `name`, as [`event_def`] takes
+/// them, for the events the generators write.
+fn usual_fields(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "PajeDefineContainerType"
+        | "PajeDefineStateType"
+        | "PajeDefineEventType"
+        | "PajeDefineVariableType" => "Alias Type Name",
+        "PajeDefineLinkType" => "Alias Type StartContainerType EndContainerType Name",
+        "PajeCreateContainer" => "Time:date Alias Type Container Name",
+        "PajeDestroyContainer" => "Time:date Type Name",
+        "PajeSetState" | "PajePushState" | "PajeNewEvent" => "Time:date Type Container Value",
+        "PajePopState" => "Time:date Type Container",
+        "PajeSetVariable" => "Time:date Type Container Value:double",
+        "PajeStartLink" => "Time:date Type Container StartContainer Value Key",
+        "PajeEndLink" => "Time:date Type Container EndContainer Value Key",
+        _ => return None,
+    })
+}
+
+/// The `%EventDef` blocks of `spec`, in order: definitions separated by
+/// `;`, each the event's name, its number, then its fields as
+/// [`event_def`] takes them, or none for the usual ones (those of
+/// [`deep`]'s traces). Panics on a definition without a number, or
+/// without fields for an event that has no usual ones.
+///
+/// ```
+/// assert_eq!(
+///     trama_gen::event_defs("PajePopState 5; PajeNewEvent 6 Time:date Type Container Value"),
+///     [
+///         trama_gen::event_def("PajePopState", 5, "Time:date Type Container"),
+///         trama_gen::event_def("PajeNewEvent", 6, "Time:date Type Container Value"),
+///     ]
+///     .concat()
+/// );
+/// ```
+pub fn event_defs(spec: &str) -> String {
+    spec.split(';')
+        .map(|def| {
+            let mut words = def.trim().splitn(3, ' ');
+            let name = words.next().unwrap_or_default();
+            let id = words.next().and_then(|w| w.parse().ok());
+            let id = id.unwrap_or_else(|| panic!("no event number in `{def}`"));
+            let fields = words.next().map(str::trim).filter(|f| !f.is_empty());
+            let fields = fields.or_else(|| usual_fields(name));
+            event_def(
+                name,
+                id,
+                fields.unwrap_or_else(|| panic!("no fields in `{def}`")),
+            )
+        })
+        .collect()
+}
 
 /// The `%EventDef` block of a trace of links with keys: container type
 /// (0), link type (1), container creation (2), link start (3) and end (4),
 /// each with the usual fields, the links' with a `Key`.
 pub fn link_event_defs() -> String {
-    let mut text = String::new();
-    for (id, name, fields) in [
-        (0, "PajeDefineContainerType", "Alias string\n% Type string\n% Name string"),
-        (1, "PajeDefineLinkType", "Alias string\n% Type string\n% StartContainerType string\n% EndContainerType string\n% Name string"),
-        (2, "PajeCreateContainer", "Time date\n% Alias string\n% Type string\n% Container string\n% Name string"),
-        (3, "PajeStartLink", "Time date\n% Type string\n% Container string\n% StartContainer string\n% Value string\n% Key string"),
-        (4, "PajeEndLink", "Time date\n% Type string\n% Container string\n% EndContainer string\n% Value string\n% Key string"),
-    ] {
-        text.push_str(&format!("%EventDef {name} {id}\n% {fields}\n%EndEventDef\n"));
-    }
-    text
+    event_defs(
+        "PajeDefineContainerType 0; PajeDefineLinkType 1; PajeCreateContainer 2; \
+         PajeStartLink 3; PajeEndLink 4",
+    )
 }
 
 #[cfg(test)]

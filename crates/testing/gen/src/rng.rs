@@ -58,6 +58,28 @@ impl Rng {
     }
 }
 
+/// xorshift64*: the generator of the mutation tests, kept apart from
+/// [`Rng`] so that their mutants stay the same; the state (not zero) is
+/// the seed.
+#[derive(Clone, Debug)]
+pub struct XorShift(pub u64);
+
+impl XorShift {
+    /// The next 64 random bits.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n` (0 when `n == 0`), by remainder.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

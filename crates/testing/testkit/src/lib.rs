@@ -6,6 +6,7 @@
 //! - [`canon`]: a trace as text lines, for comparisons;
 //! - [`traces`]: the traces the replay tests go through (generated ones,
 //!   seed by seed, and the reference simulation's);
+//! - [`piped`]: a program run with bytes on its standard input;
 //! - [`webdriver`]: Debian's Chromium, headless, driven by chromedriver on
 //!   loopback, and the gestures the browser tests make on the viewer's
 //!   page.
@@ -16,6 +17,7 @@
 #![deny(missing_docs)]
 
 pub mod canon;
+pub mod piped;
 pub mod shared;
 pub mod traces;
 pub mod webdriver;

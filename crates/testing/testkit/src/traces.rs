@@ -4,6 +4,12 @@
 use trama_gen::{generate, GenOptions};
 use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
 
+/// The hand-written OpenTS sample of the sources crate's tests.
+pub fn opents_sample() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../formats/sources/tests/data/opents/small.xml")
+}
+
 /// The trace of `seed`: one with every feature (the default options) for
 /// one seed in `rich`, else a varied one of at most `max_events` events.
 pub fn generated(seed: u64, rich: u64, max_events: usize) -> String {

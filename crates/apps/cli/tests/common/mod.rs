@@ -163,3 +163,13 @@ pub fn dumped(stdout: &[u8]) -> Vec<u8> {
         .copied()
         .collect()
 }
+
+/// The names of the files in `dir`, sorted.
+pub fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}

@@ -1,18 +1,18 @@
 //! Shared by the tests: simulates a Pajé text into a trace store.
 
 use trama_paje::{read_paje, ReadOptions};
-use trama_sim::{SimOptions, Simulator, Trace, TraceBuilder};
+use trama_sim::Trace;
 
 /// Simulates `text` (a valid trace).
 #[allow(clippy::result_large_err)]
 pub fn simulate(text: &str) -> Trace {
-    let mut sim = Simulator::new(TraceBuilder::default(), SimOptions::default());
-    read_paje(text.as_bytes(), &ReadOptions::default(), |ev| {
-        sim.event(&ev)
+    trama_testkit::traces::simulated(false, |sim| {
+        read_paje(text.as_bytes(), &ReadOptions::default(), |ev| {
+            sim.event(&ev)
+        })
+        .ok()
     })
-    .expect("valid");
-    let (model, sink, warnings) = sim.finish().expect("valid");
-    sink.into_trace(model, warnings)
+    .expect("valid")
 }
 
 /// The ring example of the repository: 4 ranks on 2 nodes.
