@@ -18,7 +18,16 @@
 //! - delay costs: [`DelayCost`], the waiting each computation caused.
 #![deny(missing_docs)]
 
+mod delays;
+mod extract;
 pub mod model;
+mod path;
+mod patterns;
+
+pub use delays::delay_costs;
+pub use extract::{RunOptions, WhyError};
+pub use path::critical_path;
+pub use patterns::wait_states;
 
 pub use model::{
     Activity, Call, CallId, CallKind, Collective, CollectiveId, CollectiveKind, DelayCost, Message,
