@@ -184,3 +184,15 @@ fn stats_waits_without_mpi_calls_is_a_clear_error() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("MPI call"), "{err}");
 }
+
+/// Regression: a run without waits says 0 s, not -0 s.
+#[test]
+fn stats_waits_table_of_no_wait_says_zero_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = &RUN[..RUN.find("4 0 S rank0 compute").unwrap()];
+    let text = format!("{head}4 0 S rank0 MPI_Init\n5 1 S rank0\n");
+    let f = write_in(dir.path(), "calm.paje", text);
+    let out = trama_out(&["stats", "waits", f.to_str().unwrap()]);
+    let first = out.lines().next().unwrap();
+    assert!(first.ends_with(": 0 instances, 0.000000 s"), "{first}");
+}

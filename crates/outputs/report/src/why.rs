@@ -233,7 +233,8 @@ pub fn write_waits(w: &Waits, format: Format, out: &mut dyn Write) -> Result<(),
             }
         }
         Format::Table => {
-            let total: f64 = w.rows.iter().map(|r| r.seconds).sum();
+            // Summed from +0 (an empty `sum` of floats is -0).
+            let total = w.rows.iter().fold(0.0, |t, r| t + r.seconds);
             let count: u64 = w.rows.iter().map(|r| r.instances).sum();
             writeln!(
                 out,
