@@ -1,6 +1,5 @@
 use super::*;
 use trama_paje::{read_paje, ReadOptions};
-use trama_sim::{SimOptions, Simulator, TraceBuilder};
 
 /// Event definitions: 0 container type, 1 state type, 2 link type, 3
 /// create container, 4 push state (with fields Communicator and Root), 5
@@ -74,21 +73,20 @@ const HEADER: &str = "\
 
 /// The trace of `body` (events after [`HEADER`] and processes `p0`…
 /// `p{n-1}` on host `h`), user-defined fields kept.
+#[allow(clippy::result_large_err)]
 fn trace(n: usize, body: &str) -> Trace {
     let mut text = HEADER.to_string();
     for p in 0..n {
         text.push_str(&format!("3 0 p{p} P h p{p}\n"));
     }
     text.push_str(body);
-    let mut o = SimOptions::default();
-    o.keep_extras = true;
-    let mut sim = Simulator::new(TraceBuilder::default(), o);
-    read_paje(text.as_bytes(), &ReadOptions::default(), |ev| {
-        sim.event(&ev)
+    trama_testkit::traces::simulated(true, |sim| {
+        read_paje(text.as_bytes(), &ReadOptions::default(), |ev| {
+            sim.event(&ev)
+        })
+        .ok()
     })
-    .expect("valid");
-    let (model, sink, warnings) = sim.finish().expect("valid");
-    sink.into_trace(model, warnings)
+    .expect("a valid trace")
 }
 
 fn run_of(n: usize, body: &str) -> Run {
