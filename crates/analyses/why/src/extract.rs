@@ -22,7 +22,8 @@
 //! case-insensitively after stripping the prefixes `PMPI_`, `MPI_`,
 //! `action_` (SimGrid's SMPI replay) and `smpi_`; a name with one of these
 //! prefixes that names no operation below is [`CallKind::Other`], a name
-//! without prefix that names none is not a call.
+//! without any of them is not a call (SimGrid's actors' `send` and
+//! `receive` states are not MPI's).
 //!
 //! | names | kind |
 //! |---|---|
@@ -131,10 +132,10 @@ pub fn call_kind(name: &str) -> Option<CallKind> {
         "bcast" | "scatter" | "scatterv" => coll(K::OneToN),
         "reduce" | "gather" | "gatherv" => coll(K::NToOne),
         "scan" | "exscan" => coll(K::Scan),
-        "compute" | "sleep" => return None,
-        _ if prefixed && !s.is_empty() => CallKind::Other,
-        _ => return None,
+        "compute" | "sleep" | "" => return None,
+        _ => CallKind::Other,
     })
+    .filter(|_| prefixed)
 }
 
 /// One state of a process, as read: its interval and value's region.
