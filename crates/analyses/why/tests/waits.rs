@@ -81,7 +81,7 @@ fn the_otf2_ping_pong_has_its_late_senders() {
 }
 
 #[test]
-fn the_smpi_replay_has_collective_waits_but_no_root() {
+fn the_smpi_replay_s_collectives_match_but_have_no_root() {
     let Some(s) = samples() else { return };
     let (run, waits) = run_of(&s.join("paje-real/simgrid/smpi-replay.paje"));
     assert_eq!(run.processes.len(), 3);
@@ -102,4 +102,36 @@ fn akypuera_runs_keep_the_invariants() {
         assert!(run.processes.len() > 1, "{name}");
         check_invariants(&run, &waits);
     }
+}
+
+/// An OTF2 archive written by the OTF2 library (`write_case.py
+/// collectives`): four ranks enter MPI_Allreduce at base + 10 R µs and
+/// all leave at base + 300 µs, three times; rank 0 receives from rank 1
+/// 50 µs before rank 1 sends. The all-reduces match by communicator.
+#[test]
+fn an_otf2_archive_s_allreduce_and_late_sender_by_hand() {
+    if !trama_gen::otf2::tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let anchor = trama_gen::otf2::write_case("collectives", dir.path());
+    let (run, waits) = run_of(&anchor);
+    assert_eq!(run.processes.len(), 4);
+    assert_eq!(run.collectives.len(), 3);
+    for c in &run.collectives {
+        assert_eq!(c.communicator.as_deref(), Some("MPI_COMM_WORLD"));
+        assert_eq!(c.calls.len(), 4);
+    }
+    let per_rank = |p: Pattern| {
+        let mut s = [0.0; 4];
+        for w in waits.iter().filter(|w| w.pattern == p) {
+            s[run.calls[w.call as usize].proc as usize] += w.duration;
+        }
+        s.map(|x: f64| (x * 1e6).round())
+    };
+    assert_eq!(per_rank(Pattern::WaitNxn), [90.0, 60.0, 30.0, 0.0]);
+    assert_eq!(per_rank(Pattern::NxnCompletion), [0.0; 4]);
+    assert_eq!(per_rank(Pattern::LateSender), [150.0, 0.0, 0.0, 0.0]);
+    assert_eq!(waits.len(), 9 + 3);
+    check_invariants(&run, &waits);
 }
