@@ -25,7 +25,7 @@ mod path;
 mod patterns;
 
 pub use delays::delay_costs;
-pub use extract::{RunOptions, WhyError};
+pub use extract::{call_kind, RunOptions, WhyError};
 pub use path::critical_path;
 pub use patterns::wait_states;
 

@@ -7,7 +7,8 @@
 //!   `docs/stats-formats.md` (the JSON document is the serde form of the
 //!   analysis' result type). The writers of each result are public:
 //!   [`write_states`], [`write_comm`], [`write_order`], [`write_wait`],
-//!   [`write_kiviat`], [`write_slices`], [`write_graph`].
+//!   [`write_kiviat`], [`write_slices`], [`write_graph`], and [`write_waits`]
+//!   for the wait states of `trama_why` ([`waits`]).
 //! - [`check_summary`]: what `trama check` says of a valid trace.
 //! - [`ptb_info`]: what a `.ptb` file holds and where its bytes go.
 //! - [`html_report`]: one self-contained HTML page (nothing to fetch) with
@@ -26,6 +27,7 @@ mod info;
 mod picture;
 mod stats;
 mod table;
+mod why;
 
 use std::io;
 
@@ -39,6 +41,7 @@ pub use stats::{
     stats, write_comm, write_graph, write_kiviat, write_order, write_slices, write_states,
     write_wait, Analysis, Notes, StatsOptions,
 };
+pub use why::{waits, write_waits, Waits, WaitsBy, WaitsInstance, WaitsRow};
 
 /// Output formats of [`stats`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -129,4 +132,7 @@ pub enum Error {
     /// A [`StatsOptions::slice_length`] that is not positive.
     #[error("--slice-length must be positive, not {0}")]
     SliceLength(f64),
+    /// The trace has no run to explain (`trama stats waits`).
+    #[error(transparent)]
+    Why(#[from] trama_why::WhyError),
 }

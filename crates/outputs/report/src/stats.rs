@@ -36,11 +36,13 @@ pub enum Analysis {
     Graph,
     /// The seed's Info file ([`trama_analysis::info`]).
     Info,
+    /// Wait states by Scalasca's patterns ([`crate::why::waits`]).
+    Waits,
 }
 
 impl Analysis {
     /// Every analysis with its name on the command line and a line of help.
-    pub const ALL: [(Analysis, &'static str, &'static str); 8] = [
+    pub const ALL: [(Analysis, &'static str, &'static str); 9] = [
         (
             Analysis::States,
             "states",
@@ -81,6 +83,11 @@ impl Analysis {
             "graph",
             "Communication graph of processes with a force-directed layout",
         ),
+        (
+            Analysis::Waits,
+            "waits",
+            "Wait states of MPI calls by Scalasca's patterns (late sender, barrier waits, …)",
+        ),
     ];
 
     /// The analysis called `name` (see [`Analysis::ALL`]).
@@ -107,7 +114,7 @@ impl Analysis {
                 (Some(x), _) => (x, Some(b)),
                 (None, Some(x)) => (x, Some(a)),
                 (None, None) => return Err(format!(
-                    "trama stats ANALYSIS FILE: neither '{}' nor '{}' is an analysis (states, comm, order, wait, kiviat, slices, graph)",
+                    "trama stats ANALYSIS FILE: neither '{}' nor '{}' is an analysis (states, comm, order, wait, kiviat, slices, graph, waits)",
                     a.to_string_lossy(),
                     b.to_string_lossy()
                 )),
@@ -160,6 +167,10 @@ pub struct StatsOptions {
     /// The link types that count as messages (names or aliases); empty:
     /// every one but those whose links all last 0 s ([`Messages::select`]).
     pub link_types: Vec<String>,
+    /// Waits: how rows are grouped.
+    pub waits_by: crate::why::WaitsBy,
+    /// Waits: the number of most severe instances listed.
+    pub waits_instances: usize,
 }
 
 impl Default for StatsOptions {
@@ -174,6 +185,8 @@ impl Default for StatsOptions {
             at: None,
             format: Format::Table,
             link_types: Vec::new(),
+            waits_by: Default::default(),
+            waits_instances: 0,
         }
     }
 }
@@ -279,6 +292,10 @@ fn write_analysis(
             let i = trama_analysis::info(trace, w, msgs, level.unwrap_or_default())
                 .ok_or_else(no_level)?;
             write_info(&i, format, out)
+        }
+        Analysis::Waits => {
+            let waits = crate::why::waits(trace, w, opts, notes)?;
+            crate::why::write_waits(&waits, format, out)
         }
     }
 }
