@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use serde_json::Value;
 
 /// The shared folder beside the repository (or `$TRAMA_SHARED`), when it
 /// holds the conformance cases; see [`trama_testkit::shared::find`].
@@ -172,4 +173,52 @@ pub fn files(dir: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// The Python that imports duckdb, pyarrow and polars, or `None` (with a
+/// note) outside CI.
+pub fn duckdb_python() -> Option<String> {
+    let required = std::env::var_os("TRAMA_REQUIRE_DUCKDB").is_some_and(|v| v == "1");
+    let candidates: Vec<String> = match std::env::var("TRAMA_PYTHON") {
+        Ok(p) if !p.is_empty() => vec![p],
+        _ => vec!["python3".into()],
+    };
+    for p in candidates {
+        let ok = Command::new(&p)
+            .args(["-c", "import duckdb, pyarrow, polars"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(p);
+        }
+    }
+    assert!(
+        !required,
+        "TRAMA_REQUIRE_DUCKDB=1 but no Python with duckdb, pyarrow and polars ($TRAMA_PYTHON or python3)"
+    );
+    eprintln!(
+        "note: Python's duckdb, pyarrow and polars not found ($TRAMA_PYTHON or python3): \
+         Parquet tests skipped (.ci/run installs them; TRAMA_REQUIRE_DUCKDB=1 makes them mandatory)"
+    );
+    None
+}
+
+pub fn docs_sql() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../docs/sql")
+}
+
+/// Runs `script` (Python, with docs/sql on its path so that it can import
+/// `duckdb_run`) with `arg`; its standard output as JSON.
+pub fn run_python(py: &str, script: &str, arg: &str) -> Value {
+    let out = Command::new(py)
+        .args(["-c", script, arg])
+        .env("PYTHONPATH", docs_sql())
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON from python")
 }
