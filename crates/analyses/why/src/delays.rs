@@ -301,8 +301,8 @@ fn analyse(
         causing: q,
         handoff: h.time,
         wait: w.duration,
-        delay: delays.iter().map(|d| d.1).sum(),
-        propagation: propagating.iter().map(|x| x.1).sum(),
+        delay: delays.iter().fold(0.0, |s, d| s + d.1),
+        propagation: propagating.iter().fold(0.0, |s, x| s + x.1),
         delays,
         propagating,
     })

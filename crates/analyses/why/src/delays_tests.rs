@@ -4,7 +4,7 @@
 use super::*;
 use crate::model::{CallKind, CollectiveKind, Pattern};
 use crate::test_runs::{
-    allreduce, barrier, chain, close, late_sender, ping_pong, Build, RECV, SEND,
+    allreduce, barrier, chain, close, late_sender, ping_pong, three_ranks, Build, RECV, SEND,
 };
 
 /// The costs as (causing process, region name, short, long).
@@ -193,4 +193,18 @@ fn delay_costs_long_chain() {
     // Each receive but the last one's short-term cost: its 1 s.
     let recv_short: f64 = got.iter().filter(|c| c.1 == "MPI_Recv").map(|c| c.2).sum();
     assert!(close(recv_short, (n - 2) as f64), "{recv_short}");
+}
+
+/// Regression: the three ranks of the command line's test, worked by
+/// hand there.
+#[test]
+fn delay_costs_three_ranks() {
+    expect(
+        costs(&three_ranks()),
+        &[
+            (0, "compute", 3.0, 2.0625),
+            (1, "MPI_Recv", 0.1375, 0.0),
+            (2, "compute", 0.5, 0.0),
+        ],
+    );
 }

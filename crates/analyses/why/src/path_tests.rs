@@ -3,7 +3,7 @@
 use super::*;
 use crate::model::Pattern;
 use crate::test_runs::{
-    allreduce, barrier, chain, close, late_sender, ping_pong, Build, RECV, SEND,
+    allreduce, barrier, chain, close, late_sender, ping_pong, three_ranks, Build, RECV, SEND,
 };
 
 /// The path as (process, region name or "-", start, end).
@@ -267,4 +267,39 @@ fn path_profile_counts_time_outside_activities() {
     let none = profile.iter().find(|r| r.region.is_none()).unwrap();
     // 3 s outside on P0, 4 s on P1: mean 3.5, imbalance 0.
     assert!(close(none.seconds, 3.0) && close(none.mean, 3.5) && close(none.imbalance, 0.0));
+}
+
+/// Regression: the three ranks of the command line's test, worked by
+/// hand there: the path, its profile and each rank's part.
+#[test]
+fn critical_path_three_ranks() {
+    let b = three_ranks();
+    expect(
+        segments(&b),
+        &[
+            (0, "compute", 0.0, 4.0),
+            (1, "MPI_Recv", 4.0, 4.2),
+            (2, "MPI_Recv", 4.2, 4.4),
+            (2, "compute", 4.4, 5.4),
+            (1, "MPI_Recv", 5.4, 5.6),
+        ],
+    );
+    let path = critical_path(&b.run, &b.waits);
+    let profile = path_profile(&b.run, &b.waits, &path);
+    assert!(close(profile[0].seconds, 5.0) && close(profile[1].seconds, 0.6));
+    let compute = 5.0 - 9.4 / 3.0;
+    assert!(close(profile[0].imbalance, compute) && close(profile[1].imbalance, 0.4));
+    let procs = path_processes(&b.run, &b.waits, &path);
+    let want = [
+        (4.0, compute * 4.0 / 5.0),
+        (0.4, 0.4 * 0.4 / 0.6),
+        (1.2, compute / 5.0 + 0.4 * 0.2 / 0.6),
+    ];
+    for (p, (secs, imbalance)) in procs.iter().zip(want) {
+        assert!(
+            close(p.seconds, secs) && close(p.imbalance, imbalance),
+            "{procs:?}"
+        );
+        assert!(close(p.share, secs / 5.6));
+    }
 }

@@ -221,3 +221,29 @@ pub(crate) fn ping_pong() -> Build {
     b.wait(Pattern::LateSender, r0, 1, 1.1, 1.1);
     b
 }
+
+/// Three ranks: a chain of late senders (rank0 → rank1 → rank2) and a
+/// late sender back (rank2 → rank1), the run of the command line's test
+/// (`crates/apps/cli/tests/stats_path.rs`).
+pub(crate) fn three_ranks() -> Build {
+    let mut b = Build::new(3, 5.6);
+    b.act(0, "compute", 0.0, 4.0);
+    let s0 = b.call(0, "MPI_Send", SEND, 4.0, 4.1);
+    b.act(0, "compute", 4.1, 5.0);
+    b.act(1, "compute", 0.0, 1.0);
+    let r1 = b.call(1, "MPI_Recv", RECV, 1.0, 4.2);
+    let s1 = b.call(1, "MPI_Send", SEND, 4.2, 4.3);
+    b.act(1, "compute", 4.3, 4.8);
+    let r1b = b.call(1, "MPI_Recv", RECV, 4.8, 5.6);
+    b.act(2, "compute", 0.0, 2.0);
+    let r2 = b.call(2, "MPI_Recv", RECV, 2.0, 4.4);
+    b.act(2, "compute", 4.4, 5.4);
+    let s2 = b.call(2, "MPI_Send", SEND, 5.4, 5.5);
+    b.message(s0, r1);
+    b.message(s1, r2);
+    b.message(s2, r1b);
+    b.wait(Pattern::LateSender, r1, 0, 1.0, 3.0);
+    b.wait(Pattern::LateSender, r2, 1, 2.0, 2.2);
+    b.wait(Pattern::LateSender, r1b, 2, 4.8, 0.6);
+    b
+}

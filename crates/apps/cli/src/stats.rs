@@ -16,8 +16,8 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct StatsArgs {
     /// Which analysis: states (the default), comm, order, wait, kiviat,
-    /// slices or graph. `trama stats ANALYSIS FILE`; `trama stats FILE
-    /// ANALYSIS` works too.
+    /// slices, graph, critical-path or delays. `trama stats ANALYSIS
+    /// FILE`; `trama stats FILE ANALYSIS` works too.
     #[arg(value_name = "ANALYSIS")]
     pub analysis: Option<OsString>,
     #[command(flatten)]
@@ -61,6 +61,10 @@ pub struct StatsArgs {
     /// type but those whose links all last 0 s (a platform's topology).
     #[arg(long, value_name = "NAME")]
     pub link_type: Vec<String>,
+    /// critical-path: rows per region (the default) or per container
+    /// (each process's time on the path, share and imbalance).
+    #[arg(long, value_name = "WHAT", value_parser = crate::choices(&trama_report::PathBy::ALL), default_value = "region")]
+    pub by: trama_report::PathBy,
     /// Output format.
     #[arg(long, value_parser = crate::choices(&trama_report::Format::ALL), default_value = "table")]
     pub format: trama_report::Format,
@@ -87,6 +91,7 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
     (opts.waiting, opts.format) = (s.waiting.clone(), s.format);
     (opts.slices, opts.slice_length, opts.instants) = (s.slices, s.slice_length, s.instants);
     opts.link_types = s.link_type.clone();
+    opts.by = s.by;
     if let (Analysis::Kiviat, Some(list)) = (analysis, &s.at) {
         opts.at = Some(Analysis::instants(list)?);
     }

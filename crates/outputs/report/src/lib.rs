@@ -26,6 +26,7 @@ mod info;
 mod picture;
 mod stats;
 mod table;
+mod why_path;
 
 use std::io;
 
@@ -38,6 +39,10 @@ pub use picture::{check_recording, picture};
 pub use stats::{
     stats, write_comm, write_graph, write_kiviat, write_order, write_slices, write_states,
     write_wait, Analysis, Notes, StatsOptions,
+};
+pub use why_path::{
+    critical_path_of, delays_of, write_critical_path, write_delays, CriticalPath, DelayRow, Delays,
+    PathBy, PathProcessRow, PathRegionRow, PathSegmentRow,
 };
 
 /// Output formats of [`stats`].
@@ -126,6 +131,9 @@ pub enum Error {
     /// An instant of `--at` is not a number.
     #[error("--at: '{0}' is not a number")]
     Instant(String),
+    /// The run of the why analyses could not be read from the trace.
+    #[error(transparent)]
+    Why(#[from] trama_why::WhyError),
     /// A [`StatsOptions::slice_length`] that is not positive.
     #[error("--slice-length must be positive, not {0}")]
     SliceLength(f64),

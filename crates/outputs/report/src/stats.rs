@@ -11,6 +11,7 @@ use trama_analysis::{
 use trama_sim::Trace;
 
 use crate::table::{columns, csv, csv_field, num, secs, table, Column};
+use crate::why_path::{critical_path_of, delays_of, write_critical_path, write_delays, PathBy};
 use crate::{Error, Format};
 
 /// The analyses [`stats`] computes.
@@ -36,11 +37,15 @@ pub enum Analysis {
     Graph,
     /// The seed's Info file ([`trama_analysis::info`]).
     Info,
+    /// The critical path and its imbalance ([`trama_why::critical_path`]).
+    CriticalPath,
+    /// The delay costs of the wait states ([`trama_why::delay_costs`]).
+    Delays,
 }
 
 impl Analysis {
     /// Every analysis with its name on the command line and a line of help.
-    pub const ALL: [(Analysis, &'static str, &'static str); 8] = [
+    pub const ALL: [(Analysis, &'static str, &'static str); 10] = [
         (
             Analysis::States,
             "states",
@@ -81,6 +86,16 @@ impl Analysis {
             "graph",
             "Communication graph of processes with a force-directed layout",
         ),
+        (
+            Analysis::CriticalPath,
+            "critical-path",
+            "The critical path: time per region (--by container: per process) and its imbalance",
+        ),
+        (
+            Analysis::Delays,
+            "delays",
+            "Delay costs: the waiting each process's regions caused, short- and long-term",
+        ),
     ];
 
     /// The analysis called `name` (see [`Analysis::ALL`]).
@@ -107,7 +122,7 @@ impl Analysis {
                 (Some(x), _) => (x, Some(b)),
                 (None, Some(x)) => (x, Some(a)),
                 (None, None) => return Err(format!(
-                    "trama stats ANALYSIS FILE: neither '{}' nor '{}' is an analysis (states, comm, order, wait, kiviat, slices, graph)",
+                    "trama stats ANALYSIS FILE: neither '{}' nor '{}' is an analysis (states, comm, order, wait, kiviat, slices, graph, critical-path, delays)",
                     a.to_string_lossy(),
                     b.to_string_lossy()
                 )),
@@ -160,6 +175,8 @@ pub struct StatsOptions {
     /// The link types that count as messages (names or aliases); empty:
     /// every one but those whose links all last 0 s ([`Messages::select`]).
     pub link_types: Vec<String>,
+    /// Critical path: per region or per process.
+    pub by: PathBy,
 }
 
 impl Default for StatsOptions {
@@ -174,6 +191,7 @@ impl Default for StatsOptions {
             at: None,
             format: Format::Table,
             link_types: Vec::new(),
+            by: PathBy::Region,
         }
     }
 }
@@ -280,6 +298,10 @@ fn write_analysis(
                 .ok_or_else(no_level)?;
             write_info(&i, format, out)
         }
+        Analysis::CriticalPath => {
+            write_critical_path(&critical_path_of(trace)?, opts.by, format, out)
+        }
+        Analysis::Delays => write_delays(&delays_of(trace)?, format, out),
     }
 }
 
