@@ -12,9 +12,10 @@
 //!        MPI_Send [5.4, 5.5] → rank1
 //! ```
 //!
-//! A chain of late senders (rank1 waits from 1 to 4 for rank0, rank2 from
-//! 2 to 4.2 for rank1) and a late sender back (rank1 waits from 4.8 to 5.4
-//! for rank2); the run lasts 5.6 s.
+//! Each message's link runs within its send and its receive. A chain of
+//! late senders (rank1 waits from 1 to 4 for rank0's send, rank2 from 2 to
+//! 4.2 for rank1's) and a late sender back (rank1 waits from 4.8 to 5.4
+//! for rank2's); the run lasts 5.6 s.
 
 mod common;
 
@@ -55,7 +56,10 @@ fn trace() -> String {
         (2, "compute", 4.4, 5.4),
         (2, "MPI_Send", 5.4, 5.5),
     ];
-    let links: [(u32, u32, f64, f64); 3] = [(0, 1, 4.0, 4.2), (1, 2, 4.2, 4.4), (2, 1, 5.4, 5.6)];
+    // Each link starts and ends strictly within its send and its receive,
+    // so that no call's edge makes it ambiguous.
+    let links: [(u32, u32, f64, f64); 3] =
+        [(0, 1, 4.05, 4.15), (1, 2, 4.25, 4.35), (2, 1, 5.45, 5.55)];
     // (time, order at one instant, line): link ends, pops, pushes, link
     // starts, so that a link starts and ends within its calls.
     let mut events: Vec<(f64, u8, String)> = Vec::new();
