@@ -91,7 +91,7 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
     (opts.waiting, opts.format) = (s.waiting.clone(), s.format);
     (opts.slices, opts.slice_length, opts.instants) = (s.slices, s.slice_length, s.instants);
     opts.link_types = s.link_type.clone();
-    opts.by = s.by;
+    opts.path_by = s.by;
     if let (Analysis::Kiviat, Some(list)) = (analysis, &s.at) {
         opts.at = Some(Analysis::instants(list)?);
     }

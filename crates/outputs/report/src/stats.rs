@@ -176,7 +176,7 @@ pub struct StatsOptions {
     /// every one but those whose links all last 0 s ([`Messages::select`]).
     pub link_types: Vec<String>,
     /// Critical path: per region or per process.
-    pub by: PathBy,
+    pub path_by: PathBy,
 }
 
 impl Default for StatsOptions {
@@ -191,7 +191,7 @@ impl Default for StatsOptions {
             at: None,
             format: Format::Table,
             link_types: Vec::new(),
-            by: PathBy::Region,
+            path_by: PathBy::Region,
         }
     }
 }
@@ -299,7 +299,7 @@ fn write_analysis(
             write_info(&i, format, out)
         }
         Analysis::CriticalPath => {
-            write_critical_path(&critical_path_of(trace)?, opts.by, format, out)
+            write_critical_path(&critical_path_of(trace)?, opts.path_by, format, out)
         }
         Analysis::Delays => write_delays(&delays_of(trace)?, format, out),
     }
