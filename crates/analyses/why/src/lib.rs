@@ -23,10 +23,13 @@ mod extract;
 pub mod model;
 mod path;
 mod patterns;
+mod sync;
+#[cfg(test)]
+mod test_runs;
 
 pub use delays::delay_costs;
 pub use extract::{call_kind, RunOptions, WhyError};
-pub use path::critical_path;
+pub use path::{critical_path, path_processes, path_profile, PathProcess, PathRegion};
 pub use patterns::wait_states;
 
 pub use model::{

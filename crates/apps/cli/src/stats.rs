@@ -16,8 +16,8 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct StatsArgs {
     /// Which analysis: states (the default), comm, order, wait, kiviat,
-    /// slices, graph or waits. `trama stats ANALYSIS FILE`; `trama stats FILE
-    /// ANALYSIS` works too.
+    /// slices, graph, waits, critical-path or delays. `trama stats ANALYSIS
+    /// FILE`; `trama stats FILE ANALYSIS` works too.
     #[arg(value_name = "ANALYSIS")]
     pub analysis: Option<OsString>,
     #[command(flatten)]
@@ -60,10 +60,11 @@ pub struct StatsArgs {
     /// the rows).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub instances: usize,
-    /// waits: group the rows per pattern and waiting container (the
-    /// default) or per pattern and region.
-    #[arg(long, value_parser = crate::choices(&trama_report::WaitsBy::ALL), default_value = "container")]
-    pub by: trama_report::WaitsBy,
+    /// waits: rows per pattern and waiting container (the default) or per
+    /// pattern and region; critical-path: rows per region (the default) or
+    /// per container (each process's time on the path, share and imbalance).
+    #[arg(long, value_name = "WHAT", value_parser = crate::choices(&trama_report::By::ALL))]
+    pub by: Option<trama_report::By>,
     /// comm, order, wait, kiviat, slices, graph: the link types that are
     /// messages (name or alias; repeat for several). By default every link
     /// type but those whose links all last 0 s (a platform's topology).
@@ -89,15 +90,14 @@ pub fn stats(mut a: StatsArgs) -> anyhow::Result<ExitCode> {
 
 fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let window = TimeWindow::parse_opt(s.window.as_deref())?;
-    // Waits read OTF2 collectives' communicator and root from their fields.
-    let extras = s.size_field.is_some() || analysis == Analysis::Waits;
+    let extras = s.size_field.is_some() || analysis.reads_fields();
     let trace = load_trace(&s.read, extras, window.bounds())?;
     let mut opts = StatsOptions::default();
     (opts.level, opts.size_field) = (s.level.clone(), s.size_field.clone());
     (opts.waiting, opts.format) = (s.waiting.clone(), s.format);
     (opts.slices, opts.slice_length, opts.instants) = (s.slices, s.slice_length, s.instants);
     opts.link_types = s.link_type.clone();
-    (opts.waits_instances, opts.waits_by) = (s.instances, s.by);
+    (opts.waits_instances, opts.by) = (s.instances, s.by);
     if let (Analysis::Kiviat, Some(list)) = (analysis, &s.at) {
         opts.at = Some(Analysis::instants(list)?);
     }

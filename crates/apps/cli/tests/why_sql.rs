@@ -70,7 +70,10 @@ fn rows(v: &Value) -> PerContainer {
         .map(|r| {
             (
                 r["container"].as_str().unwrap().to_string(),
-                (r["seconds"].as_f64().unwrap(), r["instances"].as_u64().unwrap()),
+                (
+                    r["seconds"].as_f64().unwrap(),
+                    r["instances"].as_u64().unwrap(),
+                ),
             )
         })
         .collect()
@@ -108,15 +111,24 @@ fn check(py: &str, dir: &Path, name: &str, args: &[&str], failures: &mut Vec<Str
     let sql = run_python(py, QUERIES, &arg);
     let late = ours(args, &["late_sender", "late_sender_wrong_order"]);
     let waits = ours(args, &["wait_nxn"]);
-    differ(&format!("{name}: late sender"), &late, &rows(&sql[&ls]), failures);
-    differ(&format!("{name}: wait at NxN"), &waits, &rows(&sql[&nxn]), failures);
+    differ(
+        &format!("{name}: late sender"),
+        &late,
+        &rows(&sql[&ls]),
+        failures,
+    );
+    differ(
+        &format!("{name}: wait at NxN"),
+        &waits,
+        &rows(&sql[&nxn]),
+        failures,
+    );
     late.len() + waits.len()
 }
 
 /// The generated runs (Pajé text) in `dir`.
 fn generated(dir: &Path, ranks: &str, iterations: &str, seed: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../analyses/why/tests/mpi_runs.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../analyses/why/tests/mpi_runs.py");
     let out = dir.join(format!("runs-{ranks}-{iterations}-{seed}"));
     let o = Command::new("python3")
         .arg(&script)
@@ -143,16 +155,37 @@ fn the_sql_of_late_sender_and_wait_nxn_gives_trama_stats_waits() {
         let runs = generated(tmp.path(), ranks, iterations, seed);
         let trace = runs.join("waits.paje");
         let name = format!("waits-{ranks}-{iterations}-{seed}");
-        found += check(&py, tmp.path(), &name, &[trace.to_str().unwrap()], &mut failures);
+        found += check(
+            &py,
+            tmp.path(),
+            &name,
+            &[trace.to_str().unwrap()],
+            &mut failures,
+        );
         let chain = runs.join("chain.paje");
-        check(&py, tmp.path(), &format!("chain-{seed}"), &[chain.to_str().unwrap()], &mut failures);
+        check(
+            &py,
+            tmp.path(),
+            &format!("chain-{seed}"),
+            &[chain.to_str().unwrap()],
+            &mut failures,
+        );
     }
     // The generated runs have both patterns on every rank.
-    assert!(found >= 2 * (8 + 4 + 6) / 2, "only {found} containers with waits");
+    assert!(
+        found >= 2 * (8 + 4 + 6) / 2,
+        "only {found} containers with waits"
+    );
     if let Some(shared) = shared_dir() {
         let samples = shared.join("samples");
         let pipit = samples.join("otf2/pipit-ping-pong/traces.otf2");
-        check(&py, tmp.path(), "pipit", &[pipit.to_str().unwrap()], &mut failures);
+        check(
+            &py,
+            tmp.path(),
+            "pipit",
+            &[pipit.to_str().unwrap()],
+            &mut failures,
+        );
         for ex in ["ring", "small", "smpi_bug"] {
             let dir = samples.join("librastro-rst/akypuera").join(ex);
             let mut rst: Vec<String> = std::fs::read_dir(&dir)

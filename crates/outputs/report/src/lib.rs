@@ -28,6 +28,7 @@ mod picture;
 mod stats;
 mod table;
 mod why;
+mod why_path;
 
 use std::io;
 
@@ -41,7 +42,11 @@ pub use stats::{
     stats, write_comm, write_graph, write_kiviat, write_order, write_slices, write_states,
     write_wait, Analysis, Notes, StatsOptions,
 };
-pub use why::{waits, write_waits, Waits, WaitsBy, WaitsInstance, WaitsRow};
+pub use why::{waits, write_waits, By, Waits, WaitsInstance, WaitsRow};
+pub use why_path::{
+    critical_path_of, delays_of, write_critical_path, write_delays, CriticalPath, DelayRow, Delays,
+    PathProcessRow, PathRegionRow, PathSegmentRow,
+};
 
 /// Output formats of [`stats`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -129,10 +134,11 @@ pub enum Error {
     /// An instant of `--at` is not a number.
     #[error("--at: '{0}' is not a number")]
     Instant(String),
+    /// The run of the why analyses (`waits`, `critical-path`, `delays`)
+    /// could not be read from the trace.
+    #[error(transparent)]
+    Why(#[from] trama_why::WhyError),
     /// A [`StatsOptions::slice_length`] that is not positive.
     #[error("--slice-length must be positive, not {0}")]
     SliceLength(f64),
-    /// The trace has no run to explain (`trama stats waits`).
-    #[error(transparent)]
-    Why(#[from] trama_why::WhyError),
 }

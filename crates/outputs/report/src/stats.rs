@@ -11,6 +11,7 @@ use trama_analysis::{
 use trama_sim::Trace;
 
 use crate::table::{columns, csv, csv_field, num, secs, table, Column};
+use crate::why_path::{critical_path_of, delays_of, write_critical_path, write_delays};
 use crate::{Error, Format};
 
 /// The analyses [`stats`] computes.
@@ -38,11 +39,24 @@ pub enum Analysis {
     Info,
     /// Wait states by Scalasca's patterns ([`crate::why::waits`]).
     Waits,
+    /// The critical path and its imbalance ([`trama_why::critical_path`]).
+    CriticalPath,
+    /// The delay costs of the wait states ([`trama_why::delay_costs`]).
+    Delays,
 }
 
 impl Analysis {
+    /// Does the analysis read user-defined fields (the why analyses read
+    /// OTF2 collectives' communicator and root from theirs)?
+    pub fn reads_fields(self) -> bool {
+        matches!(
+            self,
+            Analysis::Waits | Analysis::CriticalPath | Analysis::Delays
+        )
+    }
+
     /// Every analysis with its name on the command line and a line of help.
-    pub const ALL: [(Analysis, &'static str, &'static str); 9] = [
+    pub const ALL: [(Analysis, &'static str, &'static str); 11] = [
         (
             Analysis::States,
             "states",
@@ -88,6 +102,16 @@ impl Analysis {
             "waits",
             "Wait states of MPI calls by Scalasca's patterns (late sender, barrier waits, …)",
         ),
+        (
+            Analysis::CriticalPath,
+            "critical-path",
+            "The critical path: time per region (--by container: per process) and its imbalance",
+        ),
+        (
+            Analysis::Delays,
+            "delays",
+            "Delay costs: the waiting each process's regions caused, short- and long-term",
+        ),
     ];
 
     /// The analysis called `name` (see [`Analysis::ALL`]).
@@ -114,7 +138,7 @@ impl Analysis {
                 (Some(x), _) => (x, Some(b)),
                 (None, Some(x)) => (x, Some(a)),
                 (None, None) => return Err(format!(
-                    "trama stats ANALYSIS FILE: neither '{}' nor '{}' is an analysis (states, comm, order, wait, kiviat, slices, graph, waits)",
+                    "trama stats ANALYSIS FILE: neither '{}' nor '{}' is an analysis (states, comm, order, wait, kiviat, slices, graph, waits, critical-path, delays)",
                     a.to_string_lossy(),
                     b.to_string_lossy()
                 )),
@@ -167,8 +191,9 @@ pub struct StatsOptions {
     /// The link types that count as messages (names or aliases); empty:
     /// every one but those whose links all last 0 s ([`Messages::select`]).
     pub link_types: Vec<String>,
-    /// Waits: how rows are grouped.
-    pub waits_by: crate::why::WaitsBy,
+    /// Waits and critical path: what the rows are per (`None`: per
+    /// container for the waits, per region for the critical path).
+    pub by: Option<crate::why::By>,
     /// Waits: the number of most severe instances listed.
     pub waits_instances: usize,
 }
@@ -185,7 +210,7 @@ impl Default for StatsOptions {
             at: None,
             format: Format::Table,
             link_types: Vec::new(),
-            waits_by: Default::default(),
+            by: None,
             waits_instances: 0,
         }
     }
@@ -297,6 +322,13 @@ fn write_analysis(
             let waits = crate::why::waits(trace, w, opts, notes)?;
             crate::why::write_waits(&waits, format, out)
         }
+        Analysis::CriticalPath => write_critical_path(
+            &critical_path_of(trace, opts)?,
+            opts.by.unwrap_or(crate::why::By::Region),
+            format,
+            out,
+        ),
+        Analysis::Delays => write_delays(&delays_of(trace, opts)?, format, out),
     }
 }
 

@@ -16,36 +16,38 @@ use trama_why::{wait_states, CollectiveKind, Pattern, Run, RunOptions, WaitState
 use crate::table::{csv_field, num, secs, table};
 use crate::{Error, Format, StatsOptions};
 
-/// How the rows of `trama stats waits` are grouped.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What the rows of the why analyses are per: `trama stats waits` (per
+/// pattern and waiting container, the default, or region: the waiting
+/// call's state value) and `critical-path` (per region, the default, or
+/// process: its time on the path, share and imbalance).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum WaitsBy {
-    /// Per pattern and waiting container.
-    #[default]
+pub enum By {
+    /// Per container (process).
     Container,
-    /// Per pattern and region (the waiting call's state value).
+    /// Per region (state value).
     Region,
 }
 
-impl WaitsBy {
+impl By {
     /// Every grouping with its name on the command line and a line of help.
-    pub const ALL: [(WaitsBy, &'static str, &'static str); 2] = [
+    pub const ALL: [(By, &'static str, &'static str); 2] = [
         (
-            WaitsBy::Container,
+            By::Container,
             "container",
-            "Per pattern and waiting container",
+            "Per container (waits: the waiting one; critical-path: with share and imbalance)",
         ),
         (
-            WaitsBy::Region,
+            By::Region,
             "region",
-            "Per pattern and region (the waiting call)",
+            "Per region (waits: the waiting call's; critical-path: state values on the path)",
         ),
     ];
 
     fn name(self) -> &'static str {
         match self {
-            WaitsBy::Container => "container",
-            WaitsBy::Region => "region",
+            By::Container => "container",
+            By::Region => "region",
         }
     }
 }
@@ -100,6 +102,14 @@ pub struct Waits {
     pub instances: Vec<WaitsInstance>,
 }
 
+/// The run of `trace` as the why analyses read it, with the link types
+/// of `opts` as messages.
+pub(crate) fn run_of(trace: &Trace, opts: &StatsOptions) -> Result<Run, Error> {
+    let mut ro = RunOptions::default();
+    ro.link_types = opts.link_types.clone();
+    Ok(Run::from_trace(trace, &ro)?)
+}
+
 /// The waits of `trace` over `window`, grouped `by`, with the `top` most
 /// severe instances; sentences for the reader go to `notes`.
 pub fn waits(
@@ -108,19 +118,17 @@ pub fn waits(
     opts: &StatsOptions,
     notes: &mut Vec<String>,
 ) -> Result<Waits, Error> {
-    let mut ro = RunOptions::default();
-    ro.link_types = opts.link_types.clone();
-    let run = Run::from_trace(trace, &ro)?;
+    let run = run_of(trace, opts)?;
     let all = wait_states(&run);
     let inside = |w: &&WaitState| w.start >= window.start && w.start <= window.end;
     let kept: Vec<&WaitState> = all.iter().filter(inside).collect();
-    let by = opts.waits_by;
+    let by = opts.by.unwrap_or(By::Container);
     let mut cells: BTreeMap<(Pattern, u32), (f64, u64)> = BTreeMap::new();
     for w in &kept {
         let call = &run.calls[w.call as usize];
         let key = match by {
-            WaitsBy::Container => call.proc,
-            WaitsBy::Region => call.region,
+            By::Container => call.proc,
+            By::Region => call.region,
         };
         let c = cells.entry((w.pattern, key)).or_default();
         c.0 += w.duration;
@@ -130,8 +138,8 @@ pub fn waits(
         .into_iter()
         .map(|((p, key), (seconds, instances))| {
             let (container, region) = match by {
-                WaitsBy::Container => (Some(run.processes[key as usize].name.clone()), None),
-                WaitsBy::Region => (None, Some(run.regions[key as usize].clone())),
+                By::Container => (Some(run.processes[key as usize].name.clone()), None),
+                By::Region => (None, Some(run.regions[key as usize].clone())),
             };
             WaitsRow {
                 pattern: p.name(),
@@ -142,7 +150,7 @@ pub fn waits(
             }
         })
         .collect();
-    if by == WaitsBy::Region {
+    if by == By::Region {
         rows.sort_by(|a, b| {
             let p = |r: &WaitsRow| Pattern::from_name(r.pattern);
             p(a).cmp(&p(b)).then(a.region.cmp(&b.region))

@@ -2,9 +2,9 @@
 //! the PajeNG conformance manifest.
 #![allow(dead_code)]
 
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use serde_json::Value;
 
 /// The shared folder beside the repository (or `$TRAMA_SHARED`), when it
 /// holds the conformance cases; see [`trama_testkit::shared::find`].
