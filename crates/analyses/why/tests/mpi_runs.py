@@ -15,6 +15,10 @@ the calls:
    matching MPI_Send;
 2. a late receiver: rank 2k+1 enters MPI_Ssend before rank 2k enters the
    matching MPI_Recv (the send returns once the receive has started);
+   then the same with a standard MPI_Send that returns only after the
+   receive has started (a rendezvous): a late receiver too; then a
+   standard MPI_Send that returns before the receive starts (buffered):
+   no wait at all;
 3. an MPI_Allreduce with staggered entries (and staggered exits);
 4. an MPI_Barrier with staggered entries (and staggered exits);
 5. an MPI_Bcast whose root enters last;
@@ -111,16 +115,34 @@ def late_sender(run, rng, tag):
         late_receiver_wait(send, recv, r)
 
 
-def late_receiver(run, rng, tag):
-    """Rank 2k+1 enters MPI_Ssend `wait` before rank 2k enters MPI_Recv."""
+def late_receiver(run, rng, tag, region):
+    """Rank 2k+1 enters `region` (MPI_Ssend, or MPI_Send in rendezvous)
+    `wait` before rank 2k enters MPI_Recv; the send returns after the
+    receive has started."""
     t = run.ready()
     for r in range(0, run.ranks, 2):
         s = r + 1
         wait = rng.randint(50, 400)
         e_recv = t + 500 + rng.randint(0, 300)
         e_send = e_recv - wait
-        send = run.call(s, "MPI_Ssend", e_send, e_recv + SSEND_AFTER, kind="send", peer=r,
+        send = run.call(s, region, e_send, e_recv + SSEND_AFTER, kind="send", peer=r,
                         tag=tag)
+        recv = run.call(r, "MPI_Recv", e_recv, e_recv + RECV_AFTER, kind="recv", peer=s,
+                        tag=tag)
+        run.messages.append((s, r, tag, e_send, recv["leave"]))
+        late_sender_wait(send, s, recv)
+        late_receiver_wait(send, recv, r)
+
+
+def buffered_send(run, rng, tag):
+    """Rank 2k+1's MPI_Send returns before rank 2k enters the matching
+    MPI_Recv, which finds the message arrived: nobody waits."""
+    t = run.ready()
+    for r in range(0, run.ranks, 2):
+        s = r + 1
+        e_send = t + 500 + rng.randint(0, 300)
+        e_recv = e_send + SEND + rng.randint(1, 300)
+        send = run.call(s, "MPI_Send", e_send, e_send + SEND, kind="send", peer=r, tag=tag)
         recv = run.call(r, "MPI_Recv", e_recv, e_recv + RECV_AFTER, kind="recv", peer=s,
                         tag=tag)
         run.messages.append((s, r, tag, e_send, recv["leave"]))
@@ -247,7 +269,9 @@ def waits_run(ranks, iterations, seed):
     run = Run(ranks)
     for i in range(iterations):
         late_sender(run, rng, 100 + i)
-        late_receiver(run, rng, 200 + i)
+        late_receiver(run, rng, 200 + i, "MPI_Ssend")
+        late_receiver(run, rng, 300 + i, "MPI_Send")
+        buffered_send(run, rng, 400 + i)
         synchronizing(run, rng, "MPI_Allreduce", "wait_nxn", "nxn_completion")
         synchronizing(run, rng, "MPI_Barrier", "wait_barrier", "barrier_completion")
         broadcast(run, rng, rng.randrange(ranks))
@@ -270,10 +294,10 @@ def chain_run(iterations, seed):
             # The receiver is already waiting in MPI_Recv.
             e_recv = min(run.now[r] + rng.randint(1, 50), e_send - 1)
             send = run.call(s, "MPI_Send", e_send, e_send + SEND, kind="send", peer=r,
-                            tag=300 + i)
+                            tag=900 + i)
             recv = run.call(r, "MPI_Recv", e_recv, e_send + RECV_AFTER, kind="recv", peer=s,
-                            tag=300 + i)
-            run.messages.append((s, r, 300 + i, e_send, recv["leave"]))
+                            tag=900 + i)
+            run.messages.append((s, r, 900 + i, e_send, recv["leave"]))
             late_sender_wait(send, s, recv)
             late_receiver_wait(send, recv, r)
     finalize(run, rng)

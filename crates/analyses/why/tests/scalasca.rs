@@ -2,7 +2,8 @@
 //! trama, and against Scalasca 2.6, the reference of its definitions.
 //!
 //! - `tests/mpi_runs.py` writes MPI runs (8 ranks: a late sender, a late
-//!   receiver, an MPI_Allreduce, an MPI_Barrier, an MPI_Bcast whose root is
+//!   receiver (MPI_Ssend, and a standard MPI_Send in rendezvous), a buffered
+//!   MPI_Send, an MPI_Allreduce, an MPI_Barrier, an MPI_Bcast whose root is
 //!   late, an MPI_Reduce whose root is early, an MPI_Scan, per iteration;
 //!   and a 3-rank token ring) as OTF2 archives and as Pajé text, and the
 //!   answers, computed from the times it chose with Scalasca's definitions
@@ -16,8 +17,9 @@
 //!   the generated runs: the critical path's segments tile the run, every
 //!   wait lies inside its call, a process waits at most its time in MPI
 //!   calls.
-//! - The shared Score-P ping-pong (pipit's): 8 messages each way, and its
-//!   late senders as `otf2-print`'s records give them.
+//! - The shared Score-P ping-pong (pipit's): 8 messages each way, its late
+//!   senders as `otf2-print`'s records give them, and Scalasca's late
+//!   senders and late receivers ([`PIPIT_SCALASCA`]).
 //!
 //! The runs are written with Debian's python3-otf2 (and read back with
 //! `otf2-print`): without them the tests that need them print a note and
@@ -38,13 +40,104 @@ const EPS: f64 = 1e-9;
 /// The generator's arguments the [`SCALASCA`] table was made with.
 const DEFAULT_ARGS: [&str; 6] = ["--ranks", "8", "--iterations", "2", "--seed", "1"];
 
-/// Values given by Scalasca 2.6 `scout.mpi` (with `--time-correct` off, the
-/// clocks being exact) on the archives `mpi_runs.py OUT --ranks 8
-/// --iterations 2 --seed 1` writes, read from its `scout.cubex`: per run,
-/// per pattern (trama's name; Scalasca's metric in the comment) and rank,
-/// the seconds. The critical-path profile per region follows as pattern
-/// `critical_path:REGION`, rank `u32::MAX` standing for all ranks.
-const SCALASCA: &[(&str, &str, u32, f64)] = &[];
+/// Values given by Scalasca 2.6 `scout.mpi` (default options: no timestamp
+/// correction) on the archives `mpi_runs.py OUT --ranks 8 --iterations 2
+/// --seed 1` writes, read from its `scout.cubex`: per run, per pattern
+/// (trama's name; Scalasca's metric in the comment) and rank, the seconds
+/// summed over the call paths. The critical-path profile per region
+/// follows as pattern `critical_path:REGION`, rank `u32::MAX` standing for
+/// all ranks.
+#[rustfmt::skip]
+const SCALASCA: &[(&str, &str, u32, f64)] = &[
+    ("chain", "late_sender", 0, 0.002580000), // mpi_latesender
+    ("chain", "late_sender", 1, 0.001335000), // mpi_latesender
+    ("chain", "late_sender", 2, 0.001597000), // mpi_latesender
+    ("chain", "critical_path:MPI_Init", u32::MAX, 0.000500000), // critical_path
+    ("chain", "critical_path:MPI_Recv", u32::MAX, 0.000048000), // critical_path
+    ("chain", "critical_path:MPI_Send", u32::MAX, 0.000005000), // critical_path
+    ("chain", "critical_path:compute", u32::MAX, 0.004145000), // critical_path
+    ("waits", "late_sender", 1, 0.000479000), // mpi_latesender
+    ("waits", "late_sender", 3, 0.000328000), // mpi_latesender
+    ("waits", "late_sender", 5, 0.000226000), // mpi_latesender
+    ("waits", "late_sender", 7, 0.000617000), // mpi_latesender
+    ("waits", "late_receiver", 1, 0.001273000), // mpi_latereceiver
+    ("waits", "late_receiver", 3, 0.000963000), // mpi_latereceiver
+    ("waits", "late_receiver", 5, 0.001034000), // mpi_latereceiver
+    ("waits", "late_receiver", 7, 0.000938000), // mpi_latereceiver
+    ("waits", "wait_nxn", 0, 0.000497000), // mpi_wait_nxn
+    ("waits", "wait_nxn", 1, 0.000339000), // mpi_wait_nxn
+    ("waits", "wait_nxn", 2, 0.000421000), // mpi_wait_nxn
+    ("waits", "wait_nxn", 3, 0.000590000), // mpi_wait_nxn
+    ("waits", "wait_nxn", 4, 0.000492000), // mpi_wait_nxn
+    ("waits", "wait_nxn", 5, 0.000807000), // mpi_wait_nxn
+    ("waits", "wait_nxn", 6, 0.000760000), // mpi_wait_nxn
+    ("waits", "wait_nxn", 7, 0.000431000), // mpi_wait_nxn
+    ("waits", "nxn_completion", 0, 0.000007000), // mpi_nxn_completion
+    ("waits", "nxn_completion", 1, 0.000022000), // mpi_nxn_completion
+    ("waits", "nxn_completion", 2, 0.000016000), // mpi_nxn_completion
+    ("waits", "nxn_completion", 3, 0.000008000), // mpi_nxn_completion
+    ("waits", "nxn_completion", 4, 0.000016000), // mpi_nxn_completion
+    ("waits", "nxn_completion", 5, 0.000008000), // mpi_nxn_completion
+    ("waits", "nxn_completion", 6, 0.000016000), // mpi_nxn_completion
+    ("waits", "nxn_completion", 7, 0.000018000), // mpi_nxn_completion
+    ("waits", "wait_barrier", 0, 0.000865000), // mpi_barrier_wait
+    ("waits", "wait_barrier", 1, 0.000548000), // mpi_barrier_wait
+    ("waits", "wait_barrier", 2, 0.000384000), // mpi_barrier_wait
+    ("waits", "wait_barrier", 3, 0.000366000), // mpi_barrier_wait
+    ("waits", "wait_barrier", 5, 0.000693000), // mpi_barrier_wait
+    ("waits", "wait_barrier", 6, 0.000470000), // mpi_barrier_wait
+    ("waits", "wait_barrier", 7, 0.000468000), // mpi_barrier_wait
+    ("waits", "barrier_completion", 0, 0.000028000), // mpi_barrier_completion
+    ("waits", "barrier_completion", 1, 0.000021000), // mpi_barrier_completion
+    ("waits", "barrier_completion", 2, 0.000015000), // mpi_barrier_completion
+    ("waits", "barrier_completion", 3, 0.000029000), // mpi_barrier_completion
+    ("waits", "barrier_completion", 4, 0.000009000), // mpi_barrier_completion
+    ("waits", "barrier_completion", 5, 0.000011000), // mpi_barrier_completion
+    ("waits", "barrier_completion", 6, 0.000021000), // mpi_barrier_completion
+    ("waits", "barrier_completion", 7, 0.000016000), // mpi_barrier_completion
+    ("waits", "early_reduce", 6, 0.000708000), // mpi_earlyreduce
+    ("waits", "early_reduce", 7, 0.000598000), // mpi_earlyreduce
+    ("waits", "early_scan", 2, 0.000174000), // mpi_earlyscan
+    ("waits", "early_scan", 3, 0.000261000), // mpi_earlyscan
+    ("waits", "early_scan", 4, 0.000383000), // mpi_earlyscan
+    ("waits", "early_scan", 5, 0.000650000), // mpi_earlyscan
+    ("waits", "early_scan", 6, 0.000600000), // mpi_earlyscan
+    ("waits", "early_scan", 7, 0.000491000), // mpi_earlyscan
+    ("waits", "late_broadcast", 0, 0.000396000), // mpi_latebroadcast
+    ("waits", "late_broadcast", 1, 0.000813000), // mpi_latebroadcast
+    ("waits", "late_broadcast", 2, 0.001036000), // mpi_latebroadcast
+    ("waits", "late_broadcast", 3, 0.000828000), // mpi_latebroadcast
+    ("waits", "late_broadcast", 4, 0.000609000), // mpi_latebroadcast
+    ("waits", "late_broadcast", 6, 0.001007000), // mpi_latebroadcast
+    ("waits", "late_broadcast", 7, 0.000413000), // mpi_latebroadcast
+    ("waits", "critical_path:MPI_Allreduce", u32::MAX, 0.000056000), // critical_path
+    ("waits", "critical_path:MPI_Barrier", u32::MAX, 0.000052000), // critical_path
+    ("waits", "critical_path:MPI_Bcast", u32::MAX, 0.000046000), // critical_path
+    ("waits", "critical_path:MPI_Init", u32::MAX, 0.000500000), // critical_path
+    ("waits", "critical_path:MPI_Recv", u32::MAX, 0.000048000), // critical_path
+    ("waits", "critical_path:MPI_Reduce", u32::MAX, 0.000040000), // critical_path
+    ("waits", "critical_path:MPI_Scan", u32::MAX, 0.000569000), // critical_path
+    ("waits", "critical_path:MPI_Send", u32::MAX, 0.000024000), // critical_path
+    ("waits", "critical_path:compute", u32::MAX, 0.015224000), // critical_path
+];
+
+/// The numbers of Late Sender and Late Receiver instances Scalasca 2.6
+/// counts on the same archives (its metrics in the comments), per run and
+/// rank.
+#[rustfmt::skip]
+const SCALASCA_COUNTS: &[(&str, &str, u32, u64)] = &[
+    ("chain", "late_sender", 0, 2), // mpi_cls_count
+    ("chain", "late_sender", 1, 2), // mpi_cls_count
+    ("chain", "late_sender", 2, 2), // mpi_cls_count
+    ("waits", "late_sender", 1, 2), // mpi_cls_count
+    ("waits", "late_sender", 3, 2), // mpi_cls_count
+    ("waits", "late_sender", 5, 2), // mpi_cls_count
+    ("waits", "late_sender", 7, 2), // mpi_cls_count
+    ("waits", "late_receiver", 1, 4), // mpi_clr_count
+    ("waits", "late_receiver", 3, 4), // mpi_clr_count
+    ("waits", "late_receiver", 5, 4), // mpi_clr_count
+    ("waits", "late_receiver", 7, 4), // mpi_clr_count
+];
 
 /// The generator script.
 fn script() -> PathBuf {
@@ -287,6 +380,21 @@ fn generated_answers_are_scalasca_s() {
         }
     }
     same_seconds("the script's answers against Scalasca's", &got, &want);
+    let mut got_counts = BTreeMap::new();
+    for (name, run) in expected["runs"].as_object().unwrap() {
+        for w in run["wait_states"].as_array().unwrap() {
+            let pattern = w["pattern"].as_str().unwrap();
+            if pattern == "late_sender" || pattern == "late_receiver" {
+                let key = (name.as_str(), pattern, w["rank"].as_u64().unwrap() as u32);
+                got_counts.insert(key, w["count"].as_u64().unwrap());
+            }
+        }
+    }
+    let want_counts: BTreeMap<_, _> = SCALASCA_COUNTS
+        .iter()
+        .map(|&(run, pattern, rank, n)| ((run, pattern, rank), n))
+        .collect();
+    assert_eq!(got_counts, want_counts, "instances against Scalasca's");
 }
 
 /// Checks the invariants of the analysis of `run`: the critical path's
@@ -481,8 +589,19 @@ fn printed_late_senders(anchor: &Path) -> Vec<(u32, f64)> {
     out
 }
 
-/// regression: pipit's Score-P ping-pong has its 8 messages each way and
-/// the late senders its records give.
+/// What Scalasca 2.6 `scout.mpi` finds in pipit's ping-pong (the shared
+/// sample `otf2/pipit-ping-pong`), per rank: Late Sender seconds and
+/// instances (`mpi_latesender`, `mpi_cls_count`), Late Receiver seconds and
+/// instances (`mpi_latereceiver`, `mpi_clr_count`: its MPI_Send calls are
+/// standard sends lasting until the receive started).
+const PIPIT_SCALASCA: [(u32, f64, u64, f64, u64); 2] = [
+    (0, 1.1835640010671167e-05, 2, 6.027346687730584e-04, 6),
+    (1, 3.3287558549338625e-05, 2, 1.782552960402639e-05, 6),
+];
+
+/// regression: pipit's Score-P ping-pong has its 8 messages each way, the
+/// late senders its records give, and Scalasca's late senders and late
+/// receivers.
 #[test]
 fn why_reads_pipit_s_ping_pong() {
     let Some(dir) = shared::find("samples/otf2/pipit-ping-pong", "pipit's ping-pong") else {
@@ -502,6 +621,24 @@ fn why_reads_pipit_s_ping_pong() {
     }
     let waits = wait_states(&run);
     invariants("pipit's ping-pong", &run, &waits);
+    for (rank, ls, ls_n, lr, lr_n) in PIPIT_SCALASCA {
+        for (pattern, seconds, n) in [
+            (trama_why::Pattern::LateSender, ls, ls_n),
+            (trama_why::Pattern::LateReceiver, lr, lr_n),
+        ] {
+            let found: Vec<f64> = waits
+                .iter()
+                .filter(|w| w.pattern == pattern)
+                .filter(|w| ranks[run.calls[w.call as usize].proc as usize] == rank)
+                .map(|w| w.duration)
+                .collect();
+            let sum: f64 = found.iter().sum();
+            assert!(
+                found.len() as u64 == n && (sum - seconds).abs() <= EPS,
+                "{pattern:?} on rank {rank}: {found:?}, Scalasca: {n} instances, {seconds} s"
+            );
+        }
+    }
     if !trama_gen::otf2::tools() {
         return;
     }
