@@ -320,6 +320,8 @@ def critical_path(run):
     included. It ends at MPI_Init, on the path whole. So a hand-off is
     credited to the waiting call (the receiver's MPI_Recv after a late
     sender), and the time before the causing call's Enter to the causer.
+    The time before MPI_Init's Enter is not on Scalasca's path either (here
+    every rank enters MPI_Init at 0, where the run starts).
 
     Returns Scalasca's profile ({(region, rank): ticks}) and trama's: the
     same plus MPI_Finalize of the last rank whole, so that the path tiles

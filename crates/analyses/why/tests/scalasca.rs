@@ -13,6 +13,8 @@
 //!   the script writes with its default arguments (CI cannot build
 //!   Scalasca: its numbers are written here as facts). The script's
 //!   answers must equal them.
+//! - [`SCALASCA_DELAYS`]: the delay costs Scalasca finds in the same
+//!   archives, which the analysis must find too.
 //! - Invariants on every shared sample with processes and messages, and on
 //!   the generated runs: the critical path's segments tile the run, every
 //!   wait lies inside its call, a process waits at most its time in MPI
@@ -32,7 +34,7 @@ use std::process::Command;
 use serde_json::Value;
 use trama_open::{LoadOptions, Source};
 use trama_testkit::shared;
-use trama_why::{critical_path, wait_states, Run, RunOptions, WaitState};
+use trama_why::{critical_path, delay_costs, wait_states, Run, RunOptions, WaitState};
 
 /// Differences below this are equal (seconds).
 const EPS: f64 = 1e-9;
@@ -137,6 +139,49 @@ const SCALASCA_COUNTS: &[(&str, &str, u32, u64)] = &[
     ("waits", "late_receiver", 3, 4), // mpi_clr_count
     ("waits", "late_receiver", 5, 4), // mpi_clr_count
     ("waits", "late_receiver", 7, 4), // mpi_clr_count
+];
+
+/// The delay costs Scalasca 2.6 `scout.mpi` finds in the same archives as
+/// [`SCALASCA`]: per run, causing rank and region (the call path's last
+/// region), the short-term costs (the sum of its metrics `delay_latesender`,
+/// `delay_latereceiver`, `delay_barrier`, `delay_n2n`, `delay_12n`,
+/// `delay_n21`) and the long-term ones (the same metrics' `_longterm`
+/// siblings), seconds. Scalasca has no delay costs for Early Scan nor for
+/// the waiting at MPI_Finalize.
+#[rustfmt::skip]
+const SCALASCA_DELAYS: &[(&str, u32, &str, f64, f64)] = &[
+    ("chain", 0, "MPI_Recv", 4.8075278015395825e-06, 7.897849149064854e-06),
+    ("chain", 0, "compute", 0.00021100000000000003, 0.0009549711549318016),
+    ("chain", 1, "MPI_Recv", 1.611426040744001e-05, 4.641093950055316e-05),
+    ("chain", 1, "compute", 0.00044499999999999987, 0.0015690386916808133),
+    ("chain", 2, "MPI_Recv", 1.693108083621625e-05, 3.0362481650308154e-05),
+    ("chain", 2, "compute", 0.0009721948867922143, 0.0012372711272500493),
+    ("waits", 0, "MPI_Barrier", 1.4615384615386558e-06, 1.8580467734537149e-06),
+    ("waits", 0, "MPI_Recv", 5.999999999999495e-06, 4.933916659280156e-06),
+    ("waits", 0, "MPI_Scan", 8.451216934245984e-19, 1.0743991191242305e-18),
+    ("waits", 0, "compute", 0.001647102564102562, 0.0010982336571609109),
+    ("waits", 1, "MPI_Barrier", 5.02848415751166e-06, 0.0),
+    ("waits", 1, "MPI_Bcast", 6.893341552307584e-06, 0.0),
+    ("waits", 1, "MPI_Send", 9.73069940043266e-06, 0.0),
+    ("waits", 1, "MPI_Ssend", 7.780388841422048e-06, 0.0),
+    ("waits", 1, "compute", 0.0009502889063519849, 0.0),
+    ("waits", 2, "MPI_Barrier", 2.2911877394632447e-06, 0.0),
+    ("waits", 2, "MPI_Bcast", 6.208763139798198e-06, 0.0),
+    ("waits", 2, "MPI_Recv", 5.999999999999495e-06, 0.0),
+    ("waits", 2, "MPI_Scan", 4.9888111888111515e-05, 0.0),
+    ("waits", 2, "compute", 0.001354420178799489, 0.0),
+    ("waits", 4, "MPI_Allreduce", 4.800000000000117e-05, 0.0),
+    ("waits", 4, "MPI_Bcast", 7.000000000000062e-06, 0.0),
+    ("waits", 4, "MPI_Recv", 3.7105663647090825e-05, 0.0),
+    ("waits", 4, "MPI_Scan", 0.00010899999999999972, 0.0),
+    ("waits", 4, "compute", 0.0062658943363529075, 0.0),
+    ("waits", 5, "MPI_Barrier", 2.2999999999999583e-05, 6.937052260716333e-06),
+    ("waits", 5, "compute", 0.005079, 0.0012883343867624675),
+    ("waits", 6, "MPI_Recv", 5.999999999999495e-06, 0.0),
+    ("waits", 6, "MPI_Scan", 0.00028600000000000066, 0.0),
+    ("waits", 6, "compute", 0.001263000000000002, 0.0),
+    ("waits", 7, "MPI_Bcast", 2.1618320610689882e-06, 0.0),
+    ("waits", 7, "compute", 0.0005826137404580149, 0.0),
 ];
 
 /// The generator script.
@@ -663,5 +708,37 @@ fn why_reads_pipit_s_ping_pong() {
             g.0 == w.0 && (g.1 - w.1).abs() <= EPS,
             "late senders: {got:?}, expected {want:?}"
         );
+    }
+}
+
+/// regression: the delay costs of the generated runs (read from OTF2 and
+/// from Pajé) are Scalasca's: per causing rank and region, short-term and
+/// long-term.
+#[test]
+fn why_delay_costs_are_scalasca_s() {
+    let Some((dir, expected)) = generate(&DEFAULT_ARGS) else {
+        return;
+    };
+    for (name, run) in expected["runs"].as_object().unwrap() {
+        let mut want = BTreeMap::new();
+        for &(r, rank, region, short, long) in SCALASCA_DELAYS {
+            if r == name {
+                want.insert((region.to_string(), rank, "short"), short);
+                want.insert((region.to_string(), rank, "long"), long);
+            }
+        }
+        for format in ["otf2", "paje"] {
+            let path = dir.path().join(run[format].as_str().unwrap());
+            let run = run_of(&path).unwrap();
+            let waits = wait_states(&run);
+            let mut got = BTreeMap::new();
+            for d in delay_costs(&run, &waits) {
+                let region = run.regions[d.region as usize].clone();
+                let rank = rank_of(&run.processes[d.causing as usize].name);
+                *got.entry((region.clone(), rank, "short")).or_default() += d.short_term;
+                *got.entry((region, rank, "long")).or_default() += d.long_term;
+            }
+            same_seconds(&format!("{name} ({format}): delay costs"), &got, &want);
+        }
     }
 }
