@@ -742,3 +742,29 @@ fn why_delay_costs_are_scalasca_s() {
         }
     }
 }
+
+/// The late senders `otf2-print`'s records of pipit's ping-pong give, with
+/// Scalasca's definition, are Scalasca's ([`PIPIT_SCALASCA`]): the two
+/// oracles of [`why_reads_pipit_s_ping_pong`] agree.
+#[test]
+fn pipit_s_printed_late_senders_are_scalasca_s() {
+    let Some(dir) = shared::find("samples/otf2/pipit-ping-pong", "pipit's ping-pong") else {
+        return;
+    };
+    if !trama_gen::otf2::tools() {
+        return;
+    }
+    let printed = printed_late_senders(&dir.join("samples/otf2/pipit-ping-pong/traces.otf2"));
+    for (rank, seconds, n, _, _) in PIPIT_SCALASCA {
+        let mine: Vec<f64> = printed
+            .iter()
+            .filter(|p| p.0 == rank)
+            .map(|p| p.1)
+            .collect();
+        let sum: f64 = mine.iter().sum();
+        assert!(
+            mine.len() as u64 == n && (sum - seconds).abs() <= EPS,
+            "rank {rank}: {mine:?}, Scalasca: {n} instances, {seconds} s"
+        );
+    }
+}
