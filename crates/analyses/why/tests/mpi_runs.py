@@ -13,6 +13,9 @@ the calls:
 
 1. a late sender: rank 2k+1 enters MPI_Recv before rank 2k enters the
    matching MPI_Send;
+1b. messages received in the wrong order: rank 2k sends a message of tag
+   B, then one of tag A; rank 2k+1 receives A (waiting for it: a late
+   sender), then B (there already);
 2. a late receiver: rank 2k+1 enters MPI_Ssend before rank 2k enters the
    matching MPI_Recv (the send returns once the receive has started);
    then the same with a standard MPI_Send that returns only after the
@@ -113,6 +116,35 @@ def late_sender(run, rng, tag):
         run.messages.append((s, r, tag, e_send, recv["leave"]))
         late_sender_wait(send, s, recv)
         late_receiver_wait(send, recv, r)
+
+
+def wrong_order(run, rng, tag_a, tag_b):
+    """Rank 2k sends B then A; rank 2k+1 enters MPI_Recv of A before A is
+    sent, then receives B. The first receive's waiting is a Late Sender,
+    wrong order: Scalasca counts a late sender (receive R1 of a send S1) as
+    wrong order when a later receive gets a message sent before S1; it then
+    reports its time under "Late Sender, wrong order" and no longer under
+    "Late Sender" (Cube's metrics are exclusive of their children)."""
+    t = run.ready()
+    for s in range(0, run.ranks, 2):
+        r = s + 1
+        e_b = t + 300 + rng.randint(0, 300)
+        e_a = e_b + SEND + rng.randint(50, 300)
+        e_recv_a = e_b - rng.randint(1, 200)
+        send_b = run.call(s, "MPI_Send", e_b, e_b + SEND, kind="send", peer=r, tag=tag_b)
+        send_a = run.call(s, "MPI_Send", e_a, e_a + SEND, kind="send", peer=r, tag=tag_a)
+        recv_a = run.call(r, "MPI_Recv", e_recv_a, e_a + RECV_AFTER, kind="recv", peer=s,
+                          tag=tag_a)
+        e_recv_b = recv_a["leave"] + rng.randint(1, 100)
+        recv_b = run.call(r, "MPI_Recv", e_recv_b, e_recv_b + RECV_AFTER, kind="recv", peer=s,
+                          tag=tag_b)
+        run.messages.append((s, r, tag_b, e_b, recv_b["leave"]))
+        run.messages.append((s, r, tag_a, e_a, recv_a["leave"]))
+        for send, recv in [(send_a, recv_a), (send_b, recv_b)]:
+            late_sender_wait(send, s, recv)
+            late_receiver_wait(send, recv, r)
+        assert recv_a["pattern"] == "late_sender" and recv_b["wait"] == 0
+        recv_a["pattern"] = "late_sender_wrong_order"
 
 
 def late_receiver(run, rng, tag, region):
@@ -269,6 +301,7 @@ def waits_run(ranks, iterations, seed):
     run = Run(ranks)
     for i in range(iterations):
         late_sender(run, rng, 100 + i)
+        wrong_order(run, rng, 500 + i, 600 + i)
         late_receiver(run, rng, 200 + i, "MPI_Ssend")
         late_receiver(run, rng, 300 + i, "MPI_Send")
         buffered_send(run, rng, 400 + i)
