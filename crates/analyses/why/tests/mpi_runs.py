@@ -103,6 +103,18 @@ class Run:
         return max(self.now)
 
 
+def message(run, s, r, tag, region, send, recv):
+    """A message from rank `s` to rank `r`: the send `region` over `send`
+    (Enter, Leave), the MPI_Recv over `recv`; the send and the receive, with
+    their wait states."""
+    send = run.call(s, region, send[0], send[1], kind="send", peer=r, tag=tag)
+    recv = run.call(r, "MPI_Recv", recv[0], recv[1], kind="recv", peer=s, tag=tag)
+    run.messages.append((s, r, tag, send["enter"], recv["leave"]))
+    late_sender_wait(send, s, recv)
+    late_receiver_wait(send, recv, r)
+    return send, recv
+
+
 def late_sender(run, rng, tag):
     """Rank 2k+1 enters MPI_Recv `wait` before rank 2k enters MPI_Send."""
     t = run.ready()
@@ -111,20 +123,18 @@ def late_sender(run, rng, tag):
         wait = rng.randint(50, 400)
         e_send = t + 500 + rng.randint(0, 300)
         e_recv = e_send - wait
-        send = run.call(s, "MPI_Send", e_send, e_send + SEND, kind="send", peer=r, tag=tag)
-        recv = run.call(r, "MPI_Recv", e_recv, e_send + RECV_AFTER, kind="recv", peer=s, tag=tag)
-        run.messages.append((s, r, tag, e_send, recv["leave"]))
-        late_sender_wait(send, s, recv)
-        late_receiver_wait(send, recv, r)
+        message(run, s, r, tag, "MPI_Send", (e_send, e_send + SEND),
+                (e_recv, e_send + RECV_AFTER))
 
 
 def wrong_order(run, rng, tag_a, tag_b):
     """Rank 2k sends B then A; rank 2k+1 enters MPI_Recv of A before A is
     sent, then receives B. The first receive's waiting is a Late Sender,
     wrong order: Scalasca counts a late sender (receive R1 of a send S1) as
-    wrong order when a later receive gets a message sent before S1; it then
-    reports its time under "Late Sender, wrong order" and no longer under
-    "Late Sender" (Cube's metrics are exclusive of their children)."""
+    wrong order when a later receive gets a message sent before S1 (its
+    MpiSend record earlier). An instance has one pattern here: the wait is
+    late_sender_wrong_order only (Scalasca's Late Sender metric includes it,
+    Cube's values being inclusive along its metric tree)."""
     t = run.ready()
     for s in range(0, run.ranks, 2):
         r = s + 1
@@ -157,13 +167,8 @@ def late_receiver(run, rng, tag, region):
         wait = rng.randint(50, 400)
         e_recv = t + 500 + rng.randint(0, 300)
         e_send = e_recv - wait
-        send = run.call(s, region, e_send, e_recv + SSEND_AFTER, kind="send", peer=r,
-                        tag=tag)
-        recv = run.call(r, "MPI_Recv", e_recv, e_recv + RECV_AFTER, kind="recv", peer=s,
-                        tag=tag)
-        run.messages.append((s, r, tag, e_send, recv["leave"]))
-        late_sender_wait(send, s, recv)
-        late_receiver_wait(send, recv, r)
+        message(run, s, r, tag, region, (e_send, e_recv + SSEND_AFTER),
+                (e_recv, e_recv + RECV_AFTER))
 
 
 def buffered_send(run, rng, tag):
@@ -174,12 +179,8 @@ def buffered_send(run, rng, tag):
         s = r + 1
         e_send = t + 500 + rng.randint(0, 300)
         e_recv = e_send + SEND + rng.randint(1, 300)
-        send = run.call(s, "MPI_Send", e_send, e_send + SEND, kind="send", peer=r, tag=tag)
-        recv = run.call(r, "MPI_Recv", e_recv, e_recv + RECV_AFTER, kind="recv", peer=s,
-                        tag=tag)
-        run.messages.append((s, r, tag, e_send, recv["leave"]))
-        late_sender_wait(send, s, recv)
-        late_receiver_wait(send, recv, r)
+        message(run, s, r, tag, "MPI_Send", (e_send, e_send + SEND),
+                (e_recv, e_recv + RECV_AFTER))
 
 
 def late_sender_wait(send, s, recv):
@@ -326,13 +327,8 @@ def chain_run(iterations, seed):
             e_send = run.now[s] + rng.randint(200, 900)
             # The receiver is already waiting in MPI_Recv.
             e_recv = min(run.now[r] + rng.randint(1, 50), e_send - 1)
-            send = run.call(s, "MPI_Send", e_send, e_send + SEND, kind="send", peer=r,
-                            tag=900 + i)
-            recv = run.call(r, "MPI_Recv", e_recv, e_send + RECV_AFTER, kind="recv", peer=s,
-                            tag=900 + i)
-            run.messages.append((s, r, 900 + i, e_send, recv["leave"]))
-            late_sender_wait(send, s, recv)
-            late_receiver_wait(send, recv, r)
+            message(run, s, r, 900 + i, "MPI_Send", (e_send, e_send + SEND),
+                    (e_recv, e_send + RECV_AFTER))
     finalize(run, rng)
     return run
 
