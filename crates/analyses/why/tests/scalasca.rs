@@ -300,16 +300,21 @@ fn same_seconds<K: Ord + Clone + std::fmt::Debug>(
     want: &BTreeMap<K, f64>,
 ) {
     let keys: std::collections::BTreeSet<&K> = got.keys().chain(want.keys()).collect();
+    let mut wrong = Vec::new();
     for k in keys {
         let (g, w) = (
             got.get(k).copied().unwrap_or(0.0),
             want.get(k).copied().unwrap_or(0.0),
         );
-        assert!(
-            (g - w).abs() <= EPS,
-            "{what} {k:?}: found {g}, expected {w}\nfound {got:#?}\nexpected {want:#?}"
-        );
+        if (g - w).abs() > EPS {
+            wrong.push(format!("{k:?}: found {g}, expected {w}"));
+        }
     }
+    assert!(
+        wrong.is_empty(),
+        "{what}:\n{}\nfound {got:#?}\nexpected {want:#?}",
+        wrong.join("\n")
+    );
 }
 
 /// Checks what the analysis finds in the trace `path` of the run `name`
