@@ -11,7 +11,7 @@ use trama_sim::{ContainerId, ListId, Trace, TypeKind};
 
 use crate::params::number;
 use crate::reply::Error;
-use crate::Shared;
+use crate::state::Shared;
 
 /// How many states before the point are looked at for the deepest one
 /// covering it.
