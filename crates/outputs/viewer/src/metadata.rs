@@ -126,16 +126,6 @@ pub struct Meta {
     pub idle: Vec<u32>,
 }
 
-fn kind_name(k: TypeKind) -> &'static str {
-    match k {
-        TypeKind::Container => "container",
-        TypeKind::State => "state",
-        TypeKind::Event => "event",
-        TypeKind::Variable => "variable",
-        TypeKind::Link => "link",
-    }
-}
-
 /// The summary of `trace`, whose timeline shows `rows`, that `api/meta`
 /// sends.
 pub fn meta(trace: &Trace, rows: &[Row], name: &str) -> Meta {
@@ -191,7 +181,7 @@ pub fn meta(trace: &Trace, rows: &[Row], name: &str) -> Meta {
         .map(|(i, t)| MetaType {
             id: i as u32,
             name: m.label(t.name),
-            kind: kind_name(t.kind),
+            kind: t.kind.name(),
             parent: t.parent.map(|p| p.0),
         })
         .collect();
