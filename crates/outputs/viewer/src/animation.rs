@@ -146,8 +146,6 @@ impl Animation {
     }
 }
 
-/// The reply of `api/stage`.
-
 /// What the node/arc view is drawn on.
 #[derive(Serialize)]
 pub(crate) struct NodesReply<'a> {

@@ -19,6 +19,7 @@ use crate::state::Shared;
 /// Columns of the overview strip under the player's scrubber.
 const OVERVIEW: usize = 512;
 
+/// The reply of `api/stage`.
 #[derive(Serialize)]
 struct StageReply<'a> {
     #[serde(flatten)]
