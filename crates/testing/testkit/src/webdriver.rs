@@ -193,7 +193,11 @@ pub async fn click(c: &Client, x: f64, y: f64) {
 /// (`what` names the wait in a failure).
 pub async fn details(c: &Client, what: &str) -> Value {
     until(c, "return !document.getElementById('details').hidden", what).await;
-    js(c, "return document.getElementById('details-body').textContent").await
+    js(
+        c,
+        "return document.getElementById('details-body').textContent",
+    )
+    .await
 }
 
 /// A turn of the wheel at `(x, y)` (`dy` < 0: zoom in).
