@@ -249,17 +249,7 @@ async fn the_offline_report_zooms_hovers_and_fetches_nothing() {
 
     // Click pins it.
     click(&c, x, y).await;
-    until(
-        &c,
-        "return !document.getElementById('details').hidden",
-        "the details panel",
-    )
-    .await;
-    let details = js(
-        &c,
-        "return document.getElementById('details-body').textContent",
-    )
-    .await;
+    let details = webdriver::details(&c, "the details panel").await;
     assert!(details.as_str().unwrap().contains(&value), "{details}");
 
     // Search: a container, then a value's next state, from the summary.

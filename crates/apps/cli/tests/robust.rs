@@ -22,6 +22,7 @@ const HANG: Duration = Duration::from_secs(120);
 
 // xorshift64*: the same mutants on every run.
 use trama_gen::XorShift as Rng;
+use trama_testkit::http;
 
 /// Values that break naive parsers.
 const HOSTILE: [&str; 10] = [
@@ -223,14 +224,21 @@ fn traces(shared: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// A temporary directory and its empty subdirectory `out`, where the runs
+/// write.
+fn temp_with_out() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let work = tmp.path().join("out");
+    std::fs::create_dir(&work).unwrap();
+    (tmp, work)
+}
+
 #[test]
 fn mutated_text_traces_never_crash_hang_or_cost_a_file() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let work = tmp.path().join("out");
-    std::fs::create_dir(&work).unwrap();
+    let (tmp, work) = temp_with_out();
     let mut rng = Rng(0x7a3a_5eed);
     let (mut failures, mut tried, mut accepted) = (Vec::new(), 0, 0);
     for trace in traces(&shared) {
@@ -259,9 +267,7 @@ fn mutated_binary_traces_never_crash_hang_or_cost_a_file() {
     let Some(shared) = common::shared_dir() else {
         return;
     };
-    let tmp = tempfile::tempdir().unwrap();
-    let work = tmp.path().join("out");
-    std::fs::create_dir(&work).unwrap();
+    let (tmp, work) = temp_with_out();
     let mut rng = Rng(0xb1_0a7);
     let (mut failures, mut tried, mut accepted) = (Vec::new(), 0, 0);
     let real = shared.join("samples/paje-real");
@@ -296,9 +302,7 @@ fn data(name: &str) -> PathBuf {
 
 #[test]
 fn mutated_merge_sources_never_crash_hang_or_cost_a_file() {
-    let tmp = tempfile::tempdir().unwrap();
-    let work = tmp.path().join("out");
-    std::fs::create_dir(&work).unwrap();
+    let (tmp, work) = temp_with_out();
     let plan = tmp.path().join("plan.toml");
     std::fs::write(
         &plan,
@@ -769,7 +773,7 @@ fn every_command(trace: &Path, work: &Path) -> (Vec<String>, Vec<(String, i32)>)
 /// Starts `trama view` on `trace`, asks for its meta and the whole run's
 /// timeline, and stops it: what went wrong, if anything.
 fn view_serves(trace: &Path) -> Result<(), String> {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{BufRead, BufReader};
     let mut child = Command::new(env!("CARGO_BIN_EXE_trama"))
         .args([
             "view",
@@ -794,17 +798,10 @@ fn view_serves(trace: &Path) -> Result<(), String> {
             return Err(format!("never served ({status:?})"));
         }
     };
-    let rest = url.strip_prefix("http://").unwrap_or("");
-    let (addr, path) = rest.split_at(rest.find('/').unwrap_or(0));
+    let (addr, path) = http::url_parts(&url).unwrap_or(("", ""));
     let get = |what: &str| -> Result<String, String> {
-        let mut s = std::net::TcpStream::connect(addr).map_err(|e| format!("{what}: {e}"))?;
-        write!(
-            s,
-            "GET {path}{what} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-        )
-        .map_err(|e| e.to_string())?;
-        let mut r = Vec::new();
-        s.read_to_end(&mut r).map_err(|e| format!("{what}: {e}"))?;
+        let r =
+            http::get(addr, &format!("{path}{what}"), addr).map_err(|e| format!("{what}: {e}"))?;
         let r = String::from_utf8_lossy(&r).into_owned();
         match r.lines().next() {
             Some(status) if status.contains(" 200 ") => Ok(r),

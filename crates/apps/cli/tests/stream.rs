@@ -2,13 +2,13 @@
 //! (to its end) and from a file still being written (`--follow`: lines
 //! appended while playing are picked up).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use trama_testkit::http;
 
 fn example() -> String {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/ring.paje");
@@ -34,18 +34,8 @@ fn start(args: &[&str], stdin: Stdio) -> (Child, String) {
 }
 
 fn get(url: &str, what: &str) -> Value {
-    let rest = url.strip_prefix("http://").unwrap();
-    let (addr, path) = rest.split_at(rest.find('/').unwrap());
-    let once = || -> std::io::Result<String> {
-        let mut s = TcpStream::connect(addr)?;
-        write!(
-            s,
-            "GET {path}{what} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-        )?;
-        let mut r = String::new();
-        s.read_to_string(&mut r)?;
-        Ok(r)
-    };
+    let (addr, path) = http::url_parts(url).unwrap();
+    let once = || http::get_text(addr, &format!("{path}{what}"), addr);
     // The server may still be starting.
     let mut tries = 0;
     let r = loop {

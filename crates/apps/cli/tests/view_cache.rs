@@ -4,9 +4,10 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use trama_testkit::http;
 
 /// Runs `trama view ARGS`, waits until the trace is ready, reads its
 /// meta, stops it; returns the meta and what it said on standard error.
@@ -27,17 +28,9 @@ fn view(args: &[&str]) -> (serde_json::Value, String) {
         .last()
         .unwrap()
         .to_string();
-    let rest = url.strip_prefix("http://").unwrap();
-    let (addr, path) = rest.split_at(rest.find('/').unwrap());
+    let (addr, path) = http::url_parts(&url).unwrap();
     let get = |what: &str| {
-        let mut s = TcpStream::connect(addr).unwrap();
-        write!(
-            s,
-            "GET {path}{what} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut r = String::new();
-        s.read_to_string(&mut r).unwrap();
+        let r = http::get_text(addr, &format!("{path}{what}"), addr).unwrap();
         r.split_once("\r\n\r\n").unwrap().1.to_string()
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -67,16 +60,22 @@ fn copied_example(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (example, input, dir.join("cache"))
 }
 
-#[test]
-fn a_text_trace_is_converted_once_per_version() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (example, input, cache) = copied_example(tmp.path());
-    let args = [
+/// The arguments of `trama view` reading `input` by blocks through the
+/// cache `cache`.
+fn by_blocks<'a>(cache: &'a Path, input: &'a Path) -> [&'a str; 4] {
+    [
         "--blocks",
         "--cache",
         cache.to_str().unwrap(),
         input.to_str().unwrap(),
-    ];
+    ]
+}
+
+#[test]
+fn a_text_trace_is_converted_once_per_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (example, input, cache) = copied_example(tmp.path());
+    let args = by_blocks(&cache, &input);
     let (whole, _) = view(&["--whole", input.to_str().unwrap()]);
     let (first, err) = view(&args);
     assert!(err.contains("converting"), "{err}");
@@ -134,12 +133,7 @@ fn a_cache_that_cannot_be_made_is_named() {
 fn a_file_in_the_way_of_a_cache_entry_is_left_alone() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, input, cache) = copied_example(tmp.path());
-    let args = [
-        "--blocks",
-        "--cache",
-        cache.to_str().unwrap(),
-        input.to_str().unwrap(),
-    ];
+    let args = by_blocks(&cache, &input);
     view(&args);
     // The converted trace replaced by a file of the user's.
     let entry = common::files(&cache)

@@ -72,6 +72,18 @@ impl TypeKind {
             TypeKind::Link => "Link",
         }
     }
+
+    /// The kind's name in lower case (`container`, `state`, `event`,
+    /// `variable`, `link`), as messages and the exports name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TypeKind::Container => "container",
+            TypeKind::State => "state",
+            TypeKind::Event => "event",
+            TypeKind::Variable => "variable",
+            TypeKind::Link => "link",
+        }
+    }
 }
 
 /// A type of the hierarchy.

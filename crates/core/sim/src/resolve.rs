@@ -88,16 +88,6 @@ fn unused<T: Copy + Default>(map: &IdMap<T>, ident: &[u8], what: &'static str) -
     Ok(())
 }
 
-pub(crate) fn kind_label(k: TypeKind) -> &'static str {
-    match k {
-        TypeKind::Container => "container",
-        TypeKind::State => "state",
-        TypeKind::Event => "event",
-        TypeKind::Variable => "variable",
-        TypeKind::Link => "link",
-    }
-}
-
 impl Resolver {
     /// A resolver with only the root type and container; `keep_extras` keeps
     /// user-defined fields in the operations.
@@ -229,7 +219,7 @@ impl Resolver {
         if kind != TypeKind::Container {
             return Err(SimErrorKind::WrongTypeKind {
                 token: s(token),
-                found: kind_label(kind),
+                found: kind.name(),
                 expected: "container",
             });
         }
@@ -324,7 +314,7 @@ impl Resolver {
             return Err(SimErrorKind::ValueForWrongType {
                 token: s(name),
                 ty: s(ev.get(Field::Type)),
-                kind: kind_label(kind),
+                kind: kind.name(),
             });
         }
         let values = &self.values[ty.index()];
@@ -448,7 +438,7 @@ impl Resolver {
             _ => c,
         };
         let ty_token = ev.get(Field::Type);
-        let ty = self.find_type(ty_token, kind_label(expected))?;
+        let ty = self.find_type(ty_token, expected.name())?;
         let other_token = ev.get(if kind == EventKind::StartLink {
             Field::StartContainer
         } else {
@@ -535,8 +525,8 @@ impl Resolver {
         if t.kind != expected {
             return Err(SimErrorKind::WrongTypeKind {
                 token: s(ty_token),
-                found: kind_label(t.kind),
-                expected: kind_label(expected),
+                found: t.kind.name(),
+                expected: expected.name(),
             });
         }
         let cty = self.conts[c.index()].ty;

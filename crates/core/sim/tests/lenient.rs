@@ -111,16 +111,23 @@ fn lenient_names_the_first_lines_of_a_class_and_counts_them_all() {
     );
 }
 
+/// The strict simulation of `text` fails at `line`; the lenient one warns
+/// once: its trace and warnings.
+fn fails_strict_warns_once(text: &str, line: u64) -> (Trace, Vec<String>) {
+    let strict = simulate(text, false).unwrap_err();
+    assert_eq!(strict.line, line);
+    let (got, warnings) = simulate(text, true).unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    (got, warnings)
+}
+
 #[test]
 fn lenient_ignores_a_pop_of_an_empty_stack() {
     let text = format!(
         "{}2 0 p1 P 0 p1\n4 1 S p1 a\n5 2 S p1\n5 3 S p1\n",
         header()
     );
-    let strict = simulate(&text, false).unwrap_err();
-    assert_eq!(strict.line, first() + 3);
-    let (got, warnings) = simulate(&text, true).unwrap();
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let (got, warnings) = fails_strict_warns_once(&text, first() + 3);
     assert!(
         warnings[0].starts_with(&format!("line {}: PajePopState", first() + 3)),
         "{warnings:?}"
@@ -138,10 +145,7 @@ fn lenient_destroys_a_container_at_its_last_event() {
         "{}2 0 p1 P 0 p1\n4 5 S p1 a\n3 2 P p1\n2 6 p2 P 0 p2\n",
         header()
     );
-    let strict = simulate(&text, false).unwrap_err();
-    assert_eq!(strict.line, first() + 2);
-    let (got, warnings) = simulate(&text, true).unwrap();
-    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let (got, warnings) = fails_strict_warns_once(&text, first() + 2);
     assert!(
         warnings[0].contains(
             "destroyed at 2.000000, before its last event at 5.000000; it is destroyed at 5.000000"

@@ -74,20 +74,8 @@ fn read(anchor: &[u8], files: &Files) -> Result<u64, String> {
     Ok(n)
 }
 
-/// A deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+// A deterministic generator (xorshift).
+use trama_gen::XorShift64 as Rng;
 
 fn rounds() -> usize {
     std::env::var("TRAMA_ROBUST_ROUNDS")

@@ -13,20 +13,8 @@ use trama_records::{Dialect, PajeWriter, Source, SourceError, WriterOptions};
 
 use trama_sources::{clog2, ganglia, opents, pcp, rst, sched, trace, OpenSource};
 
-/// Deterministic pseudo-random numbers (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+// Deterministic pseudo-random numbers (xorshift).
+use trama_gen::XorShift64 as Rng;
 
 const INTERESTING: &[u8] = b" \t\n0-9.:=<>/\"#%\xff\x00";
 

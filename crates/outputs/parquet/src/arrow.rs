@@ -29,7 +29,7 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use trama_sim::{Columns, ContainerId, ListId, Model, Trace, TypeId, TypeKind};
 
-use crate::table::{kind_word, Kind};
+use crate::table::Kind;
 use crate::{end_of, ns, Table};
 
 /// The Arrow type of a dictionary-encoded string column.
@@ -410,7 +410,7 @@ pub fn arrow_table(
                     .filter(|t| m.ty(*t).kind == kind)
                     .collect();
                 if !ts.is_empty() {
-                    b.types(&ts, kind_word(kind));
+                    b.types(&ts, kind.name());
                 }
             }
         }

@@ -531,7 +531,7 @@ impl ParquetSink {
             let id = TypeId(self.types_seen as u32);
             self.types_seen += 1;
             let t = m.ty(id);
-            let p = self.partition(Table::Types, table::kind_word(t.kind))?;
+            let p = self.partition(Table::Types, t.kind.name())?;
             let parent = t.parent.map(|p| self.label(m, m.ty(p).name));
             let start = t.start_type.map(|p| self.label(m, m.ty(p).name));
             let end = t.end_type.map(|p| self.label(m, m.ty(p).name));

@@ -211,19 +211,6 @@ impl Table {
     }
 }
 
-/// The word of the table of types' partition column (`kind`) for a
-/// type of this kind.
-pub(crate) fn kind_word(kind: trama_sim::TypeKind) -> &'static str {
-    use trama_sim::TypeKind;
-    match kind {
-        TypeKind::Container => "container",
-        TypeKind::State => "state",
-        TypeKind::Event => "event",
-        TypeKind::Variable => "variable",
-        TypeKind::Link => "link",
-    }
-}
-
 /// How a column's values are held (its Parquet type and whether it may
 /// be null).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -34,7 +34,7 @@ const HELD_ENTITIES: usize = 1_000_000;
 pub(crate) const MAX_BLOCKS: usize = 16;
 
 /// The statistics of a window `[t0, t1]`, computed.
-pub(crate) type StatsDone = ((f64, f64), Arc<crate::stats::WindowStats>);
+pub(crate) type StatsDone = ((f64, f64), Arc<crate::window_stats::WindowStats>);
 
 /// A trace read window by window.
 pub(crate) struct Blocks {

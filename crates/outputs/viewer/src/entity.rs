@@ -11,7 +11,7 @@ use trama_sim::{ContainerId, ListId, Trace, TypeKind};
 
 use crate::params::number;
 use crate::reply::Error;
-use crate::Shared;
+use crate::state::Shared;
 
 /// How many states before the point are looked at for the deepest one
 /// covering it.
@@ -46,6 +46,24 @@ pub(crate) struct Entity {
     /// User-defined fields, in their definition's order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     fields: Vec<String>,
+}
+
+impl Entity {
+    /// Entity `i` of list `l` (of container `c`), a state or an event
+    /// (`kind`): its type, container, value, start and fields.
+    fn valued(kind: &'static str, trace: &Trace, l: ListId, c: ContainerId, i: usize) -> Entity {
+        let m = &trace.model;
+        let cols = &trace.lists[l.index()];
+        Entity {
+            kind,
+            ty: m.label(m.ty(m.list(l).ty).name),
+            container: m.label(m.container(c).name),
+            value: Some(m.label(m.value(cols.value[i]).name).into()),
+            start: Some(cols.start[i]),
+            fields: extras(trace, l, i),
+            ..Entity::default()
+        }
+    }
 }
 
 fn extras(trace: &Trace, l: ListId, i: usize) -> Vec<String> {
@@ -85,15 +103,10 @@ fn state_at(trace: &Trace, c: ContainerId, t: f64) -> Option<Entity> {
     stack.sort();
     stack.dedup_by_key(|s| s.0);
     Some(Entity {
-        kind: "state",
-        ty: m.label(m.ty(m.list(l).ty).name),
-        container: m.label(m.container(c).name),
-        value: Some(m.label(m.value(cols.value[i]).name).into()),
-        start: Some(cols.start[i]),
         end: Some(cols.end[i]),
         level: Some(level),
         stack: stack.into_iter().map(|s| s.1).collect(),
-        fields: extras(trace, l, i),
+        ..Entity::valued("state", trace, l, c, i)
     })
 }
 
@@ -118,16 +131,7 @@ fn event_near(trace: &Trace, c: ContainerId, t: f64, px: f64) -> Option<Entity> 
         }
     }
     let (l, i, _) = best?;
-    let cols = &trace.lists[l.index()];
-    Some(Entity {
-        kind: "event",
-        ty: m.label(m.ty(m.list(l).ty).name),
-        container: m.label(m.container(c).name),
-        value: Some(m.label(m.value(cols.value[i]).name).into()),
-        start: Some(cols.start[i]),
-        fields: extras(trace, l, i),
-        ..Entity::default()
-    })
+    Some(Entity::valued("event", trace, l, c, i))
 }
 
 /// The value of variable `l` at `t`.

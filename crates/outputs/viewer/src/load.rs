@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use trama_open::{ByBlocks, LoadOptions, Pending, ProgressUnit, PtbWindows, Reading, Windowed};
 
-use crate::{start_loading, Error, Input, Loading, Running, StreamOptions, ViewerOptions};
+use crate::options::ViewerOptions;
+use crate::server::{start_loading, start_stream, Error, Running};
+use crate::state::{Input, Loading};
+use crate::stream::StreamOptions;
 
 /// A viewer serving a trace read as [`start_reading`] was told: serves
 /// until Ctrl-C, unless reading the trace fails.
@@ -133,7 +136,7 @@ pub fn stream_reading(
 ) -> Result<Running, Error> {
     let mut opts = opts.clone();
     opts.run_info = input.run_info();
-    let (running, sink) = crate::start_stream(&opts, stream)?;
+    let (running, sink) = start_stream(&opts, stream)?;
     let ender = sink.ender();
     std::thread::spawn(move || {
         let mut opened = match input.open() {

@@ -246,7 +246,7 @@ fn level(
 /// The statistics of the whole run as JSON of at most `room` bytes (see
 /// the module's documentation), and whether they were trimmed.
 fn stats(trace: &Trace, msgs: &trama_analysis::Messages, run: (f64, f64), room: usize) -> String {
-    let s = crate::stats::trace_stats(trace, msgs, run.0, run.1);
+    let s = crate::window_stats::trace_stats(trace, msgs, run.0, run.1);
     let mut v = serde_json::to_value(&s).expect("statistics as JSON");
     let text = script_json(&v);
     if text.len() <= room {
@@ -394,13 +394,13 @@ fn tiles_block(levels: &[Level], (t0, t1): (f64, f64), columns: u32, used: usize
 /// The explorable timeline of `trace` (called `name`), its summary within
 /// `opts.budget` bytes.
 pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
-    let crate::Described {
+    let crate::prepare::Described {
         rows,
         mut meta,
         link_types,
         msgs,
         ordering,
-    } = crate::describe(trace, name);
+    } = crate::prepare::describe(trace, name);
     // Rows with nothing over the whole run are not shown, as in `trama view`.
     let lod = trama_lod::Lod::new(trace);
     let whole = trama_lod::pyramid::Pyramid::new(
@@ -409,7 +409,7 @@ pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
         &rows,
         link_types.as_deref(),
     );
-    crate::idle(&whole, trace, &mut meta);
+    crate::prepare::idle(&whole, trace, &mut meta);
     drop((whole, lod));
     let (mut t0, mut t1) = (meta.start, meta.end);
     if t1 <= t0 {

@@ -13,7 +13,8 @@ use axum::routing::get;
 use axum::Router;
 
 use crate::reply::{self, Error};
-use crate::{assets, entity, frames, guard, meta, search, stats, stream, timeline, Shared};
+use crate::state::Shared;
+use crate::{assets, entity, frames, guard, meta, search, stats, stream, timeline};
 
 /// The API's routes, under `/TOKEN/api/`; their replies are not stored.
 fn api() -> Router<Arc<Shared>> {

@@ -12,7 +12,7 @@ use trama_sim::{Trace, TypeKind, ValueId};
 
 use crate::params::{number, param};
 use crate::reply::Error;
-use crate::{Shared, State};
+use crate::state::{Shared, State};
 
 /// At most this many containers are listed.
 const MAX_ROWS: usize = 50;
@@ -115,8 +115,8 @@ pub(crate) async fn get_search(
             values.sort();
             values.dedup();
             let next = match &state.store {
-                crate::Store::Whole(lod) => next(state, lod.trace(), &ids, after),
-                crate::Store::Blocks(_, stretches) => {
+                crate::state::Store::Whole(lod) => next(state, lod.trace(), &ids, after),
+                crate::state::Store::Blocks(_, stretches) => {
                     // The first stretch after `after` holding one of the values.
                     let mut found = None;
                     for s in stretches.iter().filter(|s| s.t1 >= after) {

@@ -6,40 +6,12 @@ use std::sync::Arc;
 use axum::extract::{Query, State as Extract};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::Serialize;
-use trama_analysis::{
-    comm_matrix, time_per_state, wait_matrix, CommMatrix, Part, StateStats, WaitMatrix, Window,
-    WindowParts,
-};
+use trama_analysis::{Part, Window, WindowParts};
 
 use crate::params::number;
 use crate::reply::Error;
-use crate::Shared;
-
-/// The reply: the JSON forms of `trama stats states`, `comm` and `wait`
-/// over the window (`docs/stats-formats.md`).
-#[derive(Debug, Serialize)]
-pub(crate) struct WindowStats {
-    pub states: Option<StateStats>,
-    pub comm: Option<CommMatrix>,
-    pub wait: WaitMatrix,
-}
-
-/// The statistics of `[start, end]` of `trace`, which holds at least the
-/// entities overlapping it (`msgs`: the link types that are messages).
-pub(crate) fn trace_stats(
-    trace: &trama_sim::Trace,
-    msgs: &trama_analysis::Messages,
-    start: f64,
-    end: f64,
-) -> WindowStats {
-    let w = Window { start, end };
-    WindowStats {
-        states: time_per_state(trace, w, None),
-        comm: comm_matrix(trace, w, msgs, None, None),
-        wait: wait_matrix(trace, w, msgs, &[]),
-    }
-}
+use crate::state::Shared;
+use crate::window_stats::{trace_stats, WindowStats};
 
 /// `GET api/stats?start=T0&end=T1`.
 pub(crate) async fn get_stats(
@@ -65,13 +37,13 @@ pub(crate) async fn get_stats(
 /// whole trace, or a window replayed), or, for a trace read by blocks and
 /// a window too wide to replay at once, added up stretch by stretch.
 pub(crate) fn window_stats(
-    state: &'static crate::State,
+    state: &'static crate::state::State,
     start: f64,
     end: f64,
 ) -> Result<Arc<WindowStats>, String> {
     let w = Window { start, end };
     let msgs = &state.msgs;
-    let crate::Store::Blocks(blocks, stretches) = &state.store else {
+    let crate::state::Store::Blocks(blocks, stretches) = &state.store else {
         let held = state.window(start, end)?;
         return Ok(Arc::new(trace_stats(held.trace(), msgs, start, end)));
     };

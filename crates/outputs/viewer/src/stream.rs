@@ -24,8 +24,7 @@
 //! gives the frames after `K`; `&last=1` skips to the newest (the live
 //! edge). See `docs/view-api.md`.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 
 use axum::extract::{Query, State as Extract};
 use axum::Json;
@@ -36,9 +35,10 @@ use trama_analysis::{
 };
 use trama_sim::{Columns, ContainerId, Entity, ListId, Model, OpenEntity, Sink, Trace, TypeKind};
 
+use crate::live::{Live, StreamReply};
 use crate::params::param;
 use crate::reply::Error;
-use crate::Shared;
+use crate::state::Shared;
 
 /// How the frames of a stream are cut.
 #[derive(Clone, Debug)]
@@ -85,120 +85,10 @@ struct StreamFrame<'a> {
 struct StreamStage<'a> {
     #[serde(flatten)]
     stage: &'a Stage,
-    values: Vec<crate::meta::MetaValue>,
-    nodes: crate::frames::NodesReply<'a>,
+    values: Vec<crate::metadata::MetaValue>,
+    nodes: crate::animation::NodesReply<'a>,
     /// Frames carry the Kiviat radii (of the messages received so far).
     kiviat: bool,
-}
-
-/// What the page and the simulation share.
-#[derive(Default)]
-pub(crate) struct Live {
-    inner: Mutex<LiveInner>,
-    changed: Condvar,
-}
-
-#[derive(Default)]
-struct LiveInner {
-    /// Frames cut and not yet dropped, as JSON, by number.
-    frames: VecDeque<(u64, Arc<String>)>,
-    /// The number of the next frame to cut.
-    next: u64,
-    /// The page has read the frames before this one.
-    read: u64,
-    /// The stage and values, as JSON, and their version.
-    stage: Arc<String>,
-    version: u64,
-    /// The simulation's end: `Some(Ok)` at the input's end, else why it
-    /// failed.
-    done: Option<Result<(), String>>,
-    /// The time of the last event read.
-    time: f64,
-    /// The frames' length.
-    dt: f64,
-}
-
-/// The reply of `api/stream`.
-#[derive(Serialize)]
-pub(crate) struct StreamReply {
-    /// The stage's version; `stage` is given when the page's is older.
-    version: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stage: Option<serde_json::Value>,
-    /// Frames after the one asked for, in order.
-    frames: Vec<serde_json::Value>,
-    /// The newest frame cut.
-    newest: Option<u64>,
-    /// The frames' length.
-    dt: f64,
-    /// The time of the last event read.
-    time: f64,
-    /// Whether the input has ended (then `error` says if it failed).
-    done: bool,
-    error: Option<String>,
-}
-
-impl Live {
-    /// Frames after `after` (at most 32); with `last`, only the newest,
-    /// the ones before it dropped.
-    pub(crate) fn read(&self, after: Option<u64>, last: bool, version: u64) -> StreamReply {
-        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let mut frames = Vec::new();
-        if last {
-            if let Some((k, f)) = g.frames.back().cloned() {
-                g.frames.clear();
-                g.read = k + 1;
-                frames.push(f);
-            }
-        } else {
-            let from = after.map_or(0, |a| a + 1);
-            // Frames before `from` are read: drop them.
-            while g.frames.front().is_some_and(|f| f.0 < from) {
-                g.frames.pop_front();
-            }
-            g.read = g.read.max(from);
-            let mut read = g.read;
-            for (k, f) in g.frames.iter().take(32) {
-                frames.push(f.clone());
-                read = read.max(*k + 1);
-            }
-            g.read = read;
-        }
-        self.changed.notify_all();
-        let parse = |s: &str| serde_json::from_str(s).unwrap_or(serde_json::Value::Null);
-        StreamReply {
-            version: g.version,
-            stage: (version != g.version).then(|| parse(&g.stage)),
-            frames: frames.iter().map(|f| parse(f)).collect(),
-            newest: g.next.checked_sub(1),
-            dt: g.dt,
-            time: g.time,
-            done: g.done.is_some(),
-            error: g.done.clone().and_then(|d| d.err()),
-        }
-    }
-
-    /// Adds frame `k`, after waiting until the page is at most `ahead`
-    /// frames behind.
-    fn push(&self, k: u64, json: String, ahead: usize) {
-        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        while k >= g.read + ahead as u64 {
-            g = self.changed.wait(g).unwrap_or_else(|e| e.into_inner());
-        }
-        g.frames.push_back((k, Arc::new(json)));
-        g.next = k + 1;
-    }
-
-    fn set_stage(&self, json: String) {
-        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        g.stage = Arc::new(json);
-        g.version += 1;
-    }
-
-    fn set_time(&self, t: f64) {
-        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        g.time = t;
-    }
 }
 
 /// Tells the page that a stream failed (see [`StreamSink::ender`]).
@@ -208,11 +98,7 @@ pub struct StreamEnd(Arc<Live>);
 impl StreamEnd {
     /// The stream failed: the page says why.
     pub fn fail(&self, why: String) {
-        let mut g = self.0.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if g.done.is_none() {
-            g.done = Some(Err(why));
-        }
-        self.0.changed.notify_all();
+        self.0.fail(why);
     }
 }
 
@@ -286,7 +172,7 @@ pub struct StreamSink {
     vars: std::collections::HashMap<ListId, (f64, f64)>,
     /// The node/arc view's nodes, and its settings.
     nodes: Result<NodeStage, String>,
-    node_view: crate::frames::NodeViewOptions,
+    node_view: crate::animation::NodeViewOptions,
     /// Messages whose two ends came, not yet in `kiviat`: (start, from, to).
     recent: Vec<(f64, ContainerId, ContainerId)>,
     /// Per (sender, receiver) container, the messages counted so far
@@ -298,12 +184,9 @@ impl StreamSink {
     pub(crate) fn new(
         live: Arc<Live>,
         opts: StreamOptions,
-        node_view: crate::frames::NodeViewOptions,
+        node_view: crate::animation::NodeViewOptions,
     ) -> StreamSink {
-        {
-            let mut g = live.inner.lock().unwrap_or_else(|e| e.into_inner());
-            g.dt = opts.dt;
-        }
+        live.set_dt(opts.dt);
         StreamSink {
             live,
             size_field: opts.size_field.clone(),
@@ -343,9 +226,7 @@ impl StreamSink {
                 }
             }
         }
-        let mut g = self.live.inner.lock().unwrap_or_else(|e| e.into_inner());
-        g.done = Some(result);
-        self.live.changed.notify_all();
+        self.live.end(result);
     }
 
     fn frame_start(&self) -> f64 {
@@ -396,7 +277,7 @@ impl StreamSink {
             let ids: Vec<u32> = old.processes.iter().map(|p| p.id).collect();
             stage.keep_order(&ids);
         }
-        let values = crate::meta::meta_values(model);
+        let values = crate::metadata::meta_values(model);
         // The nodes keep their indices as the model grows.
         self.nodes = match std::mem::replace(&mut self.nodes, Err(String::new())) {
             Ok(mut n) => n.regrow(&self.trace).map(|_| n),
@@ -405,7 +286,7 @@ impl StreamSink {
         let json = serde_json::to_string(&StreamStage {
             stage: &stage,
             values,
-            nodes: crate::frames::NodesReply::of(&self.nodes, &self.node_view),
+            nodes: crate::animation::NodesReply::of(&self.nodes, &self.node_view),
             kiviat: true,
         })
         .unwrap_or_default();

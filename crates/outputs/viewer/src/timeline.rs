@@ -11,7 +11,7 @@ use trama_lod::{Query, Row, RowSummary};
 
 use crate::params::number;
 use crate::reply::{bytes, Error};
-use crate::Shared;
+use crate::state::Shared;
 
 /// Widest window asked for, in pixel columns.
 pub(crate) const MAX_WIDTH: u32 = 16384;
@@ -89,7 +89,7 @@ pub(crate) async fn get_timeline(
 /// Summarizes `w` over the rows of `state` (from its pyramid when the
 /// window is zoomed out enough, or too wide to replay) and encodes the
 /// reply.
-pub(crate) fn timeline(state: &'static crate::State, w: &Window) -> Result<Vec<u8>, String> {
+pub(crate) fn timeline(state: &'static crate::state::State, w: &Window) -> Result<Vec<u8>, String> {
     let all = &state.rows;
     let asked: Vec<u32> = match &w.rows {
         Some(r) => r.clone(),

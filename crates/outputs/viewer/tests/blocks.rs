@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use trama_open::{LoadOptions, Source};
+use trama_testkit::http::{self, status_and_body};
 use trama_viewer::{start_loading, Input, Running, ViewerOptions};
 
 /// A generated trace written as `.ptb` in small blocks (many blocks and
@@ -49,18 +50,8 @@ fn serve(input: Input, max_blocks: usize) -> Running {
 fn get(r: &Running, path: &str) -> (u16, Vec<u8>) {
     let after = r.url.split_once("//").unwrap().1;
     let token = &after[after.find('/').unwrap()..];
-    let mut s = TcpStream::connect(r.addr).unwrap();
-    write!(
-        s,
-        "GET {token}{path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-        r.addr
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    let status = String::from_utf8_lossy(&raw[9..12]).parse().unwrap();
-    (status, raw[at + 4..].to_vec())
+    let host = r.addr.to_string();
+    status_and_body(&http::get(r.addr, &format!("{token}{path}"), &host).unwrap())
 }
 
 fn json(r: &Running, path: &str) -> Value {
@@ -413,14 +404,8 @@ fn view_server_bounds_the_work_in_flight_and_closes_half_open_connections() {
                 let a = t0 + (t1 - t0) * i as f64 / n as f64;
                 let b = a + (t1 - t0) / 8.0;
                 go.wait();
-                let mut s = TcpStream::connect(addr).unwrap();
-                write!(
-                    s,
-                    "GET {token}api/timeline?start={a}&end={b}&width=1920 HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-                )
-                .unwrap();
-                let mut raw = Vec::new();
-                s.read_to_end(&mut raw).unwrap();
+                let path = format!("{token}api/timeline?start={a}&end={b}&width=1920");
+                let raw = http::get(addr, &path, &addr.to_string()).unwrap();
                 String::from_utf8_lossy(&raw[..raw.len().min(400)]).into_owned()
             })
         })

@@ -98,17 +98,7 @@ async fn reopened_pin_shows(c: &fantoccini::Client, details: &Value) {
     assert!(pinned_url.contains("&pin="), "{pinned_url}");
     c.goto("about:blank").await.unwrap();
     open_ready(c, &pinned_url, "the reopened view").await;
-    until(
-        c,
-        "return !document.getElementById('details').hidden",
-        "the reopened pin",
-    )
-    .await;
-    let again = js(
-        c,
-        "return document.getElementById('details-body').textContent",
-    )
-    .await;
+    let again = webdriver::details(c, "the reopened pin").await;
     assert_eq!(&again, details, "the reopened pin");
 }
 
@@ -228,17 +218,7 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
 
     // Click: the details panel pins it.
     click(&c, x, y).await;
-    until(
-        &c,
-        "return !document.getElementById('details').hidden",
-        "the details panel",
-    )
-    .await;
-    let details = js(
-        &c,
-        "return document.getElementById('details-body').textContent",
-    )
-    .await;
+    let details = webdriver::details(&c, "the details panel").await;
     assert!(details.as_str().unwrap().contains(&value), "{details}");
     assert!(details.as_str().unwrap().contains("rank-1"), "{details}");
 

@@ -6,6 +6,7 @@ use std::net::TcpStream;
 use std::path::Path;
 
 use trama_open::{LoadOptions, Source};
+use trama_testkit::http::{self, status_and_body};
 use trama_viewer::{start, Running, ViewerOptions};
 
 fn example() -> trama_sim::Trace {
@@ -319,19 +320,7 @@ fn a_window_is_a_binary_summary_and_bad_parameters_get_400() {
     let r = serve();
     let t = base(&r);
     let h = host(&r);
-    let raw = |path: &str| -> (u16, Vec<u8>) {
-        let mut s = TcpStream::connect(r.addr).unwrap();
-        write!(
-            s,
-            "GET {path} HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut b = Vec::new();
-        s.read_to_end(&mut b).unwrap();
-        let at = b.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        let status = String::from_utf8_lossy(&b[9..12]).parse().unwrap();
-        (status, b[at + 4..].to_vec())
-    };
+    let raw = |path: &str| status_and_body(&http::get(r.addr, path, &h).unwrap());
     let (status, body) = raw(&format!("{t}api/timeline?start=0&end=2.3&width=640"));
     assert_eq!(status, 200);
     assert_eq!(&body[..4], b"TRTL");
@@ -408,14 +397,7 @@ fn many_clients_asking_random_windows_are_all_answered() {
                         (first + 40).min(rows - 1)
                     );
                     let start = std::time::Instant::now();
-                    let mut s = TcpStream::connect(addr).unwrap();
-                    write!(
-                        s,
-                        "GET {q} HTTP/1.1\r\nHost: {h}\r\nConnection: close\r\n\r\n"
-                    )
-                    .unwrap();
-                    let mut b = Vec::new();
-                    s.read_to_end(&mut b).unwrap();
+                    let b = http::get(addr, &q, &h).unwrap();
                     times.push(start.elapsed().as_secs_f64());
                     assert!(
                         b.starts_with(b"HTTP/1.1 200"),
@@ -483,18 +465,13 @@ fn topology_links_are_left_out_and_said() {
             .any(|n| n.as_str().unwrap().contains("all last 0 s")),
         "{notes:?}"
     );
-    let mut s = TcpStream::connect(r.addr).unwrap();
-    write!(
-        s,
-        "GET {}api/timeline?start={}&end={}&width=800 HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+    let path = format!(
+        "{}api/timeline?start={}&end={}&width=800",
         base(&r),
         t0 - 0.1,
-        t1,
-        host(&r)
-    )
-    .unwrap();
-    let mut b = Vec::new();
-    s.read_to_end(&mut b).unwrap();
+        t1
+    );
+    let b = http::get(r.addr, &path, &host(&r)).unwrap();
     let body = &b[b.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4..];
     // The links' totals follow the rows; find them from the end: the last
     // u32 is the number of links given one by one, before it three f64.

@@ -4,25 +4,16 @@
 //! not come when the frame was cut, counted as pending for its sender.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 
 use serde_json::Value;
 use trama_open::{LoadOptions, Source};
+use trama_testkit::http;
 use trama_viewer::{start_stream, Running, StreamOptions, ViewerOptions};
 
 fn get(r: &Running, path: &str) -> Value {
     let after = r.url.split_once("//").unwrap().1;
     let base = &after[after.find('/').unwrap()..];
-    let mut s = TcpStream::connect(r.addr).unwrap();
-    write!(
-        s,
-        "GET {base}{path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-        r.addr
-    )
-    .unwrap();
-    let mut raw = String::new();
-    s.read_to_string(&mut raw).unwrap();
+    let raw = http::get_text(r.addr, &format!("{base}{path}"), &r.addr.to_string()).unwrap();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
     serde_json::from_str(body).unwrap()

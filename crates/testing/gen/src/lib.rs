@@ -65,7 +65,7 @@ mod rng;
 pub use model::generate;
 pub use mutate::mutate;
 pub use options::GenOptions;
-pub use rng::{Rng, XorShift};
+pub use rng::{Rng, XorShift, XorShift64};
 
 /// The `%EventDef` block of the Pajé event `name` numbered `id`, with
 /// `fields` in order: their names separated by spaces, each of type

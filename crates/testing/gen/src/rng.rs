@@ -80,6 +80,28 @@ impl XorShift {
     }
 }
 
+/// Marsaglia's xorshift64 (shifts 13, 7, 17): the generator of the
+/// readers' robustness tests, kept apart from [`XorShift`] so that their
+/// mutants stay the same; the state (not zero) is the seed.
+#[derive(Clone, Debug)]
+pub struct XorShift64(pub u64);
+
+impl XorShift64 {
+    /// The next 64 random bits.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number in `0..n` (0 when `n == 0`), by remainder.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

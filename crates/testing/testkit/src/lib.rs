@@ -7,6 +7,7 @@
 //! - [`traces`]: the traces the replay tests go through (generated ones,
 //!   seed by seed, and the reference simulation's);
 //! - [`piped`]: a program run with bytes on its standard input;
+//! - [`http`]: plain `GET` requests to a local server, the reply whole;
 //! - [`webdriver`]: Debian's Chromium, headless, driven by chromedriver on
 //!   loopback, and the gestures the browser tests make on the viewer's
 //!   page.
@@ -17,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod canon;
+pub mod http;
 pub mod piped;
 pub mod shared;
 pub mod traces;

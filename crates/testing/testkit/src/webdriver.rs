@@ -189,6 +189,17 @@ pub async fn click(c: &Client, x: f64, y: f64) {
     c.perform_actions(m).await.unwrap();
 }
 
+/// The text of the details panel (what a click pins), once it shows
+/// (`what` names the wait in a failure).
+pub async fn details(c: &Client, what: &str) -> Value {
+    until(c, "return !document.getElementById('details').hidden", what).await;
+    js(
+        c,
+        "return document.getElementById('details-body').textContent",
+    )
+    .await
+}
+
 /// A turn of the wheel at `(x, y)` (`dy` < 0: zoom in).
 pub async fn wheel(c: &Client, x: f64, y: f64, dy: i64) {
     let w = WheelActions::new("wheel".into()).then(WheelAction::Scroll {
