@@ -19,7 +19,7 @@ mod writer;
 
 pub use prefetch::Prefetched;
 pub use record::{
-    collect, path, Decl, DisplayPath, EntityKind, ExtraField, Extras, Location, Nanos, Path,
+    collect, path, Decl, DisplayPath, EntityKind, ExtraField, Extras, Location, Name, Nanos, Path,
     PathMap, Record, Source, SourceError, Step, VarOp, VecSource, What, ROOT_TYPE,
 };
 pub use writer::{

@@ -154,10 +154,15 @@ pub struct Record {
     pub what: What,
 }
 
+/// A name or a word of a record (a type, a value, a key, an extra
+/// field's name or text): kept inline up to 24 bytes, so that most
+/// records cost no allocation of their own.
+pub type Name = compact_str::CompactString;
+
 /// Extra (user-defined) field values of a record, as `(field name, text)`,
 /// in any order. The writer places them where its dialect says and rejects
 /// a name its dialect does not define.
-pub type Extras = Vec<(String, String)>;
+pub type Extras = Vec<(Name, Name)>;
 
 /// What a record says.
 #[derive(Clone, Debug, PartialEq)]
@@ -180,9 +185,9 @@ pub enum What {
         /// The container.
         container: Path,
         /// The state type's name.
-        ty: String,
+        ty: Name,
         /// The value's name.
-        value: String,
+        value: Name,
         /// Extra fields.
         extra: Extras,
     },
@@ -191,9 +196,9 @@ pub enum What {
         /// The container.
         container: Path,
         /// The state type's name.
-        ty: String,
+        ty: Name,
         /// The value's name.
-        value: String,
+        value: Name,
         /// Extra fields.
         extra: Extras,
     },
@@ -202,7 +207,7 @@ pub enum What {
         /// The container.
         container: Path,
         /// The state type's name.
-        ty: String,
+        ty: Name,
         /// Extra fields.
         extra: Extras,
     },
@@ -211,9 +216,9 @@ pub enum What {
         /// The container.
         container: Path,
         /// The event type's name.
-        ty: String,
+        ty: Name,
         /// The value's name.
-        value: String,
+        value: Name,
         /// Extra fields.
         extra: Extras,
     },
@@ -222,7 +227,7 @@ pub enum What {
         /// The container.
         container: Path,
         /// The variable type's name.
-        ty: String,
+        ty: Name,
         /// Set, add or subtract.
         op: VarOp,
         /// The amount.
@@ -235,13 +240,13 @@ pub enum What {
         /// trace (the usual case: the common ancestor of both ends).
         container: Option<Path>,
         /// The link type's name.
-        ty: String,
+        ty: Name,
         /// The sending container.
         from: Path,
         /// The value's name (a message tag, a kind of message).
-        value: String,
+        value: Name,
         /// The key pairing both ends.
-        key: String,
+        key: Name,
         /// Extra fields.
         extra: Extras,
     },
@@ -250,13 +255,13 @@ pub enum What {
         /// The container that holds the link, as in its start.
         container: Option<Path>,
         /// The link type's name.
-        ty: String,
+        ty: Name,
         /// The receiving container.
         to: Path,
         /// The value's name.
-        value: String,
+        value: Name,
         /// The key pairing both ends.
-        key: String,
+        key: Name,
         /// Extra fields.
         extra: Extras,
     },

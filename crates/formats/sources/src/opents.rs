@@ -105,6 +105,7 @@
 //! The reader holds one slice at a time: memory is bounded by the largest
 //! slice, whatever the file's size.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::fs::File;
 use std::io::{self, BufRead, Read};
@@ -117,7 +118,10 @@ use trama_events::EventKind;
 use trama_num::{PastNanos, SecondsSyntax};
 
 use crate::reading::open_file;
-use trama_records::{ExtraField, Nanos, Path, Record, Source, SourceError, Step, VarOp, What};
+use compact_str::ToCompactString;
+use trama_records::{
+    ExtraField, Extras, Name, Nanos, Path, Record, Source, SourceError, Step, VarOp, What,
+};
 
 /// One slice every 1/25 s: the time of a slice without a `time` attribute.
 pub const SLICE_PERIOD_NS: Nanos = 40_000_000;
@@ -261,10 +265,10 @@ enum Ctx {
     Trace,
     Slice,
     Rank,
-    Task(String),
+    Task(Name),
     Message,
     /// An `extra` of this message type.
-    Extra(String),
+    Extra(Name),
     /// `resource`, `detail`: no children expected.
     Leaf(&'static str),
 }
@@ -287,12 +291,12 @@ impl Ctx {
 struct SliceAcc {
     time: Nanos,
     /// Ranks of the slice, in document order, with their variables.
-    ranks: Vec<(u32, Vec<(String, f64)>)>,
+    ranks: Vec<(u32, Vec<(Name, f64)>)>,
     seen: HashSet<u32>,
     /// (from, to, task type, count).
-    migrations: Vec<(u32, u32, String, u64)>,
+    migrations: Vec<(u32, u32, Name, u64)>,
     /// (from, to, message type, count, bytes).
-    messages: Vec<(u32, u32, String, u64, Option<u64>)>,
+    messages: Vec<(u32, u32, Name, u64, Option<u64>)>,
 }
 
 /// A streaming reader of an OpenTS XML trace (see the module's docs).
@@ -328,10 +332,13 @@ impl OpentsSource<File> {
     }
 }
 
-/// What an attribute of an element is.
-struct Attr {
-    key: String,
-    value: String,
+/// The attributes of an element (the format's have at most 6).
+type Attrs<'e> = smallvec::SmallVec<[Attr<'e>; 6]>;
+
+/// What an attribute of an element is (borrowed from its tag when it can).
+struct Attr<'e> {
+    key: Cow<'e, str>,
+    value: Cow<'e, str>,
     /// Its line.
     line: u64,
 }
@@ -396,43 +403,66 @@ impl<R: Read + Send> OpentsSource<R> {
         self.err(line, format!("malformed XML: {e}"))
     }
 
-    /// The next event; its line; `None` at the end of the input.
-    fn next_event(&mut self) -> Result<Option<(Event<'static>, u64)>, SourceError> {
+    /// The next event read into `buf` (cleared first) and its line;
+    /// `None` at the end of the input. Comments, declarations and blank
+    /// text are events too: see [`ignored`].
+    fn read_event<'b>(
+        &mut self,
+        buf: &'b mut Vec<u8>,
+    ) -> Result<Option<(Event<'b>, u64)>, SourceError> {
+        let start = self.reader.buffer_position();
+        self.reader.get_mut().mark(start);
+        buf.clear();
+        let ev = match self.reader.read_event_into(buf) {
+            Ok(Event::Eof) => return Ok(None),
+            Ok(ev) => ev,
+            Err(e) => return Err(self.xml_err(e)),
+        };
+        // The line of the event's first non-blank byte.
+        let lead = match &ev {
+            Event::Text(t) => t.iter().take_while(|b| b.is_ascii_whitespace()).count(),
+            _ => 0,
+        };
+        let line = self.reader.get_ref().line_of(start + lead as u64);
+        Ok(Some((ev, line)))
+    }
+
+    /// The next event that is not [`ignored`], described, with its line;
+    /// `None` at the end of the input.
+    fn next_event_text(&mut self) -> Result<Option<(String, u64)>, SourceError> {
+        let mut buf = Vec::new();
         loop {
-            let start = self.reader.buffer_position();
-            self.reader.get_mut().mark(start);
-            self.buf.clear();
-            let ev = match self.reader.read_event_into(&mut self.buf) {
-                Ok(ev) => ev.into_owned(),
-                Err(e) => return Err(self.xml_err(e)),
-            };
-            // The line of the event's first non-blank byte.
-            let lead = match &ev {
-                Event::Text(t) => t.iter().take_while(|b| b.is_ascii_whitespace()).count(),
-                _ => 0,
-            };
-            let line = self.reader.get_ref().line_of(start + lead as u64);
-            match ev {
-                Event::Eof => return Ok(None),
-                Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
-                Event::Text(ref t) if t.iter().all(|b| b.is_ascii_whitespace()) => {}
-                ev => return Ok(Some((ev, line))),
+            match self.read_event(&mut buf)? {
+                None => return Ok(None),
+                Some((ev, _)) if ignored(&ev) => {}
+                Some((ev, line)) => return Ok(Some((describe(&ev), line))),
             }
         }
     }
 
     /// The attributes of `e`, unescaped, each with its line.
-    fn attributes(&self, e: &BytesStart, line: u64) -> Result<Vec<Attr>, SourceError> {
+    fn attributes<'e>(&self, e: &'e BytesStart, line: u64) -> Result<Attrs<'e>, SourceError> {
         let raw: &[u8] = e;
         let one_line = memchr::memchr(b'\n', raw).is_none();
-        let mut out = Vec::new();
+        let mut out = Attrs::new();
         for a in e.attributes() {
             let a = a.map_err(|x| self.err(line, format!("malformed attribute: {x}")))?;
-            let key = String::from_utf8_lossy(a.key.as_ref()).into_owned();
-            let value = a
-                .unescape_value()
-                .map_err(|x| self.err(line, format!("attribute `{key}`: {x}")))?
-                .into_owned();
+            let key = lossy(a.key.into_inner());
+            let value = match &a.value {
+                // Nothing to unescape: the text as it is in the tag.
+                Cow::Borrowed(v) if memchr::memchr(b'&', v).is_none() => {
+                    std::str::from_utf8(v).ok().map(Cow::Borrowed)
+                }
+                _ => None,
+            };
+            let value = match value {
+                Some(v) => v,
+                None => Cow::Owned(
+                    a.unescape_value()
+                        .map_err(|x| self.err(line, format!("attribute `{key}`: {x}")))?
+                        .into_owned(),
+                ),
+            };
             // Its line: the tag's plus the newlines before the attribute in the tag.
             let line = if one_line {
                 line
@@ -449,13 +479,24 @@ impl<R: Read + Send> OpentsSource<R> {
         *self.skipped.entry(what).or_default() += 1;
     }
 
-    fn element_name(e: &BytesStart) -> String {
-        String::from_utf8_lossy(e.name().as_ref()).into_owned()
+    fn element_name<'e>(e: &'e BytesStart) -> Cow<'e, str> {
+        lossy(e.name().into_inner())
     }
 
     fn read_header(&mut self) -> Result<(), SourceError> {
-        let Some((ev, line)) = self.next_event()? else {
-            return Err(SourceError::file(&self.name, "empty: no <trace> element"));
+        let mut buf = std::mem::take(&mut self.buf);
+        let read = self.read_header_with(&mut buf);
+        self.buf = buf;
+        read
+    }
+
+    fn read_header_with(&mut self, buf: &mut Vec<u8>) -> Result<(), SourceError> {
+        let (ev, line) = loop {
+            match self.read_event(buf)? {
+                None => return Err(SourceError::file(&self.name, "empty: no <trace> element")),
+                Some((ev, _)) if ignored(&ev) => {}
+                Some(found) => break found,
+            }
         };
         let (e, empty) = match &ev {
             Event::Start(e) => (e, false),
@@ -478,7 +519,7 @@ impl<R: Read + Send> OpentsSource<R> {
             ));
         }
         for a in self.attributes(e, line)? {
-            match a.key.as_str() {
+            match &*a.key {
                 "ranks" => {
                     let n = a
                         .value
@@ -497,8 +538,8 @@ impl<R: Read + Send> OpentsSource<R> {
                         })?;
                     self.header.ranks = Some(n);
                 }
-                "cmd" => self.header.cmd = Some(a.value),
-                "time" => self.header.time = Some(a.value),
+                "cmd" => self.header.cmd = Some(a.value.into_owned()),
+                "time" => self.header.time = Some(a.value.into_owned()),
                 k => self.skip(format!("attribute trace/@{k}")),
             }
         }
@@ -512,8 +553,16 @@ impl<R: Read + Send> OpentsSource<R> {
 
     /// Reads until a slice is complete (its records queued) or the trace ends.
     fn fill(&mut self) -> Result<(), SourceError> {
+        // The events borrow the buffer while the reader's state changes.
+        let mut buf = std::mem::take(&mut self.buf);
+        let filled = self.fill_with(&mut buf);
+        self.buf = buf;
+        filled
+    }
+
+    fn fill_with(&mut self, buf: &mut Vec<u8>) -> Result<(), SourceError> {
         while self.queue.is_empty() && !self.done {
-            let Some((ev, line)) = self.next_event()? else {
+            let Some((ev, line)) = self.read_event(buf)? else {
                 let open = self.stack.last().map_or("trace", Ctx::name);
                 let line = self.reader.get_ref().line_of(self.reader.buffer_position());
                 return Err(self.err(line, format!("the file ends inside <{open}>")));
@@ -522,6 +571,7 @@ impl<R: Read + Send> OpentsSource<R> {
                 Event::Start(e) => self.open_element(&e, line, false)?,
                 Event::Empty(e) => self.open_element(&e, line, true)?,
                 Event::End(_) => self.close(line)?,
+                ref ev if ignored(ev) => {}
                 Event::Text(t) => {
                     let text = String::from_utf8_lossy(&t)
                         .trim()
@@ -540,10 +590,14 @@ impl<R: Read + Send> OpentsSource<R> {
         Ok(())
     }
 
-    fn number(&self, a: &Attr, what: &str) -> Result<f64, SourceError> {
+    /// The value of attribute `a` of element `element`, a finite number.
+    fn number(&self, a: &Attr, element: &str) -> Result<f64, SourceError> {
         match a.value.trim().parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(v),
-            _ => Err(self.err(a.line, format!("{what} `{}`: not a finite number", a.value))),
+            _ => Err(self.err(
+                a.line,
+                format!("{element} {} `{}`: not a finite number", a.key, a.value),
+            )),
         }
     }
 
@@ -571,7 +625,7 @@ impl<R: Read + Send> OpentsSource<R> {
         Ok(n)
     }
 
-    fn current_vars(&mut self) -> &mut Vec<(String, f64)> {
+    fn current_vars(&mut self) -> &mut Vec<(Name, f64)> {
         &mut self
             .slice
             .as_mut()
@@ -594,8 +648,8 @@ impl<R: Read + Send> OpentsSource<R> {
 
     fn open_element(&mut self, e: &BytesStart, line: u64, empty: bool) -> Result<(), SourceError> {
         let name = Self::element_name(e);
-        let parent = self.stack.last().cloned().unwrap_or(Ctx::Trace);
-        let ctx = match (&parent, name.as_str()) {
+        let parent = self.stack.last().unwrap_or(&Ctx::Trace);
+        let ctx = match (parent, &*name) {
             (Ctx::Trace, "slice") => {
                 self.open_slice(e, line)?;
                 Ctx::Slice
@@ -641,7 +695,7 @@ impl<R: Read + Send> OpentsSource<R> {
         let attrs = self.attributes(e, line)?;
         let mut num = None;
         for a in &attrs {
-            match a.key.as_str() {
+            match &*a.key {
                 "num" => num = Some(self.rank_num(a, "rank num")?),
                 k => self.skip(format!("attribute rank/@{k}")),
             }
@@ -658,13 +712,13 @@ impl<R: Read + Send> OpentsSource<R> {
     /// Reads a `<resource>` of a rank into its variables.
     fn open_resource(&mut self, e: &BytesStart, line: u64) -> Result<Ctx, SourceError> {
         for a in self.attributes(e, line)? {
-            let var = match a.key.as_str() {
-                "mbytes" => "memory".to_string(),
-                "mflops" => "speed".to_string(),
-                k @ ("tasks" | "idle" | "sched" | "mpi") => format!("time_{k}"),
-                k => format!("resource_{k}"),
+            let var = match &*a.key {
+                "mbytes" => Name::const_new("memory"),
+                "mflops" => Name::const_new("speed"),
+                k @ ("tasks" | "idle" | "sched" | "mpi") => concat(&["time_", k]),
+                k => concat(&["resource_", k]),
             };
-            let v = self.number(&a, &format!("resource {}", a.key))?;
+            let v = self.number(&a, "resource")?;
             self.current_vars().push((var, v));
         }
         Ok(Ctx::Leaf("resource"))
@@ -675,14 +729,14 @@ impl<R: Read + Send> OpentsSource<R> {
         let mut ty = None;
         let mut count = None;
         for a in self.attributes(e, line)? {
-            match a.key.as_str() {
+            match &*a.key {
                 "type" => {
                     if a.value.is_empty() || a.value.chars().any(char::is_whitespace) {
                         return Err(
                             self.err(a.line, format!("task type `{}`: not a name", a.value))
                         );
                     }
-                    ty = Some(a.value);
+                    ty = Some(Name::from(&*a.value));
                 }
                 "count" => count = Some(self.count(&a, "task count")?),
                 k => self.skip(format!("attribute task/@{k}")),
@@ -690,7 +744,7 @@ impl<R: Read + Send> OpentsSource<R> {
         }
         let ty = ty.ok_or_else(|| self.err(line, "<task> without `type`"))?;
         if let Some(c) = count {
-            let var = format!("tasks_{ty}");
+            let var = concat(&["tasks_", &ty]);
             self.current_vars().push((var, c as f64));
         }
         Ok(Ctx::Task(ty))
@@ -701,11 +755,11 @@ impl<R: Read + Send> OpentsSource<R> {
         &mut self,
         e: &BytesStart,
         line: u64,
-        ty: String,
+        ty: Name,
     ) -> Result<Ctx, SourceError> {
         let (mut count, mut to) = (None, None);
         for a in self.attributes(e, line)? {
-            match a.key.as_str() {
+            match &*a.key {
                 "count" => count = Some(self.count(&a, "detail count")?),
                 "to" => to = Some(self.rank_num(&a, "detail to")?),
                 k => self.skip(format!("attribute detail/@{k}")),
@@ -731,8 +785,8 @@ impl<R: Read + Send> OpentsSource<R> {
                 self.skip("attribute message/@to".into());
                 continue;
             }
-            let v = self.number(&a, &format!("message {}", a.key))?;
-            let var = format!("msg_{}", a.key);
+            let v = self.number(&a, "message")?;
+            let var = concat(&["msg_", &a.key]);
             self.current_vars().push((var, v));
         }
         Ok(Ctx::Message)
@@ -744,7 +798,7 @@ impl<R: Read + Send> OpentsSource<R> {
         let ty = attrs
             .iter()
             .find(|a| a.key == "type")
-            .map(|a| a.value.clone())
+            .map(|a| Name::from(&*a.value))
             .ok_or_else(|| self.err(line, "<extra> without `type`"))?;
         if ty.is_empty() || ty.chars().any(char::is_whitespace) {
             return Err(self.err(line, format!("message type `{ty}`: not a name")));
@@ -754,8 +808,8 @@ impl<R: Read + Send> OpentsSource<R> {
                 self.skip("attribute extra/@to".into());
                 continue;
             }
-            let v = self.number(a, &format!("extra {}", a.key))?;
-            let var = format!("msg_{ty}_{}", a.key);
+            let v = self.number(a, "extra")?;
+            let var = concat(&["msg_", &ty, "_", &a.key]);
             self.current_vars().push((var, v));
         }
         Ok(Ctx::Extra(ty))
@@ -766,11 +820,11 @@ impl<R: Read + Send> OpentsSource<R> {
         &mut self,
         e: &BytesStart,
         line: u64,
-        ty: String,
+        ty: Name,
     ) -> Result<Ctx, SourceError> {
         let (mut count, mut to, mut bytes) = (None, None, None);
         for a in self.attributes(e, line)? {
-            match a.key.as_str() {
+            match &*a.key {
                 "count" => count = Some(self.count(&a, "message detail count")?),
                 "bytes" => bytes = Some(self.count(&a, "message detail bytes")?),
                 "to" => to = Some(self.rank_num(&a, "message detail to")?),
@@ -794,7 +848,7 @@ impl<R: Read + Send> OpentsSource<R> {
         let (mut num, mut time) = (None, None);
         let mut text = String::new();
         for a in self.attributes(e, line)? {
-            match a.key.as_str() {
+            match &*a.key {
                 "num" => num = Some(self.count(&a, "slice num")?),
                 "time" => {
                     let t = parse_seconds(&a.value).ok_or_else(|| {
@@ -851,8 +905,8 @@ impl<R: Read + Send> OpentsSource<R> {
             Some(Ctx::Trace) => {
                 self.end_trace();
                 // Anything after the root but comments is an error.
-                if let Some((ev, line)) = self.next_event()? {
-                    return Err(self.err(line, format!("`{}` after </trace>", describe(&ev))));
+                if let Some((ev, line)) = self.next_event_text()? {
+                    return Err(self.err(line, format!("`{ev}` after </trace>")));
                 }
             }
             Some(_) => {}
@@ -918,18 +972,18 @@ impl<R: Read + Send> OpentsSource<R> {
             self.links += 1;
             // Migrations are m1, m2, ...; messages s1, s2, ... (one count for both).
             let prefix = if link == MIGRATION_LINK { "m" } else { "s" };
-            let key = format!("{prefix}{}", self.links);
+            let key = concat(&[prefix, itoa::Buffer::new().format(self.links)]);
             let from = self.rank_path(from);
             let to = self.rank_path(to);
-            let mut extra = vec![("count".to_string(), count.to_string())];
+            let mut extra: Extras = vec![("count".into(), count.to_compact_string())];
             if let Some(b) = bytes {
-                extra.push(("bytes".to_string(), b.to_string()));
+                extra.push(("bytes".into(), b.to_compact_string()));
             }
             self.queue.push_back(Record {
                 time: t0,
                 what: What::StartLink {
                     container: None,
-                    ty: link.to_string(),
+                    ty: Name::const_new(link),
                     from,
                     value: ty.clone(),
                     key: key.clone(),
@@ -940,7 +994,7 @@ impl<R: Read + Send> OpentsSource<R> {
                 time: t,
                 what: What::EndLink {
                     container: None,
-                    ty: link.to_string(),
+                    ty: Name::const_new(link),
                     to,
                     value: ty,
                     key,
@@ -1017,6 +1071,15 @@ fn parse_seconds(s: &str) -> Option<Nanos> {
     trama_num::parse_seconds(s.trim().as_bytes(), SYNTAX).ok()
 }
 
+/// The name made of `parts`, one after the other.
+fn concat(parts: &[&str]) -> Name {
+    let mut name = Name::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        name.push_str(p);
+    }
+    name
+}
+
 fn secs(t: Nanos) -> String {
     format!("{}.{:09}", t / 1_000_000_000, t % 1_000_000_000)
 }
@@ -1031,6 +1094,25 @@ fn attr_offset(tag: &[u8], key: &[u8]) -> Option<usize> {
                 .get(i + key.len())
                 .is_some_and(|&b| b == b'=' || b.is_ascii_whitespace())
     })
+}
+
+/// `bytes` as text, invalid UTF-8 replaced (as `String::from_utf8_lossy`
+/// does, quicker when valid).
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// Whether an event says nothing to the reader: a comment, the XML
+/// declaration, a processing instruction, a doctype, blank text.
+fn ignored(ev: &Event) -> bool {
+    match ev {
+        Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => true,
+        Event::Text(t) => t.iter().all(|b| b.is_ascii_whitespace()),
+        _ => false,
+    }
 }
 
 fn describe(ev: &Event) -> String {

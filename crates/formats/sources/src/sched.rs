@@ -593,7 +593,7 @@ impl Machine<'_> {
                 what: What::Event {
                     container: th.path.clone(),
                     ty: "comm".into(),
-                    value: comm.to_string(),
+                    value: comm.to_string().into(),
                     extra: Vec::new(),
                 },
             });
@@ -666,7 +666,7 @@ fn convert(events: Vec<Event>, opts: &SchedOptions, stats: &mut SchedStats) -> V
                         what: What::SetState {
                             container,
                             ty: "running".into(),
-                            value,
+                            value: value.into(),
                             extra: Vec::new(),
                         },
                     });

@@ -412,27 +412,27 @@ impl Converter {
                 match kind {
                     EventKind::SetState => What::SetState {
                         container,
-                        ty,
-                        value,
+                        ty: ty.into(),
+                        value: value.into(),
                         extra: vec![],
                     },
                     EventKind::PushState => What::PushState {
                         container,
-                        ty,
-                        value,
+                        ty: ty.into(),
+                        value: value.into(),
                         extra: vec![],
                     },
                     _ => What::Event {
                         container,
-                        ty,
-                        value,
+                        ty: ty.into(),
+                        value: value.into(),
                         extra: vec![],
                     },
                 }
             }
             EventKind::PopState => What::PopState {
                 container: self.container(ev, Field::Container)?,
-                ty: self.entity_type(ev)?.name,
+                ty: self.entity_type(ev)?.name.into(),
                 extra: vec![],
             },
             EventKind::SetVariable | EventKind::AddVariable | EventKind::SubVariable => {
@@ -446,7 +446,7 @@ impl Converter {
                 }
                 What::Variable {
                     container: self.container(ev, Field::Container)?,
-                    ty: self.entity_type(ev)?.name,
+                    ty: self.entity_type(ev)?.name.into(),
                     op: match kind {
                         EventKind::SetVariable => VarOp::Set,
                         EventKind::AddVariable => VarOp::Add,
@@ -464,19 +464,19 @@ impl Converter {
                 if kind == EventKind::StartLink {
                     What::StartLink {
                         container,
-                        ty,
+                        ty: ty.into(),
                         from: self.container(ev, Field::StartContainer)?,
-                        value,
-                        key,
+                        value: value.into(),
+                        key: key.into(),
                         extra: vec![],
                     }
                 } else {
                     What::EndLink {
                         container,
-                        ty,
+                        ty: ty.into(),
                         to: self.container(ev, Field::EndContainer)?,
-                        value,
-                        key,
+                        value: value.into(),
+                        key: key.into(),
                         extra: vec![],
                     }
                 }

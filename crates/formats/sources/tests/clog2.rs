@@ -277,7 +277,7 @@ fn real_conversion() {
                 stacks
                     .entry(DisplayPath(container).to_string())
                     .or_default()
-                    .push(value.clone());
+                    .push(value.to_string());
             }
             What::PopState { container, .. } => {
                 pops += 1;
@@ -478,8 +478,8 @@ fn crafted_messages_pair_up() {
         let mut ends: HashMap<String, (u32, u32)> = HashMap::new();
         for r in &recs {
             match &r.what {
-                What::StartLink { key, .. } => ends.entry(key.clone()).or_default().0 += 1,
-                What::EndLink { key, .. } => ends.entry(key.clone()).or_default().1 += 1,
+                What::StartLink { key, .. } => ends.entry(key.to_string()).or_default().0 += 1,
+                What::EndLink { key, .. } => ends.entry(key.to_string()).or_default().1 += 1,
                 _ => {}
             }
         }

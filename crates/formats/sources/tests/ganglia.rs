@@ -106,7 +106,7 @@ fn variable(recs: &[Record], host: &str, ty: &str) -> Vec<(i64, f64)> {
 fn events(recs: &[Record], host: &str, ty: &str) -> Vec<(i64, String)> {
     samples(recs, host, ty)
         .filter_map(|(t, w)| match w {
-            What::Event { value, .. } => Some((t, value.clone())),
+            What::Event { value, .. } => Some((t, value.to_string())),
             _ => None,
         })
         .collect()

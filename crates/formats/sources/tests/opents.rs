@@ -580,14 +580,14 @@ fn tally(records: &[Record]) -> Tally {
                 };
                 assert!(count > 0);
                 let prev = starts.insert(
-                    key.clone(),
-                    (rank(from), ty.clone(), value.clone(), count, bytes),
+                    key.to_string(),
+                    (rank(from), ty.to_string(), value.to_string(), count, bytes),
                 );
                 assert!(prev.is_none(), "key {key} twice");
             }
             What::EndLink { ty, to, key, .. } => {
-                let (from, t2, value, count, bytes) = starts.remove(key).unwrap();
-                assert_eq!(&t2, ty);
+                let (from, t2, value, count, bytes) = starts.remove(key.as_str()).unwrap();
+                assert_eq!(t2, *ty);
                 let to = rank(to);
                 assert_ne!(from, to);
                 if ty == MIGRATION_LINK {
@@ -612,7 +612,7 @@ fn tally(records: &[Record]) -> Tally {
                 ty,
                 value,
                 ..
-            } => vars.push((r.time, rank(container), ty.clone(), *value)),
+            } => vars.push((r.time, rank(container), ty.to_string(), *value)),
             _ => {}
         }
     }

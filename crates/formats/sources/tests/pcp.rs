@@ -37,7 +37,7 @@ fn vars_at(recs: &[Record], time: i64) -> Vec<(String, f64)> {
     recs.iter()
         .filter(|r| r.time == time)
         .map(|r| match &r.what {
-            What::Variable { ty, value, .. } => (ty.clone(), *value),
+            What::Variable { ty, value, .. } => (ty.to_string(), *value),
             w => panic!("unexpected {w:?}"),
         })
         .collect()
@@ -126,7 +126,9 @@ fn pmrep_csv_unit_and_inst_info_variants_agree() {
         .map(|mut r| {
             if let What::Variable { ty, .. } = &mut r.what {
                 for (k, d) in ["sda", "sdb", "sdc", "sdd", "sde"].iter().enumerate() {
-                    *ty = ty.replace(&format!("[#{}]", k + 1), &format!("[{d}]"));
+                    *ty = ty
+                        .replace(&format!("[#{}]", k + 1), &format!("[{d}]"))
+                        .into();
                 }
             }
             r

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use trama_rastro::rst::{Encoder, Layout, Stamp, Value};
 use trama_records::{
-    collect, path, Decl, Dialect, EntityKind, Location, PajeWriter, Record, Source, SourceError,
-    What,
+    collect, path, Decl, Dialect, EntityKind, Extras, Location, PajeWriter, Record, Source,
+    SourceError, What,
 };
 use trama_sources::rst::{
     akypuera_convert, akypuera_dialect, akypuera_options, akypuera_source, akypuera_sources,
@@ -97,7 +97,7 @@ fn akypuera_rank_sources_small_example() {
         time: t(ticks),
         what,
     };
-    let push = |value: &str, extra: Vec<(String, String)>| What::PushState {
+    let push = |value: &str, extra: Extras| What::PushState {
         container: rank0.clone(),
         ty: "STATE".into(),
         value: value.into(),
@@ -108,10 +108,10 @@ fn akypuera_rank_sources_small_example() {
         ty: "STATE".into(),
         extra: vec![],
     };
-    let ex = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+    let ex = |pairs: &[(&str, &str)]| -> Extras {
         pairs
             .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .map(|(a, b)| ((*a).into(), (*b).into()))
             .collect()
     };
     let expected = vec![
@@ -199,12 +199,13 @@ fn messages_of_records(records: &[Record]) -> Vec<(String, String, String)> {
             What::StartLink {
                 from, value, key, ..
             } => {
-                let prev = starts.insert(key.clone(), (from[1].name.clone(), value.clone()));
+                let prev =
+                    starts.insert(key.to_string(), (from[1].name.clone(), value.to_string()));
                 assert!(prev.is_none(), "key {key} starts twice");
             }
             What::EndLink { to, value, key, .. } => {
                 let (from, v) = starts
-                    .remove(key)
+                    .remove(key.as_str())
                     .unwrap_or_else(|| panic!("{key} ends unstarted"));
                 assert_eq!(&v, value, "{key}");
                 out.push((from, to[1].name.clone(), v));
@@ -575,7 +576,13 @@ fn crafted_point_to_point_pairs_keys_and_extras_are_all_or_nothing() {
     let starts: Vec<(String, Vec<(String, String)>)> = a
         .iter()
         .filter_map(|r| match &r.what {
-            What::StartLink { key, extra, .. } => Some((key.clone(), extra.clone())),
+            What::StartLink { key, extra, .. } => Some((
+                key.to_string(),
+                extra
+                    .iter()
+                    .map(|(n, v)| (n.to_string(), v.to_string()))
+                    .collect(),
+            )),
             _ => None,
         })
         .collect();
@@ -594,7 +601,7 @@ fn crafted_point_to_point_pairs_keys_and_extras_are_all_or_nothing() {
         .filter_map(|r| match &r.what {
             What::EndLink { key, container, .. } => {
                 assert!(container.is_none(), "links live at the top by default");
-                Some(key.clone())
+                Some(key.to_string())
             }
             _ => None,
         })
@@ -602,7 +609,7 @@ fn crafted_point_to_point_pairs_keys_and_extras_are_all_or_nothing() {
     assert_eq!(ends, ["PTP:0>1:0", "PTP:0>1:1"]);
     // Push states carry the mark.
     assert!(
-        matches!(&a[0].what, What::PushState { extra, .. } if extra == &[("Mark".to_string(), "0".to_string())])
+        matches!(&a[0].what, What::PushState { extra, .. } if extra == &[("Mark".into(), "0".into())])
     );
 }
 

@@ -42,7 +42,7 @@ fn states_of(recs: &[Record], tid: &str) -> Vec<(i64, String)> {
                 ty,
                 value,
                 ..
-            } if *container == p && ty == "sched" => Some((r.time, value.clone())),
+            } if *container == p && ty == "sched" => Some((r.time, value.to_string())),
             _ => None,
         })
         .collect()
@@ -54,7 +54,7 @@ fn comms_of(recs: &[Record], tid: &str) -> Vec<String> {
         .filter_map(|r| match &r.what {
             What::Event {
                 container, value, ..
-            } if *container == p => Some(value.clone()),
+            } if *container == p => Some(value.to_string()),
             _ => None,
         })
         .collect()

@@ -118,7 +118,7 @@ impl<O: EventOut> Declarer<O> {
         container_type: &Arc<str>,
         color: Option<&str>,
     ) -> Result<Arc<str>, WriteError> {
-        let key = (kind, container_type.clone());
+        let key = (kind, Arc::as_ptr(container_type) as *const u8 as usize);
         if let Some(a) = self.entity_types.get(&key).and_then(|m| m.get(name)) {
             return Ok(a.clone());
         }

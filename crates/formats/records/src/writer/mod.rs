@@ -41,7 +41,7 @@ use std::sync::Arc;
 
 use trama_events::{EventKind, Field};
 
-use crate::record::{DisplayPath, EntityKind, Nanos, Path, PathMap, Record, VarOp, What};
+use crate::record::{DisplayPath, EntityKind, Name, Nanos, Path, PathMap, Record, VarOp, What};
 
 /// Options of a [`PajeWriter`].
 #[derive(Clone, Debug)]
@@ -167,7 +167,9 @@ pub struct Declarer<O: EventOut> {
     /// `(name, parent type alias)` → container type alias.
     container_types: HashMap<(String, String), Arc<str>>,
     /// `(kind, container type alias)` → name → entity type alias.
-    entity_types: Map<(EntityKind, Arc<str>), Map<String, Arc<str>>>,
+    /// (The container type alias by its address: every alias is kept in
+    /// `container_types` or is `root`, so no two share one.)
+    entity_types: Map<(EntityKind, usize), Map<String, Arc<str>>>,
     /// Container type alias → name → link type alias.
     link_types: Map<Arc<str>, Map<String, Arc<str>>>,
     /// Every type alias taken (types of all kinds share one namespace).
@@ -312,8 +314,7 @@ impl<O: EventOut> Declarer<O> {
                 };
                 let mut v = std::mem::take(&mut self.number);
                 v.clear();
-                use std::fmt::Write as _;
-                let _ = write!(v, "{value}");
+                text::push_f64(&mut v, *value);
                 let r = self.entity(t, kind, container, ty, Some(&v), &[]);
                 self.number = v;
                 r?;
@@ -379,7 +380,7 @@ impl<O: EventOut> Declarer<O> {
         container: &Path,
         ty: &str,
         value: Option<&str>,
-        extra: &[(String, String)],
+        extra: &[(Name, Name)],
     ) -> Result<(), WriteError> {
         let ek = match kind {
             EventKind::NewEvent => EntityKind::Event,
@@ -425,7 +426,7 @@ impl<O: EventOut> Declarer<O> {
     fn emit(
         &mut self,
         kind: EventKind,
-        extra: &[(String, String)],
+        extra: &[(Name, Name)],
         f: &Fields<'_>,
     ) -> Result<(), WriteError> {
         let i = if extra.is_empty() {
@@ -638,7 +639,7 @@ mod tests {
     #[test]
     fn other_sets_of_known_extras_are_defined_on_first_use() {
         let p = path(&[("P", "r0")]);
-        let link = |key: &str, extra: Vec<(String, String)>| Record {
+        let link = |key: &str, extra: crate::Extras| Record {
             time: 5,
             what: What::StartLink {
                 container: None,

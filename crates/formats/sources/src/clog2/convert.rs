@@ -546,7 +546,7 @@ impl Converter {
                 what: What::PushState {
                     container,
                     ty: STATE_TYPE.into(),
-                    value: state_name(&s.states[st]),
+                    value: state_name(&s.states[st]).into(),
                     extra: Vec::new(),
                 },
             });
@@ -588,7 +588,7 @@ impl Converter {
                 what: What::Event {
                     container,
                     ty: EVENT_TYPE.into(),
-                    value,
+                    value: value.into(),
                     extra: Vec::new(),
                 },
             });
@@ -648,17 +648,17 @@ impl Converter {
                 container: None,
                 ty: LINK_TYPE.into(),
                 from: here,
-                value: tag.to_string(),
-                key,
-                extra: vec![(SIZE_FIELD.to_string(), size.to_string())],
+                value: tag.to_string().into(),
+                key: key.into(),
+                extra: vec![(SIZE_FIELD.to_string().into(), size.to_string().into())],
             }
         } else {
             What::EndLink {
                 container: None,
                 ty: LINK_TYPE.into(),
                 to: here,
-                value: tag.to_string(),
-                key,
+                value: tag.to_string().into(),
+                key: key.into(),
                 extra: Vec::new(),
             }
         };

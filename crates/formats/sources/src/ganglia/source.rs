@@ -179,13 +179,13 @@ impl Source for GangliaSource {
         let what = match e.val {
             Val::Num(value) => What::Variable {
                 container,
-                ty,
+                ty: ty.into(),
                 op: VarOp::Set,
                 value,
             },
             Val::Text(t) => What::Event {
                 container,
-                ty,
+                ty: ty.into(),
                 value: t.into(),
                 extra: Vec::new(),
             },

@@ -100,8 +100,8 @@ impl<'a> Converter<'a> {
                         time,
                         what: What::SetState {
                             container,
-                            ty,
-                            value: s.to_string(),
+                            ty: ty.into(),
+                            value: s.to_string().into(),
                             extra: Vec::new(),
                         },
                     });
@@ -122,7 +122,7 @@ impl<'a> Converter<'a> {
                     time,
                     what: What::Variable {
                         container,
-                        ty,
+                        ty: ty.into(),
                         op: VarOp::Set,
                         value: v,
                     },

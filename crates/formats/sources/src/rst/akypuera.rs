@@ -251,7 +251,8 @@ impl AkypueraSource {
                     let l = link.expect("link ends are listed");
                     let new = format!("{}_{}_{}", l.src, l.dst, self.counter);
                     self.counter += 1;
-                    self.keys.insert(std::mem::replace(key, new.clone()), new);
+                    let old = std::mem::replace(key, new.as_str().into());
+                    self.keys.insert(old.into(), new);
                     // Size and Mark went through 6-byte buffers: 5 characters.
                     for (n, v) in extra.iter_mut() {
                         if n == "Size" || n == "Mark" {
@@ -272,7 +273,7 @@ impl AkypueraSource {
                             ),
                         ));
                     };
-                    *key = new;
+                    *key = new.into();
                 }
                 _ => {}
             }

@@ -12,7 +12,7 @@ use super::mapping::{
 };
 use super::template::{Ctx, LinkCtx, Missing, Template};
 use super::Skipped;
-use trama_records::{Nanos, Path, Record, SourceError, Step, What};
+use trama_records::{Extras, Nanos, Path, Record, SourceError, Step, What};
 
 /// The most partners one collective event may name (a damaged count
 /// must not allocate without bound).
@@ -351,8 +351,8 @@ impl State {
                     time,
                     what: What::Event {
                         container: self.path.clone(),
-                        ty: mapping.event_type.clone(),
-                        value: ev.type_id.to_string(),
+                        ty: mapping.event_type.clone().into(),
+                        value: ev.type_id.to_string().into(),
                         extra: Vec::new(),
                     },
                 }),
@@ -430,13 +430,13 @@ impl State {
             let what = match mode {
                 StateMode::Push => What::PopState {
                     container: path.clone(),
-                    ty: ty.to_string(),
+                    ty: ty.to_string().into(),
                     extra: Vec::new(),
                 },
                 StateMode::Set => What::SetState {
                     container: path.clone(),
-                    ty: ty.to_string(),
-                    value: self.mapping.idle.clone().expect("checked"),
+                    ty: ty.to_string().into(),
+                    value: self.mapping.idle.clone().expect("checked").into(),
                     extra: Vec::new(),
                 },
             };
@@ -483,8 +483,8 @@ impl State {
             self.current.remove(ty);
             out.records.push(rec(What::SetState {
                 container: path.clone(),
-                ty: ty.clone(),
-                value,
+                ty: ty.clone().into(),
+                value: value.into(),
                 extra: r.extras(extra),
             }));
         }
@@ -499,8 +499,8 @@ impl State {
                         .push(value.clone());
                     What::PushState {
                         container: path.clone(),
-                        ty: ty.clone(),
-                        value,
+                        ty: ty.clone().into(),
+                        value: value.into(),
                         extra,
                     }
                 }
@@ -508,8 +508,8 @@ impl State {
                     self.current.insert(ty.clone(), value.clone());
                     What::SetState {
                         container: path.clone(),
-                        ty: ty.clone(),
-                        value,
+                        ty: ty.clone().into(),
+                        value: value.into(),
                         extra,
                     }
                 }
@@ -520,8 +520,8 @@ impl State {
             let value = r.render("event", value)?;
             out.records.push(rec(What::Event {
                 container: path.clone(),
-                ty: ty.clone(),
-                value,
+                ty: ty.clone().into(),
+                value: value.into(),
                 extra: r.extras(extra),
             }));
         }
@@ -587,19 +587,19 @@ impl State {
             let what = if start {
                 What::StartLink {
                     container: self.holder.clone(),
-                    ty: ty.clone(),
+                    ty: ty.clone().into(),
                     from: path.clone(),
-                    value: value.clone(),
-                    key: k,
+                    value: value.clone().into(),
+                    key: k.into(),
                     extra: extra.clone(),
                 }
             } else {
                 What::EndLink {
                     container: self.holder.clone(),
-                    ty: ty.clone(),
+                    ty: ty.clone().into(),
                     to: path.clone(),
-                    value: value.clone(),
-                    key: k,
+                    value: value.clone().into(),
+                    key: k.into(),
                     extra: extra.clone(),
                 }
             };
@@ -711,11 +711,11 @@ impl<'v, 'a> Rendering<'v, 'a> {
     }
 
     /// Extras are all or nothing: one that cannot be filled drops them all.
-    fn extras(&self, list: &[(String, Template)]) -> Vec<(String, String)> {
+    fn extras(&self, list: &[(String, Template)]) -> Extras {
         let mut v = Vec::with_capacity(list.len());
         for (n, t) in list {
             match t.render(&self.ctx) {
-                Ok(s) => v.push((n.clone(), s)),
+                Ok(s) => v.push((n.into(), s.into())),
                 Err(_) => return Vec::new(),
             }
         }

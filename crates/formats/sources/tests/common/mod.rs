@@ -86,8 +86,8 @@ pub fn set_state(time: i64, container: trama_records::Path, ty: &str, value: &st
         time,
         what: What::SetState {
             container,
-            ty: ty.to_string(),
-            value: value.to_string(),
+            ty: ty.to_string().into(),
+            value: value.to_string().into(),
             extra: Vec::new(),
         },
     }
@@ -99,8 +99,8 @@ pub fn event(time: i64, container: trama_records::Path, ty: &str, value: &str) -
         time,
         what: What::Event {
             container,
-            ty: ty.to_string(),
-            value: value.to_string(),
+            ty: ty.to_string().into(),
+            value: value.to_string().into(),
             extra: Vec::new(),
         },
     }
@@ -112,7 +112,7 @@ pub fn variable(time: i64, container: trama_records::Path, ty: &str, value: f64)
         time,
         what: What::Variable {
             container,
-            ty: ty.to_string(),
+            ty: ty.to_string().into(),
             op: VarOp::Set,
             value,
         },

@@ -515,7 +515,7 @@ impl ParaverSource {
             what: What::PushState {
                 container: thread.clone(),
                 ty: STATE_TYPE.into(),
-                value,
+                value: value.into(),
                 extra: Vec::new(),
             },
         });
@@ -553,8 +553,8 @@ impl ParaverSource {
                 time,
                 what: What::Event {
                     container: thread.clone(),
-                    ty: ty_name,
-                    value,
+                    ty: ty_name.into(),
+                    value: value.into(),
                     extra: Vec::new(),
                 },
             });
@@ -605,10 +605,10 @@ impl ParaverSource {
                 ty: LINK_TYPE.into(),
                 from: thread,
                 value: "message".into(),
-                key: key.clone(),
+                key: key.clone().into(),
                 extra: vec![
-                    ("Size".into(), size.to_string()),
-                    ("Tag".into(), tag.to_string()),
+                    ("Size".into(), size.to_string().into()),
+                    ("Tag".into(), tag.to_string().into()),
                 ],
             },
         });
@@ -619,7 +619,7 @@ impl ParaverSource {
                 ty: LINK_TYPE.into(),
                 to,
                 value: "message".into(),
-                key,
+                key: key.into(),
                 extra: Vec::new(),
             },
         );
