@@ -19,7 +19,6 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::{
     assert_none_failed, cases, docs_sql, duckdb_python as python, run_python, shared_dir, trama,
