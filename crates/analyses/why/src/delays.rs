@@ -5,40 +5,71 @@
 //! large-scale parallel applications", ICPP 2010; Scalasca's
 //! `DELAY_*` and `DELAY_*_LONGTERM` metrics), written again here.
 //!
+//! # Synchronization points
+//!
+//! A *synchronization point* (Scalasca's synchpoint) is a call at which a
+//! process synchronized with others, its *partners*:
+//!
+//! - the call of a wait state (any pattern but the completion ones and
+//!   Early Scan, which Scalasca does not count, with a duration `> 0`)
+//!   and the call of the process it waited for joined to it (see
+//!   the `sync` module: the send of a late sender, the receive of a late
+//!   receiver, the last participant's or the root's call of a
+//!   collective), each the other's partner;
+//! - every participant's call of a barrier, and of an N-to-N operation
+//!   whose participants all overlap (the latest enter before the earliest
+//!   exit), each with all the others as partners.
+//!
+//! A point has its waiting `w(x)` (the durations of the wait states of
+//! its call), its call's length `total(x) = exit − enter`, and its
+//! completion `cmpl(x)`: for the receive of a late sender and the
+//! receive of a late receiver, `max(0, exit − exit of the send)`; for the
+//! send of a late sender, `max(0, exit − exit of the receive)`; for the
+//! send of a late receiver, `0` when it ends after the receive, else
+//! `exit − exit of the receive` (Scalasca's value, `≤ 0`); for a
+//! collective's call, `max(0, exit − e)` with `e` the earliest exit of
+//! its participants (of those that waited, for a one-to-N operation).
+//!
 //! # One wait state
 //!
-//! Take a wait state `i` of process `p` (any pattern but the completion
-//! ones, with a duration `w_i > 0`), waiting for process `q`, and its
-//! *hand-off* `h_i`: the moment `q` entered its side of the
-//! synchronization (the enter of its call joined to the waiting call by a
-//! message or a collective, else the end of the waiting). `s_i` is the
-//! wait's start.
+//! Take a wait state `i` of process `p` in call `R` (a synchronization
+//! point), of duration `w_i > 0`, waiting for process `q`, whose call
+//! joined to `R` is `S`; its *hand-off* `h_i` is `S`'s enter.
 //!
-//! - **Synchronization interval.** The previous synchronization point of
-//!   `q` and `p` is the last call of `q` ending at or before `h_i` that is
-//!   joined (by a message in either direction, or a collective both take
-//!   part in) to a call of `p` ending at or before `s_i`. With `e_q` and
-//!   `e_p` the exits of these two calls (both `run.start` when there is
-//!   none), the interval is `I_q = [e_q, h_i]` on `q` and `I_p = [e_p,
-//!   s_i]` on `p`.
-//! - **Time and waiting per region.** `T_x(r)`: the time process `x`
-//!   spent in region `r` (its innermost activity) within `I_x`;
-//!   `W_x(r)`: the waiting of `x`'s own wait states (completion patterns
-//!   excepted) within `I_x`, credited to the region of their call. Time
-//!   outside any activity belongs to no region and is not compared.
-//! - **Delay.** `d_i(r) = max(0, (T_q(r) − W_q(r)) − (T_p(r) −
-//!   W_p(r)))`, the excess time of `q` in `r` over `p`'s in the interval,
-//!   waiting excluded; `D_i = Σ_r d_i(r)`.
-//! - **Propagating waiting.** The wait states `j` of `q` that overlap
-//!   `I_q`, each with `ω_j` the length of its waiting within `I_q`:
-//!   waiting that made `q` late too. `W_i = Σ_j ω_j`.
+//! - **Synchronization interval.** On `q`, the previous point `P_q` is
+//!   the last synchronization point of `q` before `S` that has `p` among
+//!   its partners; the interval `I_q` runs from `P_q`'s enter (the run's
+//!   start when there is none) to `S`'s enter. On `p` likewise: `P_p`, the
+//!   last point of `p` before `R` with `q` among its partners, and `I_p`
+//!   from its enter to `R`'s enter. The intervals are cut at the enters
+//!   of the calls, as Scalasca's time maps are cut at Enter and Leave
+//!   events: the call of the previous point is inside the interval, the
+//!   call of the current one is not.
+//! - **Time per region.** `T_x(r)`: the time process `x` spent in region
+//!   `r` (its innermost activity) within `I_x`; `W_x(r)`: the waiting
+//!   `w(y)` of the synchronization points `y` of `x` strictly between
+//!   `P_x` and the interval's end whose call is in `r`. The net time is
+//!   `N_x(r) = max(0, T_x(r) − W_x(r))`, then, for the region `r_0` of
+//!   `P_x`'s call, *pruned*: `N_x(r_0) = max(0, N_x(r_0) − total(P_x) +
+//!   cmpl(P_x))` (of the previous point's call only its completion
+//!   counts). Time outside any activity belongs to no region and is not
+//!   compared.
+//! - **Delay.** `d_i(r) = max(0, N_q(r) − N_p(r))` for the regions of
+//!   `q`, the excess time of `q` in `r` over `p`'s in the interval;
+//!   `D_i = Σ_r d_i(r)`.
+//! - **Propagating waiting.** The wait states `j` of `q`'s
+//!   synchronization points strictly inside `I_q` (between `P_q` and
+//!   `S`), each with `ω_j = w_j` its whole duration: waiting that made
+//!   `q` late too. `W_i = Σ_j ω_j`.
 //!
 //! # Short-term costs
 //!
 //! The wait is shared among the delays and the propagating waiting in
-//! proportion, at most all of it: with `σ_i = min(1, w_i / (D_i + W_i))`,
-//! region `r` of `q` gets the short-term cost `σ_i · d_i(r)`. (`D_i + W_i
-//! = 0`: the wait is not explained and costs nothing.)
+//! proportion: with `σ_i = w_i / (D_i + W_i)`, at most 1 for a
+//! point-to-point wait (late sender, wrong order or not, late receiver;
+//! Scalasca does not cap it for the collective ones), region `r` of `q`
+//! gets the short-term cost `σ_i · d_i(r)`. (`D_i + W_i = 0`: the wait is
+//! not explained and costs nothing.)
 //!
 //! # Long-term costs
 //!
@@ -64,25 +95,27 @@
 //! # Simplifications
 //!
 //! Collective wait states are treated pair by pair (the waiting process
-//! and the one it waited for), as are messages; Scalasca's pruning of the
-//! previous synchronization point's own call is replaced by starting the
-//! interval at the exit of that call.
+//! and the one it waited for), as are messages, where Scalasca compares a
+//! collective's root with its whole group. `MPI_Init` and `MPI_Finalize`
+//! are no synchronization points here (Scalasca's are, with every
+//! process): before the first point of a pair the interval starts at the
+//! run's start.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
-use crate::model::{DelayCost, ProcId, RegionId, Run, WaitState};
-use crate::sync::{waits_for_entry, SyncIndex};
+use crate::model::{CallId, CollectiveKind, DelayCost, Pattern, ProcId, RegionId, Run, WaitState};
+use crate::sync::{synchronizes, SyncIndex};
 
 /// The delay costs of the wait states `waits` of `run`, per causing
 /// process and region (see the module's documentation), in order of
 /// process then region; only those with a cost.
 pub fn delay_costs(run: &Run, waits: &[WaitState]) -> Vec<DelayCost> {
     let index = SyncIndex::new(run);
-    let own = OwnWaits::new(run, waits);
+    let points = Points::new(run, &index, waits);
     let items: Vec<Option<Item>> = waits
         .iter()
-        .map(|w| analyse(run, &index, &own, waits, w))
+        .map(|w| analyse(run, &index, &points, waits, w))
         .collect();
     let mut pending = vec![0u32; waits.len()];
     for it in items.iter().flatten() {
@@ -120,7 +153,11 @@ pub fn delay_costs(run: &Run, waits: &[WaitState]) -> Vec<DelayCost> {
         if total <= 0.0 {
             continue;
         }
-        let sigma = (it.wait / total).min(1.0);
+        let sigma = if it.capped {
+            (it.wait / total).min(1.0)
+        } else {
+            it.wait / total
+        };
         let lambda = cost[i] / total;
         for &(r, d) in &it.delays {
             let e = out.entry((it.causing, r)).or_default();
@@ -183,6 +220,8 @@ struct Item {
     causing: ProcId,
     /// Its hand-off time.
     handoff: f64,
+    /// A point-to-point wait, whose `σ` is at most 1.
+    capped: bool,
     /// Its duration, `w_i`.
     wait: f64,
     /// `d_i(r)` where positive.
@@ -195,61 +234,147 @@ struct Item {
     propagation: f64,
 }
 
-/// Each process's waiting wait states (completion patterns excepted, of a
-/// positive duration), by start.
-struct OwnWaits(Vec<Vec<usize>>);
+/// A synchronization point (Scalasca's *synchpoint*): a call of a
+/// process at which it synchronized with others (see the module's
+/// documentation).
+#[derive(Default)]
+struct Point {
+    /// The call.
+    call: CallId,
+    /// Its enter.
+    enter: f64,
+    /// Its region.
+    region: RegionId,
+    /// The processes it synchronized with, sorted.
+    partners: Vec<ProcId>,
+    /// Its synchronizing wait states (indexes into the waits).
+    waits: Vec<usize>,
+    /// Their waiting, seconds.
+    wait: f64,
+    /// `exit − enter` of the call.
+    total: f64,
+    /// Its completion, seconds (see the module's documentation).
+    completion: f64,
+}
 
-impl OwnWaits {
-    fn new(run: &Run, waits: &[WaitState]) -> OwnWaits {
-        let mut v = vec![Vec::new(); run.processes.len()];
-        for (i, w) in waits.iter().enumerate() {
-            let Some(c) = run.calls.get(w.call as usize) else {
-                continue;
+/// The synchronization points of each process, in call order.
+struct Points(Vec<Vec<Point>>);
+
+impl Points {
+    fn new(run: &Run, index: &SyncIndex, waits: &[WaitState]) -> Points {
+        let mut at: HashMap<CallId, Point> = HashMap::new();
+        // The collectives whose every participant synchronizes with every
+        // other: barriers, and N-to-N operations whose participants all
+        // overlap.
+        for c in &run.collectives {
+            let calls = || c.calls.iter().filter_map(|&k| run.calls.get(k as usize));
+            let latest = calls().map(|x| x.enter).fold(f64::NEG_INFINITY, f64::max);
+            let earliest = calls().map(|x| x.exit).fold(f64::INFINITY, f64::min);
+            let all = match c.kind {
+                CollectiveKind::Barrier => true,
+                CollectiveKind::NxN => earliest > latest,
+                _ => false,
             };
-            if waits_for_entry(w.pattern) && w.duration > 0.0 {
-                if let Some(l) = v.get_mut(c.proc as usize) {
-                    l.push(i);
+            if all {
+                for &k in c.calls.iter().filter(|&&k| (k as usize) < run.calls.len()) {
+                    let x = &run.calls[k as usize];
+                    for y in calls().filter(|y| y.proc != x.proc) {
+                        add(&mut at, run, k, y.proc, (x.exit - earliest).max(0.0));
+                    }
                 }
             }
         }
-        for l in &mut v {
-            l.sort_by(|&a, &b| waits[a].start.total_cmp(&waits[b].start));
+        for (i, w) in waits.iter().enumerate() {
+            if !(synchronizes(w.pattern) && w.duration > 0.0) {
+                continue;
+            }
+            let Some(h) = index.handoff(run, w) else {
+                continue;
+            };
+            let x = &run.calls[w.call as usize];
+            let other = h.call.map(|c| &run.calls[c as usize]);
+            let other_exit = other.map_or(x.exit, |y| y.exit);
+            // The waiting call's completion and the other's.
+            let (mine, theirs) = match w.pattern {
+                Pattern::LateReceiver => {
+                    let c = if x.exit > other_exit {
+                        0.0
+                    } else {
+                        x.exit - other_exit
+                    };
+                    (c, (other_exit - x.exit).max(0.0))
+                }
+                _ => (
+                    (x.exit - other_exit).max(0.0),
+                    (other_exit - x.exit).max(0.0),
+                ),
+            };
+            let mine = collective_completion(run, index, w.call).unwrap_or(mine);
+            add(&mut at, run, w.call, h.proc, mine);
+            if let Some(c) = h.call {
+                let theirs = collective_completion(run, index, c).unwrap_or(theirs);
+                add(&mut at, run, c, x.proc, theirs);
+            }
+            let pt = at.get_mut(&w.call).expect("added above");
+            pt.waits.push(i);
+            pt.wait += w.duration;
         }
-        OwnWaits(v)
-    }
-
-    /// The wait states of `p` overlapping `[a, b]`, with the length of
-    /// the overlap.
-    fn within<'a>(
-        &'a self,
-        waits: &'a [WaitState],
-        p: ProcId,
-        a: f64,
-        b: f64,
-    ) -> impl Iterator<Item = (usize, f64)> + 'a {
-        let l = self.0.get(p as usize).map_or(&[][..], Vec::as_slice);
-        // The one before the first starting at `a` may still run into it.
-        let first = l.partition_point(|&j| waits[j].start < a).saturating_sub(1);
-        l[first..]
-            .iter()
-            .take_while(move |&&j| waits[j].start < b)
-            .filter_map(move |&j| {
-                let w = &waits[j];
-                let o = (w.start + w.duration).min(b) - w.start.max(a);
-                (o > 0.0).then_some((j, o))
-            })
+        let mut per: Vec<Vec<Point>> = (0..run.processes.len()).map(|_| Vec::new()).collect();
+        for (c, mut pt) in at {
+            pt.partners.sort_unstable();
+            if let Some(v) = per.get_mut(run.calls[c as usize].proc as usize) {
+                v.push(pt);
+            }
+        }
+        for v in &mut per {
+            v.sort_by_key(|pt| pt.call);
+        }
+        Points(per)
     }
 }
 
-/// The time of `p` per region within `[a, b]`, less its waiting there.
-fn net_times(
-    run: &Run,
-    own: &OwnWaits,
-    waits: &[WaitState],
-    p: ProcId,
-    a: f64,
-    b: f64,
-) -> HashMap<RegionId, f64> {
+/// Adds `partner` to the synchronization point of call `c` (made with
+/// `completion` when new).
+fn add(at: &mut HashMap<CallId, Point>, run: &Run, c: CallId, partner: ProcId, completion: f64) {
+    let call = &run.calls[c as usize];
+    let pt = at.entry(c).or_insert_with(|| Point {
+        call: c,
+        enter: call.enter,
+        region: call.region,
+        total: call.exit - call.enter,
+        completion,
+        ..Point::default()
+    });
+    if !pt.partners.contains(&partner) {
+        pt.partners.push(partner);
+    }
+}
+
+/// The completion of a collective's call `c`: its time after the
+/// earliest exit of the synchronizing participants (those who waited, for
+/// a one-to-N operation; all for the others); `None` outside a
+/// collective.
+fn collective_completion(run: &Run, index: &SyncIndex, c: CallId) -> Option<f64> {
+    let members = index.members(c);
+    if members.is_empty() {
+        return None;
+    }
+    let col = run.collectives.iter().find(|k| k.calls.contains(&c))?;
+    let x = &run.calls[c as usize];
+    let earliest = members
+        .iter()
+        .map(|&(_, k)| &run.calls[k as usize])
+        .filter(|y| match col.kind {
+            CollectiveKind::OneToN => col.root.is_some_and(|r| y.proc != r),
+            _ => true,
+        })
+        .map(|y| y.exit)
+        .fold(f64::INFINITY, f64::min);
+    Some((x.exit - earliest.min(x.exit)).max(0.0))
+}
+
+/// The time of `p` per region (its innermost activity) within `[a, b]`.
+fn region_times(run: &Run, p: ProcId, a: f64, b: f64) -> HashMap<RegionId, f64> {
     let mut m: HashMap<RegionId, f64> = HashMap::new();
     let acts = run
         .activities
@@ -262,44 +387,84 @@ fn net_times(
             *m.entry(x.region).or_default() += d;
         }
     }
-    for (j, o) in own.within(waits, p, a, b) {
-        let r = run.calls[waits[j].call as usize].region;
-        let e = m.entry(r).or_default();
-        *e = (*e - o).max(0.0);
-    }
     m
 }
 
+/// One side of a synchronization interval: process `p` up to the enter
+/// of its call `until` (at `end`), since its previous synchronization
+/// point with `other`. Returns its net time per region and its points
+/// strictly inside the interval.
+fn side<'a>(
+    run: &Run,
+    points: &'a Points,
+    p: ProcId,
+    until: Option<CallId>,
+    end: f64,
+    other: ProcId,
+) -> (HashMap<RegionId, f64>, &'a [Point]) {
+    let pts = points.0.get(p as usize).map_or(&[][..], Vec::as_slice);
+    let upto = match until {
+        Some(c) => pts.partition_point(|pt| pt.call < c),
+        None => pts.partition_point(|pt| pt.enter < end),
+    };
+    let prev = pts[..upto]
+        .iter()
+        .rposition(|pt| pt.partners.binary_search(&other).is_ok());
+    let start = prev.map_or(run.start, |k| pts[k].enter);
+    let between = &pts[prev.map_or(0, |k| k + 1)..upto];
+    let mut m = region_times(run, p, start, end);
+    for pt in between.iter().filter(|pt| pt.wait > 0.0) {
+        *m.entry(pt.region).or_default() -= pt.wait;
+    }
+    m.retain(|_, t| *t > 0.0);
+    if let Some(k) = prev {
+        let pt = &pts[k];
+        if let Some(t) = m.get_mut(&pt.region) {
+            *t = (*t - pt.total + pt.completion).max(0.0);
+        }
+    }
+    (m, between)
+}
+
 /// The delays and propagating waits of the wait state `w`, or `None` when
-/// it has no hand-off.
+/// it is no synchronization point.
 fn analyse(
     run: &Run,
     index: &SyncIndex,
-    own: &OwnWaits,
+    points: &Points,
     waits: &[WaitState],
     w: &WaitState,
 ) -> Option<Item> {
+    if w.duration <= 0.0 {
+        return None;
+    }
     let h = index.handoff(run, w)?;
-    let p = run.calls[w.call as usize].proc;
-    let q = h.proc;
+    let call = &run.calls[w.call as usize];
+    let (p, q) = (call.proc, h.proc);
     if q as usize >= run.processes.len() {
         return None;
     }
-    let (e_q, e_p) = index
-        .previous_point(run, q, h.time, p, w.start)
-        .unwrap_or((run.start, run.start));
-    let tq = net_times(run, own, waits, q, e_q, h.time);
-    let tp = net_times(run, own, waits, p, e_p, w.start);
+    let end_q = h.call.map_or(h.time, |c| run.calls[c as usize].enter);
+    let (tq, between) = side(run, points, q, h.call, end_q, p);
+    let (tp, _) = side(run, points, p, Some(w.call), call.enter, q);
     let mut delays: Vec<(RegionId, f64)> = tq
         .into_iter()
         .map(|(r, t)| (r, t - tp.get(&r).copied().unwrap_or(0.0)))
         .filter(|&(_, d)| d > 0.0)
         .collect();
     delays.sort_by_key(|&(r, _)| r);
-    let propagating: Vec<(usize, f64)> = own.within(waits, q, e_q, h.time).collect();
+    let propagating: Vec<(usize, f64)> = between
+        .iter()
+        .flat_map(|pt| pt.waits.iter())
+        .map(|&j| (j, waits[j].duration))
+        .collect();
     Some(Item {
         causing: q,
         handoff: h.time,
+        capped: matches!(
+            w.pattern,
+            Pattern::LateSender | Pattern::LateSenderWrongOrder | Pattern::LateReceiver
+        ),
         wait: w.duration,
         delay: delays.iter().fold(0.0, |s, d| s + d.1),
         propagation: propagating.iter().fold(0.0, |s, x| s + x.1),

@@ -88,16 +88,24 @@ fn delay_costs_barrier_staggered() {
 }
 
 /// Regression: the synchronization interval starts at the previous
-/// point joining the two processes (here a message the other way): the
-/// second wait of a ping-pong compares P1's computation since its
-/// receive with nothing on P0 since its send.
+/// point joining the two processes (here a message the other way), at
+/// the enter of its call, whose completion only is counted: the second
+/// wait of a ping-pong compares P1's computation and receive completion
+/// since its receive with nothing on P0 since its send.
 #[test]
 fn delay_costs_ping_pong_uses_the_previous_message() {
-    // P1's wait (1 s): P0's compute 1 s; P0's wait (1.1 s): P1's compute
-    // 1 s after its receive, σ = 1 (0.1 s of it unexplained).
+    // P1's wait (1 s): P0's compute 1 s. P0's wait (1.1 s): on P1 since
+    // its receive's enter, the receive (1.2 s) pruned to its completion
+    // (it left 0.1 s after P0's send did) and compute 1 s; on P0 since
+    // its send's enter, the send pruned to nothing (it left before the
+    // receive): D = 1.1, σ = 1.
     expect(
         costs(&ping_pong()),
-        &[(0, "compute", 1.0, 0.0), (1, "compute", 1.0, 0.0)],
+        &[
+            (0, "compute", 1.0, 0.0),
+            (1, "compute", 1.0, 0.0),
+            (1, "MPI_Recv", 0.1, 0.0),
+        ],
     );
 }
 
@@ -196,7 +204,11 @@ fn delay_costs_long_chain() {
 }
 
 /// Regression: the three ranks of the command line's test, worked by
-/// hand there.
+/// hand there. rank2 → rank1's wait (0.6 s) compares rank2 since its
+/// receive's enter (2.0: the receive pruned to its completion 0.1 s, it
+/// left 0.1 s after rank1's send did, then compute 1 s) with rank1 since
+/// its send's enter (4.2: the send pruned to nothing, compute 0.5 s):
+/// compute 0.5 s and MPI_Recv 0.1 s, σ = 1.
 #[test]
 fn delay_costs_three_ranks() {
     expect(
@@ -205,6 +217,7 @@ fn delay_costs_three_ranks() {
             (0, "compute", 3.0, 2.0625),
             (1, "MPI_Recv", 0.1375, 0.0),
             (2, "compute", 0.5, 0.0),
+            (2, "MPI_Recv", 0.1, 0.0),
         ],
     );
 }

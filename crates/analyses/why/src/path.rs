@@ -17,16 +17,21 @@
 //! time outside any activity to the region `None`), until the walk
 //! reaches the *hand-off* of a wait state of that process: the moment the
 //! process it waited for entered its side of the synchronization (the
-//! send's enter for a late sender, the receive's for a late receiver, the
-//! last participant's for a barrier or an N-to-N operation: the enter of
-//! its call joined to the waiting call by a message or a collective, else
-//! the end of the waiting). The path then moves to that process at that moment
-//! and goes on backwards there. The waiting itself (from the wait's start
-//! to the hand-off) is thus never on the path, while the rest of the
-//! waiting call after the hand-off (a message's transfer, a collective's
-//! completion) is, credited to the waiting call's region (`MPI_Recv`, not
-//! `MPI_Send`). Completion patterns hand over to no one. The walk ends at
-//! the run's start.
+//! send's enter for a late sender, wrong order or not; the receive's for a
+//! late receiver; the last participant's for a barrier or an N-to-N
+//! operation; the last non-root participant's for an early reduce; the
+//! root's for a late broadcast: the enter of its call joined to the
+//! waiting call by a message or a collective, else the end of the
+//! waiting). The path then moves to that process at that moment and goes
+//! on backwards there; the call it moves to is thus not on the path. The
+//! waiting itself (from the wait's start to the hand-off) is never on the
+//! path, while the rest of the waiting call after the hand-off (a
+//! message's transfer, a collective's completion) is, credited to the
+//! waiting call's region (`MPI_Recv`, not `MPI_Send`). Completion patterns
+//! hand over to no one, and neither does Early Scan (Scalasca 2.6 makes no
+//! synchronization point of a prefix operation): a scan where a process
+//! waited is on the path whole when the path runs through it. The walk
+//! ends at the run's start.
 //!
 //! The segments are in time order, on one process each, and tile
 //! `[run.start, run.end]`: each starts where the previous ends, so their

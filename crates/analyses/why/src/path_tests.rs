@@ -303,3 +303,30 @@ fn critical_path_three_ranks() {
         assert!(close(p.share, secs / 5.6));
     }
 }
+
+/// Regression: the path does not follow an Early Scan wait (Scalasca 2.6
+/// makes no synchronization point of a prefix operation): P1's scan,
+/// where it waited 1 s for P0, is on the path whole, and P0's longer
+/// computation is not.
+#[test]
+fn critical_path_early_scan_is_not_followed() {
+    let scan = crate::model::CallKind::Collective(crate::model::CollectiveKind::Scan);
+    let mut b = Build::new(2, 3.0);
+    b.act(0, "compute", 0.0, 2.0);
+    let s0 = b.call(0, "MPI_Scan", scan, 2.0, 2.5);
+    b.act(1, "compute", 0.0, 1.0);
+    let s1 = b.call(1, "MPI_Scan", scan, 1.0, 2.6);
+    b.act(1, "compute", 2.6, 3.0);
+    b.collective(crate::model::CollectiveKind::Scan, &[s0, s1]);
+    b.wait(Pattern::EarlyScan, s1, 0, 1.0, 1.0);
+    expect(
+        segments(&b),
+        &[
+            (1, "compute", 0.0, 1.0),
+            (1, "MPI_Scan", 1.0, 2.6),
+            (1, "compute", 2.6, 3.0),
+        ],
+    );
+    // Nor do the delay costs explain it.
+    assert!(crate::delay_costs(&b.run, &b.waits).is_empty());
+}

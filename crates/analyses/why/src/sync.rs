@@ -13,7 +13,11 @@
 //! the hand-off is the end of the waiting, `start + duration`, which the
 //! patterns define as that same moment. Completion patterns
 //! ([`Pattern::BarrierCompletion`], [`Pattern::NxnCompletion`]) wait for
-//! no one and have no hand-off.
+//! no one and have no hand-off. Early Scan has none either: Scalasca 2.6
+//! makes no synchronization point of a prefix operation (its critical
+//! path does not follow the waiting there, and its delay analysis neither
+//! explains it nor counts it as waiting), and so neither does this
+//! analysis (`synchronizes`).
 
 use crate::model::{CallId, Pattern, ProcId, Run, WaitState};
 
@@ -21,6 +25,12 @@ use crate::model::{CallId, Pattern, ProcId, Run, WaitState};
 /// an operation to complete)?
 pub(crate) fn waits_for_entry(p: Pattern) -> bool {
     !matches!(p, Pattern::BarrierCompletion | Pattern::NxnCompletion)
+}
+
+/// Is a wait state of the pattern a synchronization point, one with a
+/// hand-off: a wait for another process to enter, but Early Scan's?
+pub(crate) fn synchronizes(p: Pattern) -> bool {
+    waits_for_entry(p) && p != Pattern::EarlyScan
 }
 
 /// Where a wait state hands over to the process it waited for.
@@ -43,9 +53,6 @@ pub(crate) struct SyncIndex {
     collective: Vec<Option<u32>>,
     /// Each collective's participants and their calls, sorted by process.
     members: Vec<Vec<(ProcId, CallId)>>,
-    /// Each process's calls: `calls_of[p]..calls_of[p + 1]` in
-    /// [`Run::calls`] (sorted by process then enter).
-    calls_of: Vec<u32>,
 }
 
 impl SyncIndex {
@@ -87,25 +94,11 @@ impl SyncIndex {
             procs.sort_unstable();
             members.push(procs);
         }
-        let procs = run.processes.len();
-        let calls_of = (0..=procs)
-            .map(|p| run.calls.partition_point(|c| (c.proc as usize) < p) as u32)
-            .collect();
         SyncIndex {
             msg_start: count,
             msg_ids,
             collective,
             members,
-            calls_of,
-        }
-    }
-
-    /// The calls of process `p`, as a range of [`Run::calls`].
-    pub(crate) fn calls_of(&self, p: ProcId) -> std::ops::Range<usize> {
-        let p = p as usize;
-        match (self.calls_of.get(p), self.calls_of.get(p + 1)) {
-            (Some(&a), Some(&b)) => a as usize..b as usize,
-            _ => 0..0,
         }
     }
 
@@ -142,12 +135,12 @@ impl SyncIndex {
     }
 
     /// Where `wait` hands over to the process it waited for (see the
-    /// module's documentation); `None` for a completion pattern, a wait
-    /// of no length or for no other process.
+    /// module's documentation); `None` for a completion pattern, Early
+    /// Scan, a wait of no length or for no other process.
     pub(crate) fn handoff(&self, run: &Run, wait: &WaitState) -> Option<Handoff> {
         let q = wait.waited_for?;
         let call = run.calls.get(wait.call as usize)?;
-        if !waits_for_entry(wait.pattern) || q == call.proc || wait.duration.is_nan() {
+        if !synchronizes(wait.pattern) || q == call.proc || wait.duration.is_nan() {
             return None;
         }
         if wait.duration <= 0.0 {
@@ -173,43 +166,13 @@ impl SyncIndex {
         })
     }
 
-    /// The previous synchronization point between the delaying process
-    /// `q` and the waiting process `p`: the last call of `q` before
-    /// `before` (its enter) that shares a point with a call of `p` ending
-    /// at or before `p_before`. Returns the exits of the point's calls on
-    /// `q` and on `p`. The walk back looks at the calls of `q` after the
-    /// point only.
-    pub(crate) fn previous_point(
-        &self,
-        run: &Run,
-        q: ProcId,
-        before: f64,
-        p: ProcId,
-        p_before: f64,
-    ) -> Option<(f64, f64)> {
-        let range = self.calls_of(q);
-        let calls = &run.calls[range.clone()];
-        let upto = calls.partition_point(|c| c.enter < before);
-        for i in (0..upto).rev() {
-            let x = &calls[i];
-            if x.exit > before || !self.has_links(range.start + i) {
-                continue;
-            }
-            let id = (range.start + i) as CallId;
-            let p_exit = self
-                .partners(run, id, p)
-                .map(|y| run.calls[y as usize].exit)
-                .filter(|&t| t <= p_before)
-                .reduce(f64::max);
-            if let Some(pe) = p_exit {
-                return Some((x.exit, pe));
-            }
-        }
-        None
-    }
-
-    /// Is call `c` in a message or a collective?
-    fn has_links(&self, c: usize) -> bool {
-        self.msg_start[c] < self.msg_start[c + 1] || self.collective[c].is_some()
+    /// The participants of the collective of call `c` and their calls,
+    /// by process (empty when `c` is in none).
+    pub(crate) fn members(&self, c: CallId) -> &[(ProcId, CallId)] {
+        self.collective
+            .get(c as usize)
+            .copied()
+            .flatten()
+            .map_or(&[][..], |k| self.members[k as usize].as_slice())
     }
 }

@@ -154,13 +154,15 @@ fn critical_path_csv_per_container() {
 }
 
 /// Regression: the delay costs. rank1's last wait (0.6 s): since their
-/// previous message (rank1's send, rank2's receive) rank2 computed 1 s
-/// against rank1's 0.5 s: 0.5 s short-term to rank2's compute (0.1 s
-/// unexplained). rank2's wait (2.2 s): rank1's receive completion (0.2 s
-/// beyond rank2's none) and its 3 s of waiting, σ = 2.2 / 3.2: 0.1375 s
-/// to rank1's MPI_Recv, 2.0625 s carried to rank1's first wait. That
-/// wait (3 s): rank0's 3 s of computation beyond rank1's: 3 s
-/// short-term, and the 2.0625 s long-term.
+/// previous synchronization point (rank1's send, rank2's receive), cut at
+/// the calls' enters, rank2 spent 1 s computing and its receive's
+/// completion (0.1 s after rank1's send left; the rest of the receive is
+/// pruned), rank1 0.5 s computing (its send pruned to nothing): 0.5 s
+/// short-term to rank2's compute and 0.1 s to its MPI_Recv. rank2's wait
+/// (2.2 s): rank1's receive completion (0.2 s beyond rank2's none) and its
+/// 3 s of waiting, σ = 2.2 / 3.2: 0.1375 s to rank1's MPI_Recv, 2.0625 s
+/// carried to rank1's first wait. That wait (3 s): rank0's 3 s of
+/// computation beyond rank1's: 3 s short-term, and the 2.0625 s long-term.
 #[test]
 fn delays_csv() {
     let rows = csv_rows("delays", &[]);
@@ -169,6 +171,7 @@ fn delays_csv() {
         ("rank0", "compute", 3.0, 2.0625),
         ("rank1", "MPI_Recv", 0.1375, 0.0),
         ("rank2", "compute", 0.5, 0.0),
+        ("rank2", "MPI_Recv", 0.1, 0.0),
     ];
     assert_eq!(rows.len(), want.len() + 1, "{rows:?}");
     for (row, (c, v, s, l)) in rows[1..].iter().zip(want) {
