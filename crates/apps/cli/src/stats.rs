@@ -56,8 +56,7 @@ pub struct StatsArgs {
         allow_hyphen_values = true
     )]
     pub at: Option<String>,
-    /// waits: list the N most severe instances too (in CSV, instead of
-    /// the rows).
+    /// waits: also list the N most severe instances (CSV: instead of rows).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub instances: usize,
     /// waits: rows per pattern and waiting container (the default) or per
