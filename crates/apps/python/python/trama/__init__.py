@@ -323,7 +323,7 @@ class Trace:
     def stats(self, analysis: str, **options) -> dict:
         """The JSON document of `trama stats ANALYSIS --format json` as a
         dict (any analysis: states, comm, order, info, wait, kiviat, slices,
-        graph). `options` are those of the command line with underscores:
+        graph, waits, critical-path, delays). `options` are those of the command line with underscores:
         window, level, size_field, waiting, slices, slice_length, instants,
         at, link_types."""
         doc, _ = self._stats(analysis, **options)
