@@ -10,58 +10,7 @@ use common::{trama, trama_out, write_in};
 /// at 3, 4.5 and 5 and left at 5.2, 5.3 and 5.5: rank0 waits 2 s and
 /// rank1 0.5 s for rank2; the first leaves at 5.2, so rank1 completes in
 /// 0.1 s and rank2 in 0.3 s.
-const RUN: &str = "\
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 2
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 3
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajePushState 4
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePopState 5
-% Time date
-% Type string
-% Container string
-%EndEventDef
-%EventDef PajeStartLink 6
-% Time date
-% Type string
-% Container string
-% StartContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeEndLink 7
-% Time date
-% Type string
-% Container string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
+const BODY: &str = "\
 0 R 0 Rank
 1 S R State
 2 L 0 R R Link
@@ -84,8 +33,16 @@ const RUN: &str = "\
 5 6 S rank0
 ";
 
+/// The run: the usual definitions of events 0 to 7, then [`BODY`].
+fn run() -> String {
+    trama_gen::event_defs(
+        "PajeDefineContainerType 0; PajeDefineStateType 1; PajeDefineLinkType 2; \
+         PajeCreateContainer 3; PajePushState 4; PajePopState 5; PajeStartLink 6; PajeEndLink 7",
+    ) + BODY
+}
+
 fn run_file(dir: &tempfile::TempDir) -> String {
-    write_in(dir.path(), "run.paje", RUN)
+    write_in(dir.path(), "run.paje", run())
         .to_str()
         .unwrap()
         .to_string()
@@ -177,7 +134,7 @@ fn stats_waits_json_and_table_say_the_same() {
 #[test]
 fn stats_waits_without_mpi_calls_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let text = RUN.replace("MPI_", "do_");
+    let text = run().replace("MPI_", "do_");
     let f = write_in(dir.path(), "none.paje", text);
     let o = trama(&["stats", "waits", f.to_str().unwrap()]);
     assert!(!o.status.success());
@@ -189,7 +146,8 @@ fn stats_waits_without_mpi_calls_is_a_clear_error() {
 #[test]
 fn stats_waits_table_of_no_wait_says_zero_seconds() {
     let dir = tempfile::tempdir().unwrap();
-    let head = &RUN[..RUN.find("4 0 S rank0 compute").unwrap()];
+    let run = run();
+    let head = &run[..run.find("4 0 S rank0 compute").unwrap()];
     let text = format!("{head}4 0 S rank0 MPI_Init\n5 1 S rank0\n");
     let f = write_in(dir.path(), "calm.paje", text);
     let out = trama_out(&["stats", "waits", f.to_str().unwrap()]);

@@ -3,66 +3,19 @@ use trama_paje::{read_paje, ReadOptions};
 
 /// Event definitions: 0 container type, 1 state type, 2 link type, 3
 /// create container, 4 push state (with fields Communicator and Root), 5
-/// pop state, 6 start link, 7 end link, 8 destroy container.
-const HEADER: &str = "\
-%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineLinkType 2
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 3
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajePushState 4
-% Time date
-% Type string
-% Container string
-% Value string
-% Communicator string
-% Root string
-%EndEventDef
-%EventDef PajePopState 5
-% Time date
-% Type string
-% Container string
-%EndEventDef
-%EventDef PajeStartLink 6
-% Time date
-% Type string
-% Container string
-% StartContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeEndLink 7
-% Time date
-% Type string
-% Container string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeDestroyContainer 8
-% Time date
-% Type string
-% Name string
-%EndEventDef
+/// pop state, 6 start link, 7 end link, 8 destroy container; then the
+/// types and the host `h`.
+fn header() -> String {
+    trama_gen::event_defs(
+        "PajeDefineContainerType 0; PajeDefineStateType 1; PajeDefineLinkType 2; \
+         PajeCreateContainer 3; \
+         PajePushState 4 Time:date Type Container Value Communicator Root; \
+         PajePopState 5; PajeStartLink 6; PajeEndLink 7; PajeDestroyContainer 8",
+    ) + TYPES
+}
+
+/// The types and the host, after the definitions of [`header`].
+const TYPES: &str = "\
 0 H 0 Host
 0 P H Process
 1 S P State
@@ -71,11 +24,11 @@ const HEADER: &str = "\
 3 0 h H 0 h
 ";
 
-/// The trace of `body` (events after [`HEADER`] and processes `p0`…
+/// The trace of `body` (events after [`header`] and processes `p0`…
 /// `p{n-1}` on host `h`), user-defined fields kept.
 #[allow(clippy::result_large_err)]
 fn trace(n: usize, body: &str) -> Trace {
-    let mut text = HEADER.to_string();
+    let mut text = header();
     for p in 0..n {
         text.push_str(&format!("3 0 p{p} P h p{p}\n"));
     }
