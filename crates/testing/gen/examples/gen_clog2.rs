@@ -5,8 +5,11 @@
 //! cargo run --release -p trama-gen --example gen_clog2 -- RANKS ITERATIONS FILE
 //! ```
 //!
-//! The log is written to `FILE.tmp`, then renamed.
+//! The log is written to `FILE.tmp` (never one already there), then
+//! renamed; an existing `FILE` is refused and kept.
 
+use std::io::Write;
+use std::path::Path;
 use std::process::exit;
 
 use trama_gen::clog2::Clog2Writer;
@@ -54,8 +57,19 @@ fn main() {
         }
     }
     c.end_time = tick() + 1.0;
-    let tmp = format!("{file}.tmp");
-    if let Err(e) = std::fs::write(&tmp, c.finish()).and_then(|_| std::fs::rename(&tmp, file)) {
+    let out = Path::new(file);
+    if out.exists() {
+        eprintln!("gen_clog2: {file} exists: remove it first");
+        exit(1)
+    }
+    let (mut f, tmp) = trama_gen::output::create_beside(out).unwrap_or_else(|e| {
+        eprintln!(
+            "gen_clog2: cannot create {file}.tmp: {e} (a file of that name is left as it is)"
+        );
+        exit(1)
+    });
+    let written = f.write_all(&c.finish()).and_then(|_| f.sync_all());
+    if let Err(e) = written.and_then(|_| std::fs::rename(&tmp, out)) {
         let _ = std::fs::remove_file(&tmp);
         eprintln!("gen_clog2: {file}: {e}");
         exit(1)

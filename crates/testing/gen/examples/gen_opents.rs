@@ -124,21 +124,14 @@ fn main() {
     if let Some(bytes) = want {
         opts.slices = slices_for_size(seed, &opts, bytes);
     }
-    let mut tmp = out.clone().into_os_string();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
     // A file of that name that this run did not make is never truncated.
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .unwrap_or_else(|e| {
-            eprintln!(
-                "gen_opents: cannot create {}: {e} (a file of that name is left as it is)",
-                tmp.display()
-            );
-            exit(1)
-        });
+    let (file, tmp) = trama_gen::output::create_beside(&out).unwrap_or_else(|e| {
+        eprintln!(
+            "gen_opents: cannot create {}.tmp: {e} (a file of that name is left as it is)",
+            out.display()
+        );
+        exit(1)
+    });
     let start = Instant::now();
     let mut w = Progress {
         inner: BufWriter::with_capacity(1 << 20, file),

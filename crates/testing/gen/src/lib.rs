@@ -60,6 +60,7 @@ mod mutate;
 pub mod opents;
 mod options;
 pub mod otf2;
+pub mod output;
 mod rng;
 
 pub use model::generate;
