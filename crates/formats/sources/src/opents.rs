@@ -105,10 +105,18 @@
 //! The reader holds one slice at a time: memory is bounded by the largest
 //! slice, whatever the file's size.
 
+mod header;
+mod lines;
+mod xml;
+
+pub use header::TraceHeader;
+use lines::LineReader;
+use xml::{attr_offset, describe, ignored, lossy};
+
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::fs::File;
-use std::io::{self, BufRead, Read};
+use std::io::Read;
 use std::path::Path as FsPath;
 use std::sync::Arc;
 
@@ -135,129 +143,6 @@ pub const MIGRATION_LINK: &str = "migration";
 /// The link type of messages sent from one rank to another (the
 /// `detail`s of an `extra`, an extension of the seed's format).
 pub const MESSAGE_LINK: &str = "message";
-
-/// The header of a trace (the root element's attributes).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TraceHeader {
-    /// `ranks`: the number of ranks, if given.
-    pub ranks: Option<u32>,
-    /// `cmd`: the program's command line, if given.
-    pub cmd: Option<String>,
-    /// `time`: when the program started, as written (`27.04.2006 15:58`).
-    pub time: Option<String>,
-}
-
-impl TraceHeader {
-    /// The start `time` (`DD.MM.YYYY HH:MM[:SS]`) as seconds since the Unix
-    /// epoch, reading it as UTC (the file does not say its time zone);
-    /// `None` when absent or in another form.
-    pub fn start_unix_seconds(&self) -> Option<i64> {
-        let t = self.time.as_deref()?.trim();
-        let (date, clock) = t.split_once(' ')?;
-        let d: Vec<&str> = date.split('.').collect();
-        let c: Vec<&str> = clock.trim().split(':').collect();
-        if d.len() != 3 || !(2..=3).contains(&c.len()) {
-            return None;
-        }
-        let num = |s: &str| -> Option<i64> {
-            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| s.parse().ok())
-                .flatten()
-        };
-        let (day, month, year) = (num(d[0])?, num(d[1])?, num(d[2])?);
-        let (h, m) = (num(c[0])?, num(c[1])?);
-        let s = if c.len() == 3 { num(c[2])? } else { 0 };
-        if !(1..=12).contains(&month) || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
-            return None;
-        }
-        // Days from the civil date (proleptic Gregorian).
-        let y = if month <= 2 { year - 1 } else { year };
-        let era = y.div_euclid(400);
-        let yoe = y - era * 400;
-        let mp = (month + 9) % 12;
-        let doy = (153 * mp + 2) / 5 + day - 1;
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        let days = era * 146_097 + doe - 719_468;
-        Some(days * 86_400 + h * 3_600 + m * 60 + s)
-    }
-}
-
-/// A buffered reader that counts the lines of what it hands out, keeping
-/// the positions of the newlines of the current XML event only.
-struct LineReader<R> {
-    inner: R,
-    buf: Box<[u8]>,
-    pos: usize,
-    filled: usize,
-    consumed: u64,
-    /// Newlines before `newlines`' first one.
-    lines_before: u64,
-    /// Positions of the newlines consumed since the current event's start.
-    newlines: VecDeque<u64>,
-}
-
-impl<R: Read> LineReader<R> {
-    fn new(inner: R) -> LineReader<R> {
-        LineReader {
-            inner,
-            buf: vec![0; 64 * 1024].into_boxed_slice(),
-            pos: 0,
-            filled: 0,
-            consumed: 0,
-            lines_before: 0,
-            newlines: VecDeque::new(),
-        }
-    }
-
-    /// Forgets the newlines before `pos` (the start of the next event).
-    fn mark(&mut self, pos: u64) {
-        while self.newlines.front().is_some_and(|&p| p < pos) {
-            self.newlines.pop_front();
-            self.lines_before += 1;
-        }
-    }
-
-    /// The line (1-based) of byte `pos`, at or after the last mark.
-    fn line_of(&self, pos: u64) -> u64 {
-        1 + self.lines_before + self.newlines.iter().take_while(|&&p| p < pos).count() as u64
-    }
-}
-
-impl<R: Read> Read for LineReader<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let avail = self.fill_buf()?;
-        let n = avail.len().min(out.len());
-        out[..n].copy_from_slice(&avail[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: Read> BufRead for LineReader<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.pos == self.filled {
-            self.pos = 0;
-            self.filled = loop {
-                match self.inner.read(&mut self.buf) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e),
-                }
-            };
-        }
-        Ok(&self.buf[self.pos..self.filled])
-    }
-
-    fn consume(&mut self, amt: usize) {
-        let amt = amt.min(self.filled - self.pos);
-        let base = self.consumed;
-        for i in memchr::memchr_iter(b'\n', &self.buf[self.pos..self.pos + amt]) {
-            self.newlines.push_back(base + i as u64);
-        }
-        self.pos += amt;
-        self.consumed += amt as u64;
-    }
-}
 
 /// Where the reader is in the document.
 #[derive(Clone, Debug, PartialEq)]
@@ -1082,48 +967,4 @@ fn concat(parts: &[&str]) -> Name {
 
 fn secs(t: Nanos) -> String {
     format!("{}.{:09}", t / 1_000_000_000, t % 1_000_000_000)
-}
-
-/// Where the attribute `key` starts in a tag's bytes: after white space,
-/// before white space or `=`.
-fn attr_offset(tag: &[u8], key: &[u8]) -> Option<usize> {
-    memchr::memmem::find_iter(tag, key).find(|&i| {
-        i > 0
-            && tag[i - 1].is_ascii_whitespace()
-            && tag
-                .get(i + key.len())
-                .is_some_and(|&b| b == b'=' || b.is_ascii_whitespace())
-    })
-}
-
-/// `bytes` as text, invalid UTF-8 replaced (as `String::from_utf8_lossy`
-/// does, quicker when valid).
-fn lossy(bytes: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
-}
-
-/// Whether an event says nothing to the reader: a comment, the XML
-/// declaration, a processing instruction, a doctype, blank text.
-fn ignored(ev: &Event) -> bool {
-    match ev {
-        Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => true,
-        Event::Text(t) => t.iter().all(|b| b.is_ascii_whitespace()),
-        _ => false,
-    }
-}
-
-fn describe(ev: &Event) -> String {
-    match ev {
-        Event::Start(e) | Event::Empty(e) => {
-            format!("<{}>", String::from_utf8_lossy(e.name().as_ref()))
-        }
-        Event::End(e) => format!("</{}>", String::from_utf8_lossy(e.name().as_ref())),
-        Event::Text(t) => String::from_utf8_lossy(t).trim().chars().take(40).collect(),
-        Event::CData(_) => "CDATA".into(),
-        Event::GeneralRef(r) => format!("&{};", String::from_utf8_lossy(r)),
-        _ => "markup".into(),
-    }
 }
