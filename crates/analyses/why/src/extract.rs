@@ -67,6 +67,12 @@
 //! for communicators whose ranks follow the world's order. Without a
 //! `Root` field the root is unknown, and the patterns that need it (Late
 //! Broadcast, Early Reduce) are not detected.
+//!
+//! Paraver traces written by Extrae have their MPI calls as `MPI call`
+//! states (the Paraver reader makes them of Extrae's MPI events) and
+//! events at a collective call: `Communicator in MPI Global OP` gives its
+//! communicator (calls then match by kind and communicator) and `Root in
+//! MPI Global OP` valued 1 marks the root's call.
 
 use std::collections::HashMap;
 
@@ -147,12 +153,19 @@ struct Span {
 }
 
 /// A collective call's communicator and root rank, from an OTF2 `MPI
-/// collective` state.
+/// collective` state, or its communicator and whether it is the root, from
+/// Extrae's events.
 #[derive(Clone, Default)]
 struct CollInfo {
     communicator: Option<String>,
     root: Option<usize>,
+    is_root: bool,
 }
+
+/// Extrae's event type flagging the root's call of a collective (value 1).
+const EXTRAE_ROOT: &str = "Root in MPI Global OP";
+/// Extrae's event type giving a collective call's communicator.
+const EXTRAE_COMMUNICATOR: &str = "Communicator in MPI Global OP";
 
 impl Run {
     /// The run of `trace`.
@@ -474,7 +487,46 @@ fn collective_infos(
                 matches!(k, CallKind::Collective(_))
             });
             if let Some(k) = found {
-                infos[first + k] = CollInfo { communicator, root };
+                infos[first + k] = CollInfo {
+                    communicator,
+                    root,
+                    is_root: false,
+                };
+            }
+        }
+    }
+    extrae_infos(trace, c, mine, &reach, &mut infos[first..]);
+}
+
+/// Extrae's collective events of container `c` (Paraver traces): each
+/// gives the innermost collective call of `mine` (`reach` as for
+/// [`innermost`]) containing it its communicator, or flags it as its
+/// instance's root.
+fn extrae_infos(
+    trace: &Trace,
+    c: ContainerId,
+    mine: &[Call],
+    reach: &[f64],
+    infos: &mut [CollInfo],
+) {
+    let m = &trace.model;
+    for (ty, l) in &m.container(c).lists {
+        let t = m.ty(*ty);
+        let is_root = m.names(t.name, EXTRAE_ROOT);
+        if t.kind != TypeKind::Event || !(is_root || m.names(t.name, EXTRAE_COMMUNICATOR)) {
+            continue;
+        }
+        let cols = &trace.lists[l.index()];
+        for i in 0..cols.len() {
+            let value = m.label(m.value(cols.value[i]).name);
+            let found = innermost(mine, reach, cols.start[i], |k| {
+                matches!(k, CallKind::Collective(_))
+            });
+            let Some(k) = found else { continue };
+            if is_root {
+                infos[k].is_root |= value.trim() == "1";
+            } else {
+                infos[k].communicator = Some(value);
             }
         }
     }
@@ -587,6 +639,7 @@ enum CollKey {
 fn collectives_of(run: &Run, infos: &[CollInfo]) -> Vec<Collective> {
     let mut out: Vec<Collective> = Vec::new();
     let mut roots: Vec<Option<usize>> = Vec::new();
+    let mut root_calls: Vec<Option<CallId>> = Vec::new();
     let mut seen: HashMap<(ProcId, CollKey), u32> = HashMap::new();
     let mut instance: HashMap<(CollKey, u32), usize> = HashMap::new();
     for (id, call) in run.calls.iter().enumerate() {
@@ -610,20 +663,24 @@ fn collectives_of(run: &Run, infos: &[CollInfo]) -> Vec<Collective> {
                 calls: Vec::new(),
             });
             roots.push(None);
+            root_calls.push(None);
             out.len() - 1
         });
         out[at].calls.push(id as CallId);
         if roots[at].is_none() {
             roots[at] = info.root;
         }
+        if info.is_root && root_calls[at].is_none() {
+            root_calls[at] = Some(id as CallId);
+        }
     }
-    for (c, root) in out.iter_mut().zip(roots) {
+    for ((c, root), root_call) in out.iter_mut().zip(roots).zip(root_calls) {
         // Calls come by process: the participants are in process order.
         let needs_root = matches!(c.kind, CollectiveKind::OneToN | CollectiveKind::NToOne);
-        c.root = root
+        c.root = root_call
+            .or_else(|| root.and_then(|r| c.calls.get(r).copied()))
             .filter(|_| needs_root)
-            .and_then(|r| c.calls.get(r))
-            .map(|&k| run.calls[k as usize].proc);
+            .map(|k| run.calls[k as usize].proc);
     }
     let first = |c: &Collective| {
         c.calls

@@ -37,6 +37,9 @@ at the end, MPI_Finalize (entered at staggered times, left together but
 for the rank that entered last, which leaves last). Times are whole
 microseconds (the archives' clock ticks them, offset 0).
 
+Each run is also written as a Paraver trace (OUT/waits.prv, OUT/chain.prv,
+with their .pcf and .row), as Extrae writes an MPI program.
+
 OUT/expected.json: per run, its length, per (pattern, rank) the seconds
 and the number of instances (instances of positive duration), the seconds
 on the critical path per region and per (region, rank), and per rank its
@@ -626,6 +629,95 @@ def write_paje(run, path):
             f.write("7 %s 1 r%d\n" % (at(end), r))
 
 
+# Extrae's MPI event types and the values of the calls the runs make.
+EXTRAE_P2P, EXTRAE_COLL, EXTRAE_OTHER = 50000001, 50000002, 50000003
+EXTRAE_ROOT, EXTRAE_COMM = 50100003, 50100004
+EXTRAE_CALLS = {"MPI_Send": (EXTRAE_P2P, 1), "MPI_Recv": (EXTRAE_P2P, 2),
+                "MPI_Ssend": (EXTRAE_P2P, 33), "MPI_Bcast": (EXTRAE_COLL, 7),
+                "MPI_Barrier": (EXTRAE_COLL, 8), "MPI_Reduce": (EXTRAE_COLL, 9),
+                "MPI_Allreduce": (EXTRAE_COLL, 10), "MPI_Scan": (EXTRAE_COLL, 30),
+                "MPI_Init": (EXTRAE_OTHER, 31), "MPI_Finalize": (EXTRAE_OTHER, 32)}
+# Extrae's thread states: what a thread does in and out of MPI calls.
+EXTRAE_STATES = {1: "Running", 3: "Waiting a message", 4: "Blocking Send",
+                 5: "Synchronization", 13: "Group Communication"}
+
+
+def extrae_state(kind, region):
+    if kind == "compute":
+        return 1
+    if kind == "recv":
+        return 3
+    if kind == "send":
+        return 4
+    if region == "MPI_Barrier":
+        return 5
+    return 13 if kind == "collective" else 1
+
+
+def write_paraver(run, path):
+    """The run as a Paraver trace in `path` (`.prv`, with `.pcf` and
+    `.row` beside it), as Extrae writes an MPI program: one task of one
+    thread per rank (named "rank-r" by the `.row`), times in microseconds;
+    per call a thread state (Running for computation, Waiting a message,
+    Blocking Send, Synchronization, Group Communication), an event of an
+    MPI type valued by the call at its Enter and valued 0 (End) at its
+    Leave; at a collective's Enter, its communicator (1, the world) and, on
+    its root, the root flag; each message a communication from the Enter of
+    the send to the Leave of the receive (physical times the same)."""
+    end = max(calls[-1]["leave"] for calls in run.calls)
+    n = run.ranks
+    records = []   # (time, order, seq, line): ends before the next call starts
+
+    def where(r):
+        return "%d:1:%d:1" % (r + 1, r + 1)
+
+    seq = 0
+    for r, calls in enumerate(run.calls):
+        for c in calls:
+            state = extrae_state(c["kind"], c["region"])
+            records.append((c["enter"], 1, seq, "1:%s:%d:%d:%d" % (where(r), c["enter"],
+                                                                  c["leave"], state)))
+            seq += 1
+            if c["kind"] == "compute":
+                continue
+            ty, value = EXTRAE_CALLS[c["region"]]
+            line = "2:%s:%d:%d:%d" % (where(r), c["enter"], ty, value)
+            if c["kind"] == "collective":
+                line += ":%d:1" % EXTRAE_COMM
+                if c.get("root") == r:
+                    line += ":%d:1" % EXTRAE_ROOT
+            records.append((c["enter"], 2, seq, line))
+            seq += 1
+            records.append((c["leave"], 0, seq, "2:%s:%d:%d:0" % (where(r), c["leave"], ty)))
+            seq += 1
+    for s, r, tag, sent, received in run.messages:
+        records.append((sent, 3, seq, "3:%s:%d:%d:%s:%d:%d:8:%d" % (
+            where(s), sent, sent, where(r), received, received, tag)))
+        seq += 1
+    base = os.path.splitext(path)[0]
+    with open(path, "w") as f:
+        f.write("#Paraver (01/01/2026 at 00:00):%d_us:1(%d):1:%d(%s)\n" % (
+            end, n, n, ",".join("1:1" for _ in range(n))))
+        for rec in sorted(records):
+            f.write(rec[3] + "\n")
+    with open(base + ".pcf", "w") as f:
+        f.write("STATES\n")
+        for v, name in sorted(EXTRAE_STATES.items()):
+            f.write("%d %s\n" % (v, name))
+        for ty, name in [(EXTRAE_P2P, "MPI Point-to-point"), (EXTRAE_COLL, "MPI Collective Comm"),
+                         (EXTRAE_OTHER, "MPI Other")]:
+            f.write("\nEVENT_TYPE\n9 %d %s\nVALUES\n0 End\n" % (ty, name))
+            for region, (t, v) in sorted(EXTRAE_CALLS.items(), key=lambda kv: kv[1]):
+                if t == ty:
+                    f.write("%d %s\n" % (v, region))
+        f.write("\nEVENT_TYPE\n1 %d Root in MPI Global OP\n" % EXTRAE_ROOT)
+        f.write("1 %d Communicator in MPI Global OP\n" % EXTRAE_COMM)
+    with open(base + ".row", "w") as f:
+        f.write("LEVEL THREAD SIZE %d\n" % n)
+        for r in range(n):
+            f.write("rank-%d\n" % r)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out")
@@ -644,7 +736,9 @@ def main():
         if not args.no_otf2:
             write_otf2(run, os.path.join(args.out, name))
         write_paje(run, os.path.join(args.out, name + ".paje"))
-        answers[name] = dict(otf2=name + "/traces.otf2", paje=name + ".paje", **expected(run))
+        write_paraver(run, os.path.join(args.out, name + ".prv"))
+        answers[name] = dict(otf2=name + "/traces.otf2", paje=name + ".paje",
+                             paraver=name + ".prv", **expected(run))
     with open(os.path.join(args.out, "expected.json"), "w") as f:
         json.dump({"seconds_per_tick": 1.0 / TICKS, "runs": answers}, f, indent=1,
                   sort_keys=True)

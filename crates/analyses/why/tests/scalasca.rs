@@ -6,9 +6,10 @@
 //!   standard MPI_Send in rendezvous), a buffered MPI_Send, an
 //!   MPI_Allreduce, an MPI_Barrier, an MPI_Bcast whose root is late, an
 //!   MPI_Reduce whose root is early, an MPI_Scan, per iteration;
-//!   and a 3-rank token ring) as OTF2 archives and as Pajé text, and the
+//!   and a 3-rank token ring) as OTF2 archives, as Pajé text and as
+//!   Paraver traces, and the
 //!   answers, computed from the times it chose with Scalasca's definitions
-//!   (stated in the script), in `expected.json`. Both traces must give
+//!   (stated in the script), in `expected.json`. Every trace must give
 //!   those answers, within a nanosecond.
 //! - [`SCALASCA`]: what Scalasca 2.6's `scout.mpi` found in the archives
 //!   the script writes with its default arguments (CI cannot build
@@ -261,9 +262,15 @@ struct Found {
     path_by_rank: BTreeMap<(String, u32), f64>,
 }
 
-/// The region name of a path segment (`(none)` outside any state).
+/// The region name of a path segment (`(none)` outside any state), the
+/// computation of a Paraver trace (Extrae's `Running`) named as the
+/// generator names it (`compute`).
 fn region_name(run: &Run, region: Option<u32>) -> String {
-    region.map_or_else(|| "(none)".to_string(), |r| run.regions[r as usize].clone())
+    match region.map(|r| run.regions[r as usize].as_str()) {
+        None => "(none)".to_string(),
+        Some("Running") => "compute".to_string(),
+        Some(name) => name.to_string(),
+    }
 }
 
 fn analyse(run: &Run) -> (Vec<WaitState>, Found) {
@@ -384,8 +391,9 @@ fn check_run(name: &str, path: &Path, expected: &Value) {
 }
 
 /// regression: the wait states and the critical path of runs whose
-/// answers are known, read from OTF2 (Score-P's records) and from Pajé
-/// (SimGrid SMPI's states and links), are those answers, the same for both.
+/// answers are known, read from OTF2 (Score-P's records), from Pajé
+/// (SimGrid SMPI's states and links) and from Paraver (Extrae's MPI events,
+/// states and communications), are those answers, the same for all.
 #[test]
 fn why_finds_the_known_answers_of_generated_runs() {
     check_generated(&DEFAULT_ARGS);
@@ -398,7 +406,7 @@ fn check_generated(args: &[&str]) {
         return;
     };
     for (name, run) in expected["runs"].as_object().unwrap() {
-        for format in ["otf2", "paje"] {
+        for format in ["otf2", "paje", "paraver"] {
             let path = dir.path().join(run[format].as_str().unwrap());
             check_run(name, &path, run);
         }

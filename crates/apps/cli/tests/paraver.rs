@@ -196,6 +196,53 @@ fn records_map_to_states_events_and_links_in_the_header_unit() {
     assert!(comm.contains("THREAD 1.1.1,THREAD 1.2.1,1,64,"), "{comm}");
 }
 
+/// regression: Extrae's MPI call events give each thread `MPI call`
+/// states, which the wait-state analysis reads: a value opens a call, 0
+/// ends it, a value while a call is open ends that one first, a call open
+/// at the end ends with the trace; the events stay events, and the
+/// `501xxxxx` details (here a root flag) open no call.
+#[test]
+fn extrae_mpi_events_become_mpi_call_states() {
+    let tmp = tempfile::tempdir().unwrap();
+    let prv = small_trace(
+        tmp.path(),
+        "2:2:1:2:1:2:50000001:2\n2:1:1:1:1:3:50000001:1\n3:1:1:1:1:3:3:2:1:2:1:6:6:8:0\n\
+         2:1:1:1:1:4:50000001:0\n2:2:1:2:1:6:50000001:0\n\
+         2:1:1:1:1:8:50000002:10:50100003:1\n2:1:1:1:1:9:50000002:7\n",
+    );
+    std::fs::write(
+        tmp.path().join("t.pcf"),
+        "EVENT_TYPE\n9 50000001 MPI Point-to-point\nVALUES\n0 End\n1 MPI_Send\n2 MPI_Recv\n\n\
+         EVENT_TYPE\n9 50000002 MPI Collective Comm\nVALUES\n0 End\n7 MPI_Bcast\n10 MPI_Allreduce\n\n\
+         EVENT_TYPE\n1 50100003 Root in MPI Global OP\n",
+    )
+    .unwrap();
+    let p = prv.to_str().unwrap();
+    let dump = out(&["dump", p]);
+    let mut calls: Vec<&str> = dump
+        .lines()
+        .filter(|l| l.contains(", MPI call, "))
+        .collect();
+    calls.sort();
+    assert_eq!(
+        calls,
+        [
+            "State, THREAD 1.1.1, MPI call, 0.000003, 0.000004, 0.000001, 0.000000, MPI_Send",
+            "State, THREAD 1.1.1, MPI call, 0.000008, 0.000009, 0.000001, 0.000000, MPI_Allreduce",
+            "State, THREAD 1.1.1, MPI call, 0.000009, 0.000020, 0.000011, 0.000000, MPI_Bcast",
+            "State, THREAD 1.2.1, MPI call, 0.000002, 0.000006, 0.000004, 0.000000, MPI_Recv",
+        ],
+        "{dump}"
+    );
+    assert!(dump.contains("Event, THREAD 1.1.1, MPI Point-to-point, 0.000004, End"));
+    // The receive, entered at 2, waited for the send entered at 3.
+    let waits = out(&["stats", "waits", p, "--format", "csv"]);
+    assert!(
+        waits.contains("\nlate_sender,THREAD 1.2.1,0.000001,1\n"),
+        "{waits}"
+    );
+}
+
 /// Runs `check` on `prv`: its error, which must name `line`.
 fn error_at(prv: &Path, line: usize) -> String {
     let o = trama(&["check", prv.to_str().unwrap()]);

@@ -35,6 +35,13 @@
 //!   by the `.pcf`'s `EVENT_TYPE` (`NAME (type)` when two types share a
 //!   name), else by its number, whose value is the name of its `VALUES`,
 //!   else the number.
+//! - Events of Extrae's MPI call types (numbers 50000000 to 50099999: point to
+//!   point, collective, other, one-sided, I/O, …) also give each thread an
+//!   `MPI call` state, as Paraver's MPI call view shows them: a non-zero
+//!   value (`MPI_Send`, named by the `.pcf`) pushes it, the value 0
+//!   (`End`, `Outside MPI`) pops it; a non-zero value while a call is open
+//!   ends that call first; a call still open at the end of the trace ends
+//!   there. The wait-state analysis reads MPI calls from these states.
 //! - A communication is a `Communication` link (value `message`) from the
 //!   sending thread at its logical send time to the receiving thread at its
 //!   logical receive time, with `Size` (bytes, as `trama stats comm
@@ -54,7 +61,7 @@
 mod meta;
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path as FsPath, PathBuf};
 
@@ -71,6 +78,11 @@ use crate::Error;
 
 /// The state type of state records.
 pub const STATE_TYPE: &str = "State";
+/// The state type of the MPI calls read from Extrae's MPI events.
+pub const MPI_CALL_TYPE: &str = "MPI call";
+/// Extrae's MPI call event types: `50000000..=50099999` (not the
+/// `501xxxxx` types, which give details of a call: sizes, root, communicator).
+const MPI_EVENT_TYPES: std::ops::RangeInclusive<u64> = 50_000_000..=50_099_999;
 /// The link type of communication records.
 pub const LINK_TYPE: &str = "Communication";
 const APPL: &str = "Application";
@@ -179,6 +191,11 @@ pub(crate) struct ParaverSource {
     latest: Nanos,
     linked: bool,
     links: u64,
+    /// Whether the `MPI call` state type is declared (at the first call:
+    /// a trace whose MPI events are all 0 has none).
+    mpi_declared: bool,
+    /// The threads inside an MPI call.
+    in_mpi: HashSet<Path>,
     done: bool,
     comm_lines: u64,
 }
@@ -295,6 +312,8 @@ impl ParaverSource {
             latest: 0,
             linked: false,
             links: 0,
+            mpi_declared: false,
+            in_mpi: HashSet::new(),
             done: false,
             comm_lines,
         };
@@ -415,6 +434,18 @@ impl ParaverSource {
             self.queue.push_back(h.0.record);
         }
         let end = self.header.duration.max(self.latest);
+        let mut open: Vec<Path> = self.in_mpi.drain().collect();
+        open.sort();
+        for thread in open {
+            self.queue.push_back(Record {
+                time: end,
+                what: What::PopState {
+                    container: thread,
+                    ty: MPI_CALL_TYPE.into(),
+                    extra: Vec::new(),
+                },
+            });
+        }
         for c in self.containers.iter().rev() {
             self.queue.push_back(Record {
                 time: end,
@@ -549,6 +580,9 @@ impl ParaverSource {
                 .and_then(|m| m.get(&v))
                 .cloned()
                 .unwrap_or_else(|| v.to_string());
+            if MPI_EVENT_TYPES.contains(&ty) {
+                self.mpi_call(time, &thread, (v != 0).then_some(value.as_str()));
+            }
             self.queue.push_back(Record {
                 time,
                 what: What::Event {
@@ -560,6 +594,48 @@ impl ParaverSource {
             });
         }
         Ok(())
+    }
+
+    /// An MPI event on `thread` at `time`: the call it opens (`Some`: its
+    /// name) or the end of the open one (`None`).
+    fn mpi_call(&mut self, time: Nanos, thread: &Path, call: Option<&str>) {
+        if self.in_mpi.contains(thread) {
+            self.queue.push_back(Record {
+                time,
+                what: What::PopState {
+                    container: thread.clone(),
+                    ty: MPI_CALL_TYPE.into(),
+                    extra: Vec::new(),
+                },
+            });
+            if call.is_none() {
+                self.in_mpi.remove(thread);
+            }
+        }
+        if let Some(name) = call {
+            if !self.mpi_declared {
+                self.mpi_declared = true;
+                self.queue.push_back(Record {
+                    time,
+                    what: What::Declare(Decl::EntityType {
+                        kind: EntityKind::State,
+                        name: MPI_CALL_TYPE.into(),
+                        container: THREAD.into(),
+                        color: None,
+                    }),
+                });
+            }
+            self.in_mpi.insert(thread.clone());
+            self.queue.push_back(Record {
+                time,
+                what: What::PushState {
+                    container: thread.clone(),
+                    ty: MPI_CALL_TYPE.into(),
+                    value: name.into(),
+                    extra: Vec::new(),
+                },
+            });
+        }
     }
 
     /// A communication record (`f`: its fields, `text`: its line) sent by
