@@ -10,6 +10,7 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 mod collect;
 mod convert;
+mod diff;
 mod dump;
 mod export;
 mod info;
@@ -20,6 +21,9 @@ mod run;
 mod stats;
 mod timesync;
 mod view;
+
+/// The reading flags every command that reads a trace takes.
+pub use trama_open::ReadFlags as ReadArgs;
 
 /// Post-mortem performance analysis of parallel and distributed programs.
 ///
@@ -207,6 +211,15 @@ enum Command {
         after_help = "Examples:\n  trama export perfetto trace.paje -o trace.perfetto-trace\n  trama export chrome-json run.otf2 -o run.json\n  trama export perfetto trace.ptb -o - | gzip > t.perfetto-trace.gz\n  trama export parquet trace.paje -o trace.parquet\n  duckdb -c \"SELECT count(*) FROM read_parquet('trace.parquet/states/*/*.parquet', hive_partitioning=true)\""
     )]
     Export(export::ExportArgs),
+    /// Compare two runs: per state value (or per container with --by), the
+    /// time in A and in B and the difference, with the time on the critical
+    /// path and in each wait-state pattern when the runs have MPI calls; a
+    /// summary first (docs/stats-formats.md, diff). --fail-over guards a
+    /// project's performance in its CI.
+    #[command(
+        after_help = "Examples:\n  trama diff before.otf2 after.otf2\n  trama diff run64.paje run128.paje --by container --group all\n  trama diff base.ptb new.ptb --fail-over 5 --value MPI_Allreduce"
+    )]
+    Diff(diff::DiffArgs),
 }
 
 #[derive(Args, Debug)]
@@ -289,74 +302,6 @@ enum Target {
 enum Strings {
     Plain,
     Interned,
-}
-
-/// Options shared by every command that reads a Pajé trace.
-#[derive(Args, Debug, Clone)]
-pub struct ReadArgs {
-    /// Trace file: Pajé text (plain, .gz or .zst), trama's binary .ptb, the proposal's
-    /// libRastro .rst, an OTF2 archive's anchor (.otf2, its other files beside it), a
-    /// Paraver .prv (its .pcf and .row beside it), or a source `trama merge` reads (OpenTS,
-    /// Ganglia, PCP, sched, CLOG-2, Akypuera); the format is told from the content.
-    /// Standard input when absent or "-".
-    #[arg(value_name = "FILE")]
-    pub file: Option<OsString>,
-    /// Accept the old field names of Pajé 1.x (ContainerType, EntityType, SourceContainer, DestContainer, …).
-    #[arg(short = 'n', long)]
-    pub no_strict: bool,
-    /// Behave like PajeNG 1.3.10: quotes are syntax and are removed ("MPI State" → MPI State),
-    /// and the -h header of event lines uses 1.3.10's wording. By default quotes stay part of
-    /// values, as in PajeNG's current version.
-    #[arg(long)]
-    pub strip_quotes: bool,
-    /// Stop the simulation at TIME: containers alive then are destroyed at TIME.
-    #[arg(short = 'a', long, value_name = "TIME", allow_negative_numbers = true)]
-    pub stop_at: Option<f64>,
-    /// Drop links that never got their other end instead of failing (not recommended).
-    #[arg(short = 'z', long)]
-    pub ignore_incomplete_links: bool,
-    /// No imbrication: a pushed state ends the state it covers, which resumes as a new entity
-    /// when the pushed one is popped.
-    #[arg(short = 'i', long)]
-    pub no_imbrication: bool,
-    /// Let real traces' problems pass with a warning naming each line (the first 5 of a kind,
-    /// then their count) instead of failing: events on containers never created (or created
-    /// further on, as in StarPU's raw traces) and pops of empty state stacks are ignored, a
-    /// container destroyed before its last event is destroyed then. A valid trace reads the same.
-    #[arg(long)]
-    pub lenient: bool,
-    /// Reorder a trace that is nearly in time order: each event is held until the input is more
-    /// than SECONDS past it, then passed on in time order (equal times in file order; events
-    /// without a time, such as definitions, at once). An event older than one passed on is an
-    /// error that names the window needed. Text traces only.
-    #[arg(long, value_name = "SECONDS", value_parser = sort_window)]
-    pub sort_window: Option<f64>,
-    /// Sort the whole trace by time, whatever its order (StarPU's raw traces, where each
-    /// window --sort-window suggests is too short further on): events are held to the end of
-    /// the input, then passed on in time order (equal times in file order; events without a
-    /// time at once), as a sort window longer than the trace would. Past --sort-memory,
-    /// events held go sorted to temporary files in the system's temporary folder (TMPDIR),
-    /// removed as soon as made. Text traces only.
-    #[arg(long, conflicts_with = "sort_window")]
-    pub sort: bool,
-    /// Bytes of events --sort holds in memory before it writes them, sorted, to a temporary
-    /// file (at least 65536).
-    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30, value_parser = clap::value_parser!(u64).range(65536..))]
-    pub sort_memory: u64,
-    /// Threads to use (0 = one per core).
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
-    pub threads: usize,
-    /// Never show a progress bar (it is shown on a terminal for long reads).
-    #[arg(long)]
-    pub no_progress: bool,
-}
-
-/// A sort window: a number of seconds, zero or more.
-fn sort_window(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(w) if w >= 0.0 && w.is_finite() => Ok(w),
-        _ => Err(format!("'{s}' is not a number of seconds (0 or more)")),
-    }
 }
 
 #[derive(Args, Debug)]
@@ -451,6 +396,7 @@ fn main() -> ExitCode {
         Command::Render(a) => render::render(&a),
         Command::View(a) => view::view(&a),
         Command::Export(a) => export::export(&a),
+        Command::Diff(a) => diff::diff(&a),
     };
     match result {
         Ok(code) => code,

@@ -7,39 +7,9 @@ use std::time::Duration;
 
 use std::path::Path;
 
-use trama_open::{LoadOptions, Opened, Progress, ProgressUnit, ReadFlags, Source};
+use trama_open::{Opened, Progress, ProgressUnit};
 
 use crate::ReadArgs;
-
-impl ReadArgs {
-    /// The input.
-    pub fn source(&self) -> Source {
-        Source::from_arg(self.file.as_deref())
-    }
-
-    /// The input's path, unless it is standard input.
-    pub fn path(&self) -> Option<&Path> {
-        self.file.as_deref().filter(|f| *f != "-").map(Path::new)
-    }
-
-    /// The options of reading and simulating.
-    pub fn load_options(&self, keep_extras: bool, window: Option<(f64, f64)>) -> LoadOptions {
-        let flags = ReadFlags {
-            threads: self.threads,
-            no_strict: self.no_strict,
-            strip_quotes: self.strip_quotes,
-            stop_at: self.stop_at,
-            ignore_incomplete_links: self.ignore_incomplete_links,
-            no_imbrication: self.no_imbrication,
-            lenient: self.lenient,
-            sort_window: self.sort_window,
-        };
-        let mut o = flags.load_options(keep_extras, window);
-        o.sort = self.sort;
-        o.sort_memory = usize::try_from(self.sort_memory).unwrap_or(usize::MAX);
-        o
-    }
-}
 
 /// Opens the input of `args`.
 pub fn open(args: &ReadArgs) -> anyhow::Result<Opened> {

@@ -218,15 +218,12 @@ fn open(
     user_fields: bool,
 ) -> PyResult<Trace> {
     let reading = Reading {
-        flags: ReadFlags {
-            threads,
-            no_strict,
-            strip_quotes,
-            stop_at,
-            ignore_incomplete_links,
-            no_imbrication,
-            lenient,
-            sort_window,
+        flags: {
+            let mut f = ReadFlags::default();
+            (f.threads, f.no_strict, f.strip_quotes) = (threads, no_strict, strip_quotes);
+            (f.stop_at, f.ignore_incomplete_links) = (stop_at, ignore_incomplete_links);
+            (f.no_imbrication, f.lenient, f.sort_window) = (no_imbrication, lenient, sort_window);
+            f
         },
         window,
         keep_extras: user_fields,

@@ -9,6 +9,8 @@
 //!   [`write_states`], [`write_comm`], [`write_order`], [`write_wait`],
 //!   [`write_kiviat`], [`write_slices`], [`write_graph`], and [`write_waits`]
 //!   for the wait states of `trama_why` ([`waits`]).
+//! - [`diff`]: two runs' profiles side by side and their difference
+//!   (`trama diff`), written by [`write_diff`].
 //! - [`check_summary`]: what `trama check` says of a valid trace.
 //! - [`ptb_info`]: what a `.ptb` file holds and where its bytes go.
 //! - [`html_report`]: one self-contained HTML page (nothing to fetch) with
@@ -20,6 +22,7 @@
 #![allow(clippy::result_large_err)]
 
 mod check;
+mod diff;
 mod dump;
 mod export;
 mod html;
@@ -33,6 +36,9 @@ mod why_path;
 use std::io;
 
 pub use check::{check_summary, check_warnings};
+pub use diff::{
+    diff, write_diff, Diff, DiffBy, DiffOptions, DiffRow, Groups, PatternDelta, RunSide,
+};
 pub use dump::{check, dump, DumpSettings};
 pub use export::{export, export_parquet, Export};
 pub use html::html_report;
@@ -134,6 +140,11 @@ pub enum Error {
     /// An instant of `--at` is not a number.
     #[error("--at: '{0}' is not a number")]
     Instant(String),
+    /// An argument of `trama diff` is wrong: a mapping of containers to
+    /// groups that cannot be read (the message names the file, the line and
+    /// the text), a guarded value in neither run.
+    #[error("{0}")]
+    Diff(String),
     /// The run of the why analyses (`waits`, `critical-path`, `delays`)
     /// could not be read from the trace.
     #[error(transparent)]

@@ -1,0 +1,548 @@
+//! `trama diff A B`: the profiles of two runs side by side and their
+//! difference, with the time on the critical path and in each wait-state
+//! pattern when the runs have MPI calls.
+//!
+//! # What is compared
+//!
+//! - Each run's length (the trace's end minus its start).
+//! - Per state value (a region: `MPI_Recv`, `compute`, …): the exclusive
+//!   time summed over every container (state types merged: a value is its
+//!   name), as `trama stats states` gives it; with [`DiffBy::Container`]
+//!   per (container, value). Containers are matched by name, or by the
+//!   group a mapping gives them ([`Groups`]), so runs of different process
+//!   counts compare by groups (all processes as one, per host, or a file).
+//! - Per value, the seconds on the critical path (`trama stats
+//!   critical-path`), when both runs have MPI calls.
+//! - Per wait-state pattern, the seconds waited (`trama stats waits`).
+//!
+//! A missing row on one side counts as 0 s. A run diffed with itself gives
+//! zeros everywhere.
+//!
+//! # Forms (stable, `docs/stats-formats.md`)
+//!
+//! - CSV: `value,a_seconds,b_seconds,delta_seconds,a_path_seconds,b_path_seconds`
+//!   (with [`DiffBy::Container`], `container` first), the rows by
+//!   decreasing absolute delta; path columns empty when a run has no
+//!   critical path.
+//! - JSON: the serde form of [`Diff`].
+//! - Table: the summary (lengths, the values and containers that gained
+//!   and lost the most, the patterns that grew), then the rows and the
+//!   patterns.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+
+use serde::Serialize;
+use trama_analysis::{time_per_state, Window};
+use trama_sim::Trace;
+use trama_why::{critical_path, wait_states, Pattern};
+
+use crate::table::{csv_field, num, secs, table};
+use crate::{Error, Format, StatsOptions};
+
+/// What the rows of a diff are per.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum DiffBy {
+    /// Per state value, over every container.
+    #[default]
+    Value,
+    /// Per (container or group, state value).
+    Container,
+}
+
+impl DiffBy {
+    /// Every choice with its name on the command line and a line of help.
+    pub const ALL: [(DiffBy, &'static str, &'static str); 2] = [
+        (
+            DiffBy::Value,
+            "value",
+            "Per state value, over every container",
+        ),
+        (
+            DiffBy::Container,
+            "container",
+            "Per container (or group) and state value",
+        ),
+    ];
+}
+
+/// Which group each container belongs to, by name: containers of two runs
+/// with the same group are compared as one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Groups {
+    by_name: HashMap<String, String>,
+    /// The group of containers the mapping does not name (`None`: their
+    /// own name).
+    pub others: Option<String>,
+}
+
+impl Groups {
+    /// Every container in one group named `name`.
+    pub fn all(name: &str) -> Groups {
+        Groups {
+            by_name: HashMap::new(),
+            others: Some(name.to_string()),
+        }
+    }
+
+    /// A mapping read from `text`: one `CONTAINER GROUP` per line (the
+    /// group is the last word, the container the words before it), blank
+    /// lines and lines starting with `#` skipped; `what` names the text in
+    /// errors.
+    pub fn parse(text: &str, what: &str) -> Result<Groups, Error> {
+        let mut by_name = HashMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((container, group)) = line.rsplit_once(char::is_whitespace) else {
+                let shown: String = line.chars().take(80).collect();
+                return Err(Error::Diff(format!(
+                    "{what}:{}: a line is `CONTAINER GROUP`, not '{shown}'",
+                    i + 1
+                )));
+            };
+            by_name.insert(container.trim().to_string(), group.to_string());
+        }
+        Ok(Groups {
+            by_name,
+            others: None,
+        })
+    }
+
+    /// The groups `--group` names: `all` (every container in one group)
+    /// or the path of a mapping file ([`Groups::parse`]).
+    pub fn from_arg(arg: &str) -> Result<Groups, Error> {
+        if arg == "all" {
+            return Ok(Groups::all("all"));
+        }
+        let text = std::fs::read_to_string(arg)
+            .map_err(|e| Error::Diff(format!("{arg}: cannot read the mapping: {e}")))?;
+        Groups::parse(&text, arg)
+    }
+
+    /// The group of the container named `name`.
+    fn of<'a>(&'a self, name: &'a str) -> &'a str {
+        self.by_name
+            .get(name)
+            .map(String::as_str)
+            .or(self.others.as_deref())
+            .unwrap_or(name)
+    }
+}
+
+/// How [`diff`] compares.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct DiffOptions {
+    /// The rows' grouping.
+    pub by: DiffBy,
+    /// Containers' groups (with [`DiffBy::Container`]); `None`: by name.
+    pub groups: Option<Groups>,
+    /// Roll containers up to this type first (e.g. hosts).
+    pub level: Option<String>,
+    /// The link types that are messages (the why analyses).
+    pub link_types: Vec<String>,
+}
+
+/// One run's figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunSide {
+    /// The trace's start, seconds.
+    pub start: f64,
+    /// The trace's end.
+    pub end: f64,
+    /// Its length.
+    pub length: f64,
+    /// Why it has no critical path or wait states, when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_not: Option<String>,
+}
+
+/// One row of a diff.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiffRow {
+    /// The container or group ([`DiffBy::Container`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+    /// The state value.
+    pub value: String,
+    /// Exclusive seconds in A.
+    pub a_seconds: f64,
+    /// Exclusive seconds in B.
+    pub b_seconds: f64,
+    /// `b_seconds - a_seconds`.
+    pub delta_seconds: f64,
+    /// Seconds on A's critical path, when it has one.
+    pub a_path_seconds: Option<f64>,
+    /// Seconds on B's critical path.
+    pub b_path_seconds: Option<f64>,
+}
+
+/// One wait-state pattern's seconds in both runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PatternDelta {
+    /// The pattern's name (`late_sender`, …).
+    pub pattern: &'static str,
+    /// Seconds waited in A.
+    pub a_seconds: f64,
+    /// In B.
+    pub b_seconds: f64,
+    /// `b_seconds - a_seconds`.
+    pub delta_seconds: f64,
+}
+
+/// What [`diff`] computes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Diff {
+    /// The first run.
+    pub a: RunSide,
+    /// The second run.
+    pub b: RunSide,
+    /// `b.length - a.length`.
+    pub delta_length: f64,
+    /// How the rows are grouped.
+    pub by: DiffBy,
+    /// The rows, by decreasing absolute delta (then by name).
+    pub rows: Vec<DiffRow>,
+    /// Per container (or group): its exclusive seconds in both runs, by
+    /// decreasing absolute delta.
+    pub containers: Vec<DiffRow>,
+    /// The wait-state patterns found in either run, in Scalasca's order.
+    pub patterns: Vec<PatternDelta>,
+}
+
+impl Diff {
+    /// The share (percent) by which `value`'s seconds (`None`: the run's
+    /// length) grew from A to B; `None` when the value is in neither run.
+    pub fn growth(&self, value: Option<&str>) -> Option<f64> {
+        let (a, b) = match value {
+            None => (self.a.length, self.b.length),
+            Some(v) => self.rows.iter().filter(|r| r.value == v).fold(
+                None,
+                |acc: Option<(f64, f64)>, r| {
+                    let (a, b) = acc.unwrap_or((0.0, 0.0));
+                    Some((a + r.a_seconds, b + r.b_seconds))
+                },
+            )?,
+        };
+        Some(if a > 0.0 {
+            (b - a) / a * 100.0
+        } else if b > 0.0 {
+            f64::INFINITY
+        } else {
+            0.0
+        })
+    }
+}
+
+impl Diff {
+    /// With `--fail-over limit`: why the run's length (or `value`'s time)
+    /// grew by more than `limit` percent from A to B, `None` when it did
+    /// not; an error when `value` is in neither run.
+    pub fn over(&self, limit: f64, value: Option<&str>) -> Option<Result<String, Error>> {
+        let Some(grew) = self.growth(value) else {
+            let v = value.unwrap_or_default();
+            return Some(Err(Error::Diff(format!(
+                "--value: neither run has a state valued '{v}'"
+            ))));
+        };
+        let what = value.map_or("the run's length".into(), |v| format!("the time in {v}"));
+        (grew > limit).then(|| {
+            Ok(format!(
+                "{what} grew by {grew:.2} % from A to B, over --fail-over {limit} %"
+            ))
+        })
+    }
+}
+
+/// One run's figures per (group, value), per value on the critical path,
+/// per pattern.
+struct Profile {
+    side: RunSide,
+    cells: BTreeMap<(String, String), f64>,
+    path: Option<BTreeMap<String, f64>>,
+    patterns: BTreeMap<Pattern, f64>,
+}
+
+fn profile(trace: &Trace, opts: &DiffOptions) -> Profile {
+    let (start, end) = (trace.start_time(), trace.end_time().max(trace.start_time()));
+    let window = Window::new(trace, Some(start), Some(end));
+    let groups = opts.groups.clone().unwrap_or_default();
+    let mut cells = BTreeMap::new();
+    if let Some(s) = time_per_state(trace, window, opts.level.as_deref()) {
+        for r in s.rows {
+            let group = match opts.by {
+                DiffBy::Value => String::new(),
+                DiffBy::Container => groups.of(&r.container).to_string(),
+            };
+            *cells.entry((group, r.value)).or_insert(0.0) += r.exclusive;
+        }
+    }
+    let stats = StatsOptions {
+        link_types: opts.link_types.clone(),
+        ..StatsOptions::default()
+    };
+    let (path, patterns, why_not) = match crate::why::run_of(trace, &stats) {
+        Ok(run) => {
+            let waits = wait_states(&run);
+            let mut patterns = BTreeMap::new();
+            for w in &waits {
+                *patterns.entry(w.pattern).or_insert(0.0) += w.duration;
+            }
+            let mut path = BTreeMap::new();
+            for s in critical_path(&run, &waits) {
+                let name = s
+                    .region
+                    .map_or("(none)", |r| run.regions[r as usize].as_str());
+                *path.entry(name.to_string()).or_insert(0.0) += s.end - s.start;
+            }
+            (Some(path), patterns, None)
+        }
+        Err(e) => (None, BTreeMap::new(), Some(e.to_string())),
+    };
+    Profile {
+        side: RunSide {
+            start,
+            end,
+            length: end - start,
+            why_not,
+        },
+        cells,
+        path,
+        patterns,
+    }
+}
+
+/// Rows by decreasing absolute delta, then by container and value.
+fn sort_rows(rows: &mut [DiffRow]) {
+    rows.sort_by(|x, y| {
+        y.delta_seconds
+            .abs()
+            .total_cmp(&x.delta_seconds.abs())
+            .then_with(|| x.container.cmp(&y.container))
+            .then_with(|| x.value.cmp(&y.value))
+    });
+}
+
+/// The difference from run `a` to run `b`.
+pub fn diff(a: &Trace, b: &Trace, opts: &DiffOptions) -> Diff {
+    let (pa, pb) = (profile(a, opts), profile(b, opts));
+    let mut keys: Vec<&(String, String)> = pa.cells.keys().chain(pb.cells.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let path_of = |p: &Profile, v: &str| p.path.as_ref().map(|m| m.get(v).copied().unwrap_or(0.0));
+    let mut rows = Vec::new();
+    let mut per_group: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+    for k in keys {
+        // `+ 0.0`: a sum of nothing (-0) shows as 0.
+        let (x, y) = (
+            pa.cells.get(k).copied().unwrap_or(0.0) + 0.0,
+            pb.cells.get(k).copied().unwrap_or(0.0) + 0.0,
+        );
+        let g = per_group.entry(k.0.as_str()).or_default();
+        (g.0, g.1) = (g.0 + x, g.1 + y);
+        let by_value = opts.by == DiffBy::Value;
+        rows.push(DiffRow {
+            container: (!by_value).then(|| k.0.clone()),
+            value: k.1.clone(),
+            a_seconds: x,
+            b_seconds: y,
+            delta_seconds: y - x,
+            a_path_seconds: by_value.then(|| path_of(&pa, &k.1)).flatten(),
+            b_path_seconds: by_value.then(|| path_of(&pb, &k.1)).flatten(),
+        });
+    }
+    sort_rows(&mut rows);
+    let mut containers: Vec<DiffRow> = per_group
+        .into_iter()
+        .filter(|(g, _)| !g.is_empty())
+        .map(|(g, (x, y))| DiffRow {
+            container: Some(g.to_string()),
+            value: String::new(),
+            a_seconds: x,
+            b_seconds: y,
+            delta_seconds: y - x,
+            a_path_seconds: None,
+            b_path_seconds: None,
+        })
+        .collect();
+    sort_rows(&mut containers);
+    let patterns = Pattern::ALL
+        .iter()
+        .filter_map(|p| {
+            let (x, y) = (pa.patterns.get(p), pb.patterns.get(p));
+            (x.is_some() || y.is_some()).then(|| {
+                let (x, y) = (x.copied().unwrap_or(0.0), y.copied().unwrap_or(0.0));
+                PatternDelta {
+                    pattern: p.name(),
+                    a_seconds: x,
+                    b_seconds: y,
+                    delta_seconds: y - x,
+                }
+            })
+        })
+        .collect();
+    Diff {
+        delta_length: pb.side.length - pa.side.length,
+        a: pa.side,
+        b: pb.side,
+        by: opts.by,
+        rows,
+        containers,
+        patterns,
+    }
+}
+
+/// A cell of an optional number: empty when absent.
+fn opt(x: Option<f64>) -> String {
+    x.map(num).unwrap_or_default()
+}
+
+/// Writes `d` in `format`.
+pub fn write_diff(d: &Diff, format: Format, out: &mut dyn Write) -> Result<(), Error> {
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, d)?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            let head = "value,a_seconds,b_seconds,delta_seconds,a_path_seconds,b_path_seconds";
+            let by_container = d.by == DiffBy::Container;
+            writeln!(
+                out,
+                "{}{head}",
+                if by_container { "container," } else { "" }
+            )?;
+            for r in &d.rows {
+                if let Some(c) = r.container.as_deref().filter(|_| by_container) {
+                    write!(out, "{},", csv_field(c))?;
+                }
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{}",
+                    csv_field(&r.value),
+                    num(r.a_seconds),
+                    num(r.b_seconds),
+                    num(r.delta_seconds),
+                    opt(r.a_path_seconds),
+                    opt(r.b_path_seconds)
+                )?;
+            }
+        }
+        Format::Table => write_table(d, out)?,
+    }
+    Ok(())
+}
+
+/// A signed number of seconds for a table.
+fn signed(x: f64) -> String {
+    format!("{}{}", if x > 0.0 { "+" } else { "" }, secs(x))
+}
+
+/// The summary, then the rows and the patterns, as aligned columns.
+fn write_table(d: &Diff, out: &mut dyn Write) -> Result<(), Error> {
+    let pct = |x: f64, base: f64| {
+        if base > 0.0 {
+            format!(" ({:+.1} %)", x / base * 100.0)
+        } else {
+            String::new()
+        }
+    };
+    writeln!(
+        out,
+        "Run length: A {} s, B {} s, B - A {} s{}",
+        secs(d.a.length),
+        secs(d.b.length),
+        signed(d.delta_length),
+        pct(d.delta_length, d.a.length)
+    )?;
+    let most = |rows: &[DiffRow], gained: bool, name: &dyn Fn(&DiffRow) -> String| {
+        let picked: Vec<String> = rows
+            .iter()
+            .filter(|r| {
+                if gained {
+                    r.delta_seconds > 0.0
+                } else {
+                    r.delta_seconds < 0.0
+                }
+            })
+            .take(3)
+            .map(|r| format!("{} {} s", name(r), signed(r.delta_seconds)))
+            .collect();
+        if picked.is_empty() {
+            "none".to_string()
+        } else {
+            picked.join(", ")
+        }
+    };
+    let value = |r: &DiffRow| match &r.container {
+        Some(c) => format!("{} on {c}", r.value),
+        None => r.value.clone(),
+    };
+    let container = |r: &DiffRow| r.container.clone().unwrap_or_default();
+    writeln!(out, "Gained most: {}", most(&d.rows, true, &value))?;
+    writeln!(out, "Lost most: {}", most(&d.rows, false, &value))?;
+    if !d.containers.is_empty() {
+        writeln!(
+            out,
+            "Containers that gained most: {}",
+            most(&d.containers, true, &container)
+        )?;
+    }
+    let grew: Vec<String> = d
+        .patterns
+        .iter()
+        .filter(|p| p.delta_seconds > 0.0)
+        .map(|p| format!("{} {} s", p.pattern, signed(p.delta_seconds)))
+        .collect();
+    if !grew.is_empty() {
+        writeln!(out, "Wait states that grew: {}", grew.join(", "))?;
+    }
+    for (name, side) in [("A", &d.a), ("B", &d.b)] {
+        if let Some(why) = &side.why_not {
+            writeln!(out, "{name} has no wait states or critical path: {why}")?;
+        }
+    }
+    writeln!(out)?;
+    let by_container = d.by == DiffBy::Container;
+    let mut head = vec!["value", "A s", "B s", "B - A", "A path", "B path"];
+    if by_container {
+        head.insert(0, "container");
+    }
+    let mut lines = vec![head.into_iter().map(String::from).collect::<Vec<_>>()];
+    for r in &d.rows {
+        let mut l = vec![
+            r.value.clone(),
+            secs(r.a_seconds),
+            secs(r.b_seconds),
+            signed(r.delta_seconds),
+            r.a_path_seconds.map(secs).unwrap_or_else(|| "-".into()),
+            r.b_path_seconds.map(secs).unwrap_or_else(|| "-".into()),
+        ];
+        if let Some(c) = r.container.as_ref().filter(|_| by_container) {
+            l.insert(0, c.clone());
+        }
+        lines.push(l);
+    }
+    table(out, &lines, if by_container { 2 } else { 1 })?;
+    if !d.patterns.is_empty() {
+        writeln!(out)?;
+        let mut lines = vec![["pattern", "A s", "B s", "B - A"]
+            .map(String::from)
+            .to_vec()];
+        for p in &d.patterns {
+            lines.push(vec![
+                p.pattern.to_string(),
+                secs(p.a_seconds),
+                secs(p.b_seconds),
+                signed(p.delta_seconds),
+            ]);
+        }
+        table(out, &lines, 1)?;
+    }
+    Ok(())
+}
