@@ -96,7 +96,8 @@ impl Default for ReadFlags {
 }
 
 /// A sort window: a number of seconds, zero or more.
-pub fn parse_sort_window(s: &str) -> Result<f64, String> {
+#[cfg(feature = "clap")]
+fn parse_sort_window(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(w) if w >= 0.0 && w.is_finite() => Ok(w),
         _ => Err(format!("'{s}' is not a number of seconds (0 or more)")),
