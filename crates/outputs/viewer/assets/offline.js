@@ -269,6 +269,19 @@ export class EmbeddedSource {
     return null;
   }
 
+  // The why analyses of the whole run (null in a report without them).
+  async why() {
+    const w = this.info.why;
+    return w ? w.summary : { available: false, reason: "this report was written without them" };
+  }
+
+  // The whole run's overlay: the page keeps the window's part of it.
+  async whyOverlay() {
+    const w = this.info.why;
+    if (!w || !w.overlay) throw new Error("the report holds no overlay of the wait states");
+    return w.overlay;
+  }
+
   async stats() {
     const m = this.info.meta;
     return { t0: m.start, t1: m.end, whole: true, ...this.info.stats };

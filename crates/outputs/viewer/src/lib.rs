@@ -66,6 +66,9 @@ mod stream;
 pub use stream::{StreamEnd, StreamOptions, StreamSink};
 mod timeline;
 mod window_stats;
+mod why;
+mod why_lod;
+mod why_run;
 
 pub use metadata::{meta, Meta};
 pub use offline::{offline, Offline, OfflineOptions};
