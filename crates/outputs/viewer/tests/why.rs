@@ -193,7 +193,6 @@ async fn instances_listed_and_zoomed(c: &Client, found: &Found) -> (f64, f64, St
         .as_array()
         .unwrap()
         .iter()
-        .skip(1) // the heading
         .map(|r| {
             r.as_array()
                 .unwrap()
