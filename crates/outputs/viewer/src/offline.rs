@@ -132,7 +132,7 @@ fn script_json(v: &serde_json::Value) -> String {
 /// What the why analyses found in `trace` (whose rows `meta` gives), as
 /// the page embeds it (see the module's documentation): the overlay of
 /// the whole run in at most `room` bytes.
-fn why_json(trace: &Trace, meta: &crate::Meta, room: usize) -> String {
+fn why_json(trace: &Trace, meta: &crate::metadata::Meta, room: usize) -> String {
     let v = match crate::why_run::Analysis::new(trace, meta) {
         Err(reason) => {
             serde_json::json!({ "summary": { "available": false, "reason": reason } })
