@@ -132,9 +132,9 @@ export class WhyPanel {
       return;
     }
     const span = s.end - s.start;
-    // One unit for every row: that of the longest's thousandth.
+    // One unit for every row: that of the longest's hundredth.
     const most = s.patterns.length ? s.patterns[0].seconds : 0;
-    const step = most / 1000 || 1e-9;
+    const step = most / 100 || 1e-9;
     const waited = s.patterns.reduce((a, p) => a + p.seconds, 0);
     const note = document.createElement("p");
     note.className = "dim";
@@ -153,9 +153,14 @@ export class WhyPanel {
       tr.className = "pattern";
       tr.dataset.pattern = p.pattern;
       const st = WAIT_STYLES[p.index];
-      tr.innerHTML = `<td><i style="background:${st.color}"></i>${esc(p.pattern)}</td>` +
-        `<td class="n">${esc(fmtTime(p.seconds, step))}</td><td class="n">${p.instances}</td>` +
-        `<td class="share"><b style="width:${(100 * p.seconds / (most || 1)).toFixed(1)}%;background:${st.color}"></b></td>`;
+      tr.innerHTML = `<td><i></i>${esc(p.pattern)}</td>` +
+        `<td class="n">${esc(fmtTime(p.seconds, step))}</td><td class="n">${p.instances}</td><td class="share"><b></b></td>`;
+      // Colours and widths through the style object (the page's policy
+      // forbids style attributes).
+      tr.querySelector("i").style.background = st.color;
+      const bar = tr.querySelector("b");
+      bar.style.width = `${(100 * p.seconds / (most || 1)).toFixed(1)}%`;
+      bar.style.background = st.color;
       tr.title = `click: its most severe instances · ${(100 * p.seconds / (waited || 1)).toFixed(1)} % of the time waited`;
       tr.addEventListener("click", () => { this.open = this.open === p.pattern ? null : p.pattern; this.render(s); });
       t.append(tr);

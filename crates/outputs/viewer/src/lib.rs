@@ -65,10 +65,10 @@ mod stats;
 mod stream;
 pub use stream::{StreamEnd, StreamOptions, StreamSink};
 mod timeline;
-mod window_stats;
 mod why;
 mod why_lod;
 mod why_run;
+mod window_stats;
 
 pub use metadata::{meta, Meta};
 pub use offline::{offline, Offline, OfflineOptions};

@@ -257,10 +257,7 @@ mod tests {
             ]
         );
         // At a finer column, nothing merges.
-        let fine = merge_marks(
-            [mark(0.0, 5.0, 0), mark(5.5, 9.0, 0)].into_iter(),
-            0.1,
-        );
+        let fine = merge_marks([mark(0.0, 5.0, 0), mark(5.5, 9.0, 0)].into_iter(), 0.1);
         assert_eq!(fine.len(), 2);
     }
 

@@ -100,7 +100,13 @@ impl Analysis {
         }
         let path: Vec<Value> = path_in(&self.path, (t0, t1), px)
             .into_iter()
-            .map(|s| json!([self.rows.get(s.proc as usize).copied().flatten(), s.t0, s.t1]))
+            .map(|s| {
+                json!([
+                    self.rows.get(s.proc as usize).copied().flatten(),
+                    s.t0,
+                    s.t1
+                ])
+            })
             .collect();
         json!({ "start": t0, "end": t1, "width": width, "waits": waits, "path": path })
     }
@@ -141,13 +147,16 @@ fn summary(run: &Run, waits: &[WaitState], path: &[PathSegment], rows: &[Option<
                 }
             })
             .collect();
-        patterns.push((seconds, json!({
-            "pattern": p.name(),
-            "index": pattern_index(p),
-            "seconds": seconds,
-            "instances": of.len(),
-            "top": top,
-        })));
+        patterns.push((
+            seconds,
+            json!({
+                "pattern": p.name(),
+                "index": pattern_index(p),
+                "seconds": seconds,
+                "instances": of.len(),
+                "top": top,
+            }),
+        ));
     }
     patterns.sort_by(|a, b| b.0.total_cmp(&a.0));
     let patterns: Vec<Value> = patterns.into_iter().map(|p| p.1).collect();
@@ -183,4 +192,3 @@ fn summary(run: &Run, waits: &[WaitState], path: &[PathSegment], rows: &[Option<
         "path": { "segments": path.len(), "regions": regions, "processes": processes },
     })
 }
-

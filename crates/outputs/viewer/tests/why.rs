@@ -48,7 +48,11 @@ fn generated() -> Option<(tempfile::TempDir, PathBuf)> {
         .args(["--ranks", "8", "--iterations", "3", "--seed", "1"])
         .output()
         .expect("running python3");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let paje = dir.path().join("waits.paje");
     Some((dir, paje))
 }
@@ -88,11 +92,7 @@ impl Found {
             .iter()
             .map(|&p| {
                 let of = self.waits.iter().filter(|w| w.pattern == p);
-                (
-                    p.name(),
-                    of.clone().map(|w| w.duration).sum(),
-                    of.count(),
-                )
+                (p.name(), of.clone().map(|w| w.duration).sum(), of.count())
             })
             .filter(|t| t.2 > 0)
             .collect();
@@ -161,7 +161,10 @@ async fn totals_match(c: &Client, found: &Found) {
         })
         .collect();
     let want = found.totals();
-    assert!(want.len() >= 6, "the generated run has its patterns: {want:?}");
+    assert!(
+        want.len() >= 6,
+        "the generated run has its patterns: {want:?}"
+    );
     assert_eq!(shown.len(), want.len(), "{shown:?} vs {want:?}");
     for (s, w) in shown.iter().zip(&want) {
         assert_eq!(s.0, w.0);
@@ -268,7 +271,11 @@ fn overlay_matches(p: &Value, found: &Found, rows: &[(String, u64)], (a, b): (f6
         .filter(|w| w.start <= b && w.start + w.duration >= a)
         .collect();
     let counted: u64 = marks.iter().map(|m| m.3).sum();
-    assert_eq!(counted as usize, inside.len(), "instances drawn in [{a}, {b}]");
+    assert_eq!(
+        counted as usize,
+        inside.len(),
+        "instances drawn in [{a}, {b}]"
+    );
     for w in &inside {
         let row = row_of(found.run.calls[w.call as usize].proc);
         let end = w.start + w.duration;
@@ -335,8 +342,9 @@ async fn profile_matches(c: &Client, found: &Found) {
     let want_names: Vec<String> = want
         .iter()
         .map(|r| {
-            r.region
-                .map_or("(no state)".into(), |x| found.run.regions[x as usize].clone())
+            r.region.map_or("(no state)".into(), |x| {
+                found.run.regions[x as usize].clone()
+            })
         })
         .collect();
     assert_eq!(names, want_names);
@@ -407,7 +415,12 @@ async fn why_panel_and_overlay_show_the_analysis() {
     let server = serve(load(&paje), "waits.paje");
     let c = browser(&d).await;
     open_ready(&c, &format!("{}#why", server.url), "the first frame").await;
-    until(&c, "return document.body.dataset.why === 'ready'", "the why panel").await;
+    until(
+        &c,
+        "return document.body.dataset.why === 'ready'",
+        "the why panel",
+    )
+    .await;
     let rows = rows_of(&c).await;
     totals_match(&c, &found).await;
 
@@ -432,11 +445,20 @@ async fn why_panel_and_overlay_show_the_analysis() {
     legend_toggles(&c, &pattern).await;
     profile_matches(&c, &found).await;
     no_script_error(&c).await;
+    assert_eq!(
+        js(&c, "return document.body.dataset.csp || null").await,
+        Value::Null,
+        "the page's policy holds"
+    );
 
     // The offline report, from file://: the same panel, its instances and
     // zoom, the overlay of the whole run.
     let trace = load(&paje);
-    let o = trama_viewer::offline(&trace, "waits.paje", &trama_viewer::OfflineOptions::default());
+    let o = trama_viewer::offline(
+        &trace,
+        "waits.paje",
+        &trama_viewer::OfflineOptions::default(),
+    );
     let html = dir.path().join("report.html");
     std::fs::write(
         &html,
@@ -451,7 +473,12 @@ async fn why_panel_and_overlay_show_the_analysis() {
     let url = format!("file://{}#why", html.canonicalize().unwrap().display());
     open_ready(&c, &url, "the offline page").await;
     assert_eq!(js(&c, "return window.trama.offline").await, json!(true));
-    until(&c, "return document.body.dataset.why === 'ready'", "the offline why panel").await;
+    until(
+        &c,
+        "return document.body.dataset.why === 'ready'",
+        "the offline why panel",
+    )
+    .await;
     totals_match(&c, &found).await;
     let p = overlay_of_window(&c).await;
     let counted: u64 = p["waits"]
@@ -460,7 +487,11 @@ async fn why_panel_and_overlay_show_the_analysis() {
         .iter()
         .map(|m| m["n"].as_u64().unwrap())
         .sum();
-    assert_eq!(counted as usize, found.waits.len(), "the whole run's instances drawn");
+    assert_eq!(
+        counted as usize,
+        found.waits.len(),
+        "the whole run's instances drawn"
+    );
     instances_listed_and_zoomed(&c, &found).await;
     no_script_error(&c).await;
     assert_eq!(
@@ -513,8 +544,9 @@ async fn why_panel_says_why_a_trace_without_mpi_has_no_analysis() {
 fn get_json(r: &Running, path: &str) -> Value {
     let after = r.url.split_once("//").unwrap().1;
     let token = &after[after.find('/').unwrap()..];
-    let (status, body) =
-        status_and_body(&http::get(r.addr, &format!("{token}{path}"), &r.addr.to_string()).unwrap());
+    let (status, body) = status_and_body(
+        &http::get(r.addr, &format!("{token}{path}"), &r.addr.to_string()).unwrap(),
+    );
     assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
     serde_json::from_slice(&body).unwrap()
 }
