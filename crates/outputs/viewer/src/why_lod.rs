@@ -127,6 +127,10 @@ fn most(secs: &[f64], keep: u8) -> u8 {
     best
 }
 
+/// A run of narrow pieces being merged: its start, its end and the time
+/// of each process in it.
+type Group = Option<(f64, f64, Vec<(ProcId, f64)>)>;
+
 /// A piece of the path as the overlay draws it: `[t0, t1]` on a process.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Piece {
@@ -155,8 +159,8 @@ pub(crate) fn path_in(path: &[PathSegment], (t0, t1): (f64, f64), px: f64) -> Ve
     }
     let mut out: Vec<Piece> = Vec::new();
     // A group of narrow pieces: its start, end and time per process.
-    let mut group: Option<(f64, f64, Vec<(ProcId, f64)>)> = None;
-    let flush = |out: &mut Vec<Piece>, group: &mut Option<(f64, f64, Vec<(ProcId, f64)>)>| {
+    let mut group: Group = None;
+    let flush = |out: &mut Vec<Piece>, group: &mut Group| {
         if let Some((g0, g1, per)) = group.take() {
             let mut best = per[0];
             for &x in &per[1..] {
