@@ -275,11 +275,11 @@ export class EmbeddedSource {
     return w ? w.summary : { available: false, reason: "this report was written without them" };
   }
 
-  // The whole run's overlay: the page keeps the window's part of it.
+  // The whole run's overlay: the page keeps the window's part of it
+  // (nothing drawn when the report could not hold it).
   async whyOverlay() {
     const w = this.info.why;
-    if (!w || !w.overlay) throw new Error("the report holds no overlay of the wait states");
-    return w.overlay;
+    return (w && w.overlay) || { start: this.t0, end: this.t1, width: 0, waits: [], path: [] };
   }
 
   async stats() {

@@ -108,17 +108,20 @@ export function drawOverlay(ctx, placed, selected, view, y) {
     }
     ctx.stroke();
   }
-  // The path: a dark line with a light edge, so that it reads on any colour.
+  // The path: its moves to another process as thin lines, its segments
+  // as a thick dark line with a light edge, so that it reads on any
+  // colour and many moves (zoomed out) do not hide the rows.
+  ctx.lineWidth = 1; ctx.strokeStyle = "rgba(17,17,17,0.6)";
+  ctx.beginPath();
+  placed.path.forEach((p, i) => {
+    const q = placed.path[i - 1];
+    if (q && q.t1 === p.t0) { ctx.moveTo(p.x0, q.y); ctx.lineTo(p.x0, p.y); }
+  });
+  ctx.stroke();
   for (const [width, color] of [[5, "rgba(255,255,255,0.85)"], [2.5, "#111"]]) {
-    ctx.lineWidth = width; ctx.strokeStyle = color; ctx.lineJoin = "round";
+    ctx.lineWidth = width; ctx.strokeStyle = color; ctx.lineCap = "butt";
     ctx.beginPath();
-    let last = null;
-    for (const p of placed.path) {
-      if (last && last.t1 === p.t0) ctx.lineTo(p.x0, p.y);
-      else ctx.moveTo(p.x0, p.y);
-      ctx.lineTo(p.x1, p.y);
-      last = p;
-    }
+    for (const p of placed.path) { ctx.moveTo(p.x0, p.y); ctx.lineTo(p.x1, p.y); }
     ctx.stroke();
   }
   if (selected) {

@@ -43,6 +43,10 @@ export class WhyPanel {
         this.legend();
         this.schedule();
         return s;
+      }, (e) => {
+        // Asked again next time (the server may have been busy).
+        this.asked = null;
+        throw e;
       });
     }
     return this.asked;
