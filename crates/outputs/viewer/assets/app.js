@@ -18,6 +18,7 @@ import { Search } from "./search.js";
 import { StatsPanel } from "./stats.js";
 import { listen } from "./controls.js";
 import { Player } from "./player.js";
+import { WhyPanel } from "./why.js";
 
 // Where the data comes from: the summary embedded in the page (an
 // offline report), else the server.
@@ -53,6 +54,7 @@ function createPage(source) {
       page.updateHash();
       page.refresh();
       page.stats.schedule();
+      page.why.schedule();
     },
     // The URL's fragment: the window and the pinned entity, so that a view
     // can be shared as a link or reopened.
@@ -75,7 +77,7 @@ function createPage(source) {
     },
     resize() {
       const main = $("main");
-      const side = $("stats").hidden ? 0 : $("stats").offsetWidth;
+      const side = ($("stats").hidden ? 0 : $("stats").offsetWidth) + ($("why").hidden ? 0 : $("why").offsetWidth);
       const w = Math.max(200, main.clientWidth - LABEL_W - side);
       const h = Math.max(100, main.clientHeight);
       for (const [id, width] of [["timeline", w], ["labels", LABEL_W]]) {
@@ -119,6 +121,11 @@ function createPage(source) {
       page.refresh();
       page.stats.schedule();
     },
+    async toggleWhy() {
+      await page.why.toggle().catch(page.showError);
+      page.resize();
+      page.refresh();
+    },
     async togglePlayer() {
       const player = page.player;
       if (!player) return;
@@ -147,7 +154,13 @@ function createPage(source) {
       return p && p.isOpen() && p.shown && p.shown.dt > 0 ? p.shown : null;
     },
     error: page.showError,
+    more: (el) => page.why.profile(el),
   });
+  page.why = new WhyPanel(source, state, {
+    setWindow: page.setWindow, draw: page.draw, error: page.showError,
+    width: () => $("timeline").width,
+  });
+  state.overlay = (ctx, rows, W) => page.why.draw(ctx, rows, W);
   return page;
 }
 
@@ -222,6 +235,8 @@ async function main() {
   if (isFinite(t0) && isFinite(t1) && t1 > t0) page.setWindow(t0, t1); else page.fit();
   // #stats opens the statistics panel.
   if (h.has("stats")) page.toggleStats();
+  // #why opens the why panel.
+  if (h.has("why")) await page.toggleWhy();
   // #player=T opens the player at T (#player alone: at the window's start).
   if (player && h.has("player")) {
     await player.open();
@@ -276,6 +291,10 @@ window.trama = {
   // The statistics panel's wait matrix: what it shows, where a row is.
   waits: () => page.stats.waitView?.describe() ?? null,
   waitRow: (name) => page.stats.waitView?.rowAt(name) ?? null,
+  // The why panel and overlay: what they show, where a pattern's row or a
+  // listed instance is.
+  why: () => page.why.describe(),
+  whyRow: (name, i) => page.why.rowAt(name, i),
 };
 
 window.addEventListener("error", (e) => { document.body.dataset.jserror = String(e.message); });

@@ -97,6 +97,7 @@ export function listen(page) {
     else if (k === "f" || k === "0") page.fit();
     else if (k === "Escape") { state.ruler = null; page.unpin(); page.draw(); }
     else if (k === "t") page.toggleStats();
+    else if (k === "y") page.toggleWhy();
     else if (k === "p" && player) page.togglePlayer();
     else if (k === "n" && player && player.isOpen()) player.toggleView();
     else if (player && player.isOpen() && (k === " " || k === "," || k === "." || k === "Home" || k === "End")) {
@@ -111,6 +112,7 @@ export function listen(page) {
   });
   $("fit").addEventListener("click", () => page.fit());
   $("stats-button").addEventListener("click", () => page.toggleStats());
+  $("why-button").addEventListener("click", () => page.toggleWhy());
   $("player-button").addEventListener("click", () => page.togglePlayer());
   $("order").addEventListener("change", () => {
     state.order = $("order").value;

@@ -269,6 +269,19 @@ export class EmbeddedSource {
     return null;
   }
 
+  // The why analyses of the whole run (null in a report without them).
+  async why() {
+    const w = this.info.why;
+    return w ? w.summary : { available: false, reason: "this report was written without them" };
+  }
+
+  // The whole run's overlay: the page keeps the window's part of it
+  // (nothing drawn when the report could not hold it).
+  async whyOverlay() {
+    const w = this.info.why;
+    return (w && w.overlay) || { start: this.t0, end: this.t1, width: 0, waits: [], path: [] };
+  }
+
   async stats() {
     const m = this.info.meta;
     return { t0: m.start, t1: m.end, whole: true, ...this.info.stats };

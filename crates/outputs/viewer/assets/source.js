@@ -10,6 +10,9 @@
 //   stats(t0, t1, signal)              {t0, t1, whole, states, comm, wait}
 //   stage(), frame(t, dt)              api/stage's and api/frame's JSON (the
 //                                      player; the server's only)
+//   why()                              api/why's JSON
+//   whyOverlay(t0, t1, width, signal)  api/why/overlay's JSON (offline: the
+//                                      whole run's, which overlay.js cuts)
 //
 // `offline` is true for the embedded summary.
 
@@ -66,6 +69,14 @@ export class ServerSource {
   async stats(t0, t1, signal) {
     const s = await (await this.get(`stats?start=${t0}&end=${t1}`, signal)).json();
     return { t0, t1, whole: false, ...s };
+  }
+
+  async why() {
+    return (await this.get("why")).json();
+  }
+
+  async whyOverlay(t0, t1, width, signal) {
+    return (await this.get(`why/overlay?start=${t0}&end=${t1}&width=${width}`, signal)).json();
   }
 
   async stage() {

@@ -8,7 +8,8 @@ import { WaitView } from "./waits.js";
 
 export class StatsPanel {
   // source: where statistics come from (source.js); state: the view's
-  // (store.js); hooks: {frame() the player's frame shown, or null; error(e)}.
+  // (store.js); hooks: {frame() the player's frame shown, or null; error(e);
+  // more(el), optional: appends more sections}.
   constructor(source, state, hooks) {
     this.source = source;
     this.state = state;
@@ -83,6 +84,8 @@ export class StatsPanel {
     el.append(box);
     if (!this.waitView) this.waitView = new WaitView((name) => color.get(name) || "#888");
     this.waitView.show(box, s.wait, s.states);
+    // What other modules add (the critical path's profile).
+    if (this.hooks.more) await this.hooks.more(el);
     document.body.dataset.stats = s.whole ? "whole" : `${w0},${w1}`;
   }
 }

@@ -22,5 +22,6 @@ export function createState() {
     found: null,             // the meta row of the last search hit
     order: "tree",           // rows: "tree" or "hosts"
     cursor: null,            // the player's frame {t, dt}, drawn as a band
+    overlay: null,           // draws over the timeline: (ctx, rows, W)
   };
 }

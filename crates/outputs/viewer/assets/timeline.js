@@ -104,6 +104,7 @@ export function draw(state) {
   ctx.putImageData(img, 0, 0);
   drawAxis(state, ctx, W);
   if (d) drawLinks(state, ctx, d, rows, W);
+  if (state.overlay) state.overlay(ctx, rows, W);
   if (state.ruler) drawRuler(state, ctx, W, H);
   if (state.cursor) drawCursor(state, ctx, W, H);
   drawLabels(state, rows);

@@ -37,7 +37,7 @@ macro_rules! js {
 
 /// The embedded files: name, MIME type, contents. The modules come in
 /// dependency order (each after those it imports).
-const FILES: [(&str, &str, &str); 29] = [
+const FILES: [(&str, &str, &str); 31] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -51,6 +51,8 @@ const FILES: [(&str, &str, &str); 29] = [
     js!("store.js"),
     js!("rows.js"),
     js!("timeline.js"),
+    js!("overlay.js"),
+    js!("why.js"),
     js!("cache.js"),
     js!("legend.js"),
     js!("details.js"),

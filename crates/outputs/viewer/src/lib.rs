@@ -65,6 +65,9 @@ mod stats;
 mod stream;
 pub use stream::{StreamEnd, StreamOptions, StreamSink};
 mod timeline;
+mod why;
+mod why_lod;
+mod why_run;
 mod window_stats;
 
 pub use metadata::{meta, Meta};

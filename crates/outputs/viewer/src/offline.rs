@@ -34,11 +34,17 @@
 //! ```
 //!
 //! and `<script type="application/json" id="trama-offline">` holds
-//! `{"version": 1, "meta": …, "stats": …, "levels": N, "columns": C}`:
+//! `{"version": 1, "meta": …, "stats": …, "player": …, "why": …, "levels": N,
+//! "columns": C}`:
 //! `meta` is `api/meta`'s reply, `stats` `api/stats`' over the whole run
 //! (`{"states", "comm", "wait"}`; when that is larger than a twentieth of
 //! the budget, only the largest message pairs and waits are kept and
 //! `"trimmed": true` says so; `null` if even that is too large).
+//! `why` is what the why analyses found in the whole run ([`why_json`]):
+//! `{"summary": …, "overlay": …}`, `api/why`'s reply and
+//! `api/why/overlay`'s over the whole run at as many columns (4096 at
+//! most, halved while it takes more than a tenth of the budget; `null`
+//! when even 256 would), or `{"summary": {"available": false, "reason"}}`.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -121,6 +127,33 @@ fn script_json(v: &serde_json::Value) -> String {
     serde_json::to_string(v)
         .expect("JSON of JSON")
         .replace('<', "\\u003c")
+}
+
+/// What the why analyses found in `trace` (whose rows `meta` gives), as
+/// the page embeds it (see the module's documentation): the overlay of
+/// the whole run in at most `room` bytes.
+fn why_json(trace: &Trace, meta: &crate::metadata::Meta, room: usize) -> String {
+    let v = match crate::why_run::Analysis::new(trace, meta) {
+        Err(reason) => {
+            serde_json::json!({ "summary": { "available": false, "reason": reason } })
+        }
+        Ok(a) => {
+            let (t0, t1) = (meta.start, meta.end.max(meta.start + 1e-9));
+            let mut columns = 4096;
+            let overlay = loop {
+                let o = a.overlay((t0, t1), columns);
+                if serde_json::to_string(&o).map_or(0, |s| s.len()) <= room {
+                    break o;
+                }
+                if columns <= 256 {
+                    break serde_json::Value::Null;
+                }
+                columns /= 2;
+            };
+            serde_json::json!({ "summary": a.summary(), "overlay": overlay })
+        }
+    };
+    script_json(&v)
 }
 
 /// Base64 (RFC 4648, with padding).
@@ -451,9 +484,10 @@ pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
         budget / 5,
     )
     .unwrap_or_else(|| "null".into());
+    let why = why_json(trace, &meta, budget / 10);
     let info = |levels: usize, columns: u32| {
         format!(
-            "{{\"version\":1,\"meta\":{meta_json},\"stats\":{stats_json},\"player\":{player},\"levels\":{levels},\"columns\":{columns}}}"
+            "{{\"version\":1,\"meta\":{meta_json},\"stats\":{stats_json},\"player\":{player},\"why\":{why},\"levels\":{levels},\"columns\":{columns}}}"
         )
     };
     // Room for the tiles' block, in raw bytes (base64 takes 4 for 3).

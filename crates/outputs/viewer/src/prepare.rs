@@ -98,6 +98,7 @@ pub(crate) fn prepare(trace: Trace, opts: &ViewerOptions) -> State {
         msgs,
         store: Store::Whole(lod),
         animation,
+        why: Default::default(),
     }
 }
 
@@ -218,6 +219,7 @@ fn prepare_blocks(
         msgs,
         store: Store::Blocks(Box::new(blocks), g.stretches),
         animation,
+        why: Default::default(),
     })
 }
 

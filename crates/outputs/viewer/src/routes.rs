@@ -14,7 +14,7 @@ use axum::Router;
 
 use crate::reply::{self, Error};
 use crate::state::Shared;
-use crate::{assets, entity, frames, guard, meta, search, stats, stream, timeline};
+use crate::{assets, entity, frames, guard, meta, search, stats, stream, timeline, why};
 
 /// The API's routes, under `/TOKEN/api/`; their replies are not stored.
 fn api() -> Router<Arc<Shared>> {
@@ -28,6 +28,8 @@ fn api() -> Router<Arc<Shared>> {
         .route("/stage", get(frames::get_stage))
         .route("/frame", get(frames::get_frame))
         .route("/stream", get(stream::get_stream))
+        .route("/why", get(why::get_why))
+        .route("/why/overlay", get(why::get_overlay))
         .layer(map_response(reply::no_store))
 }
 

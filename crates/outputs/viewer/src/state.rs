@@ -35,6 +35,8 @@ pub(crate) struct State {
     pub store: Store,
     /// What the animated views are drawn on.
     pub animation: Animation,
+    /// The wait states and the critical path, computed on first use.
+    pub why: crate::why_run::Cache,
 }
 
 /// Where the entities are.

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The handlers' modules.
-const HANDLERS: [&str; 7] = [
-    "timeline", "entity", "search", "stats", "frames", "meta", "assets",
+const HANDLERS: [&str; 8] = [
+    "timeline", "entity", "search", "stats", "frames", "meta", "assets", "why",
 ];
 
 /// Per module of `src/`, the modules it names (`lib` for the root's items;

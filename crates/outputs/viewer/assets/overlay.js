@@ -1,0 +1,144 @@
+// The why overlay of the timeline (api/why/overlay): wait states hatched
+// over the states they occur in, one colour and hatch direction per
+// pattern, and the critical path as a line through the rows (a segment on
+// its process's row, a vertical jump where it moves to another process).
+// The server merges what is narrower than a pixel column; an offline
+// report holds the whole run's overlay once, and `overlayIn` keeps what a
+// window shows of it.
+
+import { AXIS_H, ROW_H } from "./rows.js";
+
+// Per pattern (its index in api/why's `names`): a colour and a hatch
+// direction (1: "/", -1: "\", 0: "|"), so that neighbours differ.
+export const WAIT_STYLES = [
+  { color: "#d62728", dir: 1 },    // late_sender
+  { color: "#ff7f0e", dir: -1 },   // late_sender_wrong_order
+  { color: "#9467bd", dir: 1 },    // late_receiver
+  { color: "#1f77b4", dir: -1 },   // wait_nxn
+  { color: "#17becf", dir: 0 },    // nxn_completion
+  { color: "#2ca02c", dir: 1 },    // wait_barrier
+  { color: "#8c564b", dir: 0 },    // barrier_completion
+  { color: "#e377c2", dir: -1 },   // early_reduce
+  { color: "#7f7f7f", dir: 1 },    // early_scan
+  { color: "#bcbd22", dir: -1 },   // late_broadcast
+];
+
+// The hatch lines of the box [x0, x1] × [y0, y1]: lines `step` pixels
+// apart (measured along x), slanted at 45° ("/" for dir 1, "\" for -1)
+// or upright (dir 0), each clipped to the box, as [xa, ya, xb, yb].
+// Their phase is fixed to x = 0, so that the hatch of neighbouring boxes
+// continues across them.
+export function hatchSegments(x0, x1, y0, y1, step, dir) {
+  const out = [];
+  if (!(x1 > x0) || !(y1 > y0) || !(step > 0)) return out;
+  const h = y1 - y0;
+  if (dir === 0) {
+    for (let x = Math.ceil(x0 / step) * step; x <= x1; x += step) out.push([x, y0, x, y1]);
+    return out;
+  }
+  // Line k: x − dir·(y1 − y) = k·step, i.e. it passes (k·step, y1) and
+  // rises to the right for "/", to the left for "\".
+  const lo = dir > 0 ? x0 - h : x0, hi = dir > 0 ? x1 : x1 + h;
+  for (let c = Math.ceil(lo / step) * step; c <= hi; c += step) {
+    // x at the bottom (y1) is c; at the top (y0) c + dir·h.
+    const xb = c, xt = c + dir * h;
+    // Clip the segment (xb, y1)–(xt, y0) to x0 ≤ x ≤ x1.
+    const at = (x) => y1 - (x - xb) / dir;
+    let [ax, ay, bx, by] = [xb, y1, xt, y0];
+    if (ax < x0) [ax, ay] = [x0, at(x0)];
+    if (ax > x1) [ax, ay] = [x1, at(x1)];
+    if (bx < x0) [bx, by] = [x0, at(x0)];
+    if (bx > x1) [bx, by] = [x1, at(x1)];
+    if (Math.abs(ay - by) > 1e-9) out.push([ax, ay, bx, by]);
+  }
+  return out;
+}
+
+// What `overlay` (api/why/overlay's reply, of a wider window) shows of
+// [t0, t1]: its wait marks and path pieces overlapping it, the pieces
+// clipped.
+export function overlayIn(overlay, t0, t1) {
+  if (!overlay) return null;
+  const waits = overlay.waits.filter((m) => m[3] >= t0 && m[2] <= t1);
+  const path = overlay.path
+    .filter((p) => p[2] > t0 && p[1] < t1)
+    .map((p) => [p[0], Math.max(p[1], t0), Math.min(p[2], t1)]);
+  return { start: t0, end: t1, width: overlay.width, waits, path };
+}
+
+// The overlay as drawn on the timeline: the wait marks and path pieces
+// whose rows are on screen, in pixels. `view` is {t0, t1, W} and `y` maps
+// a meta row to the top of its row on screen (undefined when off
+// screen); `hidden` the pattern indices not drawn, `showPath` whether the
+// path is. Path pieces off screen break the line.
+export function placeOverlay(overlay, view, y, hidden, showPath) {
+  const span = view.t1 - view.t0;
+  const X = (t) => ((t - view.t0) / span) * view.W;
+  const waits = [], path = [];
+  if (!overlay) return { waits, path };
+  for (const [row, pattern, t0, t1, n] of overlay.waits) {
+    const top = y(row);
+    if (top == null || hidden.has(pattern)) continue;
+    const x0 = Math.max(-1, X(t0)), x1 = Math.min(view.W + 1, Math.max(X(t1), X(t0) + 1));
+    waits.push({ row, pattern, t0, t1, n, x0, x1, y0: top + 1, y1: top + ROW_H - 1 });
+  }
+  if (showPath) {
+    for (const [row, t0, t1] of overlay.path) {
+      const top = row == null ? undefined : y(row);
+      if (top == null) continue;
+      path.push({ row, t0, t1, x0: Math.max(-1, X(t0)), x1: Math.min(view.W + 1, X(t1)), y: top + ROW_H / 2 });
+    }
+  }
+  return { waits, path };
+}
+
+// Draws what `placeOverlay` placed on `ctx`, and a frame around `selected`
+// ({row, t0, t1}, the instance chosen in the why panel).
+export function drawOverlay(ctx, placed, selected, view, y) {
+  ctx.save();
+  ctx.lineWidth = 1;
+  for (const m of placed.waits) {
+    const style = WAIT_STYLES[m.pattern] || WAIT_STYLES[0];
+    ctx.fillStyle = style.color + "40";
+    ctx.fillRect(m.x0, m.y0, m.x1 - m.x0, m.y1 - m.y0);
+    ctx.strokeStyle = style.color;
+    ctx.beginPath();
+    for (const [ax, ay, bx, by] of hatchSegments(m.x0, m.x1, m.y0, m.y1, 5, style.dir)) {
+      ctx.moveTo(ax, ay); ctx.lineTo(bx, by);
+    }
+    ctx.stroke();
+  }
+  // The path: its moves to another process as thin lines, its segments
+  // as a thick dark line with a light edge, so that it reads on any
+  // colour and many moves (zoomed out) do not hide the rows.
+  ctx.lineWidth = 1; ctx.strokeStyle = "rgba(17,17,17,0.6)";
+  ctx.beginPath();
+  placed.path.forEach((p, i) => {
+    const q = placed.path[i - 1];
+    if (q && q.t1 === p.t0) { ctx.moveTo(p.x0, q.y); ctx.lineTo(p.x0, p.y); }
+  });
+  ctx.stroke();
+  for (const [width, color] of [[5, "rgba(255,255,255,0.85)"], [2.5, "#111"]]) {
+    ctx.lineWidth = width; ctx.strokeStyle = color; ctx.lineCap = "butt";
+    ctx.beginPath();
+    for (const p of placed.path) { ctx.moveTo(p.x0, p.y); ctx.lineTo(p.x1, p.y); }
+    ctx.stroke();
+  }
+  if (selected) {
+    const top = y(selected.row);
+    if (top != null) {
+      const span = view.t1 - view.t0;
+      const xa = ((selected.t0 - view.t0) / span) * view.W, xb = ((selected.t1 - view.t0) / span) * view.W;
+      ctx.lineWidth = 2; ctx.strokeStyle = "#000"; ctx.setLineDash([4, 2]);
+      ctx.strokeRect(xa - 1, top - 1, Math.max(2, xb - xa) + 2, ROW_H + 2);
+      ctx.setLineDash([]);
+    }
+  }
+  ctx.restore();
+}
+
+// The top of each shown meta row on the canvas, for `placeOverlay`.
+export function rowTops(rows) {
+  const m = new Map(rows.map((r, k) => [r, AXIS_H + k * ROW_H]));
+  return (row) => m.get(row);
+}
