@@ -26,6 +26,10 @@ pub struct DiffArgs {
     /// of different process counts compare.
     #[arg(long, value_name = "all|FILE")]
     group: Option<String>,
+    /// Also compare iteration by iteration, an iteration being the n-th
+    /// state of this value on every container.
+    #[arg(long, value_name = "VALUE")]
+    iteration: Option<String>,
     /// Roll containers up to this type first (e.g. the hosts).
     #[arg(long, value_name = "NAME")]
     level: Option<String>,
@@ -53,14 +57,8 @@ pub fn diff(a: &DiffArgs) -> anyhow::Result<ExitCode> {
     other.file = Some(a.other.clone());
     let mut opts = DiffOptions::default();
     (opts.by, opts.level, opts.link_types) = (a.by, a.level.clone(), a.link_type.clone());
-    opts.groups = match a.group.as_deref() {
-        None => None,
-        Some("all") => Some(Groups::all("all")),
-        Some(f) => Some(Groups::parse(
-            &std::fs::read_to_string(f).map_err(|e| anyhow::anyhow!("{f}: {e}"))?,
-            f,
-        )?),
-    };
+    opts.iteration = a.iteration.clone();
+    opts.groups = a.group.as_deref().map(Groups::from_arg).transpose()?;
     let (ta, tb) = (
         load_trace(&a.read, true, None)?,
         load_trace(&other, true, None)?,

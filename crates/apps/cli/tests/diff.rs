@@ -1,7 +1,7 @@
 //! `trama diff A B`: two runs compared.
 //!
-//! The generated runs are bulk-synchronous: per iteration each rank
-//! computes (`compute`, rank r for 1 + 0.1 r s) then enters an
+//! The generated runs are bulk-synchronous: per iteration (a state
+//! `iteration` around it) each rank computes (`compute`, rank r for 1 + 0.1 r s) then enters an
 //! `MPI_Barrier` that every rank leaves 0.01 s after the last one entered.
 //! A delay injected into the last rank's computation of one iteration
 //! lengthens the run by the delay, the last rank's `compute` by the delay,
@@ -36,12 +36,13 @@ fn run(ranks: usize, iterations: usize, delay: f64) -> String {
         let last = (0..ranks).map(compute).fold(0.0, f64::max);
         for r in 0..ranks {
             let c = compute(r);
+            s.push_str(&format!("4 {t:.6} S r{r} iteration\n"));
             s.push_str(&format!("4 {t:.6} S r{r} compute\n5 {:.6} S r{r}\n", t + c));
             s.push_str(&format!("4 {:.6} S r{r} MPI_Barrier\n", t + c));
         }
         t += last + 0.01;
         for r in 0..ranks {
-            s.push_str(&format!("5 {t:.6} S r{r}\n"));
+            s.push_str(&format!("5 {t:.6} S r{r}\n5 {t:.6} S r{r}\n"));
         }
     }
     for r in 0..ranks {
@@ -292,4 +293,42 @@ fn fail_over_guards_a_run_s_time() {
     // Faster is never over.
     let back = trama(&["diff", s(&b), s(&a), "--fail-over", "0"]);
     assert_eq!(back.status.code(), Some(0));
+}
+
+/// regression: `--iteration VALUE` compares the runs iteration by
+/// iteration: only the delayed one changed, by the delay, most in the
+/// others' barriers.
+#[test]
+fn iterations_compare_one_by_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ranks, delay) = (4, 0.5);
+    let a = write_in(tmp.path(), "a.paje", run(ranks, 3, 0.0));
+    let b = write_in(tmp.path(), "b.paje", run(ranks, 3, delay));
+    let d = json(&[s(&a), s(&b), "--iteration", "iteration"]);
+    let its = d["iterations"].as_array().unwrap();
+    assert_eq!(its.len(), 3);
+    // Each iteration lasts its slowest rank's computation and 0.01 s.
+    for (n, it) in its.iter().enumerate() {
+        assert_eq!(it["iteration"], n + 1);
+        within_1_percent(&it["a_seconds"], 1.3 + 0.01);
+        let extra = if n == 1 { delay } else { 0.0 };
+        within_1_percent(&it["b_seconds"], 1.3 + 0.01 + extra);
+    }
+    assert_eq!(its[1]["rows"][0]["value"], "MPI_Barrier");
+    within_1_percent(&its[1]["rows"][0]["delta_seconds"], 3.0 * delay);
+    for n in [0, 2] {
+        let top = &its[n]["rows"][0]["delta_seconds"];
+        assert!(top.as_f64().unwrap().abs() < 1e-9, "{}", its[n]);
+    }
+    // Iteration 2's barriers: (1.3 - c) + 0.01 per rank computing c in A
+    // (0.64 s), (1.8 - c) + 0.01 for the three others in B and 0.01 for the
+    // last (2.14 s).
+    let csv = diff_ok(&[s(&a), s(&b), "--iteration", "iteration", "--format", "csv"]);
+    assert!(
+        csv.starts_with("iteration,value,a_seconds,b_seconds,delta_seconds\n")
+            && csv.contains("\n2,MPI_Barrier,0.64,2.14,1.5\n"),
+        "{csv}"
+    );
+    let table = diff_ok(&[s(&a), s(&b), "--iteration", "iteration"]);
+    assert!(table.contains("MPI_Barrier +1.500000 s"), "{table}");
 }

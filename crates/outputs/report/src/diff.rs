@@ -14,6 +14,10 @@
 //! - Per value, the seconds on the critical path (`trama stats
 //!   critical-path`), when both runs have MPI calls.
 //! - Per wait-state pattern, the seconds waited (`trama stats waits`).
+//! - With an iteration's value ([`DiffOptions::iteration`]): per
+//!   iteration (the n-th state of that value on every container, from the
+//!   earliest start to the latest end) its length and the time per value
+//!   within it.
 //!
 //! A missing row on one side counts as 0 s. A run diffed with itself gives
 //! zeros everywhere.
@@ -24,6 +28,8 @@
 //!   (with [`DiffBy::Container`], `container` first), the rows by
 //!   decreasing absolute delta; path columns empty when a run has no
 //!   critical path.
+//!   With iterations: `iteration,value,a_seconds,b_seconds,delta_seconds`,
+//!   per iteration its values by decreasing absolute delta.
 //! - JSON: the serde form of [`Diff`].
 //! - Table: the summary (lengths, the values and containers that gained
 //!   and lost the most, the patterns that grew), then the rows and the
@@ -146,6 +152,9 @@ pub struct DiffOptions {
     pub level: Option<String>,
     /// The link types that are messages (the why analyses).
     pub link_types: Vec<String>,
+    /// The state value marking one iteration: the runs are also compared
+    /// iteration by iteration ([`Diff::iterations`]).
+    pub iteration: Option<String>,
 }
 
 /// One run's figures.
@@ -213,6 +222,26 @@ pub struct Diff {
     pub containers: Vec<DiffRow>,
     /// The wait-state patterns found in either run, in Scalasca's order.
     pub patterns: Vec<PatternDelta>,
+    /// With [`DiffOptions::iteration`]: each iteration in both runs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub iterations: Vec<IterationDelta>,
+}
+
+/// One iteration in both runs: the n-th state of the iteration's value on
+/// every container, from the earliest start to the latest end.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IterationDelta {
+    /// Its number, from 1.
+    pub iteration: usize,
+    /// Its length in A (0 when A has fewer iterations).
+    pub a_seconds: f64,
+    /// In B.
+    pub b_seconds: f64,
+    /// `b_seconds - a_seconds`.
+    pub delta_seconds: f64,
+    /// Per state value within the iteration (exclusive seconds over every
+    /// container), by decreasing absolute delta.
+    pub rows: Vec<DiffRow>,
 }
 
 impl Diff {
@@ -317,6 +346,89 @@ fn profile(trace: &Trace, opts: &DiffOptions) -> Profile {
     }
 }
 
+/// The iterations of `trace` marked by states valued `value`: the n-th
+/// such state of every container, from the earliest start to the latest
+/// end, in order.
+fn iteration_windows(trace: &Trace, value: &str) -> Vec<(f64, f64)> {
+    let m = &trace.model;
+    let mut per_container: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != trama_sim::TypeKind::State {
+            continue;
+        }
+        let cols = &trace.lists[l];
+        for i in 0..cols.len() {
+            if m.names(m.value(cols.value[i]).name, value) && !cols.start[i].is_nan() {
+                let list = per_container.entry(info.container.0).or_default();
+                list.push((cols.start[i], cols.end[i].max(cols.start[i])));
+            }
+        }
+    }
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for mut list in per_container.into_values() {
+        list.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (n, (a, b)) in list.into_iter().enumerate() {
+            match out.get_mut(n) {
+                Some(w) => *w = (w.0.min(a), w.1.max(b)),
+                None => out.push((a, b)),
+            }
+        }
+    }
+    out
+}
+
+/// Exclusive seconds per state value of `trace` within `[a, b]`.
+fn values_within(trace: &Trace, (a, b): (f64, f64), level: Option<&str>) -> BTreeMap<String, f64> {
+    let mut cells = BTreeMap::new();
+    let window = Window::new(trace, Some(a), Some(b));
+    for r in time_per_state(trace, window, level).map_or_else(Vec::new, |s| s.rows) {
+        *cells.entry(r.value).or_insert(0.0) += r.exclusive;
+    }
+    cells
+}
+
+/// Each iteration of runs `a` and `b` marked by `value`.
+fn iterations(a: &Trace, b: &Trace, value: &str, level: Option<&str>) -> Vec<IterationDelta> {
+    let (wa, wb) = (iteration_windows(a, value), iteration_windows(b, value));
+    (0..wa.len().max(wb.len()))
+        .map(|n| {
+            let side = |t: &Trace, w: Option<&(f64, f64)>| {
+                w.map_or((0.0, BTreeMap::new()), |&w| {
+                    (w.1 - w.0, values_within(t, w, level))
+                })
+            };
+            let ((la, ca), (lb, cb)) = (side(a, wa.get(n)), side(b, wb.get(n)));
+            let mut values: Vec<&String> = ca.keys().chain(cb.keys()).collect();
+            values.sort();
+            values.dedup();
+            let mut rows: Vec<DiffRow> = values
+                .into_iter()
+                .map(|v| {
+                    let x = ca.get(v).copied().unwrap_or(0.0) + 0.0;
+                    let y = cb.get(v).copied().unwrap_or(0.0) + 0.0;
+                    DiffRow {
+                        container: None,
+                        value: v.clone(),
+                        a_seconds: x,
+                        b_seconds: y,
+                        delta_seconds: y - x,
+                        a_path_seconds: None,
+                        b_path_seconds: None,
+                    }
+                })
+                .collect();
+            sort_rows(&mut rows);
+            IterationDelta {
+                iteration: n + 1,
+                a_seconds: la,
+                b_seconds: lb,
+                delta_seconds: lb - la,
+                rows,
+            }
+        })
+        .collect()
+}
+
 /// Rows by decreasing absolute delta, then by container and value.
 fn sort_rows(rows: &mut [DiffRow]) {
     rows.sort_by(|x, y| {
@@ -394,6 +506,10 @@ pub fn diff(a: &Trace, b: &Trace, opts: &DiffOptions) -> Diff {
         rows,
         containers,
         patterns,
+        iterations: opts
+            .iteration
+            .as_deref()
+            .map_or_else(Vec::new, |v| iterations(a, b, v, opts.level.as_deref())),
     }
 }
 
@@ -408,6 +524,16 @@ pub fn write_diff(d: &Diff, format: Format, out: &mut dyn Write) -> Result<(), E
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, d)?;
             writeln!(out)?;
+        }
+        Format::Csv if !d.iterations.is_empty() => {
+            writeln!(out, "iteration,value,a_seconds,b_seconds,delta_seconds")?;
+            for it in &d.iterations {
+                for r in &it.rows {
+                    let (a, b, delta) = (num(r.a_seconds), num(r.b_seconds), num(r.delta_seconds));
+                    let v = csv_field(&r.value);
+                    writeln!(out, "{},{v},{a},{b},{delta}", it.iteration)?;
+                }
+            }
         }
         Format::Csv => {
             let head = "value,a_seconds,b_seconds,delta_seconds,a_path_seconds,b_path_seconds";
@@ -540,6 +666,24 @@ fn write_table(d: &Diff, out: &mut dyn Write) -> Result<(), Error> {
                 secs(p.a_seconds),
                 secs(p.b_seconds),
                 signed(p.delta_seconds),
+            ]);
+        }
+        table(out, &lines, 1)?;
+    }
+    if !d.iterations.is_empty() {
+        writeln!(out)?;
+        let head = ["iteration", "A s", "B s", "B - A", "changed most"];
+        let mut lines = vec![head.map(String::from).to_vec()];
+        for it in &d.iterations {
+            let top = it.rows.first().filter(|r| r.delta_seconds != 0.0);
+            lines.push(vec![
+                it.iteration.to_string(),
+                secs(it.a_seconds),
+                secs(it.b_seconds),
+                signed(it.delta_seconds),
+                top.map_or("-".into(), |r| {
+                    format!("{} {} s", r.value, signed(r.delta_seconds))
+                }),
             ]);
         }
         table(out, &lines, 1)?;
