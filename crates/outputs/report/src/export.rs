@@ -55,7 +55,9 @@ pub fn export(
 }
 
 /// Exports `opened`, read with `load`, as Parquet tables into the
-/// directory `dir`, which appears whole or not at all; `read` is told,
+/// directory `dir`, which appears whole or not at all (with
+/// [`ParquetOptions::why`], the wait states and the critical path too,
+/// user-defined fields kept for them); `read` is told,
 /// once the trace is read, the warnings of reading it. Gives what was
 /// written: rows per table and files.
 pub fn export_parquet(
@@ -71,6 +73,9 @@ pub fn export_parquet(
     };
     let out = OutputDir::create(dir)?;
     load.key_filter = Some(KEY_FILTER_BYTES);
+    // The wait-state analysis reads an OTF2 collective's root and
+    // communicator from user-defined fields.
+    load.keep_extras |= opts.why;
     let sink = ParquetSink::new(out.path(), opts)?;
     let done = opened.simulate_into(sink, &load).map_err(|e| match e {
         // The tables' failure: the file it names is in the output.
@@ -78,10 +83,11 @@ pub fn export_parquet(
         e => e.into(),
     })?;
     read(&done.warnings);
-    let summary = done.sink.finish().map_err(|e| writing(e.into()))?;
+    let summary = (done.sink.finish(done.model)).map_err(|e| writing(e.into()))?;
     out.commit()?;
     let counts: Vec<String> = Table::ALL
         .iter()
+        .filter(|t| opts.why || !matches!(t, Table::WaitStates | Table::CriticalPath))
         .map(|t| format!("{} {}", summary.rows(*t), t.name()))
         .collect();
     Ok(format!("{} in {} files", counts.join(", "), summary.files))
