@@ -60,16 +60,18 @@ out = {
 print(json.dumps(out))
 "#;
 
-/// The generated runs in `dir` (with OTF2 archives when `python3` has the
-/// `otf2` module); whether the archives were written.
+/// The generated runs in `dir` (with OTF2 archives when `python3` or the
+/// system's Python has the `otf2` module); whether the archives were
+/// written.
 fn generated(dir: &Path, ranks: &str, iterations: &str, seed: &str) -> (PathBuf, bool) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../analyses/why/tests/mpi_runs.py");
     let out = dir.join(format!("runs-{ranks}-{iterations}-{seed}"));
-    let otf2 = Command::new("python3")
-        .args(["-c", "import otf2"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let mut cmd = Command::new("python3");
+    // Debian's python3-otf2 is the system Python's.
+    let with_otf2 = ["python3", "/usr/bin/python3"].into_iter().find(|py| {
+        (Command::new(py).args(["-c", "import otf2"]).output()).is_ok_and(|o| o.status.success())
+    });
+    let otf2 = with_otf2.is_some();
+    let mut cmd = Command::new(with_otf2.unwrap_or("python3"));
     cmd.arg(&script).arg(&out);
     cmd.args(["--ranks", ranks, "--iterations", iterations, "--seed", seed]);
     if !otf2 {
