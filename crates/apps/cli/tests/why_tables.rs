@@ -14,10 +14,8 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{docs_sql, duckdb_python, run_python, trama, trama_out};
+use common::{docs_sql, duckdb_python, mpi_runs, run_python, trama, trama_out};
 use serde_json::Value;
 
 /// Per export directory: the rows of both tables as DuckDB reads them
@@ -59,32 +57,6 @@ out = {
 }
 print(json.dumps(out))
 "#;
-
-/// The generated runs in `dir` (with OTF2 archives when `python3` or the
-/// system's Python has the `otf2` module); whether the archives were
-/// written.
-fn generated(dir: &Path, ranks: &str, iterations: &str, seed: &str) -> (PathBuf, bool) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../analyses/why/tests/mpi_runs.py");
-    let out = dir.join(format!("runs-{ranks}-{iterations}-{seed}"));
-    // Debian's python3-otf2 is the system Python's.
-    let with_otf2 = ["python3", "/usr/bin/python3"].into_iter().find(|py| {
-        (Command::new(py).args(["-c", "import otf2"]).output()).is_ok_and(|o| o.status.success())
-    });
-    let otf2 = with_otf2.is_some();
-    let mut cmd = Command::new(with_otf2.unwrap_or("python3"));
-    cmd.arg(&script).arg(&out);
-    cmd.args(["--ranks", ranks, "--iterations", iterations, "--seed", seed]);
-    if !otf2 {
-        cmd.arg("--no-otf2");
-    }
-    let o = cmd.output().expect("run python3");
-    assert!(
-        o.status.success(),
-        "mpi_runs.py: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    (out, otf2)
-}
 
 /// `trama stats ANALYSIS TRACE ARGS --format json`.
 fn stats(analysis: &str, trace: &str, args: &[&str]) -> Value {
@@ -247,7 +219,7 @@ fn wait_states_and_critical_path_tables_equal_trama_stats() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for (ranks, iterations, seed) in [("8", "2", "1"), ("4", "3", "7")] {
-        let (runs, otf2) = generated(tmp.path(), ranks, iterations, seed);
+        let (runs, otf2) = mpi_runs(tmp.path(), ranks, iterations, seed, true);
         let expected: Value =
             serde_json::from_str(&std::fs::read_to_string(runs.join("expected.json")).unwrap())
                 .unwrap();
