@@ -277,3 +277,33 @@ fn wait_states_and_critical_path_tables_equal_trama_stats() {
     assert!(checked >= 4, "only {checked} traces checked");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `--no-why` leaves the tables of the wait-state analysis out (and says
+/// nothing of them), the others as they are.
+#[test]
+fn no_why_leaves_the_why_tables_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (runs, _) = mpi_runs(tmp.path(), "4", "1", "2", false);
+    let trace = runs.join("waits.paje");
+    let export = |dir: &str, flags: &[&str]| {
+        let out = tmp.path().join(dir);
+        let mut args = vec!["export", "parquet", trace.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        args.extend_from_slice(&["-o", out.to_str().unwrap()]);
+        let o = trama(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (out, String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (with, said) = export("with", &[]);
+    let (without, bare) = export("without", &["--no-why"]);
+    for t in ["wait_states", "critical_path"] {
+        assert!(with.join(t).is_dir() && said.contains(t), "{said}");
+        assert!(!without.join(t).exists() && !bare.contains(t), "{bare}");
+    }
+    for t in ["containers", "states", "links", "types"] {
+        assert_eq!(
+            common::files(&with.join(t)),
+            common::files(&without.join(t))
+        );
+    }
+}

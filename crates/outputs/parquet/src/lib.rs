@@ -183,6 +183,15 @@ impl Default for ParquetOptions {
     }
 }
 
+impl ParquetOptions {
+    /// The tables written: every one, but those of the wait-state
+    /// analysis without [`ParquetOptions::why`].
+    pub fn tables(&self) -> impl Iterator<Item = Table> + '_ {
+        let why = |t: &Table| matches!(t, Table::WaitStates | Table::CriticalPath);
+        Table::ALL.into_iter().filter(move |t| self.why || !why(t))
+    }
+}
+
 /// Rows written per table, as [`ParquetSink::finish`] reports them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -382,7 +391,7 @@ impl ParquetSink {
                 props = props.set_column_dictionary_enabled(ColumnPath::from(col), true);
             }
         }
-        for t in Table::ALL {
+        for t in opts.tables() {
             let d = dir.join(t.name());
             std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
         }
@@ -765,7 +774,7 @@ impl ParquetSink {
         if let Some(kept) = self.kept.take() {
             self.why_tables(kept, model)?;
         }
-        for t in Table::ALL {
+        for t in self.opts.tables() {
             if !self.parts.iter().any(|p| p.table == t) {
                 let folder = self
                     .root

@@ -10,7 +10,7 @@ use trama_export::chrome::ChromeWriter;
 use trama_export::perfetto::PerfettoWriter;
 use trama_export::ExportOptions;
 use trama_open::{LoadOptions, Opened, KEY_FILTER_BYTES};
-use trama_parquet::{OutputDir, ParquetOptions, ParquetSink, Table};
+use trama_parquet::{OutputDir, ParquetOptions, ParquetSink};
 
 use crate::Error;
 
@@ -85,10 +85,8 @@ pub fn export_parquet(
     read(&done.warnings);
     let summary = (done.sink.finish(done.model)).map_err(|e| writing(e.into()))?;
     out.commit()?;
-    let counts: Vec<String> = Table::ALL
-        .iter()
-        .filter(|t| opts.why || !matches!(t, Table::WaitStates | Table::CriticalPath))
-        .map(|t| format!("{} {}", summary.rows(*t), t.name()))
+    let counts: Vec<String> = (opts.tables())
+        .map(|t| format!("{} {}", summary.rows(t), t.name()))
         .collect();
     Ok(format!("{} in {} files", counts.join(", "), summary.files))
 }
