@@ -28,7 +28,7 @@ TRACES = [
 PING_PONG = SAMPLES / "otf2/pipit-ping-pong/traces.otf2"
 
 # The generator of MPI runs with known waits (trama-why's tests).
-MPI_RUNS = Path(__file__).resolve().parents[4] / "crates/analyses/why/tests/mpi_runs.py"
+MPI_RUNS = Path(__file__).resolve().parents[5] / "crates/analyses/why/tests/mpi_runs.py"
 
 
 def run(*args, check=True):

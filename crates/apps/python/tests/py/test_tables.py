@@ -166,7 +166,9 @@ def test_wait_states_and_critical_path_equal_the_export_and_trama_stats(mpi_runs
         traces.append(mpi_runs / "waits/traces.otf2")
     for i, path in enumerate(traces):
         t = trama.open(path)
-        expected = exported(mpi_runs.parent / f"export-{i}", path)
+        out = mpi_runs.parent / f"export-{i}"
+        out.mkdir(exist_ok=True)
+        expected = exported(out, path)
         for name in ("wait_states", "critical_path"):
             got = plain(t.table(name))
             want = expected[name].select(got.column_names).cast(got.schema)
