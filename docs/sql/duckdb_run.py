@@ -4,22 +4,29 @@
     python3 duckdb_run.py DIR QUERY.sql [--json]
 
 Defines one view per table (containers, states, events, links, variables,
-types) over DIR/<table>/*/*.parquet with Hive partitioning (the partition
-column read as text), then runs the query and prints its rows (as a JSON
-list of objects with --json).
+types, wait_states, critical_path) over DIR/<table>/*/*.parquet with Hive
+partitioning (the partition column read as text), then runs the query and
+prints its rows (as a JSON list of objects with --json).
 """
 import json
+import os
 import sys
 
 import duckdb
 
-TABLES = ("containers", "states", "events", "links", "variables", "types")
+TABLES = (
+    "containers", "states", "events", "links", "variables", "types", "wait_states", "critical_path",
+)
+# The partition column of each table: the entity type's name, but for these.
+KEYS = {"types": "kind", "wait_states": "pattern"}
 
 
 def connect(directory):
     con = duckdb.connect()
     for t in TABLES:
-        key = "kind" if t == "types" else "type"
+        if not os.path.isdir(os.path.join(directory, t)):
+            continue  # exported with --no-why
+        key = KEYS.get(t, "type")
         path = f"{directory}/{t}/*/*.parquet".replace("'", "''")
         con.execute(
             f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{path}', "

@@ -17,7 +17,9 @@ import sys
 
 from pyspark.sql import SparkSession
 
-TABLES = ("containers", "states", "events", "links", "variables", "types")
+TABLES = (
+    "containers", "states", "events", "links", "variables", "types", "wait_states", "critical_path",
+)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -40,6 +42,8 @@ def session():
 def views(spark, directory):
     for t in TABLES:
         path = os.path.join(directory, t)
+        if not os.path.isdir(path):
+            continue  # exported with --no-why
         spark.read.option("basePath", path).parquet(path).createOrReplaceTempView(t)
 
 

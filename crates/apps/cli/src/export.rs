@@ -26,7 +26,8 @@ pub enum ExportFormat {
     /// Chrome's trace-event JSON (.json).
     ChromeJson,
     /// Parquet tables in a directory (containers, states, events, links,
-    /// variables, types), partitioned by entity type: docs/parquet.md.
+    /// variables, types, wait_states, critical_path), partitioned by entity
+    /// type: docs/parquet.md.
     Parquet,
 }
 
@@ -51,6 +52,11 @@ pub struct ExportArgs {
     /// is written when it reaches this size or --row-group-rows).
     #[arg(long, value_name = "BYTES", default_value_t = 128 << 20)]
     pub row_group_bytes: usize,
+    /// parquet: leave out the tables of the wait-state analysis
+    /// (wait_states, critical_path), which keep the trace's states and
+    /// links in memory until the end: memory is then bounded.
+    #[arg(long)]
+    pub no_why: bool,
 }
 
 /// Runs `trama export`.
@@ -88,6 +94,7 @@ fn parquet(a: &ExportArgs) -> anyhow::Result<ExitCode> {
     let mut opts = ParquetOptions::default();
     opts.row_group_rows = a.row_group_rows;
     opts.row_group_bytes = a.row_group_bytes;
+    opts.why = !a.no_why;
     let mut opened = open(&a.read)?;
     let mut read = crate::dump::reading(&opened, &a.read);
     let load = a.read.load_options(false, None);

@@ -225,7 +225,8 @@ fn export_all<'a>(
 /// ("couldn't infer type" of its only partition, the NULL one), which
 /// pandas users meet first. Every table of every export reads in DuckDB,
 /// pyarrow and Polars, with as many rows as the dump has lines of its
-/// kind; some tables are empty.
+/// kind; some tables are empty. The tables of the wait-state analysis read
+/// the same in all three, empty ones (traces without MPI) included.
 #[test]
 fn every_table_reads_in_duckdb_pyarrow_and_polars_empty_ones_included() {
     let Some(py) = python() else { return };
@@ -235,7 +236,7 @@ fn every_table_reads_in_duckdb_pyarrow_and_polars_empty_ones_included() {
     let exported = export_all(tmp.path(), &inputs, &mut failures);
     let dirs: Vec<&String> = exported.iter().map(|(_, d)| d).collect();
     let counts = run_python(&py, COUNT, &serde_json::to_string(&dirs).unwrap());
-    let mut empty = 0;
+    let (mut empty, mut why_empty) = (0, 0);
     for (input, dir) in &exported {
         let dump = run(&["dump"], input, &[]);
         assert!(dump.status.success(), "{}: dump failed", input.name);
@@ -265,10 +266,27 @@ fn every_table_reads_in_duckdb_pyarrow_and_polars_empty_ones_included() {
                 failures.push(format!("{}: no types read by {reader}", input.name));
             }
         }
+        for table in ["wait_states", "critical_path"] {
+            let duckdb = counts[dir][table]["duckdb"].as_u64();
+            why_empty += usize::from(duckdb == Some(0));
+            for reader in READERS {
+                let got = &counts[dir][table][reader];
+                if duckdb.is_none() || got.as_u64() != duckdb {
+                    failures.push(format!(
+                        "{}: {table} read by {reader}: {got}, by duckdb: {duckdb:?}",
+                        input.name
+                    ));
+                }
+            }
+        }
     }
     eprintln!("rows per table against the dump: {} traces", exported.len());
     assert!(exported.len() >= 4, "too few traces exported");
     assert!(empty > 0, "no export has an empty table");
+    assert!(
+        why_empty > 0,
+        "no export has an empty wait_states or critical_path"
+    );
     assert_none_failed(&failures, "the exports");
 }
 

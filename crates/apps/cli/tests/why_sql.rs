@@ -14,10 +14,9 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use common::{docs_sql, duckdb_python, run_python, shared_dir, trama, trama_out};
+use common::{docs_sql, duckdb_python, mpi_runs, run_python, shared_dir, trama, trama_out};
 use serde_json::Value;
 
 /// Per query file, the rows it gives on an export directory.
@@ -126,25 +125,6 @@ fn check(py: &str, dir: &Path, name: &str, args: &[&str], failures: &mut Vec<Str
     late.len() + waits.len()
 }
 
-/// The generated runs (Pajé text) in `dir`.
-fn generated(dir: &Path, ranks: &str, iterations: &str, seed: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../analyses/why/tests/mpi_runs.py");
-    let out = dir.join(format!("runs-{ranks}-{iterations}-{seed}"));
-    let o = Command::new("python3")
-        .arg(&script)
-        .arg(&out)
-        .args(["--ranks", ranks, "--iterations", iterations, "--seed", seed])
-        .arg("--no-otf2")
-        .output()
-        .expect("run python3");
-    assert!(
-        o.status.success(),
-        "mpi_runs.py: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
-}
-
 #[test]
 fn the_sql_of_late_sender_and_wait_nxn_gives_trama_stats_waits() {
     let Some(py) = duckdb_python() else { return };
@@ -152,7 +132,7 @@ fn the_sql_of_late_sender_and_wait_nxn_gives_trama_stats_waits() {
     let mut failures = Vec::new();
     let mut found = 0;
     for (ranks, iterations, seed) in [("8", "2", "1"), ("4", "3", "7"), ("6", "1", "3")] {
-        let runs = generated(tmp.path(), ranks, iterations, seed);
+        let (runs, _) = mpi_runs(tmp.path(), ranks, iterations, seed, false);
         let trace = runs.join("waits.paje");
         let name = format!("waits-{ranks}-{iterations}-{seed}");
         found += check(

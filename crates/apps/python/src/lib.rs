@@ -186,6 +186,10 @@ pub struct StatsArgs {
     pub at: Option<Vec<f64>>,
     /// `--link-type NAME`, repeated.
     pub link_types: Vec<String>,
+    /// `--instances N` (waits).
+    pub instances: Option<usize>,
+    /// `--by container|region` (waits, critical-path).
+    pub by: Option<String>,
 }
 
 impl Opened {
@@ -201,7 +205,8 @@ impl Opened {
 }
 
 /// `analysis` (a name of `trama stats`: `states`, `comm`, `order`, `info`,
-/// `wait`, `kiviat`, `slices`, `graph`) of `opened`, as the JSON document
+/// `wait`, `kiviat`, `slices`, `graph`, `waits`, `critical-path`,
+/// `delays`) of `opened`, as the JSON document
 /// `trama stats ANALYSIS --format json` prints, with the notes it prints
 /// on standard error.
 pub fn stats(
@@ -231,6 +236,14 @@ pub fn stats(
     opts.instants = args.instants.unwrap_or(opts.instants);
     opts.at = args.at.clone();
     opts.link_types = args.link_types.clone();
+    opts.waits_instances = args.instances.unwrap_or(opts.waits_instances);
+    if let Some(by) = &args.by {
+        let known = trama_report::By::ALL.iter().find(|b| b.1 == by.as_str());
+        let names: Vec<&str> = trama_report::By::ALL.iter().map(|b| b.1).collect();
+        opts.by = Some(known.map(|b| b.0).ok_or_else(|| {
+            Failure::new(format!("by: '{by}' is not one of {}", names.join(", ")))
+        })?);
+    }
     opts.format = Format::Json;
     let mut out = Vec::new();
     let notes = trama_report::stats(&opened.trace, a, window, &opts, &mut out)
@@ -296,7 +309,8 @@ pub fn messages(
 }
 
 /// The table called `name` (`containers`, `states`, `events`, `links`,
-/// `variables`, `types`): its schema and batches.
+/// `variables`, `types`, `wait_states`, `critical_path`): its schema and
+/// batches.
 pub fn table(opened: &Opened, name: &str) -> Result<(SchemaRef, Vec<RecordBatch>), Failure> {
     let t = trama_parquet::Table::ALL
         .into_iter()

@@ -129,7 +129,7 @@ impl Trace {
     /// notes it prints.
     #[pyo3(signature = (analysis, window=None, level=None, size_field=None, waiting=Vec::new(),
                         slices=None, slice_length=None, instants=None, at=None,
-                        link_types=Vec::new()))]
+                        link_types=Vec::new(), instances=None, by=None))]
     #[allow(clippy::too_many_arguments)]
     fn stats(
         &self,
@@ -144,6 +144,8 @@ impl Trace {
         instants: Option<usize>,
         at: Option<Vec<f64>>,
         link_types: Vec<String>,
+        instances: Option<usize>,
+        by: Option<String>,
     ) -> PyResult<(String, Vec<String>)> {
         let args = StatsArgs {
             window,
@@ -155,6 +157,8 @@ impl Trace {
             instants,
             at,
             link_types,
+            instances,
+            by,
         };
         py.detach(|| crate::stats(&self.inner, analysis, &args))
             .map_err(|f| raise(py, f))

@@ -1,14 +1,17 @@
 //! The same tables as Apache Arrow record batches, from a trace held in
 //! memory (feature `arrow`).
 //!
-//! [`arrow_table`] gives one of the six tables of the export with the
+//! [`arrow_table`] gives one of the tables of the export with the
 //! columns of [`SCHEMAS`](crate::SCHEMAS), in their order, followed by the
-//! partition column (`type`, or `kind` for the table of types) that the
-//! export keeps in folder names: the schema is derived from the Parquet
-//! schema text, so the two cannot drift apart. One batch per partition
-//! (entity type, or kind of type), in the order of the types' numbers;
-//! inside a batch, rows in the order of their container (or type) number,
-//! then `seq`. Values are those the export writes for the same trace
+//! partition column (`type`, `kind` for the table of types, `pattern` for
+//! the wait states) that the export keeps in folder names: the schema is
+//! derived from the Parquet schema text, so the two cannot drift apart.
+//! One batch per partition (entity type, or kind of type), in the order of
+//! the types' numbers; inside a batch, rows in the order of their
+//! container (or type) number, then `seq`. The wait states and the
+//! critical path are the rows the export writes (module `why`), in one
+//! batch per partition in the order of their first row: wait states in
+//! the analysis's order, segments in time order. Values are those the export writes for the same trace
 //! (times as nanoseconds, names as people read them, `NULL` where the
 //! export writes `NULL`).
 //!
@@ -30,6 +33,7 @@ use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use trama_sim::{Columns, ContainerId, ListId, Model, Trace, TypeId, TypeKind};
 
 use crate::table::Kind;
+use crate::why::{why_rows, WhyRows};
 use crate::{end_of, ns, Table};
 
 /// The Arrow type of a dictionary-encoded string column.
@@ -327,6 +331,75 @@ impl<'a> Builder<'a> {
         self.finish_batch(cols, rows, partition);
     }
 
+    /// The batches of the wait states or the critical path (`self.table`)
+    /// of `rows`: one per partition, in the order of its first row.
+    fn why(&mut self, rows: &WhyRows) {
+        let m = self.model;
+        let label = |c: ContainerId| m.label(m.container(c).name);
+        let region = |r: usize| rows.regions[r].clone();
+        let mut parts: Vec<(String, Vec<usize>)> = Vec::new();
+        let n = if self.table == Table::WaitStates {
+            rows.waits.len()
+        } else {
+            rows.path.len()
+        };
+        for i in 0..n {
+            let key = if self.table == Table::WaitStates {
+                rows.waits[i].pattern.name().to_string()
+            } else {
+                m.label(m.ty(m.container(rows.path[i].container).ty).name)
+            };
+            match parts.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => v.push(i),
+                None => parts.push((key, vec![i])),
+            }
+        }
+        for (partition, idx) in parts {
+            let mut cols = Vec::new();
+            for (k, (name, _)) in self.table.columns().into_iter().enumerate() {
+                let col = if self.table == Table::WaitStates {
+                    let ws: Vec<_> = idx.iter().map(|&i| &rows.waits[i]).collect();
+                    let times = |f: fn(&crate::why::WaitRow) -> i64| {
+                        Col::I64(ws.iter().map(|w| f(w)).collect())
+                    };
+                    match name {
+                        "container_id" => times(|w| i64::from(w.container.0)),
+                        "container" => self.keys(k, ws.iter().map(|w| Some(label(w.container)))),
+                        "waited_for_id" => Col::OptI64(
+                            ws.iter()
+                                .map(|w| w.waited_for.map(|c| i64::from(c.0)))
+                                .collect(),
+                        ),
+                        "waited_for" => self.keys(k, ws.iter().map(|w| w.waited_for.map(label))),
+                        "region" => self.keys(k, ws.iter().map(|w| Some(region(w.region)))),
+                        "call_start_ns" => times(|w| w.call_start),
+                        "call_end_ns" => times(|w| w.call_end),
+                        "start_ns" => times(|w| w.start),
+                        "end_ns" => times(|w| w.end),
+                        "duration_ns" => times(|w| w.end - w.start),
+                        other => unreachable!("a column of the wait states: {other}"),
+                    }
+                } else {
+                    let ss: Vec<_> = idx.iter().map(|&i| &rows.path[i]).collect();
+                    let times = |f: fn(&crate::why::PathRow) -> i64| {
+                        Col::I64(ss.iter().map(|s| f(s)).collect())
+                    };
+                    match name {
+                        "container_id" => times(|s| i64::from(s.container.0)),
+                        "container" => self.keys(k, ss.iter().map(|s| Some(label(s.container)))),
+                        "value" => self.keys(k, ss.iter().map(|s| s.value.map(region))),
+                        "start_ns" => times(|s| s.start),
+                        "end_ns" => times(|s| s.end),
+                        "duration_ns" => times(|s| s.end - s.start),
+                        other => unreachable!("a column of the critical path: {other}"),
+                    }
+                };
+                cols.push(col);
+            }
+            self.finish_batch(cols, idx.len(), &partition);
+        }
+    }
+
     /// Adds the partition column and keeps the batch.
     fn finish_batch(&mut self, mut cols: Vec<Col>, rows: usize, partition: &str) {
         let last = cols.len();
@@ -414,6 +487,7 @@ pub fn arrow_table(
                 }
             }
         }
+        Table::WaitStates | Table::CriticalPath => b.why(&why_rows(trace)),
         _ => {
             let mut by_type: Vec<Vec<ListId>> = vec![Vec::new(); m.types.len()];
             for (l, info) in m.lists.iter().enumerate() {

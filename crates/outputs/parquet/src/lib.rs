@@ -3,7 +3,8 @@
 //! [`ParquetSink`] is a [`Sink`](trama_sim::Sink): the simulation hands it
 //! every entity once it is final and every container when it is destroyed,
 //! and it writes them as rows of six tables, each a folder of the output
-//! directory:
+//! directory, and, at the end, the two tables of the wait-state analysis
+//! (module `why`: `wait_states`, `critical_path`):
 //!
 //! ```text
 //! DIR/_trama_parquet                    marker: the tree was made by trama
@@ -11,10 +12,14 @@
 //! DIR/states/type=MPI%20State/part-0.parquet
 //! DIR/events/type=…/   DIR/links/type=…/   DIR/variables/type=…/
 //! DIR/types/kind=state/part-0.parquet
+//! DIR/wait_states/pattern=late_sender/part-0.parquet
+//! DIR/critical_path/type=Process/part-0.parquet
 //! ```
 //!
 //! Every table is partitioned the Hive way by a key of few values: the
-//! entity type's name (`type=NAME`; `kind=KIND` for the table of types).
+//! entity type's name (`type=NAME`; `kind=KIND` for the table of types,
+//! `pattern=NAME` for the wait states, the container type's name for the
+//! critical path).
 //! Names are percent-encoded in folder names ([`escape_partition_value`]),
 //! as Hive, Spark and DuckDB decode them. The partition column is not
 //! stored in the files: readers take it from the folder names
@@ -46,6 +51,7 @@
 mod arrow;
 mod dir;
 mod table;
+mod why;
 
 use std::fs::File;
 use std::io::BufWriter;
@@ -58,6 +64,7 @@ use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnPath;
 use trama_sim::{ContainerId, Entity, ListId, Model, Sink, TypeId, TypeKind, ValueId};
+use why::Kept;
 
 #[cfg(feature = "arrow")]
 pub use arrow::{arrow_schema, arrow_table};
@@ -158,6 +165,11 @@ pub struct ParquetOptions {
     pub row_group_bytes: usize,
     /// zstd level of the column chunks (1-22, default 1).
     pub zstd_level: i32,
+    /// Write the tables of the wait-state analysis (default true). The
+    /// sink then keeps the trace's states and links in memory until
+    /// [`ParquetSink::finish`], and the simulation should keep
+    /// user-defined fields (an OTF2 collective's root is one).
+    pub why: bool,
 }
 
 impl Default for ParquetOptions {
@@ -166,7 +178,17 @@ impl Default for ParquetOptions {
             row_group_rows: 1 << 20,
             row_group_bytes: 128 << 20,
             zstd_level: 1,
+            why: true,
         }
+    }
+}
+
+impl ParquetOptions {
+    /// The tables written: every one, but those of the wait-state
+    /// analysis without [`ParquetOptions::why`].
+    pub fn tables(&self) -> impl Iterator<Item = Table> + '_ {
+        let why = |t: &Table| matches!(t, Table::WaitStates | Table::CriticalPath);
+        Table::ALL.into_iter().filter(move |t| self.why || !why(t))
     }
 }
 
@@ -175,7 +197,7 @@ impl Default for ParquetOptions {
 #[non_exhaustive]
 pub struct Summary {
     /// Rows per table, in the order of [`Table::ALL`].
-    pub rows: [u64; 6],
+    pub rows: [u64; 8],
     /// Parquet files written.
     pub files: u64,
     /// Row groups written.
@@ -337,6 +359,8 @@ pub struct ParquetSink {
     thread: Option<std::thread::JoinHandle<Result<(u64, u64), Error>>>,
     /// The writing thread's error, as text, once it failed.
     failed: Arc<OnceLock<String>>,
+    /// What the wait-state analysis reads, with [`ParquetOptions::why`].
+    kept: Option<Kept>,
 }
 
 /// Seconds as the tables' integer nanoseconds.
@@ -367,7 +391,7 @@ impl ParquetSink {
                 props = props.set_column_dictionary_enabled(ColumnPath::from(col), true);
             }
         }
-        for t in Table::ALL {
+        for t in opts.tables() {
             let d = dir.join(t.name());
             std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
         }
@@ -401,6 +425,7 @@ impl ParquetSink {
             jobs: Some(tx),
             thread: Some(thread),
             failed,
+            kept: opts.why.then(Kept::default),
         })
     }
 
@@ -738,14 +763,18 @@ impl ParquetSink {
         )
     }
 
-    /// Writes what is buffered, closes every file (an empty one for each
-    /// table without rows) and returns what was written, or the first
-    /// error met while writing.
-    pub fn finish(mut self) -> Result<Summary, Error> {
+    /// Writes the tables of the wait-state analysis (when asked) of the
+    /// trace simulated with `model`, then what is buffered, closes every
+    /// file (an empty one for each table without rows) and returns what
+    /// was written, or the first error met while writing.
+    pub fn finish(mut self, model: Model) -> Result<Summary, Error> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        for t in Table::ALL {
+        if let Some(kept) = self.kept.take() {
+            self.why_tables(kept, model)?;
+        }
+        for t in self.opts.tables() {
             if !self.parts.iter().any(|p| p.table == t) {
                 let folder = self
                     .root
@@ -790,6 +819,9 @@ impl Sink for ParquetSink {
         }
         let r = self.entity_row(m, list, idx, e);
         self.record(r);
+        if let Some(kept) = &mut self.kept {
+            kept.entity(m, list, idx, e);
+        }
     }
 
     fn container(&mut self, m: &Model, id: ContainerId) {
@@ -800,12 +832,15 @@ impl Sink for ParquetSink {
         self.record(r);
     }
 
-    fn list(&mut self, m: &Model, _list: ListId) {
+    fn list(&mut self, m: &Model, list: ListId) {
         if self.error.is_some() {
             return;
         }
         let r = self.new_types(m);
         self.record(r);
+        if let Some(kept) = &mut self.kept {
+            kept.list(m, list);
+        }
     }
 
     /// A path too long stops nothing: the simulation reads on to its end
@@ -824,9 +859,10 @@ impl Sink for ParquetSink {
     }
 
     /// Rows are buffered with their strings copied: the handles of
-    /// user-defined values need not be kept.
+    /// user-defined values need not be kept, but by the states kept for
+    /// the wait-state analysis.
     fn keeps_strings(&self) -> bool {
-        false
+        self.kept.is_some()
     }
 }
 

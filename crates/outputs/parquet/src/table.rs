@@ -9,7 +9,8 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::Type;
 
-/// The tables of an export, each a folder of the output directory.
+/// The tables of an export, each a folder of the output directory: the
+/// trace's, then those of the wait-state analysis (`trama-why`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Table {
     /// One row per container (the root included).
@@ -24,12 +25,17 @@ pub enum Table {
     Variables,
     /// One row per type of the trace's type hierarchy.
     Types,
+    /// One row per wait state of the run (Scalasca's patterns).
+    WaitStates,
+    /// One row per segment of the run's critical path.
+    CriticalPath,
 }
 
 /// Each table's Parquet schema (the message type), in the order of
-/// [`Table::ALL`]. The partition column (`type`, or `kind` for the table
-/// of types) is not in the files: it is the name of their folder.
-pub const SCHEMAS: [(Table, &str); 6] = [
+/// [`Table::ALL`]. The partition column (`type`, `kind` for the table of
+/// types, `pattern` for the wait states) is not in the files: it is the
+/// name of their folder.
+pub const SCHEMAS: [(Table, &str); 8] = [
     (
         Table::Containers,
         "message containers {
@@ -117,17 +123,45 @@ pub const SCHEMAS: [(Table, &str); 6] = [
             required binary color (STRING);
         }",
     ),
+    (
+        Table::WaitStates,
+        "message wait_states {
+            required int64 container_id;
+            required binary container (STRING);
+            optional int64 waited_for_id;
+            optional binary waited_for (STRING);
+            required binary region (STRING);
+            required int64 call_start_ns;
+            required int64 call_end_ns;
+            required int64 start_ns;
+            required int64 end_ns;
+            required int64 duration_ns;
+        }",
+    ),
+    (
+        Table::CriticalPath,
+        "message critical_path {
+            required int64 container_id;
+            required binary container (STRING);
+            optional binary value (STRING);
+            required int64 start_ns;
+            required int64 end_ns;
+            required int64 duration_ns;
+        }",
+    ),
 ];
 
 impl Table {
     /// Every table, in the order of [`SCHEMAS`].
-    pub const ALL: [Table; 6] = [
+    pub const ALL: [Table; 8] = [
         Table::Containers,
         Table::States,
         Table::Events,
         Table::Links,
         Table::Variables,
         Table::Types,
+        Table::WaitStates,
+        Table::CriticalPath,
     ];
 
     /// The table of the entities (or containers) of a type of `kind`.
@@ -151,13 +185,18 @@ impl Table {
             Table::Links => "links",
             Table::Variables => "variables",
             Table::Types => "types",
+            Table::WaitStates => "wait_states",
+            Table::CriticalPath => "critical_path",
         }
     }
 
-    /// The name of its partition column.
+    /// The name of its partition column: `kind` for the types,
+    /// `pattern` for the wait states, else `type` (of the entities, or of
+    /// the containers the critical path is on).
     pub fn partition_key(self) -> &'static str {
         match self {
             Table::Types => "kind",
+            Table::WaitStates => "pattern",
             _ => "type",
         }
     }

@@ -10,7 +10,7 @@ use trama_export::chrome::ChromeWriter;
 use trama_export::perfetto::PerfettoWriter;
 use trama_export::ExportOptions;
 use trama_open::{LoadOptions, Opened, KEY_FILTER_BYTES};
-use trama_parquet::{OutputDir, ParquetOptions, ParquetSink, Table};
+use trama_parquet::{OutputDir, ParquetOptions, ParquetSink};
 
 use crate::Error;
 
@@ -55,7 +55,9 @@ pub fn export(
 }
 
 /// Exports `opened`, read with `load`, as Parquet tables into the
-/// directory `dir`, which appears whole or not at all; `read` is told,
+/// directory `dir`, which appears whole or not at all (with
+/// [`ParquetOptions::why`], the wait states and the critical path too,
+/// user-defined fields kept for them); `read` is told,
 /// once the trace is read, the warnings of reading it. Gives what was
 /// written: rows per table and files.
 pub fn export_parquet(
@@ -71,6 +73,9 @@ pub fn export_parquet(
     };
     let out = OutputDir::create(dir)?;
     load.key_filter = Some(KEY_FILTER_BYTES);
+    // The wait-state analysis reads an OTF2 collective's root and
+    // communicator from user-defined fields.
+    load.keep_extras |= opts.why;
     let sink = ParquetSink::new(out.path(), opts)?;
     let done = opened.simulate_into(sink, &load).map_err(|e| match e {
         // The tables' failure: the file it names is in the output.
@@ -78,11 +83,10 @@ pub fn export_parquet(
         e => e.into(),
     })?;
     read(&done.warnings);
-    let summary = done.sink.finish().map_err(|e| writing(e.into()))?;
+    let summary = (done.sink.finish(done.model)).map_err(|e| writing(e.into()))?;
     out.commit()?;
-    let counts: Vec<String> = Table::ALL
-        .iter()
-        .map(|t| format!("{} {}", summary.rows(*t), t.name()))
+    let counts: Vec<String> = (opts.tables())
+        .map(|t| format!("{} {}", summary.rows(t), t.name()))
         .collect();
     Ok(format!("{} in {} files", counts.join(", "), summary.files))
 }

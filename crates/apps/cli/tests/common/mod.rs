@@ -222,3 +222,36 @@ pub fn run_python(py: &str, script: &str, arg: &str) -> Value {
     );
     serde_json::from_slice(&out.stdout).expect("JSON from python")
 }
+
+/// The MPI runs of `crates/analyses/why/tests/mpi_runs.py` (`--ranks`,
+/// `--iterations`, `--seed`) written in a folder of `dir`: Pajé text, and
+/// with `otf2` the OTF2 archives too when `python3` or the system's
+/// Python has Debian's `otf2` module. The folder, and whether the
+/// archives were written.
+pub fn mpi_runs(
+    dir: &Path,
+    ranks: &str,
+    iterations: &str,
+    seed: &str,
+    otf2: bool,
+) -> (PathBuf, bool) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../analyses/why/tests/mpi_runs.py");
+    let out = dir.join(format!("runs-{ranks}-{iterations}-{seed}"));
+    let with_otf2 = ["python3", "/usr/bin/python3"].into_iter().find(|py| {
+        otf2 && (Command::new(py).args(["-c", "import otf2"]).output())
+            .is_ok_and(|o| o.status.success())
+    });
+    let mut cmd = Command::new(with_otf2.unwrap_or("python3"));
+    cmd.arg(&script).arg(&out);
+    cmd.args(["--ranks", ranks, "--iterations", iterations, "--seed", seed]);
+    if with_otf2.is_none() {
+        cmd.arg("--no-otf2");
+    }
+    let o = cmd.output().expect("run python3");
+    assert!(
+        o.status.success(),
+        "mpi_runs.py: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (out, with_otf2.is_some())
+}

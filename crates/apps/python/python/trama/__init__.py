@@ -273,10 +273,12 @@ class Trace:
         return self._inner.warnings
 
     # The tables of `trama export parquet` (docs/parquet.md), each with the
-    # partition column (`type`, or `kind` for the types) as its last column.
+    # partition column (`type`; `kind` for the types, `pattern` for the wait
+    # states) as its last column.
 
     def table(self, name: str) -> pa.Table:
-        """The table `name`: containers, states, events, links, variables or types."""
+        """The table `name`: containers, states, events, links, variables,
+        types, wait_states or critical_path."""
         return self._inner.table(name).read_all()
 
     def containers(self) -> pa.Table:
@@ -303,6 +305,22 @@ class Trace:
         """One row per type of the type hierarchy."""
         return self.table("types")
 
+    def wait_states(self) -> pa.Table:
+        """One row per wait state of the MPI run (Scalasca's patterns, the
+        instances of `trama stats waits`): the waiting container, the one
+        waited for, the waiting call's region and times, the waiting's
+        `start_ns`, `end_ns`, `duration_ns`, and the `pattern`. Empty when
+        the trace has no MPI process."""
+        return self.table("wait_states")
+
+    def critical_path(self) -> pa.Table:
+        """One row per segment of the run's critical path (`trama stats
+        critical-path`), in time order: container, `value` (the region the
+        time is credited to, null outside any state), `start_ns`, `end_ns`,
+        `duration_ns`, and the container's `type`. The durations add up to
+        the run's length. Empty when the trace has no MPI process."""
+        return self.table("critical_path")
+
     def _size_field(self, size_field: Optional[str]) -> Optional[str]:
         if size_field == AUTO:
             return self._inner.guess_size_field() if self._inner.user_fields else None
@@ -323,9 +341,10 @@ class Trace:
     def stats(self, analysis: str, **options) -> dict:
         """The JSON document of `trama stats ANALYSIS --format json` as a
         dict (any analysis: states, comm, order, info, wait, kiviat, slices,
-        graph, waits, critical-path, delays). `options` are those of the command line with underscores:
-        window, level, size_field, waiting, slices, slice_length, instants,
-        at, link_types."""
+        graph, waits, critical-path, delays). `options` are those of the
+        command line with underscores: window, level, size_field, waiting,
+        slices, slice_length, instants, at, link_types, instances (waits),
+        by (waits, critical-path: "container" or "region")."""
         doc, _ = self._stats(analysis, **options)
         return doc
 

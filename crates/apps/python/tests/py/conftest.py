@@ -4,6 +4,7 @@
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,9 @@ TRACES = [
 ]
 
 PING_PONG = SAMPLES / "otf2/pipit-ping-pong/traces.otf2"
+
+# The generator of MPI runs with known waits (trama-why's tests).
+MPI_RUNS = Path(__file__).resolve().parents[5] / "crates/analyses/why/tests/mpi_runs.py"
 
 
 def run(*args, check=True):
@@ -51,4 +55,27 @@ def ptb(tmp_path_factory):
     """A sample converted to trama's binary format."""
     out = tmp_path_factory.mktemp("ptb") / "masterworkers.ptb"
     run("convert", SAMPLES / TRACES[3], out)
+    return out
+
+
+def _otf2_python():
+    """A Python with the OTF2 library's module (Debian's python3-otf2), or None."""
+    for py in (sys.executable, "/usr/bin/python3", "python3"):
+        ok = subprocess.run([py, "-c", "import otf2"], capture_output=True).returncode == 0
+        if ok:
+            return py
+    return None
+
+
+@pytest.fixture(scope="session")
+def mpi_runs(tmp_path_factory):
+    """Generated MPI runs (mpi_runs.py, 4 ranks): their folder, with
+    `waits.paje` and `chain.paje`, and `waits/traces.otf2` when a Python
+    with the OTF2 module is there."""
+    out = tmp_path_factory.mktemp("why") / "runs"
+    py = _otf2_python()
+    args = [py or sys.executable, MPI_RUNS, out, "--ranks", "4", "--iterations", "2", "--seed", "3"]
+    if py is None:
+        args.append("--no-otf2")
+    subprocess.run(list(map(str, args)), check=True, capture_output=True)
     return out

@@ -145,3 +145,47 @@ def test_time_profile_equals_pipits_ground_truth():
     for b, values in truth.items():
         for v, x in values.items():
             assert share.get((b, v), 0.0) == pytest.approx(x, rel=1e-5, abs=1e-8), (b, v)
+
+
+WHY = ["waits", "critical-path", "delays"]
+
+
+def test_why_analyses_equal_trama_stats_json(mpi_runs):
+    """Regression: `waits`, `critical-path` and `delays` (with their
+    options `instances` and `by`) are the documents of `trama stats`, on
+    MPI runs of every kind: generated (Pajé, and OTF2 when it could be
+    written), pipit's Score-P ping-pong, SimGrid's SMPI replay."""
+    traces = [mpi_runs / "waits.paje", mpi_runs / "chain.paje", PING_PONG,
+              SAMPLES / "paje-real/simgrid/smpi-replay.paje"]
+    if (mpi_runs / "waits/traces.otf2").exists():
+        traces.append(mpi_runs / "waits/traces.otf2")
+    for path in traces:
+        t = trama.open(path)
+        for a in WHY:
+            assert t.stats(a) == stats_json(a, path), (path, a)
+        assert t.stats("waits", instances=5, by="region") == stats_json(
+            "waits", path, "--instances", "5", "--by", "region"
+        ), path
+        assert t.stats("critical-path", by="container") == stats_json(
+            "critical-path", path, "--by", "container"
+        ), path
+    generated = trama.open(traces[0])
+    assert generated.stats("waits")["rows"] and generated.stats("critical-path")["segments"]
+    with pytest.raises(trama.TraceError):
+        generated.stats("waits", by="rank")
+
+
+def test_otf2_collectives_keep_their_root_by_default(mpi_runs):
+    """Regression: an OTF2 archive opened with the default options keeps
+    the user-defined fields that give a collective its root, so that Late
+    Broadcast and Early Reduce are found, as by `trama stats waits`;
+    `user_fields=False` drops them (and the roots)."""
+    path = mpi_runs / "waits/traces.otf2"
+    if not path.exists():
+        pytest.skip("no Python with the OTF2 module (python3-otf2) to write the archive")
+    patterns = lambda doc: {r["pattern"] for r in doc["rows"]}
+    found = trama.open(path).stats("waits")
+    assert {"late_broadcast", "early_reduce"} <= patterns(found)
+    assert found == stats_json("waits", path)
+    bare = trama.open(path, user_fields=False).stats("waits")
+    assert not {"late_broadcast", "early_reduce"} & patterns(bare)

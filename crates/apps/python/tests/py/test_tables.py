@@ -10,7 +10,9 @@ import pytest
 import trama
 from conftest import run
 
-TABLES = ["containers", "states", "events", "links", "variables", "types"]
+TABLES = ["containers", "states", "events", "links", "variables", "types", "wait_states", "critical_path"]
+# The partition column of each table.
+KEYS = {"types": "kind", "wait_states": "pattern"}
 NUM, G = r"(-?\d+\.\d{9})", r"([-+0-9.e]+|-?inf|nan)"
 LINE = {
     "Container": rf"^Container, (.*?), (.*), {G}, {G}, {G}, (.*)$",
@@ -35,7 +37,7 @@ def exported(tmp_path, path, *flags):
     run("export", "parquet", path, "-o", out, *flags)
     tables = {}
     for name in TABLES:
-        key = "kind" if name == "types" else "type"
+        key = KEYS.get(name, "type")
         part = ds.partitioning(pa.schema([(key, pa.string())]), flavor="hive")
         t = ds.dataset(out / name, format="parquet", partitioning=part).to_table()
         # An empty table's partition is the default one (NULL).
@@ -46,6 +48,10 @@ def exported(tmp_path, path, *flags):
 def sort_keys(name):
     if name in ("containers", "types"):
         return [("id", "ascending")]
+    if name == "wait_states":
+        return [(k, "ascending") for k in ("pattern", "container_id", "start_ns", "call_start_ns")]
+    if name == "critical_path":
+        return [("start_ns", "ascending")]
     return [("type_id", "ascending"), ("container_id", "ascending"), ("seq", "ascending")]
 
 
@@ -147,3 +153,43 @@ def test_tables_convert_to_pandas_and_polars(sample):
         assert df["value"].iloc[0] == states["value"][0].as_py()
     pl = pytest.importorskip("polars")
     assert pl.from_arrow(states).height == states.num_rows
+
+
+def test_wait_states_and_critical_path_equal_the_export_and_trama_stats(mpi_runs):
+    """Regression: `wait_states()` and `critical_path()` are the export's
+    tables, hold the instances of `trama stats waits` and the segments of
+    `trama stats critical-path`, and the segments add up to the run."""
+    from conftest import stats_json
+
+    traces = [mpi_runs / "waits.paje", mpi_runs / "chain.paje"]
+    if (mpi_runs / "waits/traces.otf2").exists():
+        traces.append(mpi_runs / "waits/traces.otf2")
+    for i, path in enumerate(traces):
+        t = trama.open(path)
+        out = mpi_runs.parent / f"export-{i}"
+        out.mkdir(exist_ok=True)
+        expected = exported(out, path)
+        for name in ("wait_states", "critical_path"):
+            got = plain(t.table(name))
+            want = expected[name].select(got.column_names).cast(got.schema)
+            keys = sort_keys(name)
+            assert got.num_rows > 0 and got.sort_by(keys).equals(want.sort_by(keys)), (path, name)
+        waits = stats_json("waits", path, "--instances", "1000000")["instances"]
+        rows = t.wait_states().to_pylist()
+        key = lambda p, c, w, r, s, d: (p, c, w, r, s, d)
+        assert sorted(
+            key(r["pattern"], r["container"], r["waited_for"], r["region"], r["start_ns"], r["duration_ns"])
+            for r in rows
+        ) == sorted(
+            key(w["pattern"], w["container"], w["waited_for"], w["region"], ns(w["start"]),
+                ns(w["start"] + w["duration"]) - ns(w["start"]))
+            for w in waits
+        ), path
+        cp = stats_json("critical-path", path)
+        segs = t.critical_path().sort_by("start_ns").to_pylist()
+        assert [(s["container"], s["value"], s["start_ns"], s["end_ns"]) for s in segs] == [
+            (s["container"], s["value"], ns(s["start"]), ns(s["end"])) for s in cp["segments"]
+        ], path
+        a, b = t.span
+        assert sum(s["duration_ns"] for s in segs) == ns(b) - ns(a)
+
