@@ -26,8 +26,7 @@ pub struct DiffArgs {
     /// of different process counts compare.
     #[arg(long, value_name = "all|FILE")]
     group: Option<String>,
-    /// Also compare iteration by iteration, an iteration being the n-th
-    /// state of this value on every container.
+    /// Also compare iteration by iteration (the n-th state of VALUE on every container).
     #[arg(long, value_name = "VALUE")]
     iteration: Option<String>,
     /// Roll containers up to this type first (e.g. the hosts).
@@ -59,10 +58,8 @@ pub fn diff(a: &DiffArgs) -> anyhow::Result<ExitCode> {
     (opts.by, opts.level, opts.link_types) = (a.by, a.level.clone(), a.link_type.clone());
     opts.iteration = a.iteration.clone();
     opts.groups = a.group.as_deref().map(Groups::from_arg).transpose()?;
-    let (ta, tb) = (
-        load_trace(&a.read, true, None)?,
-        load_trace(&other, true, None)?,
-    );
+    let ta = load_trace(&a.read, true, None)?;
+    let tb = load_trace(&other, true, None)?;
     let d = trama_report::diff(&ta, &tb, &opts);
     let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));
     let inputs: Vec<_> = a.read.path().into_iter().chain(other.path()).collect();

@@ -52,9 +52,8 @@ pub struct ExportArgs {
     /// is written when it reaches this size or --row-group-rows).
     #[arg(long, value_name = "BYTES", default_value_t = 128 << 20)]
     pub row_group_bytes: usize,
-    /// parquet: leave out the tables of the wait-state analysis
-    /// (wait_states, critical_path), which keep the trace's states and
-    /// links in memory until the end: memory is then bounded.
+    /// parquet: leave out wait_states and critical_path, whose analysis
+    /// holds the run's states and links: memory is then bounded.
     #[arg(long)]
     pub no_why: bool,
 }

@@ -203,8 +203,8 @@ enum Command {
     /// docs/parquet.md.
     ///
     /// The output is written as the trace is simulated, entities as they
-    /// complete, so memory does not grow with the trace; it appears whole
-    /// or not at all. The formats written are specified in the trama-export
+    /// complete, so memory does not grow with the trace (but for parquet's
+    /// why tables: --no-why); it appears whole or not at all. The formats written are specified in the trama-export
     /// and trama-parquet crates. `convert` is for formats trama reads back
     /// (Pajé text, .ptb, .rst).
     #[command(
