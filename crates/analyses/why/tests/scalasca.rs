@@ -28,6 +28,8 @@
 //! `otf2-print`): without them the tests that need them print a note and
 //! pass, unless `TRAMA_REQUIRE_OTF2=1`.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,6 +38,8 @@ use serde_json::Value;
 use trama_open::{LoadOptions, Source};
 use trama_testkit::shared;
 use trama_why::{critical_path, delay_costs, wait_states, Run, RunOptions, WaitState};
+
+use common::{generate, rank_of};
 
 /// Differences below this are equal (seconds).
 const EPS: f64 = 1e-9;
@@ -198,34 +202,6 @@ const SCALASCA_DELAYS: &[(&str, u32, &str, f64, f64)] = &[
     ("waits", 7, "compute", 0.0021309999999999957, 0.0),
 ];
 
-/// The generator script.
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mpi_runs.py")
-}
-
-/// Runs the generator into a new temporary folder with `args`; the folder
-/// and its `expected.json`. `None` (after a note) without the tools.
-fn generate(args: &[&str]) -> Option<(tempfile::TempDir, Value)> {
-    if !trama_gen::otf2::tools() {
-        return None;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let out = Command::new("/usr/bin/python3")
-        .arg(script())
-        .arg(dir.path())
-        .args(args)
-        .output()
-        .expect("running python3");
-    assert!(
-        out.status.success(),
-        "mpi_runs.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(dir.path().join("expected.json")).unwrap();
-    let expected = serde_json::from_str(&text).unwrap();
-    Some((dir, expected))
-}
-
 /// The run of the trace at `path`, read with its user-defined fields
 /// (the roots of collectives).
 fn run_of(path: &Path) -> Result<Run, String> {
@@ -233,21 +209,6 @@ fn run_of(path: &Path) -> Result<Run, String> {
     opts.keep_extras = true;
     let trace = trama_open::load(&Source::Path(path.into()), &opts).map_err(|e| e.to_string())?;
     Run::from_trace(&trace, &RunOptions::default()).map_err(|e| e.to_string())
-}
-
-/// A process's rank: the last number in its name (`rank-3`, `Master
-/// thread (MPI Rank 3)`).
-fn rank_of(name: &str) -> u32 {
-    let digits: String = name
-        .chars()
-        .rev()
-        .skip_while(|c| !c.is_ascii_digit())
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    let digits: String = digits.chars().rev().collect();
-    digits
-        .parse()
-        .unwrap_or_else(|_| panic!("no rank in {name:?}"))
 }
 
 /// What the analysis found in a run, keyed as `expected.json` keys it.

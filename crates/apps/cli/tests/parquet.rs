@@ -286,7 +286,14 @@ fn string(v: &Value) -> String {
 
 /// Rows of `trama stats ANALYSIS --format json`.
 fn stats(input: &Input, analysis: &str) -> Value {
-    let out = run(&["stats", analysis], input, &["--format", "json"]);
+    stats_with(input, analysis, &[])
+}
+
+/// Rows of `trama stats ANALYSIS --format json EXTRA…`.
+fn stats_with(input: &Input, analysis: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["--format", "json"];
+    args.extend(extra);
+    let out = run(&["stats", analysis], input, &args);
     assert!(
         out.status.success(),
         "{}: stats {analysis} failed: {}",
@@ -480,7 +487,9 @@ fn the_shipped_sql_gives_the_numbers_of_trama_stats() {
             f,
         );
         check_comm_sql(input, &stats(input, "comm"), &rows(dir, &qc), f);
-        check_wait_sql(input, &stats(input, "wait"), &rows(dir, &qw), f);
+        // wait.sql is the attribution to the last message.
+        let wait = stats_with(input, "wait", &["--last-message"]);
+        check_wait_sql(input, &wait, &rows(dir, &qw), f);
         checked += 1;
     }
     eprintln!("SQL against trama stats: {checked} traces");
@@ -775,8 +784,13 @@ fn otf2_metric_values_keep_precision_in_parquet() {
 /// Regression: on an OTF2 archive, `stats wait` and `docs/sql/wait.sql`
 /// counted an MPI collective twice, as its `MPI_Allreduce` region and as
 /// the `MPI collective` state inside it. Four ranks written by the OTF2
-/// library: rank 0 waits 300 µs in each of three MPI_Allreduce (no message
-/// ends then) and 100 µs in each MPI_Recv of a message from rank 1.
+/// library: rank 0 spends 300 µs in each of three MPI_Allreduce (no
+/// message ends then) and 100 µs in each MPI_Recv of a message from rank
+/// 1. Attributed to the last message (`--last-message`, wait.sql), those
+/// are its waits; from the wait states (the default on MPI runs), rank 0
+/// waits 30 µs in each MPI_Allreduce for rank 3 (the last to enter, 30 µs
+/// after it) and 50 µs in each MPI_Recv for rank 1 (which enters its
+/// MPI_Send 50 µs after).
 #[test]
 fn stats_wait_counts_an_mpi_collective_once_on_otf2_and_in_sql() {
     let Some(py) = python() else { return };
@@ -786,8 +800,29 @@ fn stats_wait_counts_an_mpi_collective_once_on_otf2_and_in_sql() {
     };
     let rank0 = "Master thread (MPI Rank 0)";
     let rank1 = "Master thread (MPI Rank 1)";
+    let rank3 = "Master thread (MPI Rank 3)";
+    let states = stats(&input, "wait");
+    assert_eq!(states["method"], "wait_states", "{states}");
+    let senders: Vec<String> = states["senders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(string)
+        .collect();
+    let row = states["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| string(&r["container"]) == rank0)
+        .unwrap_or_else(|| panic!("no row of {rank0}: {states}"));
+    assert!(close(num(&row["waiting"]), 240e-6), "{row}");
+    for (sender, seconds) in [(rank1, 3.0 * 50e-6), (rank3, 3.0 * 30e-6)] {
+        let j = senders.iter().position(|s| s == sender).unwrap();
+        assert!(close(num(&row["seconds"][j]), seconds), "{sender}: {row}");
+    }
     let want = [(rank1, 3.0 * 100e-6), ("unattributed", 3.0 * 300e-6)];
-    let ours = stats(&input, "wait");
+    let ours = stats_with(&input, "wait", &["--last-message"]);
+    assert_eq!(ours["method"], "last_message", "{ours}");
     let senders: Vec<String> = ours["senders"]
         .as_array()
         .unwrap()
