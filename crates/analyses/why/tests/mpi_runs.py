@@ -41,8 +41,8 @@ OUT/expected.json: per run, its length, per (pattern, rank) the seconds
 and the number of instances (instances of positive duration), the seconds
 on the critical path per region and per (region, rank), per rank its
 time in MPI calls, every wait-state instance (its rank, the rank it
-waited for, none for the completion patterns, its start and seconds).
-The definitions are Scalasca 2.6's (its `scout`
+waited for, none for the completion patterns, its start and seconds), and
+the critical-path imbalance per region. The definitions are Scalasca 2.6's (its `scout`
 analyzer's source: MpiCommunicationHandler.cpp, MPI.pattern,
 CriticalPath.pattern), restated where they are used below; the times of a
 collective are its Enter and Leave (the archives put MpiCollectiveBegin at
@@ -417,6 +417,18 @@ def expected(run):
 
     assert sum(trama.values()) == end, (sum(trama.values()), end)
 
+    # The critical-path imbalance (Scalasca's): per region, its time on the
+    # path beyond the mean time of a rank in it, less the waiting the
+    # critical path follows (not Early Scan's, which Scalasca 2.6 keeps in
+    # the region's time, nor the completions, which are no waiting).
+    busy = defaultdict(int)
+    for calls in run.calls:
+        for c in calls:
+            busy[c["region"]] += c["leave"] - c["enter"]
+            if c["wait"] > 0 and c.get("jumps"):
+                busy[c["region"]] -= c["wait"]
+    on_path = by_region(trama)
+    imbalance = {k: max(0.0, v - seconds(busy[k]) / run.ranks) for k, v in on_path.items()}
     return {
         "ranks": run.ranks,
         "start": 0.0,
@@ -432,6 +444,7 @@ def expected(run):
         "scalasca_critical_path_by_rank": by_rank(scalasca),
         "mpi_seconds": [seconds(mpi[r]) for r in range(run.ranks)],
         "wait_instances": instances,
+        "critical_path_imbalance": imbalance,
     }
 
 

@@ -37,7 +37,9 @@ use std::process::Command;
 use serde_json::Value;
 use trama_open::{LoadOptions, Source};
 use trama_testkit::shared;
-use trama_why::{critical_path, delay_costs, wait_states, Run, RunOptions, WaitState};
+use trama_why::{
+    critical_path, delay_costs, path_profile, wait_states, Run, RunOptions, WaitState,
+};
 
 use common::{generate, rank_of};
 
@@ -362,6 +364,43 @@ fn check_generated(args: &[&str]) {
         for format in ["otf2", "paje"] {
             let path = dir.path().join(run[format].as_str().unwrap());
             check_run(name, &path, run);
+        }
+    }
+}
+
+/// Regression: the critical-path imbalance took Early Scan's waiting out
+/// of the regions' mean time, where Scalasca 2.6 keeps it (it makes no
+/// synchronization point of a prefix operation, and counts as waiting only
+/// what its critical path follows). The imbalance per region is the
+/// generator's, computed with Scalasca's definition.
+#[test]
+fn critical_path_imbalance_keeps_early_scan_waiting() {
+    for args in [
+        &DEFAULT_ARGS[..],
+        &["--ranks", "6", "--iterations", "3", "--seed", "7"],
+    ] {
+        let Some((dir, expected)) = generate(args) else {
+            return;
+        };
+        for (name, run) in expected["runs"].as_object().unwrap() {
+            let want: BTreeMap<String, f64> = run["critical_path_imbalance"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), f(v)))
+                .collect();
+            for format in ["otf2", "paje"] {
+                let path = dir.path().join(run[format].as_str().unwrap());
+                let what = format!("{args:?} {name} ({format})");
+                let r = run_of(&path).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let waits = wait_states(&r);
+                let cp = critical_path(&r, &waits);
+                let got: BTreeMap<String, f64> = path_profile(&r, &waits, &cp)
+                    .iter()
+                    .map(|x| (region_name(&r, x.region), x.imbalance))
+                    .collect();
+                same_seconds(&format!("{what}: imbalance"), &got, &want);
+            }
         }
     }
 }
