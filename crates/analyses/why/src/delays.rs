@@ -103,6 +103,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
+use std::ops::Range;
 
 use crate::model::{CallId, CollectiveKind, DelayCost, Pattern, ProcId, RegionId, Run, WaitState};
 use crate::sync::{synchronizes, Handoff, SyncIndex};
@@ -114,14 +115,16 @@ pub fn delay_costs(run: &Run, waits: &[WaitState]) -> Vec<DelayCost> {
     let index = SyncIndex::new(run);
     let handoffs: Vec<Option<Handoff>> = waits.iter().map(|w| index.handoff(run, w)).collect();
     let points = Points::new(run, &index, waits, &handoffs);
+    // Each wait's delays and propagating waits, one after the other.
+    let mut flat = Flat::default();
     let items: Vec<Option<Item>> = waits
         .iter()
         .zip(&handoffs)
-        .map(|(w, &h)| analyse(run, &points, waits, w, h))
+        .map(|(w, &h)| analyse(run, &index, &points, waits, w, h, &mut flat))
         .collect();
     let mut pending = vec![0u32; waits.len()];
     for it in items.iter().flatten() {
-        for &(j, _) in &it.propagating {
+        for &(j, _) in &flat.propagating[it.propagating.clone()] {
             pending[j] += 1;
         }
     }
@@ -161,12 +164,12 @@ pub fn delay_costs(run: &Run, waits: &[WaitState]) -> Vec<DelayCost> {
             it.wait / total
         };
         let lambda = cost[i] / total;
-        for &(r, d) in &it.delays {
+        for &(r, d) in &flat.delays[it.delays.clone()] {
             let e = out.entry((it.causing, r)).or_default();
             e.0 += sigma * d;
             e.1 += lambda * d;
         }
-        for &(j, omega) in &it.propagating {
+        for &(j, omega) in &flat.propagating[it.propagating.clone()] {
             cost[j] += (sigma + lambda) * omega;
             pending[j] = pending[j].saturating_sub(1);
             if pending[j] == 0 && !done[j] {
@@ -226,14 +229,23 @@ struct Item {
     capped: bool,
     /// Its duration, `w_i`.
     wait: f64,
-    /// `d_i(r)` where positive.
-    delays: Vec<(RegionId, f64)>,
+    /// `d_i(r)` where positive: a range of [`Flat::delays`].
+    delays: Range<usize>,
     /// `D_i`.
     delay: f64,
-    /// The propagating waits `j` with `ω_j`.
-    propagating: Vec<(usize, f64)>,
+    /// The propagating waits `j` with `ω_j`: a range of
+    /// [`Flat::propagating`].
+    propagating: Range<usize>,
     /// `W_i`.
     propagation: f64,
+}
+
+/// The delays and the propagating waits of every [`Item`], each item's
+/// in a range (one allocation for all).
+#[derive(Default)]
+struct Flat {
+    delays: Vec<(RegionId, f64)>,
+    propagating: Vec<(usize, f64)>,
 }
 
 /// A synchronization point (Scalasca's *synchpoint*): a call of a
@@ -247,8 +259,11 @@ struct Point {
     enter: f64,
     /// Its region.
     region: RegionId,
-    /// The processes it synchronized with, sorted.
+    /// The processes it synchronized with, sorted (besides `everyone`'s).
     partners: Vec<ProcId>,
+    /// A collective (an index into [`Run::collectives`]) every other
+    /// participant of which it synchronized with.
+    everyone: Option<u32>,
     /// Its synchronizing wait states (indexes into the waits).
     waits: Vec<usize>,
     /// Their waiting, seconds.
@@ -287,7 +302,7 @@ impl Points {
         // The collectives whose every participant synchronizes with every
         // other: barriers, and N-to-N operations whose participants all
         // overlap.
-        for c in &run.collectives {
+        for (ci, c) in run.collectives.iter().enumerate() {
             let calls = || c.calls.iter().filter_map(|&k| run.calls.get(k as usize));
             let latest = calls().map(|x| x.enter).fold(f64::NEG_INFINITY, f64::max);
             let earliest = calls().map(|x| x.exit).fold(f64::INFINITY, f64::min);
@@ -299,8 +314,9 @@ impl Points {
             if all {
                 for &k in c.calls.iter().filter(|&&k| (k as usize) < run.calls.len()) {
                     let x = &run.calls[k as usize];
-                    for y in calls().filter(|y| y.proc != x.proc) {
-                        add(&mut at, run, k, y.proc, (x.exit - earliest).max(0.0));
+                    if calls().any(|y| y.proc != x.proc) {
+                        let i = point(&mut at, run, k, (x.exit - earliest).max(0.0));
+                        at.points[i].everyone = Some(ci as u32);
                     }
                 }
             }
@@ -375,9 +391,9 @@ struct Slots {
     points: Vec<Point>,
 }
 
-/// Adds `partner` to the synchronization point of call `c` (made with
-/// `completion` when new).
-fn add(at: &mut Slots, run: &Run, c: CallId, partner: ProcId, completion: f64) {
+/// The synchronization point of call `c` (made with `completion` when
+/// new): its index in `at.points`.
+fn point(at: &mut Slots, run: &Run, c: CallId, completion: f64) -> usize {
     let slot = &mut at.of_call[c as usize];
     if *slot == u32::MAX {
         let call = &run.calls[c as usize];
@@ -391,8 +407,28 @@ fn add(at: &mut Slots, run: &Run, c: CallId, partner: ProcId, completion: f64) {
             ..Point::default()
         });
     }
+    *slot as usize
+}
+
+/// Adds `partner` to the synchronization point of call `c` (made with
+/// `completion` when new).
+fn add(at: &mut Slots, run: &Run, c: CallId, partner: ProcId, completion: f64) {
+    let i = point(at, run, c, completion);
     // Made unique once all are added.
-    at.points[*slot as usize].partners.push(partner);
+    at.points[i].partners.push(partner);
+}
+
+/// Did the point `pt` of process `p` synchronize with `other` (another
+/// process)?
+fn joins(index: &SyncIndex, pt: &Point, p: ProcId, other: ProcId) -> bool {
+    pt.partners.binary_search(&other).is_ok()
+        || (other != p
+            && pt.everyone.is_some_and(|k| {
+                index
+                    .members_of(k as usize)
+                    .binary_search_by_key(&other, |m| m.0)
+                    .is_ok()
+            }))
 }
 
 /// The earliest exit of each collective's synchronizing participants
@@ -468,6 +504,7 @@ fn region_times(run: &Run, p: ProcId, a: f64, b: f64, first: Option<usize>) -> T
 /// strictly inside the interval.
 fn side<'a>(
     run: &Run,
+    index: &SyncIndex,
     points: &'a Points,
     p: ProcId,
     until: Option<CallId>,
@@ -487,7 +524,7 @@ fn side<'a>(
     };
     let prev = pts[..upto]
         .iter()
-        .rposition(|pt| pt.partners.binary_search(&other).is_ok());
+        .rposition(|pt| joins(index, pt, p, other));
     let start = prev.map_or(run.start, |k| pts[k].enter);
     let between = &pts[prev.map_or(0, |k| k + 1)..upto];
     let first = prev.map(|k| pts[k].first_activity);
@@ -509,10 +546,12 @@ fn side<'a>(
 /// `h`), or `None` when it is no synchronization point.
 fn analyse(
     run: &Run,
+    index: &SyncIndex,
     points: &Points,
     waits: &[WaitState],
     w: &WaitState,
     h: Option<Handoff>,
+    flat: &mut Flat,
 ) -> Option<Item> {
     if w.duration <= 0.0 {
         return None;
@@ -524,19 +563,23 @@ fn analyse(
         return None;
     }
     let end_q = h.call.map_or(h.time, |c| run.calls[c as usize].enter);
-    let (tq, between) = side(run, points, q, h.call, end_q, p);
-    let (tp, _) = side(run, points, p, Some(w.call), call.enter, q);
-    let mut delays: Vec<(RegionId, f64)> = tq
-        .into_iter()
-        .map(|(r, t)| (r, t - get(&tp, r).unwrap_or(0.0)))
-        .filter(|&(_, d)| d > 0.0)
-        .collect();
-    delays.sort_by_key(|&(r, _)| r);
-    let propagating: Vec<(usize, f64)> = between
-        .iter()
-        .flat_map(|pt| pt.waits.iter())
-        .map(|&j| (j, waits[j].duration))
-        .collect();
+    let (tq, between) = side(run, index, points, q, h.call, end_q, p);
+    let (tp, _) = side(run, index, points, p, Some(w.call), call.enter, q);
+    // `tq` is sorted by region: so are the delays.
+    let d0 = flat.delays.len();
+    flat.delays.extend(
+        tq.into_iter()
+            .map(|(r, t)| (r, t - get(&tp, r).unwrap_or(0.0)))
+            .filter(|&(_, d)| d > 0.0),
+    );
+    let p0 = flat.propagating.len();
+    flat.propagating.extend(
+        between
+            .iter()
+            .flat_map(|pt| pt.waits.iter())
+            .map(|&j| (j, waits[j].duration)),
+    );
+    let (delays, propagating) = (d0..flat.delays.len(), p0..flat.propagating.len());
     Some(Item {
         causing: q,
         handoff: h.time,
@@ -545,8 +588,10 @@ fn analyse(
             Pattern::LateSender | Pattern::LateSenderWrongOrder | Pattern::LateReceiver
         ),
         wait: w.duration,
-        delay: delays.iter().fold(0.0, |s, d| s + d.1),
-        propagation: propagating.iter().fold(0.0, |s, x| s + x.1),
+        delay: flat.delays[delays.clone()].iter().fold(0.0, |s, d| s + d.1),
+        propagation: flat.propagating[propagating.clone()]
+            .iter()
+            .fold(0.0, |s, x| s + x.1),
         delays,
         propagating,
     })
