@@ -781,6 +781,29 @@ fn otf2_metric_values_keep_precision_in_parquet() {
     }
 }
 
+/// The row of `container` in the wait matrix `doc` waits `waiting`
+/// seconds, `want` per sender.
+#[track_caller]
+fn check_wait_row(doc: &Value, container: &str, waiting: f64, want: &[(&str, f64)]) {
+    let senders: Vec<String> = doc["senders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(string)
+        .collect();
+    let row = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| string(&r["container"]) == container)
+        .unwrap_or_else(|| panic!("no row of {container}: {doc}"));
+    assert!(close(num(&row["waiting"]), waiting), "{row}");
+    for &(sender, seconds) in want {
+        let j = senders.iter().position(|s| s == sender).unwrap();
+        assert!(close(num(&row["seconds"][j]), seconds), "{sender}: {row}");
+    }
+}
+
 /// Regression: on an OTF2 archive, `stats wait` and `docs/sql/wait.sql`
 /// counted an MPI collective twice, as its `MPI_Allreduce` region and as
 /// the `MPI collective` state inside it. Four ranks written by the OTF2
@@ -803,43 +826,16 @@ fn stats_wait_counts_an_mpi_collective_once_on_otf2_and_in_sql() {
     let rank3 = "Master thread (MPI Rank 3)";
     let states = stats(&input, "wait");
     assert_eq!(states["method"], "wait_states", "{states}");
-    let senders: Vec<String> = states["senders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(string)
-        .collect();
-    let row = states["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| string(&r["container"]) == rank0)
-        .unwrap_or_else(|| panic!("no row of {rank0}: {states}"));
-    assert!(close(num(&row["waiting"]), 240e-6), "{row}");
-    for (sender, seconds) in [(rank1, 3.0 * 50e-6), (rank3, 3.0 * 30e-6)] {
-        let j = senders.iter().position(|s| s == sender).unwrap();
-        assert!(close(num(&row["seconds"][j]), seconds), "{sender}: {row}");
-    }
+    check_wait_row(
+        &states,
+        rank0,
+        240e-6,
+        &[(rank1, 3.0 * 50e-6), (rank3, 3.0 * 30e-6)],
+    );
     let want = [(rank1, 3.0 * 100e-6), ("unattributed", 3.0 * 300e-6)];
     let ours = stats_with(&input, "wait", &["--last-message"]);
     assert_eq!(ours["method"], "last_message", "{ours}");
-    let senders: Vec<String> = ours["senders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(string)
-        .collect();
-    let row = ours["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| string(&r["container"]) == rank0)
-        .unwrap_or_else(|| panic!("no row of {rank0}: {ours}"));
-    assert!(close(num(&row["waiting"]), 1200e-6), "{row}");
-    for (sender, seconds) in want {
-        let j = senders.iter().position(|s| s == sender).unwrap();
-        assert!(close(num(&row["seconds"][j]), seconds), "{sender}: {row}");
-    }
+    check_wait_row(&ours, rank0, 1200e-6, &want);
     let dir = &export_one(tmp.path(), &input);
     let q = docs_sql().join("wait.sql").to_str().unwrap().to_string();
     let results = run_python(
