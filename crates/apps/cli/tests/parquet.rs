@@ -808,9 +808,9 @@ fn check_wait_row(doc: &Value, container: &str, waiting: f64, want: &[(&str, f64
 /// counted an MPI collective twice, as its `MPI_Allreduce` region and as
 /// the `MPI collective` state inside it. Four ranks written by the OTF2
 /// library: rank 0 spends 300 µs in each of three MPI_Allreduce (no
-/// message ends then) and 100 µs in each MPI_Recv of a message from rank
-/// 1. Attributed to the last message (`--last-message`, wait.sql), those
-/// are its waits; from the wait states (the default on MPI runs), rank 0
+/// message ends then) and 100 µs in each MPI_Recv of a message from
+/// rank 1. Attributed to the last message (`--last-message`, wait.sql),
+/// those are its waits; from the wait states (the default on MPI runs), rank 0
 /// waits 30 µs in each MPI_Allreduce for rank 3 (the last to enter, 30 µs
 /// after it) and 50 µs in each MPI_Recv for rank 1 (which enters its
 /// MPI_Send 50 µs after).
