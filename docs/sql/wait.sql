@@ -1,5 +1,9 @@
--- Who waited for whom: the core of `trama stats wait` (whole trace,
--- default waiting patterns). A waiting state's value has a word
+-- Who waited for whom by the last message: `trama stats wait
+-- --last-message` (whole trace, default waiting patterns), the method of
+-- `trama stats wait` on traces without MPI calls. On MPI runs `trama stats
+-- wait` adds up the wait states instead (docs/stats-formats.md, "wait"),
+-- whose patterns are in SQL in late_sender.sql and wait_nxn.sql (per
+-- waiting container). A waiting state's value has a word
 -- containing receive, recv, wait, barrier, bcast, reduce, gather,
 -- scatter, alltoall, probe or ssend, and no word starting with i before
 -- such a pattern, as in MPI_Irecv. A container's waiting states, of every

@@ -20,7 +20,10 @@
 //! - [`graph`]: the communication graph of processes with a deterministic
 //!   force-directed (Fruchterman–Reingold) layout.
 //! - [`wait_matrix`]: who waited for whom: waiting states attributed to the
-//!   sender of the last message received during them.
+//!   sender of the last message received during them (the fallback of
+//!   `trama stats wait` for traces without MPI calls; on MPI runs the
+//!   `trama-why` crate makes the matrix from the wait states, with
+//!   [`WaitMatrix::from_cells`]).
 //! - [`host_level`]: the container type of the hosts, chosen from the trace
 //!   when the reader does not name it.
 //! - [`states_at`] and [`dominant_states`]: one state value per container,
@@ -67,5 +70,7 @@ pub use nodes::{
 pub use parts::WindowParts;
 pub use slices::{instants, kiviat, slice_count, slices, Kiviat, SliceRow, Slices};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};
-pub use wait::{wait_matrix, WaitMatrix, WaitRow, DEFAULT_WAITING, UNATTRIBUTED};
+pub use wait::{
+    wait_matrix, WaitCells, WaitMatrix, WaitMethod, WaitRow, DEFAULT_WAITING, UNATTRIBUTED,
+};
 pub use window::{Part, TimeWindow, Window, WindowError};

@@ -63,15 +63,38 @@ pub struct WaitRow {
     pub share_of_waiting: Vec<f64>,
 }
 
+/// How a [`WaitMatrix`] was computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum WaitMethod {
+    /// From the wait states of a run's MPI calls (Scalasca's patterns, as
+    /// the `trama-why` crate finds them): each instance's seconds go to
+    /// the process it waited for, completion times to [`UNATTRIBUTED`].
+    WaitStates,
+    /// [`wait_matrix`]: waiting states, found by their names, attributed
+    /// to the sender of the latest message arriving during them.
+    LastMessage,
+}
+
+/// The waiting seconds per waiting container and per container waited for
+/// (`None`: [`UNATTRIBUTED`]), from which a [`WaitMatrix`] is made.
+pub type WaitCells = BTreeMap<ContainerId, HashMap<Option<ContainerId>, f64>>;
+
 /// What [`wait_matrix`] computes.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WaitMatrix {
     /// The window.
     pub window: Window,
-    /// The patterns that make a state a wait.
+    /// How the waits were found and attributed.
+    pub method: WaitMethod,
+    /// The patterns that make a state a wait ([`WaitMethod::LastMessage`]),
+    /// or the wait-state patterns found ([`WaitMethod::WaitStates`]).
     pub patterns: Vec<String>,
     /// The state values counted as waits (those with at least one state
-    /// in the trace), in order of definition; empty when none matched.
+    /// in the trace), in order of definition; empty when none matched
+    /// ([`WaitMethod::LastMessage`]); the regions of the calls that waited
+    /// ([`WaitMethod::WaitStates`]).
     pub waiting_states: Vec<String>,
     /// Columns: senders depth-first, then [`UNATTRIBUTED`].
     pub senders: Vec<String>,
@@ -83,6 +106,17 @@ impl WaitMatrix {
     /// A sentence for the reader: the state values counted as waits, or
     /// that none matched the patterns.
     pub fn note(&self) -> String {
+        if self.method == WaitMethod::WaitStates {
+            return format!(
+                "computed from the wait states of the MPI calls ({}), each to the process \
+                 waited for; completion times unattributed",
+                if self.patterns.is_empty() {
+                    "none found".to_string()
+                } else {
+                    self.patterns.join(", ")
+                }
+            );
+        }
         if self.waiting_states.is_empty() {
             format!(
                 "no state matched the waiting patterns ({}): nothing was counted as waiting; \
@@ -169,7 +203,7 @@ pub(crate) struct WaitParts {
     waiting_value: Vec<bool>,
     used: Vec<bool>,
     /// Waiting seconds per (waiter, sender or None).
-    cells: BTreeMap<ContainerId, HashMap<Option<ContainerId>, f64>>,
+    cells: WaitCells,
     /// Waits that no later state can join, their sender still looked for.
     pending: Vec<Pending>,
     /// Each container's last wait, which a later state may still join.
@@ -291,6 +325,31 @@ impl WaitParts {
             cells,
             ..
         } = self;
+        let mut waiting_states: Vec<String> = Vec::new();
+        for (v, info) in m.values.iter().enumerate() {
+            let n = text(trace, info.name);
+            if used[v] && !waiting_states.contains(&n) {
+                waiting_states.push(n);
+            }
+        }
+        let mut w = WaitMatrix::from_cells(trace, window, &cells, WaitMethod::LastMessage);
+        (w.patterns, w.waiting_states) = (patterns, waiting_states);
+        w
+    }
+}
+
+impl WaitMatrix {
+    /// The matrix of the waiting `cells` of `trace` over `window` (rows
+    /// and columns depth-first, the shares computed), found by `method`;
+    /// its `patterns` and `waiting_states` are left empty for the caller.
+    /// Only `trace`'s model is read.
+    pub fn from_cells(
+        trace: &Trace,
+        window: Window,
+        cells: &WaitCells,
+        method: WaitMethod,
+    ) -> WaitMatrix {
+        let m = &trace.model;
         let pos = depth_first_positions(trace);
         let mut senders: Vec<ContainerId> = cells
             .values()
@@ -329,17 +388,11 @@ impl WaitParts {
             .collect();
         let mut sender_names: Vec<String> = senders.iter().map(|c| name(*c)).collect();
         sender_names.push(UNATTRIBUTED.into());
-        let mut waiting_states: Vec<String> = Vec::new();
-        for (v, info) in m.values.iter().enumerate() {
-            let n = text(trace, info.name);
-            if used[v] && !waiting_states.contains(&n) {
-                waiting_states.push(n);
-            }
-        }
         WaitMatrix {
             window,
-            patterns,
-            waiting_states,
+            method,
+            patterns: Vec::new(),
+            waiting_states: Vec::new(),
             senders: sender_names,
             rows,
         }

@@ -102,24 +102,29 @@
 //! run's start.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
+use std::ops::Range;
 
 use crate::model::{CallId, CollectiveKind, DelayCost, Pattern, ProcId, RegionId, Run, WaitState};
-use crate::sync::{synchronizes, SyncIndex};
+use crate::sync::{synchronizes, Handoff, SyncIndex};
 
 /// The delay costs of the wait states `waits` of `run`, per causing
 /// process and region (see the module's documentation), in order of
 /// process then region; only those with a cost.
 pub fn delay_costs(run: &Run, waits: &[WaitState]) -> Vec<DelayCost> {
     let index = SyncIndex::new(run);
-    let points = Points::new(run, &index, waits);
+    let handoffs: Vec<Option<Handoff>> = waits.iter().map(|w| index.handoff(run, w)).collect();
+    let points = Points::new(run, &index, waits, &handoffs);
+    // Each wait's delays and propagating waits, one after the other.
+    let mut flat = Flat::default();
     let items: Vec<Option<Item>> = waits
         .iter()
-        .map(|w| analyse(run, &index, &points, waits, w))
+        .zip(&handoffs)
+        .map(|(w, &h)| analyse(run, &index, &points, waits, w, h, &mut flat))
         .collect();
     let mut pending = vec![0u32; waits.len()];
     for it in items.iter().flatten() {
-        for &(j, _) in &it.propagating {
+        for &(j, _) in &flat.propagating[it.propagating.clone()] {
             pending[j] += 1;
         }
     }
@@ -159,12 +164,12 @@ pub fn delay_costs(run: &Run, waits: &[WaitState]) -> Vec<DelayCost> {
             it.wait / total
         };
         let lambda = cost[i] / total;
-        for &(r, d) in &it.delays {
+        for &(r, d) in &flat.delays[it.delays.clone()] {
             let e = out.entry((it.causing, r)).or_default();
             e.0 += sigma * d;
             e.1 += lambda * d;
         }
-        for &(j, omega) in &it.propagating {
+        for &(j, omega) in &flat.propagating[it.propagating.clone()] {
             cost[j] += (sigma + lambda) * omega;
             pending[j] = pending[j].saturating_sub(1);
             if pending[j] == 0 && !done[j] {
@@ -224,14 +229,23 @@ struct Item {
     capped: bool,
     /// Its duration, `w_i`.
     wait: f64,
-    /// `d_i(r)` where positive.
-    delays: Vec<(RegionId, f64)>,
+    /// `d_i(r)` where positive: a range of [`Flat::delays`].
+    delays: Range<usize>,
     /// `D_i`.
     delay: f64,
-    /// The propagating waits `j` with `ω_j`.
-    propagating: Vec<(usize, f64)>,
+    /// The propagating waits `j` with `ω_j`: a range of
+    /// [`Flat::propagating`].
+    propagating: Range<usize>,
     /// `W_i`.
     propagation: f64,
+}
+
+/// The delays and the propagating waits of every [`Item`], each item's
+/// in a range (one allocation for all).
+#[derive(Default)]
+struct Flat {
+    delays: Vec<(RegionId, f64)>,
+    propagating: Vec<(usize, f64)>,
 }
 
 /// A synchronization point (Scalasca's *synchpoint*): a call of a
@@ -245,8 +259,11 @@ struct Point {
     enter: f64,
     /// Its region.
     region: RegionId,
-    /// The processes it synchronized with, sorted.
+    /// The processes it synchronized with, sorted (besides `everyone`'s).
     partners: Vec<ProcId>,
+    /// A collective (an index into [`Run::collectives`]) every other
+    /// participant of which it synchronized with.
+    everyone: Option<u32>,
     /// Its synchronizing wait states (indexes into the waits).
     waits: Vec<usize>,
     /// Their waiting, seconds.
@@ -255,18 +272,37 @@ struct Point {
     total: f64,
     /// Its completion, seconds (see the module's documentation).
     completion: f64,
+    /// The first activity of its process that ends after its enter.
+    first_activity: usize,
 }
 
 /// The synchronization points of each process, in call order.
-struct Points(Vec<Vec<Point>>);
+struct Points {
+    /// Per process, its points.
+    per: Vec<Vec<Point>>,
+    /// Per call, the position of its point in its process's points
+    /// (`u32::MAX`: none).
+    at_call: Vec<u32>,
+}
 
 impl Points {
-    fn new(run: &Run, index: &SyncIndex, waits: &[WaitState]) -> Points {
-        let mut at: HashMap<CallId, Point> = HashMap::new();
+    /// The points of `run` with its wait states `waits` and their
+    /// hand-offs.
+    fn new(
+        run: &Run,
+        index: &SyncIndex,
+        waits: &[WaitState],
+        handoffs: &[Option<Handoff>],
+    ) -> Points {
+        let mut at = Slots {
+            of_call: vec![u32::MAX; run.calls.len()],
+            points: Vec::new(),
+        };
+        let earliest_exit = earliest_exits(run, index);
         // The collectives whose every participant synchronizes with every
         // other: barriers, and N-to-N operations whose participants all
         // overlap.
-        for c in &run.collectives {
+        for (ci, c) in run.collectives.iter().enumerate() {
             let calls = || c.calls.iter().filter_map(|&k| run.calls.get(k as usize));
             let latest = calls().map(|x| x.enter).fold(f64::NEG_INFINITY, f64::max);
             let earliest = calls().map(|x| x.exit).fold(f64::INFINITY, f64::min);
@@ -278,8 +314,9 @@ impl Points {
             if all {
                 for &k in c.calls.iter().filter(|&&k| (k as usize) < run.calls.len()) {
                     let x = &run.calls[k as usize];
-                    for y in calls().filter(|y| y.proc != x.proc) {
-                        add(&mut at, run, k, y.proc, (x.exit - earliest).max(0.0));
+                    if calls().any(|y| y.proc != x.proc) {
+                        let i = point(&mut at, run, k, (x.exit - earliest).max(0.0));
+                        at.points[i].everyone = Some(ci as u32);
                     }
                 }
             }
@@ -288,7 +325,7 @@ impl Points {
             if !(synchronizes(w.pattern) && w.duration > 0.0) {
                 continue;
             }
-            let Some(h) = index.handoff(run, w) else {
+            let Some(h) = handoffs[i] else {
                 continue;
             };
             let x = &run.calls[w.call as usize];
@@ -309,82 +346,153 @@ impl Points {
                     (other_exit - x.exit).max(0.0),
                 ),
             };
-            let mine = collective_completion(run, index, w.call).unwrap_or(mine);
+            let mine = collective_completion(run, index, &earliest_exit, w.call).unwrap_or(mine);
             add(&mut at, run, w.call, h.proc, mine);
             if let Some(c) = h.call {
-                let theirs = collective_completion(run, index, c).unwrap_or(theirs);
+                let theirs = collective_completion(run, index, &earliest_exit, c).unwrap_or(theirs);
                 add(&mut at, run, c, x.proc, theirs);
             }
-            let pt = at.get_mut(&w.call).expect("added above");
+            let pt = &mut at.points[at.of_call[w.call as usize] as usize];
             pt.waits.push(i);
             pt.wait += w.duration;
         }
         let mut per: Vec<Vec<Point>> = (0..run.processes.len()).map(|_| Vec::new()).collect();
-        for (c, mut pt) in at {
+        for mut pt in at.points {
             pt.partners.sort_unstable();
-            if let Some(v) = per.get_mut(run.calls[c as usize].proc as usize) {
+            pt.partners.dedup();
+            if let Some(v) = per.get_mut(run.calls[pt.call as usize].proc as usize) {
                 v.push(pt);
             }
         }
-        for v in &mut per {
+        let mut at_call = at.of_call;
+        at_call.fill(u32::MAX);
+        for (p, v) in per.iter_mut().enumerate() {
             v.sort_by_key(|pt| pt.call);
+            // The points in order of enter, the activities in order of
+            // start and end: one walk over both.
+            let acts = run.activities.get(p).map_or(&[][..], Vec::as_slice);
+            let mut k = 0;
+            for (i, pt) in v.iter_mut().enumerate() {
+                while k < acts.len() && acts[k].end <= pt.enter {
+                    k += 1;
+                }
+                pt.first_activity = k;
+                at_call[pt.call as usize] = i as u32;
+            }
         }
-        Points(per)
+        Points { per, at_call }
     }
+}
+
+/// The synchronization points being made: by call, the index of its
+/// point in `points` (`u32::MAX`: none yet).
+struct Slots {
+    of_call: Vec<u32>,
+    points: Vec<Point>,
+}
+
+/// The synchronization point of call `c` (made with `completion` when
+/// new): its index in `at.points`.
+fn point(at: &mut Slots, run: &Run, c: CallId, completion: f64) -> usize {
+    let slot = &mut at.of_call[c as usize];
+    if *slot == u32::MAX {
+        let call = &run.calls[c as usize];
+        *slot = at.points.len() as u32;
+        at.points.push(Point {
+            call: c,
+            enter: call.enter,
+            region: call.region,
+            total: call.exit - call.enter,
+            completion,
+            ..Point::default()
+        });
+    }
+    *slot as usize
 }
 
 /// Adds `partner` to the synchronization point of call `c` (made with
 /// `completion` when new).
-fn add(at: &mut HashMap<CallId, Point>, run: &Run, c: CallId, partner: ProcId, completion: f64) {
-    let call = &run.calls[c as usize];
-    let pt = at.entry(c).or_insert_with(|| Point {
-        call: c,
-        enter: call.enter,
-        region: call.region,
-        total: call.exit - call.enter,
-        completion,
-        ..Point::default()
-    });
-    if !pt.partners.contains(&partner) {
-        pt.partners.push(partner);
-    }
+fn add(at: &mut Slots, run: &Run, c: CallId, partner: ProcId, completion: f64) {
+    let i = point(at, run, c, completion);
+    // Made unique once all are added.
+    at.points[i].partners.push(partner);
+}
+
+/// Did the point `pt` of process `p` synchronize with `other` (another
+/// process)?
+fn joins(index: &SyncIndex, pt: &Point, p: ProcId, other: ProcId) -> bool {
+    pt.partners.binary_search(&other).is_ok()
+        || (other != p
+            && pt.everyone.is_some_and(|k| {
+                index
+                    .members_of(k as usize)
+                    .binary_search_by_key(&other, |m| m.0)
+                    .is_ok()
+            }))
+}
+
+/// The earliest exit of each collective's synchronizing participants
+/// (those who waited, for a one-to-N operation: all but the root; all for
+/// the others), by [`crate::model::CollectiveId`]; infinite when none.
+fn earliest_exits(run: &Run, index: &SyncIndex) -> Vec<f64> {
+    run.collectives
+        .iter()
+        .enumerate()
+        .map(|(k, col)| {
+            index
+                .members_of(k)
+                .iter()
+                .map(|&(_, c)| &run.calls[c as usize])
+                .filter(|y| match col.kind {
+                    CollectiveKind::OneToN => col.root.is_some_and(|r| y.proc != r),
+                    _ => true,
+                })
+                .map(|y| y.exit)
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect()
 }
 
 /// The completion of a collective's call `c`: its time after the
-/// earliest exit of the synchronizing participants (those who waited, for
-/// a one-to-N operation; all for the others); `None` outside a
-/// collective.
-fn collective_completion(run: &Run, index: &SyncIndex, c: CallId) -> Option<f64> {
-    let members = index.members(c);
-    if members.is_empty() {
-        return None;
-    }
-    let col = run.collectives.iter().find(|k| k.calls.contains(&c))?;
+/// earliest exit of the synchronizing participants ([`earliest_exits`]);
+/// `None` outside a collective.
+fn collective_completion(run: &Run, index: &SyncIndex, earliest: &[f64], c: CallId) -> Option<f64> {
+    let k = index.collective_of(c)?;
     let x = &run.calls[c as usize];
-    let earliest = members
-        .iter()
-        .map(|&(_, k)| &run.calls[k as usize])
-        .filter(|y| match col.kind {
-            CollectiveKind::OneToN => col.root.is_some_and(|r| y.proc != r),
-            _ => true,
-        })
-        .map(|y| y.exit)
-        .fold(f64::INFINITY, f64::min);
-    Some((x.exit - earliest.min(x.exit)).max(0.0))
+    Some((x.exit - earliest[k].min(x.exit)).max(0.0))
 }
 
-/// The time of `p` per region (its innermost activity) within `[a, b]`.
-fn region_times(run: &Run, p: ProcId, a: f64, b: f64) -> HashMap<RegionId, f64> {
-    let mut m: HashMap<RegionId, f64> = HashMap::new();
+/// Seconds per region, sorted by region (an interval holds few regions:
+/// a sorted vector is cheaper to make than a hash map).
+type Times = Vec<(RegionId, f64)>;
+
+/// The seconds of region `r` in `m`, if any.
+fn get(m: &Times, r: RegionId) -> Option<f64> {
+    m.binary_search_by_key(&r, |x| x.0).ok().map(|i| m[i].1)
+}
+
+/// The seconds of region `r` in `m`, added as 0 when missing.
+fn entry(m: &mut Times, r: RegionId) -> &mut f64 {
+    let i = m.binary_search_by_key(&r, |x| x.0).unwrap_or_else(|i| {
+        m.insert(i, (r, 0.0));
+        i
+    });
+    &mut m[i].1
+}
+
+/// The time of `p` per region (its innermost activity) within `[a, b]`,
+/// `first` the first activity that ends after `a` when known.
+fn region_times(run: &Run, p: ProcId, a: f64, b: f64, first: Option<usize>) -> Times {
+    let mut m = Times::new();
     let acts = run
         .activities
         .get(p as usize)
         .map_or(&[][..], Vec::as_slice);
-    let first = acts.partition_point(|x| x.end <= a);
+    let first = first.unwrap_or_else(|| acts.partition_point(|x| x.end <= a));
     for x in acts[first..].iter().take_while(|x| x.start < b) {
         let d = x.end.min(b) - x.start.max(a);
         if d > 0.0 {
-            *m.entry(x.region).or_default() += d;
+            *entry(&mut m, x.region) += d;
         }
     }
     m
@@ -396,68 +504,82 @@ fn region_times(run: &Run, p: ProcId, a: f64, b: f64) -> HashMap<RegionId, f64> 
 /// strictly inside the interval.
 fn side<'a>(
     run: &Run,
+    index: &SyncIndex,
     points: &'a Points,
     p: ProcId,
     until: Option<CallId>,
     end: f64,
     other: ProcId,
-) -> (HashMap<RegionId, f64>, &'a [Point]) {
-    let pts = points.0.get(p as usize).map_or(&[][..], Vec::as_slice);
+) -> (Times, &'a [Point]) {
+    let pts = points.per.get(p as usize).map_or(&[][..], Vec::as_slice);
     let upto = match until {
-        Some(c) => pts.partition_point(|pt| pt.call < c),
+        // A call of `p` with a point: that point's position.
+        Some(c) => match points.at_call.get(c as usize) {
+            Some(&i) if i != u32::MAX && pts.get(i as usize).is_some_and(|pt| pt.call == c) => {
+                i as usize
+            }
+            _ => pts.partition_point(|pt| pt.call < c),
+        },
         None => pts.partition_point(|pt| pt.enter < end),
     };
     let prev = pts[..upto]
         .iter()
-        .rposition(|pt| pt.partners.binary_search(&other).is_ok());
+        .rposition(|pt| joins(index, pt, p, other));
     let start = prev.map_or(run.start, |k| pts[k].enter);
     let between = &pts[prev.map_or(0, |k| k + 1)..upto];
-    let mut m = region_times(run, p, start, end);
+    let first = prev.map(|k| pts[k].first_activity);
+    let mut m = region_times(run, p, start, end, first);
     for pt in between.iter().filter(|pt| pt.wait > 0.0) {
-        *m.entry(pt.region).or_default() -= pt.wait;
+        *entry(&mut m, pt.region) -= pt.wait;
     }
-    m.retain(|_, t| *t > 0.0);
+    m.retain(|x| x.1 > 0.0);
     if let Some(k) = prev {
         let pt = &pts[k];
-        if let Some(t) = m.get_mut(&pt.region) {
-            *t = (*t - pt.total + pt.completion).max(0.0);
+        if let Ok(i) = m.binary_search_by_key(&pt.region, |x| x.0) {
+            m[i].1 = (m[i].1 - pt.total + pt.completion).max(0.0);
         }
     }
     (m, between)
 }
 
-/// The delays and propagating waits of the wait state `w`, or `None` when
-/// it is no synchronization point.
+/// The delays and propagating waits of the wait state `w` (its hand-off
+/// `h`), or `None` when it is no synchronization point.
 fn analyse(
     run: &Run,
     index: &SyncIndex,
     points: &Points,
     waits: &[WaitState],
     w: &WaitState,
+    h: Option<Handoff>,
+    flat: &mut Flat,
 ) -> Option<Item> {
     if w.duration <= 0.0 {
         return None;
     }
-    let h = index.handoff(run, w)?;
+    let h = h?;
     let call = &run.calls[w.call as usize];
     let (p, q) = (call.proc, h.proc);
     if q as usize >= run.processes.len() {
         return None;
     }
     let end_q = h.call.map_or(h.time, |c| run.calls[c as usize].enter);
-    let (tq, between) = side(run, points, q, h.call, end_q, p);
-    let (tp, _) = side(run, points, p, Some(w.call), call.enter, q);
-    let mut delays: Vec<(RegionId, f64)> = tq
-        .into_iter()
-        .map(|(r, t)| (r, t - tp.get(&r).copied().unwrap_or(0.0)))
-        .filter(|&(_, d)| d > 0.0)
-        .collect();
-    delays.sort_by_key(|&(r, _)| r);
-    let propagating: Vec<(usize, f64)> = between
-        .iter()
-        .flat_map(|pt| pt.waits.iter())
-        .map(|&j| (j, waits[j].duration))
-        .collect();
+    let (tq, between) = side(run, index, points, q, h.call, end_q, p);
+    let (tp, _) = side(run, index, points, p, Some(w.call), call.enter, q);
+    // `tq` is sorted by region: so are the delays.
+    let d0 = flat.delays.len();
+    flat.delays.extend(
+        tq.into_iter()
+            .map(|(r, t)| (r, t - get(&tp, r).unwrap_or(0.0)))
+            .filter(|&(_, d)| d > 0.0),
+    );
+    let p0 = flat.propagating.len();
+    flat.propagating.extend(
+        between
+            .iter()
+            .flat_map(|pt| pt.waits.iter())
+            .map(|&j| (j, waits[j].duration)),
+    );
+    let (delays, propagating) = (d0..flat.delays.len(), p0..flat.propagating.len());
     Some(Item {
         causing: q,
         handoff: h.time,
@@ -466,8 +588,10 @@ fn analyse(
             Pattern::LateSender | Pattern::LateSenderWrongOrder | Pattern::LateReceiver
         ),
         wait: w.duration,
-        delay: delays.iter().fold(0.0, |s, d| s + d.1),
-        propagation: propagating.iter().fold(0.0, |s, x| s + x.1),
+        delay: flat.delays[delays.clone()].iter().fold(0.0, |s, d| s + d.1),
+        propagation: flat.propagating[propagating.clone()]
+            .iter()
+            .fold(0.0, |s, x| s + x.1),
         delays,
         propagating,
     })

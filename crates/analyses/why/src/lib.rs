@@ -15,11 +15,14 @@
 //! - wait states: [`Pattern`], each instance a [`WaitState`];
 //! - the critical path: a chain of [`PathSegment`]s tiling the run from
 //!   its start to its end;
-//! - delay costs: [`DelayCost`], the waiting each computation caused.
+//! - delay costs: [`DelayCost`], the waiting each computation caused;
+//! - who waited for whom: [`who_waited`], the wait matrix made of the
+//!   wait states.
 #![deny(missing_docs)]
 
 mod delays;
 mod extract;
+mod matrix;
 pub mod model;
 mod path;
 mod patterns;
@@ -29,6 +32,7 @@ mod test_runs;
 
 pub use delays::delay_costs;
 pub use extract::{call_kind, RunOptions, WhyError};
+pub use matrix::{wait_state_matrix, who_waited};
 pub use path::{critical_path, path_processes, path_profile, PathProcess, PathRegion};
 pub use patterns::wait_states;
 

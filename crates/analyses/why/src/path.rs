@@ -53,9 +53,11 @@
 //!   `cp(r) = Σ_p cp_p(r)` is the region's time on the path
 //!   ([`PathRegion::seconds`]); `Σ_r cp(r) = run.end − run.start`.
 //! - `t_p(r)`: the seconds `p` spent in `r` within the run, minus the
-//!   waiting of its wait states whose call is in `r` (completion patterns
-//!   are not waiting and stay); for `None`, the run's length minus the
-//!   time of `p`'s activities.
+//!   waiting of its wait states whose call is in `r` that the path
+//!   follows (completion patterns are not waiting and stay, and so does
+//!   Early Scan's waiting, which Scalasca 2.6 does not count as waiting
+//!   either: it makes no synchronization point of a prefix operation);
+//!   for `None`, the run's length minus the time of `p`'s activities.
 //! - `mean(r) = (Σ_p t_p(r)) / N`, N the number of processes
 //!   ([`PathRegion::mean`]).
 //! - the critical-path imbalance `I(r) = max(0, cp(r) − mean(r))`
@@ -72,7 +74,7 @@
 use std::collections::HashMap;
 
 use crate::model::{PathSegment, ProcId, RegionId, Run, WaitState};
-use crate::sync::{waits_for_entry, SyncIndex};
+use crate::sync::{synchronizes, SyncIndex};
 
 /// The critical path of `run`, given its wait states: segments in time
 /// order tiling the run from its start to its end (see the module's
@@ -301,8 +303,8 @@ fn region_seconds(run: &Run, path: &[PathSegment]) -> Vec<f64> {
 }
 
 /// `mean(r)` per region slot: the time of every process in the region
-/// within the run, less the waiting of its wait states, over the number
-/// of processes.
+/// within the run, less the waiting of its wait states that the path
+/// follows, over the number of processes.
 fn mean_times(run: &Run, waits: &[WaitState]) -> Vec<f64> {
     let n = run.processes.len();
     let mut v = vec![0.0; run.regions.len() + 1];
@@ -318,7 +320,7 @@ fn mean_times(run: &Run, waits: &[WaitState]) -> Vec<f64> {
         v[none] += (length - busy).max(0.0);
     }
     v[none] += length * n.saturating_sub(run.activities.len()) as f64;
-    for w in waits.iter().filter(|w| waits_for_entry(w.pattern)) {
+    for w in waits.iter().filter(|w| synchronizes(w.pattern)) {
         if let Some(c) = run.calls.get(w.call as usize) {
             let s = slot(run, Some(c.region));
             let d = w.duration.clamp(0.0, (c.exit - c.enter).max(0.0));

@@ -166,13 +166,19 @@ impl SyncIndex {
         })
     }
 
-    /// The participants of the collective of call `c` and their calls,
-    /// by process (empty when `c` is in none).
-    pub(crate) fn members(&self, c: CallId) -> &[(ProcId, CallId)] {
+    /// The collective instance (an index into [`Run::collectives`]) call
+    /// `c` belongs to, if any.
+    pub(crate) fn collective_of(&self, c: CallId) -> Option<usize> {
         self.collective
             .get(c as usize)
             .copied()
             .flatten()
-            .map_or(&[][..], |k| self.members[k as usize].as_slice())
+            .map(|k| k as usize)
+    }
+
+    /// The participants of collective `k` (an index into
+    /// [`Run::collectives`]) and their calls, by process.
+    pub(crate) fn members_of(&self, k: usize) -> &[(ProcId, CallId)] {
+        self.members.get(k).map_or(&[][..], Vec::as_slice)
     }
 }

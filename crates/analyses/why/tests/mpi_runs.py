@@ -42,8 +42,10 @@ with their .pcf and .row), as Extrae writes an MPI program.
 
 OUT/expected.json: per run, its length, per (pattern, rank) the seconds
 and the number of instances (instances of positive duration), the seconds
-on the critical path per region and per (region, rank), and per rank its
-time in MPI calls. The definitions are Scalasca 2.6's (its `scout`
+on the critical path per region and per (region, rank), per rank its
+time in MPI calls, every wait-state instance (its rank, the rank it
+waited for, none for the completion patterns, its start and seconds), and
+the critical-path imbalance per region. The definitions are Scalasca 2.6's (its `scout`
 analyzer's source: MpiCommunicationHandler.cpp, MPI.pattern,
 CriticalPath.pattern), restated where they are used below; the times of a
 collective are its Enter and Leave (the archives put MpiCollectiveBegin at
@@ -385,6 +387,7 @@ def expected(run):
     """What the analysis must find in `run` (seconds)."""
     waits = defaultdict(lambda: [0, 0])
     mpi = defaultdict(int)
+    instances = []
     for r, calls in enumerate(run.calls):
         for c in calls:
             if c["region"].startswith("MPI_"):
@@ -392,9 +395,16 @@ def expected(run):
             if c["wait"] > 0:
                 waits[(c["pattern"], r)][0] += c["wait"]
                 waits[(c["pattern"], r)][1] += 1
+                # Every waiting pattern waits from the call's Enter.
+                instances.append({"rank": r, "waited_for": c["cause"][0],
+                                  "start": seconds(c["enter"]), "seconds": seconds(c["wait"])})
             if "completion" in c and c["completion"][1] > 0:
                 waits[(c["completion"][0], r)][0] += c["completion"][1]
                 waits[(c["completion"][0], r)][1] += 1
+                # A completion waits for no one, up to the Leave.
+                instances.append({"rank": r, "waited_for": None,
+                                  "start": seconds(c["leave"] - c["completion"][1]),
+                                  "seconds": seconds(c["completion"][1])})
     scalasca, trama = critical_path(run)
     end = max(calls[-1]["leave"] for calls in run.calls)
 
@@ -409,6 +419,19 @@ def expected(run):
                 for k, v in sorted(profile.items())]
 
     assert sum(trama.values()) == end, (sum(trama.values()), end)
+
+    # The critical-path imbalance (Scalasca's): per region, its time on the
+    # path beyond the mean time of a rank in it, less the waiting the
+    # critical path follows (not Early Scan's, which Scalasca 2.6 keeps in
+    # the region's time, nor the completions, which are no waiting).
+    busy = defaultdict(int)
+    for calls in run.calls:
+        for c in calls:
+            busy[c["region"]] += c["leave"] - c["enter"]
+            if c["wait"] > 0 and c.get("jumps"):
+                busy[c["region"]] -= c["wait"]
+    on_path = by_region(trama)
+    imbalance = {k: max(0.0, v - seconds(busy[k]) / run.ranks) for k, v in on_path.items()}
     return {
         "ranks": run.ranks,
         "start": 0.0,
@@ -423,6 +446,8 @@ def expected(run):
         "scalasca_critical_path": by_region(scalasca),
         "scalasca_critical_path_by_rank": by_rank(scalasca),
         "mpi_seconds": [seconds(mpi[r]) for r in range(run.ranks)],
+        "wait_instances": instances,
+        "critical_path_imbalance": imbalance,
     }
 
 

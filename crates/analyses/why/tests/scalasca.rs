@@ -29,6 +29,8 @@
 //! `otf2-print`): without them the tests that need them print a note and
 //! pass, unless `TRAMA_REQUIRE_OTF2=1`.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,7 +38,11 @@ use std::process::Command;
 use serde_json::Value;
 use trama_open::{LoadOptions, Source};
 use trama_testkit::shared;
-use trama_why::{critical_path, delay_costs, wait_states, Run, RunOptions, WaitState};
+use trama_why::{
+    critical_path, delay_costs, path_profile, wait_states, Run, RunOptions, WaitState,
+};
+
+use common::{generate, rank_of};
 
 /// Differences below this are equal (seconds).
 const EPS: f64 = 1e-9;
@@ -199,34 +205,6 @@ const SCALASCA_DELAYS: &[(&str, u32, &str, f64, f64)] = &[
     ("waits", 7, "compute", 0.0021309999999999957, 0.0),
 ];
 
-/// The generator script.
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mpi_runs.py")
-}
-
-/// Runs the generator into a new temporary folder with `args`; the folder
-/// and its `expected.json`. `None` (after a note) without the tools.
-fn generate(args: &[&str]) -> Option<(tempfile::TempDir, Value)> {
-    if !trama_gen::otf2::tools() {
-        return None;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let out = Command::new("/usr/bin/python3")
-        .arg(script())
-        .arg(dir.path())
-        .args(args)
-        .output()
-        .expect("running python3");
-    assert!(
-        out.status.success(),
-        "mpi_runs.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(dir.path().join("expected.json")).unwrap();
-    let expected = serde_json::from_str(&text).unwrap();
-    Some((dir, expected))
-}
-
 /// The run of the trace at `path`, read with its user-defined fields
 /// (the roots of collectives).
 fn run_of(path: &Path) -> Result<Run, String> {
@@ -234,21 +212,6 @@ fn run_of(path: &Path) -> Result<Run, String> {
     opts.keep_extras = true;
     let trace = trama_open::load(&Source::Path(path.into()), &opts).map_err(|e| e.to_string())?;
     Run::from_trace(&trace, &RunOptions::default()).map_err(|e| e.to_string())
-}
-
-/// A process's rank: the last number in its name (`rank-3`, `Master
-/// thread (MPI Rank 3)`).
-fn rank_of(name: &str) -> u32 {
-    let digits: String = name
-        .chars()
-        .rev()
-        .skip_while(|c| !c.is_ascii_digit())
-        .take_while(|c| c.is_ascii_digit())
-        .collect();
-    let digits: String = digits.chars().rev().collect();
-    digits
-        .parse()
-        .unwrap_or_else(|_| panic!("no rank in {name:?}"))
 }
 
 /// What the analysis found in a run, keyed as `expected.json` keys it.
@@ -409,6 +372,43 @@ fn check_generated(args: &[&str]) {
         for format in ["otf2", "paje", "paraver"] {
             let path = dir.path().join(run[format].as_str().unwrap());
             check_run(name, &path, run);
+        }
+    }
+}
+
+/// Regression: the critical-path imbalance took Early Scan's waiting out
+/// of the regions' mean time, where Scalasca 2.6 keeps it (it makes no
+/// synchronization point of a prefix operation, and counts as waiting only
+/// what its critical path follows). The imbalance per region is the
+/// generator's, computed with Scalasca's definition.
+#[test]
+fn critical_path_imbalance_keeps_early_scan_waiting() {
+    for args in [
+        &DEFAULT_ARGS[..],
+        &["--ranks", "6", "--iterations", "3", "--seed", "7"],
+    ] {
+        let Some((dir, expected)) = generate(args) else {
+            return;
+        };
+        for (name, run) in expected["runs"].as_object().unwrap() {
+            let want: BTreeMap<String, f64> = run["critical_path_imbalance"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), f(v)))
+                .collect();
+            for format in ["otf2", "paje"] {
+                let path = dir.path().join(run[format].as_str().unwrap());
+                let what = format!("{args:?} {name} ({format})");
+                let r = run_of(&path).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let waits = wait_states(&r);
+                let cp = critical_path(&r, &waits);
+                let got: BTreeMap<String, f64> = path_profile(&r, &waits, &cp)
+                    .iter()
+                    .map(|x| (region_name(&r, x.region), x.imbalance))
+                    .collect();
+                same_seconds(&format!("{what}: imbalance"), &got, &want);
+            }
         }
     }
 }

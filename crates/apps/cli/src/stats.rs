@@ -39,6 +39,12 @@ pub struct StatsArgs {
     /// non-blocking MPI_I… calls). The output names the states counted.
     #[arg(long, value_name = "PATTERN")]
     pub waiting: Vec<String>,
+    /// wait: attribute each waiting state to the sender of the last message
+    /// received during it, also on MPI runs (by default a trace with MPI
+    /// calls has its matrix made of its wait states, as `stats waits`
+    /// finds them; --waiting implies this too).
+    #[arg(long)]
+    pub last_message: bool,
     /// slices: number of equal time slices.
     #[arg(long, value_name = "N", default_value_t = 25)]
     pub slices: usize,
@@ -94,6 +100,7 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
     let mut opts = StatsOptions::default();
     (opts.level, opts.size_field) = (s.level.clone(), s.size_field.clone());
     (opts.waiting, opts.format) = (s.waiting.clone(), s.format);
+    opts.wait_last_message = s.last_message;
     (opts.slices, opts.slice_length, opts.instants) = (s.slices, s.slice_length, s.instants);
     opts.link_types = s.link_type.clone();
     (opts.waits_instances, opts.by) = (s.instances, s.by);

@@ -304,7 +304,14 @@ fn string(v: &Value) -> String {
 
 /// Rows of `trama stats ANALYSIS --format json`.
 fn stats(input: &Input, analysis: &str) -> Value {
-    let out = run(&["stats", analysis], input, &["--format", "json"]);
+    stats_with(input, analysis, &[])
+}
+
+/// Rows of `trama stats ANALYSIS --format json EXTRA…`.
+fn stats_with(input: &Input, analysis: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["--format", "json"];
+    args.extend(extra);
+    let out = run(&["stats", analysis], input, &args);
     assert!(
         out.status.success(),
         "{}: stats {analysis} failed: {}",
@@ -498,7 +505,9 @@ fn the_shipped_sql_gives_the_numbers_of_trama_stats() {
             f,
         );
         check_comm_sql(input, &stats(input, "comm"), &rows(dir, &qc), f);
-        check_wait_sql(input, &stats(input, "wait"), &rows(dir, &qw), f);
+        // wait.sql is the attribution to the last message.
+        let wait = stats_with(input, "wait", &["--last-message"]);
+        check_wait_sql(input, &wait, &rows(dir, &qw), f);
         checked += 1;
     }
     eprintln!("SQL against trama stats: {checked} traces");
@@ -790,11 +799,39 @@ fn otf2_metric_values_keep_precision_in_parquet() {
     }
 }
 
+/// The row of `container` in the wait matrix `doc` waits `waiting`
+/// seconds, `want` per sender.
+#[track_caller]
+fn check_wait_row(doc: &Value, container: &str, waiting: f64, want: &[(&str, f64)]) {
+    let senders: Vec<String> = doc["senders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(string)
+        .collect();
+    let row = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| string(&r["container"]) == container)
+        .unwrap_or_else(|| panic!("no row of {container}: {doc}"));
+    assert!(close(num(&row["waiting"]), waiting), "{row}");
+    for &(sender, seconds) in want {
+        let j = senders.iter().position(|s| s == sender).unwrap();
+        assert!(close(num(&row["seconds"][j]), seconds), "{sender}: {row}");
+    }
+}
+
 /// Regression: on an OTF2 archive, `stats wait` and `docs/sql/wait.sql`
 /// counted an MPI collective twice, as its `MPI_Allreduce` region and as
 /// the `MPI collective` state inside it. Four ranks written by the OTF2
-/// library: rank 0 waits 300 µs in each of three MPI_Allreduce (no message
-/// ends then) and 100 µs in each MPI_Recv of a message from rank 1.
+/// library: rank 0 spends 300 µs in each of three MPI_Allreduce (no
+/// message ends then) and 100 µs in each MPI_Recv of a message from
+/// rank 1. Attributed to the last message (`--last-message`, wait.sql),
+/// those are its waits; from the wait states (the default on MPI runs), rank 0
+/// waits 30 µs in each MPI_Allreduce for rank 3 (the last to enter, 30 µs
+/// after it) and 50 µs in each MPI_Recv for rank 1 (which enters its
+/// MPI_Send 50 µs after).
 #[test]
 fn stats_wait_counts_an_mpi_collective_once_on_otf2_and_in_sql() {
     let Some(py) = python() else { return };
@@ -804,25 +841,19 @@ fn stats_wait_counts_an_mpi_collective_once_on_otf2_and_in_sql() {
     };
     let rank0 = "Master thread (MPI Rank 0)";
     let rank1 = "Master thread (MPI Rank 1)";
+    let rank3 = "Master thread (MPI Rank 3)";
+    let states = stats(&input, "wait");
+    assert_eq!(states["method"], "wait_states", "{states}");
+    check_wait_row(
+        &states,
+        rank0,
+        240e-6,
+        &[(rank1, 3.0 * 50e-6), (rank3, 3.0 * 30e-6)],
+    );
     let want = [(rank1, 3.0 * 100e-6), ("unattributed", 3.0 * 300e-6)];
-    let ours = stats(&input, "wait");
-    let senders: Vec<String> = ours["senders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(string)
-        .collect();
-    let row = ours["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| string(&r["container"]) == rank0)
-        .unwrap_or_else(|| panic!("no row of {rank0}: {ours}"));
-    assert!(close(num(&row["waiting"]), 1200e-6), "{row}");
-    for (sender, seconds) in want {
-        let j = senders.iter().position(|s| s == sender).unwrap();
-        assert!(close(num(&row["seconds"][j]), seconds), "{sender}: {row}");
-    }
+    let ours = stats_with(&input, "wait", &["--last-message"]);
+    assert_eq!(ours["method"], "last_message", "{ours}");
+    check_wait_row(&ours, rank0, 1200e-6, &want);
     let dir = &export_one(tmp.path(), &input);
     let q = docs_sql().join("wait.sql").to_str().unwrap().to_string();
     let results = run_python(

@@ -6,7 +6,7 @@ use serde::Serialize;
 use trama_analysis::{
     comm_matrix, graph, host_level, instants, kiviat, order, slice_count, slices, time_per_state,
     wait_matrix, CommMatrix, Graph, Kiviat, Messages, Ordering, Slices, StateRow, StateStats,
-    WaitMatrix, Window,
+    WaitMatrix, WaitMethod, Window,
 };
 use trama_sim::Trace;
 
@@ -26,7 +26,8 @@ pub enum Analysis {
     Comm,
     /// Hosts and their processes ordered by off-host messages ([`order`]).
     Order,
-    /// Who waited for whom ([`wait_matrix`]).
+    /// Who waited for whom ([`trama_why::who_waited`]: from the wait
+    /// states on MPI runs, else [`wait_matrix`]).
     Wait,
     /// Each host's cumulative share of network messages ([`kiviat`]).
     Kiviat,
@@ -46,12 +47,13 @@ pub enum Analysis {
 }
 
 impl Analysis {
-    /// Does the analysis read user-defined fields (the why analyses read
-    /// OTF2 collectives' communicator and root from theirs)?
+    /// Does the analysis read user-defined fields (the why analyses and
+    /// the wait matrix read OTF2 collectives' communicator and root from
+    /// theirs)?
     pub fn reads_fields(self) -> bool {
         matches!(
             self,
-            Analysis::Waits | Analysis::CriticalPath | Analysis::Delays
+            Analysis::Wait | Analysis::Waits | Analysis::CriticalPath | Analysis::Delays
         )
     }
 
@@ -178,6 +180,10 @@ pub struct StatsOptions {
     /// Wait: patterns that make a state a wait (empty:
     /// [`trama_analysis::DEFAULT_WAITING`]).
     pub waiting: Vec<String>,
+    /// Wait: attribute the waiting states to the sender of the latest
+    /// message received during them ([`wait_matrix`]) even when the trace
+    /// has MPI calls, whose wait states make the matrix otherwise.
+    pub wait_last_message: bool,
     /// Slices: their number.
     pub slices: usize,
     /// Slices: their length instead of their number (positive).
@@ -204,6 +210,7 @@ impl Default for StatsOptions {
             level: None,
             size_field: None,
             waiting: Vec::new(),
+            wait_last_message: false,
             slices: 25,
             slice_length: None,
             instants: 10,
@@ -305,7 +312,12 @@ fn write_analysis(
             write_kiviat(&k, format, out)
         }
         Analysis::Wait => {
-            let m = wait_matrix(trace, w, msgs, &opts.waiting);
+            let m = if opts.wait_last_message {
+                wait_matrix(trace, w, msgs, &opts.waiting)
+            } else {
+                let ro = crate::why::run_options(opts);
+                trama_why::who_waited(trace, w, msgs, &opts.waiting, &ro)
+            };
             notes.push(m.note());
             write_wait(&m, format, out)
         }
@@ -506,9 +518,13 @@ pub fn write_wait(m: &WaitMatrix, format: Format, out: &mut dyn Write) -> Result
             }
         }
         Format::Table => {
+            let (by, waits) = match m.method {
+                WaitMethod::WaitStates => ("process waited for", "wait states"),
+                _ => ("sender", "waits"),
+            };
             writeln!(
                 out,
-                "Waiting time by sender, share of each container's time, over [{}, {}] (waits: {})",
+                "Waiting time by {by}, share of each container's time, over [{}, {}] ({waits}: {})",
                 m.window.start,
                 m.window.end,
                 m.patterns.join(", ")

@@ -105,9 +105,14 @@ pub struct Waits {
 /// The run of `trace` as the why analyses read it, with the link types
 /// of `opts` as messages.
 pub(crate) fn run_of(trace: &Trace, opts: &StatsOptions) -> Result<Run, Error> {
+    Ok(Run::from_trace(trace, &run_options(opts))?)
+}
+
+/// How the why analyses read a run: the link types of `opts` as messages.
+pub(crate) fn run_options(opts: &StatsOptions) -> RunOptions {
     let mut ro = RunOptions::default();
     ro.link_types = opts.link_types.clone();
-    Ok(Run::from_trace(trace, &ro)?)
+    ro
 }
 
 /// The waits of `trace` over `window`, grouped `by`, with the `top` most

@@ -1,7 +1,7 @@
 //! The wait table in a terminal: a matrix for a few senders, the pairs
 //! that waited most for many.
 
-use trama_analysis::{WaitMatrix, WaitRow, Window};
+use trama_analysis::{WaitMatrix, WaitMethod, WaitRow, Window};
 use trama_report::{write_wait, Format};
 
 /// `n` containers, each waiting `(i * n + j) ms` for sender `j`.
@@ -27,6 +27,7 @@ fn matrix(n: usize) -> WaitMatrix {
             start: 0.0,
             end: 10.0,
         },
+        method: WaitMethod::LastMessage,
         patterns: vec!["wait".into()],
         waiting_states: vec!["MPI_Wait".into()],
         senders,

@@ -1,7 +1,10 @@
 // The wait-time matrix of the statistics panel (seed 002): who waited for
 // whom over the visible window (or the player's frame). Rows are the
-// processes that waited, columns the senders whose messages ended their
-// waits (and "unattributed"). Two normalisations: by the process's time in
+// processes that waited, columns those they waited for (and
+// "unattributed"): on an MPI run, the processes the wait states waited
+// for (method "wait_states": late senders, last to enter a collective…);
+// else the senders whose messages ended their waits (method
+// "last_message"); a line above the matrix says which. Two normalisations: by the process's time in
 // the window, with an extra column, its total waiting, on a colour scale of
 // its own; or by the process's own waiting. Cells under 0.1 % are left
 // empty. A click on a row shows that process: its waiting per partner as
@@ -41,7 +44,13 @@ export class WaitView {
     }
     pick.value = this.mode;
     pick.addEventListener("change", () => { this.mode = pick.value; this.draw(); });
-    bar.append(pick);
+    const how = document.createElement("span");
+    how.id = "wait-method";
+    how.className = "dim";
+    how.textContent = wait.method === "wait_states"
+      ? ` from the wait states (${wait.patterns.join(", ")}), each to the process waited for`
+      : " each waiting state to the sender of the last message received during it";
+    bar.append(pick, how);
     const cv = document.createElement("canvas");
     cv.id = "wait-matrix";
     cv.title = "click a row: that process's waits and states";

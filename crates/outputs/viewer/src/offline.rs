@@ -279,7 +279,7 @@ fn level(
 /// The statistics of the whole run as JSON of at most `room` bytes (see
 /// the module's documentation), and whether they were trimmed.
 fn stats(trace: &Trace, msgs: &trama_analysis::Messages, run: (f64, f64), room: usize) -> String {
-    let s = crate::window_stats::trace_stats(trace, msgs, run.0, run.1);
+    let s = crate::window_stats::trace_stats(trace, msgs, run.0, run.1, true);
     let mut v = serde_json::to_value(&s).expect("statistics as JSON");
     let text = script_json(&v);
     if text.len() <= room {

@@ -45,11 +45,11 @@ pub(crate) fn window_stats(
     let msgs = &state.msgs;
     let crate::state::Store::Blocks(blocks, stretches) = &state.store else {
         let held = state.window(start, end)?;
-        return Ok(Arc::new(trace_stats(held.trace(), msgs, start, end)));
+        return Ok(Arc::new(trace_stats(held.trace(), msgs, start, end, true)));
     };
     if state.readable(start, end) {
         let held = state.window(start, end)?;
-        return Ok(Arc::new(trace_stats(held.trace(), msgs, start, end)));
+        return Ok(Arc::new(trace_stats(held.trace(), msgs, start, end, false)));
     }
     // One wide window at a time: each holds a stretch replayed.
     let mut done = blocks.stats.lock().unwrap_or_else(|e| e.into_inner());

@@ -487,9 +487,24 @@ async fn the_player_plays_pauses_steps_seeks_and_recolours() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_wait_matrix_has_both_normalisations_and_details_per_process() {
     let Some(d) = driver() else { return };
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/ring.paje");
+    // An MPI run with wait states of every pattern (Pajé, as SMPI writes
+    // it), from the why analysis's generator.
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../analyses/why/tests/mpi_runs.py");
+    let out = std::process::Command::new("/usr/bin/python3")
+        .arg(&script)
+        .arg(dir.path())
+        .args(["--no-otf2", "--ranks", "4", "--iterations", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let example = dir.path().join("waits.paje");
     let trace = load(&example);
-    let server = serve(load(&example), "ring.paje");
+    let server = serve(load(&example), "waits.paje");
     let c = browser(&d).await;
     open_ready(&c, &server.url, "the first frame").await;
     click_id(&c, "stats-button").await;
@@ -500,7 +515,9 @@ async fn the_wait_matrix_has_both_normalisations_and_details_per_process() {
         end: win[1].as_f64().unwrap(),
     };
     let msgs = trama_analysis::Messages::select(&trace, &[]).unwrap();
-    let want = trama_analysis::wait_matrix(&trace, w, &msgs, &[]);
+    // The example is an MPI run: its wait states make the matrix.
+    let want = trama_why::who_waited(&trace, w, &msgs, &[], &Default::default());
+    assert_eq!(want.method, trama_analysis::WaitMethod::WaitStates);
     assert!(!want.rows.is_empty(), "the example waits");
     for (mode, key) in [("time", "share_of_time"), ("waiting", "share_of_waiting")] {
         set(&c, "wait-mode", mode).await;

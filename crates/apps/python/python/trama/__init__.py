@@ -502,9 +502,10 @@ class Trace:
     def wait_matrix(
         self, window: Window = None, waiting: Sequence[str] = (), link_types: Sequence[str] = ()
     ) -> WaitMatrix:
-        """Who waited for whom (`trama stats wait`): waiting states (values
-        matching `waiting`, or MPI's blocking calls) attributed to the sender
-        of the last message received during them."""
+        """Who waited for whom (`trama stats wait`): on an MPI run its wait
+        states, each to the process waited for; else (or with `waiting`)
+        waiting states (values matching `waiting`, or blocking calls)
+        attributed to the sender of the last message received during them."""
         doc, notes = self._stats("wait", window=window, waiting=waiting, link_types=link_types)
         rows, totals = [], []
         for r in doc["rows"]:
