@@ -35,8 +35,7 @@ pub struct DiffArgs {
     /// The link types that are messages (wait states, critical path).
     #[arg(long, value_name = "NAME")]
     link_type: Vec<String>,
-    /// Exit with status 1 when the run's length (or --value's time) grew
-    /// from A to B by more than PERCENT.
+    /// Exit with status 1 when the run's length (or --value's time) grew by over PERCENT.
     #[arg(long, value_name = "PERCENT")]
     fail_over: Option<f64>,
     /// With --fail-over: the state value whose time is guarded.

@@ -95,10 +95,9 @@ enum Command {
     /// the processes, chosen from the trace) by the messages they put on
     /// the network, each with its processes by their off-host messages.
     ///
-    /// wait: who waited for whom. Each waiting state (--waiting; by default
-    /// receives, waits, barriers and MPI's blocking collectives) goes to the
-    /// sender of the last message received during it; shares of each
-    /// container's time and of its waiting; the states counted are named.
+    /// wait: who waited for whom, from the wait states of an MPI run (as
+    /// waits finds them), else each waiting state going to the sender of the
+    /// last message received during it (--last-message, --waiting).
     ///
     /// slices: per time slice (--slices) and container, the time each state
     /// was on top of the stack and the messages sent and received.

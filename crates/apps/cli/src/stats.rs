@@ -39,10 +39,8 @@ pub struct StatsArgs {
     /// non-blocking MPI_I… calls). The output names the states counted.
     #[arg(long, value_name = "PATTERN")]
     pub waiting: Vec<String>,
-    /// wait: attribute each waiting state to the sender of the last message
-    /// received during it, also on MPI runs (by default a trace with MPI
-    /// calls has its matrix made of its wait states, as `stats waits`
-    /// finds them; --waiting implies this too).
+    /// wait: each waiting state to the sender of the last message received
+    /// during it, also on MPI runs (--waiting implies it).
     #[arg(long)]
     pub last_message: bool,
     /// slices: number of equal time slices.
@@ -98,12 +96,10 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
     let extras = s.size_field.is_some() || analysis.reads_fields();
     let trace = load_trace(&s.read, extras, window.bounds())?;
     let mut opts = StatsOptions::default();
-    (opts.level, opts.size_field) = (s.level.clone(), s.size_field.clone());
-    (opts.waiting, opts.format) = (s.waiting.clone(), s.format);
-    opts.wait_last_message = s.last_message;
+    (opts.level, opts.size_field, opts.format) = (s.level.clone(), s.size_field.clone(), s.format);
+    (opts.waiting, opts.wait_last_message) = (s.waiting.clone(), s.last_message);
     (opts.slices, opts.slice_length, opts.instants) = (s.slices, s.slice_length, s.instants);
-    opts.link_types = s.link_type.clone();
-    (opts.waits_instances, opts.by) = (s.instances, s.by);
+    (opts.waits_instances, opts.by, opts.link_types) = (s.instances, s.by, s.link_type.clone());
     if let (Analysis::Kiviat, Some(list)) = (analysis, &s.at) {
         opts.at = Some(Analysis::instants(list)?);
     }
@@ -111,10 +107,9 @@ fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Resu
     // A failure of the output is the output's (see `run::write_output`).
     let notes = trama_report::stats(&trace, analysis, w, &opts, out)?;
     // A table says it itself.
-    if opts.format != trama_report::Format::Table {
-        for note in &notes.lines {
-            eprintln!("trama: note: {note}");
-        }
+    let table = opts.format == trama_report::Format::Table;
+    for note in notes.lines.iter().filter(|_| !table) {
+        eprintln!("trama: note: {note}");
     }
     // Freeing millions of columns takes time and changes nothing.
     std::mem::forget(trace);
