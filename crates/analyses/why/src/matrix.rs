@@ -22,15 +22,17 @@
 //! [`who_waited`] chooses between this form and
 //! [`trama_analysis::wait_matrix`] (waiting states by name, each
 //! attributed to the sender of the latest message received during it):
-//! the latter when the trace has no MPI call, or when the waiting states
-//! are named. [`WaitMatrix::method`] says which.
+//! the latter when the trace has no MPI call that a pattern reads (a send,
+//! a receive or a collective operation: `MPI_Init` alone does not make a
+//! run), or when the waiting states are named. [`WaitMatrix::method`] says
+//! which.
 
 use std::collections::HashMap;
 
 use trama_analysis::{wait_matrix, Messages, WaitCells, WaitMatrix, WaitMethod, Window};
 use trama_sim::Trace;
 
-use crate::model::{Pattern, Run, WaitState};
+use crate::model::{CallKind, Pattern, Run, WaitState};
 use crate::{wait_states, RunOptions};
 
 /// The wait matrix of `run` (read from `trace`) with its wait states
@@ -75,8 +77,8 @@ pub fn wait_state_matrix(
 }
 
 /// Who waited for whom in `trace` over `window`: from the wait states
-/// ([`wait_state_matrix`]) when the trace has MPI calls and `waiting` is
-/// empty, else [`trama_analysis::wait_matrix`] with `msgs` and the
+/// ([`wait_state_matrix`]) when the trace has MPI calls a pattern reads
+/// (sends, receives, collectives) and `waiting` is empty, else [`trama_analysis::wait_matrix`] with `msgs` and the
 /// waiting patterns `waiting`. `options` reads the run.
 pub fn who_waited(
     trace: &Trace,
@@ -87,7 +89,7 @@ pub fn who_waited(
 ) -> WaitMatrix {
     if waiting.is_empty() {
         if let Ok(run) = Run::from_trace(trace, options) {
-            if !run.calls.is_empty() {
+            if run.calls.iter().any(|c| c.kind != CallKind::Other) {
                 let waits = wait_states(&run);
                 return wait_state_matrix(trace, &run, &waits, window);
             }

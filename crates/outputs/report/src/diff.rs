@@ -191,6 +191,21 @@ pub struct DiffRow {
     pub b_path_seconds: Option<f64>,
 }
 
+impl DiffRow {
+    /// A row of `a` and `b` seconds, without critical-path figures.
+    fn new(container: Option<String>, value: String, a: f64, b: f64) -> DiffRow {
+        DiffRow {
+            container,
+            value,
+            a_seconds: a,
+            b_seconds: b,
+            delta_seconds: b - a,
+            a_path_seconds: None,
+            b_path_seconds: None,
+        }
+    }
+}
+
 /// One wait-state pattern's seconds in both runs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PatternDelta {
@@ -406,15 +421,7 @@ fn iterations(a: &Trace, b: &Trace, value: &str, level: Option<&str>) -> Vec<Ite
                 .map(|v| {
                     let x = ca.get(v).copied().unwrap_or(0.0) + 0.0;
                     let y = cb.get(v).copied().unwrap_or(0.0) + 0.0;
-                    DiffRow {
-                        container: None,
-                        value: v.clone(),
-                        a_seconds: x,
-                        b_seconds: y,
-                        delta_seconds: y - x,
-                        a_path_seconds: None,
-                        b_path_seconds: None,
-                    }
+                    DiffRow::new(None, v.clone(), x, y)
                 })
                 .collect();
             sort_rows(&mut rows);
@@ -458,29 +465,16 @@ pub fn diff(a: &Trace, b: &Trace, opts: &DiffOptions) -> Diff {
         let g = per_group.entry(k.0.as_str()).or_default();
         (g.0, g.1) = (g.0 + x, g.1 + y);
         let by_value = opts.by == DiffBy::Value;
-        rows.push(DiffRow {
-            container: (!by_value).then(|| k.0.clone()),
-            value: k.1.clone(),
-            a_seconds: x,
-            b_seconds: y,
-            delta_seconds: y - x,
-            a_path_seconds: by_value.then(|| path_of(&pa, &k.1)).flatten(),
-            b_path_seconds: by_value.then(|| path_of(&pb, &k.1)).flatten(),
-        });
+        let mut row = DiffRow::new((!by_value).then(|| k.0.clone()), k.1.clone(), x, y);
+        row.a_path_seconds = by_value.then(|| path_of(&pa, &k.1)).flatten();
+        row.b_path_seconds = by_value.then(|| path_of(&pb, &k.1)).flatten();
+        rows.push(row);
     }
     sort_rows(&mut rows);
     let mut containers: Vec<DiffRow> = per_group
         .into_iter()
         .filter(|(g, _)| !g.is_empty())
-        .map(|(g, (x, y))| DiffRow {
-            container: Some(g.to_string()),
-            value: String::new(),
-            a_seconds: x,
-            b_seconds: y,
-            delta_seconds: y - x,
-            a_path_seconds: None,
-            b_path_seconds: None,
-        })
+        .map(|(g, (x, y))| DiffRow::new(Some(g.to_string()), String::new(), x, y))
         .collect();
     sort_rows(&mut containers);
     let patterns = Pattern::ALL
