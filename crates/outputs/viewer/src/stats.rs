@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use trama_analysis::{Part, Window, WindowParts};
 
-use crate::params::number;
+use crate::params::span;
 use crate::reply::Error;
 use crate::state::Shared;
 use crate::window_stats::{trace_stats, WindowStats};
@@ -19,13 +19,7 @@ pub(crate) async fn get_stats(
     Query(params): Query<Vec<(String, String)>>,
 ) -> Result<Response, Error> {
     let state = shared.ready()?;
-    let start = number(&params, "start").map_err(Error::bad)?;
-    let end = number(&params, "end").map_err(Error::bad)?;
-    if end <= start {
-        return Err(Error::bad(format!(
-            "the window is empty or inverted: start={start} end={end}"
-        )));
-    }
+    let (start, end) = span(&params).map_err(Error::bad)?;
     let stats = shared
         .work
         .compute(move || window_stats(state, start, end))

@@ -9,7 +9,7 @@ use axum::response::Response;
 use trama_lod::trtl::encode;
 use trama_lod::{Query, Row, RowSummary};
 
-use crate::params::number;
+use crate::params::{span, width};
 use crate::reply::{bytes, Error};
 use crate::state::Shared;
 
@@ -50,18 +50,8 @@ pub(crate) fn row_list(text: &str, n: usize) -> Result<Vec<u32>, String> {
 impl Window {
     /// The window `params` ask for, over `n` rows.
     pub(crate) fn parse(params: &[(String, String)], n: usize) -> Result<Window, String> {
-        let (start, end) = (number(params, "start")?, number(params, "end")?);
-        if end <= start {
-            return Err(format!(
-                "the window is empty or inverted: start={start} end={end}"
-            ));
-        }
-        let width = number(params, "width")?;
-        if !(1.0..=MAX_WIDTH as f64).contains(&width) || width.fract() != 0.0 {
-            return Err(format!(
-                "width={width}: a whole number of pixels from 1 to {MAX_WIDTH}"
-            ));
-        }
+        let (start, end) = span(params)?;
+        let width = width(params, MAX_WIDTH as f64)?;
         let rows = match params.iter().find(|p| p.0 == "rows") {
             Some((_, r)) => Some(row_list(r, n)?),
             None => None,
@@ -69,7 +59,7 @@ impl Window {
         Ok(Window {
             start,
             end,
-            width: width as u32,
+            width,
             rows,
         })
     }

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::params::number;
+use crate::params::{span, width};
 use crate::reply::Error;
 use crate::state::{Shared, State, Store};
 use crate::why_run::Analysis;
@@ -64,20 +64,8 @@ pub(crate) async fn get_overlay(
     Query(params): Query<Vec<(String, String)>>,
 ) -> Result<Response, Error> {
     let state = shared.ready()?;
-    let start = number(&params, "start").map_err(Error::bad)?;
-    let end = number(&params, "end").map_err(Error::bad)?;
-    let width = number(&params, "width").map_err(Error::bad)?;
-    if end <= start {
-        return Err(Error::bad(format!(
-            "the window is empty or inverted: start={start} end={end}"
-        )));
-    }
-    if !(1.0..=MAX_WIDTH).contains(&width) || width.fract() != 0.0 {
-        return Err(Error::bad(format!(
-            "width={width}: a whole number of pixels from 1 to {MAX_WIDTH}"
-        )));
-    }
-    let width = width as u32;
+    let (start, end) = span(&params).map_err(Error::bad)?;
+    let width = width(&params, MAX_WIDTH).map_err(Error::bad)?;
     let v = shared
         .work
         .run(move || match analysis(state) {
