@@ -127,13 +127,15 @@ function drawCursor(state, ctx, W, H) {
 function drawAxis(state, ctx, W) {
   const span = state.t1 - state.t0;
   const step = niceStep(span, W);
+  // One unit for every label: that of the axis' largest time.
+  const ref = Math.max(Math.abs(state.t0), Math.abs(state.t1));
   ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, W, AXIS_H);
   ctx.strokeStyle = "#999"; ctx.fillStyle = "#333"; ctx.font = "11px sans-serif";
   ctx.beginPath(); ctx.moveTo(0, AXIS_H - 0.5); ctx.lineTo(W, AXIS_H - 0.5); ctx.stroke();
   for (let t = Math.ceil(state.t0 / step) * step; t <= state.t1; t += step) {
     const x = Math.round(((t - state.t0) / span) * W) + 0.5;
     ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, AXIS_H); ctx.stroke();
-    ctx.fillText(fmtTime(t, step), x + 2, AXIS_H - 10);
+    ctx.fillText(fmtTime(t, step, ref), x + 2, AXIS_H - 10);
   }
 }
 

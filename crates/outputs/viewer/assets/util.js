@@ -11,10 +11,12 @@ export function esc(s) {
 
 const UNITS = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]];
 
-// Time `t` (seconds) in the unit of `step` (the precision shown), with as
-// many decimals as that step needs.
-export function fmtTime(t, step) {
-  const [u, name] = UNITS.find(([u]) => Math.abs(step) >= u) || UNITS[UNITS.length - 1];
+// Time `t` (seconds) in the unit of its own size (or of `ref`'s, so that
+// the labels of one axis share a unit: 4.0002 s, not 4000200 µs), with as
+// many decimals as `step` (the precision shown) needs.
+export function fmtTime(t, step, ref = t) {
+  const size = Math.max(Math.abs(ref), Math.abs(step));
+  const [u, name] = UNITS.find(([u]) => size >= u) || UNITS[UNITS.length - 1];
   const digits = Math.max(0, Math.min(9, Math.ceil(-Math.log10(step / u) + 0.01)));
   return `${(t / u).toFixed(digits)} ${name}`;
 }

@@ -14,9 +14,16 @@ test("times take the largest unit not above their step, and its digits", () => {
   // A step of a unit: one decimal; a step of a tenth of a unit would be
   // the next unit's hundreds.
   assert.equal(fmtTime(1.5, 1), "1.5 s");
-  assert.equal(fmtTime(1.5, 0.1), "1500 ms");
+  assert.equal(fmtTime(1.5, 0.1), "1.50 s");
   assert.equal(fmtTime(0.0125, 0.001), "12.5 ms");
-  assert.equal(fmtTime(0.0125, 0.0001), "12500 µs");
+  assert.equal(fmtTime(0.0125, 0.0001), "12.50 ms");
+  // The unit of the value, not of the precision: a 2 ms window of a run
+  // 4 s in reads 4.0002 s, not 4000200 µs; a duration 509.7 ms.
+  assert.equal(fmtTime(4.0002, 2e-4), "4.0002 s");
+  assert.equal(fmtTime(0.50971, 0.00050971), "509.7 ms");
+  // `ref` gives an axis one unit: its largest time's.
+  assert.equal(fmtTime(0, 2e-4, 4.002), "0.0000 s");
+  assert.equal(fmtTime(0.0002, 2e-4, 0.0012), "0.2 ms");
   assert.equal(fmtTime(3e-6, 1e-6), "3.0 µs");
   assert.equal(fmtTime(-0.5, 0.1), "-500 ms");
   assert.equal(fmtTime(12, 10), "12 s");
