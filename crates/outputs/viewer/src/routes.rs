@@ -31,6 +31,7 @@ fn api() -> Router<Arc<Shared>> {
         .route("/why", get(why::get_why))
         .route("/why/overlay", get(why::get_overlay))
         .layer(map_response(reply::no_store))
+        .layer(from_fn(reply::compressed))
 }
 
 /// Every route, under `/TOKEN/` (`/TOKEN` redirects there); anything else

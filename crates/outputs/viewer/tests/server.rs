@@ -357,6 +357,87 @@ fn a_window_is_a_binary_summary_and_bad_parameters_get_400() {
     r.stop();
 }
 
+/// Sends `GET path` with `extra` header lines; the reply's head (lower
+/// case) and body as bytes.
+fn get_bytes(r: &Running, path: &str, extra: &str) -> (String, Vec<u8>) {
+    let h = host(r);
+    let mut s = TcpStream::connect(r.addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {h}\r\n{extra}Connection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let at = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..at]).to_ascii_lowercase();
+    let mut body = raw[at + 4..].to_vec();
+    if head.contains("transfer-encoding: chunked") {
+        body = dechunk(&body);
+    }
+    (head, body)
+}
+
+/// The bytes of a chunked body.
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let eol = b.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&b[..eol]).unwrap().trim(), 16).unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[eol + 2..eol + 2 + size]);
+        b = &b[eol + 4 + size..];
+    }
+}
+
+/// regression: API replies cross a remote link compressed: a window's
+/// summary comes compressed with zstd when the client accepts it, else
+/// gzip, smaller, and decodes to the same bytes; without either (or with
+/// `q=0`) as it is; small replies as they are.
+#[test]
+fn api_replies_are_compressed_for_clients_that_accept_it() {
+    use std::io::Read as _;
+    let r = serve();
+    let t = base(&r);
+    let path = format!("{t}api/timeline?start=0&end=2.3&width=1920");
+    let (head, plain) = get_bytes(&r, &path, "");
+    assert!(!head.contains("content-encoding"), "{head}");
+    assert!(head.contains("vary: accept-encoding"), "{head}");
+    assert!(plain.len() > 1024, "{} bytes", plain.len());
+    let (head, zipped) = get_bytes(&r, &path, "Accept-Encoding: gzip, deflate\r\n");
+    assert!(head.contains("content-encoding: gzip"), "{head}");
+    assert!(head.contains("cache-control: no-store"), "{head}");
+    assert!(
+        zipped.len() < plain.len(),
+        "{} of {}",
+        zipped.len(),
+        plain.len()
+    );
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(&zipped[..])
+        .read_to_end(&mut unzipped)
+        .unwrap();
+    assert_eq!(unzipped, plain);
+    // zstd when the client takes it (as browsers do).
+    let (head, packed) = get_bytes(&r, &path, "Accept-Encoding: gzip, deflate, br, zstd\r\n");
+    assert!(head.contains("content-encoding: zstd"), "{head}");
+    assert!(
+        packed.len() < plain.len(),
+        "{} of {}",
+        packed.len(),
+        plain.len()
+    );
+    assert_eq!(zstd::decode_all(&packed[..]).unwrap(), plain);
+    let (head, refused) = get_bytes(&r, &path, "Accept-Encoding: gzip;q=0\r\n");
+    assert!(!head.contains("content-encoding"), "{head}");
+    assert_eq!(refused, plain);
+    let (head, _) = get_bytes(&r, &format!("{t}api/progress"), "Accept-Encoding: gzip\r\n");
+    assert!(!head.contains("content-encoding"), "a small reply: {head}");
+    r.stop();
+}
+
 /// 8 clients × 200 random window queries on a generated trace: every one
 /// answered. The latencies are printed (`--nocapture`), not asserted.
 #[test]
