@@ -9,6 +9,9 @@
 //! Without chromedriver the tests are skipped with a note, unless
 //! `TRAMA_REQUIRE_BROWSER=1` (set by `.ci/run`), which makes them fail.
 
+mod common;
+
+use common::{load, serve};
 use trama_testkit::webdriver;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -16,23 +19,8 @@ use std::path::Path;
 
 use fantoccini::Client;
 use serde_json::{json, Value};
-use trama_open::{LoadOptions, Source};
 use trama_sim::Trace;
-use trama_viewer::{start, Running, ViewerOptions};
 use webdriver::{browser, click, click_id, driver, js, no_script_error, open_ready, set, until};
-
-fn load(path: &Path) -> Trace {
-    let mut o = LoadOptions::default();
-    o.keep_extras = true;
-    trama_open::load(&Source::Path(path.into()), &o).unwrap()
-}
-
-fn serve(trace: Trace, name: &str) -> Running {
-    let mut opts = ViewerOptions::default();
-    opts.port = Some(0);
-    opts.name = name.into();
-    start(trace, &opts).unwrap()
-}
 
 /// What `trama dump` says of a trace: its state and link lines.
 struct Dumped {

@@ -13,6 +13,9 @@
 //! generator needs) the browser tests are skipped with a note, unless
 //! `TRAMA_REQUIRE_BROWSER=1`.
 
+mod common;
+
+use common::{load, serve};
 use trama_testkit::webdriver;
 
 use std::path::{Path, PathBuf};
@@ -23,7 +26,7 @@ use serde_json::{json, Value};
 use trama_open::{LoadOptions, Source};
 use trama_sim::Trace;
 use trama_testkit::http::{self, status_and_body};
-use trama_viewer::{start, start_loading, Input, Running, ViewerOptions};
+use trama_viewer::{start_loading, Input, Running, ViewerOptions};
 use trama_why::{
     critical_path, path_processes, path_profile, wait_states, PathSegment, Pattern, Run,
     RunOptions, WaitState,
@@ -55,19 +58,6 @@ fn generated() -> Option<(tempfile::TempDir, PathBuf)> {
     );
     let paje = dir.path().join("waits.paje");
     Some((dir, paje))
-}
-
-fn load(path: &Path) -> Trace {
-    let mut o = LoadOptions::default();
-    o.keep_extras = true;
-    trama_open::load(&Source::Path(path.into()), &o).unwrap()
-}
-
-fn serve(trace: Trace, name: &str) -> Running {
-    let mut opts = ViewerOptions::default();
-    opts.port = Some(0);
-    opts.name = name.into();
-    start(trace, &opts).unwrap()
 }
 
 /// What the analysis finds: the run, its wait states, its path.
