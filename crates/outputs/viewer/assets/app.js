@@ -213,7 +213,7 @@ async function main() {
     $("span").textContent += " · offline: drawn from the report's summary";
     $("span").title = [...meta.notes, "This report holds a summary of the trace at several levels of detail; zooming further than its finest level shows that level's columns. `trama view` reads every entity."].join("\n");
   }
-  legend(state, page.draw);
+  legend(state, page.draw, () => { page.resize(); page.refresh(); });
   if (meta.host_order.length) {
     $("order").hidden = false;
     $("order").options[1].textContent = `rows: ${meta.host_level} by traffic`;

@@ -300,3 +300,61 @@ async fn the_page_zooms_hovers_pins_pans_and_collapses() {
     c.close().await.unwrap();
     server.stop();
 }
+
+/// regression: a legend of many values starts folded to one line, unfolds
+/// with its button, and keeps the entries whose names hold what is typed
+/// in its filter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_legend_folds_and_filters() {
+    let Some(d) = driver() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = trama_gen::event_defs(
+        "PajeDefineContainerType 0; PajeDefineStateType 1; PajeCreateContainer 2; \
+         PajeDestroyContainer 3; PajeSetState 4",
+    );
+    text.push_str("0 P 0 Process\n1 S P State\n2 0 p P 0 proc\n");
+    for v in 0..30 {
+        text.push_str(&format!("4 {v} S p value-{v}\n"));
+    }
+    text.push_str("3 30 P p\n");
+    let path = dir.path().join("many.paje");
+    std::fs::write(&path, text).unwrap();
+    let server = serve(load(&path));
+    let c = browser(&d).await;
+    open_ready(&c, &server.url, "the first frame").await;
+    let heights =
+        "const l = document.getElementById('legend'); return [l.clientHeight, l.scrollHeight]";
+    let folded = js(&c, heights).await;
+    let (shown, whole) = (folded[0].as_f64().unwrap(), folded[1].as_f64().unwrap());
+    assert!(shown < 30.0 && whole > 2.0 * shown, "folded: {folded}");
+    let label = js(
+        &c,
+        "return document.getElementById('legend-fold').textContent",
+    )
+    .await;
+    assert_eq!(label, "all 30 ▾");
+    click_id(&c, "legend-fold").await;
+    let open = js(&c, heights).await;
+    assert_eq!(open[0], open[1], "unfolded: {open}");
+    let visible = "return [...document.querySelectorAll('#legend .item')].filter((i) => !i.hidden).map((i) => i.textContent)";
+    assert_eq!(js(&c, visible).await.as_array().unwrap().len(), 30);
+    js(
+        &c,
+        "const f = document.getElementById('legend-filter'); f.value = 'VALUE-1'; \
+         f.dispatchEvent(new Event('input')); return true",
+    )
+    .await;
+    let kept: Vec<String> = serde_json::from_value(js(&c, visible).await).unwrap();
+    let want: Vec<String> = (0..30)
+        .map(|v| format!("value-{v}"))
+        .filter(|n| n.contains("value-1"))
+        .collect();
+    assert_eq!(kept, want);
+    // The timeline took the height the legend gave back or took.
+    let fits =
+        "const m = document.getElementById('main'), t = document.getElementById('timeline'); \
+                return Math.abs(m.clientHeight - t.height) <= 1";
+    assert_eq!(js(&c, fits).await, Value::Bool(true));
+    webdriver::no_script_error(&c).await;
+    server.stop();
+}
