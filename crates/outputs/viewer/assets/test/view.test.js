@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { visibleRows, rowsFitting, ROW_H, AXIS_H } from "../rows.js";
-import { legendEntries } from "../legend.js";
+import { legendEntries, passes } from "../legend.js";
 import { shade } from "../anim-matrix.js";
 import { activity } from "../anim-activity.js";
 import { describe } from "../details.js";
@@ -83,4 +83,12 @@ test("an entity's description escapes its names", () => {
   const sum = describe({ kind: "event", type: "events", value: "2 events", container: "p", start: 0.1, end: 0.2, summary: true, column: 0.1 });
   assert.ok(sum.includes("in 0.10 s → 0.20 s"), sum);
   assert.ok(sum.includes("from the report's summary"), sum);
+});
+
+test("the legend's filter keeps the names holding the text, in any case", () => {
+  assert.ok(passes("MPI_Allreduce", "allred"));
+  assert.ok(passes("MPI_Allreduce", " MPI_ "));
+  assert.ok(passes("wait: late_sender", "LATE"));
+  assert.ok(passes("anything", ""));
+  assert.ok(!passes("compute", "mpi"));
 });
