@@ -106,7 +106,11 @@ function compact(buf) {
       }
       return out;
     },
-    link: () => ({ from: link.v(), to: link.v(), value: link.v(), start: ltime.f(), end: ltime.f() }),
+    link() {
+      // The same keys in the same order as a `TRTL` reply's.
+      const [from, to, value] = [link.v(), link.v(), link.v()];
+      return { from, to, start: ltime.f(), end: ltime.f(), value };
+    },
   };
 }
 

@@ -4,7 +4,7 @@
 //
 //   progress()                         {state, done, total, unit, error}
 //   meta()                             api/meta's JSON
-//   timeline(t0, t1, width, rows, signal)   a decoded TRTL reply (decode.js)
+//   timeline(t0, t1, width, rows, signal)   a decoded summary (decode.js)
 //   entity(row, t, px)                 api/entity's JSON
 //   search(q, after)                   api/search's JSON
 //   stats(t0, t1, signal)              {t0, t1, whole, states, comm, wait}
@@ -52,7 +52,8 @@ export class ServerSource {
 
   async timeline(t0, t1, width, rows, signal) {
     this.requests++;
-    const r = await this.get(`timeline?start=${t0}&end=${t1}&width=${width}&rows=${rows}`, signal);
+    // The compact encoding: a third to a quarter of the bytes once compressed.
+    const r = await this.get(`timeline?start=${t0}&end=${t1}&width=${width}&rows=${rows}&encoding=compact`, signal);
     return decodeSummary(await r.arrayBuffer());
   }
 

@@ -1,13 +1,14 @@
 //! `GET /TOKEN/api/timeline`: what a window shows at a width, as the
 //! binary reply specified in `docs/view-api.md` (little-endian,
-//! [`trama_lod::trtl`]).
+//! [`trama_lod::trtl`]), or with `encoding=compact` as the same summary
+//! in the compact form of an offline page's tiles ([`trama_lod::tile`]).
 
 use std::sync::Arc;
 
 use axum::extract::{Query as Params, State as Extract};
 use axum::response::Response;
-use trama_lod::trtl::encode;
-use trama_lod::{Query, Row, RowSummary};
+use trama_lod::{tile, trtl};
+use trama_lod::{Query, Row, RowSummary, Summary};
 
 use crate::params::{span, width};
 use crate::reply::{bytes, Error};
@@ -24,6 +25,9 @@ pub(crate) struct Window {
     pub width: u32,
     /// Indices into the meta's rows; `None`: every row.
     pub rows: Option<Vec<u32>>,
+    /// `encoding=compact`: the reply in the tiles' compact form (`TRTC`)
+    /// instead of `TRTL`.
+    pub compact: bool,
 }
 
 /// `rows=` as a list of indices and ranges (`0-40,52`), each below `n`.
@@ -56,11 +60,22 @@ impl Window {
             Some((_, r)) => Some(row_list(r, n)?),
             None => None,
         };
+        let compact = match params.iter().find(|p| p.0 == "encoding") {
+            None => false,
+            Some((_, e)) if e == "compact" => true,
+            Some((_, e)) if e == "plain" => false,
+            Some((_, e)) => {
+                return Err(format!(
+                    "encoding: {e:?} is neither \"compact\" nor \"plain\""
+                ))
+            }
+        };
         Ok(Window {
             start,
             end,
             width,
             rows,
+            compact,
         })
     }
 }
@@ -74,6 +89,16 @@ pub(crate) async fn get_timeline(
     let w = Window::parse(&params, state.rows.len()).map_err(Error::bad)?;
     let body = shared.work.compute(move || timeline(state, &w)).await?;
     Ok(bytes("application/octet-stream", body))
+}
+
+/// `s`, the summary of the rows `asked` of `trace`, in the encoding `w`
+/// asks for.
+fn encode(trace: &trama_sim::Trace, s: &Summary, asked: &[u32], w: &Window) -> Vec<u8> {
+    if w.compact {
+        tile::encode(trace, s, asked)
+    } else {
+        trtl::encode(trace, s, asked, false)
+    }
 }
 
 /// Summarizes `w` over the rows of `state` (from its pyramid when the
@@ -90,7 +115,7 @@ pub(crate) fn timeline(state: &'static crate::state::State, w: &Window) -> Resul
         .pyramid
         .answer(w.start, w.end, w.width, &asked, coarse)
     {
-        return Ok(encode(state.model, &s, &asked, false));
+        return Ok(encode(state.model, &s, &asked, w));
     }
     let held = state.window(w.start, w.end)?;
     let rows: Vec<Option<Row>> = asked
@@ -115,7 +140,7 @@ pub(crate) fn timeline(state: &'static crate::state::State, w: &Window) -> Resul
             })
             .collect();
     }
-    Ok(encode(held.trace(), &s, &asked, false))
+    Ok(encode(held.trace(), &s, &asked, w))
 }
 
 #[cfg(test)]
@@ -182,6 +207,15 @@ mod tests {
             (
                 vec![("start", "0"), ("end", "1"), ("width", "8"), ("rows", "a")],
                 "not a row index",
+            ),
+            (
+                vec![
+                    ("start", "0"),
+                    ("end", "1"),
+                    ("width", "8"),
+                    ("encoding", "zip"),
+                ],
+                "neither",
             ),
         ] {
             let e = Window::parse(&p(&kv), 3).unwrap_err();
