@@ -188,19 +188,30 @@ fn run(cmd: &[&str], input: &Input, extra: &[&str]) -> std::process::Output {
 
 /// Exports `input` into `tmp`, which must succeed; its folder.
 fn export_one(tmp: &Path, input: &Input) -> String {
-    let mut failures = Vec::new();
-    let exported = export_all(tmp, std::slice::from_ref(input), &mut failures);
+    let (exported, failures) = export_all(tmp, std::slice::from_ref(input));
     assert_none_failed(&failures, "the export");
     exported[0].1.clone()
 }
 
-/// Exports every input into `tmp`; the inputs exported and their folders.
-fn export_all<'a>(
-    tmp: &Path,
-    inputs: &'a [Input],
-    failures: &mut Vec<String>,
-) -> Vec<(&'a Input, String)> {
-    let mut done = Vec::new();
+/// `trama export parquet TRACE -o DIR`, without progress.
+fn export_to(trace: &Path, dir: &Path) -> std::process::Output {
+    let (trace, dir) = (trace.to_str().unwrap(), dir.to_str().unwrap());
+    trama(&["export", "parquet", "--no-progress", trace, "-o", dir])
+}
+
+/// Python with the readers, a temporary folder and the inputs written in
+/// it; `None` without Python.
+fn python_and_inputs() -> Option<(String, tempfile::TempDir, Vec<Input>)> {
+    let py = python()?;
+    let tmp = tempfile::tempdir().unwrap();
+    let inputs = inputs(tmp.path());
+    Some((py, tmp, inputs))
+}
+
+/// Exports every input into `tmp`; the inputs exported with their
+/// folders, and the failures.
+fn export_all<'a>(tmp: &Path, inputs: &'a [Input]) -> (Vec<(&'a Input, String)>, Vec<String>) {
+    let (mut done, mut failures) = (Vec::new(), Vec::new());
     for (i, input) in inputs.iter().enumerate() {
         let dir = tmp.join(format!("export-{i}"));
         let out = run(
@@ -218,7 +229,7 @@ fn export_all<'a>(
         }
         done.push((input, dir.to_str().unwrap().to_string()));
     }
-    done
+    (done, failures)
 }
 
 /// Regression: pyarrow's `read_table` failed on a table without rows
@@ -229,11 +240,10 @@ fn export_all<'a>(
 /// the same in all three, empty ones (traces without MPI) included.
 #[test]
 fn every_table_reads_in_duckdb_pyarrow_and_polars_empty_ones_included() {
-    let Some(py) = python() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let inputs = inputs(tmp.path());
-    let mut failures = Vec::new();
-    let exported = export_all(tmp.path(), &inputs, &mut failures);
+    let Some((py, tmp, inputs)) = python_and_inputs() else {
+        return;
+    };
+    let (exported, mut failures) = export_all(tmp.path(), &inputs);
     let dirs: Vec<&String> = exported.iter().map(|(_, d)| d).collect();
     let counts = run_python(&py, COUNT, &serde_json::to_string(&dirs).unwrap());
     let (mut empty, mut why_empty) = (0, 0);
@@ -480,11 +490,10 @@ fn check_wait_sql(input: &Input, ours: &Value, sql: &[Value], failures: &mut Vec
 
 #[test]
 fn the_shipped_sql_gives_the_numbers_of_trama_stats() {
-    let Some(py) = python() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let inputs = inputs(tmp.path());
-    let mut failures = Vec::new();
-    let exported = export_all(tmp.path(), &inputs, &mut failures);
+    let Some((py, tmp, inputs)) = python_and_inputs() else {
+        return;
+    };
+    let (exported, mut failures) = export_all(tmp.path(), &inputs);
     let sql = docs_sql();
     let q = |n: &str| sql.join(format!("{n}.sql")).to_str().unwrap().to_string();
     let (qs, qc, qw, qi) = (q("states"), q("comm"), q("wait"), q("states_imbalance"));
@@ -544,14 +553,7 @@ fn type_names_that_need_escaping_round_trip_through_hive_partitioning() {
 "#;
     let trace = write_in(tmp.path(), "names.paje", format!("{}{body}", header()));
     let dir = tmp.path().join("out");
-    let out = trama(&[
-        "export",
-        "parquet",
-        "--no-progress",
-        trace.to_str().unwrap(),
-        "-o",
-        dir.to_str().unwrap(),
-    ]);
+    let out = export_to(&trace, &dir);
     assert!(
         out.status.success(),
         "{}",
@@ -675,16 +677,7 @@ fn listing(dir: &Path) -> Vec<String> {
 fn the_output_directory_is_safe() {
     let tmp = tempfile::tempdir().unwrap();
     let ring = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/ring.paje");
-    let export = |trace: &Path, dir: &Path| {
-        trama(&[
-            "export",
-            "parquet",
-            "--no-progress",
-            trace.to_str().unwrap(),
-            "-o",
-            dir.to_str().unwrap(),
-        ])
-    };
+    let export = export_to;
     // Foreign.
     let mine = tmp.path().join("mine");
     std::fs::create_dir(&mine).unwrap();

@@ -226,27 +226,34 @@ mod tests {
 
     #[test]
     fn text_formats() {
-        assert_eq!(
-            Format::sniff(b"%EventDef PajeDefineContainerType 0\n"),
-            Format::PajeText
-        );
-        assert_eq!(Format::sniff(b"# a comment\n"), Format::UnknownText);
-        assert_eq!(Format::sniff(b""), Format::UnknownText);
-        assert_eq!(
-            Format::sniff(b"<?xml version=\"1.0\"?>\n<GANGLIA_XML VERSION=\"3\">"),
-            Format::Ganglia
-        );
-        assert_eq!(
-            Format::sniff(b"#Paraver (11/11/2013 at 12:32):18_ns:1(1):1:1(1:1),0\n"),
-            Format::Paraver
-        );
-        assert_eq!(Format::sniff(b"CLOG-02\0\0\0"), Format::Clog2);
-        assert_eq!(Format::sniff(b"abc\0def"), Format::UnknownBinary);
-        assert_eq!(
-            Format::sniff(b"# log\n1094221334\tcpu_user\thost1\t0.1\n"),
-            Format::Ganglia
-        );
-        assert_eq!(Format::sniff(b"0 0 0\n"), Format::UnknownText);
+        let cases: [(&[u8], Format); 9] = [
+            (b"%EventDef PajeDefineContainerType 0\n", Format::PajeText),
+            (b"# a comment\n", Format::UnknownText),
+            (b"", Format::UnknownText),
+            (
+                b"<?xml version=\"1.0\"?>\n<GANGLIA_XML VERSION=\"3\">",
+                Format::Ganglia,
+            ),
+            (
+                b"#Paraver (11/11/2013 at 12:32):18_ns:1(1):1:1(1:1),0\n",
+                Format::Paraver,
+            ),
+            (b"CLOG-02\0\0\0", Format::Clog2),
+            (b"abc\0def", Format::UnknownBinary),
+            (
+                b"# log\n1094221334\tcpu_user\thost1\t0.1\n",
+                Format::Ganglia,
+            ),
+            (b"0 0 0\n", Format::UnknownText),
+        ];
+        for (bytes, format) in cases {
+            assert_eq!(
+                Format::sniff(bytes),
+                format,
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
     }
 
     #[test]

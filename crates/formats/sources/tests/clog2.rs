@@ -123,18 +123,29 @@ fn real_preamble() {
     assert_eq!(pre.version, "CLOG-02.44");
     assert!(pre.is_big_endian);
     assert!(pre.is_finalized);
-    assert_eq!(pre.block_size, 65536);
-    assert_eq!(pre.num_buffered_blocks, 128);
-    assert_eq!(pre.max_comm_world_size, 5);
-    assert_eq!(pre.max_thread_count, 1);
-    assert_eq!(pre.known_eventid_start, 0);
-    assert_eq!(pre.user_eventid_start, 600);
-    assert_eq!(pre.known_solo_eventid_start, -10);
-    assert_eq!(pre.user_solo_eventid_start, 5000);
-    assert_eq!(pre.known_stateid_count, 300);
-    assert_eq!(pre.user_stateid_count, 7);
-    assert_eq!(pre.known_solo_eventid_count, 0);
-    assert_eq!(pre.user_solo_eventid_count, 0);
+    // Block size, buffered blocks, world size and threads.
+    let sizes = (
+        pre.block_size,
+        pre.num_buffered_blocks,
+        pre.max_comm_world_size,
+        pre.max_thread_count,
+    );
+    assert_eq!(sizes, (65536, 128, 5, 1));
+    // Where the known and user identifiers start, and how many there are.
+    let starts = [
+        pre.known_eventid_start,
+        pre.user_eventid_start,
+        pre.known_solo_eventid_start,
+        pre.user_solo_eventid_start,
+    ];
+    assert_eq!(starts, [0, 600, -10, 5000]);
+    let counts = [
+        pre.known_stateid_count,
+        pre.user_stateid_count,
+        pre.known_solo_eventid_count,
+        pre.user_solo_eventid_count,
+    ];
+    assert_eq!(counts, [300, 7, 0, 0]);
     assert_eq!(pre.commtable_fptr, 66560);
 }
 

@@ -577,8 +577,13 @@ impl ParquetSink {
     }
 
     fn push(&mut self, p: usize, row: &[Cell<'_>]) -> Result<(), Error> {
+        self.push_parts(p, &[row])
+    }
+
+    /// [`Self::push`] of a row given in consecutive parts.
+    fn push_parts(&mut self, p: usize, parts: &[&[Cell<'_>]]) -> Result<(), Error> {
         let part = &mut self.parts[p];
-        part.buffer.push(row);
+        part.buffer.push(parts.iter().flat_map(|x| x.iter()));
         self.summary.rows[part.table as usize] += 1;
         if part.buffer.rows() >= self.opts.row_group_rows.max(1)
             || part.buffer.bytes() >= self.opts.row_group_bytes.max(1)
@@ -651,78 +656,42 @@ impl ParquetSink {
         let start = ns(e.start);
         let end = end_of(e.start, e.end).map(ns);
         let duration = end.map(|x| x - start);
+        // The columns every entity table begins with.
+        let head = [
+            Cell::Id(tid),
+            Cell::Id(cid),
+            Cell::Str(cname),
+            Cell::Id(seq),
+            Cell::I64(start),
+        ];
+        let span = [Cell::OptI64(end), Cell::OptI64(duration)];
         match info.kind {
             TypeKind::State => {
                 let v = self.value_name(m, e.value);
-                self.push(
-                    p,
-                    &[
-                        Cell::Id(tid),
-                        Cell::Id(cid),
-                        Cell::Str(cname),
-                        Cell::Id(seq),
-                        Cell::I64(start),
-                        Cell::OptI64(end),
-                        Cell::OptI64(duration),
-                        Cell::I32(e.level as i32),
-                        Cell::Id(vid),
-                        Cell::Str(v),
-                    ],
-                )
+                let rest = [Cell::I32(e.level as i32), Cell::Id(vid), Cell::Str(v)];
+                self.push_parts(p, &[&head, &span, &rest])
             }
             TypeKind::Event => {
                 let v = self.value_name(m, e.value);
-                self.push(
-                    p,
-                    &[
-                        Cell::Id(tid),
-                        Cell::Id(cid),
-                        Cell::Str(cname),
-                        Cell::Id(seq),
-                        Cell::I64(start),
-                        Cell::Id(vid),
-                        Cell::Str(v),
-                    ],
-                )
+                self.push_parts(p, &[&head, &[Cell::Id(vid), Cell::Str(v)]])
             }
-            TypeKind::Variable => self.push(
-                p,
-                &[
-                    Cell::Id(tid),
-                    Cell::Id(cid),
-                    Cell::Str(cname),
-                    Cell::Id(seq),
-                    Cell::I64(start),
-                    Cell::OptI64(end),
-                    Cell::OptI64(duration),
-                    Cell::F64(e.number),
-                ],
-            ),
+            TypeKind::Variable => self.push_parts(p, &[&head, &span, &[Cell::F64(e.number)]]),
             TypeKind::Link => {
                 let v = self.value_name(m, e.value);
                 let from = e.from.map(|c| self.container_strings(m, c));
                 let from = from.transpose()?.map(|(name, _)| name);
                 let to = e.to.map(|c| self.container_strings(m, c));
                 let to = to.transpose()?.map(|(name, _)| name);
-                self.push(
-                    p,
-                    &[
-                        Cell::Id(tid),
-                        Cell::Id(cid),
-                        Cell::Str(cname),
-                        Cell::Id(seq),
-                        Cell::I64(start),
-                        Cell::OptI64(end),
-                        Cell::OptI64(duration),
-                        Cell::Id(vid),
-                        Cell::Str(v),
-                        Cell::Bytes(e.key),
-                        Cell::OptI64(e.from.map(|c| i64::from(c.0))),
-                        Cell::OptStr(from),
-                        Cell::OptI64(e.to.map(|c| i64::from(c.0))),
-                        Cell::OptStr(to),
-                    ],
-                )
+                let rest = [
+                    Cell::Id(vid),
+                    Cell::Str(v),
+                    Cell::Bytes(e.key),
+                    Cell::OptI64(e.from.map(|c| i64::from(c.0))),
+                    Cell::OptStr(from),
+                    Cell::OptI64(e.to.map(|c| i64::from(c.0))),
+                    Cell::OptStr(to),
+                ];
+                self.push_parts(p, &[&head, &span, &rest])
             }
             TypeKind::Container => Ok(()),
         }

@@ -353,9 +353,10 @@ impl Buffer {
     }
 
     /// Adds a row (one cell per column, in order).
-    pub(crate) fn push(&mut self, row: &[Cell]) {
-        debug_assert_eq!(row.len(), self.columns.len());
+    pub(crate) fn push<'c, 'a: 'c>(&mut self, row: impl Iterator<Item = &'c Cell<'a>>) {
+        let mut n = 0;
         for (col, cell) in self.columns.iter_mut().zip(row) {
+            n += 1;
             self.bytes += match (col, cell) {
                 (Column::I64(v), Cell::I64(x)) => put(v, *x, 8),
                 (Column::Id(v), Cell::Id(x)) => put(v, *x, 8),
@@ -372,6 +373,7 @@ impl Buffer {
                 _ => unreachable!("a cell of the column's kind"),
             };
         }
+        debug_assert_eq!(n, self.columns.len(), "one cell per column");
         self.rows += 1;
     }
 

@@ -99,7 +99,6 @@ pub struct Delays {
     pub rows: Vec<DelayRow>,
 }
 
-/// The run of `trace`.
 /// A region's name.
 fn region(run: &Run, r: Option<u32>) -> Option<String> {
     r.and_then(|r| run.regions.get(r as usize).cloned())
