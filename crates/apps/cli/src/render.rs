@@ -138,7 +138,7 @@ pub fn render(s: &RenderArgs) -> anyhow::Result<ExitCode> {
     let window = TimeWindow::parse_opt(s.window.as_deref())?;
     let t0 = std::time::Instant::now();
     let animated = s.view.animation().is_some();
-    let trace = load_trace(args, animated, window.bounds())?;
+    let trace = load_trace(args, s.view.reads_fields(), window.bounds())?;
     let t1 = std::time::Instant::now();
     let mut opts = ViewOptions::default();
     let width = s.width.unwrap_or(if animated { 800 } else { 1920 });

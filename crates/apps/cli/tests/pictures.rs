@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{shared_dir, trama, write_in};
+use common::{mpi_runs, shared_dir, trama, write_in};
 
 /// Renders `view` of `trace` to SVG (with `extra` options); the SVG.
 fn render(view: &str, trace: &Path, extra: &[&str]) -> String {
@@ -199,6 +199,38 @@ fn the_wait_total_has_a_scale_of_its_own() {
         partner && total,
         "top colour: partners {partner}, totals {total}"
     );
+}
+
+/// Regression: the wait matrix's picture (and the report, which draws it)
+/// attributed waiting states to the last message received, while `stats
+/// wait` gives the wait states of the MPI calls: the picture now shows
+/// the numbers of `stats wait`, cell by cell, and says how they were made.
+#[test]
+fn the_wait_matrix_picture_shows_the_numbers_of_stats_wait() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (runs, _) = mpi_runs(tmp.path(), "4", "2", "3", false);
+    let trace = runs.join("waits.paje");
+    let svg = render("wait-matrix", &trace, &[]);
+    let o = trama(&["stats", "wait", trace.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(m["method"], "wait_states");
+    assert!(svg.contains("Waiting from the wait states of the MPI calls"));
+    let senders = m["senders"].as_array().unwrap();
+    let mut waited = 0;
+    for row in m["rows"].as_array().unwrap() {
+        let who = row["container"].as_str().unwrap();
+        for (s, share) in senders.iter().zip(row["share_of_time"].as_array().unwrap()) {
+            let cell = format!(
+                "<title>{who} → {}: {:.1}%</title>",
+                s.as_str().unwrap(),
+                100.0 * share.as_f64().unwrap()
+            );
+            assert!(svg.contains(&cell), "{cell} not in the picture");
+            waited += usize::from(share.as_f64().unwrap() > 0.01);
+        }
+    }
+    assert!(waited >= 3, "{waited} cells of waiting over 1 %");
 }
 
 #[test]

@@ -6,8 +6,8 @@ use std::io::{self, Write};
 
 use trama_analysis::{
     comm_matrix, dominant_states, find_value, graph, instants, kiviat, order, states_at,
-    time_per_state, wait_matrix, CommMatrix, ContainerState, Graph, Kiviat, Messages, Ordering,
-    StateStats, WaitMatrix, Window,
+    time_per_state, CommMatrix, ContainerState, Graph, Kiviat, Messages, Ordering, StateStats,
+    WaitMatrix, WaitMethod, Window,
 };
 use trama_sim::{Trace, TypeId, TypeKind};
 
@@ -178,6 +178,13 @@ impl View {
         }
     }
 
+    /// Whether the view reads the trace's user-defined fields (the wait
+    /// states read the MPI calls' tags, communicators and roots; the
+    /// animations the messages' sizes): load the trace with them.
+    pub fn reads_fields(self) -> bool {
+        self.animation().is_some() || matches!(self, View::WaitMatrix | View::Process)
+    }
+
     /// The view called `name` (see [`View::ALL`]).
     pub fn from_name(name: &str) -> Option<View> {
         View::ALL.iter().find(|v| v.1 == name).map(|v| v.0)
@@ -271,7 +278,7 @@ pub fn draw(
             let note = m.pairs.is_empty().then(|| no_messages(&msgs));
             draw_traffic_matrix(&m, note.as_deref(), opts, out)?;
         }
-        View::WaitMatrix => draw_wait_matrix(&wait_matrix(trace, window, &msgs, &[]), opts, out)?,
+        View::WaitMatrix => draw_wait_matrix(&who_waited(trace, window, &msgs), opts, out)?,
         View::Graph => {
             let g = graph(trace, window, &msgs, 300);
             let note = g.edges.is_empty().then(|| no_messages(&msgs));
@@ -295,7 +302,7 @@ pub fn draw(
         }
         View::Process => {
             let states = time_per_state(trace, window, None).ok_or_else(no_level)?;
-            let wait = wait_matrix(trace, window, &msgs, &[]);
+            let wait = who_waited(trace, window, &msgs);
             draw_process(trace, &states, &wait, opts, out)?;
         }
         View::ProcessAnimation | View::TrafficAnimation | View::NodeView => {
@@ -372,6 +379,30 @@ pub fn draw_traffic_matrix(
     heatmap(&h, out)
 }
 
+/// Who waited for whom over `window`, as `trama stats wait` computes it:
+/// from the wait states of the MPI calls when the trace has them, else
+/// the waiting states attributed to the last message received
+/// ([`trama_why::who_waited`]).
+fn who_waited(trace: &Trace, window: Window, msgs: &Messages) -> WaitMatrix {
+    trama_why::who_waited(trace, window, msgs, &[], &trama_why::RunOptions::default())
+}
+
+/// How `m` was made, in a line under its title.
+fn wait_note(m: &WaitMatrix) -> String {
+    let none = m.rows.iter().all(|r| r.waiting_share == 0.0);
+    let how = match m.method {
+        WaitMethod::WaitStates => "from the wait states of the MPI calls".to_string(),
+        _ => format!(
+            "states named {} attributed to the last message received",
+            m.patterns.join(", ")
+        ),
+    };
+    match none {
+        true => format!("No waiting found ({how})"),
+        false => format!("Waiting {how}"),
+    }
+}
+
 /// The wait matrix: each row's waiting for each column, as a share of its
 /// time, and in total (a column on a scale of its own).
 pub fn draw_wait_matrix(m: &WaitMatrix, opts: &ViewOptions, out: &mut dyn Write) -> io::Result<()> {
@@ -397,12 +428,7 @@ pub fn draw_wait_matrix(m: &WaitMatrix, opts: &ViewOptions, out: &mut dyn Write)
         max: opts.max,
         percent: true,
         summary: 1,
-        note: m.rows.iter().all(|r| r.waiting_share == 0.0).then(|| {
-            format!(
-                "No waiting found (states counted as waiting: {})",
-                m.patterns.join(", ")
-            )
-        }),
+        note: Some(wait_note(m)),
     };
     heatmap(&h, out)
 }
