@@ -280,6 +280,9 @@ window.trama = {
     return $("labels").getBoundingClientRect().top + AXIS_H + k * ROW_H + ROW_H / 2;
   },
   window: () => [page.state.t0, page.state.t1],
+  meta: () => page.state.meta,
+  // The labels of the rows that can be shown (scrolled to or not).
+  shownLabels: () => page.state.visible.map((i) => page.state.meta.rows[i].label),
   // What the page holds: timeline requests made so far, replies held,
   // tiles of an offline summary decoded and kept, whether it is one, and
   // the level of detail of the reply drawn (offline).

@@ -22,17 +22,25 @@ const LABEL_ROOM = 12;
 
 // `names` without the prefix they all share, cut after its last
 // character that is not a letter or a digit ("MPI Rank 1", "MPI Rank 12"
-// → "1", "12"); `prefix` is what was cut ("" when nothing could be).
+// → "1", "12"), and without the suffix they all share from its first such
+// character ("thread (rank 1)" → "1"); `prefix` and `suffix` are what
+// was cut ("" when nothing could be).
 export function shortNames(names) {
-  if (names.length < 2) return { prefix: "", names: names.slice() };
-  let n = names.reduce((k, s) => {
+  const same = { prefix: "", suffix: "", names: names.slice() };
+  if (names.length < 2) return same;
+  const word = /[\p{L}\p{N}]/u;
+  const shared = (at) => names.reduce((k, s) => {
     let i = 0;
-    while (i < k && i < s.length && s[i] === names[0][i]) i++;
+    while (i < k && i < s.length && at(s, i) === at(names[0], i)) i++;
     return i;
   }, names[0].length);
-  while (n > 0 && /[\p{L}\p{N}]/u.test(names[0][n - 1])) n--;
-  if (n === 0 || names.some((s) => s.length === n)) return { prefix: "", names: names.slice() };
-  return { prefix: names[0].slice(0, n), names: names.map((s) => s.slice(n)) };
+  let p = shared((s, i) => s[i]);
+  while (p > 0 && word.test(names[0][p - 1])) p--;
+  const last = (s, i) => s[s.length - 1 - i];
+  let q = shared(last);
+  while (q > 0 && word.test(last(names[0], q - 1))) q--;
+  if (names.some((s) => s.length <= p + q)) return same;
+  return { prefix: names[0].slice(0, p), suffix: names[0].slice(names[0].length - q), names: names.map((s) => s.slice(p, s.length - q)) };
 }
 
 // Every `step`-th of `count` labels fits when each needs `room` pixels
@@ -126,8 +134,8 @@ export class WaitView {
     // Names without the prefix the rows' share (columns too, when they
     // have it; "unattributed" keeps its name).
     const short = shortNames(w.rows.map((r) => r.container));
-    const p = short.prefix;
-    const shorten = (s) => (p && s.startsWith(p) && s.length > p.length ? s.slice(p.length) : s);
+    const { prefix: p, suffix: q } = short;
+    const shorten = (s) => (s.startsWith(p) && s.endsWith(q) && s.length > p.length + q.length ? s.slice(p.length, s.length - q.length) : s);
     const cut = (s, k) => (s.length > k ? s.slice(0, k - 1) + "…" : s);
     const rowName = (s) => cut(shorten(s), 18);
     const colName = (s) => cut(shorten(s), 14);
@@ -191,9 +199,9 @@ export class WaitView {
     const pct = (x) => `${(100 * x).toFixed(1)} %`;
     const what = total ? "of its time" : "of its waiting";
     ctx.fillText(`cells: up to ${pct(most)} ${what}` + (total ? ` · total: up to ${pct(mostTotal)}` : ""), 2, y0 + ch * w.rows.length + 15);
-    const names = [short.prefix && `names after “${short.prefix}”`, step > 1 && `every ${step === 2 ? "other" : `${step}th`} column named`].filter(Boolean);
+    const names = [(p || q) && `names shown without “${p}” … “${q}”`, step > 1 && `every ${step === 2 ? "other" : `${step}th`} column named`].filter(Boolean);
     if (names.length) ctx.fillText(`${names.join(", ")} (hover: full names)`, 2, y0 + ch * w.rows.length + 30);
-    this.layout = { x0, y0, cw, ch, cols, key, total, step, prefix: short.prefix };
+    this.layout = { x0, y0, cw, ch, cols, key, total, step, prefix: p, suffix: q };
     document.body.dataset.waits = `${this.mode}:${w.rows.length}x${cols.length}`;
   }
 
@@ -296,6 +304,7 @@ export class WaitView {
       cell: this.layout.cw,
       labelStep: this.layout.step,
       prefix: this.layout.prefix,
+      suffix: this.layout.suffix,
       bars: this.bars || null,
       pie: this.pie || null,
     };
