@@ -18,21 +18,32 @@ use std::process::{Child, Command, Stdio};
 
 use fantoccini::Client;
 use serde_json::Value;
-use trama_gen::{generate, GenOptions};
 use webdriver::{browser, click_id, driver, js, open_ready, until};
 
 use common::trama_out;
 
-/// A generated trace of nested states and messages, written in `dir`.
-fn busy_trace(dir: &Path) -> PathBuf {
-    let mut o = GenOptions::plain();
-    o.events = 6_000;
-    o.max_containers = 8;
-    common::write_in(dir, "busy.paje", generate(11, &o))
+/// The example: four ranks on two nodes, their states and messages.
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/ring.paje")
 }
 
-/// `trama view` of `trace`: the process and its URL.
-fn view(trace: &Path) -> (Child, String) {
+/// The first shown row whose container has states in `cli`, and the
+/// third after it (or the last).
+fn rows_to_select(labels: &[String], cli: &Value) -> (String, String) {
+    let rows = cli["rows"].as_array().unwrap();
+    let i = labels
+        .iter()
+        .position(|l| rows.iter().any(|r| r["container"] == *l))
+        .expect("a row with states");
+    (
+        labels[i].clone(),
+        labels[(i + 3).min(labels.len() - 1)].clone(),
+    )
+}
+
+/// `trama view` of `trace`: the process, its URL, and its standard
+/// output, kept open (the server ends when it closes).
+fn view(trace: &Path) -> (Child, String, impl Sized) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_trama"))
         .args(["view", "--no-open", "--port", "0"])
         .arg(trace)
@@ -43,7 +54,7 @@ fn view(trace: &Path) -> (Child, String) {
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let line = lines.next().unwrap().unwrap();
     let url = line.split_whitespace().last().unwrap().to_string();
-    (child, url)
+    (child, url, lines)
 }
 
 /// `trama stats states --window T0:T1 --format json` of `trace`.
@@ -187,9 +198,8 @@ async fn select(c: &Client, t0: f64, t1: f64, from: &str, to: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn selection_panel_equals_stats_states_window() {
     let Some(d) = driver() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let trace = busy_trace(dir.path());
-    let (mut server, url) = view(&trace);
+    let trace = example();
+    let (mut server, url, _out) = view(&trace);
     let c = browser(&d).await;
     open_ready(&c, &url, "the first frame").await;
     let m = meta(&c).await;
@@ -270,7 +280,7 @@ async fn selection_panel_equals_stats_states_window() {
     assert_eq!(lines.len(), least.len() + 1);
     let column: Vec<u64> = lines[1..]
         .iter()
-        .map(|l| l.rsplit(',').nth(6).unwrap().parse().unwrap())
+        .map(|l| l.rsplit(',').nth(7).unwrap().parse().unwrap())
         .collect();
     assert_eq!(column, least);
     webdriver::no_script_error(&c).await;
@@ -286,7 +296,7 @@ async fn selection_panel_equals_stats_states_window() {
 async fn offline_selection_is_exact_or_says_why_not() {
     let Some(d) = driver() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let trace = busy_trace(dir.path());
+    let trace = example();
     let html = dir.path().join("report.html");
     trama_out(&[
         "report",
@@ -299,15 +309,19 @@ async fn offline_selection_is_exact_or_says_why_not() {
     open_ready(&c, &url, "the first frame").await;
     let m = meta(&c).await;
     let (start, end) = (m["start"].as_f64().unwrap(), m["end"].as_f64().unwrap());
+    let cli = stats_states(&trace, start, end);
     let labels: Vec<String> =
         serde_json::from_value(js(&c, "return window.trama.shownLabels()").await).unwrap();
-    let shown = select(&c, start, end, &labels[1], &labels[4]).await;
+    let (from, to) = rows_to_select(&labels, &cli);
+    let shown = select(&c, start, end, &from, &to).await;
+    let exact = shown["note"].as_str().unwrap();
+    assert!(exact.starts_with("From the report"), "{shown}");
     let names = names_of(&m, &shown["containers"]);
-    let want = per_value(&stats_states(&trace, start, end), &names);
+    let want = per_value(&cli, &names);
     assert!(want.len() > 1);
     assert_same(&panel(&shown, &want), &want);
     // Part of the run: a note, no numbers.
-    let part = select(&c, start + 0.1 * (end - start), end, &labels[1], &labels[4]).await;
+    let part = select(&c, start + 0.1 * (end - start), end, &from, &to).await;
     assert!(part["rows"].is_null(), "{part}");
     assert!(
         part["note"].as_str().unwrap().contains("whole run"),
