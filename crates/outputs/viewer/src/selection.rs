@@ -15,7 +15,6 @@ use trama_sim::ContainerId;
 use crate::params::{param, span};
 use crate::reply::Error;
 use crate::state::{Shared, State, Store};
-use crate::window_stats::by_stretches;
 
 /// `GET api/selection?start=T0&end=T1&containers=…` (no `containers`:
 /// every container).
@@ -68,7 +67,7 @@ fn selection(
     let mut parts = SelectionParts::new(w, &state.msgs, size, ids);
     match &state.store {
         Store::Blocks(blocks, stretches) if !state.readable(start, end) => {
-            by_stretches(blocks, stretches, start, end, |t, p| parts.add(t, p))?;
+            blocks.by_stretches(stretches, start, end, |t, p| parts.add(t, p))?;
         }
         _ => {
             let held = state.window(start, end)?;

@@ -11,7 +11,7 @@ use trama_analysis::{Window, WindowParts};
 use crate::params::span;
 use crate::reply::Error;
 use crate::state::Shared;
-use crate::window_stats::{by_stretches, trace_stats, WindowStats};
+use crate::window_stats::{trace_stats, WindowStats};
 
 /// `GET api/stats?start=T0&end=T1`.
 pub(crate) async fn get_stats(
@@ -51,9 +51,7 @@ pub(crate) fn window_stats(
         return Ok(s.1.clone());
     }
     let mut parts = WindowParts::new(state.model, w, msgs);
-    by_stretches(blocks, stretches, start, end, |trace, part| {
-        parts.add(trace, part)
-    })?;
+    blocks.by_stretches(stretches, start, end, |trace, part| parts.add(trace, part))?;
     let (states, comm, wait) = parts.finish(state.model);
     let s = Arc::new(WindowStats {
         states,

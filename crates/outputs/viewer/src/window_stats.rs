@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 use trama_analysis::{
-    comm_matrix, time_per_state, wait_matrix, CommMatrix, Part, StateStats, WaitMatrix, Window,
+    comm_matrix, time_per_state, wait_matrix, CommMatrix, StateStats, WaitMatrix, Window,
 };
 
 /// The reply: the JSON forms of `trama stats states`, `comm` and `wait`
@@ -40,31 +40,4 @@ pub(crate) fn trace_stats(
         comm: comm_matrix(trace, w, msgs, None, None),
         wait,
     }
-}
-
-/// Replays `[start, end]` of a trace read by blocks stretch by stretch, in
-/// time order, handing each stretch and its part of the window to `add`.
-pub(crate) fn by_stretches(
-    blocks: &crate::blocks::Blocks,
-    stretches: &[trama_lod::gather::Stretch],
-    start: f64,
-    end: f64,
-    mut add: impl FnMut(&trama_sim::Trace, &Part),
-) -> Result<(), String> {
-    let inside: Vec<&trama_lod::gather::Stretch> = stretches
-        .iter()
-        .filter(|s| s.t1 >= start && s.t0 <= end)
-        .collect();
-    for (i, s) in inside.iter().enumerate() {
-        let last = i + 1 == inside.len();
-        let part = Part {
-            start: s.t0.max(start),
-            end: if last { end } else { s.t1.min(end) },
-            last,
-        };
-        let trace = blocks.replay(part.start, part.end)?;
-        blocks.release();
-        add(&trace, &part);
-    }
-    Ok(())
 }
