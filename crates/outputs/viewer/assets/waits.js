@@ -302,6 +302,7 @@ export class WaitView {
       rows: this.wait.rows.map((r) => ({ name: r.container, cells: cols.map((c) => r[key][c.j]), total: r.waiting_share })),
       selected: this.selected,
       cell: this.layout.cw,
+      origin: [this.layout.x0, this.layout.y0],
       labelStep: this.layout.step,
       prefix: this.layout.prefix,
       suffix: this.layout.suffix,
