@@ -122,6 +122,11 @@ pub(crate) struct CommParts {
 }
 
 impl CommParts {
+    /// Keeps the pairs (sender, receiver) for which `keep` holds.
+    pub(crate) fn retain(&mut self, keep: impl Fn(ContainerId, ContainerId) -> bool) {
+        self.pairs.retain(|&(a, b), _| keep(a, b));
+    }
+
     /// Adds the messages of `trace` entering `window` in `part`; `None`
     /// when no container type is called `level`.
     pub(crate) fn add(

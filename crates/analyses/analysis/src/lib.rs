@@ -45,6 +45,7 @@ mod messages;
 mod nodes;
 mod parts;
 mod read;
+mod selection;
 mod slices;
 mod states;
 mod wait;
@@ -68,6 +69,7 @@ pub use nodes::{
     NodeStage, NodeStatus, StageNode, OPENTS_ARCS, TASK_STATES,
 };
 pub use parts::WindowParts;
+pub use selection::{selection, Selection, SelectionParts};
 pub use slices::{instants, kiviat, slice_count, slices, Kiviat, SliceRow, Slices};
 pub use states::{time_per_state, Imbalance, StateRow, StateStats};
 pub use wait::{

@@ -3,8 +3,8 @@
 //! For every state entity overlapping the window, with `d` its duration
 //! inside the window:
 //!
-//! - `count` counts it, `total` adds `d`, `max` keeps the largest `d`, and
-//!   `mean` is `total / count`;
+//! - `count` counts it, `total` adds `d`, `min` and `max` keep the smallest
+//!   and the largest `d`, and `mean` is `total / count`;
 //! - `exclusive` adds `d` minus the in-window durations of the states pushed
 //!   directly on it (the time its value was on top of the stack);
 //! - `inclusive` adds `d` unless an enclosing state has the same value (the
@@ -50,6 +50,8 @@ pub struct StateRow {
     pub inclusive: f64,
     /// `total / count`.
     pub mean: f64,
+    /// Shortest duration in the window (0 when `count` is 0).
+    pub min: f64,
     /// Longest duration in the window.
     pub max: f64,
     /// `inclusive` over the window's length (times `containers`).
@@ -126,11 +128,17 @@ pub(crate) struct Acc {
     total: f64,
     exclusive: f64,
     inclusive: f64,
+    min: f64,
     max: f64,
 }
 
 impl Acc {
     fn add(&mut self, o: &Acc) {
+        self.min = match (self.count, o.count) {
+            (_, 0) => self.min,
+            (0, _) => o.min,
+            _ => self.min.min(o.min),
+        };
         self.count += o.count;
         self.total += o.total;
         self.exclusive += o.exclusive;
@@ -172,8 +180,14 @@ pub(crate) fn add_states(trace: &Trace, w: &Window, part: &Part, out: &mut BTree
                 let d = p.clip(s, e);
                 let a = &mut acc[k].1;
                 if part.holds(s.max(w.start)) {
+                    let whole = w.clip(s, e);
+                    a.min = if a.count == 0 {
+                        whole
+                    } else {
+                        a.min.min(whole)
+                    };
                     a.count += 1;
-                    a.max = a.max.max(w.clip(s, e));
+                    a.max = a.max.max(whole);
                 }
                 a.total += d;
                 a.exclusive += d;
@@ -274,6 +288,7 @@ pub(crate) fn finish_states(
                 } else {
                     0.0
                 },
+                min: a.min,
                 max: a.max,
                 share: if len > 0.0 {
                     a.inclusive / (len * n as f64)

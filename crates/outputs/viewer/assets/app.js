@@ -19,6 +19,7 @@ import { StatsPanel } from "./stats.js";
 import { listen } from "./controls.js";
 import { Player } from "./player.js";
 import { WhyPanel } from "./why.js";
+import { SelectionPanel } from "./selection.js";
 
 // Where the data comes from: the summary embedded in the page (an
 // offline report), else the server.
@@ -160,7 +161,11 @@ function createPage(source) {
     setWindow: page.setWindow, draw: page.draw, error: page.showError,
     width: () => $("timeline").width,
   });
-  state.overlay = (ctx, rows, W) => page.why.draw(ctx, rows, W);
+  page.selection = new SelectionPanel(source, state, {
+    draw: page.draw, timeAt: page.timeAt, error: page.showError,
+    layout: () => { page.resize(); page.refresh(); },
+  });
+  state.overlay = (ctx, rows, W) => { page.why.draw(ctx, rows, W); page.selection.draw(ctx, rows, W); };
   return page;
 }
 
@@ -235,6 +240,9 @@ async function main() {
   if (isFinite(t0) && isFinite(t1) && t1 > t0) page.setWindow(t0, t1); else page.fit();
   // #stats opens the statistics panel.
   if (h.has("stats")) page.toggleStats();
+  // #select=T0,T1,A,B selects times T0..T1 of the shown rows A to B
+  // (#select alone: the whole run).
+  if (h.has("select")) page.selection.fromHash(h.get("select"));
   // #why opens the why panel.
   if (h.has("why")) await page.toggleWhy();
   // #player=T opens the player at T (#player alone: at the window's start).
@@ -272,6 +280,9 @@ window.trama = {
     return $("labels").getBoundingClientRect().top + AXIS_H + k * ROW_H + ROW_H / 2;
   },
   window: () => [page.state.t0, page.state.t1],
+  meta: () => page.state.meta,
+  // The labels of the rows that can be shown (scrolled to or not).
+  shownLabels: () => page.state.visible.map((i) => page.state.meta.rows[i].label),
   // What the page holds: timeline requests made so far, replies held,
   // tiles of an offline summary decoded and kept, whether it is one, and
   // the level of detail of the reply drawn (offline).
@@ -295,6 +306,13 @@ window.trama = {
   // listed instance is.
   why: () => page.why.describe(),
   whyRow: (name, i) => page.why.rowAt(name, i),
+  // The selection: select times t0..t1 of the rows labelled `from` to
+  // `to` (as a drag does), and what its panel shows.
+  select(t0, t1, from, to) {
+    const k = (label) => page.state.visible.findIndex((i) => page.state.meta.rows[i].label === label);
+    page.selection.setArea(t0, t1, k(from), k(to), true);
+  },
+  selection: () => page.selection.describe(),
 };
 
 window.addEventListener("error", (e) => { document.body.dataset.jserror = String(e.message); });

@@ -1,7 +1,8 @@
 // The timeline's controls: the wheel zooms (shift: pans), a drag pans
-// (shift: zooms to an interval; alt or ctrl: measures), a click pins, a
+// (shift: zooms to an interval; alt or ctrl: measures; in selection mode,
+// x: selects an area, selection.js), a click pins, a
 // click on a label collapses its container, the keyboard (+ - w s a d f 0
-// Esc t p n, and the player's space , . Home End), the header's buttons,
+// Esc t y x p n, and the player's space , . Home End), the header's buttons,
 // the search box and the rows' order.
 
 import { $ } from "./util.js";
@@ -21,6 +22,7 @@ export function listen(page) {
     }
   }, { passive: false });
   cv.addEventListener("mousedown", (ev) => {
+    if (page.selection.press(ev)) return;
     state.drag = { x: ev.offsetX, t0: state.t0, t1: state.t1,
       mode: ev.shiftKey ? "select" : ev.altKey || ev.ctrlKey ? "ruler" : "pan", moved: false };
     if (state.drag.mode !== "pan") state.ruler = { a: page.timeAt(ev.offsetX), b: page.timeAt(ev.offsetX) };
@@ -98,6 +100,7 @@ export function listen(page) {
     else if (k === "Escape") { state.ruler = null; page.unpin(); page.draw(); }
     else if (k === "t") page.toggleStats();
     else if (k === "y") page.toggleWhy();
+    else if (k === "x") page.selection.toggleMode();
     else if (k === "p" && player) page.togglePlayer();
     else if (k === "n" && player && player.isOpen()) player.toggleView();
     else if (player && player.isOpen() && (k === " " || k === "," || k === "." || k === "Home" || k === "End")) {
@@ -113,6 +116,7 @@ export function listen(page) {
   $("fit").addEventListener("click", () => page.fit());
   $("stats-button").addEventListener("click", () => page.toggleStats());
   $("why-button").addEventListener("click", () => page.toggleWhy());
+  $("select-button").addEventListener("click", () => page.selection.toggleMode());
   $("player-button").addEventListener("click", () => page.togglePlayer());
   $("order").addEventListener("change", () => {
     state.order = $("order").value;

@@ -286,4 +286,28 @@ export class EmbeddedSource {
     const m = this.info.meta;
     return { t0: m.start, t1: m.end, whole: true, ...this.info.stats };
   }
+
+  // A selection, from the whole run's statistics the report holds: exact
+  // for a window holding the whole run and containers named apart from
+  // the others (statistics name containers), else a note and nothing.
+  async selection(t0, t1, ids) {
+    const m = this.info.meta, s = this.info.stats;
+    const why = !s || s.trimmed ? "this report's statistics were trimmed to fit its size"
+      : t0 > m.start || t1 < m.end ? "an offline report holds the time per state of the whole run only"
+        : null;
+    const picked = ids ? new Set(ids) : null;
+    const names = new Set(), others = new Set();
+    for (const c of m.containers) (!picked || picked.has(c.id) ? names : others).add(c.name);
+    const clash = [...names].find((n) => others.has(n));
+    const reason = why || (clash != null ? `container name ${clash} is shared by selected and other containers` : null);
+    if (reason) {
+      return { note: `No numbers for this selection: ${reason}. Drag over the whole run (or press "whole run"), or open the trace with \`trama view\` for any selection.`, states: null, comm: null };
+    }
+    const comm = s.comm && { ...s.comm, pairs: s.comm.pairs.filter((p) => names.has(p.from) || names.has(p.to)) };
+    return {
+      note: "From the report's statistics of the whole run" + (comm && comm.size_field == null ? " (no message sizes in a report)." : "."),
+      states: s.states && { ...s.states, rows: s.states.rows.filter((r) => names.has(r.container)) },
+      comm,
+    };
+  }
 }

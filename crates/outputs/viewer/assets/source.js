@@ -8,6 +8,10 @@
 //   entity(row, t, px)                 api/entity's JSON
 //   search(q, after)                   api/search's JSON
 //   stats(t0, t1, signal)              {t0, t1, whole, states, comm, wait}
+//   selection(t0, t1, ids, signal)     api/selection's JSON {states, comm}
+//                                      (ids: container ids, null: all),
+//                                      with `note` when it cannot answer
+//                                      exactly (offline: only the whole run)
 //   stage(), frame(t, dt)              api/stage's and api/frame's JSON (the
 //                                      player; the server's only)
 //   why()                              api/why's JSON
@@ -70,6 +74,11 @@ export class ServerSource {
   async stats(t0, t1, signal) {
     const s = await (await this.get(`stats?start=${t0}&end=${t1}`, signal)).json();
     return { t0, t1, whole: false, ...s };
+  }
+
+  async selection(t0, t1, ids, signal) {
+    const c = ids ? `&containers=${ids.join(",")}` : "";
+    return (await this.get(`selection?start=${t0}&end=${t1}${c}`, signal)).json();
   }
 
   async why() {

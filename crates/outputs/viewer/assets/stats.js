@@ -1,10 +1,13 @@
 // The statistics panel: time per state of each container, the messages
 // (most first) and who waited for whom (waits.js), over the visible window
 // or the player's frame when it lasts some time; an offline report shows
-// the whole run's.
+// the whole run's. Over 16 containers, their bars start folded.
 
 import { $, fmtTime, css } from "./util.js";
 import { WaitView } from "./waits.js";
+
+// Containers over which their time-per-state bars start folded.
+const FOLD_OVER = 16;
 
 export class StatsPanel {
   // source: where statistics come from (source.js); state: the view's
@@ -61,6 +64,18 @@ export class StatsPanel {
       if (!byContainer.has(row.container)) byContainer.set(row.container, []);
       byContainer.get(row.container).push(row);
     }
+    // Many containers: their bars fold, so that what follows stays in sight.
+    let bars = el;
+    if (byContainer.size > FOLD_OVER) {
+      bars = document.createElement("details");
+      bars.id = "stats-bars";
+      const sum = document.createElement("summary");
+      sum.textContent = `${byContainer.size} containers (unfold)`;
+      bars.append(sum);
+      bars.open = !!this.barsOpen;
+      bars.addEventListener("toggle", () => { this.barsOpen = bars.open; });
+      el.append(bars);
+    }
     for (const [c, rows] of byContainer) {
       const label = document.createElement("div");
       label.textContent = c;
@@ -73,7 +88,7 @@ export class StatsPanel {
         i.title = `${r.value}: ${fmtTime(r.exclusive, r.exclusive / 100 || 1e-9)} (${(100 * r.exclusive / span).toFixed(1)} %)`;
         bar.append(i);
       }
-      el.append(label, bar);
+      bars.append(label, bar);
     }
     const pairs = (s.comm ? s.comm.pairs : []).slice().sort((a, b) => b.count - a.count).slice(0, 10);
     h(pairs.length ? "Messages (most first)" : "No messages in the window");

@@ -9,6 +9,45 @@
 // its own; or by the process's own waiting. Cells under 0.1 % are left
 // empty. A click on a row shows that process: its waiting per partner as
 // bars and its time per state as a pie.
+//
+// Many processes (64 and more) stay readable: names lose the prefix they
+// all share (the line under the matrix says which), columns keep at least
+// MIN_CELL pixels with every n-th label when they are too narrow for all,
+// the matrix scrolls within its box, and every cell and label names its
+// process on hover.
+
+// The narrowest column, and the room a rotated label needs.
+const MIN_CELL = 9;
+const LABEL_ROOM = 12;
+
+// `names` without the prefix they all share, cut after its last
+// character that is not a letter or a digit ("MPI Rank 1", "MPI Rank 12"
+// → "1", "12"), and without the suffix they all share from its first such
+// character ("thread (rank 1)" → "1"); `prefix` and `suffix` are what
+// was cut ("" when nothing could be).
+export function shortNames(names) {
+  const same = { prefix: "", suffix: "", names: names.slice() };
+  if (names.length < 2) return same;
+  const word = /[\p{L}\p{N}]/u;
+  const shared = (at) => names.reduce((k, s) => {
+    let i = 0;
+    while (i < k && i < s.length && at(s, i) === at(names[0], i)) i++;
+    return i;
+  }, names[0].length);
+  let p = shared((s, i) => s[i]);
+  while (p > 0 && word.test(names[0][p - 1])) p--;
+  const last = (s, i) => s[s.length - 1 - i];
+  let q = shared(last);
+  while (q > 0 && word.test(last(names[0], q - 1))) q--;
+  if (names.some((s) => s.length <= p + q)) return same;
+  return { prefix: names[0].slice(0, p), suffix: names[0].slice(names[0].length - q), names: names.map((s) => s.slice(p, s.length - q)) };
+}
+
+// Every `step`-th of `count` labels fits when each needs `room` pixels
+// and columns are `cw` wide.
+export function labelStep(cw, room = LABEL_ROOM) {
+  return Math.max(1, Math.ceil(room / cw));
+}
 
 export class WaitView {
   constructor(colorOfValue) {
@@ -58,7 +97,11 @@ export class WaitView {
     cv.addEventListener("mousemove", (ev) => this.hover(ev));
     const detail = document.createElement("div");
     detail.id = "wait-detail";
-    el.append(bar, cv, detail);
+    const scroll = document.createElement("div");
+    scroll.className = "wait-scroll";
+    scroll.append(cv);
+    el.append(bar, scroll, detail);
+    this.scroller = scroll;
     this.cv = cv;
     this.detail = detail;
     this.draw();
@@ -88,14 +131,23 @@ export class WaitView {
     const total = this.mode === "time";
     const ctx = this.cv.getContext("2d");
     ctx.font = "11px DejaVu Sans, Arial, sans-serif";
-    const label = Math.min(120, Math.max(0, ...w.rows.map((r) => ctx.measureText(r.container).width)) + 8);
-    const head = Math.min(100, Math.max(...cols.map((c) => ctx.measureText(c.name).width), 30) + 8);
-    const W = this.cv.parentElement.clientWidth || 340;
+    // Names without the prefix the rows' share (columns too, when they
+    // have it; "unattributed" keeps its name).
+    const short = shortNames(w.rows.map((r) => r.container));
+    const { prefix: p, suffix: q } = short;
+    const shorten = (s) => (s.startsWith(p) && s.endsWith(q) && s.length > p.length + q.length ? s.slice(p.length, s.length - q.length) : s);
+    const cut = (s, k) => (s.length > k ? s.slice(0, k - 1) + "…" : s);
+    const rowName = (s) => cut(shorten(s), 18);
+    const colName = (s) => cut(shorten(s), 14);
+    const label = Math.min(120, Math.max(0, ...w.rows.map((r) => ctx.measureText(rowName(r.container)).width)) + 8);
+    const head = Math.min(100, Math.max(...cols.map((c) => ctx.measureText(colName(c.name)).width), 30) + 8);
+    const W = (this.scroller && this.scroller.clientWidth) || this.cv.parentElement.clientWidth || 340;
     const n = cols.length + (total ? 1 : 0);
-    const cw = Math.max(6, Math.min(28, Math.floor((W - label - 12) / Math.max(1, n))));
+    const cw = Math.max(MIN_CELL, Math.min(28, Math.floor((W - label - 12) / Math.max(1, n))));
+    const step = labelStep(cw);
     const ch = 16;
-    this.cv.width = W;
-    this.cv.height = head + ch * w.rows.length + 22;
+    this.cv.width = Math.max(W, label + n * cw + 12);
+    this.cv.height = head + ch * w.rows.length + 36;
     ctx.font = "11px DejaVu Sans, Arial, sans-serif";
     ctx.clearRect(0, 0, this.cv.width, this.cv.height);
     const x0 = label, y0 = head;
@@ -107,10 +159,11 @@ export class WaitView {
     }
     ctx.fillStyle = "#333";
     cols.forEach((c, k) => {
+      if (k % step) return;
       ctx.save();
       ctx.translate(x0 + k * cw + cw / 2 + 4, y0 - 4);
       ctx.rotate(-Math.PI / 2);
-      ctx.fillText(c.name.length > 14 ? c.name.slice(0, 13) + "…" : c.name, 0, 0);
+      ctx.fillText(colName(c.name), 0, 0);
       ctx.restore();
     });
     if (total) {
@@ -128,7 +181,7 @@ export class WaitView {
         ctx.fillRect(0, y, this.cv.width, ch);
       }
       ctx.fillStyle = "#333";
-      ctx.fillText(r.container.length > 18 ? r.container.slice(0, 17) + "…" : r.container, 2, y + 12);
+      ctx.fillText(rowName(r.container), 2, y + 12);
       cols.forEach((c, k) => {
         const v = r[key][c.j];
         ctx.fillStyle = v > 0 ? WaitView.ramp(most > 0 ? v / most : 0) : "#eeeef2";
@@ -146,13 +199,19 @@ export class WaitView {
     const pct = (x) => `${(100 * x).toFixed(1)} %`;
     const what = total ? "of its time" : "of its waiting";
     ctx.fillText(`cells: up to ${pct(most)} ${what}` + (total ? ` · total: up to ${pct(mostTotal)}` : ""), 2, y0 + ch * w.rows.length + 15);
-    this.layout = { x0, y0, cw, ch, cols, key, total };
+    const names = [(p || q) && `names shown without “${p}” … “${q}”`, step > 1 && `every ${step === 2 ? "other" : `${step}th`} column named`].filter(Boolean);
+    if (names.length) ctx.fillText(`${names.join(", ")} (hover: full names)`, 2, y0 + ch * w.rows.length + 30);
+    this.layout = { x0, y0, cw, ch, cols, key, total, step, prefix: p, suffix: q };
     document.body.dataset.waits = `${this.mode}:${w.rows.length}x${cols.length}`;
   }
 
   at(ev) {
     const L = this.layout;
     if (!L) return null;
+    if (ev.offsetY < L.y0) {
+      const k = Math.floor((ev.offsetX - L.x0) / L.cw);
+      return k >= 0 && k < L.cols.length ? { row: null, col: L.cols[k] } : null;
+    }
     const i = Math.floor((ev.offsetY - L.y0) / L.ch);
     if (i < 0 || i >= this.wait.rows.length) return null;
     const k = Math.floor((ev.offsetX - L.x0) / L.cw);
@@ -164,6 +223,7 @@ export class WaitView {
     if (!a) { this.cv.title = ""; return; }
     const r = a.row;
     const pct = (x) => `${(100 * x).toFixed(1)} %`;
+    if (!r) { this.cv.title = `waited for: ${a.col.name}`; return; }
     this.cv.title = a.col
       ? `${r.container} waited for ${a.col.name}: ${r.seconds[a.col.j].toPrecision(3)} s, ${pct(r.share_of_time[a.col.j])} of its time, ${pct(r.share_of_waiting[a.col.j])} of its waiting`
       : `${r.container}: waited ${r.waiting.toPrecision(3)} s, ${pct(r.waiting_share)} of its time (click: details)`;
@@ -171,7 +231,7 @@ export class WaitView {
 
   click(ev) {
     const a = this.at(ev);
-    if (!a) return;
+    if (!a || !a.row) return;
     this.selected = a.row.container;
     this.draw();
     this.showProcess(a.row.container);
@@ -241,6 +301,11 @@ export class WaitView {
       columns: cols.map((c) => c.name).concat(total ? ["total"] : []),
       rows: this.wait.rows.map((r) => ({ name: r.container, cells: cols.map((c) => r[key][c.j]), total: r.waiting_share })),
       selected: this.selected,
+      cell: this.layout.cw,
+      origin: [this.layout.x0, this.layout.y0],
+      labelStep: this.layout.step,
+      prefix: this.layout.prefix,
+      suffix: this.layout.suffix,
       bars: this.bars || null,
       pie: this.pie || null,
     };
@@ -250,6 +315,13 @@ export class WaitView {
   rowAt(name) {
     const i = this.wait.rows.findIndex((r) => r.container === name);
     if (i < 0 || !this.layout) return null;
+    // Scrolled into the box first.
+    const y = this.layout.y0 + i * this.layout.ch;
+    const box = this.scroller;
+    if (box && (y < box.scrollTop || y + this.layout.ch > box.scrollTop + box.clientHeight)) {
+      box.scrollTop = Math.max(0, y - box.clientHeight / 2);
+    }
+    if (box) box.scrollLeft = 0;
     const rc = this.cv.getBoundingClientRect();
     return [rc.left + 10, rc.top + this.layout.y0 + i * this.layout.ch + this.layout.ch / 2];
   }

@@ -37,7 +37,7 @@ macro_rules! js {
 
 /// The embedded files: name, MIME type, contents. The modules come in
 /// dependency order (each after those it imports).
-const FILES: [(&str, &str, &str); 31] = [
+const FILES: [(&str, &str, &str); 33] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -59,6 +59,8 @@ const FILES: [(&str, &str, &str); 31] = [
     js!("search.js"),
     js!("waits.js"),
     js!("stats.js"),
+    js!("seltable.js"),
+    js!("selection.js"),
     js!("controls.js"),
     js!("nodes.js"),
     js!("anim-strip.js"),

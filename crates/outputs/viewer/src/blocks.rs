@@ -85,6 +85,33 @@ impl Blocks {
         self.trace.replay(t0, t1)
     }
 
+    /// Replays `[start, end]` of a trace read by blocks stretch by stretch, in
+    /// time order, handing each stretch and its part of the window to `add`.
+    pub(crate) fn by_stretches(
+        &self,
+        stretches: &[trama_lod::gather::Stretch],
+        start: f64,
+        end: f64,
+        mut add: impl FnMut(&trama_sim::Trace, &trama_analysis::Part),
+    ) -> Result<(), String> {
+        let inside: Vec<&trama_lod::gather::Stretch> = stretches
+            .iter()
+            .filter(|s| s.t1 >= start && s.t0 <= end)
+            .collect();
+        for (i, s) in inside.iter().enumerate() {
+            let last = i + 1 == inside.len();
+            let part = trama_analysis::Part {
+                start: s.t0.max(start),
+                end: if last { end } else { s.t1.min(end) },
+                last,
+            };
+            let trace = self.replay(part.start, part.end)?;
+            self.release();
+            add(&trace, &part);
+        }
+        Ok(())
+    }
+
     /// The events frames `[t0, t1]` touches: the first that ends at or
     /// after `t0` to the last that begins at or before `t1` (frames of a
     /// trace out of time order may overlap).

@@ -59,6 +59,7 @@ mod prepare;
 mod reply;
 mod routes;
 mod search;
+mod selection;
 mod server;
 mod state;
 mod stats;

@@ -14,7 +14,7 @@ use axum::Router;
 
 use crate::reply::{self, Error};
 use crate::state::Shared;
-use crate::{assets, entity, frames, guard, meta, search, stats, stream, timeline, why};
+use crate::{assets, entity, frames, guard, meta, search, selection, stats, stream, timeline, why};
 
 /// The API's routes, under `/TOKEN/api/`; their replies are not stored.
 fn api() -> Router<Arc<Shared>> {
@@ -24,6 +24,7 @@ fn api() -> Router<Arc<Shared>> {
         .route("/entity", get(entity::get_entity))
         .route("/search", get(search::get_search))
         .route("/stats", get(stats::get_stats))
+        .route("/selection", get(selection::get_selection))
         .route("/progress", get(meta::get_progress))
         .route("/stage", get(frames::get_stage))
         .route("/frame", get(frames::get_frame))

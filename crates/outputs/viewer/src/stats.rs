@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::extract::{Query, State as Extract};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use trama_analysis::{Part, Window, WindowParts};
+use trama_analysis::{Window, WindowParts};
 
 use crate::params::span;
 use crate::reply::Error;
@@ -51,21 +51,7 @@ pub(crate) fn window_stats(
         return Ok(s.1.clone());
     }
     let mut parts = WindowParts::new(state.model, w, msgs);
-    let inside: Vec<&trama_lod::gather::Stretch> = stretches
-        .iter()
-        .filter(|s| s.t1 >= start && s.t0 <= end)
-        .collect();
-    for (i, s) in inside.iter().enumerate() {
-        let last = i + 1 == inside.len();
-        let part = Part {
-            start: s.t0.max(start),
-            end: if last { end } else { s.t1.min(end) },
-            last,
-        };
-        let trace = blocks.replay(part.start, part.end)?;
-        blocks.release();
-        parts.add(&trace, &part);
-    }
+    blocks.by_stretches(stretches, start, end, |trace, part| parts.add(trace, part))?;
     let (states, comm, wait) = parts.finish(state.model);
     let s = Arc::new(WindowStats {
         states,

@@ -9,8 +9,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The handlers' modules.
-const HANDLERS: [&str; 8] = [
-    "timeline", "entity", "search", "stats", "frames", "meta", "assets", "why",
+const HANDLERS: [&str; 9] = [
+    "timeline",
+    "entity",
+    "search",
+    "stats",
+    "frames",
+    "meta",
+    "assets",
+    "why",
+    "selection",
 ];
 
 /// Per module of `src/`, the modules it names (`lib` for the root's items;
