@@ -37,7 +37,7 @@ macro_rules! js {
 
 /// The embedded files: name, MIME type, contents. The modules come in
 /// dependency order (each after those it imports).
-const FILES: [(&str, &str, &str); 31] = [
+const FILES: [(&str, &str, &str); 32] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -67,6 +67,7 @@ const FILES: [(&str, &str, &str); 31] = [
     js!("anim-matrix.js"),
     js!("anim-kiviat.js"),
     js!("anim-activity.js"),
+    js!("anim-fit.js"),
     js!("anim-mapping.js"),
     js!("anim-graph.js"),
     js!("anim-legend.js"),
