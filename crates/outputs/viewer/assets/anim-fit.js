@@ -104,6 +104,21 @@ export function nameLabels(names, measure, place) {
   return { text: s.short, at: place(s.short.map(measure)), shared: `${s.prefix}…${s.suffix}` };
 }
 
+// 0 … n − 1 in an order whose every beginning is spread evenly (the
+// bit-reversal order): 0, n/2, n/4, 3n/4, … Labels placed in this order
+// leave gaps all over rather than at the end.
+export function spread(n) {
+  let bits = 0;
+  while ((1 << bits) < n) bits++;
+  const out = [];
+  for (let i = 0; i < 1 << bits; i++) {
+    let r = 0;
+    for (let b = 0; b < bits; b++) if (i & (1 << b)) r |= 1 << (bits - 1 - b);
+    if (r < n) out.push(r);
+  }
+  return out;
+}
+
 // The step k (1, 2, 5, 10, 20, 50, …) at which a matrix of cells `cell`
 // pixels wide labels every k-th row so that labels stand `need` pixels
 // apart.

@@ -12,14 +12,22 @@ import { heaviest, nameLabels, placeLabels } from "./anim-fit.js";
 // How many grey edges a graph of n processes draws at most.
 const edgeBudget = (n) => Math.max(48, Math.min(400, Math.round(1.5 * n)));
 
-// Per unordered pair "a,b" (a < b), the run's messages between them.
-function weights(stage) {
-  const w = new Map();
-  for (const c of stage.whole || []) {
-    const key = `${Math.min(c.from, c.to)},${Math.max(c.from, c.to)}`;
-    w.set(key, (w.get(key) || 0) + (c.count || 0));
+// The pairs that talk ([a, b, first time], a < b), heaviest first (by
+// the run's messages between them): {a, b, t, w}; kept on the player for
+// its stage.
+function byWeight(pl, contacts) {
+  const c = pl.graphPairs;
+  if (c && c.stage === pl.stage && c.count === contacts.length) return c.sorted;
+  const n = pl.stage.layout.length, w = new Map();
+  for (const m of pl.stage.whole || []) {
+    const key = Math.min(m.from, m.to) * n + Math.max(m.from, m.to);
+    w.set(key, (w.get(key) || 0) + (m.count || 0));
   }
-  return w;
+  const lay = pl.stage.layout;
+  const edges = contacts.filter(([a, b]) => lay[a] && lay[b]).map(([a, b, t]) => ({ a, b, t, w: w.get(a * n + b) || 0 }));
+  const sorted = heaviest(edges, edges.length).kept;
+  pl.graphPairs = { stage: pl.stage, count: contacts.length, sorted };
+  return sorted;
 }
 
 // Where the graph of canvas W × H puts process p: [x, y], or null (not laid
@@ -51,18 +59,22 @@ export function drawGraph(pl, f) {
   }
   const t1 = f.t + f.dt;
   const contacts = pl.stage.contacts || [];
-  const known = contacts.filter((c) => c[2] <= t1);
   const { at, dot } = graphPlaces(pl.stage, W, H);
-  const flying = new Set(f.cells.map((c) => `${Math.min(c.from, c.to)},${Math.max(c.from, c.to)}`));
-  // The heaviest pairs in grey; those in flight in red, whatever their weight.
-  const w = pl.graphWeights || (pl.graphWeights = weights(pl.stage));
-  const quiet = [], hot = [];
-  for (const [a, b] of known) {
-    if (!lay[a] || !lay[b]) continue;
-    const key = `${a},${b}`;
-    (flying.has(key) ? hot : quiet).push({ a, b, w: w.get(key) || 0 });
+  const n = lay.length;
+  const flying = new Set(f.cells.map((c) => Math.min(c.from, c.to) * n + Math.max(c.from, c.to)));
+  // The heaviest pairs in grey; those in flight in red (the heaviest of
+  // them too), whatever their weight. Pairs sorted once per stage.
+  const sorted = byWeight(pl, contacts);
+  const budget = edgeBudget(n);
+  const kept = [], hot = [], rest = { n: 0, w: 0 };
+  let known = 0;
+  for (const c of contacts) if (c[2] <= t1) known++;
+  for (const e of sorted) {
+    if (e.t > t1) continue;
+    if (flying.has(e.a * n + e.b) && hot.length < budget) hot.push(e);
+    else if (kept.length < budget) kept.push(e);
+    else { rest.n++; rest.w += e.w; }
   }
-  const { kept, rest } = heaviest(quiet, edgeBudget(lay.length));
   const top = Math.max(1, ...kept.map((e) => e.w));
   for (const e of kept) {
     ctx.strokeStyle = `rgba(120,120,130,${(0.25 + 0.5 * Math.log1p(e.w) / Math.log1p(top)).toFixed(2)})`;
@@ -82,13 +94,13 @@ export function drawGraph(pl, f) {
   });
   const labelled = drawNames(pl, ctx, at, dot, W, H);
   ctx.fillStyle = "#333";
-  let title = `graph: ${known.length} of ${contacts.length} pairs have talked`;
+  let title = `graph: ${known} of ${contacts.length} pairs have talked`;
   if (rest.n) title += `; the ${kept.length} heaviest drawn (${rest.n} others, ${rest.w} messages)`;
   if (labelled.shared) title += ` · names: ${labelled.shared}`;
   ctx.fillText(title, 4, 12);
   activityLegend(ctx, H);
-  pl.graph = { labels: labelled.names, drawn: kept.length + hot.length, of: known.length };
-  return known.length;
+  pl.graph = { labels: labelled.names, drawn: kept.length + hot.length, of: known };
+  return known;
 }
 
 function line(ctx, [x0, y0], [x1, y1]) {
@@ -97,18 +109,26 @@ function line(ctx, [x0, y0], [x1, y1]) {
 
 // The processes' names beside their dots where they fit, the busiest
 // first; shortened when whole ones do not all fit. Gives {shared, names}
-// (what short names leave out; the full names of those labelled).
+// (what short names leave out; the full names of those labelled). Placed
+// once per stage and canvas size.
 function drawNames(pl, ctx, at, dot, W, H) {
   const P = pl.stage.processes;
-  const busy = new Map();
-  for (const c of pl.stage.whole || []) {
-    busy.set(c.from, (busy.get(c.from) || 0) + c.count);
-    busy.set(c.to, (busy.get(c.to) || 0) + c.count);
+  const c = pl.graphNames;
+  let order, got;
+  if (c && c.stage === pl.stage && c.W === W && c.H === H) ({ order, got } = c);
+  else {
+    const busy = new Map();
+    for (const m of pl.stage.whole || []) {
+      busy.set(m.from, (busy.get(m.from) || 0) + m.count);
+      busy.set(m.to, (busy.get(m.to) || 0) + m.count);
+    }
+    order = P.map((_, i) => i).filter((i) => at(i)).sort((a, b) => (busy.get(b) || 0) - (busy.get(a) || 0) || a - b);
+    ctx.font = "10px DejaVu Sans, Arial, sans-serif";
+    const place = (widths) => placeLabels(order.map((i, k) => { const [x, y] = at(i); return { x, y, r: dot, w: widths[k] + 1, h: 10 }; }), W, H - 14, 16);
+    got = nameLabels(order.map((i) => P[i].name), (t) => ctx.measureText(t).width, place);
+    pl.graphNames = { stage: pl.stage, W, H, order, got };
   }
-  const order = P.map((_, i) => i).filter((i) => at(i)).sort((a, b) => (busy.get(b) || 0) - (busy.get(a) || 0) || a - b);
   ctx.font = "10px DejaVu Sans, Arial, sans-serif";
-  const place = (widths) => placeLabels(order.map((i, k) => { const [x, y] = at(i); return { x, y, r: dot, w: widths[k] + 1, h: 10 }; }), W, H - 14, 16);
-  const got = nameLabels(order.map((i) => P[i].name), (t) => ctx.measureText(t).width, place);
   const names = [];
   ctx.fillStyle = "#333";
   got.at.forEach((s, k) => {

@@ -22,6 +22,10 @@ export function shade(v, grad) {
   return stops[i].map((c, j) => Math.round(c + (stops[i + 1][j] - c) * k));
 }
 
+// Per canvas, its cells painted last (a whole run's matrix is the same
+// from frame to frame).
+const painted = new WeakMap();
+
 // Draws the sender × receiver matrix `cells` ({from, to, count, rate}) on
 // canvas `cv` with gradient `grad` (of rates, else counts; `counts`: of
 // counts whatever the stage); `frame`: the frame's matrix. Gives its place
@@ -64,11 +68,27 @@ export function drawMatrix(pl, cv, cells, title, frame, grad, counts = false) {
   ctx.fillStyle = "#e6e6ea";
   ctx.fillRect(x0, y0, size, size);
   const c = size / Math.max(1, n);
-  for (const cell of cells) {
-    const [r, g, b] = shade(counts ? cell.count : pl.cellValue(cell), grad);
-    ctx.fillStyle = `rgb(${r},${g},${b})`;
-    ctx.fillRect(x0 + cell.to * c, y0 + cell.from * c, Math.max(1, c), Math.max(1, c));
-  }
+  const paint = (g2, ox, oy) => {
+    for (const cell of cells) {
+      const [r, g, b] = shade(counts ? cell.count : pl.cellValue(cell), grad);
+      g2.fillStyle = `rgb(${r},${g},${b})`;
+      g2.fillRect(ox + cell.to * c, oy + cell.from * c, Math.max(1, c), Math.max(1, c));
+    }
+  };
+  if (!frame && cells.length > 1000) {
+    // The whole run's many cells: painted once per size and gradient.
+    const key = `${size}|${grad[0]}|${grad[1]}|${counts}|${pl.byRate()}`;
+    let k = painted.get(cv);
+    if (!k || k.cells !== cells || k.key !== key) {
+      const off = document.createElement("canvas");
+      off.width = Math.ceil(size) + 1;
+      off.height = Math.ceil(size) + 1;
+      paint(off.getContext("2d"), 0, 0);
+      k = { cells, key, off };
+      painted.set(cv, k);
+    }
+    ctx.drawImage(k.off, x0, y0);
+  } else paint(ctx, x0, y0);
   // Host separators.
   ctx.strokeStyle = "#9995";
   let k = 0;

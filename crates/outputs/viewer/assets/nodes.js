@@ -10,7 +10,7 @@
 // It draws the `nodes` of each frame of api/frame or api/stream.
 
 import { $, esc, si } from "./util.js";
-import { heaviest, nameLabels, placeLabels } from "./anim-fit.js";
+import { heaviest, nameLabels, placeLabels, spread } from "./anim-fit.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 // One colour per OpenTS task state, in the seed's order.
@@ -241,7 +241,7 @@ export class NodeView {
     // Few arcs between few nodes: each labelled; else on hover.
     const tagged = n <= 16 && pairs.length <= 32;
     const most = Math.max(1, ...pairs.map((p) => p.x));
-    let out = `<defs><marker id="p-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#444"/></marker></defs>`;
+    let out = `<defs><marker id="p-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="${n > 64 ? 6 : 11}" markerHeight="${n > 64 ? 6 : 11}" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#444"/></marker></defs>`;
     // Arcs: bent a little, so that a → b and b → a do not overlap.
     let labels = "";
     this.drawn = [];
@@ -252,8 +252,8 @@ export class NodeView {
       const sx = x0 + ux * (R + 2), sy = y0 + uy * (R + 2), ex = x1 - ux * (R + 4), ey = y1 - uy * (R + 4);
       const bend = 0.12 * d;
       const cx = (sx + ex) / 2 - uy * bend, cy = (sy + ey) / 2 + ux * bend;
-      const w = 1 + 4 * Math.log1p(p.x) / Math.log1p(most);
-      out += `<path class="arc" data-from="${p.from}" data-to="${p.to}" d="M${sx.toFixed(1)},${sy.toFixed(1)} Q${cx.toFixed(1)},${cy.toFixed(1)} ${ex.toFixed(1)},${ey.toFixed(1)}" stroke="#444" stroke-opacity="0.75" stroke-width="${w.toFixed(2)}" fill="none" marker-end="url(#p-arrow)"/>`;
+      const w = 1 + (n > 64 ? 1 : 4) * Math.log1p(p.x) / Math.log1p(most);
+      out += `<path class="arc" data-from="${p.from}" data-to="${p.to}" d="M${sx.toFixed(1)},${sy.toFixed(1)} Q${cx.toFixed(1)},${cy.toFixed(1)} ${ex.toFixed(1)},${ey.toFixed(1)}" stroke="#444" stroke-opacity="${n > 64 ? 0.45 : 0.75}" stroke-width="${w.toFixed(2)}" fill="none" marker-end="url(#p-arrow)"/>`;
       const text = this.kind.bytes ? `${num(p.x)}B` : num(p.x);
       if (tagged) {
         const lx = 0.25 * sx + 0.5 * cx + 0.25 * ex, ly = 0.25 * sy + 0.5 * cy + 0.25 * ey;
@@ -289,8 +289,14 @@ export class NodeView {
     // Around a circle: outwards.
     const ring = this.stage.nodes.length <= 24;
     const out = (x, y) => { const d = Math.hypot(x - W / 2, y - H / 2); return ring && d > 1 ? [(x - W / 2) / d, (y - H / 2) / d] : null; };
-    const place = (widths) => placeLabels(xy.map(([x, y], i) => ({ x, y, r: R, w: widths[i] + 2, h: 12, out: out(x, y) })), W, H, 0, "below");
-    return nameLabels(this.stage.nodes.map((nd) => nd.name), width, place);
+    // Placed in an order spread over the nodes, the selected one first.
+    const order = [this.selected, ...spread(xy.length).filter((i) => i !== this.selected)].filter((i) => i < xy.length);
+    const place = (widths) => placeLabels(order.map((i, k) => { const [x, y] = xy[i]; return { x, y, r: R, w: widths[k] + 2, h: 12, out: out(x, y) }; }), W, H, 0, "below");
+    const got = nameLabels(order.map((i) => this.stage.nodes[i].name), width, place);
+    // Back in the nodes' order.
+    const text = [], at = [];
+    order.forEach((i, k) => { text[i] = got.text[k]; at[i] = got.at[k]; });
+    return { text, at, shared: got.shared };
   }
 
   // The status indicators of node i, inside a circle of radius R.

@@ -5,7 +5,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { heaviest, sharedPrefix, shortNames, nameLabels, placeLabels, labelStep, ring, sunflower } from "../anim-fit.js";
+import { heaviest, sharedPrefix, shortNames, nameLabels, spread, placeLabels, labelStep, ring, sunflower } from "../anim-fit.js";
 
 test("edges are thinned to the heaviest, the rest summed", () => {
   const e = [{ w: 1 }, { w: 5 }, { w: 3 }, { w: 5 }, { w: 2 }];
@@ -82,6 +82,17 @@ test("names are labelled whole where all fit, else shortened", () => {
   // Room enough: whole.
   const whole = nameLabels(names, measure, (widths) => widths.map((w, i) => [100 * i, 0]));
   assert.deepEqual(whole, { text: names, at: [[0, 0], [100, 0], [200, 0]], shared: "" });
+});
+
+test("an order spread evenly: each beginning covers the whole range", () => {
+  assert.deepEqual(spread(8), [0, 4, 2, 6, 1, 5, 3, 7]);
+  assert.deepEqual(spread(5), [0, 4, 2, 1, 3]);
+  assert.deepEqual(spread(1), [0]);
+  assert.deepEqual(spread(0), []);
+  const s = spread(1000);
+  assert.deepEqual([...s].sort((a, b) => a - b), Array.from({ length: 1000 }, (_, i) => i));
+  // The first 16 fall in 16 different sixteenths.
+  assert.equal(new Set(s.slice(0, 16).map((i) => Math.floor(i / (1000 / 16)))).size, 16);
 });
 
 test("a matrix labels every row its cells leave room for, else every 2nd, 5th, 10th…", () => {
