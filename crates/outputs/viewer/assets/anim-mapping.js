@@ -4,7 +4,7 @@
 
 import { $, surface } from "./util.js";
 import { activity, activityLegend, ACTIVITY } from "./anim-activity.js";
-import { ring, sunflower, placeLabels, nameLabels } from "./anim-fit.js";
+import { ring, sunflower, placeLabels, nameLabels, shortNames } from "./anim-fit.js";
 
 // The mapping's layout on a canvas W × H: the groups of processes (one per
 // host, else one of all), their circles {x, y, r}, and where each process's
@@ -13,9 +13,11 @@ export function mappingLayout(stage, W, H) {
   const hosts = stage.hosts.filter((h) => h.processes.length);
   const groups = hosts.length ? hosts.map((h) => h.processes) : [stage.processes.map((_, i) => i)];
   const named = hosts.length > 0;
-  // Room for the names: above one circle; outwards around a ring.
+  // Room for the names: above one circle; outwards around a ring (short
+  // ones beyond 16 hosts).
   const ctx = measurer();
-  const wide = named && groups.length > 1 ? Math.min(W / 6, Math.max(...hosts.map((h) => ctx.measureText(h.name).width)) + 4) : 2;
+  const label = groups.length > 16 ? shortNames(hosts.map((h) => h.name)).short : hosts.map((h) => h.name);
+  const wide = named && groups.length > 1 ? Math.min(W / 6, Math.max(...label.map((t) => ctx.measureText(t).width)) + 4) : 2;
   const g = ring(groups.length, W, H, { top: 16, bottom: 14, label: named ? 14 : 0, pad: wide });
   const circles = groups.map((_, k) => { const [x, y] = g.at(k); return { x, y, r: g.r }; });
   const dots = [];
