@@ -3,6 +3,7 @@
 // the frame).
 
 import { $, surface, css } from "./util.js";
+import { shortNames } from "./anim-fit.js";
 
 // Hosts as boxes of squares, laid out left to right, the largest squares
 // that fit.
@@ -41,14 +42,18 @@ export function drawProcesses(pl, f) {
     ctx.fillText(`${pl.stage.processes.length} processes do not fit here`, 8, 16);
     return drawn;
   }
-  for (const bx of boxes) {
+  // Names too long for their box or square: what tells them apart.
+  const hostShort = shortNames(boxes.map((bx) => bx.h.name)).short;
+  const procShort = shortNames(pl.stage.processes.map((p) => p.name)).short;
+  const fit = (full, short, room) => (ctx.measureText(full).width <= room ? full : short);
+  boxes.forEach((bx, b) => {
     ctx.strokeStyle = "#bbb";
     ctx.strokeRect(bx.x + 0.5, bx.y + 0.5, bx.bw - 1, bx.bh - 1);
     if (bx.LABEL) {
       ctx.fillStyle = "#444";
       ctx.save();
       ctx.beginPath(); ctx.rect(bx.x, bx.y, bx.bw, bx.LABEL + 2); ctx.clip();
-      ctx.fillText(bx.h.name, bx.x + 3, bx.y + 11);
+      ctx.fillText(fit(bx.h.name, hostShort[b], bx.bw - 6), bx.x + 3, bx.y + 11);
       ctx.restore();
     }
     bx.h.ps.forEach((p, k) => {
@@ -77,11 +82,11 @@ export function drawProcesses(pl, f) {
         ctx.fillStyle = r * 0.3 + g * 0.59 + b * 0.11 > 140 ? "#000" : "#fff";
         ctx.save();
         ctx.beginPath(); ctx.rect(x, y, inner, inner); ctx.clip();
-        ctx.fillText(pl.stage.processes[p].name, x + 3, y + 13);
+        ctx.fillText(fit(pl.stage.processes[p].name, procShort[p], inner - 6), x + 3, y + 13);
         ctx.restore();
       }
       drawn.push({ p, x, y, s: inner });
     });
-  }
+  });
   return drawn;
 }

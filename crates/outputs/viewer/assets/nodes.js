@@ -4,9 +4,13 @@
 // kind with an information element on each, and a statistics panel: A the
 // selected node, B the sum over nodes, C the run. Nodes can be dragged;
 // their places are kept (also across reloads, per trace and level).
+// Many nodes or arcs: only the heaviest arcs are drawn (the others summed
+// in the legend), their figures on hover only, and the nodes' names
+// shortened (what all share said once) where they fit.
 // It draws the `nodes` of each frame of api/frame or api/stream.
 
 import { $, esc, si } from "./util.js";
+import { heaviest, nameLabels, placeLabels, spread } from "./anim-fit.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 // One colour per OpenTS task state, in the seed's order.
@@ -17,6 +21,15 @@ const taskColor = (label, k) => {
   const i = TASK_STATES.indexOf(label);
   return i >= 0 ? TASK_COLORS[i] : ["#888", "#bbb", "#555"][k % 3];
 };
+// A name's width on screen, in the drawing's font.
+let pen = null;
+const width = (t) => {
+  pen = pen || document.createElement("canvas").getContext("2d");
+  pen.font = '11px "DejaVu Sans", Arial, sans-serif';
+  return pen.measureText(t).width;
+};
+// How many arcs a view of n nodes draws at most (the heaviest).
+const arcBudget = (n) => Math.max(48, Math.min(300, 2 * n));
 // A figure of the panels: 3 significant digits with an SI suffix, 4 below 1000.
 const num = (x) => si(x, 4);
 
@@ -222,41 +235,68 @@ export class NodeView {
     for (let i = 0; i < n; i++) if (!this.pos[i]) this.pos[i] = this.defaultPlace(i, n, W, H);
     const R = this.radius(W, H);
     const ind = this.indicators(f);
-    const pairs = this.pairs(f);
+    const all = this.pairs(f).filter((p) => p.from !== p.to);
+    const { kept: pairs, rest } = heaviest(all.map((p) => ({ ...p, w: p.x })), arcBudget(n));
+    this.thinned = rest;
+    // Few arcs between few nodes: each labelled; else on hover.
+    const tagged = n <= 16 && pairs.length <= 32;
     const most = Math.max(1, ...pairs.map((p) => p.x));
-    let out = `<defs><marker id="p-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#444"/></marker></defs>`;
+    let out = `<defs><marker id="p-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="${n > 64 ? 6 : 11}" markerHeight="${n > 64 ? 6 : 11}" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#444"/></marker></defs>`;
     // Arcs: bent a little, so that a → b and b → a do not overlap.
     let labels = "";
     this.drawn = [];
     for (const p of pairs) {
-      if (p.from === p.to) continue;
       const [x0, y0] = this.xy(p.from, W, H), [x1, y1] = this.xy(p.to, W, H);
       const dx = x1 - x0, dy = y1 - y0, d = Math.hypot(dx, dy) || 1;
       const ux = dx / d, uy = dy / d;
       const sx = x0 + ux * (R + 2), sy = y0 + uy * (R + 2), ex = x1 - ux * (R + 4), ey = y1 - uy * (R + 4);
       const bend = 0.12 * d;
       const cx = (sx + ex) / 2 - uy * bend, cy = (sy + ey) / 2 + ux * bend;
-      const w = 1 + 4 * Math.log1p(p.x) / Math.log1p(most);
-      out += `<path class="arc" d="M${sx.toFixed(1)},${sy.toFixed(1)} Q${cx.toFixed(1)},${cy.toFixed(1)} ${ex.toFixed(1)},${ey.toFixed(1)}" stroke="#444" stroke-opacity="0.75" stroke-width="${w.toFixed(2)}" fill="none" marker-end="url(#p-arrow)"/>`;
-      const lx = 0.25 * sx + 0.5 * cx + 0.25 * ex, ly = 0.25 * sy + 0.5 * cy + 0.25 * ey;
+      const w = 1 + (n > 64 ? 1 : 4) * Math.log1p(p.x) / Math.log1p(most);
+      out += `<path class="arc" data-from="${p.from}" data-to="${p.to}" d="M${sx.toFixed(1)},${sy.toFixed(1)} Q${cx.toFixed(1)},${cy.toFixed(1)} ${ex.toFixed(1)},${ey.toFixed(1)}" stroke="#444" stroke-opacity="${n > 64 ? 0.45 : 0.75}" stroke-width="${w.toFixed(2)}" fill="none" marker-end="url(#p-arrow)"/>`;
       const text = this.kind.bytes ? `${num(p.x)}B` : num(p.x);
-      const tw = 7 * text.length + 8;
-      labels += `<g class="arc-info" data-from="${p.from}" data-to="${p.to}"><rect x="${(lx - tw / 2).toFixed(1)}" y="${(ly - 8).toFixed(1)}" width="${tw}" height="16" rx="4" fill="#fffbe6" stroke="#b59a00"/><text x="${lx.toFixed(1)}" y="${(ly + 4).toFixed(1)}" text-anchor="middle">${esc(text)}</text></g>`;
+      if (tagged) {
+        const lx = 0.25 * sx + 0.5 * cx + 0.25 * ex, ly = 0.25 * sy + 0.5 * cy + 0.25 * ey;
+        const tw = 7 * text.length + 8;
+        labels += `<g class="arc-info" data-from="${p.from}" data-to="${p.to}"><rect x="${(lx - tw / 2).toFixed(1)}" y="${(ly - 8).toFixed(1)}" width="${tw}" height="16" rx="4" fill="#fffbe6" stroke="#b59a00"/><text x="${lx.toFixed(1)}" y="${(ly + 4).toFixed(1)}" text-anchor="middle">${esc(text)}</text></g>`;
+      }
       this.drawn.push({ from: p.from, to: p.to, value: p.x, label: text });
     }
     out += labels;
-    // Nodes.
+    // Nodes, then their names where they fit.
+    const names = this.names(W, H, R);
     this.stage.nodes.forEach((nd, i) => {
       const [x, y] = this.xy(i, W, H);
       const sel = i === this.selected;
       out += `<g data-node="${i}" class="node${sel ? " selected" : ""}" transform="translate(${x.toFixed(1)},${y.toFixed(1)})">`;
       out += `<circle r="${R.toFixed(1)}" fill="#fff" stroke="${sel ? "#d0302f" : "#555"}" stroke-width="${sel ? 3 : 1.5}"/>`;
       if (R >= 10) out += this.inscribe(ind, i, R);
-      out += `<text class="name" y="${(R + 12).toFixed(1)}" text-anchor="middle">${esc(nd.name)}</text></g>`;
+      const at = names.at[i];
+      if (at) out += `<text class="name" x="${(at[0] - x).toFixed(1)}" y="${(at[1] - y + 10).toFixed(1)}">${esc(names.text[i])}</text>`;
+      out += "</g>";
     });
+    this.named = names.at.map((p, i) => (p ? this.stage.nodes[i].name : null)).filter((t) => t != null);
     svg.innerHTML = out;
-    this.legend(ind);
+    this.legend(ind, names.shared);
     this.panel(f);
+  }
+
+  // The nodes' names under their circles where they fit, else beside;
+  // short (what all share left out: `shared`) when whole ones do not all
+  // fit: {text, at: [x, y] of each label's corner, or null, shared}.
+  names(W, H, R) {
+    const xy = this.stage.nodes.map((_, i) => this.xy(i, W, H));
+    // Around a circle: outwards.
+    const ring = this.stage.nodes.length <= 24;
+    const out = (x, y) => { const d = Math.hypot(x - W / 2, y - H / 2); return ring && d > 1 ? [(x - W / 2) / d, (y - H / 2) / d] : null; };
+    // Placed in an order spread over the nodes, the selected one first.
+    const order = [this.selected, ...spread(xy.length).filter((i) => i !== this.selected)].filter((i) => i < xy.length);
+    const place = (widths) => placeLabels(order.map((i, k) => { const [x, y] = xy[i]; return { x, y, r: R, w: widths[k] + 2, h: 12, out: out(x, y) }; }), W, H, 0, "below");
+    const got = nameLabels(order.map((i) => this.stage.nodes[i].name), width, place);
+    // Back in the nodes' order.
+    const text = [], at = [];
+    order.forEach((i, k) => { text[i] = got.text[k]; at[i] = got.at[k]; });
+    return { text, at, shared: got.shared };
   }
 
   // The status indicators of node i, inside a circle of radius R.
@@ -302,7 +342,7 @@ export class NodeView {
     return s;
   }
 
-  legend(ind) {
+  legend(ind, shared) {
     // Colours through the DOM: the page's policy refuses inline styles.
     const el = $("p-nodelegend");
     el.replaceChildren(...ind.map((d) => {
@@ -313,7 +353,8 @@ export class NodeView {
     }));
     const k = document.createElement("span");
     k.className = "dim";
-    k.textContent = `arcs: ${this.kind.label}${this.kind.bytes ? " (bytes)" : ""}`;
+    const rest = this.thinned?.n ? ` · the ${this.drawn.length} heaviest drawn (${this.thinned.n} others: ${num(this.thinned.w)}${this.kind.bytes ? "B" : ""})` : "";
+    k.textContent = `arcs: ${this.kind.label}${this.kind.bytes ? " (bytes)" : ""}${rest}${shared ? ` · names: ${shared}` : ""}`;
     el.append(k);
   }
 
@@ -415,7 +456,7 @@ export class NodeView {
     const f = this.frame;
     if (!f) return;
     const P = this.player;
-    const info = ev.target.closest(".arc-info");
+    const info = ev.target.closest(".arc-info, .arc");
     if (info) {
       const a = Number(info.dataset.from), b = Number(info.dataset.to);
       const N = this.stage.nodes;
@@ -474,6 +515,8 @@ export class NodeView {
         };
       }),
       drawn: this.drawn.map((a) => ({ from: N[a.from].name, to: N[a.to].name, value: a.value, label: a.label })),
+      thinned: this.thinned ?? null,
+      named: this.named ?? [],
       panels: this.panels,
     };
   }

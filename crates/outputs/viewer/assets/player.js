@@ -27,8 +27,8 @@ import { drawProcesses } from "./anim-procs.js";
 import { drawMatrix, shade } from "./anim-matrix.js";
 import { drawKiviat } from "./anim-kiviat.js";
 import { activity } from "./anim-activity.js";
-import { drawMapping } from "./anim-mapping.js";
-import { drawGraph } from "./anim-graph.js";
+import { drawMapping, mappingHit } from "./anim-mapping.js";
+import { drawGraph, graphHit } from "./anim-graph.js";
 import { drawLegend } from "./anim-legend.js";
 
 export class Player {
@@ -169,9 +169,24 @@ export class Player {
     window.addEventListener("mouseup", () => { dragging = false; });
     $("p-procs").addEventListener("mousemove", (ev) => this.hover(ev));
     $("p-procs").addEventListener("mouseleave", () => { $("p-tip").hidden = true; });
-    $("p-traffic").addEventListener("mousemove", (ev) => this.hoverCell(ev));
-    $("p-traffic").addEventListener("mouseleave", () => { $("p-tip").hidden = true; });
+    $("p-traffic").addEventListener("mousemove", (ev) => this.hoverCell(ev, this.cellBox));
+    $("p-whole").addEventListener("mousemove", (ev) => this.hoverCell(ev, this.wholeBox));
+    $("p-mapping").addEventListener("mousemove", (ev) => this.hoverDot(ev, mappingHit));
+    $("p-graph").addEventListener("mousemove", (ev) => this.hoverDot(ev, graphHit));
+    for (const id of ["p-traffic", "p-whole", "p-mapping", "p-graph"]) $(id).addEventListener("mouseleave", () => { $("p-tip").hidden = true; });
+    // A double click on a view: it fills the player (again: back).
+    for (const cv of document.querySelectorAll("#player .views > canvas")) {
+      cv.addEventListener("dblclick", () => this.focus(cv.classList.contains("focus") ? null : cv.id));
+    }
     window.addEventListener("resize", () => { if (this.isOpen()) { this.resize(); this.draw(); } });
+  }
+
+  // Shows view `id` alone, in the whole room of the views (null: all).
+  focus(id) {
+    for (const cv of document.querySelectorAll("#player .views > canvas")) cv.classList.toggle("focus", cv.id === id);
+    document.querySelector("#player .views").classList.toggle("focus", id != null);
+    this.resize();
+    this.draw();
   }
 
   syncInputs() {
@@ -297,12 +312,13 @@ export class Player {
     drawStrip(this);
     this.boxes = drawProcesses(this, f);
     this.cellBox = drawMatrix(this, $("p-traffic"), f.cells, "in flight in this frame:", true, this.grad);
+    this.wholeBox = null;
     if (this.feed) {
       const so = [...this.lit].map(([key, n]) => { const [from, to] = key.split(",").map(Number); return { from, to, count: n, rate: null }; });
       const most = Math.max(2, ...so.map((c) => c.count));
-      drawMatrix(this, $("p-whole"), so, "so far, frames lit:", false, [1, most], true);
+      this.wholeBox = drawMatrix(this, $("p-whole"), so, "so far, frames lit:", false, [1, most], true);
     } else {
-      drawMatrix(this, $("p-whole"), this.stage.whole || [], "whole run:", false, this.byRate() ? this.grad : this.wholeGrad);
+      this.wholeBox = drawMatrix(this, $("p-whole"), this.stage.whole || [], "whole run:", false, this.byRate() ? this.grad : this.wholeGrad);
     }
     this.rim = drawKiviat(this, f);
     drawMapping(this, f);
@@ -336,8 +352,8 @@ export class Player {
     this.tip(ev, html);
   }
 
-  hoverCell(ev) {
-    const c = this.cellBox;
+  // The tooltip of a cell of the matrix at `c` (the frame's or the whole run's).
+  hoverCell(ev, c) {
     if (!c || !this.shown) return;
     const k = c.size / Math.max(1, c.n);
     const to = Math.floor((ev.offsetX - c.x) / k), from = Math.floor((ev.offsetY - c.y) / k);
@@ -348,6 +364,19 @@ export class Player {
     let html = `${esc(P[from].name)} → ${esc(P[to].name)}`;
     html += cell ? `<br>${cell.count} in flight` + (cell.rate != null ? `, ${si(cell.rate)}bit/s` : "") : "<br>none in flight";
     if (whole) html += `<br><span class="dim">whole run: ${whole.count}` + (whole.rate != null ? `, mean ${si(whole.rate)}bit/s` : "") + "</span>";
+    this.tip(ev, html);
+  }
+
+  // The tooltip of the process under the pointer in the mapping or the
+  // graph (`hit(stage, W, H, x, y)` finds it).
+  hoverDot(ev, hit) {
+    const cv = ev.currentTarget;
+    const p = this.shown ? hit(this.stage, cv.width, cv.height, ev.offsetX, ev.offsetY) : -1;
+    if (p < 0) { $("p-tip").hidden = true; return; }
+    const P = this.stage.processes[p];
+    let html = `<b>${esc(P.name)}</b>`;
+    if (P.host != null) html += ` <span class="dim">on ${esc(this.stage.hosts[P.host].name)}</span>`;
+    html += `<br>${activity(this.stage, this.shown)[p]}`;
     this.tip(ev, html);
   }
 
@@ -381,6 +410,9 @@ export class Player {
       kiviat: this.stage.kiviat ? this.stage.hosts.map((h, i) => [h.name, f.kiviat[i]]) : null,
       activity: Object.fromEntries(activity(this.stage, f).map((a, i) => [P[i].name, a])),
       edges: this.edges ?? null,
+      graph: this.graph ?? null,
+      mapping: this.mapping ?? null,
+      matrices: { frame: this.cellBox?.labels ?? null, whole: this.wholeBox?.labels ?? null },
       view: this.view,
       nodes: this.nodeView ? this.nodeView.describe() : null,
     };

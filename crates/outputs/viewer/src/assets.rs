@@ -37,7 +37,7 @@ macro_rules! js {
 
 /// The embedded files: name, MIME type, contents. The modules come in
 /// dependency order (each after those it imports).
-const FILES: [(&str, &str, &str); 33] = [
+const FILES: [(&str, &str, &str); 34] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -62,6 +62,7 @@ const FILES: [(&str, &str, &str); 33] = [
     js!("seltable.js"),
     js!("selection.js"),
     js!("controls.js"),
+    js!("anim-fit.js"),
     js!("nodes.js"),
     js!("anim-strip.js"),
     js!("player-stream.js"),

@@ -472,17 +472,20 @@ async fn the_player_plays_pauses_steps_seeks_and_recolours() {
     c.close().await.unwrap();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_wait_matrix_has_both_normalisations_and_details_per_process() {
-    let Some(d) = driver() else { return };
-    // An MPI run with wait states of every pattern (Pajé, as SMPI writes
-    // it), from the why analysis's generator.
-    let dir = tempfile::tempdir().unwrap();
+/// An MPI run of `ranks` ranks with wait states of every pattern (Pajé, as
+/// SMPI writes it), from the why analysis's generator, written in `dir`.
+fn mpi_run(dir: &Path, ranks: usize) -> std::path::PathBuf {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../analyses/why/tests/mpi_runs.py");
     let out = std::process::Command::new("/usr/bin/python3")
         .arg(&script)
-        .arg(dir.path())
-        .args(["--no-otf2", "--ranks", "4", "--iterations", "1"])
+        .arg(dir)
+        .args([
+            "--no-otf2",
+            "--ranks",
+            &ranks.to_string(),
+            "--iterations",
+            "1",
+        ])
         .output()
         .unwrap();
     assert!(
@@ -490,7 +493,16 @@ async fn the_wait_matrix_has_both_normalisations_and_details_per_process() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let example = dir.path().join("waits.paje");
+    dir.join("waits.paje")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wait_matrix_has_both_normalisations_and_details_per_process() {
+    let Some(d) = driver() else { return };
+    // An MPI run with wait states of every pattern (Pajé, as SMPI writes
+    // it), from the why analysis's generator.
+    let dir = tempfile::tempdir().unwrap();
+    let example = mpi_run(dir.path(), 4);
     let trace = load(&example);
     let server = serve(load(&example), "waits.paje");
     let c = browser(&d).await;
@@ -594,4 +606,96 @@ async fn the_wait_matrix_has_both_normalisations_and_details_per_process() {
     }
     no_script_error(&c).await;
     c.close().await.unwrap();
+}
+
+/// The names a view says it labelled, as a set.
+fn names(v: &Value) -> BTreeSet<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("no names in {v}"))
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Regression: the player beyond 16 nodes. On 64 processes the graph
+/// names every process, the mapping's circles lie inside its canvas, both
+/// matrices are labelled (every k-th process), and the node/arc view names
+/// every node and leaves its arcs' figures to the hover.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_player_beyond_16_nodes_names_every_process_and_fits_its_views() {
+    let Some(d) = driver() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = mpi_run(dir.path(), 64);
+    let trace = load(&path);
+    let (t0, t1) = (trace.start_time(), trace.end_time());
+    let server = serve(load(&path), "waits.paje");
+    let c = browser(&d).await;
+    open_player(&c, &server.url).await;
+    let f = seek(&c, t0 + (t1 - t0) * 0.3).await;
+    let all = f["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect::<BTreeSet<_>>();
+    assert_eq!(all.len(), 64);
+    // The graph: every process named.
+    assert_eq!(names(&f["graph"]["labels"]), all, "the graph's names");
+    // The mapping: each circle inside the canvas drawn on.
+    let m = &f["mapping"];
+    let size = js(
+        &c,
+        "const c = document.getElementById('p-mapping'); return [c.width, c.height]",
+    )
+    .await;
+    assert_eq!((&m["W"], &m["H"]), (&size[0], &size[1]));
+    let (w, h) = (m["W"].as_f64().unwrap(), m["H"].as_f64().unwrap());
+    for k in m["circles"].as_array().unwrap() {
+        let (x, y, r) = (
+            k["x"].as_f64().unwrap(),
+            k["y"].as_f64().unwrap(),
+            k["r"].as_f64().unwrap(),
+        );
+        assert!(
+            r > 1.0 && x - r >= 0.0 && y - r >= 0.0 && x + r <= w && y + r <= h,
+            "circle {k} in {w} × {h}"
+        );
+    }
+    // The matrices: labelled, thinned to some of the processes.
+    for which in ["frame", "whole"] {
+        let shown = names(&f["matrices"][which]);
+        assert!(
+            shown.len() >= 4 && shown.is_subset(&all),
+            "{which}: {shown:?}"
+        );
+    }
+    // The node/arc view: every node named; arcs' figures on hover only.
+    set(&c, "p-view", "nodes").await;
+    let mut arcs = 0;
+    for k in 0..20 {
+        let t = t0 + (t1 - t0) * (k as f64 + 0.5) / 20.0;
+        js(&c, &format!("window.trama.player().seek({t}); return true")).await;
+        until(&c, &format!("const n = window.trama.frame().nodes; return n != null && Math.abs(n.t - {t}) < 1e-9"), "the node/arc frame").await;
+        let n = js(&c, "return window.trama.frame().nodes").await;
+        let nodes: BTreeSet<String> = n["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["name"].as_str().unwrap().to_string())
+            .collect();
+        assert!(nodes.len() > 16, "{} nodes", nodes.len());
+        assert_eq!(names(&n["named"]), nodes, "the nodes' names");
+        let drawn = n["drawn"].as_array().unwrap().len();
+        let figures = js(
+            &c,
+            "return document.querySelectorAll('#p-nodes .arc-info').length",
+        )
+        .await;
+        assert_eq!(figures, json!(0), "arcs' figures drawn at {t}");
+        arcs += drawn;
+    }
+    assert!(arcs > 0, "no frame with arcs");
+    no_script_error(&c).await;
+    c.close().await.unwrap();
+    server.stop();
 }

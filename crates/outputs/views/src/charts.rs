@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use crate::labels::{label_box, overlaps, short_names};
 use crate::svg::esc;
 
 const FONT: &str = "font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\"";
@@ -226,22 +227,6 @@ fn note(o: &mut String, text: Option<&str>) {
     if let Some(t) = text {
         let _ = write!(o, "<text x=\"8\" y=\"36\" fill=\"#555\">{}</text>", esc(t));
     }
-}
-
-/// The box a label of `chars` characters takes at 11 pixels, its text
-/// starting at `(x, y)` (the baseline) with `anchor`.
-fn label_box(x: f64, y: f64, chars: usize, anchor: &str) -> (f64, f64, f64, f64) {
-    let w = 6.6 * chars as f64;
-    let x0 = match anchor {
-        "end" => x - w,
-        "middle" => x - w / 2.0,
-        _ => x,
-    };
-    (x0, y - 10.0, x0 + w, y + 2.0)
-}
-
-fn overlaps(a: (f64, f64, f64, f64), b: (f64, f64, f64, f64)) -> bool {
-    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
 }
 
 /// Writes the process graph: nodes at `(x, y)` in [0, 1], edges
@@ -477,22 +462,59 @@ pub fn mapping_chart(
     } else {
         s / 2.0 - 110.0
     };
-    let host_r = (std::f64::consts::PI * big / n)
-        .clamp(22.0, 70.0)
-        .min(s / 5.0);
+    // Many hosts: small circles apart on their ring, names where they fit.
+    let many = hosts.len() > 16;
+    let host_r = if many {
+        (0.8 * std::f64::consts::PI * big / n).clamp(4.0, 70.0)
+    } else {
+        (std::f64::consts::PI * big / n).clamp(22.0, 70.0)
+    }
+    .min(s / 5.0);
     let mut o = String::new();
     open(&mut o, s, s + 60.0, title);
     note(&mut o, note_text);
     let mut legend: Vec<(String, String)> = Vec::new();
+    // Labels where they overlap no other: hosts' names (short when whole
+    // ones do not fit in their circles), then processes'.
+    let names: Vec<String> = hosts.iter().map(|(h, _)| h.clone()).collect();
+    let whole_fit = !many
+        || names
+            .iter()
+            .all(|h| 6.6 * h.chars().count() as f64 <= 2.0 * host_r + 20.0);
+    let (texts, shared) = if whole_fit {
+        (names.clone(), String::new())
+    } else {
+        short_names(&names)
+    };
+    let mut taken: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut hidden = 0;
     for (i, (h, procs)) in hosts.iter().enumerate() {
         let a = -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * i as f64 / n;
         let (hx, hy) = (cx + big * a.cos(), cy + big * a.sin());
-        let _ = write!(
-            o,
-            "<circle cx=\"{hx:.1}\" cy=\"{hy:.1}\" r=\"{host_r:.1}\" fill=\"#f4f4f4\" stroke=\"#888\"/><text x=\"{hx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>",
-            hy + 4.0,
-            esc(h)
-        );
+        if many {
+            let _ = write!(
+                o,
+                "<circle cx=\"{hx:.1}\" cy=\"{hy:.1}\" r=\"{host_r:.1}\" fill=\"#f4f4f4\" stroke=\"#888\"><title>{}</title></circle>",
+                esc(h)
+            );
+        } else {
+            let _ = write!(
+                o,
+                "<circle cx=\"{hx:.1}\" cy=\"{hy:.1}\" r=\"{host_r:.1}\" fill=\"#f4f4f4\" stroke=\"#888\"/>"
+            );
+        }
+        let b = label_box(hx, hy + 4.0, texts[i].chars().count(), "middle");
+        if many && taken.iter().any(|t| overlaps(*t, b)) {
+            hidden += 1;
+        } else {
+            taken.push(b);
+            let _ = write!(
+                o,
+                "<text x=\"{hx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>",
+                hy + 4.0,
+                esc(&texts[i])
+            );
+        }
         let k = procs.len().max(1) as f64;
         let pr = (std::f64::consts::PI * host_r / k).clamp(3.0, 10.0);
         for (j, (p, color, what)) in procs.iter().enumerate() {
@@ -507,7 +529,7 @@ pub fn mapping_chart(
                 esc(p),
                 esc(what)
             );
-            if procs.len() <= 16 {
+            if procs.len() <= 16 && hosts.len() <= 16 {
                 let (tx, ty) = (
                     hx + (host_r + 2.0 * pr + 6.0) * b.cos(),
                     hy + (host_r + 2.0 * pr + 6.0) * b.sin() + 3.0,
@@ -529,6 +551,26 @@ pub fn mapping_chart(
                 legend.push((what.clone(), color.clone()));
             }
         }
+    }
+    if hidden > 0 || !shared.is_empty() {
+        let mut text = String::new();
+        if !shared.is_empty() {
+            text = format!("hosts: {shared}");
+        }
+        if hidden > 0 {
+            if !text.is_empty() {
+                text.push_str(" · ");
+            }
+            text.push_str(&format!(
+                "{hidden} names left out where they would overlap (hover over a host for its name)"
+            ));
+        }
+        let _ = write!(
+            o,
+            "<text x=\"8\" y=\"{:.1}\" fill=\"#555\">{}</text>",
+            s + 54.0,
+            esc(&text)
+        );
     }
     let mut lx = 8.0;
     for (what, color) in &legend {

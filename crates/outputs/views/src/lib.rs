@@ -41,6 +41,7 @@
 mod animation;
 mod charts;
 mod draw;
+mod labels;
 mod legend;
 mod node_view;
 mod space_time;

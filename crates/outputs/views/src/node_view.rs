@@ -18,6 +18,7 @@ use std::io::{self, Write};
 use trama_analysis::{pair_totals, ArcKind, Indicators, NodeFrame, NodeStage};
 use trama_sim::Trace;
 
+use crate::labels::{label_box, overlaps, short_names};
 use crate::svg::esc;
 
 /// One colour per OpenTS task state, in the seed's order (as the page's).
@@ -142,9 +143,15 @@ pub struct NodeStyle<'a> {
     pub frame: Option<(usize, usize)>,
 }
 
+/// How many arcs a picture of `n` nodes draws at most (the heaviest).
+fn arc_budget(n: usize) -> usize {
+    (2 * n).clamp(48, 300)
+}
+
 /// The arcs between nodes of `pairs` (`n` nodes in a `width` × `height`
-/// picture),
-/// as wide as they carry, each with its label (in bytes when `bytes`).
+/// picture), as wide as they carry: only the heaviest ([`arc_budget`]);
+/// each labelled by what it carries (in bytes when `bytes`) when there
+/// are few nodes and arcs, else in its tooltip.
 fn draw_arcs(
     pairs: &[(u32, u32, f64)],
     n: usize,
@@ -152,12 +159,14 @@ fn draw_arcs(
     bytes: bool,
 ) -> String {
     let mut body = String::new();
-    let most = pairs.iter().map(|p| p.2).fold(1.0f64, f64::max);
+    let mut kept: Vec<&(u32, u32, f64)> = pairs.iter().filter(|p| p.0 != p.1).collect();
+    kept.sort_by(|a, b| b.2.total_cmp(&a.2));
+    kept.truncate(arc_budget(n));
+    let tagged = n <= 16 && kept.len() <= 32;
+    let (most_w, opacity) = if n > 64 { (1.0, 0.45) } else { (4.0, 0.75) };
+    let most = kept.iter().map(|p| p.2).fold(1.0f64, f64::max);
     let mut labels = String::new();
-    for &(a, b, x) in pairs {
-        if a == b {
-            continue;
-        }
+    for &&(a, b, x) in &kept {
         let (x0, y0, r) = node_place(a as usize, n, width, height);
         let (x1, y1, _) = node_place(b as usize, n, width, height);
         let (dx, dy) = (x1 - x0, y1 - y0);
@@ -167,16 +176,20 @@ fn draw_arcs(
         let (ex, ey) = (x1 - ux * (r + 4.0), y1 - uy * (r + 4.0));
         let bend = 0.12 * d;
         let (cx, cy) = ((sx + ex) / 2.0 - uy * bend, (sy + ey) / 2.0 + ux * bend);
-        let w = 1.0 + 4.0 * x.ln_1p() / most.ln_1p();
+        let w = 1.0 + most_w * x.ln_1p() / most.ln_1p();
+        let text = if bytes { format!("{}B", si(x)) } else { si(x) };
         let _ = write!(
             body,
-            r##"<path d="M{sx:.1},{sy:.1} Q{cx:.1},{cy:.1} {ex:.1},{ey:.1}" stroke="#444" stroke-opacity="0.75" stroke-width="{w:.2}" fill="none" marker-end="url(#arrow)"/>"##
+            r##"<path d="M{sx:.1},{sy:.1} Q{cx:.1},{cy:.1} {ex:.1},{ey:.1}" stroke="#444" stroke-opacity="{opacity}" stroke-width="{w:.2}" fill="none" marker-end="url(#arrow)"><title>{}</title></path>"##,
+            esc(&text)
         );
+        if !tagged {
+            continue;
+        }
         let (lx, ly) = (
             0.25 * sx + 0.5 * cx + 0.25 * ex,
             0.25 * sy + 0.5 * cy + 0.25 * ey,
         );
-        let text = if bytes { format!("{}B", si(x)) } else { si(x) };
         let tw = 7.0 * text.len() as f64 + 8.0;
         let _ = write!(
             labels,
@@ -191,32 +204,80 @@ fn draw_arcs(
     body
 }
 
-/// The nodes in their circles, each with its indicators and name.
+/// The nodes' names under their circles (`(x, y, r)` each), whole when
+/// none overlaps, else shortened ([`short_names`]); a name that would
+/// overlap another or a circle is left out. Gives where each goes (`None`:
+/// left out), the texts, and what short names leave out.
+#[allow(clippy::type_complexity)]
+fn place_names(
+    names: &[String],
+    at: &[(f64, f64, f64)],
+) -> (Vec<Option<(f64, f64)>>, Vec<String>, String) {
+    // Long names cut (whole in the circles' tooltips).
+    let place = |texts: &mut Vec<String>| {
+        for t in texts.iter_mut() {
+            *t = crate::legend::cut(t, 24);
+        }
+        let mut taken: Vec<(f64, f64, f64, f64)> = at
+            .iter()
+            .map(|&(x, y, r)| (x - r, y - r, x + r, y + r))
+            .collect();
+        let spots: Vec<Option<(f64, f64)>> = texts
+            .iter()
+            .zip(at)
+            .map(|(t, &(x, y, r))| {
+                let b = label_box(x, y + r + 12.0, t.chars().count(), "middle");
+                if b.0 < 0.0 || taken.iter().any(|o| overlaps(*o, b)) {
+                    return None;
+                }
+                taken.push(b);
+                Some((x, y + r + 12.0))
+            })
+            .collect();
+        spots
+    };
+    let mut whole = names.to_vec();
+    let spots = place(&mut whole);
+    let (mut short, shared) = short_names(names);
+    if spots.iter().all(|p| p.is_some()) || shared.is_empty() {
+        return (spots, whole, String::new());
+    }
+    (place(&mut short), short, shared)
+}
+
+/// The nodes in their circles, each with its indicators and name (where
+/// it fits). Gives what short names leave out ("" when whole).
 fn draw_nodes(
     body: &mut String,
     stage: &NodeStage,
     ind: &[Indicator],
     (width, height): (u32, u32),
     sbars_style: u8,
-) {
+) -> String {
     let n = stage.nodes.len();
+    let at: Vec<(f64, f64, f64)> = (0..n).map(|i| node_place(i, n, width, height)).collect();
+    let names: Vec<String> = stage.nodes.iter().map(|nd| nd.name.clone()).collect();
+    let (spots, texts, shared) = place_names(&names, &at);
     for (i, node) in stage.nodes.iter().enumerate() {
-        let (x, y, r) = node_place(i, n, width, height);
+        let (x, y, r) = at[i];
         let _ = write!(
             body,
-            r##"<circle cx="{x:.1}" cy="{y:.1}" r="{r:.1}" fill="#fff" stroke="#555" stroke-width="1.5"/>"##
+            r##"<circle cx="{x:.1}" cy="{y:.1}" r="{r:.1}" fill="#fff" stroke="#555" stroke-width="1.5"><title>{}</title></circle>"##,
+            esc(&node.name)
         );
         if r >= 10.0 && !ind.is_empty() {
             let states = matches!(stage.indicators, Indicators::States);
             inscribe(body, ind, i, (x, y, r), sbars_style, states);
         }
-        let _ = write!(
-            body,
-            r##"<text x="{x:.1}" y="{:.1}" font-size="11" text-anchor="middle">{}</text>"##,
-            y + r + 12.0,
-            esc(&crate::legend::cut(&node.name, 24))
-        );
+        if let Some((tx, ty)) = spots[i] {
+            let _ = write!(
+                body,
+                r##"<text x="{tx:.1}" y="{ty:.1}" font-size="11" text-anchor="middle">{}</text>"##,
+                esc(&texts[i])
+            );
+        }
     }
+    shared
 }
 
 /// The panel beside the picture: the frame, the sums over the nodes, the
@@ -228,6 +289,7 @@ fn draw_panel(
     pairs: &[(u32, u32, f64)],
     style: &NodeStyle<'_>,
     width: u32,
+    shared: &str,
 ) -> String {
     let n = stage.nodes.len();
     let px = width as f64 - PANEL + 8.0;
@@ -281,6 +343,14 @@ fn draw_panel(
         false,
         None,
     );
+    let arcs = pairs.iter().filter(|p| p.0 != p.1).count();
+    if arcs > arc_budget(n) {
+        let text = format!("the {} heaviest drawn", arc_budget(n));
+        line(&mut panel, &text, false, None);
+    }
+    if !shared.is_empty() {
+        line(&mut panel, &format!("names: {shared}"), false, None);
+    }
     for (name, label) in [
         ("time_tasks", "in tasks"),
         ("time_sched", "scheduler"),
@@ -316,15 +386,16 @@ pub fn draw_node_frame(
     let ind = indicators(trace, stage, f, colors);
     let pairs = pair_totals(f, style.arcs);
     let mut body = draw_arcs(&pairs, n, (width, height), style.arcs.bytes);
-    draw_nodes(&mut body, stage, &ind, (width, height), style.sbars_style);
-    let panel = draw_panel(stage, f, &ind, &pairs, style, width);
+    let shared = draw_nodes(&mut body, stage, &ind, (width, height), style.sbars_style);
+    let panel = draw_panel(stage, f, &ind, &pairs, style, width, &shared);
     writeln!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">"#
     )?;
     writeln!(
         out,
-        r##"<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto"><path d="M0,0L10,5L0,10z" fill="#444"/></marker></defs><rect width="100%" height="100%" fill="white"/>"##
+        r##"<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="{m}" markerHeight="{m}" orient="auto"><path d="M0,0L10,5L0,10z" fill="#444"/></marker></defs><rect width="100%" height="100%" fill="white"/>"##,
+        m = if n > 64 { 6 } else { 11 }
     )?;
     let title = match style.frame {
         Some((k, total)) => format!(
@@ -465,5 +536,60 @@ fn trim(x: f64) -> String {
         format!("{x:.0}")
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: the node/arc picture beyond 16 nodes. 64 nodes: every
+    /// name placed (shortened), none over another or over a circle; the
+    /// arcs' figures only in their tooltips; at most the heaviest arcs.
+    #[test]
+    fn node_picture_of_64_nodes_names_every_node_and_no_arc_figure() {
+        let n = 64;
+        let names: Vec<String> = (0..n)
+            .map(|i| format!("Master thread (MPI Rank {i})"))
+            .collect();
+        let at: Vec<(f64, f64, f64)> = (0..n).map(|i| node_place(i, n, 800, 600)).collect();
+        let (spots, texts, shared) = place_names(&names, &at);
+        assert_eq!(shared, "Master thread (MPI Rank …)");
+        assert!(spots.iter().all(|p| p.is_some()), "every name placed");
+        let boxes: Vec<_> = spots
+            .iter()
+            .zip(&texts)
+            .map(|(p, t)| {
+                let (x, y) = p.unwrap();
+                label_box(x, y, t.chars().count(), "middle")
+            })
+            .collect();
+        for (i, a) in boxes.iter().enumerate() {
+            assert_eq!(texts[i], i.to_string());
+            for b in &boxes[i + 1..] {
+                assert!(!overlaps(*a, *b));
+            }
+            for &(x, y, r) in &at {
+                assert!(!overlaps(*a, (x - r, y - r, x + r, y + r)));
+            }
+        }
+        // Arcs: every pair talks; only the heaviest drawn, no figure boxes.
+        let pairs: Vec<(u32, u32, f64)> = (0..n as u32)
+            .flat_map(|a| (0..n as u32).map(move |b| (a, b, (a * 7 + b) as f64)))
+            .collect();
+        let svg = draw_arcs(&pairs, n, (800, 600), false);
+        assert_eq!(svg.matches("<path").count(), arc_budget(n));
+        assert!(!svg.contains("<rect"), "no figure boxes");
+        assert_eq!(svg.matches("<title>").count(), arc_budget(n));
+        // The heaviest: the lightest drawn weighs no less than any left out.
+        let heaviest = pairs
+            .iter()
+            .filter(|p| p.0 != p.1)
+            .map(|p| p.2)
+            .fold(0.0, f64::max);
+        assert!(svg.contains(&format!("<title>{}</title>", si(heaviest))));
+        // Few nodes and arcs: each labelled, as before.
+        let few = draw_arcs(&[(0, 1, 3.0), (1, 2, 5.0)], 6, (800, 600), false);
+        assert_eq!(few.matches("<rect").count(), 2);
     }
 }

@@ -61,6 +61,83 @@ fn graph_and_kiviat_draw_every_node_and_host() {
     assert_eq!(s.matches("<path d=\"M").count(), 2);
 }
 
+/// Regression: the mapping beyond 16 hosts. 64 hosts of one process each:
+/// the hosts' names shortened to what tells them apart, none overlapping
+/// another, those left out counted, every host's name in its tooltip.
+#[test]
+fn mapping_of_64_hosts_names_them_without_overlap() {
+    let hosts: Vec<(String, Vec<trama_views::Mapped>)> = (0..64)
+        .map(|i| {
+            let p = (
+                format!("Master thread (MPI Rank {i})"),
+                "#d0302f".to_string(),
+                "compute".to_string(),
+            );
+            (format!("MPI Rank {i}"), vec![p])
+        })
+        .collect();
+    let mut out = Vec::new();
+    trama_views::mapping_chart("m", None, &hosts, 800, &mut out).unwrap();
+    let s = parse(&out);
+    let bold: Vec<(f64, f64, String)> = s
+        .split("<text ")
+        .filter(|t| t.contains("font-weight=\"bold\""))
+        .map(|t| {
+            let num = |k: &str| {
+                t.split(k)
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .parse::<f64>()
+                    .unwrap()
+            };
+            let text = t
+                .split('>')
+                .nth(1)
+                .unwrap()
+                .split('<')
+                .next()
+                .unwrap()
+                .to_string();
+            (num("x=\""), num("y=\""), text)
+        })
+        .filter(|(_, _, t)| t != "m")
+        .collect();
+    let hidden: usize = s
+        .split("names left out")
+        .next()
+        .and_then(|t| t.rsplit(" · ").next())
+        .and_then(|t| t.rsplit('>').next())
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0);
+    assert_eq!(
+        bold.len() + hidden,
+        64,
+        "{} labelled, {hidden} left out",
+        bold.len()
+    );
+    assert!(bold.len() >= 32, "{} labelled", bold.len());
+    for (_, _, t) in &bold {
+        assert!(t.parse::<u32>().is_ok(), "short name {t}");
+    }
+    assert!(s.contains("hosts: MPI Rank …"));
+    // No two labels overlap (6.6 pixels a character, 12 high).
+    for (i, a) in bold.iter().enumerate() {
+        for b in &bold[i + 1..] {
+            let (wa, wb) = (6.6 * a.2.len() as f64, 6.6 * b.2.len() as f64);
+            assert!(
+                (a.0 - b.0).abs() >= (wa + wb) / 2.0 || (a.1 - b.1).abs() >= 12.0,
+                "{a:?} over {b:?}"
+            );
+        }
+    }
+    for i in 0..64 {
+        assert!(s.contains(&format!("<title>MPI Rank {i}</title>")));
+    }
+}
+
 /// Golden SVGs of every chart on small inputs (regenerate with
 /// `TRAMA_BLESS=1`).
 #[test]
