@@ -151,23 +151,7 @@ async fn the_overview_box_follows_and_moves_the_window() {
     server.stop();
 
     let dir = tempfile::tempdir().unwrap();
-    let o = trama_viewer::offline(
-        &trace,
-        "ring.paje",
-        &trama_viewer::OfflineOptions::default(),
-    );
-    let html = dir.path().join("report.html");
-    std::fs::write(
-        &html,
-        format!(
-            "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"{}\">{}</head><body>{}</body></html>",
-            trama_viewer::offline::POLICY,
-            o.style,
-            o.body
-        ),
-    )
-    .unwrap();
-    let url = format!("file://{}", html.canonicalize().unwrap().display());
+    let url = common::offline_page(&trace, "ring.paje", dir.path());
     open_ready(&c, &url, "the offline page").await;
     assert_eq!(js(&c, "return window.trama.offline").await, json!(true));
     overview_box_moves(&c, run).await;
