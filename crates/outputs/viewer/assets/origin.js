@@ -78,5 +78,5 @@ export function setOrigin(page, t) {
 function showOrigin(state) {
   const el = $("origin");
   el.hidden = state.origin == null;
-  if (state.origin != null) $("origin-at").textContent = `times from ${state.origin.toPrecision(10).replace(/\.?0+$/, "")} s`;
+  if (state.origin != null) $("origin-at").textContent = `times from ${Number(state.origin.toPrecision(10))} s`;
 }
