@@ -2,7 +2,8 @@
 //! WebDriver) on the ring example: the overview strip's box follows the
 //! window and moves it (served and offline from `file://`), a click on a
 //! message arrow jumps to its other end, a click on the time axis sets the
-//! origin the times count from, the rows' filter, and the help overlay.
+//! origin the times count from, the rows' filter, order and pins, and the
+//! help overlay.
 //!
 //! Without chromedriver the tests are skipped with a note, unless
 //! `TRAMA_REQUIRE_BROWSER=1`.
@@ -219,8 +220,7 @@ async fn a_click_on_an_arrow_jumps_to_its_other_end() {
 }
 
 /// regression: a click on the time axis sets the origin: the URL keeps
-/// it, pinned details count from it, its button clears it; the rows'
-/// filter keeps the rows whose names match.
+/// it, pinned details count from it, its button clears it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_click_on_the_axis_sets_the_time_origin() {
     let Some(d) = driver() else { return };
@@ -274,15 +274,6 @@ async fn a_click_on_the_axis_sets_the_time_origin() {
     let hash = js(&c, "return location.hash").await;
     assert!(!hash.as_str().unwrap().contains("origin="), "{hash}");
 
-    // The rows' filter: rank-1 alone.
-    js(
-        &c,
-        "const f = document.getElementById('row-filter'); f.value = 'rank-1'; \
-         f.dispatchEvent(new Event('input')); return true",
-    )
-    .await;
-    assert!(js(&c, "return window.trama.y('rank-1')").await.is_number());
-    assert_eq!(js(&c, "return window.trama.y('rank-0')").await, Value::Null);
     webdriver::no_script_error(&c).await;
     c.close().await.unwrap();
     server.stop();
@@ -309,6 +300,58 @@ async fn the_help_overlay_opens_with_a_question_mark() {
     assert_eq!(js(&c, shown).await, json!(false));
     webdriver::click_id(&c, "help-button").await;
     assert_eq!(js(&c, shown).await, json!(true));
+    webdriver::no_script_error(&c).await;
+    c.close().await.unwrap();
+    server.stop();
+}
+
+/// regression: the rows' filter keeps the rows whose names match, the
+/// order by name puts node-1 before rank-0, a shift-click on a label pins
+/// its row to the top.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_filtered_sorted_by_name_and_pinned() {
+    let Some(d) = driver() else { return };
+    let server = serve(load(&example()), "ring.paje");
+    let c = browser(&d).await;
+    open_ready(&c, &server.url, "the first frame").await;
+    let y = |label: &'static str| {
+        let c = c.clone();
+        async move {
+            js(&c, &format!("return window.trama.y('{label}')"))
+                .await
+                .as_f64()
+        }
+    };
+    // As listed: the container tree.
+    assert!(y("rank-0").await.unwrap() < y("node-1").await.unwrap());
+    webdriver::set(&c, "row-sort", "name").await;
+    assert!(y("node-1").await.unwrap() < y("rank-0").await.unwrap());
+    assert!(y("rank-2").await.unwrap() < y("rank-3").await.unwrap());
+    // rank-3 pinned: first, above node-0.
+    let ly = js(&c, "return window.trama.labelY('rank-3')")
+        .await
+        .as_f64()
+        .unwrap();
+    js(
+        &c,
+        &format!(
+            "const l = document.getElementById('labels'); const r = l.getBoundingClientRect();
+             l.dispatchEvent(new MouseEvent('click', {{bubbles: true, shiftKey: true, clientX: r.left + 20, clientY: {ly}}}));
+             return true"
+        ),
+    )
+    .await;
+    assert!(y("rank-3").await.unwrap() < y("node-0").await.unwrap());
+    // The filter keeps rank-1 and the pinned rank-3.
+    js(
+        &c,
+        "const f = document.getElementById('row-filter'); f.value = 'rank-1'; \
+         f.dispatchEvent(new Event('input')); return true",
+    )
+    .await;
+    assert!(y("rank-1").await.is_some() && y("rank-3").await.is_some());
+    assert_eq!(y("rank-0").await, None);
+    assert_eq!(y("node-0").await, None);
     webdriver::no_script_error(&c).await;
     c.close().await.unwrap();
     server.stop();
