@@ -300,10 +300,16 @@ async fn zooming_in_reads_finer_levels_and_memory_stays_flat() {
         .unwrap();
     assert!(levels >= 2);
     assert_eq!(js(&c, "return window.trama.level()").await, json!(0));
+    // The pointer where the whole run's timeline has the most drawn (its
+    // rows on screen depend on the page's height).
     let r = js(
         &c,
-        "const r = document.getElementById('timeline').getBoundingClientRect();
-         return [r.left + r.width / 2, r.top + 60]",
+        "const cv = document.getElementById('timeline'), r = cv.getBoundingClientRect();
+         const d = cv.getContext('2d').getImageData(0, 30, cv.width, cv.height - 30).data;
+         const ink = new Array(cv.width).fill(0);
+         for (let i = 0; i < d.length; i += 4) if (d[i] < 240 || d[i+1] < 240 || d[i+2] < 240) ink[(i / 4) % cv.width]++;
+         const x = ink.indexOf(Math.max(...ink));
+         return [r.left + (x + 0.5) * r.width / cv.width, r.top + 60]",
     )
     .await;
     let (x, y) = (r[0].as_f64().unwrap(), r[1].as_f64().unwrap());

@@ -3,13 +3,15 @@
 // (offline.js). This module wires the parts together: the view's state
 // (store.js), the window cache (cache.js), the drawing (timeline.js), the
 // controls (controls.js), the legend, search, statistics panel and
-// details, and the player (player.js).
+// details, the player (player.js), and the navigation: the overview
+// strip (overview.js), the time origin (origin.js), the picked message
+// (arrows.js), the rows' arrangement (arrange.js) and the help (help.js).
 
 import { $, rgb, sleep } from "./util.js";
 import { ServerSource, StreamFeed } from "./source.js";
 import { EmbeddedSource } from "./offline.js";
 import { createState } from "./store.js";
-import { AXIS_H, ROW_H, LABEL_W, computeVisible, rowAt } from "./rows.js";
+import { AXIS_H, ROW_H, LABEL_W, computeVisible, rowAt, rowsFitting } from "./rows.js";
 import { draw, shownRows, linkAt } from "./timeline.js";
 import { WindowCache } from "./cache.js";
 import { legend } from "./legend.js";
@@ -20,6 +22,11 @@ import { listen } from "./controls.js";
 import { Player } from "./player.js";
 import { WhyPanel } from "./why.js";
 import { SelectionPanel } from "./selection.js";
+import { Overview } from "./overview.js";
+import { listenOrigin, originOfHash } from "./origin.js";
+import { follow, drawPicked } from "./arrows.js";
+import { listenHelp } from "./help.js";
+import { listenRows, metricChoices, offerMetrics } from "./arrange.js";
 
 // Where the data comes from: the summary embedded in the page (an
 // offline report), else the server.
@@ -37,7 +44,7 @@ function createPage(source) {
     // The animated views (player.js); none in an offline report without
     // frames.
     player: null,
-    draw: () => draw(state),
+    draw: () => { draw(state); page.overview?.draw(); },
     request: () => page.cache.request(),
     // Draws, and asks for the view's summary.
     refresh() { page.draw(); page.request(); },
@@ -61,7 +68,8 @@ function createPage(source) {
     // can be shared as a link or reopened.
     updateHash() {
       const pin = state.pinnedAt ? `&pin=${state.pinnedAt.row}:${state.pinnedAt.t}` : "";
-      history.replaceState(null, "", `#t0=${state.t0}&t1=${state.t1}${pin}`);
+      const origin = state.origin != null ? `&origin=${state.origin}` : "";
+      history.replaceState(null, "", `#t0=${state.t0}&t1=${state.t1}${pin}${origin}`);
     },
     zoom(factor, at) {
       const t = at ?? (state.t0 + state.t1) / 2;
@@ -98,11 +106,13 @@ function createPage(source) {
     async pin(ev) {
       const e = await page.entityAt(ev.offsetX, ev.offsetY);
       const row = page.rowAt(ev.offsetY);
+      // An arrow: picked, and the view jumps to its other end.
+      if (e && e.kind === "link") follow(page, e, page.timeAt(ev.offsetX), row, rowsFitting($("timeline").height));
       page.show(e, e && e.kind !== "link" && row != null ? { row, t: page.timeAt(ev.offsetX) } : null);
     },
     // Shows `e` in the details panel; `at` (row and time) goes in the URL.
     show(e, at) {
-      const html = describe(e);
+      const html = describe(e, state.origin);
       if (!html) return;
       state.pinned = e;
       state.pinnedAt = at;
@@ -125,6 +135,12 @@ function createPage(source) {
     async toggleWhy() {
       await page.why.toggle().catch(page.showError);
       page.resize();
+      page.refresh();
+    },
+    // The rows shown after a change of their arrangement (arrange.js).
+    arranged() {
+      computeVisible(state);
+      state.scroll = Math.max(0, Math.min(state.scroll, state.visible.length - page.shown().length));
       page.refresh();
     },
     async togglePlayer() {
@@ -165,7 +181,12 @@ function createPage(source) {
     draw: page.draw, timeAt: page.timeAt, error: page.showError,
     layout: () => { page.resize(); page.refresh(); },
   });
-  state.overlay = (ctx, rows, W) => { page.why.draw(ctx, rows, W); page.selection.draw(ctx, rows, W); };
+  state.overlay = (ctx, rows, W) => {
+    page.why.draw(ctx, rows, W);
+    page.selection.draw(ctx, rows, W);
+    drawPicked(state, ctx, rows, W);
+  };
+  page.overview = new Overview(source, state, { setWindow: page.setWindow });
   return page;
 }
 
@@ -234,8 +255,19 @@ async function main() {
   const player = page.player;
   computeVisible(state);
   page.resize();
+  listenRows(page);
   listen(page);
   const h = new URLSearchParams(location.hash.slice(1));
+  state.origin = originOfHash(h);
+  listenOrigin(page, AXIS_H);
+  listenHelp();
+  page.overview.load()
+    .then((data) => {
+      offerMetrics(page, data, metricChoices(meta, data));
+      // The header may have wrapped anew: the timeline takes what is left.
+      page.resize(); page.refresh();
+    })
+    .catch(page.showError);
   const t0 = parseFloat(h.get("t0")), t1 = parseFloat(h.get("t1"));
   if (isFinite(t0) && isFinite(t1) && t1 > t0) page.setWindow(t0, t1); else page.fit();
   // #stats opens the statistics panel.
@@ -283,6 +315,9 @@ window.trama = {
   meta: () => page.state.meta,
   // The labels of the rows that can be shown (scrolled to or not).
   shownLabels: () => page.state.visible.map((i) => page.state.meta.rows[i].label),
+  // The message arrow picked, the time origin.
+  picked: () => page.state.link,
+  origin: () => page.state.origin,
   // What the page holds: timeline requests made so far, replies held,
   // tiles of an offline summary decoded and kept, whether it is one, and
   // the level of detail of the reply drawn (offline).

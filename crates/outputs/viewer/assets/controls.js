@@ -61,7 +61,7 @@ export function listen(page) {
       try {
         const e = await page.entityAt(x, y);
         const tip = $("tooltip");
-        const html = describe(e);
+        const html = describe(e, state.origin);
         if (!html) { tip.hidden = true; return; }
         tip.innerHTML = html;
         tip.hidden = false;
@@ -97,7 +97,7 @@ export function listen(page) {
     else if (k === "ArrowLeft" || k === "a") page.pan(-0.1);
     else if (k === "ArrowRight" || k === "d") page.pan(0.1);
     else if (k === "f" || k === "0") page.fit();
-    else if (k === "Escape") { state.ruler = null; page.unpin(); page.draw(); }
+    else if (k === "Escape") { state.ruler = null; state.link = null; page.unpin(); page.draw(); }
     else if (k === "t") page.toggleStats();
     else if (k === "y") page.toggleWhy();
     else if (k === "x") page.selection.toggleMode();

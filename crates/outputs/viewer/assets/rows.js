@@ -2,6 +2,8 @@
 // its subtree; rows with nothing over the run are never shown), in which
 // order, and where they are on screen.
 
+import { arrangeRows } from "./arrange.js";
+
 export const ROW_H = 18;          // pixels per row
 export const AXIS_H = 28;         // the time axis above the rows
 export const LABEL_W = 220;       // the row labels on the left
@@ -30,9 +32,11 @@ export function visibleRows(meta, collapsed, order) {
   return out;
 }
 
-// Sets `state.visible` from the state's meta, collapsed containers and order.
+// Sets `state.visible` from the state's meta, collapsed containers and
+// order, then its arrangement (arrange.js: filter, pins, sort), if any.
 export function computeVisible(state) {
-  state.visible = visibleRows(state.meta, state.collapsed, state.order);
+  const rows = visibleRows(state.meta, state.collapsed, state.order);
+  state.visible = state.arrange ? arrangeRows(state.meta, rows, state.arrange) : rows;
 }
 
 // How many rows fit in `height` pixels under the axis (at least one).

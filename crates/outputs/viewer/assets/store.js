@@ -23,5 +23,8 @@ export function createState() {
     order: "tree",           // rows: "tree" or "hosts"
     cursor: null,            // the player's frame {t, dt}, drawn as a band
     overlay: null,           // draws over the timeline: (ctx, rows, W)
+    origin: null,            // the time axis' origin (origin.js), or null
+    link: null,              // the message arrow picked (arrows.js)
+    arrange: null,           // the rows' filter, pins and sort (arrange.js)
   };
 }

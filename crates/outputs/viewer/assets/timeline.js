@@ -5,6 +5,7 @@
 
 import { $, fmtTime, niceStep } from "./util.js";
 import { ROW_H, AXIS_H, LABEL_W, rowsOnScreen, parents } from "./rows.js";
+import { axisTicks } from "./origin.js";
 
 // The rows on the timeline canvas.
 export const shownRows = (state) => rowsOnScreen(state, $("timeline").height);
@@ -127,15 +128,20 @@ function drawCursor(state, ctx, W, H) {
 function drawAxis(state, ctx, W) {
   const span = state.t1 - state.t0;
   const step = niceStep(span, W);
-  // One unit for every label: that of the axis' largest time.
-  const ref = Math.max(Math.abs(state.t0), Math.abs(state.t1));
   ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, W, AXIS_H);
   ctx.strokeStyle = "#999"; ctx.fillStyle = "#333"; ctx.font = "11px sans-serif";
   ctx.beginPath(); ctx.moveTo(0, AXIS_H - 0.5); ctx.lineTo(W, AXIS_H - 0.5); ctx.stroke();
-  for (let t = Math.ceil(state.t0 / step) * step; t <= state.t1; t += step) {
+  // Absolute times, or offsets from the origin (origin.js), one unit for
+  // every label: that of the largest.
+  for (const { t, label } of axisTicks(state.t0, state.t1, step, state.origin)) {
     const x = Math.round(((t - state.t0) / span) * W) + 0.5;
     ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, AXIS_H); ctx.stroke();
-    ctx.fillText(fmtTime(t, step, ref), x + 2, AXIS_H - 10);
+    ctx.fillText(label, x + 2, AXIS_H - 10);
+  }
+  if (state.origin != null) {
+    const x = Math.round(((state.origin - state.t0) / span) * W) + 0.5;
+    ctx.strokeStyle = "#e07000";
+    ctx.beginPath(); ctx.moveTo(x, 0); ctx.lineTo(x, AXIS_H); ctx.stroke();
   }
 }
 
@@ -181,7 +187,7 @@ export function linkAt(state, x, y) {
   return {
     kind: "link", type: m.types[m.values[best.value].type].name, value: m.values[best.value].name,
     container: `${m.rows[best.from].label} → ${m.rows[best.to].label}`,
-    start: best.start, end: best.end,
+    start: best.start, end: best.end, from: best.from, to: best.to, id: best.value,
   };
 }
 
@@ -213,6 +219,7 @@ function drawLabels(state, rows) {
     } else if (r.variable != null) {
       ctx.fillStyle = "#555";
     }
+    if (r.variable == null && state.arrange?.pinned.has(r.container)) text = `★ ${text}`;
     if (ri === state.found) {
       ctx.fillStyle = "#fff3b0";
       ctx.fillRect(0, y - 13, LABEL_W, ROW_H);

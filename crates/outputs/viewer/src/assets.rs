@@ -37,7 +37,7 @@ macro_rules! js {
 
 /// The embedded files: name, MIME type, contents. The modules come in
 /// dependency order (each after those it imports).
-const FILES: [(&str, &str, &str); 34] = [
+const FILES: [(&str, &str, &str); 39] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -49,11 +49,16 @@ const FILES: [(&str, &str, &str); 34] = [
     js!("tile.js"),
     js!("offline.js"),
     js!("store.js"),
+    js!("origin.js"),
+    js!("arrange.js"),
     js!("rows.js"),
     js!("timeline.js"),
     js!("overlay.js"),
     js!("why.js"),
     js!("cache.js"),
+    js!("overview.js"),
+    js!("arrows.js"),
+    js!("help.js"),
     js!("legend.js"),
     js!("details.js"),
     js!("search.js"),

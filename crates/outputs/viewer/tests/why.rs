@@ -444,23 +444,10 @@ async fn why_panel_and_overlay_show_the_analysis() {
     // The offline report, from file://: the same panel, its instances and
     // zoom, the overlay of the whole run.
     let trace = load(&paje);
-    let o = trama_viewer::offline(
-        &trace,
-        "waits.paje",
-        &trama_viewer::OfflineOptions::default(),
+    let url = format!(
+        "{}#why",
+        common::offline_page(&trace, "waits.paje", dir.path())
     );
-    let html = dir.path().join("report.html");
-    std::fs::write(
-        &html,
-        format!(
-            "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"{}\">{}</head><body>{}</body></html>",
-            trama_viewer::offline::POLICY,
-            o.style,
-            o.body
-        ),
-    )
-    .unwrap();
-    let url = format!("file://{}#why", html.canonicalize().unwrap().display());
     open_ready(&c, &url, "the offline page").await;
     assert_eq!(js(&c, "return window.trama.offline").await, json!(true));
     until(

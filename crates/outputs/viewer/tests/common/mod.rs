@@ -22,3 +22,21 @@ pub fn serve(trace: Trace, name: &str) -> Running {
     opts.name = name.into();
     start(trace, &opts).unwrap()
 }
+
+/// The offline report of `trace` (named `name`) written in `dir` as a page
+/// with the report's content policy: its `file://` URL.
+pub fn offline_page(trace: &Trace, name: &str, dir: &Path) -> String {
+    let o = trama_viewer::offline(trace, name, &trama_viewer::OfflineOptions::default());
+    let html = dir.join("report.html");
+    std::fs::write(
+        &html,
+        format!(
+            "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" content=\"{}\">{}</head><body>{}</body></html>",
+            trama_viewer::offline::POLICY,
+            o.style,
+            o.body
+        ),
+    )
+    .unwrap();
+    format!("file://{}", html.canonicalize().unwrap().display())
+}
