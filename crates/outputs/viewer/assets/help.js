@@ -27,7 +27,7 @@ export const SHORTCUTS = [
     ["click a label", "collapse or expand a container"],
     ["shift-click a label", "pin the row to the top (again: unpin)"],
     ["wheel on labels", "scroll the rows"],
-    ["Esc", "clear the measure, the pin, the picked message and the selection"],
+    ["Esc", "clear the measure, the pin and the picked message"],
   ]],
   ["Panels", [
     ["t", "statistics of the window"],
