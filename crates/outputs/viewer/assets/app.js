@@ -36,7 +36,9 @@ function createPage(source) {
     // The animated views (player.js); none in an offline report without
     // frames.
     player: null,
-    draw: () => draw(state),
+    draw: () => { draw(state); page.orderLegend(); },
+    // Puts the legend's entries in the window's order (legend.js).
+    orderLegend: () => {},
     request: () => page.cache.request(),
     // Draws, and asks for the view's summary.
     refresh() { page.draw(); page.request(); },
@@ -213,7 +215,7 @@ async function main() {
     $("span").textContent += " · offline: drawn from the report's summary";
     $("span").title = [...meta.notes, "This report holds a summary of the trace at several levels of detail; zooming further than its finest level shows that level's columns. `trama view` reads every entity."].join("\n");
   }
-  legend(state, page.draw, () => { page.resize(); page.refresh(); });
+  page.orderLegend = legend(state, page.draw, () => { page.resize(); page.refresh(); });
   if (meta.host_order.length) {
     $("order").hidden = false;
     $("order").options[1].textContent = `rows: ${meta.host_level} by traffic`;

@@ -5,6 +5,7 @@
 
 import { $, fmtTime, niceStep } from "./util.js";
 import { ROW_H, AXIS_H, LABEL_W, rowsOnScreen, parents } from "./rows.js";
+import { nameBars, fitLabel, textColor } from "./bars.js";
 
 // The rows on the timeline canvas.
 export const shownRows = (state) => rowsOnScreen(state, $("timeline").height);
@@ -20,6 +21,15 @@ export function blend(c, a, under) {
 
 // A colour faded towards white (what is not highlighted).
 const fade = (c) => c.map((x) => Math.round(x + (255 - x) * 0.8));
+
+// The pixels a nesting level's bars are inset from their row's edges.
+const insetOf = (level) => Math.min(7, level * 3);
+
+// The colour a value's bars are drawn in.
+function barColor(state, value) {
+  const c = state.colors[value] || [128, 128, 128];
+  return state.highlightIds && !state.highlightIds.has(value) ? fade(c) : c;
+}
 
 // Draws the timeline and its labels.
 export function draw(state) {
@@ -55,13 +65,12 @@ export function draw(state) {
       if (!row) return;
       for (const band of row.bands) {
         band.levels.forEach((spans, level) => {
-          const inset = Math.min(7, level * 3);
+          const inset = insetOf(level);
           for (let i = 0; i < spans.length; i += 4) {
             const value = spans[i + 2];
             const mixed = spans[i + 3] >>> 31;
-            let c = state.colors[value] || [128, 128, 128];
             if (state.hidden.has(value)) continue;
-            if (state.highlightIds && !state.highlightIds.has(value)) c = fade(c);
+            const c = barColor(state, value);
             const col = abgr(c);
             rect(X(spans[i]), X(spans[i + 1]), y + 1 + inset, y + ROW_H - 1 - inset, col);
             if (mixed) {
@@ -102,6 +111,7 @@ export function draw(state) {
     });
   }
   ctx.putImageData(img, 0, 0);
+  if (d) drawNames(state, ctx, d, rows, W);
   drawAxis(state, ctx, W);
   if (d) drawLinks(state, ctx, d, rows, W);
   if (state.overlay) state.overlay(ctx, rows, W);
@@ -111,6 +121,43 @@ export function draw(state) {
   document.body.dataset.rows = String(state.visible.length);
   $("window").textContent = `${fmtTime(state.t0, span / 10)} – ${fmtTime(state.t1, span / 10)}` +
     (d && d.links.dense ? ` · ${d.links.dense} links as density` : "");
+}
+
+// The fonts of the names in the bars of the first nesting levels (deeper
+// bars are too thin for text).
+const NAME_FONTS = ["11px sans-serif", "9px sans-serif"];
+
+// The states' names inside their bars, wherever they fit (the top band
+// of each row: a row's bands are drawn over one another).
+function drawNames(state, ctx, d, rows, W) {
+  const cw = (d.t1 - d.t0) / d.width, span = state.t1 - state.t0;
+  const X = (col) => ((d.t0 + col * cw - state.t0) / span) * W;
+  const widths = NAME_FONTS.map(() => new Map());
+  const values = state.meta.values;
+  ctx.save();
+  ctx.textBaseline = "middle";
+  rows.forEach((ri, k) => {
+    const row = d.rows.get(ri);
+    const band = row && row.bands[row.bands.length - 1];
+    if (!band) return;
+    const y = AXIS_H + k * ROW_H;
+    const levels = band.levels.slice(0, NAME_FONTS.length + 1);
+    nameBars(levels, state.hidden, X, W, (value, x, width, level) => {
+      if (level >= NAME_FONTS.length) return;
+      ctx.font = NAME_FONTS[level];
+      const cache = widths[level];
+      const measure = (t) => {
+        let w = cache.get(t);
+        if (w === undefined) { w = ctx.measureText(t).width; cache.set(t, w); }
+        return w;
+      };
+      const text = fitLabel(values[value]?.label ?? "", width, measure);
+      if (!text) return;
+      ctx.fillStyle = textColor(barColor(state, value));
+      ctx.fillText(text, x, y + ROW_H / 2);
+    });
+  });
+  ctx.restore();
 }
 
 // The player's frame: a band over [t, t + dt] and a line at t.

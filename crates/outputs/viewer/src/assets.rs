@@ -37,7 +37,7 @@ macro_rules! js {
 
 /// The embedded files: name, MIME type, contents. The modules come in
 /// dependency order (each after those it imports).
-const FILES: [(&str, &str, &str); 31] = [
+const FILES: [(&str, &str, &str); 32] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -50,6 +50,7 @@ const FILES: [(&str, &str, &str); 31] = [
     js!("offline.js"),
     js!("store.js"),
     js!("rows.js"),
+    js!("bars.js"),
     js!("timeline.js"),
     js!("overlay.js"),
     js!("why.js"),
