@@ -24,7 +24,7 @@ export function mergeBars(spans, hidden) {
   return out;
 }
 
-// The parts of [x0, x1) that the sorted, disjoint bars `cover` leave
+// The parts of [x0, x1) that the sorted, disjoint intervals `cover` leave
 // visible: [[a, b]…].
 export function uncovered(x0, x1, cover) {
   const out = [];
@@ -66,21 +66,40 @@ export function textColor([r, g, b]) {
   return l > 0.28 ? "#000" : "#fff";
 }
 
-// The places for names in one row's levels of one band: calls
+// The union of lists of bars as sorted, disjoint [x0, x1] intervals.
+export function union(lists) {
+  const all = lists.flat().sort((a, b) => a[0] - b[0]);
+  const out = [];
+  for (const [x0, x1] of all) {
+    const last = out[out.length - 1];
+    if (last && x0 <= last[1]) last[1] = Math.max(last[1], x1);
+    else out.push([x0, x1]);
+  }
+  return out;
+}
+
+// The places for names in one row: `bands` the levels of each of its
+// bands (the spans of decode.js), drawn in that order, each level over
+// the one above it and each band over the bands before it. Calls
 // `put(value, x, width, level)` for each visible part of a bar (not
-// covered by the next level's bars) at least `2 * pad + 1` pixels wide,
-// `x` and `width` the room inside it on screen (`X(col)` a column's screen
-// x, the screen `W` pixels wide, `pad` pixels kept free on each side).
-export function nameBars(levels, hidden, X, W, put, pad = 3) {
-  const bars = levels.map((spans) => mergeBars(spans, hidden));
-  bars.forEach((level, l) => {
-    const cover = bars[l + 1] || [];
-    for (const [x0, x1, value] of level) {
-      for (const [a, b] of uncovered(x0, x1, cover)) {
-        const left = Math.max(X(a), 0), right = Math.min(X(b), W);
-        if (right - left <= 2 * pad) continue;
-        put(value, left + pad, right - left - 2 * pad, l);
+// covered by the next level's bars nor by a later band's) at least
+// `2 * pad + 1` pixels wide, `x` and `width` the room inside it on screen
+// (`X(col)` a column's screen x, the screen `W` pixels wide, `pad` pixels
+// kept free on each side).
+export function nameBars(bands, hidden, X, W, put, pad = 3) {
+  const bars = bands.map((levels) => levels.map((spans) => mergeBars(spans, hidden)));
+  let later = [];
+  for (let b = bars.length - 1; b >= 0; b--) {
+    bars[b].forEach((level, l) => {
+      const cover = union([bars[b][l + 1] || [], later]);
+      for (const [x0, x1, value] of level) {
+        for (const [a, c] of uncovered(x0, x1, cover)) {
+          const left = Math.max(X(a), 0), right = Math.min(X(c), W);
+          if (right - left <= 2 * pad) continue;
+          put(value, left + pad, right - left - 2 * pad, l);
+        }
       }
-    }
-  });
+    });
+    later = union([later, ...bars[b]]);
+  }
 }

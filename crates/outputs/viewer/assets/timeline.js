@@ -127,8 +127,9 @@ export function draw(state) {
 // bars are too thin for text).
 const NAME_FONTS = ["11px sans-serif", "9px sans-serif"];
 
-// The states' names inside their bars, wherever they fit (the top band
-// of each row: a row's bands are drawn over one another).
+// The states' names inside their bars, wherever they fit and are not
+// covered (a row's bands are drawn over one another, each level over the
+// one above it).
 function drawNames(state, ctx, d, rows, W) {
   const cw = (d.t1 - d.t0) / d.width, span = state.t1 - state.t0;
   const X = (col) => ((d.t0 + col * cw - state.t0) / span) * W;
@@ -138,11 +139,10 @@ function drawNames(state, ctx, d, rows, W) {
   ctx.textBaseline = "middle";
   rows.forEach((ri, k) => {
     const row = d.rows.get(ri);
-    const band = row && row.bands[row.bands.length - 1];
-    if (!band) return;
+    if (!row || !row.bands.length) return;
     const y = AXIS_H + k * ROW_H;
-    const levels = band.levels.slice(0, NAME_FONTS.length + 1);
-    nameBars(levels, state.hidden, X, W, (value, x, width, level) => {
+    const bands = row.bands.map((band) => band.levels);
+    nameBars(bands, state.hidden, X, W, (value, x, width, level) => {
       if (level >= NAME_FONTS.length) return;
       ctx.font = NAME_FONTS[level];
       const cache = widths[level];

@@ -3,7 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mergeBars, uncovered, fitLabel, textColor, nameBars, MIN_CHARS } from "../bars.js";
+import { mergeBars, uncovered, union, fitLabel, textColor, nameBars, MIN_CHARS } from "../bars.js";
 import { windowShares, legendOrder } from "../legend.js";
 
 // Spans as decode.js gives them: (x0, x1, value, count | mixed << 31).
@@ -48,13 +48,23 @@ test("names go in the visible parts of bars wide enough", () => {
   // Level 0: value 1 over columns 0-100; level 1: value 2 over 40-60.
   const levels = [spans([0, 50, 1], [50, 100, 1]), spans([40, 60, 2])];
   const put = [];
-  nameBars(levels, null, (c) => 2 * c, 150, (v, x, w, l) => put.push([v, x, w, l]), 3);
+  nameBars([levels], null, (c) => 2 * c, 150, (v, x, w, l) => put.push([v, x, w, l]), 3);
   // Screen: 0-80 and 120-150 (clipped) of value 1, 80-120 of value 2.
   assert.deepEqual(put, [[1, 3, 74, 0], [1, 123, 24, 0], [2, 83, 34, 1]]);
   // A bar of 6 pixels or less has no room.
   const none = [];
-  nameBars([spans([0, 3, 1])], null, (c) => 2 * c, 150, (...a) => none.push(a), 3);
+  nameBars([[spans([0, 3, 1])]], null, (c) => 2 * c, 150, (...a) => none.push(a), 3);
   assert.deepEqual(none, []);
+});
+
+test("a later band's bars cover the names of the bands before it", () => {
+  assert.deepEqual(union([[[5, 8, 1], [0, 2, 1]], [[1, 3], [8, 9]]]), [[0, 3], [5, 9]]);
+  // Band 0: value 1 over 0-100 with value 2 at level 1 over 0-100;
+  // band 1: value 3 over 20-40.
+  const bands = [[spans([0, 100, 1]), spans([0, 100, 2])], [spans([20, 40, 3])]];
+  const put = [];
+  nameBars(bands, null, (c) => c, 100, (v, x, w, l) => put.push([v, x, w, l]), 0);
+  assert.deepEqual(put, [[3, 20, 20, 0], [2, 0, 20, 1], [2, 40, 60, 1]]);
 });
 
 test("the legend lists the values of the window first, by their time in it", () => {
