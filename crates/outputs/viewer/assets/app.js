@@ -9,7 +9,7 @@ import { $, rgb, sleep } from "./util.js";
 import { ServerSource, StreamFeed } from "./source.js";
 import { EmbeddedSource } from "./offline.js";
 import { createState } from "./store.js";
-import { AXIS_H, ROW_H, LABEL_W, computeVisible, rowAt } from "./rows.js";
+import { ROW_H, LABEL_W, computeVisible, rowAt, rowTops, depthsOf } from "./rows.js";
 import { draw, shownRows, linkAt } from "./timeline.js";
 import { WindowCache } from "./cache.js";
 import { legend } from "./legend.js";
@@ -230,6 +230,7 @@ async function main() {
   }
   const player = page.player;
   computeVisible(state);
+  await depths(state);
   page.resize();
   listen(page);
   const h = new URLSearchParams(location.hash.slice(1));
@@ -255,8 +256,30 @@ async function main() {
   }
 }
 
+// The nesting levels of each row over the run (state.depths), and the
+// choice of drawing them as sub-rows, the default for call-stack traces
+// (OTF2, Paraver), or inside one another.
+async function depths(state) {
+  const m = state.meta;
+  const whole = await source.timeline(m.start, m.end, 2048, `0-${m.rows.length - 1}`);
+  state.depths = depthsOf(whole);
+  const el = $("depth");
+  if (![...state.depths.values()].some((n) => n > 1)) return;
+  state.subrows = /\.(otf2|prv)$/i.test(m.name);
+  el.value = state.subrows ? "rows" : "nested";
+  el.hidden = false;
+  el.addEventListener("change", () => { state.subrows = el.value === "rows"; page.refresh(); });
+}
+
 // Where things are on screen, for scripts that drive the page: the
 // client coordinates of time `t` and of the row labelled `label`.
+// The top of the row labelled `label` on the canvas, or null.
+function rowTop(label) {
+  const rows = page.shown();
+  const ri = rows.find((i) => page.state.meta.rows[i].label === label);
+  return ri == null ? null : rowTops(page.state, rows).get(ri);
+}
+
 window.trama = {
   x(t) {
     const state = page.state;
@@ -264,14 +287,12 @@ window.trama = {
     return r.left + ((t - state.t0) / (state.t1 - state.t0)) * r.width;
   },
   y(label) {
-    const k = page.shown().findIndex((i) => page.state.meta.rows[i].label === label);
-    if (k < 0) return null;
-    return $("timeline").getBoundingClientRect().top + AXIS_H + k * ROW_H + ROW_H / 2;
+    const top = rowTop(label);
+    return top == null ? null : $("timeline").getBoundingClientRect().top + top + ROW_H / 2;
   },
   labelY(label) {
-    const k = page.shown().findIndex((i) => page.state.meta.rows[i].label === label);
-    if (k < 0) return null;
-    return $("labels").getBoundingClientRect().top + AXIS_H + k * ROW_H + ROW_H / 2;
+    const top = rowTop(label);
+    return top == null ? null : $("labels").getBoundingClientRect().top + top + ROW_H / 2;
   },
   window: () => [page.state.t0, page.state.t1],
   // What the page holds: timeline requests made so far, replies held,

@@ -79,19 +79,21 @@ export function union(lists) {
 }
 
 // The places for names in one row: `bands` the levels of each of its
-// bands (the spans of decode.js), drawn in that order, each level over
-// the one above it and each band over the bands before it. Calls
-// `put(value, x, width, level)` for each visible part of a bar (not
-// covered by the next level's bars nor by a later band's) at least
-// `2 * pad + 1` pixels wide, `x` and `width` the room inside it on screen
-// (`X(col)` a column's screen x, the screen `W` pixels wide, `pad` pixels
-// kept free on each side).
-export function nameBars(bands, hidden, X, W, put, pad = 3) {
+// bands (the spans of decode.js), drawn in that order, each band over the
+// bands before it, each level over the one above it when `nested` (else
+// in a sub-row of its own). Calls `put(value, x, width, level)` for each
+// visible part of a bar (not covered by a later band's bars nor, nested,
+// by the next level's) at least `2 * pad + 1` pixels wide, `x` and
+// `width` the room inside it on screen (`X(col)` a column's screen x,
+// the screen `W` pixels wide, `pad` pixels kept free on each side).
+export function nameBars(bands, hidden, X, W, put, pad = 3, nested = true) {
   const bars = bands.map((levels) => levels.map((spans) => mergeBars(spans, hidden)));
+  // The later bands' bars: all of them, and by level.
   let later = [];
+  const laterAt = [];
   for (let b = bars.length - 1; b >= 0; b--) {
     bars[b].forEach((level, l) => {
-      const cover = union([bars[b][l + 1] || [], later]);
+      const cover = nested ? union([bars[b][l + 1] || [], later]) : laterAt[l] || [];
       for (const [x0, x1, value] of level) {
         for (const [a, c] of uncovered(x0, x1, cover)) {
           const left = Math.max(X(a), 0), right = Math.min(X(c), W);
@@ -101,5 +103,6 @@ export function nameBars(bands, hidden, X, W, put, pad = 3) {
       }
     });
     later = union([later, ...bars[b]]);
+    bars[b].forEach((level, l) => { laterAt[l] = union([laterAt[l] || [], level]); });
   }
 }

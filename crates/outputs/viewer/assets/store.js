@@ -23,5 +23,7 @@ export function createState() {
     order: "tree",           // rows: "tree" or "hosts"
     cursor: null,            // the player's frame {t, dt}, drawn as a band
     overlay: null,           // draws over the timeline: (ctx, rows, W)
+    depths: null,            // meta row -> nesting levels over the run
+    subrows: false,          // nesting levels drawn as sub-rows
   };
 }

@@ -492,3 +492,108 @@ async fn values_drawn_together_have_distinct_colours() {
     webdriver::no_script_error(&c).await;
     server.stop();
 }
+
+/// The colour `[r, g, b]` of the timeline canvas at client coordinates
+/// (x, y).
+async fn pixel(c: &fantoccini::Client, x: f64, y: f64) -> Vec<u8> {
+    let script = format!(
+        "const cv = document.getElementById('timeline'), r = cv.getBoundingClientRect(); \
+         return [...cv.getContext('2d').getImageData(Math.round({x} - r.left), Math.round({y} - r.top), 1, 1).data.slice(0, 3)]"
+    );
+    serde_json::from_value(js(c, &script).await).unwrap()
+}
+
+/// regression: nested states were drawn only inside one another, each
+/// level thinner, the third 4 pixels high. Drawn as sub-rows, each level
+/// of a row takes a row's height of its own below the level above; the
+/// page's toggle switches between both, and a call-stack trace (OTF2)
+/// opens with sub-rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_states_are_drawn_as_sub_rows() {
+    let Some(d) = driver() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = trama_gen::event_defs(
+        "PajeDefineContainerType 0; PajeDefineStateType 1; PajeCreateContainer 2; \
+         PajeDestroyContainer 3; PajePushState 4; PajePopState 5; PajeSetState 6; \
+         PajeDefineEntityValue 7 Alias Type Name Color:color",
+    );
+    text.push_str("0 P 0 Process\n1 S P State\n");
+    text.push_str("7 a S A \"1 0 0\"\n7 b S B \"0 1 0\"\n7 c S C \"0 0 1\"\n");
+    text.push_str("2 0 p1 P 0 p1\n2 0 p2 P 0 p2\n");
+    text.push_str("4 0 S p1 a\n4 10 S p1 b\n4 20 S p1 c\n5 30 S p1\n5 40 S p1\n5 90 S p1\n");
+    text.push_str("6 0 S p2 a\n3 100 P p1\n3 100 P p2\n");
+    let path = dir.path().join("nested.paje");
+    std::fs::write(&path, text).unwrap();
+    let server = serve(load(&path));
+    let c = browser(&d).await;
+    open_ready(&c, &format!("{}#t0=0&t1=100", server.url), "the window").await;
+    let ys = "return [window.trama.y('p1'), window.trama.y('p2'), window.trama.x(25), \
+              document.getElementById('depth').hidden, document.getElementById('depth').value]";
+    // A Pajé trace: inside one another, the toggle shown.
+    let got = js(&c, ys).await;
+    let (y1, y2, x) = (
+        got[0].as_f64().unwrap(),
+        got[1].as_f64().unwrap(),
+        got[2].as_f64().unwrap(),
+    );
+    assert_eq!(
+        (got[3].clone(), got[4].clone()),
+        (json!(false), json!("nested")),
+        "{got}"
+    );
+    assert_eq!(y2 - y1, 18.0, "{got}");
+    assert_eq!(pixel(&c, x, y1).await, [0, 0, 255], "C inside B inside A");
+    // Sub-rows: p1 takes three rows, A, B and C one under the other.
+    js(
+        &c,
+        "const s = document.getElementById('depth'); s.value = 'rows'; \
+         s.dispatchEvent(new Event('change')); return true",
+    )
+    .await;
+    until(
+        &c,
+        "return window.trama.y('p2') - window.trama.y('p1') === 54",
+        "sub-rows",
+    )
+    .await;
+    let y1 = js(&c, "return window.trama.y('p1')")
+        .await
+        .as_f64()
+        .unwrap();
+    assert_eq!(pixel(&c, x, y1).await, [255, 0, 0], "A");
+    assert_eq!(pixel(&c, x, y1 + 18.0).await, [0, 255, 0], "B");
+    assert_eq!(pixel(&c, x, y1 + 36.0).await, [0, 0, 255], "C");
+    let x5 = js(&c, "return window.trama.x(5)").await.as_f64().unwrap();
+    assert_ne!(
+        pixel(&c, x5, y1 + 18.0).await,
+        [0, 255, 0],
+        "no B before 10"
+    );
+    // The label of p2 is beside its row.
+    let label = js(
+        &c,
+        "return window.trama.labelY('p2') - window.trama.labelY('p1')",
+    )
+    .await;
+    assert_eq!(label.as_f64(), Some(54.0), "{label}");
+    webdriver::no_script_error(&c).await;
+    server.stop();
+    // An OTF2 trace with nested regions opens with sub-rows.
+    let Some(shared) = trama_testkit::shared::find("samples/otf2", "OTF2 samples") else {
+        return;
+    };
+    let mut opts = ViewerOptions::default();
+    opts.port = Some(0);
+    opts.name = "traces.otf2".into();
+    let score_p = load(&shared.join("samples/otf2/pipit-ping-pong/traces.otf2"));
+    let server = start(score_p, &opts).unwrap();
+    open_ready(&c, &server.url, "the Score-P trace").await;
+    let got = js(
+        &c,
+        "const s = document.getElementById('depth'); return [s.hidden, s.value]",
+    )
+    .await;
+    assert_eq!(got, json!([false, "rows"]));
+    webdriver::no_script_error(&c).await;
+    server.stop();
+}
