@@ -11,7 +11,7 @@ import { $, rgb, sleep } from "./util.js";
 import { ServerSource, StreamFeed } from "./source.js";
 import { EmbeddedSource } from "./offline.js";
 import { createState } from "./store.js";
-import { AXIS_H, ROW_H, LABEL_W, computeVisible, rowAt, rowsFitting } from "./rows.js";
+import { AXIS_H, ROW_H, LABEL_W, computeVisible, rowAt, rowsFitting, rowTops, depthsOf } from "./rows.js";
 import { draw, shownRows, linkAt } from "./timeline.js";
 import { WindowCache } from "./cache.js";
 import { legend } from "./legend.js";
@@ -44,7 +44,9 @@ function createPage(source) {
     // The animated views (player.js); none in an offline report without
     // frames.
     player: null,
-    draw: () => { draw(state); page.overview?.draw(); },
+    draw: () => { draw(state); page.orderLegend(); page.overview?.draw(); },
+    // Puts the legend's entries in the window's order (legend.js).
+    orderLegend: () => {},
     request: () => page.cache.request(),
     // Draws, and asks for the view's summary.
     refresh() { page.draw(); page.request(); },
@@ -239,7 +241,7 @@ async function main() {
     $("span").textContent += " · offline: drawn from the report's summary";
     $("span").title = [...meta.notes, "This report holds a summary of the trace at several levels of detail; zooming further than its finest level shows that level's columns. `trama view` reads every entity."].join("\n");
   }
-  legend(state, page.draw, () => { page.resize(); page.refresh(); });
+  page.orderLegend = legend(state, page.draw, () => { page.resize(); page.refresh(); });
   if (meta.host_order.length) {
     $("order").hidden = false;
     $("order").options[1].textContent = `rows: ${meta.host_level} by traffic`;
@@ -254,6 +256,7 @@ async function main() {
   }
   const player = page.player;
   computeVisible(state);
+  await depths(state);
   page.resize();
   listenRows(page);
   listen(page);
@@ -293,8 +296,30 @@ async function main() {
   }
 }
 
+// The nesting levels of each row over the run (state.depths), and the
+// choice of drawing them as sub-rows, the default for call-stack traces
+// (OTF2, Paraver), or inside one another.
+async function depths(state) {
+  const m = state.meta;
+  const whole = await source.timeline(m.start, m.end, 2048, `0-${m.rows.length - 1}`);
+  state.depths = depthsOf(whole);
+  const el = $("depth");
+  if (![...state.depths.values()].some((n) => n > 1)) return;
+  state.subrows = /\.(otf2|prv)$/i.test(m.name);
+  el.value = state.subrows ? "rows" : "nested";
+  el.hidden = false;
+  el.addEventListener("change", () => { state.subrows = el.value === "rows"; page.refresh(); });
+}
+
 // Where things are on screen, for scripts that drive the page: the
 // client coordinates of time `t` and of the row labelled `label`.
+// The top of the row labelled `label` on the canvas, or null.
+function rowTop(label) {
+  const rows = page.shown();
+  const ri = rows.find((i) => page.state.meta.rows[i].label === label);
+  return ri == null ? null : rowTops(page.state, rows).get(ri);
+}
+
 window.trama = {
   x(t) {
     const state = page.state;
@@ -302,14 +327,12 @@ window.trama = {
     return r.left + ((t - state.t0) / (state.t1 - state.t0)) * r.width;
   },
   y(label) {
-    const k = page.shown().findIndex((i) => page.state.meta.rows[i].label === label);
-    if (k < 0) return null;
-    return $("timeline").getBoundingClientRect().top + AXIS_H + k * ROW_H + ROW_H / 2;
+    const top = rowTop(label);
+    return top == null ? null : $("timeline").getBoundingClientRect().top + top + ROW_H / 2;
   },
   labelY(label) {
-    const k = page.shown().findIndex((i) => page.state.meta.rows[i].label === label);
-    if (k < 0) return null;
-    return $("labels").getBoundingClientRect().top + AXIS_H + k * ROW_H + ROW_H / 2;
+    const top = rowTop(label);
+    return top == null ? null : $("labels").getBoundingClientRect().top + top + ROW_H / 2;
   },
   window: () => [page.state.t0, page.state.t1],
   meta: () => page.state.meta,

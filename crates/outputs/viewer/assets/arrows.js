@@ -4,7 +4,7 @@
 // click, centred in the window (its length kept), its row scrolled into
 // view.
 
-import { ROW_H, AXIS_H } from "./rows.js";
+import { ROW_H, rowTops } from "./rows.js";
 
 // The end of the link `l` farther from the click at time `t`, row `row`
 // (null: unknown): {t, row, which: "start" | "end"}. Nearer its start in
@@ -45,7 +45,9 @@ export function drawPicked(state, ctx, rows, W) {
   if (!l) return;
   const span = state.t1 - state.t0;
   const X = (t) => ((t - state.t0) / span) * W;
-  const Y = (r) => { const k = rows.indexOf(r); return k < 0 ? null : AXIS_H + k * ROW_H + ROW_H / 2; };
+  // Where the timeline draws its links: the middle of a row's first level.
+  const tops = rowTops(state, rows);
+  const Y = (r) => (tops.has(r) ? tops.get(r) + ROW_H / 2 : null);
   const ends = [[X(l.start), Y(l.from)], [X(l.end), Y(l.to)]];
   ctx.save();
   ctx.strokeStyle = "#e07000"; ctx.lineWidth = 2.5;

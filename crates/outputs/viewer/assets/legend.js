@@ -4,7 +4,9 @@
 // shift-click draws them alone in full colour. A long legend (more than
 // FOLD_FROM entries) starts folded to its first line, with a button that
 // unfolds it; typing in its filter keeps the entries whose name holds the
-// text (any case), the others' included (the why panel's).
+// text (any case), the others' included (the why panel's). The entries
+// of the values drawn in the window come first, those that take most of
+// its time first; the others follow, greyed, in the order of the values.
 
 import { $ } from "./util.js";
 
@@ -24,6 +26,36 @@ export function legendEntries(meta) {
   return out;
 }
 
+// The time each value's bars take in the window [t0, t1] of the summary
+// `d` (decode.js), in columns of `d`, over every row, band and level:
+// Map(value id -> columns).
+export function windowShares(d, t0, t1) {
+  const share = new Map();
+  const cw = (d.t1 - d.t0) / d.width;
+  const a = (t0 - d.t0) / cw, b = (t1 - d.t0) / cw;
+  for (const row of d.rows.values()) {
+    for (const band of row.bands) {
+      for (const spans of band.levels) {
+        for (let i = 0; i < spans.length; i += 4) {
+          const w = Math.min(spans[i + 1], b) - Math.max(spans[i], a);
+          if (w > 0) share.set(spans[i + 2], (share.get(spans[i + 2]) || 0) + w);
+        }
+      }
+    }
+  }
+  return share;
+}
+
+// The indices of `entries` (legendEntries) in the legend's order, and how
+// many come first: those with a share (a Map from windowShares), most
+// first, then the others in their order.
+export function legendOrder(entries, share) {
+  const of = entries.map((e) => e.ids.reduce((s, id) => s + (share.get(id) || 0), 0));
+  const order = entries.map((_, i) => i);
+  order.sort((i, j) => (of[j] > 0 || of[i] > 0 ? of[j] - of[i] : 0) || i - j);
+  return { order, present: of.filter((x) => x > 0).length };
+}
+
 // Legends longer than this start folded.
 export const FOLD_FROM = 16;
 
@@ -33,7 +65,9 @@ export function passes(label, text) {
 }
 
 // Fills the legend of `state.meta`; `redraw` after a click, `relayout`
-// when its height changes (folded, unfolded, filtered).
+// when its height changes (folded, unfolded, filtered). Returns the
+// function that puts its entries in the order of the window drawn
+// (`state.data`, `state.t0`, `state.t1`).
 export function legend(state, redraw, relayout = redraw) {
   const el = $("legend");
   el.textContent = "";
@@ -60,6 +94,7 @@ export function legend(state, redraw, relayout = redraw) {
   controls.append(filter, fold);
   controls.hidden = entries.length <= FOLD_FROM;
   el.append(controls);
+  const items = [];
   for (const { label, color, ids } of entries) {
     const item = document.createElement("span");
     item.className = "item";
@@ -79,6 +114,17 @@ export function legend(state, redraw, relayout = redraw) {
       redraw();
     });
     el.append(item);
+    items.push(item);
   }
   setFolded(entries.length > FOLD_FROM);
+  let drawn = null, shown = "";
+  return () => {
+    const d = state.data;
+    const key = d && `${state.t0},${state.t1}`;
+    if (!d || (drawn === d && shown === key)) return;
+    drawn = d; shown = key;
+    const { order, present } = legendOrder(entries, windowShares(d, state.t0, state.t1));
+    if (order.some((i, k) => items[i] !== el.children[k + 1])) el.append(...order.map((i) => items[i]));
+    order.forEach((i, k) => items[i].classList.toggle("absent", k >= present));
+  };
 }

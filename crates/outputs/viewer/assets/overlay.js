@@ -6,7 +6,7 @@
 // report holds the whole run's overlay once, and `overlayIn` keeps what a
 // window shows of it.
 
-import { AXIS_H, ROW_H } from "./rows.js";
+import { ROW_H, rowTops as tops, rowHeight } from "./rows.js";
 
 // Per pattern (its index in api/why's `names`): a colour and a hatch
 // direction (1: "/", -1: "\", 0: "|"), so that neighbours differ.
@@ -69,7 +69,7 @@ export function overlayIn(overlay, t0, t1) {
 // The overlay as drawn on the timeline: the wait marks and path pieces
 // whose rows are on screen, in pixels. `view` is {t0, t1, W} and `y` maps
 // a meta row to the top of its row on screen (undefined when off
-// screen); `hidden` the pattern indices not drawn, `showPath` whether the
+// screen), `y.height` (when given) to its height, else ROW_H; `hidden` the pattern indices not drawn, `showPath` whether the
 // path is. Path pieces off screen break the line.
 export function placeOverlay(overlay, view, y, hidden, showPath) {
   const span = view.t1 - view.t0;
@@ -80,7 +80,7 @@ export function placeOverlay(overlay, view, y, hidden, showPath) {
     const top = y(row);
     if (top == null || hidden.has(pattern)) continue;
     const x0 = Math.max(-1, X(t0)), x1 = Math.min(view.W + 1, Math.max(X(t1), X(t0) + 1));
-    waits.push({ row, pattern, t0, t1, n, x0, x1, y0: top + 1, y1: top + ROW_H - 1 });
+    waits.push({ row, pattern, t0, t1, n, x0, x1, y0: top + 1, y1: top + (y.height ? y.height(row) : ROW_H) - 1 });
   }
   if (showPath) {
     for (const [row, t0, t1] of overlay.path) {
@@ -130,15 +130,18 @@ export function drawOverlay(ctx, placed, selected, view, y) {
       const span = view.t1 - view.t0;
       const xa = ((selected.t0 - view.t0) / span) * view.W, xb = ((selected.t1 - view.t0) / span) * view.W;
       ctx.lineWidth = 2; ctx.strokeStyle = "#000"; ctx.setLineDash([4, 2]);
-      ctx.strokeRect(xa - 1, top - 1, Math.max(2, xb - xa) + 2, ROW_H + 2);
+      ctx.strokeRect(xa - 1, top - 1, Math.max(2, xb - xa) + 2, (y.height ? y.height(selected.row) : ROW_H) + 2);
       ctx.setLineDash([]);
     }
   }
   ctx.restore();
 }
 
-// The top of each shown meta row on the canvas, for `placeOverlay`.
-export function rowTops(rows) {
-  const m = new Map(rows.map((r, k) => [r, AXIS_H + k * ROW_H]));
-  return (row) => m.get(row);
+// The top of each shown meta row on the canvas, and its height, for
+// `placeOverlay` (the view's `state`, rows.js).
+export function rowTops(state, rows) {
+  const m = tops(state, rows);
+  const y = (row) => m.get(row);
+  y.height = (row) => rowHeight(state, row);
+  return y;
 }

@@ -44,16 +44,55 @@ export function rowsFitting(height) {
   return Math.max(1, Math.floor((height - AXIS_H) / ROW_H));
 }
 
-// The rows on a timeline canvas `height` pixels high.
+// The pixels of meta row `ri`: ROW_H, or with the nesting levels drawn
+// as sub-rows (`state.subrows`) ROW_H per level its states reach over the
+// run (`state.depths`: Map(row -> levels), from depthsOf).
+export function rowHeight(state, ri) {
+  if (!state.subrows || !state.depths) return ROW_H;
+  return ROW_H * Math.max(1, state.depths.get(ri) || 1);
+}
+
+// The rows on a timeline canvas `height` pixels high: those from
+// `state.scroll` that fit whole (at least one).
 export function rowsOnScreen(state, height) {
-  return state.visible.slice(state.scroll, state.scroll + rowsFitting(height));
+  const out = [];
+  let y = AXIS_H;
+  for (let k = state.scroll; k < state.visible.length; k++) {
+    const ri = state.visible[k];
+    y += rowHeight(state, ri);
+    if (y > height && out.length) break;
+    out.push(ri);
+  }
+  return out;
+}
+
+// The top of each of `rows` (drawn from the axis down): Map(row -> y).
+export function rowTops(state, rows) {
+  const m = new Map();
+  let y = AXIS_H;
+  for (const ri of rows) { m.set(ri, y); y += rowHeight(state, ri); }
+  return m;
 }
 
 // The row at `y` pixels of such a canvas, or null.
 export function rowAt(state, height, y) {
-  const k = Math.floor((y - AXIS_H) / ROW_H);
-  if (y < AXIS_H || k < 0) return null;
-  return rowsOnScreen(state, height)[k] ?? null;
+  if (y < AXIS_H) return null;
+  for (const [ri, top] of rowTops(state, rowsOnScreen(state, height))) {
+    if (y < top + rowHeight(state, ri)) return ri;
+  }
+  return null;
+}
+
+// The nesting levels each row's states reach in the summary `d`
+// (decode.js) of the whole run: Map(row -> levels), the deepest band's.
+export function depthsOf(d) {
+  const out = new Map();
+  for (const [ri, row] of d.rows) {
+    let n = 0;
+    for (const b of row.bands) b.levels.forEach((s, l) => { if (s.length) n = Math.max(n, l + 1); });
+    if (n) out.set(ri, n);
+  }
+  return out;
 }
 
 // The ids of the containers that have children.

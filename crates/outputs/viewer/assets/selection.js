@@ -11,7 +11,7 @@
 // for any other.
 
 import { $, esc, fmtTime, si } from "./util.js";
-import { AXIS_H, ROW_H } from "./rows.js";
+import { AXIS_H, rowAt, rowHeight, rowTops, rowsOnScreen } from "./rows.js";
 import { VALUE_COLUMNS, CONTAINER_COLUMNS, byValue, byContainer, messageTotals, sortRows, toCsv } from "./seltable.js";
 
 // The CSV's extra column (inclusive time), after self.
@@ -77,7 +77,12 @@ export class SelectionPanel {
   // kept within the rows shown.
   rowIndex(y) {
     const s = this.state;
-    const k = s.scroll + Math.floor((y - AXIS_H) / ROW_H);
+    const H = $("timeline").height;
+    const ri = rowAt(s, H, y);
+    // Above the rows: the first shown; below them: the last shown.
+    const shown = rowsOnScreen(s, H);
+    const k = ri != null ? s.visible.indexOf(ri)
+      : y < AXIS_H || !shown.length ? s.scroll : s.visible.indexOf(shown[shown.length - 1]);
     return Math.max(0, Math.min(s.visible.length - 1, k));
   }
 
@@ -134,10 +139,12 @@ export class SelectionPanel {
     if (!A) return;
     const s = this.state;
     const X = (t) => ((t - s.t0) / (s.t1 - s.t0)) * W;
-    const top = Math.max(0, A.a - s.scroll), bottom = Math.min(rows.length, A.b - s.scroll + 1);
-    if (bottom <= top) return;
+    const tops = rowTops(s, rows);
+    const shown = s.visible.slice(A.a, A.b + 1).filter((r) => tops.has(r));
+    if (!shown.length) return;
+    const last = shown[shown.length - 1];
     const x0 = Math.max(-2, X(A.t0)), x1 = Math.min(W + 2, X(A.t1));
-    const y0 = AXIS_H + top * ROW_H, y1 = AXIS_H + bottom * ROW_H;
+    const y0 = tops.get(shown[0]), y1 = tops.get(last) + rowHeight(s, last);
     ctx.fillStyle = "rgba(255,170,0,0.16)";
     ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
     ctx.strokeStyle = "#d08000";

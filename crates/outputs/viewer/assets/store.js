@@ -26,5 +26,7 @@ export function createState() {
     origin: null,            // the time axis' origin (origin.js), or null
     link: null,              // the message arrow picked (arrows.js)
     arrange: null,           // the rows' filter, pins and sort (arrange.js)
+    depths: null,            // meta row -> nesting levels over the run
+    subrows: false,          // nesting levels drawn as sub-rows
   };
 }

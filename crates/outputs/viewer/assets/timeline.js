@@ -4,8 +4,9 @@
 // and the row labels. Everything is read from the state it is handed.
 
 import { $, fmtTime, niceStep } from "./util.js";
-import { ROW_H, AXIS_H, LABEL_W, rowsOnScreen, parents } from "./rows.js";
+import { ROW_H, AXIS_H, LABEL_W, rowsOnScreen, rowTops, rowHeight, parents } from "./rows.js";
 import { axisTicks } from "./origin.js";
+import { nameBars, fitLabel, textColor } from "./bars.js";
 
 // The rows on the timeline canvas.
 export const shownRows = (state) => rowsOnScreen(state, $("timeline").height);
@@ -21,6 +22,25 @@ export function blend(c, a, under) {
 
 // A colour faded towards white (what is not highlighted).
 const fade = (c) => c.map((x) => Math.round(x + (255 - x) * 0.8));
+
+// The top and bottom of a nesting level's bars below their row's top, in
+// a row `h` pixels high: a sub-row of its own per level (`state.subrows`;
+// the deeper levels in the last), else inside the level above, inset by
+// 3 pixels more per level.
+function levelBox(state, level, h) {
+  if (state.subrows) {
+    const l = Math.min(level, h / ROW_H - 1);
+    return [l * ROW_H + 1, (l + 1) * ROW_H - 1];
+  }
+  const inset = Math.min(7, level * 3);
+  return [1 + inset, ROW_H - 1 - inset];
+}
+
+// The colour a value's bars are drawn in.
+function barColor(state, value) {
+  const c = state.colors[value] || [128, 128, 128];
+  return state.highlightIds && !state.highlightIds.has(value) ? fade(c) : c;
+}
 
 // Draws the timeline and its labels.
 export function draw(state) {
@@ -49,25 +69,25 @@ export function draw(state) {
         for (let i = 1; i < arr.length; i += 2) densest = Math.max(densest, arr[i]);
       }
     }
+    const tops = rowTops(state, rows);
     rows.forEach((ri, k) => {
       const row = d.rows.get(ri);
-      const y = AXIS_H + k * ROW_H;
-      if (k % 2 === 1) rect(0, W, y, y + ROW_H, abgr([248, 248, 250]));
+      const y = tops.get(ri), h = rowHeight(state, ri);
+      if (k % 2 === 1) rect(0, W, y, y + h, abgr([248, 248, 250]));
       if (!row) return;
       for (const band of row.bands) {
         band.levels.forEach((spans, level) => {
-          const inset = Math.min(7, level * 3);
+          const [b0, b1] = levelBox(state, level, h);
           for (let i = 0; i < spans.length; i += 4) {
             const value = spans[i + 2];
             const mixed = spans[i + 3] >>> 31;
-            let c = state.colors[value] || [128, 128, 128];
             if (state.hidden.has(value)) continue;
-            if (state.highlightIds && !state.highlightIds.has(value)) c = fade(c);
+            const c = barColor(state, value);
             const col = abgr(c);
-            rect(X(spans[i]), X(spans[i + 1]), y + 1 + inset, y + ROW_H - 1 - inset, col);
+            rect(X(spans[i]), X(spans[i + 1]), y + b0, y + b1, col);
             if (mixed) {
               // A mixed column: a darker line at the bottom.
-              rect(X(spans[i]), X(spans[i + 1]), y + ROW_H - 2 - inset, y + ROW_H - 1 - inset, abgr(c.map((x) => Math.round(x * 0.55))));
+              rect(X(spans[i]), X(spans[i + 1]), y + b1 - 1, y + b1, abgr(c.map((x) => Math.round(x * 0.55))));
             }
           }
         });
@@ -103,6 +123,7 @@ export function draw(state) {
     });
   }
   ctx.putImageData(img, 0, 0);
+  if (d) drawNames(state, ctx, d, rows, W);
   drawAxis(state, ctx, W);
   if (d) drawLinks(state, ctx, d, rows, W);
   if (state.overlay) state.overlay(ctx, rows, W);
@@ -112,6 +133,48 @@ export function draw(state) {
   document.body.dataset.rows = String(state.visible.length);
   $("window").textContent = `${fmtTime(state.t0, span / 10)} – ${fmtTime(state.t1, span / 10)}` +
     (d && d.links.dense ? ` · ${d.links.dense} links as density` : "");
+}
+
+// The fonts of the names in the bars of the first nesting levels drawn
+// inside one another (deeper bars are too thin for text); as sub-rows,
+// every level has the first.
+const NAME_FONTS = ["11px sans-serif", "9px sans-serif"];
+
+// The states' names inside their bars, wherever they fit and are not
+// covered (a row's bands are drawn over one another, each level over the
+// one above it).
+function drawNames(state, ctx, d, rows, W) {
+  const cw = (d.t1 - d.t0) / d.width, span = state.t1 - state.t0;
+  const X = (col) => ((d.t0 + col * cw - state.t0) / span) * W;
+  const widths = NAME_FONTS.map(() => new Map());
+  const values = state.meta.values;
+  const tops = rowTops(state, rows);
+  ctx.save();
+  ctx.textBaseline = "middle";
+  rows.forEach((ri) => {
+    const row = d.rows.get(ri);
+    if (!row || !row.bands.length) return;
+    const y = tops.get(ri), h = rowHeight(state, ri);
+    const bands = row.bands.map((band) => band.levels);
+    nameBars(bands, state.hidden, X, W, (value, x, width, level) => {
+      const font = state.subrows ? 0 : level;
+      if (font >= NAME_FONTS.length) return;
+      const [b0, b1] = levelBox(state, level, h);
+      if (state.subrows && level >= h / ROW_H) return;
+      ctx.font = NAME_FONTS[font];
+      const cache = widths[font];
+      const measure = (t) => {
+        let w = cache.get(t);
+        if (w === undefined) { w = ctx.measureText(t).width; cache.set(t, w); }
+        return w;
+      };
+      const text = fitLabel(values[value]?.label ?? "", width, measure);
+      if (!text) return;
+      ctx.fillStyle = textColor(barColor(state, value));
+      ctx.fillText(text, x, y + (b0 + b1) / 2);
+    }, 3, !state.subrows);
+  });
+  ctx.restore();
 }
 
 // The player's frame: a band over [t, t + dt] and a line at t.
@@ -147,7 +210,7 @@ function drawAxis(state, ctx, W) {
 
 // The links drawn on screen, each with its ends in pixels.
 function placedLinks(state, d, rows, W) {
-  const pos = new Map(rows.map((r, k) => [r, AXIS_H + k * ROW_H + ROW_H / 2]));
+  const pos = new Map([...rowTops(state, rows)].map(([r, y]) => [r, y + ROW_H / 2]));
   const span = state.t1 - state.t0;
   const out = [];
   for (const l of d.links.each) {
@@ -209,9 +272,10 @@ function drawLabels(state, rows) {
   ctx.font = "12px sans-serif"; ctx.fillStyle = "#222";
   const m = state.meta;
   const hasChildren = parents(m);
-  rows.forEach((ri, k) => {
+  const tops = rowTops(state, rows);
+  rows.forEach((ri) => {
     const r = m.rows[ri];
-    const y = AXIS_H + k * ROW_H + 13;
+    const y = tops.get(ri) + 13;
     const x = 6 + 12 * r.depth;
     let text = r.label;
     if (r.variable == null && hasChildren.has(r.container)) {

@@ -87,7 +87,7 @@ export class WhyPanel {
   draw(ctx, rows, W) {
     const s = this.state;
     const view = { t0: s.t0, t1: s.t1, W };
-    const y = rowTops(rows);
+    const y = rowTops(s, rows);
     const shown = this.overlay ? overlayIn(this.overlay, s.t0, s.t1) : null;
     this.placed = placeOverlay(shown, view, y, this.hidden, this.showPath);
     drawOverlay(ctx, this.placed, this.selected, view, y);

@@ -37,7 +37,7 @@ macro_rules! js {
 
 /// The embedded files: name, MIME type, contents. The modules come in
 /// dependency order (each after those it imports).
-const FILES: [(&str, &str, &str); 39] = [
+const FILES: [(&str, &str, &str); 40] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -52,6 +52,7 @@ const FILES: [(&str, &str, &str); 39] = [
     js!("origin.js"),
     js!("arrange.js"),
     js!("rows.js"),
+    js!("bars.js"),
     js!("timeline.js"),
     js!("overlay.js"),
     js!("why.js"),

@@ -412,3 +412,40 @@ fn two_values_with_one_name_get_two_colours_and_two_legend_entries() {
         assert!(svg.contains(&format!("{{stroke:{c}}}")), "{c}: {svg}");
     }
 }
+
+/// regression: values took a colour of a 20-entry palette by the hash of
+/// their name alone, so that a trace's 79 regions got 19 colours. The
+/// values of one kind now get distinct colours, stable for a name, and
+/// a trace's own colours are kept.
+#[test]
+fn many_values_of_one_kind_get_distinct_colours() {
+    let mut text = trama_gen::event_defs(
+        "PajeDefineContainerType 0; PajeDefineStateType 1; PajeCreateContainer 2; \
+         PajeSetState 4; PajeDefineEntityValue 5 Alias Type Name Color:color",
+    );
+    text.push_str("0 P 0 Proc\n1 S P State\n1 T P Other\n2 0 p P 0 p\n");
+    text.push_str("5 red S painted \"1 0 0\"\n");
+    for v in 0..100 {
+        text.push_str(&format!("4 {v} S p region-{v}\n4 {v} T p region-{v}\n"));
+    }
+    let t = simulate(&text);
+    let m = &t.model;
+    let colors = trama_views::value_colors(m);
+    let mut by_name = std::collections::HashMap::new();
+    for (v, c) in m.values.iter().zip(&colors) {
+        let name = m.label(v.name);
+        // One name, one colour, in both types.
+        assert_eq!(
+            by_name.entry(name.clone()).or_insert(c.clone()),
+            c,
+            "{name}"
+        );
+    }
+    assert_eq!(by_name["painted"], "#ff0000");
+    let mut distinct: Vec<&String> = by_name.values().collect();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 101, "{by_name:?}");
+    // Stable: the same trace gives the same colours.
+    assert_eq!(trama_views::value_colors(&simulate(&text).model), colors);
+}

@@ -1,0 +1,108 @@
+// The names of states drawn inside their bars: the spans of a reply's
+// columns merged into bars, the parts of a bar that deeper levels leave
+// visible, a name cut to the width it has (with an ellipsis) or left out
+// where the bar is narrower than a few characters, and the text colour
+// that reads on the bar's.
+
+// The fewest characters a name is cut to (the ellipsis included); a bar
+// narrower than that shows no name.
+export const MIN_CHARS = 3;
+
+// The bars of a level's spans (Uint32Array of (x0, x1, value, count |
+// mixed << 31), as decode.js gives them): [x0, x1, value] in columns,
+// adjacent spans of one value merged into one bar; values `hidden` (a
+// Set) are left out.
+export function mergeBars(spans, hidden) {
+  const out = [];
+  let last = null;
+  for (let i = 0; i < spans.length; i += 4) {
+    const x0 = spans[i], x1 = spans[i + 1], value = spans[i + 2];
+    if (hidden && hidden.has(value)) { last = null; continue; }
+    if (last && last[2] === value && last[1] === x0) last[1] = x1;
+    else { last = [x0, x1, value]; out.push(last); }
+  }
+  return out;
+}
+
+// The parts of [x0, x1) that the sorted, disjoint intervals `cover` leave
+// visible: [[a, b]…].
+export function uncovered(x0, x1, cover) {
+  const out = [];
+  let at = x0;
+  // The first bar that may overlap (binary search on its end).
+  let lo = 0, hi = cover.length;
+  while (lo < hi) { const m = (lo + hi) >> 1; if (cover[m][1] <= x0) lo = m + 1; else hi = m; }
+  for (let k = lo; k < cover.length && cover[k][0] < x1; k++) {
+    if (cover[k][0] > at) out.push([at, cover[k][0]]);
+    at = Math.max(at, cover[k][1]);
+  }
+  if (at < x1) out.push([at, x1]);
+  return out;
+}
+
+// `text` as it fits in `width` pixels, `measure(s)` giving the width of
+// a string: whole, else cut with an ellipsis, else null when not even
+// MIN_CHARS characters (the ellipsis included) fit.
+export function fitLabel(text, width, measure) {
+  if (measure(text) <= width) return text;
+  if (text.length <= MIN_CHARS) return null;
+  // The longest prefix that fits with its ellipsis (binary search).
+  let lo = MIN_CHARS - 1, hi = text.length - 1;
+  if (measure(text.slice(0, lo) + "…") > width) return null;
+  while (lo < hi) {
+    const m = (lo + hi + 1) >> 1;
+    if (measure(text.slice(0, m) + "…") <= width) lo = m; else hi = m - 1;
+  }
+  return text.slice(0, lo) + "…";
+}
+
+// The colour of text on a bar of colour [r, g, b]: black on a light
+// bar, white on a dark one, by the bar's relative luminance (WCAG's);
+// mid tones, where both contrast alike, take white, which reads better
+// on saturated colours.
+export function textColor([r, g, b]) {
+  const lin = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const l = 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  return l > 0.28 ? "#000" : "#fff";
+}
+
+// The union of lists of bars as sorted, disjoint [x0, x1] intervals.
+export function union(lists) {
+  const all = lists.flat().sort((a, b) => a[0] - b[0]);
+  const out = [];
+  for (const [x0, x1] of all) {
+    const last = out[out.length - 1];
+    if (last && x0 <= last[1]) last[1] = Math.max(last[1], x1);
+    else out.push([x0, x1]);
+  }
+  return out;
+}
+
+// The places for names in one row: `bands` the levels of each of its
+// bands (the spans of decode.js), drawn in that order, each band over the
+// bands before it, each level over the one above it when `nested` (else
+// in a sub-row of its own). Calls `put(value, x, width, level)` for each
+// visible part of a bar (not covered by a later band's bars nor, nested,
+// by the next level's) at least `2 * pad + 1` pixels wide, `x` and
+// `width` the room inside it on screen (`X(col)` a column's screen x,
+// the screen `W` pixels wide, `pad` pixels kept free on each side).
+export function nameBars(bands, hidden, X, W, put, pad = 3, nested = true) {
+  const bars = bands.map((levels) => levels.map((spans) => mergeBars(spans, hidden)));
+  // The later bands' bars: all of them, and by level.
+  let later = [];
+  const laterAt = [];
+  for (let b = bars.length - 1; b >= 0; b--) {
+    bars[b].forEach((level, l) => {
+      const cover = nested ? union([bars[b][l + 1] || [], later]) : laterAt[l] || [];
+      for (const [x0, x1, value] of level) {
+        for (const [a, c] of uncovered(x0, x1, cover)) {
+          const left = Math.max(X(a), 0), right = Math.min(X(c), W);
+          if (right - left <= 2 * pad) continue;
+          put(value, left + pad, right - left - 2 * pad, l);
+        }
+      }
+    });
+    later = union([later, ...bars[b]]);
+    bars[b].forEach((level, l) => { laterAt[l] = union([laterAt[l] || [], level]); });
+  }
+}
