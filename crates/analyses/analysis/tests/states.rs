@@ -113,3 +113,25 @@ fn rows_follow_the_container_tree() {
     let order: Vec<&str> = s.rows.iter().map(|r| r.container.as_str()).collect();
     assert_eq!(order, ["proc1", "proc2"]);
 }
+
+/// regression: each row keeps its shortest state's in-window duration
+/// (`min`), cut by the window as `max` is; the selection of some
+/// containers keeps those containers' rows as they are.
+#[test]
+fn state_rows_keep_their_shortest_state() {
+    let t = trace(NESTED);
+    let s = time_per_state(&t, Window::of(&t), None).unwrap();
+    close(row(&s.rows, "proc1", "A").min, 1.0);
+    close(row(&s.rows, "proc1", "B").min, 2.0);
+    // A [0,4] cut to [2.5,4] and A [5,6] cut to [5,5.5]: 0.5 s.
+    let w = Window::new(&t, Some(2.5), Some(5.5));
+    let s = time_per_state(&t, w, None).unwrap();
+    let a = row(&s.rows, "proc1", "A");
+    close(a.min, 0.5);
+    close(a.max, 1.5);
+    let msgs = trama_analysis::Messages::select(&t, &[]).unwrap();
+    let only = trama_analysis::selection(&t, w, &msgs, None, Some(&[]));
+    assert!(only.states.unwrap().rows.is_empty());
+    let all = trama_analysis::selection(&t, w, &msgs, None, None);
+    assert_eq!(all.states.unwrap().rows, s.rows);
+}

@@ -373,7 +373,6 @@ pub(crate) const STATE_COLUMNS: &[Column<StateRow>] = &[
     ("exclusive", |r| secs(r.exclusive)),
     ("inclusive", |r| secs(r.inclusive)),
     ("mean", |r| secs(r.mean)),
-    ("min", |r| secs(r.min)),
     ("max", |r| secs(r.max)),
     ("share", |r| format!("{:.1}%", 100.0 * r.share)),
 ];
@@ -397,7 +396,6 @@ pub fn write_states(s: &StateStats, format: Format, out: &mut dyn Write) -> Resu
                 ("exclusive", |r| num(r.exclusive)),
                 ("inclusive", |r| num(r.inclusive)),
                 ("mean", |r| num(r.mean)),
-                ("min", |r| num(r.min)),
                 ("max", |r| num(r.max)),
                 ("share", |r| num(r.share)),
             ],
