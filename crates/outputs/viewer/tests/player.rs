@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{load, serve};
+use common::{load, mpi_run, serve};
 use trama_testkit::webdriver;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -470,30 +470,6 @@ async fn the_player_plays_pauses_steps_seeks_and_recolours() {
     .await;
     no_script_error(&c).await;
     c.close().await.unwrap();
-}
-
-/// An MPI run of `ranks` ranks with wait states of every pattern (Pajé, as
-/// SMPI writes it), from the why analysis's generator, written in `dir`.
-fn mpi_run(dir: &Path, ranks: usize) -> std::path::PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../analyses/why/tests/mpi_runs.py");
-    let out = std::process::Command::new("/usr/bin/python3")
-        .arg(&script)
-        .arg(dir)
-        .args([
-            "--no-otf2",
-            "--ranks",
-            &ranks.to_string(),
-            "--iterations",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir.join("waits.paje")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

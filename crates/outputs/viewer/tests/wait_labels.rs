@@ -7,9 +7,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{load, serve};
+use common::{load, mpi_run, serve};
 use trama_testkit::webdriver;
 use webdriver::{browser, click_id, driver, js, no_script_error, open_ready, until};
 
@@ -22,19 +20,7 @@ use webdriver::{browser, click_id, driver, js, no_script_error, open_ready, unti
 async fn wait_matrix_is_readable_at_64_processes() {
     let Some(d) = driver() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../analyses/why/tests/mpi_runs.py");
-    let out = std::process::Command::new("/usr/bin/python3")
-        .arg(&script)
-        .arg(dir.path())
-        .args(["--no-otf2", "--ranks", "64", "--iterations", "1"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let path = dir.path().join("waits.paje");
+    let path = mpi_run(dir.path(), 64);
     let server = serve(load(&path), "waits.paje");
     let c = browser(&d).await;
     c.set_window_size(1600, 900).await.unwrap();

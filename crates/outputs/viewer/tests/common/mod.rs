@@ -40,3 +40,27 @@ pub fn offline_page(trace: &Trace, name: &str, dir: &Path) -> String {
     .unwrap();
     format!("file://{}", html.canonicalize().unwrap().display())
 }
+
+/// An MPI run of `ranks` ranks with wait states of every pattern (Pajé, as
+/// SMPI writes it), from the why analysis's generator, written in `dir`.
+pub fn mpi_run(dir: &Path, ranks: usize) -> std::path::PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../analyses/why/tests/mpi_runs.py");
+    let out = std::process::Command::new("/usr/bin/python3")
+        .arg(&script)
+        .arg(dir)
+        .args([
+            "--no-otf2",
+            "--ranks",
+            &ranks.to_string(),
+            "--iterations",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join("waits.paje")
+}
