@@ -125,8 +125,8 @@ def view(trace_or_path, *, port: Optional[int] = None, **options) -> View:
 @dataclass
 class StateProfile:
     """Time per state (`trama stats states`): `rows`, one per container,
-    state type and value (count, total, exclusive, inclusive, mean, max,
-    share of the window); `imbalance`, the load imbalance per state type and
+    state type and value (count, total, exclusive, inclusive, mean, min,
+    max, share of the window); `imbalance`, the load imbalance per state type and
     value across containers (their exclusive times)."""
 
     window: Tuple[float, float]
@@ -200,6 +200,7 @@ _PROFILE = pa.schema(
         ("exclusive", pa.float64()),
         ("inclusive", pa.float64()),
         ("mean", pa.float64()),
+        ("min", pa.float64()),
         ("max", pa.float64()),
         ("share", pa.float64()),
     ]
