@@ -393,7 +393,7 @@ impl ParquetSink {
         }
         for t in opts.tables() {
             let d = dir.join(t.name());
-            std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
+            folder_in_place(&d)?;
         }
         let props = Arc::new(props.build());
         // One row group waits at most while one is written: memory stays
@@ -438,7 +438,7 @@ impl ParquetSink {
             table.partition_key(),
             escape_partition_value(name)
         ));
-        std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
+        folder_in_place(&folder)?;
         let file = folder.join("part-0.parquet");
         self.parts.push(Partition {
             table,
@@ -749,7 +749,7 @@ impl ParquetSink {
                     .root
                     .join(t.name())
                     .join(format!("{}={EMPTY_PARTITION}", t.partition_key()));
-                std::fs::create_dir_all(&folder).map_err(|e| Error::io(&folder, e))?;
+                folder_in_place(&folder)?;
                 self.by_name.insert((t, String::new()), self.parts.len());
                 self.parts.push(Partition {
                     table: t,
@@ -832,6 +832,16 @@ impl Sink for ParquetSink {
     /// the wait-state analysis.
     fn keeps_strings(&self) -> bool {
         self.kept.is_some()
+    }
+}
+
+/// Makes `folder` inside its parent, which must exist: never the parent
+/// again, so that a temporary folder a signal removed is not made anew
+/// by a table still being written.
+fn folder_in_place(folder: &Path) -> Result<(), Error> {
+    match std::fs::create_dir(folder) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(Error::io(folder, e)),
+        _ => Ok(()),
     }
 }
 
