@@ -39,6 +39,15 @@ export function fmtAt(t, origin, step) {
   return fmtOffset(t - origin, step);
 }
 
+// The window [t0, t1] as the header shows it: absolute times without an
+// origin, else both ends as offsets from it in one unit.
+export function windowText(t0, t1, origin) {
+  const step = (t1 - t0) / 10;
+  if (origin == null) return `${fmtTime(t0, step)} – ${fmtTime(t1, step)}`;
+  const ref = Math.max(Math.abs(t0 - origin), Math.abs(t1 - origin));
+  return `${fmtOffset(t0 - origin, step, ref)} – ${fmtOffset(t1 - origin, step, ref)}`;
+}
+
 // The origin's time read from the URL's fragment (`origin=T`), or null.
 export function originOfHash(params) {
   const t = parseFloat(params.get("origin"));

@@ -5,7 +5,7 @@
 
 import { $, fmtTime, niceStep } from "./util.js";
 import { ROW_H, AXIS_H, LABEL_W, rowsOnScreen, rowTops, rowHeight, parents } from "./rows.js";
-import { axisTicks } from "./origin.js";
+import { axisTicks, windowText } from "./origin.js";
 import { nameBars, fitLabel, textColor } from "./bars.js";
 
 // The rows on the timeline canvas.
@@ -131,7 +131,7 @@ export function draw(state) {
   if (state.cursor) drawCursor(state, ctx, W, H);
   drawLabels(state, rows);
   document.body.dataset.rows = String(state.visible.length);
-  $("window").textContent = `${fmtTime(state.t0, span / 10)} – ${fmtTime(state.t1, span / 10)}` +
+  $("window").textContent = windowText(state.t0, state.t1, state.origin) +
     (d && d.links.dense ? ` · ${d.links.dense} links as density` : "");
 }
 

@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fmtOffset, axisTicks, originOfHash } from "../origin.js";
+import { fmtOffset, axisTicks, originOfHash, windowText } from "../origin.js";
 import { matcher, arrangeRows, timeIn, metricChoices } from "../arrange.js";
 import { deepest, groupsOf, dominant, boxOf } from "../overview.js";
 import { otherEnd, scrollTo, centred } from "../arrows.js";
@@ -145,4 +145,9 @@ test("the help lists each key once, the origin's and the overview's among them",
   assert.match(html, /click the time axis/);
   assert.match(html, /overview/);
   assert.ok(!html.includes("<script"));
+});
+
+test("the header's window reads as offsets from the origin when one is set", () => {
+  assert.equal(windowText(1.0, 1.02, null), "1.000 s – 1.020 s");
+  assert.equal(windowText(1.0, 1.02, 1.005), "−5 ms – +15 ms");
 });
