@@ -5,61 +5,36 @@
 //! Without chromedriver the tests are skipped with a note, unless
 //! `TRAMA_REQUIRE_BROWSER=1` (set by `.ci/run`), which makes them fail.
 
+mod common;
+
 use trama_testkit::webdriver;
 
 use std::path::Path;
 
+use common::{load, longest_link};
+
 use fantoccini::Locator;
 use serde_json::{json, Value};
-use trama_open::{LoadOptions, Source};
-use trama_sim::{Trace, TypeKind};
+use trama_sim::Trace;
 use trama_viewer::{start, Running, ViewerOptions};
 use webdriver::{
     a_state_of, browser, click, click_id, driver, inked, js, move_to, open_ready, until, wheel,
     window,
 };
 
-fn load(path: &Path) -> Trace {
-    let mut o = LoadOptions::default();
-    o.keep_extras = true;
-    trama_open::load(&Source::Path(path.into()), &o).unwrap()
-}
-
 fn example() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/ring.paje")
 }
 
+/// Served under the example's name.
 fn serve(trace: Trace) -> Running {
-    let mut opts = ViewerOptions::default();
-    opts.port = Some(0);
-    opts.name = "ring.paje".into();
-    start(trace, &opts).unwrap()
+    common::serve(trace, "ring.paje")
 }
 
 /// The longest link of the trace: its ends' names and its middle time.
 fn a_link(trace: &Trace) -> (String, String, f64) {
-    let m = &trace.model;
-    let mut best: Option<(f64, String, String, f64)> = None;
-    for (l, info) in m.lists.iter().enumerate() {
-        if info.kind != TypeKind::Link {
-            continue;
-        }
-        let cols = &trace.lists[l];
-        for i in 0..cols.len() {
-            let len = cols.end[i] - cols.start[i];
-            if best.as_ref().is_none_or(|b| len > b.0) {
-                let name = |c: u32| m.label(m.container(trama_sim::ContainerId(c)).name);
-                best = Some((
-                    len,
-                    name(cols.from[i]),
-                    name(cols.to[i]),
-                    (cols.start[i] + cols.end[i]) / 2.0,
-                ));
-            }
-        }
-    }
-    let (_, a, b, t) = best.expect("the example has links");
-    (a, b, t)
+    let (a, b, t0, t1) = longest_link(trace);
+    (a, b, (t0 + t1) / 2.0)
 }
 
 /// Hover on an arrow: the tooltip names the link and its two ends.

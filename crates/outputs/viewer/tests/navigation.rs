@@ -12,42 +12,14 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{load, serve};
+use common::{load, longest_link, serve};
 use fantoccini::{Client, Locator};
 use serde_json::{json, Value};
-use trama_sim::{Trace, TypeKind};
 use trama_testkit::webdriver;
 use webdriver::{browser, click, drag, driver, js, open_ready, until, window};
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/ring.paje")
-}
-
-/// The longest link of the trace: its ends' names, start and end.
-fn longest_link(trace: &Trace) -> (String, String, f64, f64) {
-    let m = &trace.model;
-    let mut best: Option<(String, String, f64, f64)> = None;
-    for (l, info) in m.lists.iter().enumerate() {
-        if info.kind != TypeKind::Link {
-            continue;
-        }
-        let cols = &trace.lists[l];
-        for i in 0..cols.len() {
-            if best
-                .as_ref()
-                .is_none_or(|b| cols.end[i] - cols.start[i] > b.3 - b.2)
-            {
-                let name = |c: u32| m.label(m.container(trama_sim::ContainerId(c)).name);
-                best = Some((
-                    name(cols.from[i]),
-                    name(cols.to[i]),
-                    cols.start[i],
-                    cols.end[i],
-                ));
-            }
-        }
-    }
-    best.expect("the example has links")
 }
 
 /// The overview's box, in client pixels: left and right edges, and the

@@ -64,3 +64,30 @@ pub fn mpi_run(dir: &Path, ranks: usize) -> std::path::PathBuf {
     );
     dir.join("waits.paje")
 }
+
+/// The longest link of the trace: its ends' names, start and end.
+pub fn longest_link(trace: &Trace) -> (String, String, f64, f64) {
+    let m = &trace.model;
+    let mut best: Option<(String, String, f64, f64)> = None;
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != trama_sim::TypeKind::Link {
+            continue;
+        }
+        let cols = &trace.lists[l];
+        for i in 0..cols.len() {
+            if best
+                .as_ref()
+                .is_none_or(|b| cols.end[i] - cols.start[i] > b.3 - b.2)
+            {
+                let name = |c: u32| m.label(m.container(trama_sim::ContainerId(c)).name);
+                best = Some((
+                    name(cols.from[i]),
+                    name(cols.to[i]),
+                    cols.start[i],
+                    cols.end[i],
+                ));
+            }
+        }
+    }
+    best.expect("the example has links")
+}
