@@ -109,6 +109,13 @@ impl TimeWindow {
         })
     }
 
+    /// What a loader reads for an analysis: [`TimeWindow::bounds`], or
+    /// `None` (the whole trace) when the analysis needs the whole run
+    /// whatever its window (`whole_run`).
+    pub fn to_read(&self, whole_run: bool) -> Option<(f64, f64)> {
+        self.bounds().filter(|_| !whole_run)
+    }
+
     /// The closed window over `trace`: open sides at its bounds.
     pub fn resolve(&self, trace: &Trace) -> Window {
         Window::new(trace, self.start, self.end)

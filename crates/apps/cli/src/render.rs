@@ -136,9 +136,9 @@ pub fn render(s: &RenderArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     let window = TimeWindow::parse_opt(s.window.as_deref())?;
-    let t0 = std::time::Instant::now();
-    let animated = s.view.animation().is_some();
-    let trace = load_trace(args, s.view.reads_fields(), window.bounds())?;
+    let (t0, animated) = (std::time::Instant::now(), s.view.animation().is_some());
+    let whole = s.view.reads_whole_run();
+    let trace = load_trace(args, s.view.reads_fields(), window.to_read(whole))?;
     let t1 = std::time::Instant::now();
     let mut opts = ViewOptions::default();
     let width = s.width.unwrap_or(if animated { 800 } else { 1920 });

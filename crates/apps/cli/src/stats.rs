@@ -94,7 +94,7 @@ pub fn stats(mut a: StatsArgs) -> anyhow::Result<ExitCode> {
 fn write(s: &StatsArgs, analysis: Analysis, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let window = TimeWindow::parse_opt(s.window.as_deref())?;
     let extras = s.size_field.is_some() || analysis.reads_fields();
-    let trace = load_trace(&s.read, extras, window.bounds())?;
+    let trace = load_trace(&s.read, extras, window.to_read(analysis.reads_whole_run()))?;
     let mut opts = StatsOptions::default();
     (opts.level, opts.size_field, opts.format) = (s.level.clone(), s.size_field.clone(), s.format);
     (opts.waiting, opts.wait_last_message) = (s.waiting.clone(), s.last_message);

@@ -154,3 +154,39 @@ fn stats_waits_table_of_no_wait_says_zero_seconds() {
     let first = out.lines().next().unwrap();
     assert!(first.ends_with(": 0 instances, 0.000000 s"), "{first}");
 }
+
+/// Regression: a window of a `.ptb` is read from the keyframes before it
+/// on, which lose the fields (a reduction's root) and the other ends of
+/// MPI calls begun before them. The wait states, the wait matrix and the
+/// critical path of a window of a generated OTF2 run then differed
+/// between the archive and its `.ptb` (early_reduce went missing). They
+/// read the whole run and count what lies in the window.
+#[test]
+fn wait_states_of_a_window_of_a_ptb_equal_those_of_its_archive() {
+    if !trama_gen::otf2::tools() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (runs, otf2) = common::mpi_runs(tmp.path(), "8", "300", "1", true);
+    assert!(otf2, "the OTF2 archives were not written");
+    let archive = runs.join("waits/traces.otf2");
+    let ptb = tmp.path().join("waits.ptb");
+    let (a, p) = (archive.to_str().unwrap(), ptb.to_str().unwrap());
+    // Small blocks: a window starts many keyframes in.
+    let o = trama(&["convert", a, "-o", p, "--block-events", "256"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let whole = trama_out(&["stats", "waits", a, "--format", "csv"]);
+    assert!(whole.contains("early_reduce"), "{whole}");
+    for analysis in ["waits", "wait", "critical-path"] {
+        for window in ["0.1:", "0.2:1.5", ":0.9"] {
+            let args = |f: &str| {
+                let mut v = vec!["stats", analysis, "--window", window, "--format", "csv"];
+                v.push(if f == "a" { a } else { p });
+                trama_out(&v)
+            };
+            let (from_archive, from_ptb) = (args("a"), args("p"));
+            assert!(from_archive.lines().count() > 1, "{analysis} {window}");
+            assert_eq!(from_archive, from_ptb, "{analysis} --window {window}");
+        }
+    }
+}

@@ -141,6 +141,9 @@ pub struct Opened {
     pub window: TimeWindow,
     /// Whether user-defined fields were kept.
     pub keep_extras: bool,
+    /// Whether only the window was read (a `.ptb` opened with a window
+    /// replays only the blocks it needs).
+    pub partial: bool,
 }
 
 /// Opens and loads `path` as `trama stats` does (any format `trama-open`
@@ -162,6 +165,7 @@ pub fn open(path: &str, reading: &Reading) -> Result<Opened, Failure> {
         name: opened.name().to_string(),
         window,
         keep_extras: reading.keep_extras,
+        partial: window.bounds().is_some() && opened.ptb().is_some(),
     })
 }
 
@@ -224,6 +228,12 @@ pub fn stats(
     if args.size_field.is_some() && !opened.keep_extras {
         return Err(Failure::new(format!(
             "{}: a size field needs the user-defined fields: open the trace with user_fields=True",
+            opened.name
+        )));
+    }
+    if a.reads_whole_run() && opened.partial {
+        return Err(Failure::new(format!(
+            "{}: {analysis} matches MPI calls across the whole run, and only a window of it was read: open the trace without window= and give the window to this call",
             opened.name
         )));
     }

@@ -57,6 +57,16 @@ impl Analysis {
         )
     }
 
+    /// Does the analysis need the whole run read, whatever its window? The
+    /// wait states match MPI calls across processes (a message's two ends,
+    /// a collective's members and its root) and the critical path follows
+    /// them back: a trace read from the window's keyframes on would lose
+    /// ends and fields of calls begun before it. These read everything
+    /// and count what lies in the window.
+    pub fn reads_whole_run(self) -> bool {
+        self.reads_fields()
+    }
+
     /// Every analysis with its name on the command line and a line of help.
     pub const ALL: [(Analysis, &'static str, &'static str); 11] = [
         (

@@ -185,6 +185,13 @@ impl View {
         self.animation().is_some() || matches!(self, View::WaitMatrix | View::Process)
     }
 
+    /// Whether the view needs the whole run read, whatever its window (the
+    /// wait states match MPI calls across processes, see
+    /// `trama_report::Analysis::reads_whole_run`).
+    pub fn reads_whole_run(self) -> bool {
+        matches!(self, View::WaitMatrix | View::Process)
+    }
+
     /// The view called `name` (see [`View::ALL`]).
     pub fn from_name(name: &str) -> Option<View> {
         View::ALL.iter().find(|v| v.1 == name).map(|v| v.0)

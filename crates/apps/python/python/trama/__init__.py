@@ -74,7 +74,10 @@ def open(
     PCP, sched, CLOG-2, ...). The options are the reading flags of the
     command line: `lenient` (--lenient), `sort_window` (--sort-window),
     `window` (--window: only what overlaps it is read where the format
-    allows, and it is the analyses' default window), `strip_quotes`,
+    allows, and it is the analyses' default window; the wait states,
+    critical path and delays of a `.ptb` read so are refused, as they
+    match MPI calls across the whole run: open it whole and give them the
+    window), `strip_quotes`,
     `stop_at` (-a), `ignore_incomplete_links` (-z), `no_imbrication` (-i),
     `no_strict` (-n), `threads` (-j). `user_fields` keeps the user-defined
     fields (a message's size, for bytes and rates).

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 import trama
-from conftest import PING_PONG, SAMPLES, TRACES, stats_json
+from conftest import PING_PONG, SAMPLES, TRACES, run, stats_json
 
 ANALYSES = ["states", "comm", "wait", "slices", "order", "kiviat", "info", "graph"]
 
@@ -173,6 +173,22 @@ def test_why_analyses_equal_trama_stats_json(mpi_runs):
     assert generated.stats("waits")["rows"] and generated.stats("critical-path")["segments"]
     with pytest.raises(trama.TraceError):
         generated.stats("waits", by="rank")
+
+
+def test_why_analyses_refuse_a_ptb_read_for_a_window_only(mpi_runs, tmp_path):
+    """Regression: a `.ptb` opened with a window holds only what its
+    keyframes on give, which loses MPI calls begun before: the wait
+    states would be wrong, so they are refused with what to do instead;
+    read whole, the window given to the call equals `trama stats`."""
+    ptb = tmp_path / "waits.ptb"
+    run("convert", mpi_runs / "waits.paje", ptb)
+    part = trama.open(ptb, window="0.01:")
+    for a in WHY:
+        with pytest.raises(trama.TraceError, match="whole run"):
+            part.stats(a)
+    assert part.stats("states") == stats_json("states", ptb, "--window", "0.01:")
+    whole = trama.open(ptb)
+    assert whole.stats("waits", window="0.01:") == stats_json("waits", ptb, "--window", "0.01:")
 
 
 def test_otf2_collectives_keep_their_root_by_default(mpi_runs):
