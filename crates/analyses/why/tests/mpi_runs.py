@@ -209,9 +209,10 @@ def late_receiver_wait(send, recv, r):
 
 
 def staggered(run, rng, spread):
-    """Distinct entry times of a collective, one per rank."""
+    """Distinct entry times of a collective, one per rank (spread wider
+    when the ranks outnumber its steps)."""
     t = run.ready() + 300
-    offsets = rng.sample(range(0, spread), run.ranks)
+    offsets = rng.sample(range(0, max(spread, 2 * run.ranks)), run.ranks)
     return [t + o for o in offsets]
 
 
