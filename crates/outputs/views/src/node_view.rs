@@ -34,9 +34,16 @@ const PANEL: f64 = 210.0;
 pub fn node_place(i: usize, n: usize, width: u32, height: u32) -> (f64, f64, f64) {
     let (w, h) = (width as f64 - PANEL, height as f64 - 30.0);
     let mut r = w.min(h) / (2.6 * (n.max(1) as f64).sqrt() + 1.5);
+    let cols = (n as f64 * 1.5).sqrt().ceil();
+    let rows = (n as f64 / cols).ceil();
     if (2..=24).contains(&n) {
         // Around a circle: neighbours apart, with room for the arcs.
         r = r.min(0.65 * 0.4 * w.min(h) * (std::f64::consts::PI / n as f64).sin());
+    } else if n > 24 {
+        // On a grid: a quarter of the step between neighbours left free
+        // for the arcs (the step is (w - 2r - 8) / cols).
+        let fit = |len: f64, k: f64| 0.375 * (len - 8.0) / (k + 0.75);
+        r = r.min(fit(w, cols)).min(fit(h, rows));
     }
     let r = r.clamp(4.0, 56.0);
     let (u, v) = if n <= 24 {
@@ -49,8 +56,6 @@ pub fn node_place(i: usize, n: usize, width: u32, height: u32) -> (f64, f64, f64
             (0.5 + 0.4 * m / w * a.cos(), 0.5 + 0.4 * m / h * a.sin())
         }
     } else {
-        let cols = (n as f64 * 1.5).sqrt().ceil();
-        let rows = (n as f64 / cols).ceil();
         (
             (0.5 + (i as f64 % cols)) / cols,
             (0.5 + (i as f64 / cols).floor()) / rows,
@@ -591,5 +596,31 @@ mod tests {
         // Few nodes and arcs: each labelled, as before.
         let few = draw_arcs(&[(0, 1, 3.0), (1, 2, 5.0)], 6, (800, 600), false);
         assert_eq!(few.matches("<rect").count(), 2);
+    }
+
+    /// Regression: beyond 24 nodes the grid's circles touched (64 nodes at
+    /// 800 × 600: 51 px wide on a 53 px step), hiding the arcs between
+    /// neighbours. A quarter of the step is now left free, at any size.
+    #[test]
+    fn grid_nodes_leave_room_between_neighbours() {
+        for (n, width, height) in [
+            (25, 800, 600),
+            (64, 800, 600),
+            (64, 1600, 900),
+            (200, 1280, 800),
+            (1000, 1920, 1080),
+        ] {
+            let at: Vec<(f64, f64, f64)> =
+                (0..n).map(|i| node_place(i, n, width, height)).collect();
+            for (i, a) in at.iter().enumerate() {
+                for b in &at[i + 1..] {
+                    let d = ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
+                    assert!(
+                        d >= 2.0 * a.2 * 1.3,
+                        "{n} nodes at {width}x{height}: {a:?} and {b:?}"
+                    );
+                }
+            }
+        }
     }
 }
