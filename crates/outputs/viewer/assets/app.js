@@ -11,7 +11,7 @@ import { $, rgb, sleep } from "./util.js";
 import { ServerSource, StreamFeed } from "./source.js";
 import { EmbeddedSource } from "./offline.js";
 import { createState } from "./store.js";
-import { AXIS_H, ROW_H, LABEL_W, computeVisible, rowAt, rowsFitting, rowTops, depthsOf } from "./rows.js";
+import { AXIS_H, ROW_H, LABEL_W, computeVisible, rowAt, rowsFitting, rowTops, subRowsOf } from "./rows.js";
 import { draw, shownRows, linkAt } from "./timeline.js";
 import { WindowCache } from "./cache.js";
 import { legend } from "./legend.js";
@@ -296,13 +296,14 @@ async function main() {
   }
 }
 
-// The nesting levels of each row over the run (state.depths), and the
-// choice of drawing them as sub-rows, the default for call-stack traces
-// (OTF2, Paraver), or inside one another.
+// The sub-rows of each row over the run (state.depths, state.firstSub:
+// its state types' nesting levels), and the choice of drawing them as
+// sub-rows, the default for call-stack traces (OTF2, Paraver), or inside
+// one another.
 async function depths(state) {
   const m = state.meta;
   const whole = await source.timeline(m.start, m.end, 2048, `0-${m.rows.length - 1}`);
-  state.depths = depthsOf(whole);
+  ({ depths: state.depths, firstSub: state.firstSub } = subRowsOf(whole));
   const el = $("depth");
   if (![...state.depths.values()].some((n) => n > 1)) return;
   state.subrows = /\.(otf2|prv)$/i.test(m.name);

@@ -4,7 +4,7 @@
 // and the row labels. Everything is read from the state it is handed.
 
 import { $, fmtTime, niceStep } from "./util.js";
-import { ROW_H, AXIS_H, LABEL_W, rowsOnScreen, rowTops, rowHeight, parents } from "./rows.js";
+import { ROW_H, AXIS_H, LABEL_W, rowsOnScreen, rowTops, rowHeight, subRow, parents } from "./rows.js";
 import { axisTicks, windowText } from "./origin.js";
 import { nameBars, fitLabel, textColor } from "./bars.js";
 
@@ -77,7 +77,7 @@ export function draw(state) {
       if (!row) return;
       for (const band of row.bands) {
         band.levels.forEach((spans, level) => {
-          const [b0, b1] = levelBox(state, level, h);
+          const [b0, b1] = levelBox(state, state.subrows ? subRow(state, ri, band.type, level) : level, h);
           for (let i = 0; i < spans.length; i += 4) {
             const value = spans[i + 2];
             const mixed = spans[i + 3] >>> 31;
@@ -155,7 +155,10 @@ function drawNames(state, ctx, d, rows, W) {
     const row = d.rows.get(ri);
     if (!row || !row.bands.length) return;
     const y = tops.get(ri), h = rowHeight(state, ri);
-    const bands = row.bands.map((band) => band.levels);
+    // As sub-rows, a band's levels from its type's first sub-row.
+    const none = new Uint32Array(0);
+    const bands = row.bands.map((band) => state.subrows
+      ? [...Array(subRow(state, ri, band.type, 0)).fill(none), ...band.levels] : band.levels);
     nameBars(bands, state.hidden, X, W, (value, x, width, level) => {
       const font = state.subrows ? 0 : level;
       if (font >= NAME_FONTS.length) return;
