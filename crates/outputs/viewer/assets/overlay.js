@@ -2,7 +2,9 @@
 // over the states they occur in, one colour and hatch direction per
 // pattern, and the critical path as a line through the rows (a segment on
 // its process's row, a vertical jump where it moves to another process).
-// The server merges what is narrower than a pixel column; an offline
+// The server merges what is narrower than a pixel column, and the page
+// sums what stays narrower than a few pixels by column into a strip at
+// the row's top (thinWaits), so that the whole run reads; an offline
 // report holds the whole run's overlay once, and `overlayIn` keeps what a
 // window shows of it.
 
@@ -92,6 +94,61 @@ export function placeOverlay(overlay, view, y, hidden, showPath) {
   return { waits, path };
 }
 
+// Wait marks narrower than this many pixels are summed per pixel column
+// (thinWaits).
+export const THIN_PX = 4;
+
+// The height of the strip the summed marks are drawn in, at their row's
+// top, leaving its states visible.
+const STRIP_H = 6;
+
+// The wait marks `waits` (placeOverlay's) thinned by pixel, so that a
+// zoomed-out window reads: a row's marks narrower than THIN_PX are summed
+// per pixel column (that of their start), then neighbouring columns of
+// the same pattern (the one waiting longest in each) joined into one
+// mark, which counts their instances (`n`), spans their times, and has
+// `share` the fraction of its pixels' time waited. Wider marks are kept
+// as they are (no `share`). In the row order the marks came in.
+export function thinWaits(waits, view) {
+  const perPx = (view.t1 - view.t0) / view.W;
+  const out = [];
+  const rows = new Map();   // row -> Map(column -> cell)
+  for (const m of waits) {
+    if (m.x1 - m.x0 >= THIN_PX) { out.push(m); continue; }
+    if (!rows.has(m.row)) rows.set(m.row, new Map());
+    const cols = rows.get(m.row);
+    const c = Math.floor(m.x0);
+    let cell = cols.get(c);
+    if (!cell) { cell = { m, n: 0, t0: m.t0, t1: m.t1, waited: 0, by: new Map() }; cols.set(c, cell); }
+    const w = Math.max(0, Math.min(m.t1, view.t1) - Math.max(m.t0, view.t0));
+    cell.n += m.n;
+    cell.t0 = Math.min(cell.t0, m.t0);
+    cell.t1 = Math.max(cell.t1, m.t1);
+    cell.waited += w;
+    cell.by.set(m.pattern, (cell.by.get(m.pattern) || 0) + w);
+  }
+  for (const cols of rows.values()) {
+    let run = null;
+    for (const c of [...cols.keys()].sort((a, b) => a - b)) {
+      const cell = cols.get(c);
+      const pattern = [...cell.by].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+      if (run && run.pattern === pattern && run.x1 === c) {
+        run.x1 = c + 1; run.n += cell.n; run.waited += cell.waited;
+        run.t0 = Math.min(run.t0, cell.t0); run.t1 = Math.max(run.t1, cell.t1);
+        continue;
+      }
+      run = { row: cell.m.row, pattern, n: cell.n, t0: cell.t0, t1: cell.t1, waited: cell.waited, x0: c, x1: c + 1, y0: cell.m.y0, y1: Math.min(cell.m.y1, cell.m.y0 + STRIP_H) };
+      out.push(run);
+    }
+  }
+  for (const m of out) {
+    if (m.waited === undefined) continue;
+    m.share = Math.min(1, m.waited / ((m.x1 - m.x0) * perPx));
+    delete m.waited;
+  }
+  return out;
+}
+
 // Draws what `placeOverlay` placed on `ctx`, and a frame around `selected`
 // ({row, t0, t1}, the instance chosen in the why panel).
 export function drawOverlay(ctx, placed, selected, view, y) {
@@ -99,6 +156,13 @@ export function drawOverlay(ctx, placed, selected, view, y) {
   ctx.lineWidth = 1;
   for (const m of placed.waits) {
     const style = WAIT_STYLES[m.pattern] || WAIT_STYLES[0];
+    if (m.share !== undefined) {
+      // Summed by pixel (thinWaits): a strip, darker the more waited.
+      const a = Math.round(255 * (0.3 + 0.7 * m.share));
+      ctx.fillStyle = style.color + a.toString(16).padStart(2, "0");
+      ctx.fillRect(m.x0, m.y0, m.x1 - m.x0, m.y1 - m.y0);
+      continue;
+    }
     ctx.fillStyle = style.color + "40";
     ctx.fillRect(m.x0, m.y0, m.x1 - m.x0, m.y1 - m.y0);
     ctx.strokeStyle = style.color;

@@ -4,8 +4,9 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { hatchSegments, overlayIn, placeOverlay, WAIT_STYLES } from "../overlay.js";
+import { hatchSegments, overlayIn, placeOverlay, thinWaits, THIN_PX, WAIT_STYLES } from "../overlay.js";
 import { zoomWindow } from "../why.js";
+import { ROW_H } from "../rows.js";
 
 const inside = ([ax, ay, bx, by], [x0, x1, y0, y1]) =>
   [ax, bx].every((x) => x >= x0 - 1e-9 && x <= x1 + 1e-9) && [ay, by].every((y) => y >= y0 - 1e-9 && y <= y1 + 1e-9);
@@ -79,4 +80,38 @@ test("an instance is zoomed to fill the middle half of the window", () => {
   assert.deepEqual(zoomWindow(2, 4), [1, 5]);
   const [a, b] = zoomWindow(3, 3);
   assert.ok(b > a && (a + b) / 2 === 3);
+});
+
+// regression: zoomed out to the whole run, every wait mark was hatched
+// over the full height of its row, a mark per pixel or less, so that
+// the rows were a mesh of hatches and their states unreadable.
+test("zoomed out, narrow wait marks are summed per pixel column into strips", () => {
+  const view = { t0: 0, t1: 100, W: 100 };     // a second a pixel
+  const y = (row) => (row === 0 ? 30 : row === 1 ? 48 : undefined);
+  const waits = [];
+  // Row 0: 400 marks of 0.05 s, 4 per second over [0, 100): pattern 2
+  // in [0, 50), pattern 5 after; one mark of pattern 5 at 10.
+  for (let k = 0; k < 400; k++) waits.push([0, k < 200 ? 2 : 5, k / 4, k / 4 + 0.05, 1]);
+  waits.push([0, 5, 10.1, 10.15, 3]);
+  // Row 1: one wide mark, hatched as before.
+  waits.push([1, 3, 20, 40, 1]);
+  const placed = placeOverlay({ waits, path: [] }, view, y, new Set(), false);
+  const thin = thinWaits(placed.waits, view);
+  const row0 = thin.filter((m) => m.row === 0);
+  // Two strips, one per pattern, each its pixels' columns.
+  assert.deepEqual(row0.map((m) => [m.pattern, m.x0, m.x1]), [[2, 0, 50], [5, 50, 100]]);
+  // Every instance counted, the times spanned, a fifth of the time waited.
+  assert.equal(row0.reduce((a, m) => a + m.n, 0), 403);
+  assert.deepEqual([row0[0].t0, row0[1].t1], [0, 99.8]);
+  assert.ok(Math.abs(row0[0].share - 0.2 - 0.05 / 50) < 1e-9, `${row0[0].share}`);
+  // A strip at the row's top, thinner than the row.
+  assert.ok(row0[0].y1 - row0[0].y0 < ROW_H - 2 && row0[0].y0 === 31);
+  // The wide mark stays whole, unshaded.
+  const wide = thin.filter((m) => m.row === 1);
+  assert.equal(wide.length, 1);
+  assert.ok(wide[0].x1 - wide[0].x0 >= THIN_PX && wide[0].share === undefined);
+  // Zoomed in, nothing is summed.
+  const close = { t0: 0, t1: 2, W: 1000 };
+  const near = placeOverlay({ waits, path: [] }, close, y, new Set(), false).waits;
+  assert.equal(thinWaits(near, close).length, near.length);
 });
