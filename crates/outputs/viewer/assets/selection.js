@@ -22,7 +22,8 @@ function csvColumns(columns) {
 
 export class SelectionPanel {
   // source: source.js's; state: the view's (store.js); hooks: {draw(),
-  // layout() (the panel opened or closed), timeAt(x), error(e)}.
+  // layout() (the panel opened or closed), timeAt(x), error(e),
+  // changed() (the area, for the URL)}.
   constructor(source, state, hooks) {
     this.source = source;
     this.state = state;
@@ -99,6 +100,13 @@ export class SelectionPanel {
     if (load) this.open();
   }
 
+  // The selection in the URL's fragment, as fromHash reads it.
+  toHash() {
+    const A = this.area;
+    if (!A) return [];
+    return [A.containers ? `select=${A.t0},${A.t1},${A.a},${A.b}` : "select"];
+  }
+
   // The selection of a URL's `#select=T0,T1,A,B` (A, B: indices of the
   // rows shown); an empty one selects the whole run.
   fromHash(text) {
@@ -163,6 +171,7 @@ export class SelectionPanel {
     this.reply = null;
     $("selection").hidden = true;
     this.hooks.layout();
+    this.hooks.changed?.();
   }
 
   // Shows the panel and loads the area's statistics.
@@ -175,6 +184,7 @@ export class SelectionPanel {
     const A = this.area;
     this.reply = null;
     this.render();
+    this.hooks.changed?.();
     try {
       this.reply = await this.source.selection(A.t0, A.t1, A.containers, this.ctl.signal);
     } catch (e) {

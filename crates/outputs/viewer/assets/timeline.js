@@ -202,7 +202,8 @@ function drawAxis(state, ctx, W) {
   for (const { t, label } of axisTicks(state.t0, state.t1, step, state.origin)) {
     const x = Math.round(((t - state.t0) / span) * W) + 0.5;
     ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, AXIS_H); ctx.stroke();
-    ctx.fillText(label, x + 2, AXIS_H - 10);
+    // A label cut by the right edge is left out.
+    if (x + 2 + ctx.measureText(label).width <= W) ctx.fillText(label, x + 2, AXIS_H - 10);
   }
   if (state.origin != null) {
     const x = Math.round(((state.origin - state.t0) / span) * W) + 0.5;
@@ -248,12 +249,16 @@ export function linkAt(state, x, y) {
     const dist = Math.hypot(x - (x0 + u * dx), y - (y0 + u * dy));
     if (dist < bestD) { bestD = dist; best = l; }
   }
-  if (!best) return null;
-  const m = state.meta;
+  return best ? linkEntity(state.meta, best) : null;
+}
+
+// The link `l` ({from, to, start, end, value}, as a summary gives it) as
+// an entity (api/entity's shape), `meta` the trace's description.
+export function linkEntity(m, l) {
   return {
-    kind: "link", type: m.types[m.values[best.value].type].name, value: m.values[best.value].name,
-    container: `${m.rows[best.from].label} → ${m.rows[best.to].label}`,
-    start: best.start, end: best.end, from: best.from, to: best.to, id: best.value,
+    kind: "link", type: m.types[m.values[l.value].type].name, value: m.values[l.value].name,
+    container: `${m.rows[l.from].label} → ${m.rows[l.to].label}`,
+    start: l.start, end: l.end, from: l.from, to: l.to, id: l.value,
   };
 }
 
