@@ -46,7 +46,10 @@ export function uncovered(x0, x1, cover) {
 // "/" in its first word: "/src/solver/cg.cpp:88 spmv") keeps its tail,
 // where the file and the function are: its leading folders give way
 // first ("…/cg.cpp:88 spmv"), then the middle of what is left after the
-// last folder ("cg.c…88 spmv").
+// last folder ("cg.c…88 spmv"). A last part that is only a place (no
+// letter before a "::": APEX's "/phylanx/store$4/2$51$29::eval") goes
+// with the part before it, which is cut at its end instead
+// ("store$4/2$5…").
 export function fitLabel(text, width, measure) {
   if (measure(text) <= width) return text;
   if (text.length <= MIN_CHARS) return null;
@@ -54,11 +57,15 @@ export function fitLabel(text, width, measure) {
   const cuts = [];
   for (let i = word.indexOf("/", 1); i >= 0 && i < word.length - 1; i = word.indexOf("/", i + 1)) cuts.push(i);
   if (!cuts.length) return cutEnd(text, width, measure);
-  for (const i of cuts) {
+  // A place only: the name is the part before it.
+  const place = /^[^\p{L}]*(::.*)?$/u.test(text.slice(cuts[cuts.length - 1] + 1));
+  const keep = place && cuts.length > 1 ? cuts.length - 2 : cuts.length - 1;
+  for (const i of cuts.slice(0, keep + 1)) {
     const tail = "…" + text.slice(i);
     if (measure(tail) <= width) return tail;
   }
-  return cutMiddle(text.slice(cuts[cuts.length - 1] + 1), width, measure);
+  const last = text.slice(cuts[keep] + 1);
+  return place ? cutEnd(last, width, measure) : cutMiddle(last, width, measure);
 }
 
 // The longest `f(k)` for k in [lo, hi] that fits in `width` (f longer

@@ -52,6 +52,13 @@ test("a path-like name keeps its tail: folders go first, then its middle", () =>
   // A "/" after the first word, or at a word's end, makes no path.
   assert.equal(fitLabel("MPI_Send to 1/2", 6 * 7, measure), "MPI_Se…");
   assert.equal(fitLabel("phylanx/", 6 * 5, measure), "phyl…");
+  // A last part that is only a place goes with the part before it, cut
+  // at its end.
+  const apex = "/phylanx/access-variable$60$conf_i/2$63$45::eval";
+  assert.equal(fitLabel(apex, 6 * 41, measure), "…/access-variable$60$conf_i/2$63$45::eval");
+  assert.equal(fitLabel(apex, 6 * 24, measure), "access-variable$60$conf…");
+  assert.equal(fitLabel("/a/b/12:34", 6 * 9, measure), "…/b/12:34");
+  assert.equal(fitLabel("/a/b/12:34", 6 * 8, measure), "b/12:3…");
 });
 
 test("text is black on light bars and white on dark ones", () => {
