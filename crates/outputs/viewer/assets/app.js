@@ -7,7 +7,7 @@
 // strip (overview.js), the time origin (origin.js), the picked message
 // (arrows.js), the rows' arrangement (arrange.js) and the help (help.js).
 
-import { $, rgb, sleep } from "./util.js";
+import { $, rgb, si, sleep } from "./util.js";
 import { ServerSource, StreamFeed } from "./source.js";
 import { EmbeddedSource } from "./offline.js";
 import { createState } from "./store.js";
@@ -241,9 +241,10 @@ async function main() {
   state.meta = meta;
   state.colors = meta.values.map((v) => rgb(v.color));
   $("name").textContent = meta.name;
-  $("span").textContent =
-    `${meta.counts.states} states, ${meta.counts.links} links, ${meta.counts.events} events, ${meta.containers.length} containers`;
-  if (meta.notes.length) $("span").title = meta.notes.join("\n");
+  // The counts short (what is none left out), exact on hover.
+  const counts = [[meta.counts.states, "states"], [meta.counts.links, "links"], [meta.counts.events, "events"], [meta.containers.length, "containers"]];
+  $("span").textContent = counts.filter(([n]) => n).map(([n, what]) => `${si(n)} ${what}`).join(", ");
+  $("span").title = [counts.map(([n, what]) => `${n} ${what}`).join(", "), ...meta.notes].join("\n");
   if (meta.notes.length) $("span").textContent += " · notes (hover here)";
   if (source.offline) {
     $("span").textContent += " · offline: drawn from the report's summary";
