@@ -393,7 +393,10 @@ async fn a_shared_url_restores_link_rows_and_selection() {
     )
     .await;
     let sel = js(&c, "return window.trama.selection()").await;
-    assert_eq!((sel["t0"].as_f64(), sel["t1"].as_f64()), (Some(s0), Some(s1)));
+    assert_eq!(
+        (sel["t0"].as_f64(), sel["t1"].as_f64()),
+        (Some(s0), Some(s1))
+    );
     let mut got: Vec<u64> = sel["containers"]
         .as_array()
         .unwrap()
