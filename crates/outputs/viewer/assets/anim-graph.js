@@ -8,6 +8,7 @@
 import { $, surface } from "./util.js";
 import { activity, activityLegend, ACTIVITY } from "./anim-activity.js";
 import { heaviest, nameLabels, placeLabels } from "./anim-fit.js";
+import { fitLabel } from "./bars.js";
 
 // How many grey edges a graph of n processes draws at most.
 const edgeBudget = (n) => Math.max(48, Math.min(400, Math.round(1.5 * n)));
@@ -97,7 +98,9 @@ export function drawGraph(pl, f) {
   let title = `graph: ${known} of ${contacts.length} pairs have talked`;
   if (rest.n) title += `; the ${kept.length} heaviest drawn (${rest.n} others, ${rest.w} messages)`;
   if (labelled.shared) title += ` · names: ${labelled.shared}`;
-  ctx.fillText(title, 4, 12);
+  // Cut to the canvas's width (whole on hover).
+  ctx.fillText(fitLabel(title, W - 8, (t) => ctx.measureText(t).width) ?? "", 4, 12);
+  $("p-graph").title = title;
   activityLegend(ctx, H);
   pl.graph = { labels: labelled.names, drawn: kept.length + hot.length, of: known };
   return known;

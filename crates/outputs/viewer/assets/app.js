@@ -7,12 +7,12 @@
 // strip (overview.js), the time origin (origin.js), the picked message
 // (arrows.js), the rows' arrangement (arrange.js) and the help (help.js).
 
-import { $, rgb, sleep } from "./util.js";
+import { $, rgb, si, sleep } from "./util.js";
 import { ServerSource, StreamFeed } from "./source.js";
 import { EmbeddedSource } from "./offline.js";
 import { createState } from "./store.js";
-import { AXIS_H, ROW_H, LABEL_W, computeVisible, rowAt, rowsFitting, rowTops, depthsOf } from "./rows.js";
-import { draw, shownRows, linkAt } from "./timeline.js";
+import { AXIS_H, ROW_H, LABEL_W, computeVisible, rowAt, rowsFitting, rowTops, subRowsOf } from "./rows.js";
+import { draw, shownRows, linkAt, linkEntity } from "./timeline.js";
 import { WindowCache } from "./cache.js";
 import { legend } from "./legend.js";
 import { describe } from "./details.js";
@@ -22,11 +22,11 @@ import { listen } from "./controls.js";
 import { Player } from "./player.js";
 import { WhyPanel } from "./why.js";
 import { SelectionPanel } from "./selection.js";
-import { Overview } from "./overview.js";
+import { Overview, runOf } from "./overview.js";
 import { listenOrigin, originOfHash } from "./origin.js";
-import { follow, drawPicked } from "./arrows.js";
+import { follow, drawPicked, linkHash, linkOfHash } from "./arrows.js";
 import { listenHelp } from "./help.js";
-import { listenRows, metricChoices, offerMetrics } from "./arrange.js";
+import { listenRows, metricChoices, offerMetrics, arrangeHash } from "./arrange.js";
 
 // Where the data comes from: the summary embedded in the page (an
 // offline report), else the server.
@@ -66,12 +66,17 @@ function createPage(source) {
       page.stats.schedule();
       page.why.schedule();
     },
-    // The URL's fragment: the window and the pinned entity, so that a view
-    // can be shared as a link or reopened.
+    // The URL's fragment: the window, the pinned entity, the origin, the
+    // picked message, the rows' arrangement, the selection and the open
+    // panels, so that a view can be shared as a link or reopened.
     updateHash() {
-      const pin = state.pinnedAt ? `&pin=${state.pinnedAt.row}:${state.pinnedAt.t}` : "";
-      const origin = state.origin != null ? `&origin=${state.origin}` : "";
-      history.replaceState(null, "", `#t0=${state.t0}&t1=${state.t1}${pin}${origin}`);
+      const parts = [`t0=${state.t0}`, `t1=${state.t1}`];
+      if (state.pinnedAt) parts.push(`pin=${state.pinnedAt.row}:${state.pinnedAt.t}`);
+      if (state.origin != null) parts.push(`origin=${state.origin}`);
+      parts.push(...linkHash(state.link), ...arrangeHash(state.arrange), ...(page.selection?.toHash() ?? []));
+      if (!$("stats").hidden) parts.push("stats");
+      if (!$("why").hidden) parts.push("why");
+      history.replaceState(null, "", "#" + parts.join("&"));
     },
     zoom(factor, at) {
       const t = at ?? (state.t0 + state.t1) / 2;
@@ -130,12 +135,14 @@ function createPage(source) {
     },
     toggleStats() {
       $("stats").hidden = !$("stats").hidden;
+      page.updateHash();
       page.resize();
       page.refresh();
       page.stats.schedule();
     },
     async toggleWhy() {
       await page.why.toggle().catch(page.showError);
+      page.updateHash();
       page.resize();
       page.refresh();
     },
@@ -182,6 +189,7 @@ function createPage(source) {
   page.selection = new SelectionPanel(source, state, {
     draw: page.draw, timeAt: page.timeAt, error: page.showError,
     layout: () => { page.resize(); page.refresh(); },
+    changed: () => page.updateHash(),
   });
   state.overlay = (ctx, rows, W) => {
     page.why.draw(ctx, rows, W);
@@ -233,9 +241,10 @@ async function main() {
   state.meta = meta;
   state.colors = meta.values.map((v) => rgb(v.color));
   $("name").textContent = meta.name;
-  $("span").textContent =
-    `${meta.counts.states} states, ${meta.counts.links} links, ${meta.counts.events} events, ${meta.containers.length} containers`;
-  if (meta.notes.length) $("span").title = meta.notes.join("\n");
+  // The counts short (what is none left out), exact on hover.
+  const counts = [[meta.counts.states, "states"], [meta.counts.links, "links"], [meta.counts.events, "events"], [meta.containers.length, "containers"]];
+  $("span").textContent = counts.filter(([n]) => n).map(([n, what]) => `${si(n)} ${what}`).join(", ");
+  $("span").title = [counts.map(([n, what]) => `${n} ${what}`).join(", "), ...meta.notes].join("\n");
   if (meta.notes.length) $("span").textContent += " · notes (hover here)";
   if (source.offline) {
     $("span").textContent += " · offline: drawn from the report's summary";
@@ -255,12 +264,12 @@ async function main() {
     $("player-button").hidden = true;
   }
   const player = page.player;
+  const h = new URLSearchParams(location.hash.slice(1));
+  listenRows(page, h);
   computeVisible(state);
   await depths(state);
   page.resize();
-  listenRows(page);
   listen(page);
-  const h = new URLSearchParams(location.hash.slice(1));
   state.origin = originOfHash(h);
   listenOrigin(page, AXIS_H);
   listenHelp();
@@ -271,6 +280,9 @@ async function main() {
       page.resize(); page.refresh();
     })
     .catch(page.showError);
+  // #link=FROM,TO,START,END,VALUE: the picked message (arrows.js).
+  const link = linkOfHash(h, meta);
+  if (link) state.link = linkEntity(meta, link);
   const t0 = parseFloat(h.get("t0")), t1 = parseFloat(h.get("t1"));
   if (isFinite(t0) && isFinite(t1) && t1 > t0) page.setWindow(t0, t1); else page.fit();
   // #stats opens the statistics panel.
@@ -293,16 +305,19 @@ async function main() {
     const [row, t] = pinned;
     const e = await source.entity(row, t);
     page.show(e, { row, t });
+  } else if (state.link) {
+    page.show(state.link, null);
   }
 }
 
-// The nesting levels of each row over the run (state.depths), and the
-// choice of drawing them as sub-rows, the default for call-stack traces
-// (OTF2, Paraver), or inside one another.
+// The sub-rows of each row over the run (state.depths, state.firstSub:
+// its state types' nesting levels), and the choice of drawing them as
+// sub-rows, the default for call-stack traces (OTF2, Paraver), or inside
+// one another.
 async function depths(state) {
   const m = state.meta;
-  const whole = await source.timeline(m.start, m.end, 2048, `0-${m.rows.length - 1}`);
-  state.depths = depthsOf(whole);
+  const whole = await source.timeline(...runOf(m), 2048, `0-${m.rows.length - 1}`);
+  ({ depths: state.depths, firstSub: state.firstSub } = subRowsOf(whole));
   const el = $("depth");
   if (![...state.depths.values()].some((n) => n > 1)) return;
   state.subrows = /\.(otf2|prv)$/i.test(m.name);

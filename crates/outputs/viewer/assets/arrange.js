@@ -108,18 +108,23 @@ export function metricChoices(meta, data, n = 6) {
 // Wires the header's row filter (#row-filter) and order (#row-sort) and
 // the shift-click on a label that pins its row to the top. `page` is
 // app.js's controller; `state.arrange` holds {filter, pinned, sort,
-// metric}; `page.arranged()` recomputes the rows shown and redraws.
-export function listenRows(page) {
+// metric}, first as the URL's fragment `params` says (arrangeOfHash);
+// `page.arranged()` recomputes the rows shown and redraws.
+export function listenRows(page, params = new URLSearchParams()) {
   const s = page.state;
-  s.arrange = { filter: "", pinned: new Set(), sort: "tree", metric: null };
+  s.arrange = arrangeOfHash(params);
+  $("row-filter").value = s.arrange.filter;
+  if (s.arrange.sort === "name") $("row-sort").value = "name";
   $("row-filter").addEventListener("input", () => {
     s.arrange.filter = $("row-filter").value;
     page.arranged();
   });
   $("row-sort").addEventListener("change", () => {
     const v = $("row-sort").value;
-    const choice = page.rowChoices?.[Number(v.split(":")[1])];
+    const k = Number(v.split(":")[1]);
+    const choice = page.rowChoices?.[k];
     s.arrange.sort = choice ? "metric" : v;
+    s.arrange.choice = choice ? k : null;
     s.arrange.metric = choice ? choice.metric() : null;
     page.arranged();
   });
@@ -142,4 +147,42 @@ export function offerMetrics(page, data, choices) {
   const sel = $("row-sort");
   sel.innerHTML = `<option value="tree">as listed</option><option value="name">by name</option>` +
     page.rowChoices.map((c, k) => `<option value="metric:${k}">by time in ${esc(c.label)}</option>`).join("");
+  // An order by time that the URL asked for, now that it is offered.
+  const a = page.state.arrange;
+  sel.value = a.sort === "metric" && page.rowChoices[a.choice] ? `metric:${a.choice}` : a.sort === "name" ? "name" : "tree";
+  if (a.sort === "metric" && !a.metric) {
+    const choice = page.rowChoices[a.choice];
+    a.sort = choice ? "metric" : "tree";
+    a.metric = choice ? choice.metric() : null;
+    page.arranged();
+  }
+}
+
+// The arrangement `a` in the URL's fragment: `filter=TEXT`,
+// `pins=ID,ID` (container ids, first to last) and `sort=name` or
+// `sort=metric:K` (the K-th order by time offered), each when set.
+export function arrangeHash(a) {
+  if (!a) return [];
+  const out = [];
+  if (a.filter) out.push(`filter=${encodeURIComponent(a.filter)}`);
+  if (a.pinned.size) out.push(`pins=${[...a.pinned].join(",")}`);
+  if (a.sort === "name") out.push("sort=name");
+  else if (a.sort === "metric" && a.choice != null) out.push(`sort=metric:${a.choice}`);
+  return out;
+}
+
+// The arrangement of a URL's fragment (URLSearchParams), as arrangeHash
+// writes it: {filter, pinned, sort, choice, metric}; a metric's numbers
+// come when its order is offered (offerMetrics).
+export function arrangeOfHash(params) {
+  const pins = (params.get("pins") || "").split(",").filter((p) => /^\d+$/.test(p)).map(Number);
+  const sort = params.get("sort") || "";
+  const k = /^metric:(\d+)$/.exec(sort);
+  return {
+    filter: params.get("filter") || "",
+    pinned: new Set(pins),
+    sort: k ? "metric" : sort === "name" ? "name" : "tree",
+    choice: k ? Number(k[1]) : null,
+    metric: null,
+  };
 }

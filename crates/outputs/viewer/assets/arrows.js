@@ -60,3 +60,21 @@ export function drawPicked(state, ctx, rows, W) {
   }
   ctx.restore();
 }
+
+// The picked link in the URL's fragment: `link=FROM,TO,START,END,VALUE`
+// (its rows, times and value id), when one is picked.
+export function linkHash(l) {
+  return l ? [`link=${l.from},${l.to},${l.start},${l.end},${l.id}`] : [];
+}
+
+// The link of a URL's fragment (URLSearchParams) as linkHash writes it,
+// its rows and value checked against `meta`: {from, to, start, end,
+// value}, or null.
+export function linkOfHash(params, meta) {
+  const v = (params.get("link") || "").split(",").map(Number);
+  if (v.length !== 5 || !v.every(isFinite)) return null;
+  const [from, to, start, end, value] = v;
+  const row = (r) => Number.isInteger(r) && r >= 0 && r < meta.rows.length;
+  if (!row(from) || !row(to) || !meta.values[value] || end < start) return null;
+  return { from, to, start, end, value };
+}

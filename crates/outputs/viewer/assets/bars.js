@@ -42,18 +42,54 @@ export function uncovered(x0, x1, cover) {
 
 // `text` as it fits in `width` pixels, `measure(s)` giving the width of
 // a string: whole, else cut with an ellipsis, else null when not even
-// MIN_CHARS characters (the ellipsis included) fit.
+// MIN_CHARS characters (the ellipsis included) fit. A path-like name (a
+// "/" in its first word: "/src/solver/cg.cpp:88 spmv") keeps its tail,
+// where the file and the function are: its leading folders give way
+// first ("…/cg.cpp:88 spmv"), then the middle of what is left after the
+// last folder ("cg.c…88 spmv"). A last part that is only a place (no
+// letter before a "::": APEX's "/phylanx/store$4/2$51$29::eval") goes
+// with the part before it, which is cut at its end instead
+// ("store$4/2$5…").
 export function fitLabel(text, width, measure) {
   if (measure(text) <= width) return text;
   if (text.length <= MIN_CHARS) return null;
-  // The longest prefix that fits with its ellipsis (binary search).
-  let lo = MIN_CHARS - 1, hi = text.length - 1;
-  if (measure(text.slice(0, lo) + "…") > width) return null;
+  const word = /^\S*/.exec(text)[0];
+  const cuts = [];
+  for (let i = word.indexOf("/", 1); i >= 0 && i < word.length - 1; i = word.indexOf("/", i + 1)) cuts.push(i);
+  if (!cuts.length) return cutEnd(text, width, measure);
+  // A place only: the name is the part before it.
+  const place = /^[^\p{L}]*(::.*)?$/u.test(text.slice(cuts[cuts.length - 1] + 1));
+  const keep = place && cuts.length > 1 ? cuts.length - 2 : cuts.length - 1;
+  for (const i of cuts.slice(0, keep + 1)) {
+    const tail = "…" + text.slice(i);
+    if (measure(tail) <= width) return tail;
+  }
+  const last = text.slice(cuts[keep] + 1);
+  return place ? cutEnd(last, width, measure) : cutMiddle(last, width, measure);
+}
+
+// The longest `f(k)` for k in [lo, hi] that fits in `width` (f longer
+// with k), or null (binary search).
+function longest(f, lo, hi, width, measure) {
+  if (measure(f(lo)) > width) return null;
   while (lo < hi) {
     const m = (lo + hi + 1) >> 1;
-    if (measure(text.slice(0, m) + "…") <= width) lo = m; else hi = m - 1;
+    if (measure(f(m)) <= width) lo = m; else hi = m - 1;
   }
-  return text.slice(0, lo) + "…";
+  return f(lo);
+}
+
+// `text` cut at its end with an ellipsis, at least MIN_CHARS characters.
+function cutEnd(text, width, measure) {
+  return longest((k) => text.slice(0, k) + "…", MIN_CHARS - 1, text.length - 1, width, measure);
+}
+
+// `text` (longer than fits) with its middle cut out for an ellipsis: a
+// third of the characters kept from its head, the rest from its tail;
+// too narrow for 6 characters, cut at its end.
+function cutMiddle(text, width, measure) {
+  const f = (k) => text.slice(0, Math.floor(k / 3)) + "…" + text.slice(text.length - (k - Math.floor(k / 3)));
+  return longest(f, 6, text.length - 1, width, measure) ?? cutEnd(text, width, measure);
 }
 
 // The colour of text on a bar of colour [r, g, b]: black on a light

@@ -2,7 +2,9 @@
 // over the states they occur in, one colour and hatch direction per
 // pattern, and the critical path as a line through the rows (a segment on
 // its process's row, a vertical jump where it moves to another process).
-// The server merges what is narrower than a pixel column; an offline
+// The server merges what is narrower than a pixel column, and the page
+// sums marks of many instances per few pixels by column into a strip at
+// the row's top (thinWaits), so that the whole run reads; an offline
 // report holds the whole run's overlay once, and `overlayIn` keeps what a
 // window shows of it.
 
@@ -92,6 +94,64 @@ export function placeOverlay(overlay, view, y, hidden, showPath) {
   return { waits, path };
 }
 
+// Wait marks with fewer pixels than this per instance are dense
+// (thinWaits).
+export const THIN_PX = 4;
+
+// The height of the strip dense marks are drawn in, at their row's top,
+// leaving its states visible.
+const STRIP_H = 4;
+
+// The wait marks `waits` (placeOverlay's) thinned by pixel, so that a
+// zoomed-out window reads. A mark is dense when it has fewer than THIN_PX
+// pixels per instance (many instances merged by the server, or marks
+// narrower than a few pixels): a row's dense marks are summed per pixel
+// column (each spreading its instances over its columns), and runs of
+// columns where the same pattern has the most instances become one
+// strip at the row's top (`strip: true`), which counts the instances of
+// the marks starting in it (`n`) and spans their times (those of its
+// columns when none starts in it). Other marks are
+// kept as they are, hatched over their row.
+export function thinWaits(waits, view) {
+  const out = [];
+  const rows = new Map();   // row -> {marks, cols: Map(column -> Map(pattern -> weight))}
+  for (const m of waits) {
+    if ((m.x1 - m.x0) / Math.max(1, m.n) >= THIN_PX) { out.push(m); continue; }
+    if (!rows.has(m.row)) rows.set(m.row, { marks: [], cols: new Map() });
+    const r = rows.get(m.row);
+    r.marks.push(m);
+    const c0 = Math.max(-1, Math.floor(m.x0)), c1 = Math.min(view.W, Math.max(c0 + 1, Math.ceil(m.x1)));
+    for (let c = c0; c < c1; c++) {
+      if (!r.cols.has(c)) r.cols.set(c, new Map());
+      const by = r.cols.get(c);
+      by.set(m.pattern, (by.get(m.pattern) || 0) + m.n / (c1 - c0));
+    }
+  }
+  for (const { marks, cols } of rows.values()) {
+    const strips = [];
+    for (const c of [...cols.keys()].sort((a, b) => a - b)) {
+      const pattern = [...cols.get(c)].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+      const last = strips[strips.length - 1];
+      if (last && last.pattern === pattern && last.x1 === c) { last.x1 = c + 1; continue; }
+      const m = marks[0];
+      strips.push({ row: m.row, pattern, n: 0, t0: Infinity, t1: -Infinity, x0: c, x1: c + 1, y0: m.y0, y1: Math.min(m.y1, m.y0 + STRIP_H), strip: true });
+    }
+    // Each mark counted in the strip holding its start.
+    for (const m of marks) {
+      const c = Math.max(-1, Math.floor(m.x0));
+      const s = strips.find((s) => s.x0 <= c && c < s.x1) || strips[0];
+      s.n += m.n;
+      s.t0 = Math.min(s.t0, m.t0);
+      s.t1 = Math.max(s.t1, m.t1);
+    }
+    // A strip no mark starts in spans the times of its columns.
+    const at = (x) => view.t0 + (x / view.W) * (view.t1 - view.t0);
+    for (const s of strips) if (!s.n) { s.t0 = at(s.x0); s.t1 = at(s.x1); }
+    out.push(...strips);
+  }
+  return out;
+}
+
 // Draws what `placeOverlay` placed on `ctx`, and a frame around `selected`
 // ({row, t0, t1}, the instance chosen in the why panel).
 export function drawOverlay(ctx, placed, selected, view, y) {
@@ -99,6 +159,12 @@ export function drawOverlay(ctx, placed, selected, view, y) {
   ctx.lineWidth = 1;
   for (const m of placed.waits) {
     const style = WAIT_STYLES[m.pattern] || WAIT_STYLES[0];
+    if (m.strip) {
+      // Dense marks summed by pixel (thinWaits): a strip.
+      ctx.fillStyle = style.color + "e0";
+      ctx.fillRect(m.x0, m.y0, m.x1 - m.x0, m.y1 - m.y0);
+      continue;
+    }
     ctx.fillStyle = style.color + "40";
     ctx.fillRect(m.x0, m.y0, m.x1 - m.x0, m.y1 - m.y0);
     ctx.strokeStyle = style.color;

@@ -92,7 +92,7 @@ export class Overview {
     const rows = [];
     m.rows.forEach((r, i) => { if (r.variable == null && !idle.has(i)) rows.push(i); });
     const width = Math.max(256, Math.min(MAX_COLUMNS, $("timeline").width));
-    const data = await this.source.timeline(m.start, m.end, width, ranges(rows));
+    const data = await this.source.timeline(...this.run(), width, ranges(rows));
     this.data = data;
     this.cols = deepest(data);
     this.width = data.width;
@@ -102,10 +102,9 @@ export class Overview {
     return data;
   }
 
-  // The run's bounds.
+  // The run's bounds (runOf).
   run() {
-    const m = this.state.meta;
-    return [m.start, m.end];
+    return runOf(this.state.meta);
   }
 
   // Paints the groups of the rows shown (kept until they or the hidden
@@ -196,4 +195,11 @@ export class Overview {
     });
     window.addEventListener("mouseup", () => { this.drag = null; });
   }
+}
+
+// The run of `meta` as a window: its start and end, or a second around
+// its start when everything happens at one instant (a platform's
+// description, all at time 0), which no window can be.
+export function runOf(meta) {
+  return meta.end > meta.start ? [meta.start, meta.end] : [meta.start - 0.5, meta.start + 0.5];
 }

@@ -45,11 +45,19 @@ export function rowsFitting(height) {
 }
 
 // The pixels of meta row `ri`: ROW_H, or with the nesting levels drawn
-// as sub-rows (`state.subrows`) ROW_H per level its states reach over the
-// run (`state.depths`: Map(row -> levels), from depthsOf).
+// as sub-rows (`state.subrows`) ROW_H per sub-row its states take over
+// the run (`state.depths`: Map(row -> sub-rows), from subRowsOf).
 export function rowHeight(state, ri) {
   if (!state.subrows || !state.depths) return ROW_H;
   return ROW_H * Math.max(1, state.depths.get(ri) || 1);
+}
+
+// The sub-row of row `ri` in which level `level` of its states of type
+// `type` is drawn: below the levels of the row's types of smaller id
+// (`state.firstSub`: Map(row -> Map(type -> first sub-row)), from
+// subRowsOf; a type it does not know starts at the top).
+export function subRow(state, ri, type, level) {
+  return (state.firstSub?.get(ri)?.get(type) ?? 0) + level;
 }
 
 // The rows on a timeline canvas `height` pixels high: those from
@@ -93,6 +101,29 @@ export function depthsOf(d) {
     if (n) out.set(ri, n);
   }
   return out;
+}
+
+// The sub-rows of each row in the summary `d` (decode.js) of the whole
+// run: each state type of a row takes as many as the nesting levels its
+// states reach, one type under the other by type id. {depths: Map(row ->
+// sub-rows), firstSub: Map(row -> Map(type -> its first sub-row))}.
+export function subRowsOf(d) {
+  const depths = new Map(), firstSub = new Map();
+  for (const [ri, row] of d.rows) {
+    const levels = new Map();
+    for (const b of row.bands) {
+      let n = 0;
+      b.levels.forEach((s, l) => { if (s.length) n = Math.max(n, l + 1); });
+      if (n) levels.set(b.type, Math.max(n, levels.get(b.type) || 0));
+    }
+    if (!levels.size) continue;
+    const first = new Map();
+    let k = 0;
+    for (const type of [...levels.keys()].sort((a, b) => a - b)) { first.set(type, k); k += levels.get(type); }
+    depths.set(ri, k);
+    firstSub.set(ri, first);
+  }
+  return { depths, firstSub };
 }
 
 // The ids of the containers that have children.

@@ -11,8 +11,8 @@
 // for any other.
 
 import { $, esc, fmtTime, si } from "./util.js";
-import { AXIS_H, rowAt, rowHeight, rowTops, rowsOnScreen } from "./rows.js";
-import { VALUE_COLUMNS, CONTAINER_COLUMNS, byValue, byContainer, messageTotals, sortRows, toCsv } from "./seltable.js";
+import { AXIS_H, rowAt, rowHeight, rowTops, rowsOnScreen, parents } from "./rows.js";
+import { VALUE_COLUMNS, CONTAINER_COLUMNS, byValue, byContainer, messageTotals, sortRows, toCsv, selectionTitle } from "./seltable.js";
 
 // The CSV's extra column (inclusive time), after self.
 function csvColumns(columns) {
@@ -22,7 +22,8 @@ function csvColumns(columns) {
 
 export class SelectionPanel {
   // source: source.js's; state: the view's (store.js); hooks: {draw(),
-  // layout() (the panel opened or closed), timeAt(x), error(e)}.
+  // layout() (the panel opened or closed), timeAt(x), error(e),
+  // changed() (the area, for the URL)}.
   constructor(source, state, hooks) {
     this.source = source;
     this.state = state;
@@ -92,8 +93,18 @@ export class SelectionPanel {
     const s = this.state;
     [t0, t1] = t0 <= t1 ? [t0, t1] : [t1, t0];
     [a, b] = a <= b ? [a, b] : [b, a];
-    this.area = { t0, t1, a, b, containers: this.containersOf(s.visible.slice(a, b + 1)) };
+    const rows = s.visible.slice(a, b + 1);
+    const hasChildren = parents(s.meta);
+    const subtrees = rows.some((r) => s.collapsed.has(s.meta.rows[r].container) && hasChildren.has(s.meta.rows[r].container));
+    this.area = { t0, t1, a, b, containers: this.containersOf(rows), subtrees };
     if (load) this.open();
+  }
+
+  // The selection in the URL's fragment, as fromHash reads it.
+  toHash() {
+    const A = this.area;
+    if (!A) return [];
+    return [A.containers ? `select=${A.t0},${A.t1},${A.a},${A.b}` : "select"];
   }
 
   // The selection of a URL's `#select=T0,T1,A,B` (A, B: indices of the
@@ -160,6 +171,7 @@ export class SelectionPanel {
     this.reply = null;
     $("selection").hidden = true;
     this.hooks.layout();
+    this.hooks.changed?.();
   }
 
   // Shows the panel and loads the area's statistics.
@@ -172,6 +184,7 @@ export class SelectionPanel {
     const A = this.area;
     this.reply = null;
     this.render();
+    this.hooks.changed?.();
     try {
       this.reply = await this.source.selection(A.t0, A.t1, A.containers, this.ctl.signal);
     } catch (e) {
@@ -203,11 +216,10 @@ export class SelectionPanel {
     const A = this.area;
     if (!A) return;
     const len = A.t1 - A.t0;
-    const n = A.containers ? A.containers.length : this.state.meta.containers.length;
     const bar = document.createElement("div");
     bar.className = "sel-bar";
     const title = document.createElement("b");
-    title.textContent = `Selection: ${fmtTime(A.t0, len / 100)} – ${fmtTime(A.t1, len / 100)} (${fmtTime(len, len / 100)}), ${A.containers ? `${n} container${n === 1 ? "" : "s"}` : "every container"}`;
+    title.textContent = `Selection: ${fmtTime(A.t0, len / 100)} – ${fmtTime(A.t1, len / 100)} (${fmtTime(len, len / 100)}), ${selectionTitle(this.state.meta, this.state.depths, A.containers, A.subtrees)}`;
     bar.append(title);
     const button = (id, text, tip, f) => {
       const b = document.createElement("button");

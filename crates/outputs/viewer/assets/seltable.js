@@ -106,3 +106,17 @@ export function toCsv(rows, columns) {
   for (const r of rows) lines.push(keys.map((k) => csvField(r[k])).join(","));
   return lines.join("\n") + "\n";
 }
+
+// The selection's title: its times and what it holds. `ids` are the
+// selected container ids (null: every container); of them only those
+// with states over the run are counted, those whose own row (meta.rows,
+// variable null) is in `stated` (a Map or Set of meta rows: rows.js's
+// depths); `subtrees` says a collapsed container brought its subtree in.
+export function selectionTitle(meta, stated, ids, subtrees) {
+  if (!ids) return "every container";
+  const rowOf = new Map();
+  meta.rows.forEach((r, i) => { if (r.variable == null) rowOf.set(r.container, i); });
+  const n = stated ? ids.filter((id) => stated.has(rowOf.get(id))).length : ids.length;
+  return `${n} container${n === 1 ? "" : "s"} with states` +
+    (subtrees ? " (a collapsed container brings its subtree)" : "");
+}

@@ -4,7 +4,7 @@
 // the whole run's. Over 16 containers, their bars start folded.
 
 import { $, fmtTime, css } from "./util.js";
-import { WaitView } from "./waits.js";
+import { WaitView, shortNames } from "./waits.js";
 
 // Containers over which their time-per-state bars start folded.
 const FOLD_OVER = 16;
@@ -92,7 +92,10 @@ export class StatsPanel {
     }
     const pairs = (s.comm ? s.comm.pairs : []).slice().sort((a, b) => b.count - a.count).slice(0, 10);
     h(pairs.length ? "Messages (most first)" : "No messages in the window");
-    table(el, pairs.map((p) => [p.from, "→", p.to, p.count]));
+    // The pairs' names without what they all share (the full names on hover).
+    const short = shortNames(pairs.flatMap((p) => [p.from, p.to]));
+    table(el, pairs.map((p, k) => [short.names[2 * k], "→", short.names[2 * k + 1], p.count]), pairs.map((p) => `${p.from} → ${p.to}`));
+    if (short.prefix || short.suffix) el.append(Object.assign(document.createElement("div"), { className: "dim", textContent: `names shown without “${short.prefix}” … “${short.suffix}”` }));
     h("Who waited for whom");
     const box = document.createElement("div");
     box.id = "waits";
@@ -105,11 +108,13 @@ export class StatsPanel {
   }
 }
 
-// A table of `rows` (arrays of cells; numbers right-aligned) appended to `el`.
-function table(el, rows) {
+// A table of `rows` (arrays of cells; numbers right-aligned) appended to
+// `el`, each row with its `titles` entry (if any) on hover.
+function table(el, rows, titles = []) {
   const t = document.createElement("table");
-  for (const r of rows) {
+  for (const [k, r] of rows.entries()) {
     const tr = document.createElement("tr");
+    if (titles[k]) tr.title = titles[k];
     for (const c of r) {
       const td = document.createElement("td");
       td.textContent = String(c);

@@ -26,7 +26,8 @@ export function createState() {
     origin: null,            // the time axis' origin (origin.js), or null
     link: null,              // the message arrow picked (arrows.js)
     arrange: null,           // the rows' filter, pins and sort (arrange.js)
-    depths: null,            // meta row -> nesting levels over the run
+    depths: null,            // meta row -> sub-rows over the run
+    firstSub: null,          // meta row -> state type -> its first sub-row
     subrows: false,          // nesting levels drawn as sub-rows
   };
 }

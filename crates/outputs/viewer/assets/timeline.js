@@ -4,7 +4,7 @@
 // and the row labels. Everything is read from the state it is handed.
 
 import { $, fmtTime, niceStep } from "./util.js";
-import { ROW_H, AXIS_H, LABEL_W, rowsOnScreen, rowTops, rowHeight, parents } from "./rows.js";
+import { ROW_H, AXIS_H, LABEL_W, rowsOnScreen, rowTops, rowHeight, subRow, parents } from "./rows.js";
 import { axisTicks, windowText } from "./origin.js";
 import { nameBars, fitLabel, textColor } from "./bars.js";
 
@@ -77,7 +77,7 @@ export function draw(state) {
       if (!row) return;
       for (const band of row.bands) {
         band.levels.forEach((spans, level) => {
-          const [b0, b1] = levelBox(state, level, h);
+          const [b0, b1] = levelBox(state, state.subrows ? subRow(state, ri, band.type, level) : level, h);
           for (let i = 0; i < spans.length; i += 4) {
             const value = spans[i + 2];
             const mixed = spans[i + 3] >>> 31;
@@ -155,7 +155,10 @@ function drawNames(state, ctx, d, rows, W) {
     const row = d.rows.get(ri);
     if (!row || !row.bands.length) return;
     const y = tops.get(ri), h = rowHeight(state, ri);
-    const bands = row.bands.map((band) => band.levels);
+    // As sub-rows, a band's levels from its type's first sub-row.
+    const none = new Uint32Array(0);
+    const bands = row.bands.map((band) => state.subrows
+      ? [...Array(subRow(state, ri, band.type, 0)).fill(none), ...band.levels] : band.levels);
     nameBars(bands, state.hidden, X, W, (value, x, width, level) => {
       const font = state.subrows ? 0 : level;
       if (font >= NAME_FONTS.length) return;
@@ -199,7 +202,8 @@ function drawAxis(state, ctx, W) {
   for (const { t, label } of axisTicks(state.t0, state.t1, step, state.origin)) {
     const x = Math.round(((t - state.t0) / span) * W) + 0.5;
     ctx.beginPath(); ctx.moveTo(x, AXIS_H - 6); ctx.lineTo(x, AXIS_H); ctx.stroke();
-    ctx.fillText(label, x + 2, AXIS_H - 10);
+    // A label cut by the right edge is left out.
+    if (x + 2 + ctx.measureText(label).width <= W) ctx.fillText(label, x + 2, AXIS_H - 10);
   }
   if (state.origin != null) {
     const x = Math.round(((state.origin - state.t0) / span) * W) + 0.5;
@@ -245,12 +249,16 @@ export function linkAt(state, x, y) {
     const dist = Math.hypot(x - (x0 + u * dx), y - (y0 + u * dy));
     if (dist < bestD) { bestD = dist; best = l; }
   }
-  if (!best) return null;
-  const m = state.meta;
+  return best ? linkEntity(state.meta, best) : null;
+}
+
+// The link `l` ({from, to, start, end, value}, as a summary gives it) as
+// an entity (api/entity's shape), `meta` the trace's description.
+export function linkEntity(m, l) {
   return {
-    kind: "link", type: m.types[m.values[best.value].type].name, value: m.values[best.value].name,
-    container: `${m.rows[best.from].label} → ${m.rows[best.to].label}`,
-    start: best.start, end: best.end, from: best.from, to: best.to, id: best.value,
+    kind: "link", type: m.types[m.values[l.value].type].name, value: m.values[l.value].name,
+    container: `${m.rows[l.from].label} → ${m.rows[l.to].label}`,
+    start: l.start, end: l.end, from: l.from, to: l.to, id: l.value,
   };
 }
 

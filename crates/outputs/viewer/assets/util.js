@@ -18,7 +18,9 @@ export function fmtTime(t, step, ref = t) {
   const size = Math.max(Math.abs(ref), Math.abs(step));
   const [u, name] = UNITS.find(([u]) => size >= u) || UNITS[UNITS.length - 1];
   const digits = Math.max(0, Math.min(9, Math.ceil(-Math.log10(step / u) + 0.01)));
-  return `${(t / u).toFixed(digits)} ${name}`;
+  // No "-0" for a negative time that rounds to zero.
+  const text = (t / u).toFixed(digits);
+  return `${/^-0(\.0*)?$/.test(text) ? text.slice(1) : text} ${name}`;
 }
 
 // The round step (1, 2 or 5 times a power of ten) between the ticks of an

@@ -13,8 +13,8 @@
 // Many processes (64 and more) stay readable: names lose the prefix they
 // all share (the line under the matrix says which), columns keep at least
 // MIN_CELL pixels with every n-th label when they are too narrow for all,
-// the matrix scrolls within its box, and every cell and label names its
-// process on hover.
+// the matrix scrolls within its box with its column labels kept at the
+// box's top, and every cell and label names its process on hover.
 
 // The narrowest column, and the room a rotated label needs.
 const MIN_CELL = 9;
@@ -100,6 +100,13 @@ export class WaitView {
     const scroll = document.createElement("div");
     scroll.className = "wait-scroll";
     scroll.append(cv);
+    // The column labels follow the box's scroll (drawn at its top).
+    let queued = false;
+    scroll.addEventListener("scroll", () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => { queued = false; if (this.cv === cv) this.draw(); });
+    });
     el.append(bar, scroll, detail);
     this.scroller = scroll;
     this.cv = cv;
@@ -157,23 +164,6 @@ export class WaitView {
       for (const c of cols) most = Math.max(most, r[key][c.j]);
       mostTotal = Math.max(mostTotal, r.waiting_share);
     }
-    ctx.fillStyle = "#333";
-    cols.forEach((c, k) => {
-      if (k % step) return;
-      ctx.save();
-      ctx.translate(x0 + k * cw + cw / 2 + 4, y0 - 4);
-      ctx.rotate(-Math.PI / 2);
-      ctx.fillText(colName(c.name), 0, 0);
-      ctx.restore();
-    });
-    if (total) {
-      ctx.save();
-      ctx.translate(x0 + cols.length * cw + cw / 2 + 8, y0 - 4);
-      ctx.rotate(-Math.PI / 2);
-      ctx.fillStyle = "#7a1f1f";
-      ctx.fillText("total", 0, 0);
-      ctx.restore();
-    }
     w.rows.forEach((r, i) => {
       const y = y0 + i * ch;
       if (r.container === this.selected) {
@@ -201,17 +191,40 @@ export class WaitView {
     ctx.fillText(`cells: up to ${pct(most)} ${what}` + (total ? ` · total: up to ${pct(mostTotal)}` : ""), 2, y0 + ch * w.rows.length + 15);
     const names = [(p || q) && `names shown without “${p}” … “${q}”`, step > 1 && `every ${step === 2 ? "other" : `${step}th`} column named`].filter(Boolean);
     if (names.length) ctx.fillText(`${names.join(", ")} (hover: full names)`, 2, y0 + ch * w.rows.length + 30);
-    this.layout = { x0, y0, cw, ch, cols, key, total, step, prefix: p, suffix: q };
+    // The column labels last, at the top of the box scrolled (sticky),
+    // over the rows scrolled under them.
+    const top = this.scroller ? Math.min(this.scroller.scrollTop, ch * w.rows.length) : 0;
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, top, this.cv.width, y0);
+    ctx.fillStyle = "#333";
+    cols.forEach((c, k) => {
+      if (k % step) return;
+      ctx.save();
+      ctx.translate(x0 + k * cw + cw / 2 + 4, top + y0 - 4);
+      ctx.rotate(-Math.PI / 2);
+      ctx.fillText(colName(c.name), 0, 0);
+      ctx.restore();
+    });
+    if (total) {
+      ctx.save();
+      ctx.translate(x0 + cols.length * cw + cw / 2 + 8, top + y0 - 4);
+      ctx.rotate(-Math.PI / 2);
+      ctx.fillStyle = "#7a1f1f";
+      ctx.fillText("total", 0, 0);
+      ctx.restore();
+    }
+    this.layout = { x0, y0, cw, ch, cols, key, total, step, top, prefix: p, suffix: q };
     document.body.dataset.waits = `${this.mode}:${w.rows.length}x${cols.length}`;
   }
 
   at(ev) {
     const L = this.layout;
     if (!L) return null;
-    if (ev.offsetY < L.y0) {
+    if (ev.offsetY >= L.top && ev.offsetY < L.top + L.y0) {
       const k = Math.floor((ev.offsetX - L.x0) / L.cw);
       return k >= 0 && k < L.cols.length ? { row: null, col: L.cols[k] } : null;
     }
+    if (ev.offsetY < L.y0) return null;
     const i = Math.floor((ev.offsetY - L.y0) / L.ch);
     if (i < 0 || i >= this.wait.rows.length) return null;
     const k = Math.floor((ev.offsetX - L.x0) / L.cw);

@@ -7,7 +7,7 @@
 // panel shows the critical path's profile (`profile`).
 
 import { $, fmtTime, esc } from "./util.js";
-import { WAIT_STYLES, overlayIn, placeOverlay, drawOverlay, rowTops } from "./overlay.js";
+import { WAIT_STYLES, overlayIn, placeOverlay, thinWaits, drawOverlay, rowTops } from "./overlay.js";
 
 // The window around an instance [t0, t1]: it fills the middle half.
 export function zoomWindow(t0, t1) {
@@ -90,6 +90,7 @@ export class WhyPanel {
     const y = rowTops(s, rows);
     const shown = this.overlay ? overlayIn(this.overlay, s.t0, s.t1) : null;
     this.placed = placeOverlay(shown, view, y, this.hidden, this.showPath);
+    this.placed.waits = thinWaits(this.placed.waits, view);
     drawOverlay(ctx, this.placed, this.selected, view, y);
   }
 

@@ -328,3 +328,98 @@ async fn rows_filtered_sorted_by_name_and_pinned() {
     c.close().await.unwrap();
     server.stop();
 }
+
+/// regression: only the window and the time origin were kept in the URL;
+/// a reloaded or shared link lost the picked message, the rows' filter,
+/// order and pins, and the selection. Loaded with all of them, the page
+/// applies each, and its URL keeps them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_url_restores_link_rows_and_selection() {
+    let Some(d) = driver() else { return };
+    let trace = load(&example());
+    let (from, to, start, end) = longest_link(&trace);
+    let server = serve(load(&example()), "ring.paje");
+    let c = browser(&d).await;
+    open_ready(&c, &server.url, "the first frame").await;
+    // The link's rows and value, rank-3's container, from the page's meta.
+    let ids = js(
+        &c,
+        &format!(
+            "const m = window.trama.meta(); const row = (l) => m.rows.findIndex((r) => r.label === l && r.variable == null);
+             const v = m.values.find((v) => m.types[v.type].kind === 'link');
+             return [row({}), row({}), v.id, m.rows[row('rank-3')].container, m.rows[row('rank-0')].container]",
+            json!(from),
+            json!(to)
+        ),
+    )
+    .await;
+    let id = |k: usize| ids[k].as_u64().unwrap();
+    let (t0, t1) = (start - (end - start), end + (end - start));
+    let (s0, s1) = (start, end);
+    let hash = format!(
+        "#t0={t0}&t1={t1}&link={},{},{start},{end},{}&filter=rank&pins={}&sort=name&select={s0},{s1},0,1",
+        id(0),
+        id(1),
+        id(2),
+        id(3)
+    );
+    c.goto("about:blank").await.unwrap();
+    open_ready(&c, &format!("{}{hash}", server.url), "the shared view").await;
+    until(&c, DRAWN, "the window").await;
+    // The message picked, its details shown.
+    let picked = js(&c, "return window.trama.picked()").await;
+    assert_eq!(
+        (picked["from"].as_u64(), picked["to"].as_u64()),
+        (Some(id(0)), Some(id(1))),
+        "{picked}"
+    );
+    assert_eq!(picked["start"].as_f64(), Some(start), "{picked}");
+    let details = webdriver::details(&c, "the link's details").await;
+    assert!(details.as_str().unwrap().contains('→'), "{details}");
+    // The rows: filtered on "rank", rank-3 pinned first, the rest by name.
+    assert_eq!(
+        js(&c, "return window.trama.shownLabels()").await,
+        json!(["rank-3", "rank-0", "rank-1", "rank-2"])
+    );
+    assert_eq!(
+        js(&c, "return [document.getElementById('row-filter').value, document.getElementById('row-sort').value]").await,
+        json!(["rank", "name"])
+    );
+    // The selection: its times, the first two rows shown.
+    until(
+        &c,
+        "const s = window.trama.selection(); return s != null && s.ready",
+        "the selection",
+    )
+    .await;
+    let sel = js(&c, "return window.trama.selection()").await;
+    assert_eq!(
+        (sel["t0"].as_f64(), sel["t1"].as_f64()),
+        (Some(s0), Some(s1))
+    );
+    let mut got: Vec<u64> = sel["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    got.sort();
+    let mut want = vec![id(3), id(4)];
+    want.sort();
+    assert_eq!(got, want, "{sel}");
+    // The URL still says all of it.
+    let kept = js(&c, "return location.hash").await;
+    let kept = kept.as_str().unwrap();
+    for part in [
+        format!("link={},{}", id(0), id(1)),
+        "filter=rank".into(),
+        format!("pins={}", id(3)),
+        "sort=name".into(),
+        format!("select={s0},{s1},0,1"),
+    ] {
+        assert!(kept.contains(&part), "{part} in {kept}");
+    }
+    webdriver::no_script_error(&c).await;
+    c.close().await.unwrap();
+    server.stop();
+}

@@ -36,6 +36,31 @@ test("a name is whole, cut with an ellipsis, or left out", () => {
   assert.equal(fitLabel("ab", 12, measure), "ab");
 });
 
+// regression: path-like names (APEX regions) were cut to their first
+// characters, "/p…", losing the file and function at their end.
+test("a path-like name keeps its tail: folders go first, then its middle", () => {
+  const name = "/path/to/file.cpp:123 function";
+  assert.equal(fitLabel(name, 6 * name.length, measure), name);
+  assert.equal(fitLabel(name, 6 * 28, measure), "…/to/file.cpp:123 function");
+  assert.equal(fitLabel(name, 6 * 23, measure), "…/file.cpp:123 function");
+  // Too narrow for the last folder's part whole: its middle goes.
+  assert.equal(fitLabel(name, 6 * 15, measure), "file…3 function");
+  assert.equal(fitLabel(name, 6 * 7, measure), "fi…tion");
+  // Narrower than that: its start, as any name.
+  assert.equal(fitLabel(name, 6 * 4, measure), "fil…");
+  assert.equal(fitLabel(name, 6 * 2, measure), null);
+  // A "/" after the first word, or at a word's end, makes no path.
+  assert.equal(fitLabel("MPI_Send to 1/2", 6 * 7, measure), "MPI_Se…");
+  assert.equal(fitLabel("phylanx/", 6 * 5, measure), "phyl…");
+  // A last part that is only a place goes with the part before it, cut
+  // at its end.
+  const apex = "/phylanx/access-variable$60$conf_i/2$63$45::eval";
+  assert.equal(fitLabel(apex, 6 * 41, measure), "…/access-variable$60$conf_i/2$63$45::eval");
+  assert.equal(fitLabel(apex, 6 * 24, measure), "access-variable$60$conf…");
+  assert.equal(fitLabel("/a/b/12:34", 6 * 9, measure), "…/b/12:34");
+  assert.equal(fitLabel("/a/b/12:34", 6 * 8, measure), "b/12:3…");
+});
+
 test("text is black on light bars and white on dark ones", () => {
   assert.equal(textColor([255, 255, 255]), "#000");
   assert.equal(textColor([244, 202, 32]), "#000");

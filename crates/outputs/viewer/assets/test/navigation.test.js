@@ -5,9 +5,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fmtOffset, axisTicks, originOfHash, windowText } from "../origin.js";
-import { matcher, arrangeRows, timeIn, metricChoices } from "../arrange.js";
-import { deepest, groupsOf, dominant, boxOf } from "../overview.js";
-import { otherEnd, scrollTo, centred } from "../arrows.js";
+import { matcher, arrangeRows, timeIn, metricChoices, arrangeHash, arrangeOfHash } from "../arrange.js";
+import { deepest, groupsOf, dominant, boxOf, runOf } from "../overview.js";
+import { otherEnd, scrollTo, centred, linkHash, linkOfHash } from "../arrows.js";
 import { SHORTCUTS, helpHtml } from "../help.js";
 import { describe } from "../details.js";
 
@@ -150,4 +150,34 @@ test("the help lists each key once, the origin's and the overview's among them",
 test("the header's window reads as offsets from the origin when one is set", () => {
   assert.equal(windowText(1.0, 1.02, null), "1.000 s – 1.020 s");
   assert.equal(windowText(1.0, 1.02, 1.005), "−5 ms – +15 ms");
+});
+
+// regression: a trace whose every entity is at one instant (SimGrid's
+// platform description, all at 0) asked for the whole run as an empty
+// window, which the server refuses: the page showed only that error.
+test("a run of one instant is asked for as a second around it", () => {
+  assert.deepEqual(runOf({ start: 0, end: 0 }), [-0.5, 0.5]);
+  assert.deepEqual(runOf({ start: 2, end: 5 }), [2, 5]);
+});
+
+// The rows' arrangement and the picked message go through the URL's
+// fragment and come back the same (regression: only the window and
+// origin were kept).
+test("the arrangement and the picked link read back from the URL", () => {
+  const a = { filter: "rank-1*, /x/", pinned: new Set([6, 2]), sort: "metric", choice: 3, metric: new Map() };
+  const back = arrangeOfHash(new URLSearchParams(arrangeHash(a).join("&")));
+  assert.deepEqual(back, { filter: "rank-1*, /x/", pinned: new Set([6, 2]), sort: "metric", choice: 3, metric: null });
+  assert.deepEqual([...back.pinned], [6, 2]);
+  assert.deepEqual(arrangeHash({ filter: "", pinned: new Set(), sort: "tree", choice: null }), []);
+  assert.equal(arrangeOfHash(new URLSearchParams("sort=name&pins=x,4")).sort, "name");
+  assert.deepEqual([...arrangeOfHash(new URLSearchParams("pins=x,4")).pinned], [4]);
+  const meta = { rows: [{}, {}, {}], values: [{}, {}] };
+  const l = { from: 2, to: 0, start: 0.25, end: 1.5, id: 1 };
+  const read = linkOfHash(new URLSearchParams(linkHash(l).join("&")), meta);
+  assert.deepEqual(read, { from: 2, to: 0, start: 0.25, end: 1.5, value: 1 });
+  assert.deepEqual(linkHash(null), []);
+  // Rows or values the trace has not: no link.
+  assert.equal(linkOfHash(new URLSearchParams("link=3,0,0,1,1"), meta), null);
+  assert.equal(linkOfHash(new URLSearchParams("link=1,0,0,1,2"), meta), null);
+  assert.equal(linkOfHash(new URLSearchParams("link=1,0,0,1"), meta), null);
 });

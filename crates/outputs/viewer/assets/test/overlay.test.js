@@ -4,8 +4,9 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { hatchSegments, overlayIn, placeOverlay, WAIT_STYLES } from "../overlay.js";
+import { hatchSegments, overlayIn, placeOverlay, thinWaits, WAIT_STYLES } from "../overlay.js";
 import { zoomWindow } from "../why.js";
+import { ROW_H } from "../rows.js";
 
 const inside = ([ax, ay, bx, by], [x0, x1, y0, y1]) =>
   [ax, bx].every((x) => x >= x0 - 1e-9 && x <= x1 + 1e-9) && [ay, by].every((y) => y >= y0 - 1e-9 && y <= y1 + 1e-9);
@@ -79,4 +80,41 @@ test("an instance is zoomed to fill the middle half of the window", () => {
   assert.deepEqual(zoomWindow(2, 4), [1, 5]);
   const [a, b] = zoomWindow(3, 3);
   assert.ok(b > a && (a + b) / 2 === 3);
+});
+
+// regression: zoomed out to the whole run, every wait mark was hatched
+// over the full height of its row (the server merging each row's waits
+// into marks of thousands of instances across the run), so that the rows
+// were a mesh of hatches and their states unreadable.
+test("zoomed out, dense wait marks are summed per pixel column into strips", () => {
+  const view = { t0: 0, t1: 100, W: 100 };     // a second a pixel
+  const y = (row) => (row === 0 ? 30 : row === 1 ? 48 : undefined);
+  const waits = [
+    // Row 0: marks of many instances, as the server merges them:
+    // pattern 2 over [0, 50), 5 over [50, 100); a small mark of 5 at 10.
+    [0, 2, 0, 50, 200], [0, 5, 50, 100, 200], [0, 5, 10.1, 10.15, 3],
+    // Row 1: one instance 20 px wide, and two over 30 px: hatched.
+    [1, 3, 20, 40, 1], [1, 4, 60, 90, 2],
+  ];
+  const placed = placeOverlay({ waits, path: [] }, view, y, new Set(), false);
+  const thin = thinWaits(placed.waits, view);
+  const row0 = thin.filter((m) => m.row === 0);
+  // Two strips, one per pattern, each its pixels' columns.
+  assert.deepEqual(row0.map((m) => [m.pattern, m.x0, m.x1, m.strip]), [[2, 0, 50, true], [5, 50, 100, true]]);
+  // Every instance counted, each mark within the times of its strip.
+  assert.deepEqual(row0.map((m) => m.n), [203, 200]);
+  assert.deepEqual(row0.map((m) => [m.t0, m.t1]), [[0, 50], [50, 100]]);
+  // At the row's top, thinner than the row.
+  assert.ok(row0[0].y0 === 31 && row0[0].y1 - row0[0].y0 < ROW_H - 2);
+  // The sparse marks stay as they are.
+  const row1 = thin.filter((m) => m.row === 1);
+  assert.deepEqual(row1.map((m) => [m.pattern, m.x0, m.x1, m.strip]), [[3, 20, 40, undefined], [4, 60, 90, undefined]]);
+  // A column where another pattern has more instances than the mark
+  // that starts before it: a strip of its own, with that column's times.
+  const mixed = thinWaits(placeOverlay({ waits: [[0, 2, 0, 10, 40], [0, 5, 4.2, 4.8, 9]], path: [] }, view, y, new Set(), false).waits, view);
+  assert.deepEqual(mixed.map((m) => [m.pattern, m.x0, m.x1, m.n, m.t0, m.t1]), [[2, 0, 4, 40, 0, 10], [5, 4, 6, 9, 4.2, 4.8], [2, 6, 10, 0, 6, 10]]);
+  // Zoomed in, nothing is summed.
+  const close = { t0: 0, t1: 2, W: 1000 };
+  const near = placeOverlay({ waits: [[0, 2, 0.5, 0.6, 1]], path: [] }, close, y, new Set(), false).waits;
+  assert.deepEqual(thinWaits(near, close), near);
 });

@@ -3,7 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { byValue, byContainer, messageTotals, sortRows, csvField, toCsv, VALUE_COLUMNS } from "../seltable.js";
+import { byValue, byContainer, messageTotals, sortRows, csvField, toCsv, selectionTitle, VALUE_COLUMNS } from "../seltable.js";
 
 const row = (container, value, count, total, exclusive, min, max, state_type = "STATE") => ({
   container, state_type, value, count, total, exclusive, inclusive: total, min, max,
@@ -68,4 +68,24 @@ test("selection_messages_count_bytes_only_with_a_size_field", () => {
   assert.equal(m.bytes, 108);
   assert.deepEqual(m.pairs.map((p) => p.count), [5, 2]);
   assert.equal(messageTotals(pairs, false).bytes, null);
+});
+
+// regression: a selection of a collapsed container counted every
+// container of its subtree in the title, those without states too (a
+// cluster's nodes, a rank's process container above its threads).
+test("selection_title_counts_containers_with_states", () => {
+  const meta = {
+    rows: [
+      { container: 0, variable: null }, { container: 1, variable: null },
+      { container: 2, variable: null }, { container: 2, variable: 5 },
+      { container: 3, variable: null },
+    ],
+  };
+  // Rows 2 and 4 (containers 2 and 3) have states; row 3 is a variable.
+  const stated = new Map([[2, 1], [4, 2]]);
+  assert.equal(selectionTitle(meta, stated, [0, 1, 2, 3], true),
+    "2 containers with states (a collapsed container brings its subtree)");
+  assert.equal(selectionTitle(meta, stated, [2], false), "1 container with states");
+  assert.equal(selectionTitle(meta, stated, [0, 1], false), "0 containers with states");
+  assert.equal(selectionTitle(meta, stated, null, false), "every container");
 });

@@ -75,3 +75,10 @@ test("names in natural order: numbers by value", () => {
   assert.ok(natural("a2b10", "a2b9") > 0);
   assert.equal(natural("x", "x"), 0);
 });
+
+// regression: the fitted window of a run starting at 0 read "-0 s – 18 s".
+test("a negative time that rounds to zero reads 0", () => {
+  assert.equal(fmtTime(-0.18, 1.8), "0 s");
+  assert.equal(fmtTime(-0.0004, 0.01, 1), "0.000 s");
+  assert.equal(fmtTime(-0.6, 1), "-0.6 s");
+});
