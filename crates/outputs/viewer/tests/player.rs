@@ -92,6 +92,22 @@ async fn pixel(c: &Client, id: &str, x: f64, y: f64) -> String {
     .to_string()
 }
 
+/// The pixel at `(x, y)` of canvas `id` once `want` holds of it, or as it is
+/// after some seconds: a canvas is redrawn on the animation frame after
+/// the state it shows has changed, so a read right after may see the
+/// drawing before.
+async fn pixel_once(c: &Client, id: &str, x: f64, y: f64, want: impl Fn(&str) -> bool) -> String {
+    let mut got = pixel(c, id, x, y).await;
+    for _ in 0..100 {
+        if want(&got) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        got = pixel(c, id, x, y).await;
+    }
+    got
+}
+
 async fn frame(c: &Client) -> Value {
     js(c, "return window.trama.frame()").await
 }
@@ -265,8 +281,9 @@ async fn fit(c: &Client, rate: f64, x: f64, y: f64) {
         "the fit",
     )
     .await;
-    let colour = pixel(c, "p-traffic", x, y).await;
-    assert!(colour != "#ffffff" && colour != "#000000", "{colour}");
+    let inside = |p: &str| p != "#ffffff" && p != "#000000";
+    let colour = pixel_once(c, "p-traffic", x, y, inside).await;
+    assert!(inside(&colour), "{colour}");
 }
 
 async fn open_player(c: &Client, url: &str) {
@@ -342,7 +359,10 @@ async fn recolours_a_cell_in_flight(c: &Client, (t0, t1): (f64, f64)) {
         "the new maximum",
     )
     .await;
-    assert_eq!(pixel(c, "p-traffic", x, y).await, "#ffffff");
+    assert_eq!(
+        pixel_once(c, "p-traffic", x, y, |p| p == "#ffffff").await,
+        "#ffffff"
+    );
     set(c, "p-max", &(rate * 100.0).to_string()).await;
     set(c, "p-min", &(rate * 2.0).to_string()).await;
     until(
@@ -351,7 +371,10 @@ async fn recolours_a_cell_in_flight(c: &Client, (t0, t1): (f64, f64)) {
         "the new minimum",
     )
     .await;
-    assert_eq!(pixel(c, "p-traffic", x, y).await, "#000000");
+    assert_eq!(
+        pixel_once(c, "p-traffic", x, y, |p| p == "#000000").await,
+        "#000000"
+    );
     // Fit again: the gradient spans the frame's rates.
     fit(c, rate, x, y).await;
 }
