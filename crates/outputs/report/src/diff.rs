@@ -199,3 +199,18 @@ fn write_table(d: &Diff, out: &mut dyn Write) -> Result<(), Error> {
     Ok(())
 }
 
+/// Writes the report of runs `a` and `b` (called `names`) compared: one
+/// HTML page that opens with no server, both timelines coupled with their
+/// difference lane and the diff table (`trama_viewer::offline_compare`).
+/// Returns the sentences for the reader (none so far), as
+/// [`crate::html_report`] does.
+pub fn html_diff_report(
+    a: &trama_sim::Trace,
+    b: &trama_sim::Trace,
+    names: [&str; 2],
+    out: &mut dyn Write,
+) -> std::io::Result<Vec<String>> {
+    let opts = trama_viewer::OfflineOptions::default();
+    out.write_all(trama_viewer::offline_compare(a, b, names, None, &opts).as_bytes())?;
+    Ok(Vec::new())
+}

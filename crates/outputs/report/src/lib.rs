@@ -36,7 +36,7 @@ mod why_path;
 use std::io;
 
 pub use check::{check_summary, check_warnings};
-pub use diff::write_diff;
+pub use diff::{html_diff_report, write_diff};
 pub use dump::{check, dump, DumpSettings};
 pub use export::{export, export_parquet, Export};
 pub use html::html_report;
