@@ -126,17 +126,17 @@ enum Command {
     /// several share it).
     Render(render::RenderArgs),
     /// Explore a trace in the browser: a timeline that zooms, pans and
-    /// hovers, served on this machine.
+    /// hovers, served on this machine; with B, two runs compared.
     ///
     /// Starts a local web server (127.0.0.1, the first free port from 8060)
-    /// whose URL carries a random token; the page and its scripts are in the
-    /// binary, nothing is fetched from the network. Opens the default
-    /// browser when there is a display (else, or with --no-open, open the
-    /// printed URL yourself). Serves until Ctrl-C. The page's HTTP API is
-    /// documented in docs/view-api.md.
+    /// whose URL carries a random token; nothing is fetched from the network.
+    /// `trama view A B`: A above B, one window, where B spends more time.
+    /// Opens the default browser when there is a display (else, or with
+    /// --no-open, open the printed URL yourself). Serves until Ctrl-C. The
+    /// page's HTTP API is documented in docs/view-api.md.
     View(view::ViewArgs),
     /// Write one self-contained HTML file (no network needed) with a summary
-    /// of the trace, every view and the time per state.
+    /// of the trace, every view and the time per state; with B, two runs compared.
     Report(ReportArgs),
     /// Record a source while a program runs (a collector).
     ///

@@ -183,7 +183,7 @@ function listen() {
     cmp.align = "start"; $("align").value = "start";
     loadDiff(e.target.value).then(realign).catch(showError);
   });
-  $("diff-button").addEventListener("click", () => { $("diff").hidden = !$("diff").hidden; });
+  $("diff-button").addEventListener("click", () => { $("diff").hidden = !$("diff").hidden; relaid(); });
   $("diff").addEventListener("click", (e) => {
     const tr = e.target.closest("tr[data-value]");
     if (!tr) return;
@@ -194,6 +194,10 @@ function listen() {
   lane.addEventListener("mousemove", hover);
   lane.addEventListener("mouseleave", () => { $("lane-tip").hidden = true; });
   window.addEventListener("resize", scheduleLane);
+  // A's timeline laid out anew (its frame resized, a panel of its page
+  // opened): the lane follows its width.
+  const fw = frames.a.contentWindow;
+  new fw.ResizeObserver(() => scheduleLane()).observe(fw.document.getElementById("timeline"));
 }
 
 async function main() {
@@ -216,7 +220,28 @@ async function main() {
   cmp.ready = true;
   document.body.dataset.state = "ready";
   await loadDiff().catch(showError);
+  fromHash();
   scheduleLane();
+}
+
+// The URL's fragment: #align=start|origin|it:N (N from 0), #lane=VALUE,
+// #t0=T0&t1=T1 (A's window), #diff (the diff table open).
+function fromHash() {
+  const h = new URLSearchParams(location.hash.slice(1));
+  const align = h.get("align");
+  if (align && [...$("align").options].some((o) => o.value === align)) {
+    cmp.align = align; $("align").value = align; realign();
+  }
+  if (h.has("lane")) { cmp.value = h.get("lane"); $("lane-value").value = cmp.value; renderTable(); }
+  const t0 = parseFloat(h.get("t0")), t1 = parseFloat(h.get("t1"));
+  if (isFinite(t0) && isFinite(t1) && t1 > t0) view("a").setWindow(t0, t1);
+  if (h.has("diff")) { $("diff").hidden = false; relaid(); }
+}
+
+// The runs' frames resized (the diff table shown or hidden): their pages
+// lay out anew, then the lane follows.
+function relaid() {
+  setTimeout(scheduleLane, 250);
 }
 
 // For scripts that drive the page: the windows, offsets, the lane.
