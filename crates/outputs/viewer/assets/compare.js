@@ -160,11 +160,14 @@ async function loadDiff(iteration) {
   showDiff(await r.json());
 }
 
-// Waits until the page in `frame` is drawn.
+// Waits until the page in `frame` is drawn, or says why it cannot be:
+// null, else that reason.
 async function framed(run) {
   for (;;) {
-    const t = frames[run].contentWindow?.trama;
-    if (t && t.ready && t.ready() && t.meta()) return t;
+    const w = frames[run].contentWindow;
+    const t = w?.trama;
+    if (t && t.ready && t.ready() && t.meta()) return null;
+    if (w?.document.body?.dataset.state === "error") return w.document.getElementById("error").textContent;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -210,7 +213,14 @@ async function main() {
     frames.a.src = "a/";
     frames.b.src = "b/";
   }
-  await Promise.all([framed("a"), framed("b")]);
+  const failed = await Promise.all([framed("a"), framed("b")]);
+  if (failed[0] || failed[1]) {
+    // One run cannot be drawn: no coupling, the diff table still.
+    showError(`run ${failed[0] ? "A" : "B"} cannot be drawn: ${failed[0] || failed[1]}`);
+    $("diff").hidden = false;
+    document.body.dataset.state = "error";
+    return loadDiff();
+  }
   const [na, nb] = [view("a").meta().name, view("b").meta().name];
   $("name-a").textContent = na; $("tag-a").textContent = na;
   $("name-b").textContent = nb; $("tag-b").textContent = nb;

@@ -129,9 +129,11 @@ export function marked(lane, g, value) {
   return runs;
 }
 
-// The height of each group's strip in a lane at most `most` pixels high.
+// The height of each group's strip in a lane at most `most` pixels high
+// (a few groups: taller strips).
 export function stripHeight(ngroups, most = 120) {
-  return Math.max(2, Math.min(10, Math.floor(most / Math.max(1, ngroups))));
+  const n = Math.max(1, ngroups);
+  return Math.max(2, Math.min(n <= 3 ? 24 : 10, Math.floor(most / n)));
 }
 
 // Draws `lane` on `ctx`: its groups' names in the first `left` pixels,
