@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use trama_gen::{generate, GenOptions};
 use trama_viewer::offline::BUDGET;
 use webdriver::{
-    a_state_of, at, browser, click, click_id, driver, inked, js, lane_marks, move_to, open_ready,
-    press, set, until, wheel, window,
+    a_state_of, at, browser, click, click_id, driver, inked, js, lane_marks, move_to, open_compare,
+    open_ready, press, set, until, wheel, window,
 };
 
 use common::trama;
@@ -108,12 +108,16 @@ fn busy_trace(dir: &Path) -> PathBuf {
 }
 
 fn report(trace: &Path, html: &Path) -> String {
-    let out = trama(&[
-        "report",
-        trace.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
+    report_of(&[trace], html)
+}
+
+/// `trama report` of `traces` (one run, or two compared) written to
+/// `html`: its text.
+fn report_of(traces: &[&Path], html: &Path) -> String {
+    let mut args = vec!["report"];
+    args.extend(traces.iter().map(|t| t.to_str().unwrap()));
+    args.extend(["-o", html.to_str().unwrap()]);
+    let out = trama(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -422,26 +426,9 @@ async fn the_report_of_two_runs_opens_from_the_file_with_its_lane() {
     let delay = 0.5;
     std::fs::write(&a, trama_testkit::runs::bsp_run(4, 3, 0.0)).unwrap();
     std::fs::write(&b, trama_testkit::runs::bsp_run(4, 3, delay)).unwrap();
-    let out = trama(&[
-        "report",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    report_of(&[&a, &b], &html);
     let c = browser(&d).await;
-    c.goto(&url(&html)).await.unwrap();
-    until(
-        &c,
-        "return window.compare && window.compare.ready()",
-        "both runs",
-    )
-    .await;
+    open_compare(&c, &url(&html)).await;
     // Each frame is the offline timeline, drawn.
     for run in ["a", "b"] {
         let t = format!("window.compare.frame('{run}').trama");

@@ -16,7 +16,9 @@ use serde_json::Value;
 use trama_sim::Trace;
 use trama_testkit::http::{get, status_and_body, url_parts};
 use trama_testkit::runs::bsp_run;
-use trama_testkit::webdriver::{browser, driver, js, lane_marks, move_to, no_script_error, until};
+use trama_testkit::webdriver::{
+    browser, driver, js, lane_marks, move_to, no_script_error, open_compare, until,
+};
 use trama_viewer::{start_compare, Input, Running, ViewerOptions};
 
 use common::load;
@@ -223,13 +225,7 @@ async fn coupled_zoom_keeps_both_windows_equal() {
     let (a, b) = runs(dir.path());
     let server = serve_pair(a, b, Some("iteration"));
     let c = browser(&d).await;
-    c.goto(&server.url).await.unwrap();
-    until(
-        &c,
-        "return window.compare && window.compare.ready()",
-        "both runs",
-    )
-    .await;
+    open_compare(&c, &server.url).await;
     let [a0, _] = coupled(&c).await;
     // Zoom in A: B follows; zoom out and pan in B: A follows.
     press_in(&c, "a", "zoomin", a0).await;
@@ -270,13 +266,7 @@ async fn the_difference_lane_marks_an_injected_delay() {
     let it1_end = 2.0 * (1.0 + 0.1 * (RANKS - 1) as f64 + 0.01);
     let server = serve_pair(a, b, None);
     let c = browser(&d).await;
-    c.goto(&server.url).await.unwrap();
-    until(
-        &c,
-        "return window.compare && window.compare.ready()",
-        "both runs",
-    )
-    .await;
+    open_compare(&c, &server.url).await;
     until(
         &c,
         "return window.compare.laneValue() === 'MPI_Barrier'",

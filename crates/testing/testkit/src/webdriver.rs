@@ -297,6 +297,18 @@ pub async fn no_script_error(c: &Client) {
     );
 }
 
+/// Opens the page of two runs compared at `url` (`trama view A B`'s, or
+/// an offline comparison's file) and waits until both runs are drawn.
+pub async fn open_compare(c: &Client, url: &str) {
+    c.goto(url).await.unwrap();
+    until(
+        c,
+        "return window.compare && window.compare.ready()",
+        "both runs",
+    )
+    .await;
+}
+
 /// The difference lane of two runs compared (the page of `trama view A
 /// B` or of `trama report A B`), once drawn for the window shown: the
 /// stretches of A's time where group `group`'s time in `value` differs
