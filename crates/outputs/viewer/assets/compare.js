@@ -175,10 +175,13 @@ async function framed(run) {
 function listen() {
   for (const run of ["a", "b"]) view(run).changed = () => changed(run);
   // A's player drives B's: one cursor, at B's offset.
+  // B's player opened once while A's first frames come.
+  let opening = null;
   view("a").cursorMoved = (t) => {
     if (t == null || cmp.syncing) return;
     const B = view("b");
-    Promise.resolve(B.openPlayer?.()).then(() => B.player()?.seek(t - cmp.off.a + cmp.off.b)).catch(showError);
+    if (!opening) opening = Promise.resolve(B.openPlayer?.()).finally(() => { opening = null; });
+    opening.then(() => B.player()?.seek(t - cmp.off.a + cmp.off.b)).catch(showError);
   };
   $("align").addEventListener("change", (e) => { cmp.align = e.target.value; realign(); });
   $("lane-value").addEventListener("change", (e) => { cmp.value = e.target.value; renderTable(); scheduleLane(); });

@@ -252,6 +252,26 @@ async fn coupled_zoom_keeps_both_windows_equal() {
     assert!((shift - DELAY).abs() < 1e-6, "{off}");
     let [a4, b4] = coupled(&c).await;
     assert!((b4.0 - a4.0 - DELAY).abs() < 1e-6);
+    // A's player drives B's: its frame at A's instant shifted by DELAY.
+    let t = (a4.0 + a4.1) / 2.0;
+    js(
+        &c,
+        &format!(
+            "const A = window.compare.frame('a').trama; \
+             A.openPlayer().then(() => A.player().seek({t})); return true"
+        ),
+    )
+    .await;
+    until(
+        &c,
+        &format!(
+            "const f = window.compare.frame('b').trama.frame(); \
+             return f != null && f.t <= {b} + 1e-9 && {b} < f.t + f.dt + 1e-9",
+            b = t + DELAY
+        ),
+        "B's frame at A's instant",
+    )
+    .await;
     no_script_error(&c).await;
     c.close().await.unwrap();
     server.stop();
