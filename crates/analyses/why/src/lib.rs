@@ -17,10 +17,13 @@
 //!   its start to its end;
 //! - delay costs: [`DelayCost`], the waiting each computation caused;
 //! - who waited for whom: [`who_waited`], the wait matrix made of the
-//!   wait states.
+//!   wait states;
+//! - two runs compared: [`diff`], their profiles, critical paths and
+//!   wait states side by side.
 #![deny(missing_docs)]
 
 mod delays;
+mod diff;
 mod extract;
 mod matrix;
 pub mod model;
@@ -31,6 +34,10 @@ mod sync;
 mod test_runs;
 
 pub use delays::delay_costs;
+pub use diff::{
+    diff, iteration_windows, Diff, DiffBy, DiffError, DiffOptions, DiffRow, Groups, IterationDelta,
+    PatternDelta, RunSide,
+};
 pub use extract::{call_kind, RunOptions, WhyError};
 pub use matrix::{wait_state_matrix, who_waited};
 pub use path::{critical_path, path_processes, path_profile, PathProcess, PathRegion};

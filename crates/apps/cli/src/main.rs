@@ -126,17 +126,17 @@ enum Command {
     /// several share it).
     Render(render::RenderArgs),
     /// Explore a trace in the browser: a timeline that zooms, pans and
-    /// hovers, served on this machine.
+    /// hovers, served on this machine; with B, two runs compared.
     ///
     /// Starts a local web server (127.0.0.1, the first free port from 8060)
-    /// whose URL carries a random token; the page and its scripts are in the
-    /// binary, nothing is fetched from the network. Opens the default
-    /// browser when there is a display (else, or with --no-open, open the
-    /// printed URL yourself). Serves until Ctrl-C. The page's HTTP API is
-    /// documented in docs/view-api.md.
+    /// whose URL carries a random token; nothing is fetched from the network.
+    /// `trama view A B`: A above B, one window, where B spends more time.
+    /// Opens the default browser when there is a display (else, or with
+    /// --no-open, open the printed URL yourself). Serves until Ctrl-C. The
+    /// page's HTTP API is documented in docs/view-api.md.
     View(view::ViewArgs),
     /// Write one self-contained HTML file (no network needed) with a summary
-    /// of the trace, every view and the time per state.
+    /// of the trace, every view and the time per state; with B, two runs compared.
     Report(ReportArgs),
     /// Record a source while a program runs (a collector).
     ///
@@ -244,6 +244,9 @@ fn akypuera(a: &AkypueraArgs) -> anyhow::Result<ExitCode> {
 struct ReportArgs {
     #[command(flatten)]
     read: ReadArgs,
+    /// A second run: the report compares the two (both timelines, coupled, and their difference).
+    #[arg(value_name = "B")]
+    other: Option<OsString>,
     /// Output HTML file.
     #[arg(short = 'o', long, value_name = "OUT")]
     output: PathBuf,
@@ -387,7 +390,7 @@ fn main() -> ExitCode {
         Command::Convert(a) => convert(a),
         Command::Info(a) => info(a),
         Command::Stats(a) => stats::stats(a),
-        Command::Report(a) => report::report(&a.read, &a.output, a.level),
+        Command::Report(a) => report::report(&a),
         Command::Collect(a) => collect::collect(a),
         Command::Merge(a) => merge::run(&a),
         Command::Akypuera(a) => akypuera(&a),
@@ -452,13 +455,9 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
 
 fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {
     let mut o = trama_dump::DumpOptions::default();
-    o.start = a.start;
-    o.end = a.end;
-    o.precision = a.float_precision;
-    o.user_defined = a.user_defined;
-    o.header = a.header;
-    o.threads = a.read.threads;
-    o.legacy_event_header = a.read.strip_quotes;
+    (o.start, o.end, o.precision) = (a.start, a.end, a.float_precision);
+    (o.user_defined, o.header) = (a.user_defined, a.header);
+    (o.threads, o.legacy_event_header) = (a.read.threads, a.read.strip_quotes);
     let mut settings = trama_report::DumpSettings::default();
     (settings.options, settings.quiet, settings.stream) = (o, a.quiet, a.stream);
     let output = a.output.as_deref().unwrap_or(std::path::Path::new("-"));

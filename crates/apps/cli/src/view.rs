@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use trama_open::{Needs, Pending};
-use trama_viewer::ViewerOptions;
+use trama_viewer::{Compare, ViewerOptions};
 
 use crate::run::Bar;
 use crate::ReadArgs;
@@ -15,6 +15,12 @@ use crate::ReadArgs;
 pub struct ViewArgs {
     #[command(flatten)]
     pub read: ReadArgs,
+    /// A second run to compare with the first (A): both timelines, coupled, and their difference.
+    #[arg(value_name = "B", conflicts_with = "stream")]
+    pub other: Option<std::ffi::OsString>,
+    /// With B: the state value marking an iteration (as `trama diff`), to align the runs at one.
+    #[arg(long, value_name = "VALUE", requires = "other")]
+    pub iteration: Option<String>,
     /// Port to listen on (default: the first free one from 8060).
     #[arg(long)]
     pub port: Option<u16>,
@@ -126,7 +132,7 @@ pub fn positive(s: &str) -> Result<f64, String> {
 }
 
 pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
-    let opts = viewer_options(a);
+    let mut opts = viewer_options(a);
     if a.stream {
         return stream(a, &opts);
     }
@@ -134,6 +140,7 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
     let mut needs = Needs::default();
     (needs.whole, needs.blocks, needs.cache) = (a.whole, a.blocks, a.cache.clone());
     let load = a.read.load_options(true, None);
+    opts.compare = Compare::of(a.other.as_deref(), &needs, &a.iteration);
     let (reading, notes) = trama_open::open_reading(&a.read.source(), &load, &needs)?;
     for n in notes {
         eprintln!("trama: note: {n}");
@@ -148,14 +155,7 @@ pub fn view(a: &ViewArgs) -> anyhow::Result<ExitCode> {
 
 /// The viewer's options from the flags.
 fn viewer_options(a: &ViewArgs) -> ViewerOptions {
-    let name = a
-        .read
-        .file
-        .as_deref()
-        .and_then(|p| std::path::Path::new(p).file_name())
-        .map_or("standard input".into(), |n| {
-            n.to_string_lossy().into_owned()
-        });
+    let name = trama_viewer::run_name(a.read.file.as_deref());
     let mut opts = ViewerOptions::default();
     (opts.address, opts.port, opts.name) = (a.address, a.port, name);
     (opts.rate, opts.play_speed, opts.size_field) = (a.rate, a.play_speed, a.size_field.clone());

@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use trama_gen::{generate, GenOptions};
 use trama_viewer::offline::BUDGET;
 use webdriver::{
-    a_state_of, at, browser, click, click_id, driver, inked, js, move_to, open_ready, press, set,
-    until, wheel, window,
+    a_state_of, at, browser, click, click_id, driver, inked, js, lane_marks, move_to, open_compare,
+    open_ready, press, set, until, wheel, window,
 };
 
 use common::trama;
@@ -108,12 +108,16 @@ fn busy_trace(dir: &Path) -> PathBuf {
 }
 
 fn report(trace: &Path, html: &Path) -> String {
-    let out = trama(&[
-        "report",
-        trace.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
+    report_of(&[trace], html)
+}
+
+/// `trama report` of `traces` (one run, or two compared) written to
+/// `html`: its text.
+fn report_of(traces: &[&Path], html: &Path) -> String {
+    let mut args = vec!["report"];
+    args.extend(traces.iter().map(|t| t.to_str().unwrap()));
+    args.extend(["-o", html.to_str().unwrap()]);
+    let out = trama(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -403,5 +407,69 @@ async fn the_offline_report_plays_the_frames_it_holds() {
         "the node view",
     )
     .await;
+    c.close().await.unwrap();
+}
+
+/// `trama report A B -o diff.html` (two generated runs, B with a delay
+/// injected into its last rank at iteration 1): the page opens from the
+/// file, shows both timelines, coupled, and the difference lane marks the
+/// other ranks' longer barrier where A's iteration 1 ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_of_two_runs_opens_from_the_file_with_its_lane() {
+    let Some(d) = driver() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, html) = (
+        dir.path().join("a.paje"),
+        dir.path().join("b.paje"),
+        dir.path().join("diff.html"),
+    );
+    let delay = 0.5;
+    std::fs::write(&a, trama_testkit::runs::bsp_run(4, 3, 0.0)).unwrap();
+    std::fs::write(&b, trama_testkit::runs::bsp_run(4, 3, delay)).unwrap();
+    report_of(&[&a, &b], &html);
+    let c = browser(&d).await;
+    open_compare(&c, &url(&html)).await;
+    // Each frame is the offline timeline, drawn.
+    for run in ["a", "b"] {
+        let t = format!("window.compare.frame('{run}').trama");
+        until(
+            &c,
+            &format!("return {t}.ready() && {t}.offline === true"),
+            "a run's timeline",
+        )
+        .await;
+    }
+    let names = js(&c, "return [window.compare.frame('a').trama.meta().name, window.compare.frame('b').trama.meta().name]").await;
+    assert!(
+        names[0].as_str().unwrap().ends_with("a.paje")
+            && names[1].as_str().unwrap().ends_with("b.paje"),
+        "{names}"
+    );
+    let it1_end = 2.0 * (1.0 + 0.1 * 3.0 + 0.01);
+    js(
+        &c,
+        &format!(
+            "window.compare.setWindow('b', 2.0, {}); return true",
+            it1_end + 1.0
+        ),
+    )
+    .await;
+    let w = js(&c, "return window.compare.windows()").await;
+    assert_eq!(w[0], w[1], "starts aligned: one window");
+    let marks = lane_marks(&c, "rank-0", "MPI_Barrier").await;
+    let first = marks.first().expect("a mark");
+    assert_eq!(first.2, 1, "{marks:?}");
+    assert!(
+        (first.0 - it1_end).abs() < 0.02 && (first.1 - it1_end - delay).abs() < 0.02,
+        "{marks:?}"
+    );
+    let panel = js(&c, "return document.getElementById('diff').textContent").await;
+    assert!(panel.as_str().unwrap().contains("MPI_Barrier"), "{panel}");
+    let csp = js(
+        &c,
+        "return [document.body.dataset.csp || null, document.body.dataset.jserror || null]",
+    )
+    .await;
+    assert_eq!(csp, json!([null, null]));
     c.close().await.unwrap();
 }

@@ -31,12 +31,19 @@ fn esc(s: &str) -> String {
 /// hosts, the Kiviat and mapping views are left out. Returns the sentences
 /// for the reader (the page says them too): which hosts were chosen, when
 /// they were, and how the timeline's summary was limited, when it was.
+///
+/// With `other`, a second run and its name, the report compares the two
+/// instead ([`crate::html_diff_report`]).
 pub fn html_report(
     trace: &Trace,
     name: &str,
+    other: Option<(&Trace, String)>,
     level: Option<&str>,
     out: &mut dyn Write,
 ) -> io::Result<Vec<String>> {
+    if let Some((b, name_b)) = other {
+        return crate::html_diff_report(trace, b, [name, &name_b], out);
+    }
     let m = &trace.model;
     let w = Window::of(trace);
     let (level, chosen) = match level {

@@ -36,9 +36,7 @@ mod why_path;
 use std::io;
 
 pub use check::{check_summary, check_warnings};
-pub use diff::{
-    diff, write_diff, Diff, DiffBy, DiffOptions, DiffRow, Groups, PatternDelta, RunSide,
-};
+pub use diff::{html_diff_report, write_diff};
 pub use dump::{check, dump, DumpSettings};
 pub use export::{export, export_parquet, Export};
 pub use html::html_report;
@@ -47,6 +45,10 @@ pub use picture::{check_recording, picture};
 pub use stats::{
     stats, write_comm, write_graph, write_kiviat, write_order, write_slices, write_states,
     write_wait, Analysis, Notes, StatsOptions,
+};
+pub use trama_why::{
+    diff, Diff, DiffBy, DiffError, DiffOptions, DiffRow, Groups, IterationDelta, PatternDelta,
+    RunSide,
 };
 pub use why::{waits, write_waits, By, Waits, WaitsInstance, WaitsRow};
 pub use why_path::{

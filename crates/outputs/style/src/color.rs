@@ -89,32 +89,50 @@ fn free_slot(name: &[u8], taken: &[bool; PALETTE.len()]) -> usize {
 ///
 /// [`ValueId`]: trama_sim::ValueId
 pub fn value_colors(m: &Model) -> Vec<String> {
+    shared_value_colors(&[m]).pop().unwrap_or_default()
+}
+
+/// The colours of the values of several runs, by run and [`ValueId`], as
+/// [`value_colors`] gives them to the values of all the runs one after
+/// the other: a value of a later run named as one of an earlier run (of
+/// the same kind) has its colour, so that two runs compared
+/// (`trama view A B`) show one name in one colour; the first run's colours
+/// are its own.
+///
+/// [`ValueId`]: trama_sim::ValueId
+pub fn shared_value_colors(models: &[&Model]) -> Vec<Vec<String>> {
     let mut taken: HashMap<TypeKind, [bool; PALETTE.len()]> = HashMap::new();
     let mut slot_of: HashMap<(TypeKind, &[u8]), usize> = HashMap::new();
-    let mut seen: HashSet<(TypeId, &[u8])> = HashSet::new();
-    m.values
-        .iter()
-        .map(|v| {
-            let name = m.str(v.name);
-            let name = match name {
-                [b'"', inner @ .., b'"'] => inner,
-                _ => name,
-            };
-            let again = !seen.insert((v.ty, name));
-            if let Some(c) = parse_paje(m.str(v.color)) {
-                return c;
-            }
-            let kind = m.ty(v.ty).kind;
-            let taken = taken.entry(kind).or_insert([false; PALETTE.len()]);
-            let slot = match slot_of.get(&(kind, name)) {
-                Some(&s) if !again => s,
-                _ => free_slot(name, taken),
-            };
-            taken[slot] = true;
-            slot_of.entry((kind, name)).or_insert(slot);
-            PALETTE[slot].to_string()
-        })
-        .collect()
+    let mut seen: HashSet<(usize, TypeId, &[u8])> = HashSet::new();
+    let mut out = Vec::with_capacity(models.len());
+    for (run, m) in models.iter().enumerate() {
+        let colors = m
+            .values
+            .iter()
+            .map(|v| {
+                let name = m.str(v.name);
+                let name = match name {
+                    [b'"', inner @ .., b'"'] => inner,
+                    _ => name,
+                };
+                let again = !seen.insert((run, v.ty, name));
+                if let Some(c) = parse_paje(m.str(v.color)) {
+                    return c;
+                }
+                let kind = m.ty(v.ty).kind;
+                let taken = taken.entry(kind).or_insert([false; PALETTE.len()]);
+                let slot = match slot_of.get(&(kind, name)) {
+                    Some(&s) if !again => s,
+                    _ => free_slot(name, taken),
+                };
+                taken[slot] = true;
+                slot_of.entry((kind, name)).or_insert(slot);
+                PALETTE[slot].to_string()
+            })
+            .collect();
+        out.push(colors);
+    }
+    out
 }
 
 /// The colour of a line on white: the Pajé colour unless it is too light

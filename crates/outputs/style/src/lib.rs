@@ -6,7 +6,7 @@
 
 pub mod color;
 
-pub use color::{color, line_color, value_colors};
+pub use color::{color, line_color, shared_value_colors, value_colors};
 
 use trama_analysis::Ordering;
 use trama_sim::{ContainerId, Trace};

@@ -76,7 +76,11 @@ function createPage(source) {
       parts.push(...linkHash(state.link), ...arrangeHash(state.arrange), ...(page.selection?.toHash() ?? []));
       if (!$("stats").hidden) parts.push("stats");
       if (!$("why").hidden) parts.push("why");
-      history.replaceState(null, "", "#" + parts.join("&"));
+      // A page in a frame of an offline comparison (srcdoc) has no URL of
+      // its own to change.
+      if (location.protocol !== "about:") history.replaceState(null, "", "#" + parts.join("&"));
+      // A page that frames this one (two runs compared) follows the view.
+      window.trama.changed?.();
     },
     zoom(factor, at) {
       const t = at ?? (state.t0 + state.t1) / 2;
@@ -258,7 +262,11 @@ async function main() {
   if (source.frame) {
     page.player = new Player(source, meta, (v) => state.colors[v] || [128, 128, 128], {
       window: () => [state.t0, state.t1],
-      cursor: (t, dt) => { state.cursor = t == null ? null : { t, dt }; page.draw(); page.stats.schedule(); },
+      cursor: (t, dt) => {
+        state.cursor = t == null ? null : { t, dt };
+        page.draw(); page.stats.schedule();
+        window.trama.cursorMoved?.(t, dt);
+      },
     });
   } else {
     $("player-button").hidden = true;
@@ -351,6 +359,15 @@ window.trama = {
   },
   window: () => [page.state.t0, page.state.t1],
   meta: () => page.state.meta,
+  // For a page that frames this one (two runs compared, compare.js): the
+  // window set, the summary of a window over every row, where the
+  // timeline is; it sets `changed()` (called when the window, the pin or
+  // the time origin change) and `cursorMoved(t, dt)` (the player's
+  // cursor).
+  setWindow: (t0, t1) => page.setWindow(t0, t1),
+  summary: (t0, t1, width) => source.timeline(t0, t1, width, `0-${page.state.meta.rows.length - 1}`),
+  timelineRect: () => $("timeline").getBoundingClientRect(),
+  ready: () => document.body.dataset.state === "ready",
   // The labels of the rows that can be shown (scrolled to or not).
   shownLabels: () => page.state.visible.map((i) => page.state.meta.rows[i].label),
   // The message arrow picked, the time origin.
@@ -370,6 +387,7 @@ window.trama = {
   // cells are.
   frame: () => page.player?.describe() ?? null,
   player: () => page.player,
+  openPlayer: async () => { if (page.player && !page.player.isOpen()) await page.togglePlayer(); },
   squareAt: (name) => page.player?.squareAt(name) ?? null,
   cellAt: (from, to) => page.player?.cellAt(from, to) ?? null,
   // The statistics panel's wait matrix: what it shows, where a row is.

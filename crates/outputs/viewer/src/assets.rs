@@ -88,14 +88,38 @@ const FILES: [(&str, &str, &str); 40] = [
     ),
 ];
 
+/// The page of two runs compared (`trama view A B`): its markup, then its
+/// modules in dependency order (`util.js` is the page's); each run is the
+/// page above in a frame of its own.
+const COMPARE: [(&str, &str, &str); 5] = [
+    (
+        "compare.html",
+        "text/html; charset=utf-8",
+        include_str!("../assets/compare.html"),
+    ),
+    (
+        "compare.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/compare.css"),
+    ),
+    js!("lane.js"),
+    js!("diffpanel.js"),
+    js!("compare.js"),
+];
+
 /// `GET /TOKEN/`: the page.
 pub(crate) async fn get_index() -> Response {
     bytes(FILES[0].1, FILES[0].2)
 }
 
+/// `GET /TOKEN/` of two runs compared: the comparison's page.
+pub(crate) async fn get_compare() -> Response {
+    bytes(COMPARE[0].1, COMPARE[0].2)
+}
+
 /// `GET /TOKEN/FILE`: one of the embedded files, else 404.
 pub(crate) async fn get_asset(Path(file): Path<String>) -> Result<Response, Error> {
-    match FILES.iter().find(|f| f.0 == file) {
+    match FILES.iter().chain(&COMPARE).find(|f| f.0 == file) {
         Some((_, kind, body)) => Ok(bytes(kind, *body)),
         None => Err(Error::not_found()),
     }
@@ -118,14 +142,27 @@ pub(crate) fn style() -> &'static str {
 /// The page's markup: what `index.html` has between `<!-- page -->` and
 /// `<!-- /page -->` in its body.
 pub(crate) fn markup() -> &'static str {
-    let html = file("index.html");
-    let start = html
-        .find("<!-- page -->")
-        .expect("index.html marks its page");
-    let end = html
-        .find("<!-- /page -->")
-        .expect("index.html marks its page");
+    between_marks(file("index.html"))
+}
+
+/// What `html` has between `<!-- page -->` and `<!-- /page -->`.
+fn between_marks(html: &'static str) -> &'static str {
+    let start = html.find("<!-- page -->").expect("the page is marked");
+    let end = html.find("<!-- /page -->").expect("the page is marked");
     &html[start + "<!-- page -->".len()..end]
+}
+
+/// The comparison's page for an offline comparison: its markup (what
+/// `compare.html` has between `<!-- page -->` and `<!-- /page -->`), its
+/// style sheet and its modules as one script (`util.js` first).
+pub(crate) fn compare_page() -> (&'static str, &'static str, String) {
+    let mut modules = vec![("util.js", file("util.js"))];
+    modules.extend(COMPARE.iter().filter(|f| f.1 == JS).map(|f| (f.0, f.2)));
+    (
+        between_marks(COMPARE[0].2),
+        COMPARE[1].2,
+        bundle_of(&modules),
+    )
 }
 
 /// The table of modules in the bundle.

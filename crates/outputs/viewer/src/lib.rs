@@ -40,7 +40,10 @@
 mod animation;
 mod assets;
 mod blocks;
+mod compare;
+pub use compare::offline_compare;
 mod conn;
+mod diff;
 mod entity;
 mod frames;
 mod guard;
@@ -73,6 +76,6 @@ mod window_stats;
 
 pub use metadata::{meta, Meta};
 pub use offline::{offline, Offline, OfflineOptions};
-pub use options::ViewerOptions;
-pub use server::{start, start_loading, start_stream, Error, Running};
+pub use options::{run_name, Compare, ViewerOptions};
+pub use server::{start, start_compare, start_loading, start_stream, Error, Running};
 pub use state::{Input, Loading};

@@ -55,6 +55,42 @@ pub fn start_reading(
     if let Reading::Whole(o) | Reading::Convert { opened: o, .. } = &reading {
         opts.run_info = o.run_info().to_vec();
     }
+    let failed: Arc<OnceLock<String>> = Arc::default();
+    let (read_a, loading_a) = reader(reading, &load, until_loaded, &failed);
+    let running = match opts.compare.clone() {
+        None => start_loading(read_a, loading_a, &opts)?,
+        Some(c) => {
+            // B, read as A is (its notes said here, its reading's
+            // failure ending the serving as A's).
+            let (b, notes) = trama_open::open_reading(&c.other, &load, &c.needs)
+                .map_err(|e| Error::Read(trama_open::chain(&e)))?;
+            for n in notes {
+                eprintln!("trama: note: {n}");
+            }
+            let name_b = match &c.other {
+                trama_open::Source::Path(p) => crate::options::run_name(Some(p.as_os_str())),
+                trama_open::Source::Stdin => crate::options::run_name(None),
+            };
+            let read_b = reader(b, &load, Box::new(()), &failed);
+            let names = [opts.name.clone(), name_b];
+            crate::server::start_compare((read_a, loading_a), read_b, names, c.iteration, &opts)?
+        }
+    };
+    Ok(Served { running, failed })
+}
+
+/// What reads the trace `reading` reads (with `load`, keeping
+/// `until_loaded` until then, its failure set in `failed`), and how far
+/// it is.
+fn reader(
+    reading: Reading,
+    load: &LoadOptions,
+    until_loaded: Box<dyn Send>,
+    failed: &Arc<OnceLock<String>>,
+) -> (
+    impl FnOnce() -> Result<Input, String> + Send + 'static,
+    Option<Loading>,
+) {
     let loading = reading.progress().map(|p| Loading {
         done: p.done,
         total: p.total,
@@ -64,8 +100,7 @@ pub fn start_reading(
             _ => "events",
         },
     });
-    let failed: Arc<OnceLock<String>> = Arc::default();
-    let fail = failed.clone();
+    let (fail, load) = (failed.clone(), load.clone());
     let read = move || {
         let input = read(reading, &load);
         drop(until_loaded);
@@ -73,8 +108,7 @@ pub fn start_reading(
             let _ = fail.set(e.clone());
         })
     };
-    let running = start_loading(read, loading, &opts)?;
-    Ok(Served { running, failed })
+    (read, loading)
 }
 
 /// Prints the warnings of reading `name`.

@@ -87,6 +87,10 @@ pub struct OfflineOptions {
     pub budget: usize,
     /// Columns of a tile (fewer when the whole run does not fit).
     pub columns: u32,
+    /// The values' colours (`#rrggbb`, by value id) instead of
+    /// `trama_style::value_colors`' (a run compared with another shares
+    /// its colours, `trama_style::shared_value_colors`).
+    pub colors: Option<Vec<String>>,
 }
 
 impl Default for OfflineOptions {
@@ -94,6 +98,7 @@ impl Default for OfflineOptions {
         OfflineOptions {
             budget: BUDGET,
             columns: TILE_COLUMNS,
+            colors: None,
         }
     }
 }
@@ -434,6 +439,9 @@ pub fn offline(trace: &Trace, name: &str, opts: &OfflineOptions) -> Offline {
         msgs,
         ordering,
     } = crate::prepare::describe(trace, name);
+    for (v, c) in meta.values.iter_mut().zip(opts.colors.iter().flatten()) {
+        v.color = c.clone();
+    }
     // Rows with nothing over the whole run are not shown, as in `trama view`.
     let lod = trama_lod::Lod::new(trace);
     let whole = trama_lod::pyramid::Pyramid::new(

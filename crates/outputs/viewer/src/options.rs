@@ -1,5 +1,6 @@
 //! How the viewer serves ([`ViewerOptions`]).
 
+use std::ffi::OsStr;
 use std::net::{IpAddr, Ipv4Addr};
 
 use crate::blocks;
@@ -44,6 +45,47 @@ pub struct ViewerOptions {
     /// How much the server takes on at once: requests computed and
     /// waiting, connections, the time to send a request's head.
     pub limits: Limits,
+    /// A second run to compare with the first (`trama view A B`).
+    pub compare: Option<Compare>,
+}
+
+/// A second run (B) compared with the first (A): `trama view A B` shows
+/// both timelines, coupled, with their difference.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Compare {
+    /// Where B is read from (with A's reading options).
+    pub other: trama_open::Source,
+    /// What reading B needs (as A's).
+    pub needs: trama_open::Needs,
+    /// The state value marking an iteration (`--iteration`), for the
+    /// runs aligned at one of them.
+    pub iteration: Option<String>,
+}
+
+impl Compare {
+    /// B read from the file `other` (`-`: standard input), when there is
+    /// one, with `needs`, iterations marked by `iteration`.
+    pub fn of(
+        other: Option<&OsStr>,
+        needs: &trama_open::Needs,
+        iteration: &Option<String>,
+    ) -> Option<Compare> {
+        Some(Compare {
+            other: trama_open::Source::from_arg(Some(other?)),
+            needs: needs.clone(),
+            iteration: iteration.clone(),
+        })
+    }
+}
+
+/// A run's name as the page shows it: its file's name (without the
+/// folders), or `standard input`.
+pub fn run_name(file: Option<&OsStr>) -> String {
+    file.and_then(|p| std::path::Path::new(p).file_name())
+        .map_or("standard input".into(), |n| {
+            n.to_string_lossy().into_owned()
+        })
 }
 
 impl Default for ViewerOptions {
@@ -62,6 +104,7 @@ impl Default for ViewerOptions {
             sbars_style: 0,
             run_info: Vec::new(),
             limits: Limits::default(),
+            compare: None,
         }
     }
 }

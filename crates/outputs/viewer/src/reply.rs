@@ -100,6 +100,23 @@ pub(crate) async fn secured(mut r: Response) -> Response {
     r
 }
 
+/// [`secured`], but framed by pages of the same origin only (not by other
+/// sites'): the two runs of `trama view A B` are pages of their own in
+/// frames of the comparison's page.
+pub(crate) async fn secured_framed(r: Response) -> Response {
+    let mut r = secured(r).await;
+    let headers = r.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'self'; frame-ancestors 'self'"),
+    );
+    headers.insert(
+        header::X_FRAME_OPTIONS,
+        HeaderValue::from_static("SAMEORIGIN"),
+    );
+    r
+}
+
 /// `r` not stored by the browser: the API's layer (a window's data
 /// changes with the trace viewed behind the same URL).
 pub(crate) async fn no_store(mut r: Response) -> Response {

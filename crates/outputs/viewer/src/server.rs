@@ -8,13 +8,14 @@ use std::sync::{Arc, OnceLock};
 use trama_sim::Trace;
 
 use crate::animation::NodeViewOptions;
+use crate::compare;
 use crate::conn;
 use crate::limit;
 use crate::live::Live;
 use crate::options::ViewerOptions;
 use crate::prepare::{prepare, prepare_input};
 use crate::routes;
-use crate::state::{Input, Loading, Shared};
+use crate::state::{Input, Loading, Shared, State};
 use crate::stream::{StreamOptions, StreamSink};
 
 /// Why the viewer could not start.
@@ -35,6 +36,9 @@ pub enum Error {
     /// The asynchronous runtime could not start.
     #[error("cannot start the server: {0}")]
     Runtime(std::io::Error),
+    /// The second run of a comparison could not be opened.
+    #[error("{0}")]
+    Read(String),
 }
 
 /// A running viewer: its URL, until [`Running::stop`] or the end of the
@@ -128,29 +132,97 @@ pub fn start_loading<F>(
 where
     F: FnOnce() -> Result<Input, String> + Send + 'static,
 {
-    let shared = Arc::new(Shared {
+    let shared = loading_shared(loading, opts);
+    let running = serve(shared.clone(), opts)?;
+    spawn_load(shared, load, opts, |_| {});
+    Ok(running)
+}
+
+/// Serves two runs compared (`trama view A B`, see
+/// [`crate::routes`]): each read by its `load` on a thread of its own
+/// meanwhile (as [`start_loading`]), B's values coloured as A's of the
+/// same name; `names` are the runs' names, `iteration` the state value
+/// marking an iteration.
+pub fn start_compare<F, G>(
+    (load_a, loading_a): (F, Option<Loading>),
+    (load_b, loading_b): (G, Option<Loading>),
+    names: [String; 2],
+    iteration: Option<String>,
+    opts: &ViewerOptions,
+) -> Result<Running, Error>
+where
+    F: FnOnce() -> Result<Input, String> + Send + 'static,
+    G: FnOnce() -> Result<Input, String> + Send + 'static,
+{
+    let (a, b) = (
+        loading_shared(loading_a, opts),
+        loading_shared(loading_b, opts),
+    );
+    let pair = Arc::new(compare::pair(
+        a.clone(),
+        b.clone(),
+        names.clone(),
+        iteration,
+    ));
+    let running = serve_router(opts, |token, addr| {
+        routes::compare_router(pair, token, addr)
+    })?;
+    let mut opts_b = opts.clone();
+    opts_b.name = names[1].clone();
+    opts_b.run_info.clear();
+    spawn_load(a.clone(), load_a, opts, |_| {});
+    spawn_load(b, load_b, &opts_b, move |state| {
+        if let Some(sa) = compare::wait_for(&a) {
+            compare::share_colors(&sa.model.model, state);
+        }
+    });
+    Ok(running)
+}
+
+/// The shared state of a trace still loading, `loading` telling how far.
+pub(crate) fn loading_shared(loading: Option<Loading>, opts: &ViewerOptions) -> Arc<Shared> {
+    Arc::new(Shared {
         state: OnceLock::new(),
         stream: None,
         loading,
         failed: OnceLock::new(),
         work: limit::Work::new(&opts.limits),
-    });
-    let running = serve(shared.clone(), opts)?;
+    })
+}
+
+/// Reads the trace `load` gives on a thread of its own into `shared`
+/// (its failure, else its state, which `finish` completes before it is
+/// served).
+pub(crate) fn spawn_load<F, G>(shared: Arc<Shared>, load: F, opts: &ViewerOptions, finish: G)
+where
+    F: FnOnce() -> Result<Input, String> + Send + 'static,
+    G: FnOnce(&mut State) + Send + 'static,
+{
     let opts = opts.clone();
     std::thread::spawn(move || match load().and_then(|i| prepare_input(i, &opts)) {
-        Ok(state) => {
+        Ok(mut state) => {
+            finish(&mut state);
             let _ = shared.state.set(Box::leak(Box::new(state)));
         }
         Err(e) => {
             let _ = shared.failed.set(e);
         }
     });
-    Ok(running)
 }
 
 /// Binds the first free port from `opts.port` (or 8060 on) and serves
 /// `state` on a thread of its own until Ctrl-C or [`Running::stop`].
 fn serve(state: Arc<Shared>, opts: &ViewerOptions) -> Result<Running, Error> {
+    serve_router(opts, |token, addr| routes::router(state, token, addr))
+}
+
+/// Binds the first free port from `opts.port` (or 8060 on) and serves the
+/// router `app` makes (given the token and the bound address) on a thread
+/// of its own until Ctrl-C or [`Running::stop`].
+pub(crate) fn serve_router(
+    opts: &ViewerOptions,
+    app: impl FnOnce(&str, SocketAddr) -> axum::Router,
+) -> Result<Running, Error> {
     let token = match &opts.token {
         Some(t) => t.clone(),
         None => token()?,
@@ -178,7 +250,7 @@ fn serve(state: Arc<Shared>, opts: &ViewerOptions) -> Result<Running, Error> {
     };
     let addr = listener.local_addr().map_err(Error::Runtime)?;
     listener.set_nonblocking(true).map_err(Error::Runtime)?;
-    let app = routes::router(state, &token, addr);
+    let app = app(&token, addr);
     let limits = opts.limits;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -151,3 +151,19 @@ impl Shared {
         Err(reply::Error::later("the trace is still loading"))
     }
 }
+
+/// Two runs compared (`trama view A B`): each one's shared state, served
+/// under `a/` and `b/`, and their diff, computed once per iteration value
+/// asked for.
+pub(crate) struct Pair {
+    /// The first run (A).
+    pub a: Arc<Shared>,
+    /// The second run (B).
+    pub b: Arc<Shared>,
+    /// The runs' names (their files).
+    pub names: [String; 2],
+    /// The state value marking an iteration, as `--iteration` names it.
+    pub iteration: Option<String>,
+    /// The replies of `api/diff` so far, by iteration value (`""`: none).
+    pub diffs: std::sync::Mutex<std::collections::HashMap<String, Arc<serde_json::Value>>>,
+}

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The handlers' modules.
-const HANDLERS: [&str; 9] = [
+const HANDLERS: [&str; 10] = [
     "timeline",
     "entity",
     "search",
@@ -19,6 +19,7 @@ const HANDLERS: [&str; 9] = [
     "assets",
     "why",
     "selection",
+    "diff",
 ];
 
 /// Per module of `src/`, the modules it names (`lib` for the root's items;

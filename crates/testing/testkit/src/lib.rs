@@ -7,6 +7,7 @@
 //! - [`traces`]: the traces the replay tests go through (generated ones,
 //!   seed by seed, and the reference simulation's);
 //! - [`piped`]: a program run with bytes on its standard input;
+//! - [`runs`]: runs with a delay injected where the tests know it;
 //! - [`http`]: plain `GET` requests to a local server, the reply whole;
 //! - [`webdriver`]: Debian's Chromium, headless, driven by chromedriver on
 //!   loopback, and the gestures the browser tests make on the viewer's
@@ -20,6 +21,7 @@
 pub mod canon;
 pub mod http;
 pub mod piped;
+pub mod runs;
 pub mod shared;
 pub mod traces;
 pub mod webdriver;

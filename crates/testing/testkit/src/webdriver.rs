@@ -97,7 +97,7 @@ pub async fn until(c: &Client, script: &str, what: &str) {
         if js(c, script).await == json!(true) {
             return;
         }
-        let state = js(c, "return document.body.dataset.state + ' ' + (document.getElementById('error').textContent) + ' stats hidden=' + document.getElementById('stats').hidden + ' ' + document.body.dataset.stats + ' window ' + window.trama.window()").await;
+        let state = js(c, "return document.body.dataset.state + ' ' + (document.getElementById('error')?.textContent) + ' stats hidden=' + document.getElementById('stats')?.hidden + ' ' + document.body.dataset.stats + ' window ' + window.trama?.window()").await;
         assert!(
             Instant::now() < deadline,
             "timed out waiting for {what} (page: {state})"
@@ -295,4 +295,42 @@ pub async fn no_script_error(c: &Client) {
         js(c, "return document.body.dataset.jserror || null").await,
         Value::Null
     );
+}
+
+/// Opens the page of two runs compared at `url` (`trama view A B`'s, or
+/// an offline comparison's file) and waits until both runs are drawn.
+pub async fn open_compare(c: &Client, url: &str) {
+    c.goto(url).await.unwrap();
+    until(
+        c,
+        "return window.compare && window.compare.ready()",
+        "both runs",
+    )
+    .await;
+}
+
+/// The difference lane of two runs compared (the page of `trama view A
+/// B` or of `trama report A B`), once drawn for the window shown: the
+/// stretches of A's time where group `group`'s time in `value` differs
+/// in B, as (start, end, +1 when B spends more, -1 when less).
+pub async fn lane_marks(c: &Client, group: &str, value: &str) -> Vec<(f64, f64, i64)> {
+    until(
+        c,
+        "const w = window.compare.windows()[0]; return document.body.dataset.lane === `${w[0]},${w[1]}`",
+        "the difference lane of the window",
+    )
+    .await;
+    let marks = js(
+        c,
+        &format!("return window.compare.marked({group:?}, {value:?})"),
+    )
+    .await;
+    let marks = marks.as_array().expect("the lane's marks");
+    marks
+        .iter()
+        .map(|m| {
+            let f = |k: &str| m[k].as_f64().unwrap();
+            (f("t0"), f("t1"), m["sign"].as_i64().unwrap())
+        })
+        .collect()
 }
