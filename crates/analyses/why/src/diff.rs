@@ -19,7 +19,8 @@
 //! - With an iteration's value ([`DiffOptions::iteration`]): per
 //!   iteration (the n-th state of that value on every container, from the
 //!   earliest start to the latest end, [`iteration_windows`]) its length
-//!   and the time per value within it.
+//!   and the time per value within it. `auto` finds the value from a
+//!   repeated region ([`find_iteration`]).
 //!
 //! A missing row on one side counts as 0 s. A run diffed with itself gives
 //! zeros everywhere.
@@ -146,7 +147,8 @@ pub struct DiffOptions {
     /// The link types that are messages (the why analyses).
     pub link_types: Vec<String>,
     /// The state value marking one iteration: the runs are also compared
-    /// iteration by iteration ([`Diff::iterations`]).
+    /// iteration by iteration ([`Diff::iterations`]); `auto`: the value
+    /// found from a repeated region ([`find_iteration`]).
     pub iteration: Option<String>,
 }
 
@@ -230,6 +232,11 @@ pub struct Diff {
     pub containers: Vec<DiffRow>,
     /// The wait-state patterns found in either run, in Scalasca's order.
     pub patterns: Vec<PatternDelta>,
+    /// With [`DiffOptions::iteration`]: the value marking the iterations
+    /// (the one given, or the one `auto` found; `auto` when it found
+    /// none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iteration: Option<String>,
     /// With [`DiffOptions::iteration`]: each iteration in both runs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub iterations: Vec<IterationDelta>,
@@ -384,6 +391,77 @@ pub fn iteration_windows(trace: &Trace, value: &str) -> Vec<(f64, f64)> {
     out
 }
 
+/// The value whose states mark iterations in every run of `runs`, found
+/// from a repeated region: on every container with states, the value is
+/// entered the same number of times (at least twice, the number may differ
+/// between runs) at one nesting level. Among such values the outermost is
+/// taken (the lowest level, summed over the runs), then the one covering
+/// the most time. `None` when no value repeats so.
+pub fn find_iteration(runs: &[&Trace]) -> Option<String> {
+    // Per run: value name -> (level, seconds) of the values that qualify.
+    let per_run: Vec<HashMap<String, (u32, f64)>> = runs.iter().map(|t| repeated(t)).collect();
+    let (first, rest) = per_run.split_first()?;
+    let mut best: Option<(u32, f64, &String)> = None;
+    for (name, &(level, secs)) in first {
+        let others: Option<Vec<&(u32, f64)>> = rest.iter().map(|m| m.get(name)).collect();
+        let Some(others) = others else { continue };
+        let level = level + others.iter().map(|o| o.0).sum::<u32>();
+        let secs = secs + others.iter().map(|o| o.1).sum::<f64>();
+        let better =
+            best.is_none_or(|(l, s, n)| (level, -secs, name.as_str()) < (l, -s, n.as_str()));
+        if better {
+            best = Some((level, secs, name));
+        }
+    }
+    best.map(|b| b.2.clone())
+}
+
+/// The values of `trace` that repeat as [`find_iteration`] asks, with their
+/// level and the seconds their states cover.
+fn repeated(trace: &Trace) -> HashMap<String, (u32, f64)> {
+    let m = &trace.model;
+    // (container, value name) -> (count, level or u32::MAX if mixed, seconds).
+    let mut seen: HashMap<(u32, String), (usize, u32, f64)> = HashMap::new();
+    let mut containers = std::collections::HashSet::new();
+    for (l, info) in m.lists.iter().enumerate() {
+        if info.kind != trama_sim::TypeKind::State {
+            continue;
+        }
+        let cols = &trace.lists[l];
+        for i in 0..cols.len() {
+            if cols.start[i].is_nan() {
+                continue;
+            }
+            containers.insert(info.container.0);
+            let name = m.label(m.value(cols.value[i]).name);
+            let e = seen
+                .entry((info.container.0, name))
+                .or_insert((0, cols.level[i], 0.0));
+            e.0 += 1;
+            if e.1 != cols.level[i] {
+                e.1 = u32::MAX;
+            }
+            e.2 += (cols.end[i] - cols.start[i]).max(0.0);
+        }
+    }
+    // value -> (count, level, seconds, containers), None once it disagrees.
+    let mut by_value: HashMap<String, Option<(usize, u32, f64, usize)>> = HashMap::new();
+    for ((_, name), (count, level, secs)) in seen {
+        let e = by_value.entry(name).or_insert(Some((count, level, 0.0, 0)));
+        *e = e.filter(|v| v.0 == count && v.1 == level && level != u32::MAX);
+        if let Some(v) = e {
+            (v.2, v.3) = (v.2 + secs, v.3 + 1);
+        }
+    }
+    by_value
+        .into_iter()
+        .filter_map(|(name, v)| {
+            let (count, level, secs, n) = v?;
+            (count >= 2 && n == containers.len()).then_some((name, (level, secs)))
+        })
+        .collect()
+}
+
 /// Exclusive seconds per state value of `trace` within `[a, b]`.
 fn values_within(trace: &Trace, (a, b): (f64, f64), level: Option<&str>) -> BTreeMap<String, f64> {
     let mut cells = BTreeMap::new();
@@ -441,6 +519,11 @@ fn sort_rows(rows: &mut [DiffRow]) {
 
 /// The difference from run `a` to run `b`.
 pub fn diff(a: &Trace, b: &Trace, opts: &DiffOptions) -> Diff {
+    let iteration = match opts.iteration.as_deref() {
+        // Kept as asked when nothing repeats: no iteration is found then.
+        Some("auto") => find_iteration(&[a, b]).or(Some("auto".into())),
+        v => v.map(str::to_string),
+    };
     let (pa, pb) = (profile(a, opts), profile(b, opts));
     let mut keys: Vec<&(String, String)> = pa.cells.keys().chain(pb.cells.keys()).collect();
     keys.sort();
@@ -492,9 +575,9 @@ pub fn diff(a: &Trace, b: &Trace, opts: &DiffOptions) -> Diff {
         rows,
         containers,
         patterns,
-        iterations: opts
-            .iteration
+        iterations: iteration
             .as_deref()
             .map_or_else(Vec::new, |v| iterations(a, b, v, opts.level.as_deref())),
+        iteration,
     }
 }

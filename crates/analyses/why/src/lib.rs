@@ -35,8 +35,8 @@ mod test_runs;
 
 pub use delays::delay_costs;
 pub use diff::{
-    diff, iteration_windows, Diff, DiffBy, DiffError, DiffOptions, DiffRow, Groups, IterationDelta,
-    PatternDelta, RunSide,
+    diff, find_iteration, iteration_windows, Diff, DiffBy, DiffError, DiffOptions, DiffRow, Groups,
+    IterationDelta, PatternDelta, RunSide,
 };
 pub use extract::{call_kind, RunOptions, WhyError};
 pub use matrix::{wait_state_matrix, who_waited};

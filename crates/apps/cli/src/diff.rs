@@ -26,7 +26,7 @@ pub struct DiffArgs {
     /// of different process counts compare.
     #[arg(long, value_name = "all|FILE")]
     group: Option<String>,
-    /// Also compare iteration by iteration (the n-th state of VALUE on every container).
+    /// Also compare iteration by iteration (the n-th state of VALUE on every container; `auto`: a value found repeated).
     #[arg(long, value_name = "VALUE")]
     iteration: Option<String>,
     /// Roll containers up to this type first (e.g. the hosts).

@@ -18,7 +18,7 @@ pub struct ViewArgs {
     /// A second run to compare with the first (A): both timelines, coupled, and their difference.
     #[arg(value_name = "B", conflicts_with = "stream")]
     pub other: Option<std::ffi::OsString>,
-    /// With B: the state value marking an iteration (as `trama diff`), to align the runs at one.
+    /// With B: the state value marking an iteration (as `trama diff`, `auto` too), to align the runs at one.
     #[arg(long, value_name = "VALUE", requires = "other")]
     pub iteration: Option<String>,
     /// Port to listen on (default: the first free one from 8060).

@@ -303,3 +303,29 @@ fn iterations_compare_one_by_one() {
     let table = diff_ok(&[s(&a), s(&b), "--iteration", "iteration"]);
     assert!(table.contains("MPI_Barrier +1.500000 s"), "{table}");
 }
+
+/// regression: `--iteration auto` finds the value marking the iterations
+/// from a repeated region: `iteration` is entered three times on every
+/// rank at the outermost level (as `compute` and `MPI_Barrier` are, one
+/// level in), so the comparison is that of `--iteration iteration`. Runs
+/// of one iteration repeat nothing, and the table says so.
+#[test]
+fn iterations_found_from_a_repeated_region() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = write_in(tmp.path(), "a.paje", run(4, 3, 0.0));
+    let b = write_in(tmp.path(), "b.paje", run(4, 3, 0.5));
+    let named = json(&[s(&a), s(&b), "--iteration", "iteration"]);
+    let found = json(&[s(&a), s(&b), "--iteration", "auto"]);
+    assert_eq!(found["iteration"], "iteration");
+    assert_eq!(found["iterations"], named["iterations"]);
+    assert_eq!(found["iterations"].as_array().unwrap().len(), 3);
+    let table = diff_ok(&[s(&a), s(&b), "--iteration", "auto"]);
+    assert!(table.contains("iterations marked by iteration"), "{table}");
+    let one_a = write_in(tmp.path(), "one-a.paje", run(4, 1, 0.0));
+    let one_b = write_in(tmp.path(), "one-b.paje", run(4, 1, 0.5));
+    let none = json(&[s(&one_a), s(&one_b), "--iteration", "auto"]);
+    assert_eq!(none["iteration"], "auto");
+    assert!(none.get("iterations").is_none(), "{none}");
+    let table = diff_ok(&[s(&one_a), s(&one_b), "--iteration", "auto"]);
+    assert!(table.contains("name one with --iteration VALUE"), "{table}");
+}

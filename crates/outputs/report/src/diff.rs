@@ -178,8 +178,15 @@ fn write_table(d: &Diff, out: &mut dyn Write) -> Result<(), Error> {
         }
         table(out, &lines, 1)?;
     }
+    if d.iteration.as_deref() == Some("auto") && d.iterations.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "iterations: no state value is entered alike on every container (at least twice, at one level); name one with --iteration VALUE")?;
+    }
     if !d.iterations.is_empty() {
         writeln!(out)?;
+        if let Some(v) = &d.iteration {
+            writeln!(out, "iterations marked by {v}")?;
+        }
         let head = ["iteration", "A s", "B s", "B - A", "changed most"];
         let mut lines = vec![head.map(String::from).to_vec()];
         for it in &d.iterations {

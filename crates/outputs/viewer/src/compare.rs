@@ -16,7 +16,7 @@
 //! `{"names": [A, B], "iteration": VALUE | null, "diff": …, "windows":
 //! {"a": [[start, end], …], "b": […]}}`: `diff` is `trama diff`'s JSON
 //! (`trama_why::diff`, `docs/stats-formats.md`), `windows` each run's
-//! iterations of `VALUE` (`trama_why::iteration_windows`: the n-th state
+//! iterations of `VALUE` (the one found for `auto`; `trama_why::iteration_windows`: the n-th state
 //! of the value on every container, from the earliest start to the
 //! latest end), empty without one.
 
@@ -39,6 +39,8 @@ pub(crate) fn diff_json(
     let mut opts = trama_why::DiffOptions::default();
     opts.iteration = iteration.map(str::to_string);
     let d = trama_why::diff(a, b, &opts);
+    // `auto` is the value the diff found.
+    let iteration = d.iteration.as_deref();
     let windows =
         |t: &Trace| iteration.map_or_else(Vec::new, |v| trama_why::iteration_windows(t, v));
     json!({
