@@ -69,6 +69,11 @@ impl Blocks {
         self.trace.model()
     }
 
+    /// The trace read.
+    pub(crate) fn trace(&self) -> &dyn Windowed {
+        &*self.trace
+    }
+
     /// Gives back the pages of the file read so far.
     pub(crate) fn release(&self) {
         self.trace.release();

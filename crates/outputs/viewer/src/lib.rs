@@ -54,7 +54,6 @@ mod metadata;
 pub mod offline;
 mod options;
 mod params;
-mod pass;
 mod prepare;
 mod reply;
 mod routes;
