@@ -145,6 +145,8 @@ fn summary_of(
         .flatten()
         .or_else(|| {
             let (bytes, size) = blocks.trace().summary()?;
+            // The frame's pages read are given back.
+            blocks.release();
             saved::decode(&bytes, size, events, blocks.model().ok()?)
         });
     if let Some(g) = saved {
