@@ -173,7 +173,7 @@ impl PtbFile {
             let o = at as usize;
             let h = b
                 .get(o..o + FRAME_HEADER_LEN)
-                .filter(|h| h[0] == KIND_SUMMARY);
+                .filter(|h| h[0] == KIND_SUMMARY && o + FRAME_HEADER_LEN <= t);
             if let Some(h) = h {
                 let word = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes"));
                 out.push(FrameInfo {
