@@ -127,6 +127,18 @@ impl Messages {
         self.types.as_ref().is_none_or(|t| t.contains(&ty))
     }
 
+    /// The link types a picture draws: `None` (every one) unless the
+    /// default selection left some out, then those it counts.
+    pub fn drawn(&self, trace: &Trace) -> Option<Vec<TypeId>> {
+        (!self.left_out.is_empty()).then(|| {
+            let m = &trace.model;
+            (0..m.types.len() as u32)
+                .map(TypeId)
+                .filter(|t| m.ty(*t).kind == TypeKind::Link && self.counts(*t))
+                .collect()
+        })
+    }
+
     /// A sentence for the reader about the link types left out, if any.
     pub fn note(&self) -> Option<String> {
         if self.left_out.is_empty() {

@@ -38,7 +38,7 @@
 //! - [`gather`]: one pass over a trace read by blocks (a `.ptb` replayed
 //!   stretch by stretch) gathers that base summary and what a viewer needs
 //!   of the whole trace without holding it; [`saved`] writes what it
-//!   gathered to a file and reads it back.
+//!   gathered to a file (or a `.ptb`'s summary frame) and reads it back.
 //! - [`trtl`] and [`tile`]: a summary as bytes, the reply of a viewer's
 //!   `api/timeline` (`TRTL`) and its compact form in an offline page's
 //!   tiles (`TRTC`).

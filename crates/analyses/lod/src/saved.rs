@@ -1,6 +1,8 @@
 //! What the first pass over a trace read by blocks gathers
 //! ([`crate::gather::Gathered`]), saved in the cache so that the next view
-//! of the same file starts without reading it again.
+//! of the same file starts without reading it again. The same bytes are a
+//! `.ptb`'s summary frame (written with the file, see the `.ptb` format):
+//! there, the size is that of the file without the frame.
 //!
 //! # Format
 //! A file is the magic `TRVS`, a version (`u32` = 1), the `.ptb`'s size and

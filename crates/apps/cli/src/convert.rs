@@ -17,11 +17,7 @@ pub fn convert(
     to: Option<Target>,
     mut opts: ConvertOptions,
 ) -> anyhow::Result<ExitCode> {
-    if let Some(to) = to {
-        opts.to = to;
-    } else {
-        opts.to = target(output)?;
-    }
+    opts.to = to.map_or_else(|| target(output), Ok)?;
     let opened = open(args)?;
     let inputs: Vec<&Path> = args.path().into_iter().collect();
     let read = args.load_options(false, None);

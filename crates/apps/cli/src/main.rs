@@ -286,6 +286,9 @@ struct ConvertArgs {
     /// early after model records (containers, first uses of values), whose blocks read slower.
     #[arg(long, value_name = "N", default_value_t = 65536)]
     block_events: usize,
+    /// Leave out of a large .ptb the summary `trama view` reads first (smaller, quicker to write).
+    #[arg(long)]
+    no_summary: bool,
 }
 
 /// Output formats of `trama convert`.
@@ -445,6 +448,7 @@ fn convert(a: ConvertArgs) -> anyhow::Result<ExitCode> {
     };
     opts.zstd_level = (a.level > 0).then_some(a.level);
     opts.block_events = a.block_events;
+    opts.summary_from = opts.summary_from.filter(|_| !a.no_summary);
     let to = a.to.map(|t| match t {
         Target::Ptb => trama_convert::Target::Ptb,
         Target::Paje => trama_convert::Target::Paje,

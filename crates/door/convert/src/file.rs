@@ -11,7 +11,9 @@ use crate::{convert, ConvertOptions, Error, Target};
 /// Converts `opened` (read with `read`) into `output` (`-`: standard
 /// output) in the format `opts.to`; never onto one of `inputs`. With
 /// `valid`, a trace the simulation rejects is an error ([`Error::Rejected`])
-/// and nothing is written; else a warning says what the output holds.
+/// and nothing is written; else a warning says what the output holds. A
+/// `.ptb` written to a file carries the summary a viewer reads when it is
+/// large enough ([`ConvertOptions::summary_from`]).
 /// Gives the output, put in place by committing it, and the warnings of
 /// reading the input.
 pub fn convert_file(
@@ -39,6 +41,16 @@ pub fn convert_file(
         return Err(e.into());
     }
     let mut converted = converted?;
+    let events = converted.written.map_or(0, |w| w.events);
+    if let (Some(from), Some(path), None) = (opts.summary_from, file.written(), converted.rejected)
+    {
+        if opts.to == Target::Ptb && events >= from {
+            crate::summary::add(path).map_err(|source| Error::Write {
+                output: opts.output_name.clone(),
+                source,
+            })?;
+        }
+    }
     if let Some(line) = converted.rejected {
         let at = if line == 0 {
             "at its end".to_string()

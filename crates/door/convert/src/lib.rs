@@ -36,6 +36,7 @@ const UNKNOWN_IGNORED: &str = "events on unknown containers ignored";
 pub use trama_events::StringMode;
 
 mod file;
+pub mod summary;
 pub use file::convert_file;
 
 /// Output formats.
@@ -77,6 +78,10 @@ pub struct ConvertOptions {
     pub block_events: usize,
     /// The output's name in messages.
     pub output_name: String,
+    /// A `.ptb` file ([`convert_file`]) of at least this many events
+    /// carries the summary a viewer reads of the whole trace ([`summary`]);
+    /// `None`: never. By default, from the size a viewer reads by blocks.
+    pub summary_from: Option<u64>,
 }
 
 impl Default for ConvertOptions {
@@ -88,6 +93,7 @@ impl Default for ConvertOptions {
             zstd_level: w.zstd_level,
             block_events: w.block_events,
             output_name: "the output".into(),
+            summary_from: Some(trama_open::BLOCKS_FROM_EVENTS),
         }
     }
 }

@@ -265,6 +265,14 @@ impl Output {
         (out, Box::new(BufWriter::with_capacity(1 << 20, w)))
     }
 
+    /// The regular file being written, beside its target, until
+    /// [`Output::commit`] renames it (`None` for standard output and an
+    /// output written in place): to add to what its writer wrote, once
+    /// flushed.
+    pub fn written(&self) -> Option<&Path> {
+        self.temp.as_deref()
+    }
+
     /// The first error its writer met, naming the output; taken (asked
     /// again, it is `None`).
     pub fn failure(&self) -> Option<OutputError> {

@@ -25,6 +25,12 @@ pub trait Windowed: Send + Sync {
     /// Gives back the memory of what was read so far (pages of a mapped
     /// file stay in the system's cache).
     fn release(&self);
+    /// What a viewer reads of the whole trace, stored with it (a `.ptb`'s
+    /// summary frame), and the size of the file without it: `None` when
+    /// there is none.
+    fn summary(&self) -> Option<(Vec<u8>, u64)> {
+        None
+    }
 }
 
 /// A `.ptb` file read by windows: mapped without reading it up front.
@@ -100,5 +106,9 @@ impl Windowed for PtbWindows {
 
     fn release(&self) {
         self.0.release();
+    }
+
+    fn summary(&self) -> Option<(Vec<u8>, u64)> {
+        self.0.summary()
     }
 }

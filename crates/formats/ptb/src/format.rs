@@ -28,6 +28,9 @@ pub(crate) const KIND_EVENTS: u8 = 2;
 pub(crate) const KIND_FOOTER: u8 = 3;
 pub(crate) const KIND_KEYFRAME: u8 = 4;
 pub(crate) const KIND_MODEL: u8 = 5;
+/// The summary a viewer reads of the whole trace, after the footer (see
+/// the format's specification, "Summary frame").
+pub(crate) const KIND_SUMMARY: u8 = 6;
 
 pub(crate) const CODEC_NONE: u8 = 0;
 pub(crate) const CODEC_ZSTD: u8 = 1;

@@ -30,4 +30,4 @@ pub use read::{
 };
 pub use replay::{Counted, ReplayOptions, ReplayStats, Replayed};
 pub use text::write_text;
-pub use write::{SourceStats, StringMode, WriteError, WriteOptions, Writer, Written};
+pub use write::{add_summary, SourceStats, StringMode, WriteError, WriteOptions, Writer, Written};

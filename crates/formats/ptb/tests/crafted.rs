@@ -228,3 +228,45 @@ fn ptb_decompressed_lengths_are_checked_before_allocating() {
         assert!(e.what.contains(what), "{raw}: want {what}: {e}");
     }
 }
+
+/// Regression: a summary frame is added after the footer of a file
+/// written (the trailer written again after it) and read back; a second
+/// one is refused and the file left as it was; bytes there that are not a
+/// summary frame are skipped: the file opens, with no summary.
+#[test]
+fn a_summary_frame_is_added_once_and_read_back() {
+    let mut v = header();
+    v.extend(frame(3, &[0, 0, 0, 0, 0]));
+    v.extend(trailer(16));
+    let size = v.len() as u64;
+    let path = std::env::temp_dir().join(format!("trama-summary-{}.ptb", std::process::id()));
+    std::fs::write(&path, &v).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    trama_ptb::add_summary(&mut file, b"what a viewer reads").unwrap();
+    let with = std::fs::read(&path).unwrap();
+    assert!(trama_ptb::add_summary(&mut file, b"again").is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), with, "left as it was");
+    std::fs::remove_file(&path).unwrap();
+    let f = open(with.clone()).unwrap();
+    assert_eq!(f.summary(), Some((b"what a viewer reads".to_vec(), size)));
+    let frames = f.frames().unwrap();
+    assert_eq!(frames.len(), 1);
+    assert_eq!(frames[0].kind, trama_ptb::FrameKind::Summary);
+    // Its payload damaged: no summary, the file still opens.
+    let mut damaged = with;
+    let at = damaged.len() - 20;
+    damaged[at] ^= 1;
+    assert_eq!(open(damaged).unwrap().summary(), None);
+    // Bytes that are not a frame between the footer and the trailer.
+    let mut odd = header();
+    odd.extend(frame(3, &[0, 0, 0, 0, 0]));
+    odd.extend(b"odd bytes, not a frame");
+    odd.extend(trailer(16));
+    let f = open(odd).unwrap();
+    assert_eq!(f.summary(), None);
+    assert!(f.frames().unwrap().is_empty());
+}

@@ -42,6 +42,7 @@ fn kind_name(k: FrameKind) -> &'static str {
         FrameKind::Model => "model",
         FrameKind::Events => "events",
         FrameKind::Keyframe => "keyframe",
+        FrameKind::Summary => "summary",
         _ => "other",
     }
 }
@@ -134,6 +135,7 @@ fn describe(
         (FrameKind::Keyframe, "keyframes"),
         (FrameKind::Model, "model frames"),
         (FrameKind::Strings, "strings frames"),
+        (FrameKind::Summary, "summary frame (the viewer's)"),
     ] {
         let (bytes, raw) = of(k).fold((0, 0), |(b, r), f| (b + f.stored, r + f.raw));
         framed += bytes;

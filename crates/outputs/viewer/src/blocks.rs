@@ -26,7 +26,8 @@ self_cell::self_cell!(
 );
 
 /// Entities held at most in the windows kept (those of the latest window
-/// are kept whatever their number).
+/// are kept whatever their number); before a window is replayed, those
+/// held are cut to half of it.
 const HELD_ENTITIES: usize = 1_000_000;
 
 /// The widest window replayed for one request by default, in events
@@ -67,6 +68,11 @@ impl Blocks {
     /// its model records alone.
     pub(crate) fn model(&self) -> Result<Trace, String> {
         self.trace.model()
+    }
+
+    /// The trace read.
+    pub(crate) fn trace(&self) -> &dyn Windowed {
+        &*self.trace
     }
 
     /// Gives back the pages of the file read so far.
@@ -138,6 +144,13 @@ impl Blocks {
                 held.push(h);
                 return Ok(loaded);
             }
+            // Room for the window about to be replayed: the oldest windows
+            // go first, so that their memory is used again for it rather
+            // than both held at once.
+            let mut total: usize = held.iter().map(entities).sum();
+            while total > HELD_ENTITIES / 2 {
+                total -= entities(&held.remove(0));
+            }
         }
         let (a, z) = self.span(t0, t1);
         let (lo, hi) = match (self.frames.get(a), self.frames.get(z)) {
@@ -149,14 +162,17 @@ impl Blocks {
         let loaded = Arc::new(Loaded::new(trace, |t| Lod::new(t)));
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
         held.push((lo, hi, loaded.clone()));
-        let count = |h: &(f64, f64, Arc<Loaded>)| h.2.borrow_owner().entity_count();
-        let mut total: usize = held.iter().map(count).sum();
+        let mut total: usize = held.iter().map(entities).sum();
         while held.len() > 1 && total > HELD_ENTITIES {
-            total -= count(&held[0]);
-            held.remove(0);
+            total -= entities(&held.remove(0));
         }
         Ok(loaded)
     }
+}
+
+/// The entities of a window held.
+fn entities(h: &(f64, f64, Arc<Loaded>)) -> usize {
+    h.2.borrow_owner().entity_count()
 }
 
 /// The list of `trace` that container `c` has of type `ty`.

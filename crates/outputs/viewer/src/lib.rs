@@ -57,7 +57,6 @@ mod metadata;
 pub mod offline;
 mod options;
 mod params;
-mod pass;
 mod prepare;
 mod reply;
 mod routes;

@@ -38,17 +38,6 @@ pub(crate) fn idle(pyramid: &pyramid::Pyramid, trace: &Trace, meta: &mut Meta) {
     }
 }
 
-/// The link types drawn when `msgs` leaves some out.
-fn drawn(trace: &Trace, msgs: &trama_analysis::Messages) -> Option<Vec<trama_sim::TypeId>> {
-    (!msgs.left_out.is_empty()).then(|| {
-        let m = &trace.model;
-        (0..m.types.len() as u32)
-            .map(trama_sim::TypeId)
-            .filter(|t| m.ty(*t).kind == trama_sim::TypeKind::Link && msgs.counts(*t))
-            .collect()
-    })
-}
-
 /// The seed's order of `rows` (hosts by the messages they put on the
 /// network, each followed by its processes), into `meta`.
 fn host_order(
@@ -122,7 +111,7 @@ pub(crate) fn describe(trace: &Trace, name: &str) -> Described {
     let mut meta = meta(trace, &rows, name);
     let msgs = trama_analysis::Messages::select(trace, &[])
         .unwrap_or_else(|_| trama_analysis::Messages::all());
-    let link_types = drawn(trace, &msgs);
+    let link_types = msgs.drawn(trace);
     meta.notes.extend(msgs.note());
     let mut ordering = None;
     if let Some(level) = trama_analysis::host_level(trace, &msgs) {
@@ -139,45 +128,57 @@ pub(crate) fn describe(trace: &Trace, name: &str) -> Described {
     }
 }
 
-/// What the handlers read of a `.ptb` read by blocks: one pass over its
-/// stretches ([`gather::gather`]).
+/// What a viewer reads of the whole trace `blocks`: saved in the cache at
+/// `summary` by an earlier view, else stored in the file (a `.ptb`'s
+/// summary frame), else gathered by one pass over its stretches
+/// ([`trama_convert::summary::gather`]) and saved at `summary`. What
+/// does not read back whole and consistent with the file is ignored.
+fn summary_of(
+    blocks: &blocks::Blocks,
+    done: Option<&AtomicU64>,
+    summary: Option<&std::path::Path>,
+) -> Result<gather::Gathered, String> {
+    let (size, events) = (blocks.trace().size(), blocks.trace().events());
+    let saved = summary
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|bytes| Some(saved::decode(&bytes, size, events, blocks.model().ok()?)))
+        .flatten()
+        .or_else(|| {
+            let (bytes, size) = blocks.trace().summary()?;
+            // The frame's pages read are given back.
+            blocks.release();
+            saved::decode(&bytes, size, events, blocks.model().ok()?)
+        });
+    if let Some(g) = saved {
+        if let Some(d) = done {
+            d.store(
+                blocks.frames().len() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
+        return Ok(g);
+    }
+    let g = trama_convert::summary::gather(blocks.trace(), done)?;
+    if let Some(p) = summary {
+        let _ = saved::write(p, &saved::encode(&g, size, events));
+    }
+    Ok(g)
+}
+
+/// What the handlers read of a `.ptb` read by blocks ([`summary_of`]).
 fn prepare_blocks(
     file: Box<dyn trama_open::Windowed>,
     done: Option<&AtomicU64>,
     summary: Option<&std::path::Path>,
     opts: &ViewerOptions,
 ) -> Result<State, String> {
-    let (name, max_blocks) = (&opts.name, opts.max_blocks);
+    let name = &opts.name;
     use trama_analysis::Messages;
-    let (size, events) = (file.size(), file.events());
-    let blocks = blocks::Blocks::new(file, max_blocks)?;
-    let saved = match summary.and_then(|p| std::fs::read(p).ok()) {
-        Some(bytes) => saved::decode(&bytes, size, events, blocks.model()?),
-        None => None,
-    };
-    let g = match saved {
-        Some(g) => {
-            if let Some(d) = done {
-                d.store(
-                    blocks.frames().len() as u64,
-                    std::sync::atomic::Ordering::Relaxed,
-                );
-            }
-            g
-        }
-        None => {
-            let g = gather::gather(&blocks, done, |r, tally| {
-                drawn(r, &Messages::from_tally(r, tally))
-            })?;
-            if let Some(p) = summary {
-                let _ = saved::write(p, &saved::encode(&g, size, events));
-            }
-            g
-        }
-    };
+    let blocks = blocks::Blocks::new(file, opts.max_blocks)?;
+    let g = summary_of(&blocks, done, summary)?;
     let reference: &'static Trace = Box::leak(Box::new(g.reference));
     let msgs = Messages::from_tally(reference, &g.tally);
-    let link_types = drawn(reference, &msgs);
+    let link_types = msgs.drawn(reference);
     let mut meta = meta(reference, &g.rows, name);
     // Containers' lifetimes (what `meta` saw) and the entities'.
     meta.start = meta.start.min(g.span.0);

@@ -456,3 +456,158 @@ fn by_blocks(path: &std::path::Path, summary: Option<std::path::PathBuf>) -> Inp
     let file = trama_open::PtbWindows::open(path).unwrap();
     Input::Blocks(trama_open::ByBlocks::new(Box::new(file), 0, summary))
 }
+
+/// A generated trace (`seed`) converted by `convert_file` into `name`:
+/// with the summary a viewer reads (its summary frame), or without (as a
+/// file made before there was one).
+fn ptb_file(dir: &Path, name: &str, seed: u64, summary: bool) -> PathBuf {
+    let text = trama_gen::generate(seed, &trama_gen::GenOptions::varied(seed, 100_000));
+    let paje = dir.join(format!("{seed}.paje"));
+    std::fs::write(&paje, text).unwrap();
+    let out = dir.join(name);
+    let opened = trama_open::open(&Source::Path(paje.clone())).unwrap();
+    let mut opts = trama_convert::ConvertOptions::default();
+    opts.block_events = 1024;
+    opts.summary_from = summary.then_some(0);
+    let (file, _) =
+        trama_convert::convert_file(opened, &LoadOptions::default(), opts, &out, &[&paje], true)
+            .unwrap();
+    file.commit().unwrap();
+    out
+}
+
+/// Whether the `.ptb` at `path` has a summary frame: as its reader finds
+/// it, and in its list of frames.
+fn has_summary(path: &Path) -> (bool, bool) {
+    let file = trama_ptb::PtbFile::open_lazy(path).unwrap().unwrap();
+    let listed = file
+        .frames()
+        .unwrap()
+        .iter()
+        .any(|f| f.kind == trama_ptb::FrameKind::Summary);
+    (file.summary().is_some(), listed)
+}
+
+/// The replies a page's first view asks for: meta, the whole run's window,
+/// the player's stage.
+fn first_view(r: &Running) -> Vec<(u16, Vec<u8>)> {
+    let m = json(r, "api/meta");
+    let (t0, t1) = (m["start"].as_f64().unwrap(), m["end"].as_f64().unwrap());
+    let rows = m["rows"].as_array().unwrap().len();
+    [
+        "api/meta".to_string(),
+        format!(
+            "api/timeline?start={t0}&end={t1}&width=5760&rows=0-{}",
+            rows - 1
+        ),
+        format!("api/timeline?start={t0}&end={t1}&width=700&encoding=compact"),
+        "api/stage".to_string(),
+    ]
+    .iter()
+    .map(|q| get(r, q))
+    .collect()
+}
+
+/// Regression: a first view of a large `.ptb` read every block to gather
+/// the whole trace's summary; a converted file carries it (its summary
+/// frame), and the first window read from it is the one gathered, byte
+/// for byte; nothing is gathered, so nothing is saved in the cache.
+#[test]
+fn the_first_window_from_the_summary_frame_is_the_gathered_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let with = ptb_file(dir.path(), "with.ptb", 5, true);
+    assert_eq!(has_summary(&with), (true, true));
+    let saved = dir.path().join("with.view");
+    let from_frame = serve(by_blocks(&with, Some(saved.clone())), 1000);
+    assert!(!saved.exists(), "the summary came from the file");
+    // Gathered from the same blocks, in a file without the frame.
+    let without = ptb_file(dir.path(), "without.ptb", 5, false);
+    let gathered = serve(by_blocks(&without, None), 1000);
+    let first = first_view(&from_frame);
+    assert_eq!(first[1].0, 200);
+    assert!(first[1].1.len() > 1000);
+    assert!(first == first_view(&gathered), "same replies as gathered");
+    for r in [from_frame, gathered] {
+        r.stop();
+    }
+}
+
+/// Regression: a `.ptb` made before there was a summary frame is viewed by
+/// blocks as before: its summary gathered, and saved in the cache.
+#[test]
+fn a_ptb_without_the_summary_frame_is_still_viewed() {
+    let dir = tempfile::tempdir().unwrap();
+    let without = ptb_file(dir.path(), "without.ptb", 5, false);
+    assert_eq!(has_summary(&without), (false, false));
+    let saved = dir.path().join("without.view");
+    let r = serve(by_blocks(&without, Some(saved.clone())), 1000);
+    assert!(saved.exists(), "gathered and saved");
+    let m = json(&r, "api/meta");
+    assert!(m["rows"].as_array().unwrap().len() > 3);
+    r.stop();
+}
+
+/// Regression: a summary frame that is damaged (its checksum fails), not
+/// a summary, or the summary of another trace, is ignored: the trace is
+/// read again (and its summary saved in the cache), never a panic.
+#[test]
+fn a_damaged_or_foreign_summary_frame_is_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let with = ptb_file(dir.path(), "with.ptb", 5, true);
+    let without = ptb_file(dir.path(), "without.ptb", 5, false);
+    let reference = serve(by_blocks(&without, None), 1000);
+    let expected = first_view(&reference);
+    reference.stop();
+    let bytes = std::fs::read(&with).unwrap();
+    let at = trama_ptb::PtbFile::open_lazy(&with)
+        .unwrap()
+        .unwrap()
+        .frames()
+        .unwrap()
+        .last()
+        .unwrap()
+        .offset as usize;
+    // A byte of the frame's payload changed.
+    let mut damaged = bytes.clone();
+    damaged[at + 40] ^= 0x55;
+    // Frames that check but hold what is not this trace's summary: words,
+    // the summary of another trace, and this one's cut short.
+    let plain = std::fs::read(&without).unwrap();
+    let summary_of = |path: &Path| {
+        trama_ptb::PtbFile::open_lazy(path)
+            .unwrap()
+            .unwrap()
+            .summary()
+            .unwrap()
+    };
+    let other = ptb_file(dir.path(), "other.ptb", 6, true);
+    let (foreign, size) = summary_of(&other);
+    let mut short = summary_of(&with).0;
+    short.truncate(short.len() - 9);
+    let mut variants = vec![("damaged", damaged)];
+    for (what, payload) in [
+        ("words", b"not a summary".to_vec()),
+        ("foreign", foreign),
+        ("short", short),
+    ] {
+        let path = dir.path().join(format!("{what}.ptb"));
+        std::fs::write(&path, &plain).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        trama_ptb::add_summary(&mut f, &payload).unwrap();
+        variants.push((what, std::fs::read(&path).unwrap()));
+    }
+    assert_ne!(plain.len() as u64, size, "the foreign one's size differs");
+    for (what, bytes) in variants {
+        let path = dir.path().join(format!("{what}.ptb"));
+        std::fs::write(&path, &bytes).unwrap();
+        let saved = dir.path().join(format!("{what}.view"));
+        let r = serve(by_blocks(&path, Some(saved.clone())), 1000);
+        assert!(saved.exists(), "{what}: the trace read again");
+        assert!(first_view(&r) == expected, "{what}");
+        r.stop();
+    }
+}

@@ -54,6 +54,9 @@ pub struct PtbFile {
     pub(crate) streams: Vec<StreamRec>,
     /// Final end time of every container, root first.
     pub(crate) container_ends: Vec<f64>,
+    /// Where the bytes between the footer and the trailer begin, when
+    /// there are some (a summary frame).
+    pub(crate) summary_at: Option<u64>,
 }
 
 /// True when `prefix` starts like a `.ptb` file.
@@ -131,6 +134,11 @@ impl PtbFile {
         let t = b.len() - TRAILER_LEN;
         let footer_offset = u64::from_le_bytes(b[t..t + 8].try_into().expect("8 bytes"));
         let footer = frame(b, footer_offset, KIND_FOOTER, t as u64)?;
+        // `frame` checked that the footer ends before the trailer.
+        let o = footer_offset as usize;
+        let stored = u32::from_le_bytes(b[o + 4..o + 8].try_into().expect("4 bytes")) as u64;
+        let footer_end = footer_offset + (FRAME_HEADER_LEN as u64) + stored;
+        let summary_at = (footer_end < t as u64).then_some(footer_end);
         let mut c = Cursor::new(&footer);
         let fbad = |what: &str| bad(footer_offset, format!("footer: {what}"));
         let ndefs = c.varint().ok_or_else(|| fbad("truncated"))?;
@@ -192,6 +200,7 @@ impl PtbFile {
             records: Records::default(),
             streams: Vec::new(),
             container_ends,
+            summary_at,
         };
         file.load_strings()?;
         file.load_records()?;
@@ -257,6 +266,23 @@ impl PtbFile {
         }
         self.records = records;
         Ok(())
+    }
+
+    /// The payload of the file's summary frame (see the format's
+    /// specification, "Summary frame") and the size of the file without
+    /// that frame; `None` when it has none, or one that is damaged (its
+    /// checksum fails, it does not fill the room before the trailer).
+    pub fn summary(&self) -> Option<(Vec<u8>, u64)> {
+        let at = self.summary_at?;
+        let b = self.bytes();
+        let t = (b.len() - TRAILER_LEN) as u64;
+        let o = usize::try_from(at).ok()?;
+        let stored = u32::from_le_bytes(b.get(o + 4..o + 8)?.try_into().ok()?) as u64;
+        if at + FRAME_HEADER_LEN as u64 + stored != t {
+            return None;
+        }
+        let payload = frame(b, at, KIND_SUMMARY, t).ok()?;
+        Some((payload, at + TRAILER_LEN as u64))
     }
 
     /// Every event definition, in declaration order.

@@ -16,6 +16,9 @@ pub enum FrameKind {
     Events,
     /// The simulation's state before an events frame.
     Keyframe,
+    /// What a viewer reads of the whole trace (after the footer, out of
+    /// the index).
+    Summary,
 }
 
 /// How a frame's payload is stored.
@@ -105,7 +108,8 @@ impl PtbFile {
     }
 
     /// Every frame of the index (the footer aside), in file order, as the
-    /// index and each frame's header describe it (nothing is decompressed).
+    /// index and each frame's header describe it (nothing is decompressed),
+    /// then the summary frame after the footer, when there is one.
     /// A frame that overlaps the next one (or the footer), or whose header
     /// does not match its index entry, is an error at its offset.
     pub fn frames(&self) -> Result<Vec<FrameInfo>, FormatError> {
@@ -164,6 +168,30 @@ impl PtbFile {
                 t_min: f.t_min,
                 t_max: f.t_max,
             });
+        }
+        if let Some(at) = self.summary_at {
+            let o = at as usize;
+            let h = b
+                .get(o..o + FRAME_HEADER_LEN)
+                .filter(|h| h[0] == KIND_SUMMARY && o + FRAME_HEADER_LEN <= t);
+            if let Some(h) = h {
+                let word = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes"));
+                out.push(FrameInfo {
+                    kind: FrameKind::Summary,
+                    offset: at,
+                    stored: FRAME_HEADER_LEN as u64 + word(4) as u64,
+                    raw: word(8) as u64,
+                    codec: if h[1] == CODEC_NONE {
+                        Codec::None
+                    } else {
+                        Codec::Zstd
+                    },
+                    count: 0,
+                    first: 0,
+                    t_min: 0.0,
+                    t_max: 0.0,
+                });
+            }
         }
         Ok(out)
     }

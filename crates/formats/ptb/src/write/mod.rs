@@ -7,7 +7,8 @@
 //!   the simulation followed for keyframes;
 //! - `fields`: how each field of an event is stored;
 //! - `block`: a block's frames, and the end of the file;
-//! - `output`: the output thread: compression, frames, index, footer.
+//! - `output`: the output thread: compression, frames, index, footer;
+//! - `summary`: a summary frame added to a file written.
 
 use std::io;
 
@@ -19,7 +20,10 @@ mod block;
 mod encoder;
 mod fields;
 mod output;
+mod summary;
 mod writer;
+
+pub use summary::add_summary;
 
 pub use writer::Writer;
 

@@ -83,7 +83,7 @@ fn put_index(out: &mut Vec<u8>, e: &Frame) {
 }
 
 /// Writes a frame whose stored payload is the concatenation of `parts`.
-fn write_frame<W: Write>(
+pub(super) fn write_frame<W: Write>(
     out: &mut W,
     kind: u8,
     codec: u8,
