@@ -394,9 +394,13 @@ pub fn iteration_windows(trace: &Trace, value: &str) -> Vec<(f64, f64)> {
 /// The value whose states mark iterations in every run of `runs`, found
 /// from a repeated region: on every container with states, the value is
 /// entered the same number of times (at least twice, the number may differ
-/// between runs) at one nesting level. Among such values the outermost is
-/// taken (the lowest level, summed over the runs), then the one covering
-/// the most time. `None` when no value repeats so.
+/// between runs) at one nesting level with deeper states on the container
+/// (a body that holds calls, not a call), and its states cover at least
+/// half of the container's time (from its first state's start to its last
+/// state's end: an iteration's body, not a call made once per iteration).
+/// Among such values the outermost is taken (the lowest level, summed over
+/// the runs), then the one covering the most time. `None` when no value
+/// repeats so.
 pub fn find_iteration(runs: &[&Trace]) -> Option<String> {
     // Per run: value name -> (level, seconds) of the values that qualify.
     let per_run: Vec<HashMap<String, (u32, f64)>> = runs.iter().map(|t| repeated(t)).collect();
@@ -422,7 +426,8 @@ fn repeated(trace: &Trace) -> HashMap<String, (u32, f64)> {
     let m = &trace.model;
     // (container, value name) -> (count, level or u32::MAX if mixed, seconds).
     let mut seen: HashMap<(u32, String), (usize, u32, f64)> = HashMap::new();
-    let mut containers = std::collections::HashSet::new();
+    // container -> its states' first start, last end and deepest level.
+    let mut containers: HashMap<u32, (f64, f64, u32)> = HashMap::new();
     for (l, info) in m.lists.iter().enumerate() {
         if info.kind != trama_sim::TypeKind::State {
             continue;
@@ -432,7 +437,16 @@ fn repeated(trace: &Trace) -> HashMap<String, (u32, f64)> {
             if cols.start[i].is_nan() {
                 continue;
             }
-            containers.insert(info.container.0);
+            let c = (containers.entry(info.container.0)).or_insert((
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                0,
+            ));
+            *c = (
+                c.0.min(cols.start[i]),
+                c.1.max(cols.end[i]),
+                c.2.max(cols.level[i]),
+            );
             let name = m.label(m.value(cols.value[i]).name);
             let e = seen
                 .entry((info.container.0, name))
@@ -446,9 +460,11 @@ fn repeated(trace: &Trace) -> HashMap<String, (u32, f64)> {
     }
     // value -> (count, level, seconds, containers), None once it disagrees.
     let mut by_value: HashMap<String, Option<(usize, u32, f64, usize)>> = HashMap::new();
-    for ((_, name), (count, level, secs)) in seen {
+    for ((c, name), (count, level, secs)) in seen {
+        let (first, last, deepest) = containers.get(&c).copied().unwrap_or_default();
         let e = by_value.entry(name).or_insert(Some((count, level, 0.0, 0)));
-        *e = e.filter(|v| v.0 == count && v.1 == level && level != u32::MAX);
+        let body = level < deepest && secs >= 0.5 * (last - first);
+        *e = e.filter(|v| v.0 == count && v.1 == level && body);
         if let Some(v) = e {
             (v.2, v.3) = (v.2 + secs, v.3 + 1);
         }

@@ -328,4 +328,17 @@ fn iterations_found_from_a_repeated_region() {
     assert!(none.get("iterations").is_none(), "{none}");
     let table = diff_ok(&[s(&one_a), s(&one_b), "--iteration", "auto"]);
     assert!(table.contains("name one with --iteration VALUE"), "{table}");
+    // Calls repeated alike with no body around them mark nothing: a
+    // collective entered once per iteration is not an iteration.
+    let text = run(4, 3, 0.0);
+    let lines: Vec<&str> = text.lines().collect();
+    // Each iteration ends with two equal pops: the barrier's, the body's.
+    let flat: String = (0..lines.len())
+        .filter(|&i| !lines[i].ends_with(" iteration"))
+        .filter(|&i| !(i > 0 && lines[i].starts_with("5 ") && lines[i] == lines[i - 1]))
+        .map(|i| format!("{}\n", lines[i]))
+        .collect();
+    let flat = write_in(tmp.path(), "flat.paje", flat);
+    let none = json(&[s(&flat), s(&flat), "--iteration", "auto"]);
+    assert_eq!(none["iteration"], "auto", "{none}");
 }

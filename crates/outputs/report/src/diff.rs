@@ -180,7 +180,7 @@ fn write_table(d: &Diff, out: &mut dyn Write) -> Result<(), Error> {
     }
     if d.iteration.as_deref() == Some("auto") && d.iterations.is_empty() {
         writeln!(out)?;
-        writeln!(out, "iterations: no state value is entered alike on every container (at least twice, at one level); name one with --iteration VALUE")?;
+        writeln!(out, "iterations: no state value is entered alike on every container (at least twice, at one level, holding other states and covering half its time); name one with --iteration VALUE")?;
     }
     if !d.iterations.is_empty() {
         writeln!(out)?;
