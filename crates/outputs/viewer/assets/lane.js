@@ -1,9 +1,9 @@
 // The difference lane of two runs compared (`trama view A B`): per row
 // group and pixel column, which state values take more time in B than in
 // A over the aligned windows. Each run's window summary (decode.js) says
-// per row and column the value drawn there (the deepest nesting level,
-// its dominant state); a row's column counts as that value's for the
-// column's duration. Per group (one per container when both runs have the
+// per row, state type and column the value drawn there (the deepest
+// nesting level of that type, its dominant state); a row's column counts
+// as that value's (each type's) for the column's duration. Per group (one per container when both runs have the
 // same rows, else every row as one) and column, a value's delta is B's
 // count minus A's, times the column's duration: seconds more (or less)
 // that B spends in it there.
@@ -11,10 +11,13 @@
 //   lane: {width, dt, groups: [{name, rows}], cells: [group][column] =
 //          [{value, delta}] by decreasing |delta| (deltas 0 left out)}
 
-// Per row (id) the value drawn in each column of `grid` ({t0, t1,
-// width}; default the summary's own), or -1: the deepest nesting level
-// covering the column, of any state type. A summary of other columns (an
-// offline report's tiles joined) is read at each column's middle.
+// Per row (id), per state type of the row (its band), the value drawn in
+// each column of `grid` ({t0, t1, width}; default the summary's own), or
+// -1: the deepest nesting level of that type covering the column. Each
+// type counts apart: a type nested inside another's state (an MPI
+// collective's own type beside the calls) hides nothing. A summary of
+// other columns (an offline report's tiles joined) is read at each
+// column's middle.
 export function columnValues(summary, grid = summary) {
   const out = new Map();
   const W = summary.width;
@@ -24,16 +27,16 @@ export function columnValues(summary, grid = summary) {
     Math.floor((grid.t0 + (x + 0.5) * dt - summary.t0) / ds));
   for (const [row, r] of summary.rows) {
     if (!r.bands || !r.bands.length) continue;
-    const col = new Int32Array(W).fill(-1);
-    for (const band of r.bands) {
+    out.set(row, r.bands.map((band) => {
+      const col = new Int32Array(W).fill(-1);
       for (const spans of band.levels) {
         for (let i = 0; i + 3 < spans.length; i += 4) {
           const x0 = spans[i], x1 = Math.min(W, Math.max(spans[i] + 1, spans[i + 1]));
           col.fill(spans[i + 2], x0, x1);
         }
       }
-    }
-    out.set(row, same ? col : at.map((c) => (c >= 0 && c < W ? col[c] : -1)));
+      return same ? col : at.map((c) => (c >= 0 && c < W ? col[c] : -1));
+    }));
   }
   return out;
 }
@@ -68,14 +71,16 @@ export function groupsOf(ma, mb, most = 64) {
 export function profile(summary, names, groupOf, ngroups, grid = summary) {
   const W = grid.width;
   const out = Array.from({ length: ngroups }, () => Array.from({ length: W }, () => new Map()));
-  for (const [row, col] of columnValues(summary, grid)) {
+  for (const [row, cols] of columnValues(summary, grid)) {
     const g = groupOf.get(row);
     if (g == null) continue;
-    for (let x = 0; x < W; x++) {
-      if (col[x] < 0) continue;
-      const name = names[col[x]] ?? `#${col[x]}`;
-      const m = out[g][x];
-      m.set(name, (m.get(name) || 0) + 1);
+    for (const col of cols) {
+      for (let x = 0; x < W; x++) {
+        if (col[x] < 0) continue;
+        const name = names[col[x]] ?? `#${col[x]}`;
+        const m = out[g][x];
+        m.set(name, (m.get(name) || 0) + 1);
+      }
     }
   }
   return out;

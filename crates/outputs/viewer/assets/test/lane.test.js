@@ -19,19 +19,32 @@ const meta = (labels) => ({ rows: labels.map((label) => ({ label, variable: null
 
 test("a column shows the deepest nesting level covering it", () => {
   const s = summary(6, { 0: [spans([0, 6, 0]), spans([1, 3, 1], [4, 5, 2])] });
-  assert.deepEqual([...columnValues(s).get(0)], [0, 1, 1, 0, 2, 0]);
+  assert.deepEqual([...columnValues(s).get(0)[0]], [0, 1, 1, 0, 2, 0]);
   // A row without states has no columns; an empty span still covers its column.
   const t = summary(3, { 0: [spans([1, 1, 4])], 1: [] });
   t.rows.get(1).bands = [];
-  assert.deepEqual([...columnValues(t).get(0)], [-1, 4, -1]);
+  assert.deepEqual([...columnValues(t).get(0)[0]], [-1, 4, -1]);
   assert.equal(columnValues(t).has(1), false);
+});
+
+test("each state type of a row counts apart: one nested beside another hides nothing", () => {
+  // Type 0: main (0) with a call (1) nested in columns 1-2; type 1: the
+  // call's collective (5) at its own level 0 over the same columns.
+  const s = summary(4, { 0: [spans([0, 4, 0]), spans([1, 3, 1])] });
+  s.rows.get(0).bands.push({ type: 1, levels: [spans([1, 3, 5])] });
+  const cols = columnValues(s).get(0);
+  assert.deepEqual(cols.map((c) => [...c]), [[0, 1, 1, 0], [-1, 5, 5, -1]]);
+  const names = ["main", "MPI_Scan", "", "", "", "SCAN"];
+  const p = profile(s, names, new Map([[0, 0]]), 1);
+  assert.equal(p[0][1].get("MPI_Scan"), 1);
+  assert.equal(p[0][1].get("SCAN"), 1);
 });
 
 test("a summary of other columns is read at the middle of each column asked for", () => {
   // Four columns over [0, 4]; asked: eight over [1, 3] (and beyond).
   const s = { ...summary(4, { 0: [spans([0, 1, 0], [1, 2, 1], [2, 4, 2])] }), t0: 0, t1: 4 };
-  assert.deepEqual([...columnValues(s, { t0: 1, t1: 3, width: 4 }).get(0)], [1, 1, 2, 2]);
-  assert.deepEqual([...columnValues(s, { t0: 3, t1: 5, width: 4 }).get(0)], [2, 2, -1, -1]);
+  assert.deepEqual([...columnValues(s, { t0: 1, t1: 3, width: 4 }).get(0)[0]], [1, 1, 2, 2]);
+  assert.deepEqual([...columnValues(s, { t0: 3, t1: 5, width: 4 }).get(0)[0]], [2, 2, -1, -1]);
 });
 
 test("runs with the same rows compare row by row, else as one group", () => {
